@@ -1,0 +1,1 @@
+"""Pure logic over papers: the query language, momentum, BibTeX. No I/O, no Textual."""

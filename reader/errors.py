@@ -1,0 +1,44 @@
+"""The error types every layer shares: each carries a one-line message meant for the user."""
+
+
+class ReaderError(Exception):
+    """Base of all expected errors; the CLI and the app show `str(error)` and nothing more."""
+
+
+class ConfigError(ReaderError):
+    """An environment setting or option has a value we cannot use."""
+
+
+class QueryError(ReaderError):
+    """A query in arXiv's search syntax is malformed; `position` points at the problem."""
+
+    def __init__(self, message: str, query: str = "", position: int | None = None):
+        super().__init__(message)
+        self.query = query
+        self.position = position
+
+    def pointer(self) -> str:
+        """The query with a caret under the problem, for multi-line displays."""
+        if self.position is None or not self.query:
+            return ""
+        return f"{self.query}\n{' ' * self.position}^"
+
+
+class ArxivError(ReaderError):
+    """arXiv answered with an error, or could not be reached after retries."""
+
+
+class ArxivAPIError(ArxivError):
+    """arXiv's own error feed: the message is arXiv's."""
+
+
+class FeedFormatError(ArxivError):
+    """A response that is not a feed we can read (truncated, HTML, invalid XML, too large)."""
+
+
+class StoreError(ReaderError):
+    """The data directory cannot be read or written."""
+
+
+class StoreLockedError(StoreError):
+    """Another process holds the lock we need."""

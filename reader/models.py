@@ -1,0 +1,115 @@
+"""The paper record shared by every layer, and its JSON form in the cache."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+# `2609.12345`, `0704.0001` (new style) or `hep-th/9901001`, `math.GT/0309136` (old style).
+ARXIV_ID = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})$")
+VERSIONED_ID = re.compile(r"^(?P<id>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?:v(?P<version>\d+))?$")
+
+
+def split_version(arxiv_id: str) -> tuple[str, int | None]:
+    """`2104.12255v3` -> (`2104.12255`, 3); no version -> None. Raises ValueError when not an arXiv id."""
+    match = VERSIONED_ID.match(arxiv_id.strip())
+    if match is None:
+        raise ValueError(f"not an arXiv id: {arxiv_id!r}")
+    version = match.group("version")
+    return match.group("id"), int(version) if version else None
+
+
+@dataclass(slots=True, frozen=True)
+class Author:
+    name: str
+    affiliations: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class Paper:
+    """One arXiv paper at one version. Dates are ISO 8601 UTC strings (`2026-09-27T17:59:59Z`)."""
+
+    id: str
+    version: int
+    title: str
+    abstract: str
+    authors: tuple[Author, ...]
+    categories: tuple[str, ...]
+    primary_category: str
+    published: str
+    updated: str
+    comment: str | None = None
+    journal_ref: str | None = None
+    doi: str | None = None
+    abs_url: str = ""
+    pdf_url: str = ""
+    # Only demo papers carry these: they come from a topic page, not from arXiv.
+    extra_authors: int = 0
+    demo: bool = field(default=False)
+
+    @property
+    def published_date(self) -> date:
+        return date.fromisoformat(self.published[:10])
+
+    @property
+    def updated_date(self) -> date:
+        return date.fromisoformat(self.updated[:10])
+
+    @property
+    def affiliations(self) -> list[str]:
+        """Every distinct affiliation, in order of first appearance."""
+        return list(dict.fromkeys(a for author in self.authors for a in author.affiliations))
+
+    def to_json(self) -> dict:
+        data = {
+            "id": self.id,
+            "version": self.version,
+            "title": self.title,
+            "abstract": self.abstract,
+            "authors": [[a.name, list(a.affiliations)] for a in self.authors],
+            "categories": list(self.categories),
+            "primary_category": self.primary_category,
+            "published": self.published,
+            "updated": self.updated,
+            "comment": self.comment,
+            "journal_ref": self.journal_ref,
+            "doi": self.doi,
+            "abs_url": self.abs_url,
+            "pdf_url": self.pdf_url,
+        }
+        if self.extra_authors:
+            data["extra_authors"] = self.extra_authors
+        if self.demo:
+            data["demo"] = True
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict) -> Paper:
+        return cls(
+            id=data["id"],
+            version=data["version"],
+            title=data["title"],
+            abstract=data["abstract"],
+            authors=tuple(Author(name, tuple(affs)) for name, affs in data["authors"]),
+            categories=tuple(data["categories"]),
+            primary_category=data["primary_category"],
+            published=data["published"],
+            updated=data["updated"],
+            comment=data.get("comment"),
+            journal_ref=data.get("journal_ref"),
+            doi=data.get("doi"),
+            abs_url=data.get("abs_url", ""),
+            pdf_url=data.get("pdf_url", ""),
+            extra_authors=data.get("extra_authors", 0),
+            demo=data.get("demo", False),
+        )
+
+
+@dataclass(slots=True)
+class IndexEntry:
+    """What the cache knows of a paper without loading it: enough to count, chart and order."""
+
+    version: int
+    published: str  # YYYY-MM-DD of v1
+    topics: list[str]  # the topics whose arXiv query returned this paper

@@ -1,0 +1,134 @@
+"""Atomic JSON files in TinyDB's format, and the cross-process lock.
+
+A write goes to a temporary file in the same directory, is flushed to disk, then renamed over
+the old file: a crash at any moment leaves either the old file or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+from tinydb.storages import Storage
+
+from reader.errors import StoreError, StoreLockedError
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; single-instance use only
+    fcntl = None  # type: ignore[assignment]
+
+
+class CorruptFileError(StoreError):
+    """A cache file exists but is not the JSON we wrote."""
+
+    def __init__(self, path: Path, reason: str):
+        super().__init__(f"{path.name} is damaged ({reason})")
+        self.path = path
+
+
+def read_json(path: Path) -> Any | None:
+    """The file's JSON document, None when it does not exist, CorruptFileError when unreadable."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise StoreError(f"cannot read {path}: {error.strerror}") from None
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise CorruptFileError(path, f"not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise CorruptFileError(path, "not a JSON object")
+    return data
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    """Replace `path` with `data` as JSON, atomically and durably."""
+    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as error:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise StoreError(f"cannot write {path}: {error.strerror or error}") from None
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def move_aside(path: Path) -> Path:
+    """Rename a damaged file out of the way (kept for inspection) and return its new name."""
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    try:
+        os.replace(path, aside)
+    except OSError as error:
+        raise StoreError(f"cannot move damaged {path} aside: {error.strerror}") from None
+    return aside
+
+
+class AtomicJSONStorage(Storage):
+    """A TinyDB storage whose every write is atomic (see module docstring)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+
+    def read(self) -> dict[str, dict[str, Any]] | None:
+        return read_json(self.path)
+
+    def write(self, data: dict[str, dict[str, Any]]) -> None:
+        write_json_atomic(self.path, data)
+
+    def close(self) -> None:
+        pass
+
+
+@contextmanager
+def file_lock(path: Path, *, wait: float, what: str) -> Iterator[None]:
+    """Hold an exclusive advisory lock on `path`, waiting up to `wait` seconds for it."""
+    if fcntl is None:
+        yield
+        return
+    try:
+        handle = open(path, "a+")
+    except OSError as error:
+        raise StoreError(f"cannot open lock file {path}: {error.strerror}") from None
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise StoreLockedError(f"{what}: another reader process is busy with {path.parent}") from None
+                time.sleep(0.02)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    finally:
+        handle.close()

@@ -1,0 +1,407 @@
+"""The cache in a data directory, split so that each kind of write stays cheap.
+
+    user.json        topics, read/starred marks, settings (small: a key press rewrites only this)
+    user.json.bak    the last copy of user.json known to be good, refreshed at every start
+    sync.json        when each topic was last synced; cached counts of all new arXiv papers
+    index.json       one compact row per paper: version, v1 date, topics (what counts, the chart
+                     and ordering need, without loading any paper)
+    papers/YYMM.json the full records, one file per arXiv id month, written only by sync
+
+Every file is a TinyDB database written atomically (see files.py). The big files are read and
+written whole through the same storage, not document by document: TinyDB rewrites the whole file
+on each operation, which is fine for user.json and ruinous for 100,000 papers.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from tinydb import Query, TinyDB
+
+from reader.errors import StoreError
+from reader.models import IndexEntry, Paper
+from reader.store.files import (
+    AtomicJSONStorage,
+    CorruptFileError,
+    file_lock,
+    move_aside,
+    read_json,
+    write_json_atomic,
+)
+
+SCHEMA_VERSION = 1
+LOCK_WAIT_SECONDS = 10.0
+
+
+def shard_of(arxiv_id: str) -> str:
+    """The id's year and month: `2609.12345` -> `2609`, `hep-th/9901001` -> `9901`."""
+    return arxiv_id.split("/", 1)[1][:4] if "/" in arxiv_id else arxiv_id[:4]
+
+
+def _shard_sort_key(shard: str) -> str:
+    return ("19" if shard >= "90" else "20") + shard
+
+
+def now_iso() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    name: str
+    query: str
+
+
+@dataclass(frozen=True, slots=True)
+class Marks:
+    read: frozenset[str] = frozenset()
+    starred: frozenset[str] = frozenset()
+
+
+@dataclass(slots=True)
+class SaveResult:
+    new: int = 0
+    updated: int = 0
+    new_ids: list[str] = field(default_factory=list)
+
+
+class Store:
+    """One data directory. Safe to use from several processes at once: each write takes a short
+    lock and re-reads what it changes, so a `reader star` beside a running app loses nothing."""
+
+    def __init__(self, data_dir: Path, *, read_only: bool = False):
+        self.data_dir = Path(data_dir)
+        self.read_only = read_only
+        self.warnings: list[str] = []  # what was repaired on the way, for the user to read
+        if not read_only:
+            try:
+                (self.data_dir / "papers").mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise StoreError(f"cannot create the data directory {self.data_dir}: {error.strerror}") from None
+        self._user_path = self.data_dir / "user.json"
+        self._sync_path = self.data_dir / "sync.json"
+        self._index_path = self.data_dir / "index.json"
+        self._lock_path = self.data_dir / ".lock"
+        self._index: dict[str, IndexEntry] | None = None
+        self._index_stamp: tuple[int, int] | None = None
+        self._marks: Marks | None = None
+        self._check_user_file()
+
+    # --- locking and the small TinyDB files -------------------------------------------------
+
+    def _locked(self, what: str):
+        if self.read_only:
+            raise StoreError(f"{what}: the data directory is open read-only")
+        return file_lock(self._lock_path, wait=LOCK_WAIT_SECONDS, what=what)
+
+    def _db(self, path: Path) -> TinyDB:
+        return TinyDB(path, storage=AtomicJSONStorage)
+
+    def _check_user_file(self) -> None:
+        """Repair user.json from its last good copy if it is damaged; refresh that copy if not."""
+        backup = self._user_path.with_name("user.json.bak")
+        try:
+            data = read_json(self._user_path)
+        except CorruptFileError as error:
+            if self.read_only:
+                raise StoreError(f"{error}; run any reader command without --read-only to repair it") from None
+            aside = move_aside(self._user_path)
+            restored = False
+            try:
+                good = read_json(backup)
+                if good is not None:
+                    write_json_atomic(self._user_path, good)
+                    restored = True
+            except CorruptFileError:
+                pass
+            self.warnings.append(
+                f"{error}: moved to {aside.name}; "
+                + ("restored topics, stars and read marks from the last good copy" if restored else "no good copy to restore")
+            )
+            return
+        if data is None:
+            return
+        schema = max((m.get("schema", 1) for m in data.get("meta", {}).values()), default=1)
+        if schema > SCHEMA_VERSION:
+            raise StoreError(f"{self._user_path} was written by a newer reader (schema {schema}); please upgrade")
+        if not self.read_only:
+            try:
+                write_json_atomic(backup, data)
+            except StoreError as error:
+                self.warnings.append(f"could not refresh the backup of user state: {error}")
+
+    def _read_small(self, path: Path, table: str) -> list[dict[str, Any]]:
+        """All documents of a table in a small file; a damaged sync.json is moved aside and forgotten."""
+        try:
+            return list(self._db(path).table(table).all())
+        except CorruptFileError as error:
+            if path == self._user_path or self.read_only:
+                raise
+            self.warnings.append(f"{error}: moved to {move_aside(path).name} (it is rebuilt at the next sync)")
+            return []
+
+    # --- topics --------------------------------------------------------------------------------
+
+    def topics(self) -> list[Topic]:
+        return [Topic(d["name"], d["query"]) for d in self._read_small(self._user_path, "topics")]
+
+    def topic(self, name: str) -> Topic | None:
+        wanted = name.casefold()
+        return next((t for t in self.topics() if t.name.casefold() == wanted), None)
+
+    def add_topic(self, name: str, query: str) -> Topic:
+        """Add a topic (the caller has validated the query). Names are unique, ignoring case."""
+        name, query = name.strip(), query.strip()
+        if not name:
+            raise StoreError("a topic needs a name")
+        with self._locked("adding a topic"):
+            if self.topic(name) is not None:
+                raise StoreError(f"there is already a topic named {name!r}")
+            db = self._db(self._user_path)
+            self._ensure_meta(db)
+            db.table("topics").insert({"name": name, "query": query, "added": now_iso()})
+        return Topic(name, query)
+
+    def remove_topic(self, name: str) -> Topic:
+        topic = self.topic(name)
+        if topic is None:
+            raise StoreError(f"no topic named {name!r}")
+        with self._locked("removing a topic"):
+            self._db(self._user_path).table("topics").remove(Query().name == topic.name)
+            self._sync_db().table("topics").remove(Query().name == topic.name)
+            index = self._load_index(force=True)
+            for entry in index.values():
+                if topic.name in entry.topics:
+                    entry.topics.remove(topic.name)
+            self._write_index(index)
+        return topic
+
+    def _ensure_meta(self, db: TinyDB) -> None:
+        if not db.table("meta").all():
+            db.table("meta").insert({"schema": SCHEMA_VERSION})
+
+    # --- read and starred marks ----------------------------------------------------------------
+
+    def marks(self) -> Marks:
+        if self._marks is None:
+            read, starred = set(), set()
+            for doc in self._read_small(self._user_path, "marks"):
+                if doc.get("read"):
+                    read.add(doc["id"])
+                if doc.get("starred"):
+                    starred.add(doc["id"])
+            self._marks = Marks(frozenset(read), frozenset(starred))
+        return self._marks
+
+    def set_marks(self, ids: Iterable[str], *, read: bool | None = None, starred: bool | None = None) -> Marks:
+        """Mark papers read/unread and/or starred/unstarred in one write of user.json."""
+        ids = list(dict.fromkeys(ids))
+        with self._locked("saving read/starred marks"):
+            db = self._db(self._user_path)
+            self._ensure_meta(db)
+            table = db.table("marks")
+            docs = {doc["id"]: doc for doc in table.all()}  # fresh from disk: other processes' marks count
+            for paper_id in ids:
+                doc = dict(docs.get(paper_id, {"id": paper_id, "read": False, "starred": False}))
+                if read is not None:
+                    doc["read"] = read
+                if starred is not None:
+                    doc["starred"] = starred
+                    doc["starred_at"] = now_iso() if starred else None
+                docs[paper_id] = doc
+            kept = [d for d in docs.values() if d.get("read") or d.get("starred")]
+            # One write: TinyDB's own truncate + insert would write the file twice.
+            table.storage.write({**(table.storage.read() or {}), "marks": {str(i + 1): d for i, d in enumerate(kept)}})
+        self._marks = None
+        return self.marks()
+
+    # --- settings ------------------------------------------------------------------------------
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        for doc in self._read_small(self._user_path, "settings"):
+            if doc.get("key") == key:
+                return doc.get("value", default)
+        return default
+
+    def set_setting(self, key: str, value: Any) -> None:
+        with self._locked("saving a setting"):
+            db = self._db(self._user_path)
+            self._ensure_meta(db)
+            db.table("settings").upsert({"key": key, "value": value}, Query().key == key)
+
+    # --- sync state ----------------------------------------------------------------------------
+
+    def _sync_db(self) -> TinyDB:
+        return self._db(self._sync_path)
+
+    def last_sync(self, topic: str) -> str | None:
+        for doc in self._read_small(self._sync_path, "topics"):
+            if doc.get("name") == topic:
+                return doc.get("last_sync")
+        return None
+
+    def record_sync(self, topic: str, query: str) -> None:
+        with self._locked("saving sync state"):
+            self._sync_db().table("topics").upsert(
+                {"name": topic, "query": query, "last_sync": now_iso()}, Query().name == topic
+            )
+
+    def cached_total(self, window: str) -> int | None:
+        """A cached count of all new arXiv papers in `window` (e.g. `20261105-20261202`)."""
+        for doc in self._read_small(self._sync_path, "totals"):
+            if doc.get("window") == window:
+                return doc.get("count")
+        return None
+
+    def cache_total(self, window: str, count: int) -> None:
+        with self._locked("saving arXiv totals"):
+            self._sync_db().table("totals").upsert(
+                {"window": window, "count": count, "fetched": now_iso()}, Query().window == window
+            )
+
+    # --- the paper index -----------------------------------------------------------------------
+
+    def _stamp(self) -> tuple[int, int] | None:
+        try:
+            stat = self._index_path.stat()
+        except FileNotFoundError:
+            return None
+        return stat.st_mtime_ns, stat.st_size
+
+    def index(self) -> dict[str, IndexEntry]:
+        """id -> IndexEntry for every cached paper (re-read when another process changed it)."""
+        return self._load_index()
+
+    def _load_index(self, force: bool = False) -> dict[str, IndexEntry]:
+        stamp = self._stamp()
+        if self._index is not None and not force and stamp == self._index_stamp:
+            return self._index
+        try:
+            data = read_json(self._index_path)
+        except CorruptFileError as error:
+            if self.read_only:
+                raise
+            aside = move_aside(self._index_path)
+            self.warnings.append(f"{error}: moved to {aside.name}; rebuilt it from the cached papers")
+            return self._rebuild_index()
+        rows = next(iter(data.get("index", {}).values()), {}).get("papers", {}) if data else {}
+        self._index = {pid: IndexEntry(v, p, list(t)) for pid, (v, p, t) in rows.items()}
+        self._index_stamp = stamp
+        return self._index
+
+    def _write_index(self, index: dict[str, IndexEntry]) -> None:
+        rows = {pid: [e.version, e.published, e.topics] for pid, e in index.items()}
+        write_json_atomic(
+            self._index_path,
+            {"meta": {"1": {"schema": SCHEMA_VERSION}}, "index": {"1": {"papers": rows}}},
+        )
+        self._index = index
+        self._index_stamp = self._stamp()
+
+    def _rebuild_index(self) -> dict[str, IndexEntry]:
+        """Rebuild from the shards. Topic memberships are lost; the next sync restores them."""
+        index = {
+            p.id: IndexEntry(p.version, p.published[:10], [])
+            for shard in self.shards()
+            for p in self._read_shard_papers(shard, index=None)
+        }
+        self._write_index(index)
+        return index
+
+    # --- papers --------------------------------------------------------------------------------
+
+    def _shard_path(self, shard: str) -> Path:
+        return self.data_dir / "papers" / f"{shard}.json"
+
+    def shards(self) -> list[str]:
+        """Shard names, newest arXiv month first."""
+        try:
+            names = [p.stem for p in (self.data_dir / "papers").glob("*.json")]
+        except OSError:
+            return []
+        return sorted(names, key=_shard_sort_key, reverse=True)
+
+    def _read_shard_docs(self, shard: str) -> dict[str, dict]:
+        path = self._shard_path(shard)
+        try:
+            data = read_json(path)
+        except CorruptFileError as error:
+            if self.read_only:
+                raise
+            aside = move_aside(path)
+            self.warnings.append(f"{error}: moved to {aside.name}; its papers are fetched again at the next sync")
+            return {}
+        docs = data.get("papers", {}) if data else {}
+        return {doc["id"]: doc for doc in docs.values()}
+
+    def _read_shard_papers(self, shard: str, index: dict[str, IndexEntry] | None) -> list[Paper]:
+        papers = []
+        for pid, doc in self._read_shard_docs(shard).items():
+            if index is None or pid in index:  # a paper written just before a crash, not yet indexed
+                try:
+                    papers.append(Paper.from_json(doc))
+                except (KeyError, TypeError, ValueError):
+                    self.warnings.append(f"papers/{shard}.json: skipped an unreadable record ({pid})")
+        return papers
+
+    def load_papers(self, shards: Iterable[str] | None = None) -> dict[str, Paper]:
+        """Full records of the cached papers (all shards unless told), keyed by id."""
+        index = self._load_index()
+        papers = {
+            paper.id: paper
+            for shard in (self.shards() if shards is None else shards)
+            for paper in self._read_shard_papers(shard, index)
+        }
+        if shards is None and not self.read_only:
+            lost = [pid for pid in index if pid not in papers]
+            if lost:
+                self._forget(lost)
+        return papers
+
+    def _forget(self, ids: list[str]) -> None:
+        """Drop index rows whose records are gone (a damaged shard), so the next sync refetches them."""
+        with self._locked("repairing the index"):
+            index = self._load_index(force=True)
+            for pid in ids:
+                index.pop(pid, None)
+            self._write_index(index)
+
+    def save_papers(self, papers: Iterable[Paper], topic: str | None = None) -> SaveResult:
+        """Store papers (one copy each; a newer version replaces an older one) and record that
+        `topic`'s query returned them. Shards first, then the index that makes them visible."""
+        by_shard: dict[str, list[Paper]] = {}
+        for paper in papers:
+            by_shard.setdefault(shard_of(paper.id), []).append(paper)
+        result = SaveResult()
+        with self._locked("saving papers"):
+            index = self._load_index(force=True)
+            for shard, group in by_shard.items():
+                docs = self._read_shard_docs(shard)
+                for paper in group:
+                    entry = index.get(paper.id)
+                    if entry is None or paper.id not in docs:
+                        if entry is None:
+                            result.new += 1
+                            result.new_ids.append(paper.id)
+                        entry = index[paper.id] = IndexEntry(paper.version, paper.published[:10], [])
+                        docs[paper.id] = paper.to_json()
+                    elif paper.version >= entry.version:
+                        if paper.version > entry.version:
+                            result.updated += 1
+                        entry.version, entry.published = paper.version, paper.published[:10]
+                        docs[paper.id] = paper.to_json()
+                    if topic is not None and topic not in entry.topics:
+                        entry.topics.append(topic)
+                write_json_atomic(
+                    self._shard_path(shard),
+                    {"meta": {"1": {"schema": SCHEMA_VERSION}}, "papers": {str(i + 1): d for i, d in enumerate(docs.values())}},
+                )
+            self._write_index(index)
+        return result
+
+    def __repr__(self) -> str:
+        return f"Store({os.fspath(self.data_dir)!r})"

@@ -1,0 +1,174 @@
+"""Sync topics from arXiv into the store: newest first, page by page, down to the horizon
+(first sync) or to papers already held (incremental). Used by the CLI and the app alike."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Callable
+
+from reader.arxiv.client import ArxivClient, ClientOptions
+from reader.config import Settings
+from reader.core import momentum
+from reader.errors import ReaderError
+from reader.models import Paper
+from reader.store import Store, Topic
+
+PAGE_SIZE = 200
+SAVE_EVERY = 2000  # papers held in memory before they are written
+ARXIV_RESULT_CAP = 10_000  # arXiv's search backend serves no further than this
+# Papers can be announced a few days after their submission date: an incremental sync looks
+# this far behind the last sync before it trusts that it has caught up.
+CATCH_UP_MARGIN = timedelta(days=7)
+
+
+@dataclass(slots=True)
+class TopicResult:
+    topic: str
+    new: int = 0
+    updated: int = 0
+    fetched: int = 0
+    error: str | None = None
+    note: str | None = None
+
+
+@dataclass(slots=True)
+class SyncEvent:
+    """Progress for displays: `topic` is None for events about the whole run."""
+
+    topic: str | None
+    message: str
+    fetched: int = 0
+    expected: int | None = None
+
+
+@dataclass(slots=True)
+class SyncReport:
+    topics: list[TopicResult] = field(default_factory=list)
+    total_new_last4: int | None = None
+    total_error: str | None = None
+
+    @property
+    def new(self) -> int:
+        return sum(t.new for t in self.topics)
+
+    @property
+    def updated(self) -> int:
+        return sum(t.updated for t in self.topics)
+
+    @property
+    def failed(self) -> list[TopicResult]:
+        return [t for t in self.topics if t.error]
+
+
+def client_for(settings: Settings, on_notice: Callable[[str], None] | None = None) -> ArxivClient:
+    options = ClientOptions(
+        api_url=settings.api_url,
+        rss_url=settings.rss_url,
+        delay=settings.delay,
+        timeout=settings.timeout,
+        retries=settings.retries,
+        backoff=settings.backoff,
+    )
+    return ArxivClient(options, on_notice=on_notice)
+
+
+def total_window(today: date) -> str:
+    start, end = momentum.last4_window(today)
+    return f"{start:%Y%m%d}-{end:%Y%m%d}"
+
+
+class Syncer:
+    def __init__(
+        self,
+        store: Store,
+        client: ArxivClient,
+        *,
+        today: date,
+        horizon_weeks: int = 16,
+        on_event: Callable[[SyncEvent], None] | None = None,
+    ):
+        self.store = store
+        self.client = client
+        self.today = today
+        self.horizon_weeks = horizon_weeks
+        self.on_event = on_event or (lambda event: None)
+
+    async def run(self, topics: list[Topic]) -> SyncReport:
+        report = SyncReport()
+        for topic in topics:
+            report.topics.append(await self.sync_topic(topic))
+        if all(t.error for t in report.topics) and report.topics:
+            return report
+        try:
+            report.total_new_last4 = await self.total_new_last4()
+        except ReaderError as error:
+            report.total_error = f"could not count all new arXiv papers: {error}"
+        return report
+
+    async def sync_topic(self, topic: Topic) -> TopicResult:
+        result = TopicResult(topic.name)
+        last_sync = await asyncio.to_thread(self.store.last_sync, topic.name)
+        index = await asyncio.to_thread(self.store.index)
+        known = {pid: e.version for pid, e in index.items() if topic.name in e.topics}
+        horizon = self.today - timedelta(weeks=self.horizon_weeks)
+        caught_up_before = None
+        if last_sync and known:
+            caught_up_before = datetime.fromisoformat(last_sync[:10]).date() - CATCH_UP_MARGIN
+        self.on_event(SyncEvent(topic.name, f"syncing {topic.name}"))
+        pending: list[Paper] = []
+        start, total = 0, None
+        try:
+            while True:
+                page = await self.client.search(topic.query, start=start, max_results=PAGE_SIZE, expected_total=total)
+                total = page.total_results if total is None else total
+                result.fetched += len(page.papers)
+                pending.extend(p for p in page.papers if known.get(p.id) != p.version)
+                self.on_event(
+                    SyncEvent(topic.name, f"{topic.name}: {result.fetched:,} fetched", result.fetched, min(total, ARXIV_RESULT_CAP))
+                )
+                if len(pending) >= SAVE_EVERY:
+                    await self._save(pending, topic, result)
+                start += len(page.papers)
+                if not page.papers or start >= total:
+                    break
+                oldest = min(p.published_date for p in page.papers)
+                if oldest < horizon:
+                    break
+                if caught_up_before and oldest < caught_up_before and any(p.id in known for p in page.papers):
+                    break
+                if start >= ARXIV_RESULT_CAP:
+                    result.note = f"arXiv serves at most {ARXIV_RESULT_CAP:,} results per query; narrow the query to see older papers"
+                    break
+            await self._save(pending, topic, result)
+            await asyncio.to_thread(self.store.record_sync, topic.name, topic.query)
+        except ReaderError as error:
+            try:
+                await self._save(pending, topic, result)  # keep what arrived before the failure
+            except ReaderError:
+                pass
+            result.error = str(error)
+            self.on_event(SyncEvent(topic.name, f"{topic.name}: {error}"))
+        return result
+
+    async def _save(self, pending: list[Paper], topic: Topic, result: TopicResult) -> None:
+        if not pending:
+            return
+        batch = list(pending)
+        pending.clear()
+        saved = await asyncio.to_thread(self.store.save_papers, batch, topic.name)
+        result.new += saved.new
+        result.updated += saved.updated
+
+    async def total_new_last4(self) -> int:
+        """All new arXiv submissions in the last four weeks, asked once a day and cached."""
+        window = total_window(self.today)
+        cached = await asyncio.to_thread(self.store.cached_total, window)
+        if cached is not None:
+            return cached
+        first, last = window.split("-")
+        count = await self.client.count(f"submittedDate:[{first}0000 TO {last}2359]")
+        await asyncio.to_thread(self.store.cache_total, window, count)
+        return count
+
