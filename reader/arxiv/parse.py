@@ -76,6 +76,8 @@ def _int(feed: Element, name: str) -> int:
 
 def parse_api_page(content: bytes) -> FeedPage:
     """Parse one API response body. arXiv's error feed raises ArxivAPIError with arXiv's message."""
+    if content[:200].lstrip().lower().startswith((b"<!doctype html", b"<html")):
+        raise FeedFormatError("got an HTML page instead of a feed (an outage page, a proxy, or a wrong API URL?)")
     try:
         feed = SafeET.fromstring(content, forbid_dtd=True)
     except DefusedXmlException:

@@ -1,0 +1,187 @@
+"""A real HTTP server on 127.0.0.1 that plays arXiv: serves pages of papers per query, the
+recorded fixtures, and scripted faults. It records every request (times, connection, params) so
+tests can check politeness: one connection, one request at a time, the pause between them."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+from reader.models import Paper
+from tests.atom import error_feed, feed_xml
+
+
+@dataclass
+class Request:
+    path: str
+    params: dict[str, str]
+    started: float
+    ended: float = 0.0
+    client_port: int = 0
+    user_agent: str = ""
+
+
+@dataclass
+class Fault:
+    """One scripted misbehaviour, served instead of the normal answer for one request."""
+
+    kind: str  # status, empty, hang, reset, truncate, html, invalid, huge, error_feed, body
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+    body: bytes = b""
+
+
+class FakeArxiv:
+    def __init__(self):
+        self.queries: dict[str, list[Paper]] = {}  # search_query -> papers, newest first
+        self.totals: dict[str, int] = {}  # search_query -> totalResults for max_results=0 counts
+        self.faults: list[Fault] = []
+        self.rss: dict[str, bytes] = {}
+        self.requests: list[Request] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+
+    # --- lifecycle ---
+
+    def start(self) -> FakeArxiv:
+        fake = self
+
+        class Handler(_Handler):
+            arxiv = fake
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    @property
+    def base(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @property
+    def api_url(self) -> str:
+        return self.base + "/api/query"
+
+    @property
+    def rss_url(self) -> str:
+        return self.base + "/rss/"
+
+    def search_requests(self) -> list[Request]:
+        return [r for r in self.requests if r.path == "/api/query"]
+
+    # --- answers ---
+
+    def answer(self, path: str, params: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+        if path.startswith("/rss/"):
+            key = path.removeprefix("/rss/")
+            if key in self.rss:
+                return 200, {"Content-Type": "application/rss+xml"}, self.rss[key]
+            return 404, {}, b"not found"
+        if path != "/api/query":
+            return 404, {"Content-Type": "text/html"}, b"<html>not found</html>"
+        query = params.get("search_query", "")
+        start = int(params.get("start", "0"))
+        size = int(params.get("max_results", "10"))
+        if size == 0:
+            total = self.totals.get(query, len(self.queries.get(query, [])))
+            return 200, {"Content-Type": "application/atom+xml"}, feed_xml([], total=total, start=start, per_page=0)
+        if query not in self.queries:
+            return 400, {}, error_feed(f"Invalid query string: '{query}'")
+        papers = self.queries[query]
+        return 200, {"Content-Type": "application/atom+xml"}, feed_xml(
+            papers[start : start + size], total=len(papers), start=start, per_page=size
+        )
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    arxiv: FakeArxiv
+
+    def log_message(self, *args) -> None:  # keep test output clean
+        pass
+
+    def do_GET(self) -> None:
+        fake = self.arxiv
+        url = urlsplit(self.path)
+        params = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
+        record = Request(url.path, params, time.monotonic(), client_port=self.client_address[1], user_agent=self.headers.get("User-Agent", ""))
+        with fake._lock:
+            fake.requests.append(record)
+            fake.in_flight += 1
+            fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+            fault = fake.faults.pop(0) if fake.faults else None
+        try:
+            self._serve(fault, url.path, params)
+        finally:
+            with fake._lock:
+                fake.in_flight -= 1
+            record.ended = time.monotonic()
+
+    def _send(self, status: int, headers: dict[str, str], body: bytes) -> None:
+        self.send_response(status)
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _serve(self, fault: Fault | None, path: str, params: dict[str, str]) -> None:
+        if fault is None:
+            self._send(*self.arxiv.answer(path, params))
+            return
+        kind = fault.kind
+        if kind == "status":
+            self._send(fault.status, fault.headers, fault.body or b"<html><body>Service unavailable</body></html>")
+        elif kind == "empty":
+            self._send(200, {}, feed_xml([], total=0, start=int(params.get("start", 0)), per_page=0))
+        elif kind == "hang":
+            time.sleep(fault.seconds)
+            self.close_connection = True
+        elif kind == "reset":
+            status, headers, body = self.arxiv.answer(path, params)
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            self.close_connection = True
+            self.connection.close()
+        elif kind == "truncate":
+            status, headers, body = self.arxiv.answer(path, params)
+            self._send(200, headers, body[: len(body) // 2])
+        elif kind == "html":
+            self._send(200, {"Content-Type": "text/html"}, b"<!DOCTYPE html><html><body><h1>Oops</h1></body></html>")
+        elif kind == "invalid":
+            self._send(200, {}, b"<feed><entry><title>unclosed</feed>")
+        elif kind == "huge":
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            chunk = b"<!-- " + b"x" * (1024 * 1024) + b" -->"
+            try:
+                for _ in range(int(fault.seconds) or 100):
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.write(b"0\r\n\r\n")
+            except OSError:
+                pass
+            self.close_connection = True
+        elif kind == "error_feed":
+            self._send(fault.status or 400, {}, error_feed(fault.body.decode()))
+        elif kind == "body":
+            self._send(fault.status, fault.headers, fault.body)
+        else:
+            raise ValueError(kind)

@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.arxiv_server import FakeArxiv
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared"
+FIXTURES = SHARED / "fixtures" / "arxiv"
+
+
+def fixture_bytes(name: str) -> bytes:
+    """A recorded arXiv response from ../shared (the test is skipped when that folder is absent)."""
+    path = FIXTURES / name
+    if not path.exists():
+        pytest.skip(f"shared fixtures not found at {FIXTURES} (they live outside this repository)")
+    return path.read_bytes()
+
+
+@pytest.fixture
+def fake_arxiv():
+    server = FakeArxiv().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch, tmp_path):
+    """No test reads the user's real data or reaches arXiv by accident."""
+    for key in list(os.environ):
+        if key.startswith("READER_"):
+            monkeypatch.delenv(key)
+    monkeypatch.setenv("READER_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("READER_ARXIV_API_URL", "http://127.0.0.1:9/api/query")
+    monkeypatch.setenv("READER_ARXIV_RSS_URL", "http://127.0.0.1:9/rss/")

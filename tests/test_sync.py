@@ -1,0 +1,212 @@
+"""Sync against a real loopback HTTP server that plays arXiv."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from reader import sync as sync_module
+from reader.config import Settings
+from reader.store import Store, Topic
+from reader.sync import Syncer, client_for
+from tests.arxiv_server import Fault
+from tests.atom import feed_xml
+from tests.corpus import TODAY, recent_papers
+
+QUERY = 'abs:"reinforcement learning" AND abs:agent'
+
+
+def settings_for(fake, **overrides) -> Settings:
+    values = dict(
+        api_url=fake.api_url, rss_url=fake.rss_url, delay=0.05, timeout=2.0, retries=3, backoff=0.05,
+        today_override=TODAY, sync_weeks=16, sync_interval_hours=6, data_dir=None,
+    )
+    values.update(overrides)
+    return Settings(**values)
+
+
+async def run_sync(store, fake, topics, **overrides):
+    settings = settings_for(fake, **overrides)
+    async with client_for(settings) as client:
+        syncer = Syncer(store, client, today=TODAY, horizon_weeks=settings.sync_weeks)
+        return await syncer.run(topics)
+
+
+@pytest.fixture
+def small_pages(monkeypatch):
+    monkeypatch.setattr(sync_module, "PAGE_SIZE", 50)
+
+
+@pytest.fixture
+def store(data_dir):
+    return Store(data_dir)
+
+
+def stored(store):
+    return store.load_papers()
+
+
+async def test_first_sync_pages_to_the_horizon_and_reproduces_every_field(fake_arxiv, store, small_pages):
+    served = recent_papers(900, per_day=5)  # 180 days back: past the 16-week horizon
+    fake_arxiv.queries[QUERY] = served
+    report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])
+    (result,) = report.topics
+    assert result.error is None
+    searches = [r for r in fake_arxiv.search_requests() if r.params["max_results"] != "0"]
+    assert [int(r.params["start"]) for r in searches] == list(range(0, 50 * len(searches), 50))
+    assert all(r.params["sortBy"] == "submittedDate" and r.params["sortOrder"] == "descending" for r in searches)
+    # 16 weeks at 5 a day is 560 papers: the sync stops at the first page that reaches past them.
+    assert 560 <= result.fetched <= 610 and result.fetched == result.new
+    cached = stored(store)
+    assert len(cached) == result.fetched
+    for paper in served[: result.fetched]:
+        assert cached[paper.id].to_json() == paper.to_json()
+    assert all(store.index()[p.id].topics == ["RL"] for p in served[: result.fetched])
+
+
+async def test_requests_are_polite(fake_arxiv, store, small_pages):
+    fake_arxiv.queries[QUERY] = recent_papers(300)
+    await run_sync(store, fake_arxiv, [Topic("RL", QUERY)], delay=0.2)
+    requests = fake_arxiv.requests
+    assert len(requests) >= 4
+    assert fake_arxiv.max_in_flight == 1
+    assert len({r.client_port for r in requests}) == 1, "one connection, kept alive"
+    gaps = [b.started - a.ended for a, b in zip(requests, requests[1:])]
+    assert min(gaps) >= 0.2 - 0.01, gaps
+    assert all(r.user_agent.startswith("reader/") for r in requests)
+
+
+async def test_incremental_sync_stops_at_papers_it_already_has(fake_arxiv, store, small_pages):
+    fake_arxiv.queries[QUERY] = recent_papers(900)
+    await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])
+    newer = recent_papers(7, id_base=50000)  # today's new arrivals, ahead of everything known
+    fake_arxiv.queries[QUERY] = newer + fake_arxiv.queries[QUERY]
+    fake_arxiv.requests.clear()
+    report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])
+    assert (report.topics[0].new, report.topics[0].updated) == (7, 0)
+    searches = [r for r in fake_arxiv.search_requests() if r.params["max_results"] != "0"]
+    assert len(searches) <= 2
+    assert all(p.id in stored(store) for p in newer)
+
+
+async def test_one_copy_per_paper_across_topics_and_versions(fake_arxiv, store):
+    papers = recent_papers(30)
+    v2 = dataclasses.replace(papers[5], version=papers[5].version + 1, title="A revised title")
+    fake_arxiv.queries["ti:a"] = papers[:20]
+    fake_arxiv.queries["ti:b"] = papers[10:30]
+    report = await run_sync(store, fake_arxiv, [Topic("A", "ti:a"), Topic("B", "ti:b")])
+    assert [(t.new, t.updated) for t in report.topics] == [(20, 0), (10, 0)]
+    index = store.index()
+    assert len(index) == 30
+    assert index[papers[15].id].topics == ["A", "B"]
+    fake_arxiv.queries["ti:a"] = [v2] + papers[:5] + papers[6:20]
+    await run_sync(store, fake_arxiv, [Topic("A", "ti:a")])
+    cached = stored(store)
+    assert len(cached) == 30
+    assert cached[v2.id].version == v2.version and cached[v2.id].title == "A revised title"
+
+
+async def test_503_with_retry_after_is_honoured(fake_arxiv, store):
+    fake_arxiv.queries[QUERY] = recent_papers(20)
+    fake_arxiv.faults = [Fault("status", 503, {"Retry-After": "1"})]
+    report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])
+    assert report.topics[0].error is None and report.topics[0].new == 20
+    first, second = fake_arxiv.requests[:2]
+    assert second.started - first.ended >= 0.99
+
+
+async def test_429_without_retry_after_backs_off_longer(fake_arxiv, store):
+    fake_arxiv.queries[QUERY] = recent_papers(20)
+    fake_arxiv.faults = [Fault("status", 429)]
+    report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)], backoff=0.1)
+    assert report.topics[0].new == 20
+    first, second = fake_arxiv.requests[:2]
+    assert second.started - first.ended >= 0.6 - 0.01  # six times the 0.1 s backoff
+
+
+async def test_timeout_is_retried(fake_arxiv, store):
+    fake_arxiv.queries[QUERY] = recent_papers(20)
+    fake_arxiv.faults = [Fault("hang", seconds=1.5)]
+    report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)], timeout=0.5)
+    assert report.topics[0].error is None and report.topics[0].new == 20
+
+
+@pytest.mark.parametrize("kind", ["reset", "truncate", "html", "invalid"])
+async def test_broken_responses_are_retried(fake_arxiv, store, kind):
+    fake_arxiv.queries[QUERY] = recent_papers(20)
+    fake_arxiv.faults = [Fault(kind)]
+    report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])
+    assert report.topics[0].error is None and report.topics[0].new == 20
+
+
+async def test_spurious_empty_page_in_the_middle_is_retried(fake_arxiv, store, small_pages):
+    fake_arxiv.queries[QUERY] = recent_papers(120)
+    # The first page answers normally; the second comes back empty once.
+    original = fake_arxiv.answer
+    calls = {"n": 0}
+
+    def flaky(path, params):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            return 200, {}, feed_xml([], total=0, start=int(params["start"]), per_page=0)
+        return original(path, params)
+
+    fake_arxiv.answer = flaky
+    report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])
+    assert report.topics[0].error is None
+    assert report.topics[0].new == 120
+    starts = [r.params["start"] for r in fake_arxiv.search_requests() if r.params["max_results"] != "0"]
+    assert starts == ["0", "50", "50", "100"]
+
+
+async def test_error_feed_fails_the_topic_with_arxivs_message_and_keeps_the_cache(fake_arxiv, store):
+    fake_arxiv.queries["ti:a"] = recent_papers(10)
+    await run_sync(store, fake_arxiv, [Topic("A", "ti:a")])
+    before = {pid: p.to_json() for pid, p in stored(store).items()}
+    report = await run_sync(store, fake_arxiv, [Topic("Bad", "ti:unknown-to-the-server")])
+    (result,) = report.topics
+    assert result.error == "arXiv says: Invalid query string: 'ti:unknown-to-the-server'"
+    assert {pid: p.to_json() for pid, p in stored(store).items()} == before
+
+
+async def test_retries_run_out_with_a_clear_message_and_nothing_lost(fake_arxiv, store):
+    fake_arxiv.queries[QUERY] = recent_papers(10)
+    await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])
+    before = {pid: p.to_json() for pid, p in stored(store).items()}
+    fake_arxiv.faults = [Fault("status", 503)] * 4
+    report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)], retries=3)
+    assert report.topics[0].error == "arXiv answered HTTP 503 (gave up after 4 tries)"
+    assert {pid: p.to_json() for pid, p in stored(store).items()} == before
+    assert store.index()[next(iter(before))].topics == ["RL"]
+
+
+async def test_a_response_far_too_large_is_refused(fake_arxiv, store, monkeypatch):
+    from reader.arxiv import client as client_module
+
+    monkeypatch.setattr(client_module, "MAX_RESPONSE_BYTES", 4 * 1024 * 1024)
+    fake_arxiv.queries[QUERY] = recent_papers(10)
+    fake_arxiv.faults = [Fault("huge", seconds=50)]
+    report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])
+    assert "exceeded 4 MB" in report.topics[0].error
+    assert stored(store) == {}
+
+
+async def test_a_server_that_never_answers_is_bounded_by_timeouts(fake_arxiv, store):
+    fake_arxiv.faults = [Fault("hang", seconds=3)] * 2
+    report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)], timeout=0.3, retries=1)
+    assert report.topics[0].error == "arXiv did not answer in time (gave up after 2 tries)"
+
+
+async def test_share_of_all_new_papers_is_asked_once_and_cached(fake_arxiv, store):
+    fake_arxiv.queries[QUERY] = recent_papers(10)
+    window_query = "submittedDate:[202611050000 TO 202612022359]"
+    fake_arxiv.totals[window_query] = 24321
+    report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])
+    assert report.total_new_last4 == 24321
+    counts = [r for r in fake_arxiv.search_requests() if r.params["max_results"] == "0"]
+    assert [r.params["search_query"] for r in counts] == [window_query]
+    fake_arxiv.requests.clear()
+    report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])
+    assert report.total_new_last4 == 24321
+    assert not [r for r in fake_arxiv.search_requests() if r.params["max_results"] == "0"]
