@@ -127,6 +127,8 @@ def _tokens(query: str) -> list[_Token]:
         pos = match.end()
         if kind == "space":
             continue
+        if kind == "quote":
+            raise QueryError("this quote is never closed", query, start)
         if pending_field is not None and kind not in ("phrase", "word"):
             field, field_pos = pending_field
             if kind == "open":
@@ -151,8 +153,6 @@ def _tokens(query: str) -> list[_Token]:
                     f"unknown field {field + ':'!r}: use one of {', '.join(f + ':' for f in FIELDS)}", query, start
                 )
             pending_field = (field, start)
-        elif kind == "quote":
-            raise QueryError("this quote is never closed", query, start)
         elif kind in ("phrase", "word"):
             text = match.group(kind)
             if kind == "word" and text.endswith(":") and text[:-1] in FIELDS:
@@ -169,10 +169,10 @@ def _tokens(query: str) -> list[_Token]:
 
 
 def _make_term(field: str, text: str, query: str, position: int) -> Term:
-    if field == "cat":
+    if field in ("cat", "id"):  # matched whole: `cs.AI`, `2609.12345`, `hep-th/9901001`
         value = fold(text.strip())
-        if not value:
-            raise QueryError("an empty category", query, position)
+        if field == "id":
+            value = re.sub(r"v\d+$", "", value)
         return Term(field, (value,), f" {value} ")
     found = tuple(words(text))
     if not found:
@@ -293,8 +293,6 @@ def compile_query(node: Node) -> Matcher:
         phrase = node.phrase
         if node.field == "rn":
             return lambda text: False  # report numbers are not cached
-        if node.field == "id":
-            return lambda text: fold(" ".join(node.words)) in text[_FIELD_SLOT["id"]]
         if node.field == "all":
             slots = tuple(range(len(TEXT_FIELDS)))
             return lambda text: any(phrase in text[i] for i in slots)

@@ -1,0 +1,111 @@
+"""The query language: parsed and checked like arXiv's, evaluated locally over real papers."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from reader.arxiv.parse import parse_api_page
+from reader.core.query import matcher, parse, search_text
+from reader.errors import QueryError
+from reader.models import Author
+from tests.conftest import fixture_bytes
+
+
+def papers(name):
+    return parse_api_page(fixture_bytes(name)).papers
+
+
+def select(query, items, **kwargs):
+    match = matcher(query, **kwargs)
+    return [p.id for p in items if match(search_text(p))]
+
+
+def test_andnot_with_grouping_matches_what_arxiv_returned():
+    """arXiv's own answer to this query (the fixture) is the reference: each paper it returned
+    matches locally, and the author's papers it left out (checkerboard, pyrochlore) do not."""
+    query = "au:del_maestro ANDNOT (ti:checkerboard OR ti:Pyrochlore)"
+    returned = papers("api-2016-search-andnot-grouping-10of24.xml")
+    everything = papers("api-2016-search-au-del_maestro-10of31.xml")
+    assert select(query, returned) == [p.id for p in returned]
+    excluded = [p.id for p in everything if "checkerboard" in p.title.lower() or "pyrochlore" in p.title.lower()]
+    assert excluded, "the author page holds at least one excluded paper"
+    assert not set(select(query, everything)) & set(excluded)
+    assert set(select("au:del_maestro", everything)) == {p.id for p in everything}
+
+
+def test_whole_words_case_insensitive_and_phrases():
+    items = papers("api-2026-search-all-testing-100-entries.xml")
+    assert select("ti:deep", items) == select("ti:DEEP", items)
+    deep_learning = select('ti:"deep learning"', items)
+    assert "2202.12139" in deep_learning
+    assert set(deep_learning) <= set(select("ti:deep AND ti:learning", items))
+    # whole words: "test" does not match "testing"
+    assert "2202.12139" not in select("ti:test", items)
+
+
+def test_author_matching_is_per_author_and_accent_insensitive():
+    items = papers("api-2026-search-all-testing-100-entries.xml")
+    with_accent = select("au:Einarsdóttir", items)
+    assert with_accent and with_accent == select("au:einarsdottir", items)
+    paper = dataclasses.replace(items[0], authors=(Author("Ada Smith"), Author("Bob Jones")))
+    assert select('au:"smith bob"', [paper]) == []
+    assert select('au:"ada smith"', [paper]) == [paper.id]
+    tex = dataclasses.replace(items[0], authors=(Author("Erwin Schr\\\"{o}dinger"),))
+    assert select("au:schrodinger", [tex]) == [tex.id]
+
+
+def test_categories_match_any_category_and_the_archive():
+    items = papers("api-2026-search-cat-cs.CL-3-entries-crosslist-primary.xml")
+    assert select("cat:cs.CL", items) == [p.id for p in items]
+    assert select("cat:cs.SE", items) == ["2609.28449"]
+    assert select("cat:cs", items) == [p.id for p in items]
+    assert select("cat:cs.CL ANDNOT cat:cs.AI", items) == ["2609.28471"]
+
+
+def test_or_binds_looser_than_and():
+    items = papers("api-2026-search-cat-cs.CL-3-entries-crosslist-primary.xml")
+    assert select("cat:cs.SE OR cat:cs.SC AND cat:cs.LG", items) == ["2609.28449", "2609.28442"]
+    assert select("(cat:cs.SE OR cat:cs.SC) AND cat:cs.LG", items) == ["2609.28442"]
+
+
+def test_plain_words_filter_locally_as_and():
+    items = papers("api-2026-search-all-testing-100-entries.xml")
+    assert select("deep learning", items) == select("all:deep AND all:learning", items)
+    with pytest.raises(QueryError, match="need an operator"):
+        parse("deep learning")
+
+
+def test_journal_comment_id_and_dates():
+    (paper,) = papers("api-2016-idlist-1111.2011v2-doi-jref-wrapped.xml")
+    assert select('jr:"Phys. Rev. B"', [paper]) == [paper.id]
+    assert select("co:figures", [paper]) == [paper.id]
+    assert select("id:1111.2011", [paper]) == [paper.id]
+    assert select("submittedDate:[201111010000 TO 201111302359]", [paper]) == [paper.id]
+    assert select("submittedDate:[2012 TO 2013]", [paper]) == []
+    assert select("ti:0", papers("api-2026-title-is-literally-0-2104.12255v1.xml")) == ["2104.12255"]
+
+
+@pytest.mark.parametrize(
+    "query, message, position",
+    [
+        ("", "empty", 0),
+        ("ti:(a b)", "not arXiv syntax", 0),
+        ("xx:foo", "unknown field 'xx:'", 0),
+        ("TI:foo", "unknown field 'TI:'", 0),
+        ("(ti:a", "never closed", 0),
+        ("ti:a)", "no opening one", 4),
+        ("AND ti:a", "AND needs a term on each side", 0),
+        ("ti:a OR", "ends where a term was expected", 7),
+        ('ti:"open', "quote is never closed", 3),
+        ("ti:", "nothing to search for after ti:", 0),
+        ("ti:a AND ti:", "nothing to search for after ti:", 9),
+        ("submittedDate:[2026 TO soon]", "submittedDate needs dates", 0),
+        ("ti:---", "no letters or digits", 0),
+    ],
+)
+def test_invalid_queries_point_at_the_problem(query, message, position):
+    with pytest.raises(QueryError, match=message) as caught:
+        parse(query)
+    assert caught.value.position == position
