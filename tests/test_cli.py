@@ -1,0 +1,127 @@
+"""The command line, end to end, against a loopback arXiv."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from reader.cli import main
+from tests.corpus import TODAY, recent_papers
+
+QUERY = "ti:agent AND cat:cs.LG"
+JSON_KEYS = {
+    "id", "version", "title", "abstract", "authors", "categories", "primary_category", "published",
+    "updated", "comment", "journal_ref", "doi", "topics", "read", "starred",
+}
+
+
+@pytest.fixture
+def arxiv_env(fake_arxiv, monkeypatch):
+    monkeypatch.setenv("READER_ARXIV_API_URL", fake_arxiv.api_url)
+    monkeypatch.setenv("READER_ARXIV_RSS_URL", fake_arxiv.rss_url)
+    monkeypatch.setenv("READER_ARXIV_DELAY", "0")
+    monkeypatch.setenv("READER_ARXIV_BACKOFF", "0.01")
+    monkeypatch.setenv("READER_TODAY", TODAY.isoformat())
+    return fake_arxiv
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def synced(capsys, fake, n=30):
+    fake.queries[QUERY] = recent_papers(n)
+    fake.totals["submittedDate:[202611050000 TO 202612022359]"] = 20000
+    assert run(capsys, "topics", "remove", "RL for LLM Agents")[0] == 0
+    assert run(capsys, "topics", "add", "Agents", QUERY)[0] == 0
+    return run(capsys, "sync", "--topic", "agents")
+
+
+def test_first_run_has_example_topics(capsys):
+    code, out, _ = run(capsys, "topics", "list")
+    assert code == 0
+    assert "RL for LLM Agents" in out
+
+
+def test_sync_list_star_and_momentum(capsys, arxiv_env):
+    code, out, err = synced(capsys, arxiv_env)
+    assert code == 0, err
+    assert "Agents: 30 new, 0 updated" in out
+    assert "synced 1 of 1 topics: 30 new, 0 updated" in out
+
+    code, out, _ = run(capsys, "list", "--json", "--limit", "5")
+    rows = json.loads(out)
+    assert len(rows) == 5 and set(rows[0]) == JSON_KEYS
+    assert rows[0]["published"] >= rows[-1]["published"]
+    assert rows[0]["topics"] == ["Agents"] and rows[0]["starred"] is False
+    first = rows[0]["id"]
+
+    assert run(capsys, "star", first, f"{rows[1]['id']}v1")[0] == 0
+    assert run(capsys, "read", first)[0] == 0
+    code, out, _ = run(capsys, "list", "--starred", "--json")
+    assert {r["id"] for r in json.loads(out)} == {first, rows[1]["id"]}
+    code, out, _ = run(capsys, "list", "--unread", "--json")
+    assert first not in {r["id"] for r in json.loads(out)} and len(json.loads(out)) == 29
+    assert run(capsys, "unstar", first)[0] == 0
+    code, out, _ = run(capsys, "list", "--starred", "--json")
+    assert [r["id"] for r in json.loads(out)] == [rows[1]["id"]]
+
+    code, out, _ = run(capsys, "momentum", "--topic", "Agents", "--json")
+    data = json.loads(out)
+    assert set(data) == {"topic", "as_of", "weeks", "last4", "prev4", "change_pct", "share_pct", "total_new_last4"}
+    assert data["as_of"] == "2026-12-02" and len(data["weeks"]) == 12
+    assert data["last4"] == 30 and data["prev4"] == 0 and data["change_pct"] is None
+    assert data["total_new_last4"] == 20000 and data["share_pct"] == 0.15
+    assert data["weeks"][-1] == {"start": "2026-11-30", "count": 15}
+
+
+def test_list_query_filters(capsys, arxiv_env):
+    synced(capsys, arxiv_env)
+    code, out, _ = run(capsys, "list", "--query", "ti:testing", "--json")
+    rows = json.loads(out)
+    assert rows and all("testing" in r["title"].lower() for r in rows)
+    code, out, err = run(capsys, "list", "--query", "ti:(a b)")
+    assert code == 1 and "invalid query" in err and "ti:a OR ti:b" in err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("topics", "add", "Bad", "ti:a b"), "need an operator"),
+        (("list", "--topic", "Nope"), "no topic named 'Nope'"),
+        (("star", "not-an-id"), "is not an arXiv id"),
+        (("star", "2609.99999"), "not in the cache: 2609.99999 (nothing was changed)"),
+        (("momentum", "--as-of", "2026-13-01"), "--as-of='2026-13-01' is not a date"),
+        (("topics", "remove", "Nope"), "no topic named 'Nope'"),
+        (("sync", "--topic", "Nope"), "no topic named 'Nope'"),
+    ],
+)
+def test_bad_input_is_one_line_and_changes_nothing(capsys, args, message):
+    before = run(capsys, "topics", "list")[1]
+    code, out, err = run(capsys, *args)
+    assert code == 1
+    assert message in err and err.startswith("reader: error: ") and err.count("\n") == 1
+    assert "Traceback" not in err
+    assert run(capsys, "topics", "list")[1] == before
+
+
+def test_sync_failure_exits_non_zero_with_arxivs_message(capsys, arxiv_env):
+    run(capsys, "topics", "add", "Broken", "ti:unknown")
+    code, out, err = run(capsys, "sync", "--topic", "Broken")
+    assert code == 1
+    assert "Broken: 0 new, 0 updated (0 fetched) - FAILED: arXiv says: Invalid query string: 'ti:unknown'" in out
+
+
+def test_installed_command_with_invalid_environment(tmp_path):
+    env = {**os.environ, "READER_DATA_DIR": str(tmp_path / "d"), "READER_ARXIV_DELAY": "soon"}
+    result = subprocess.run([sys.executable, "-m", "reader", "topics", "list"], env=env, capture_output=True, text=True)
+    assert result.returncode == 1
+    assert result.stderr == "reader: error: READER_ARXIV_DELAY='soon' is not a number\n"
+    result = subprocess.run([sys.executable, "-m", "reader", "sync", "--help"], env=env, capture_output=True, text=True)
+    assert result.returncode == 0 and "--topic NAME" in result.stdout

@@ -1,0 +1,149 @@
+"""The cache: atomic files, separate user state, repair of damaged files, several processes."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import multiprocessing
+import os
+
+import pytest
+
+from reader.errors import StoreError
+from reader.store import Store
+from tests.corpus import recent_papers
+
+
+def filled(data_dir, n=40):
+    store = Store(data_dir)
+    store.add_topic("T", "ti:x")
+    store.save_papers(recent_papers(n), "T")
+    return store
+
+
+def test_marks_never_rewrite_the_paper_cache(data_dir):
+    store = filled(data_dir)
+    files = [data_dir / "index.json", *sorted((data_dir / "papers").glob("*.json"))]
+    before = {f: f.stat().st_mtime_ns for f in files}
+    paper_id = next(iter(store.index()))
+    store.set_marks([paper_id], starred=True)
+    store.set_marks([paper_id], read=True)
+    assert {f: f.stat().st_mtime_ns for f in files} == before
+    assert Store(data_dir).marks().starred == {paper_id}
+    assert Store(data_dir).marks().read == {paper_id}
+
+
+def test_newer_version_replaces_older_and_older_never_replaces_newer(data_dir):
+    store = filled(data_dir, 5)
+    paper = store.load_papers()[recent_papers(5)[0].id]
+    newer = dataclasses.replace(paper, version=paper.version + 1, title="v-next")
+    result = store.save_papers([newer])
+    assert (result.new, result.updated) == (0, 1)
+    older = dataclasses.replace(paper, title="stale")
+    store.save_papers([older])
+    assert store.load_papers()[paper.id].title == "v-next"
+    assert store.index()[paper.id].topics == ["T"]
+
+
+def test_a_failed_write_leaves_the_previous_file(data_dir, monkeypatch):
+    store = filled(data_dir)
+    paper_id = next(iter(store.index()))
+    store.set_marks([paper_id], starred=True)
+    before = (data_dir / "user.json").read_bytes()
+
+    def broken_replace(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(StoreError, match="No space left on device"):
+        store.set_marks([paper_id], starred=False)
+    monkeypatch.undo()
+    assert (data_dir / "user.json").read_bytes() == before
+    assert not [p for p in data_dir.iterdir() if p.name.endswith(".tmp")]
+    assert Store(data_dir).marks().starred == {paper_id}
+
+
+def test_damaged_user_file_is_restored_from_the_last_good_copy(data_dir):
+    store = filled(data_dir)
+    paper_id = next(iter(store.index()))
+    store.set_marks([paper_id], starred=True)
+    Store(data_dir)  # a start refreshes the good copy
+    (data_dir / "user.json").write_bytes(b'{"topics": {"1": {"na')
+    store = Store(data_dir)
+    assert any("user.json is damaged" in w and "restored" in w for w in store.warnings)
+    assert store.marks().starred == {paper_id}
+    assert [t.name for t in store.topics()] == ["T"]
+    assert [p.name for p in data_dir.iterdir() if ".damaged-" in p.name]
+
+
+def test_damaged_index_is_rebuilt_from_the_papers(data_dir):
+    filled(data_dir, 30)
+    (data_dir / "index.json").write_bytes(b"\x00garbage")
+    store = Store(data_dir)
+    assert len(store.index()) == 30
+    assert any("index.json is damaged" in w for w in store.warnings)
+
+
+def test_damaged_shard_loses_only_those_papers(data_dir):
+    store = filled(data_dir, 30)
+    shard = sorted((data_dir / "papers").glob("*.json"))[0]
+    shard.write_text("not json")
+    store = Store(data_dir)
+    papers = store.load_papers()
+    assert any("damaged" in w for w in store.warnings)
+    assert set(store.index()) == set(papers)  # the lost ones are forgotten, to be fetched again
+    assert [t.name for t in store.topics()] == ["T"]
+
+
+def test_newer_schema_is_refused(data_dir):
+    filled(data_dir)
+    data = json.loads((data_dir / "user.json").read_text())
+    data["meta"] = {"1": {"schema": 99}}
+    (data_dir / "user.json").write_text(json.dumps(data))
+    with pytest.raises(StoreError, match="newer reader"):
+        Store(data_dir)
+
+
+def _star_many(data_dir, ids):
+    store = Store(data_dir)
+    for paper_id in ids:
+        store.set_marks([paper_id], starred=True)
+
+
+def test_two_processes_starring_at_once_lose_nothing(data_dir):
+    store = filled(data_dir, 40)
+    ids = list(store.index())
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=_star_many, args=(data_dir, ids[i::2])) for i in range(2)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(30)
+    assert all(w.exitcode == 0 for w in workers)
+    assert Store(data_dir).marks().starred == set(ids)
+
+
+def test_topics_unique_and_removal_keeps_papers_and_marks(data_dir):
+    store = filled(data_dir, 10)
+    with pytest.raises(StoreError, match="already a topic"):
+        store.add_topic("t", "ti:y")
+    paper_id = next(iter(store.index()))
+    store.set_marks([paper_id], starred=True)
+    store.remove_topic("T")
+    assert store.topics() == []
+    assert len(store.index()) == 10 and store.index()[paper_id].topics == []
+    assert store.marks().starred == {paper_id}
+    with pytest.raises(StoreError, match="no topic named"):
+        store.remove_topic("T")
+
+
+def test_read_only_data_directory_is_a_clear_error(data_dir):
+    store = filled(data_dir, 5)
+    if os.geteuid() == 0:
+        pytest.skip("root ignores directory permissions")
+    os.chmod(data_dir, 0o500)
+    try:
+        with pytest.raises(StoreError, match="cannot write"):
+            store.set_marks([next(iter(store.index()))], starred=True)
+    finally:
+        os.chmod(data_dir, 0o700)
