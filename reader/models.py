@@ -44,8 +44,11 @@ class Paper:
     doi: str | None = None
     abs_url: str = ""
     pdf_url: str = ""
-    # Only demo papers carry these: they come from a topic page, not from arXiv.
+    # Only demo papers carry these: they come from a topic page that listed a few authors and
+    # affiliations and counted the rest, not from arXiv.
     extra_authors: int = 0
+    listed_affiliations: tuple[str, ...] = ()
+    extra_affiliations: int = 0
     demo: bool = field(default=False)
 
     @property
@@ -59,6 +62,8 @@ class Paper:
     @property
     def affiliations(self) -> list[str]:
         """Every distinct affiliation, in order of first appearance."""
+        if self.listed_affiliations:
+            return list(self.listed_affiliations)
         return list(dict.fromkeys(a for author in self.authors for a in author.affiliations))
 
     def to_json(self) -> dict:
@@ -78,10 +83,6 @@ class Paper:
             "abs_url": self.abs_url,
             "pdf_url": self.pdf_url,
         }
-        if self.extra_authors:
-            data["extra_authors"] = self.extra_authors
-        if self.demo:
-            data["demo"] = True
         return data
 
     @classmethod
@@ -101,8 +102,6 @@ class Paper:
             doi=data.get("doi"),
             abs_url=data.get("abs_url", ""),
             pdf_url=data.get("pdf_url", ""),
-            extra_authors=data.get("extra_authors", 0),
-            demo=data.get("demo", False),
         )
 
 

@@ -31,6 +31,7 @@ class TopicResult:
     fetched: int = 0
     error: str | None = None
     note: str | None = None
+    changed_ids: list[str] = field(default_factory=list)  # stored new or newer: what a view reloads
 
 
 @dataclass(slots=True)
@@ -60,6 +61,10 @@ class SyncReport:
     @property
     def failed(self) -> list[TopicResult]:
         return [t for t in self.topics if t.error]
+
+    @property
+    def changed_ids(self) -> list[str]:
+        return [pid for t in self.topics for pid in t.changed_ids]
 
 
 def client_for(settings: Settings, on_notice: Callable[[str], None] | None = None) -> ArxivClient:
@@ -160,6 +165,7 @@ class Syncer:
         saved = await asyncio.to_thread(self.store.save_papers, batch, topic.name)
         result.new += saved.new
         result.updated += saved.updated
+        result.changed_ids += saved.changed_ids
 
     async def total_new_last4(self) -> int:
         """All new arXiv submissions in the last four weeks, asked once a day and cached."""

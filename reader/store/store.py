@@ -66,7 +66,7 @@ class Marks:
 class SaveResult:
     new: int = 0
     updated: int = 0
-    new_ids: list[str] = field(default_factory=list)
+    changed_ids: list[str] = field(default_factory=list)  # new or newer records
 
 
 class Store:
@@ -386,12 +386,13 @@ class Store:
                     if entry is None or paper.id not in docs:
                         if entry is None:
                             result.new += 1
-                            result.new_ids.append(paper.id)
+                        result.changed_ids.append(paper.id)
                         entry = index[paper.id] = IndexEntry(paper.version, paper.published[:10], [])
                         docs[paper.id] = paper.to_json()
                     elif paper.version >= entry.version:
                         if paper.version > entry.version:
                             result.updated += 1
+                        result.changed_ids.append(paper.id)
                         entry.version, entry.published = paper.version, paper.published[:10]
                         docs[paper.id] = paper.to_json()
                     if topic is not None and topic not in entry.topics:

@@ -1,0 +1,132 @@
+"""Small modal dialogs: add a topic, confirm, ask for a path."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Static
+
+from reader.core.query import parse
+from reader.errors import QueryError
+
+
+class AddTopicDialog(ModalScreen[tuple[str, str] | None]):
+    """Name and arXiv query, validated before it can be saved."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, existing: list[str]):
+        super().__init__()
+        self.existing = {name.casefold() for name in existing}
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label("Add a topic", classes="dialog-title")
+            yield Input(placeholder="Name, e.g. RL for LLM Agents", id="topic-name")
+            yield Input(placeholder='arXiv query, e.g. abs:"reinforcement learning" AND cat:cs.LG', id="topic-query")
+            yield Static("", id="topic-error", classes="dialog-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Add", variant="primary", id="add")
+                yield Button("Cancel", id="cancel")
+
+    def _problem(self) -> str | None:
+        name = self.query_one("#topic-name", Input).value.strip()
+        query = self.query_one("#topic-query", Input).value.strip()
+        if not name:
+            return "The topic needs a name."
+        if name.casefold() in self.existing:
+            return f"There is already a topic named {name!r}."
+        try:
+            parse(query)
+        except QueryError as error:
+            where = f" (column {error.position + 1})" if error.position is not None else ""
+            return f"Invalid query: {error}{where}"
+        return None
+
+    def on_input_changed(self) -> None:
+        self.query_one("#topic-error", Static).update("")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "topic-name":
+            self.query_one("#topic-query", Input).focus()
+        else:
+            self._submit()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "add":
+            self._submit()
+        else:
+            self.dismiss(None)
+
+    def _submit(self) -> None:
+        problem = self._problem()
+        if problem:
+            self.query_one("#topic-error", Static).update(problem)
+            return
+        self.dismiss((self.query_one("#topic-name", Input).value.strip(), self.query_one("#topic-query", Input).value.strip()))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    BINDINGS = [Binding("escape,n", "answer(False)", "No"), Binding("y", "answer(True)", "Yes")]
+
+    def __init__(self, question: str, yes: str = "Yes"):
+        super().__init__()
+        self.question = question
+        self.yes = yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.question, classes="dialog-title", markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(self.yes, variant="error", id="yes")
+                yield Button("Cancel", id="no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, answer: bool) -> None:
+        self.dismiss(answer)
+
+
+class PathDialog(ModalScreen[str | None]):
+    """Ask for a file path (export)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, default: str):
+        super().__init__()
+        self.title_text = title
+        self.default = default
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(self.title_text, classes="dialog-title", markup=False)
+            yield Input(value=self.default, id="path")
+            yield Static("", id="path-error", classes="dialog-error")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Export", variant="primary", id="ok")
+                yield Button("Cancel", id="cancel")
+
+    def on_input_submitted(self) -> None:
+        self._submit()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "ok":
+            self._submit()
+        else:
+            self.dismiss(None)
+
+    def _submit(self) -> None:
+        value = self.query_one("#path", Input).value.strip()
+        if not value:
+            self.query_one("#path-error", Static).update("Give a file path.")
+            return
+        self.dismiss(value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,60 @@
+"""The help screen: every key, gathered from the bindings themselves (so remaps show)."""
+
+from __future__ import annotations
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+EXTRA_KEYS = [
+    ("tab / shift+tab", "Switch between the sidebar and the list"),
+    ("escape", "Close the detail view or a dialog; clear the filter"),
+    ("ctrl+p", "Command palette: every action by name"),
+]
+
+ABOUT_FILTER = (
+    "Filter with plain words (all must match) or arXiv's syntax: ti: au: abs: co: jr: cat: id: all:, "
+    'AND OR ANDNOT, parentheses and "quoted phrases", e.g.  ti:agent AND (cat:cs.LG OR cat:cs.CL)'
+)
+
+
+def key_table(sections: list[tuple[str, list[tuple[str, str]]]]) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(justify="right", style="bold", no_wrap=True)
+    table.add_column()
+    for title, rows in sections:
+        table.add_row(Text(title, style="bold underline"), "")
+        for keys, description in rows:
+            table.add_row(Text(keys), Text(description))
+        table.add_row("", "")
+    return table
+
+
+class HelpScreen(ModalScreen):
+    BINDINGS = [Binding("escape,q,question_mark", "app.pop_screen", "Close", id="help.close")]
+
+    def __init__(self, sections: list[tuple[str, list[tuple[str, str]]]]):
+        super().__init__()
+        self.sections = sections
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog help"):
+            yield Static(Text("Keys", style="bold"))
+            yield Static(key_table(self.sections + [("Everywhere", EXTRA_KEYS)]))
+            yield Static(Text(ABOUT_FILTER, style="dim"))
+            yield Static(Text("Press Esc to close.", style="dim"))
+
+
+def binding_rows(app, bindings: list[Binding]) -> list[tuple[str, str]]:
+    """(keys, description) for bindings, with the user's keymap applied."""
+    keymap = getattr(app, "_keymap", {}) or {}
+    rows = []
+    for binding in bindings:
+        keys = keymap.get(binding.id, binding.key) if binding.id else binding.key
+        shown = " / ".join(app.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
+        rows.append((shown, binding.description or binding.action))
+    return rows

@@ -1,0 +1,90 @@
+"""The momentum chart: papers per week as vertical bars, drawn by us to fit any width."""
+
+from __future__ import annotations
+
+import textwrap
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from reader.core.momentum import Momentum
+
+BLOCKS = " ▁▂▃▄▅▆▇█"
+
+
+class MomentumChart(Widget):
+    """Headline on top, one bar per week, week labels below; the current (partial) week stands out."""
+
+    COMPONENT_CLASSES = {"chart--headline", "chart--title", "chart--bar", "chart--bar-partial", "chart--axis", "chart--count"}
+
+    momentum: reactive[Momentum | None] = reactive(None)
+    title: reactive[str] = reactive("")
+    headline: reactive[str] = reactive("")
+
+    def show(self, momentum: Momentum | None, title: str, headline: str) -> None:
+        self.set_reactive(MomentumChart.momentum, momentum)
+        self.set_reactive(MomentumChart.title, title)
+        self.headline = headline
+
+    def render(self) -> Text:
+        width, height = self.size.width, self.size.height
+        style = self.get_component_rich_style
+        out = Text(no_wrap=True, overflow="ellipsis", end="")
+        headline = self._wrap_headline(width)
+        if height < 8 and len(headline) > 1:
+            out.append("\n".join(headline), style("chart--headline"))  # no room for the title
+        else:
+            out.append(self.title, style("chart--title"))
+            out.append("\n" + "\n".join(headline), style("chart--headline"))
+        m = self.momentum
+        show_counts = height >= 8
+        bar_rows = height - 2 - len(headline) - show_counts  # title, headline, (counts,) bars, axis
+        if height < 8 and len(headline) > 1:
+            bar_rows += 1
+        if m is None or bar_rows < 1 or width < 24:
+            return out
+        weeks = m.weeks
+        slot = max(2, width // len(weeks))
+        bar_width = max(1, slot - 1 if slot < 6 else slot - 2)
+        peak = max((w.count for w in weeks), default=0)
+        if show_counts:
+            out.append("\n")
+            for week in weeks:  # counts above the bars
+                label = str(week.count) if slot > len(str(week.count)) else ""
+                out.append(label.center(bar_width)[:bar_width] + " " * (slot - bar_width), style("chart--count"))
+        for row in range(bar_rows, 0, -1):
+            out.append("\n")
+            for i, week in enumerate(weeks):
+                eighths = round(week.count / peak * bar_rows * 8) if peak else 0
+                if week.count and eighths == 0:
+                    eighths = 1  # a week with papers never looks empty
+                fill = max(0, min(8, eighths - (row - 1) * 8))
+                partial = i == len(weeks) - 1
+                cell = BLOCKS[fill] * bar_width
+                out.append(cell, style("chart--bar-partial" if partial else "chart--bar"))
+                out.append(" " * (slot - bar_width))
+        out.append("\n")
+        out.append_text(self._axis(m, slot, width))
+        return out
+
+    def _wrap_headline(self, width: int) -> list[str]:
+        """The headline on one line, or on two when the width is too small."""
+        if len(self.headline) <= width or width < 20:
+            return [self.headline]
+        return textwrap.wrap(self.headline, width)[:2]
+
+    def _axis(self, m: Momentum, slot: int, width: int) -> Text:
+        style = self.get_component_rich_style("chart--axis")
+        first = f"{m.weeks[0].start:%b %d}".replace(" 0", " ")
+        last = f"Week of {m.weeks[-1].start:%b %d}".replace(" 0", " ")
+        used = slot * len(m.weeks)
+        middle = ""
+        mid_week = m.weeks[len(m.weeks) // 2]
+        mid_label = f"{mid_week.start:%b %d}".replace(" 0", " ")
+        mid_at = slot * (len(m.weeks) // 2)
+        if mid_at > len(first) + 2 and mid_at + len(mid_label) + 2 < used - len(last):
+            middle = " " * (mid_at - len(first)) + mid_label
+        line = first + middle
+        line += " " * max(1, used - len(line) - len(last)) + last
+        return Text(line[: max(width, 0)], style=style)

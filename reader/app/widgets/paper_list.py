@@ -1,0 +1,266 @@
+"""The paper list: fixed-height cards drawn line by line (Textual's Line API).
+
+No widget per paper: the list holds a list of ids and draws only the lines on screen, so
+100,000 papers scroll and filter as fast as 100. Feed text is drawn as plain segments, never
+parsed as markup."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from reader.core.library import Library
+from reader.models import Paper
+
+CARD_HEIGHT = 6  # meta, title, two lines of abstract, authors, a blank line
+MARGIN = 2
+
+
+def author_line(paper: Paper, shown: int = 3) -> str:
+    names = [a.name for a in paper.authors[:shown]]
+    more = len(paper.authors) - len(names) + paper.extra_authors
+    return ", ".join(names) + (f" +{more}" if more > 0 else "")
+
+
+def affiliation_line(paper: Paper, shown: int = 2) -> str:
+    affiliations = paper.affiliations
+    more = len(affiliations) - shown + paper.extra_affiliations
+    return ", ".join(affiliations[:shown]) + (f" +{more}" if more > 0 else "")
+
+
+class PaperList(ScrollView, can_focus=True):
+    """Cards for `ids` (newest first); a cursor; posts Highlighted and Opened."""
+
+    BINDINGS = [
+        Binding("j,down", "cursor_down", "Down", show=False, id="list.down"),
+        Binding("k,up", "cursor_up", "Up", show=False, id="list.up"),
+        Binding("g,home", "first", "First", show=False, id="list.first"),
+        Binding("G,end", "last", "Last", show=False, id="list.last"),
+        Binding("pageup", "page_up", "Page up", show=False, id="list.page_up"),
+        Binding("pagedown,space", "page_down", "Page down", show=False, id="list.page_down"),
+        Binding("enter", "open", "Open", id="list.open"),
+    ]
+
+    COMPONENT_CLASSES = {
+        "paper-list--meta",
+        "paper-list--id",
+        "paper-list--title",
+        "paper-list--abstract",
+        "paper-list--authors",
+        "paper-list--affiliations",
+        "paper-list--tag",
+        "paper-list--star",
+        "paper-list--unread",
+        "paper-list--cursor",
+        "paper-list--cursor-bar",
+        "paper-list--empty",
+    }
+
+    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+
+    class Highlighted(Message):
+        def __init__(self, paper_id: str | None):
+            super().__init__()
+            self.paper_id = paper_id
+
+    class Opened(Message):
+        def __init__(self, paper_id: str):
+            super().__init__()
+            self.paper_id = paper_id
+
+    def __init__(self, library: Library, *, name: str | None = None, id: str | None = None):
+        super().__init__(name=name, id=id)
+        self.library = library
+        self.ids: list[str] = []
+        self.empty_message = "No papers"
+        self._cards: LRUCache[tuple, list[Strip]] = LRUCache(256)
+        self._wrap_width = 0
+
+    # --- content ---
+
+    def show(self, ids: list[str], *, keep: str | None = None) -> None:
+        """Show these papers; keep the cursor on paper `keep` (at the same screen row) if present."""
+        old_row = self.cursor * CARD_HEIGHT - self.scroll_y
+        self.ids = ids
+        self.virtual_size = Size(self.size.width, len(ids) * CARD_HEIGHT)
+        position = self._position_of(keep)
+        self._cards.clear()
+        if position is None:
+            self.set_cursor(0 if keep is None else min(self.cursor, max(len(ids) - 1, 0)), scroll="top" if keep is None else "keep")
+        else:
+            self.cursor = position
+            self.scroll_to(y=max(0, position * CARD_HEIGHT - old_row), animate=False, immediate=True)
+        self.refresh()
+
+    def _position_of(self, paper_id: str | None) -> int | None:
+        if paper_id is None:
+            return None
+        try:
+            return self.ids.index(paper_id)
+        except ValueError:
+            return None
+
+    @property
+    def current(self) -> str | None:
+        return self.ids[self.cursor] if 0 <= self.cursor < len(self.ids) else None
+
+    def set_library(self, library: Library) -> None:
+        self.library = library
+        self.refresh_cards()
+
+    def refresh_cards(self) -> None:
+        """Redraw after paper records or the library changed."""
+        self._cards.clear()
+        self.refresh()
+
+    def on_resize(self) -> None:
+        self.virtual_size = Size(self.size.width, len(self.ids) * CARD_HEIGHT)
+        self._cards.clear()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cards.clear()
+
+    # --- cursor ---
+
+    def set_cursor(self, index: int, *, scroll: str = "nearest") -> None:
+        index = max(0, min(index, len(self.ids) - 1)) if self.ids else 0
+        self.cursor = index
+        top = index * CARD_HEIGHT
+        if scroll == "top":
+            self.scroll_to(y=top, animate=False, immediate=True)
+        elif top < self.scroll_y:
+            self.scroll_to(y=top, animate=False, immediate=True)
+        elif top + CARD_HEIGHT > self.scroll_y + self.size.height:
+            self.scroll_to(y=top + CARD_HEIGHT - self.size.height, animate=False, immediate=True)
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.refresh()  # cards are cached with and without the cursor
+        self.post_message(self.Highlighted(self.current))
+
+    def action_cursor_down(self) -> None:
+        self.set_cursor(self.cursor + 1)
+
+    def action_cursor_up(self) -> None:
+        self.set_cursor(self.cursor - 1)
+
+    def action_first(self) -> None:
+        self.set_cursor(0)
+
+    def action_last(self) -> None:
+        self.set_cursor(len(self.ids) - 1)
+
+    def _page(self) -> int:
+        return max(1, self.size.height // CARD_HEIGHT)
+
+    def action_page_down(self) -> None:
+        self.set_cursor(self.cursor + self._page())
+
+    def action_page_up(self) -> None:
+        self.set_cursor(self.cursor - self._page())
+
+    def action_open(self) -> None:
+        if self.current is not None:
+            self.post_message(self.Opened(self.current))
+
+    def next_matching(self, predicate: Callable[[str], bool]) -> bool:
+        """Move to the next paper after the cursor that satisfies `predicate` (wrapping)."""
+        count = len(self.ids)
+        for step in range(1, count + 1):
+            index = (self.cursor + step) % count
+            if predicate(self.ids[index]):
+                self.set_cursor(index)
+                return True
+        return False
+
+    async def _on_click(self, event) -> None:
+        index = int(self.scroll_y + event.y) // CARD_HEIGHT
+        if 0 <= index < len(self.ids):
+            if index == self.cursor and event.chain >= 2:
+                self.action_open()
+            self.set_cursor(index)
+
+    # --- drawing ---
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        line = int(self.scroll_y) + y
+        if not self.ids:
+            if y == 1:
+                style = self.get_component_rich_style("paper-list--empty")
+                return Strip([Segment(" " * MARGIN + self.empty_message, style)]).adjust_cell_length(width)
+            return Strip.blank(width)
+        index, row = divmod(line, CARD_HEIGHT)
+        if index >= len(self.ids):
+            return Strip.blank(width)
+        paper_id = self.ids[index]
+        library = self.library
+        key = (paper_id, width, index == self.cursor, paper_id in library.read, paper_id in library.starred, paper_id in library.papers)
+        card = self._cards.get(key)
+        if card is None:
+            card = self._cards[key] = self._draw_card(paper_id, width, index == self.cursor)
+        return card[row]
+
+    def _draw_card(self, paper_id: str, width: int, is_cursor: bool) -> list[Strip]:
+        library = self.library
+        paper = library.papers.get(paper_id)
+        read = paper_id in library.read
+        style = self.get_component_rich_style
+        base = style("paper-list--cursor") if is_cursor else Style()
+        dim = Style(dim=True) if read else Style()
+        bar = Segment("▌ ", style("paper-list--cursor-bar") + base) if is_cursor else Segment(" " * MARGIN, base)
+        inner = max(10, width - MARGIN - 1)  # text width, one column kept clear on the right
+
+        def line(*parts: tuple[str, Style]) -> Strip:
+            segments = [bar] + [Segment(text, base + part_style + dim) for text, part_style in parts if text]
+            return Strip(segments).adjust_cell_length(width, base)
+
+        def fit(text: str, room: int) -> str:
+            plain = Text(text)
+            plain.truncate(max(room, 1), overflow="ellipsis")
+            return plain.plain
+
+        entry = library.index.get(paper_id)
+        star = ("★ ", style("paper-list--star")) if paper_id in library.starred else ("  ", Style())
+        unread = ("● ", style("paper-list--unread")) if not read else ("  ", Style())
+        if paper is None:
+            published = entry.published if entry else ""
+            return [
+                line(star, unread, (f"{published} · {paper_id}", style("paper-list--meta"))),
+                line(("loading…", style("paper-list--abstract"))),
+                *[line() for _ in range(CARD_HEIGHT - 2)],
+            ]
+        ident = "demo paper" if paper.demo else f"{paper.id}v{paper.version}"
+        meta = f"{paper.published[:10]} · {paper.primary_category} · "
+        tags = "  ".join(library.topics_of(paper_id))
+        room_for_tags = inner - 4 - len(meta) - len(ident) - 2
+        tag_text = fit(tags, room_for_tags) if tags and room_for_tags > 8 else ""
+        gap = max(1, inner - 4 - len(meta) - len(ident) - len(tag_text))
+        abstract = Text(paper.abstract).wrap(self.app.console, inner, overflow="fold")
+        abstract_lines = [l.plain for l in abstract[:2]]
+        if len(abstract) > 2 and abstract_lines:
+            abstract_lines[1] = fit(abstract_lines[1].rstrip() + " …", inner)
+        abstract_lines += [""] * (2 - len(abstract_lines))
+        authors = author_line(paper)
+        affiliations = affiliation_line(paper)
+        return [
+            line(star, unread, (meta, style("paper-list--meta")), (ident, style("paper-list--id")), (" " * gap, Style()), (tag_text, style("paper-list--tag"))),
+            line((fit(paper.title, inner), style("paper-list--title"))),
+            line((abstract_lines[0], style("paper-list--abstract"))),
+            line((abstract_lines[1], style("paper-list--abstract"))),
+            line(
+                (fit(authors, inner), style("paper-list--authors")),
+                (fit(f" · {affiliations}", max(0, inner - len(authors))) if affiliations and len(authors) < inner - 8 else "", style("paper-list--affiliations")),
+            ),
+            line(),
+        ]
