@@ -221,6 +221,34 @@ def cmd_momentum(args, settings) -> int:
     return 0
 
 
+def cmd_export(args, settings) -> int:
+    from reader.core.bibtex import export
+
+    if not (args.starred or args.topic or args.query):
+        raise ReaderError("say what to export: --starred, --topic NAME and/or --query Q")
+    store = _store(args, settings)
+    match = None
+    if args.query:
+        from reader.core.query import matcher
+
+        _validated_query(args.query, for_arxiv=False)
+        match = matcher(args.query)
+    library = _library(store, with_papers=True)
+    ids = library.select(topic=_topic_name(store, args.topic), starred=args.starred, match=match)
+    papers = [library.papers[pid] for pid in ids if pid in library.papers]
+    text = export(papers)
+    if args.output is None or str(args.output) == "-":
+        sys.stdout.write(text)
+    else:
+        from reader.store.files import write_atomic
+
+        write_atomic(Path(args.output).expanduser(), text.encode("utf-8"))
+        print(f"wrote {len(papers)} entr{'ies' if len(papers) != 1 else 'y'} to {args.output}", file=sys.stderr)
+    if not papers:
+        print("nothing matched: the file has no entries", file=sys.stderr)
+    return 0
+
+
 def cmd_app(args, settings) -> int:
     from reader.app import run_app
 
@@ -273,6 +301,13 @@ def build_parser() -> argparse.ArgumentParser:
     mom.add_argument("--as-of", metavar="YYYY-MM-DD")
     mom.add_argument("--json", action="store_true")
     mom.set_defaults(handler=cmd_momentum)
+
+    exp = commands.add_parser("export", help="write papers as BibTeX (starred, a topic, a query)")
+    exp.add_argument("--starred", action="store_true", help="the starred papers")
+    exp.add_argument("--topic", metavar="NAME", help="the papers of a topic")
+    exp.add_argument("--query", metavar="Q", help="the papers matching a query")
+    exp.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of to stdout")
+    exp.set_defaults(handler=cmd_export)
     return parser
 
 

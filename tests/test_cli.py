@@ -125,3 +125,26 @@ def test_installed_command_with_invalid_environment(tmp_path):
     assert result.stderr == "reader: error: READER_ARXIV_DELAY='soon' is not a number\n"
     result = subprocess.run([sys.executable, "-m", "reader", "sync", "--help"], env=env, capture_output=True, text=True)
     assert result.returncode == 0 and "--topic NAME" in result.stdout
+
+
+def test_export_starred_to_a_file_and_stdout(capsys, arxiv_env, tmp_path):
+    synced(capsys, arxiv_env)
+    rows = json.loads(run(capsys, "list", "--json", "--limit", "3")[1])
+    run(capsys, "star", *[r["id"] for r in rows])
+    target = tmp_path / "starred.bib"
+    code, out, err = run(capsys, "export", "--starred", "-o", str(target))
+    assert code == 0 and "wrote 3 entries" in err
+    text = target.read_text()
+    assert text.count("@misc{") == 3
+    assert all(f"eprint = {{{r['id']}}}" in text for r in rows)
+    code, out, _ = run(capsys, "export", "--starred")
+    assert out == text
+
+
+def test_export_to_an_unwritable_path_is_a_clear_error(capsys, arxiv_env, tmp_path):
+    synced(capsys, arxiv_env)
+    code, out, err = run(capsys, "export", "--topic", "Agents", "-o", str(tmp_path / "no" / "such" / "dir.bib"))
+    assert code == 1 and err.startswith("reader: error: cannot write") and "No such file or directory" in err
+    assert not (tmp_path / "no").exists()
+    code, out, err = run(capsys, "export")
+    assert code == 1 and "say what to export" in err

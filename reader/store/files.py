@@ -50,7 +50,11 @@ def read_json(path: Path) -> Any | None:
 
 def write_json_atomic(path: Path, data: Any) -> None:
     """Replace `path` with `data` as JSON, atomically and durably."""
-    payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    write_atomic(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def write_atomic(path: Path, payload: bytes) -> None:
+    """Replace `path` with `payload`: a temporary file in the same directory, flushed, renamed."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as handle:
