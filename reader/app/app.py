@@ -21,16 +21,18 @@ from textual.widgets import Footer, Header, Input, OptionList, Static
 
 from reader.arxiv.client import ArxivClient
 from reader.config import Settings
+from reader.core.bibtex import export as export_bibtex
 from reader.core.library import Library
 from reader.core.momentum import headline
 from reader.core.query import Matcher, matcher
 from reader.demo import DemoSet, load_demo
 from reader.errors import QueryError, ReaderError
 from reader.store import Store
+from reader.store.files import write_atomic
 from reader.sync import SyncEvent, SyncReport, Syncer, client_for, total_window
 
 from reader.app.screens.detail import DetailScreen
-from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog
+from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog, PathDialog
 from reader.app.screens.help import HelpScreen, binding_rows
 from reader.app.widgets.chart import MomentumChart
 from reader.app.widgets.paper_list import PaperList
@@ -61,6 +63,8 @@ class ReaderApp(App):
         Binding("o", "open_abstract", "Browser", id="app.open"),
         Binding("p", "open_pdf", "PDF", show=False, id="app.pdf"),
         Binding("R", "sync", "Sync", id="app.sync"),
+        Binding("e", "export", "Export", id="app.export"),
+        Binding("y", "copy_bibtex", "Copy BibTeX", show=False, id="app.copy_bibtex"),
         Binding("a", "add_topic", "Add topic", show=False, id="app.add_topic"),
         Binding("d", "delete_topic", "Delete topic", show=False, id="app.delete_topic"),
     ]
@@ -478,6 +482,42 @@ class ReaderApp(App):
 
     def _set_status(self, message: str) -> None:
         self.query_one("#status", Static).update(message)
+
+    # --- BibTeX ---
+
+    def action_export(self) -> None:
+        starred = [self.library.papers[pid] for pid in self.library.select(starred=True) if pid in self.library.papers]
+        if not starred:
+            self.notify("Nothing to export: star papers with s first.", severity="warning")
+            return
+        default = self.store.setting("export_path") or str(Path.home() / "starred.bib")
+
+        def chosen(path: str | None) -> None:
+            if path is None:
+                return
+            text = export_bibtex(starred)
+            target = Path(path).expanduser()
+            try:
+                write_atomic(target, text.encode("utf-8"))
+                self.store.set_setting("export_path", str(target))
+            except ReaderError as error:
+                self.notify(f"Export failed: {error}", severity="error", timeout=15)
+                return
+            count = text.count("@misc{")
+            self.notify(f"Wrote {count} entr{'ies' if count != 1 else 'y'} to {target}")
+
+        self.push_screen(PathDialog(f"Export {len(starred)} starred paper{'s' if len(starred) != 1 else ''} to BibTeX", default), chosen)
+
+    def action_copy_bibtex(self) -> None:
+        paper = self.library.papers.get(self.current_paper() or "")
+        if paper is None:
+            return
+        if paper.demo:
+            self.notify("Demo papers have no arXiv id to cite.", severity="warning")
+            return
+        text = export_bibtex([paper])
+        self.copy_to_clipboard(text)
+        self.notify(f"Copied {text.split(',', 1)[0].removeprefix('@misc{')} to the clipboard.")
 
     # --- topics ---
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+from rich.style import Style
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -29,7 +30,9 @@ class MomentumChart(Widget):
 
     def render(self) -> Text:
         width, height = self.size.width, self.size.height
-        style = self.get_component_rich_style
+        def style(name: str) -> Style:  # colour only: the chart's background shows through
+            return Style(color=self.get_component_rich_style(name).color, bold=self.get_component_rich_style(name).bold)
+
         out = Text(no_wrap=True, overflow="ellipsis", end="")
         headline = self._wrap_headline(width)
         if height < 8 and len(headline) > 1:
@@ -75,7 +78,7 @@ class MomentumChart(Widget):
         return textwrap.wrap(self.headline, width)[:2]
 
     def _axis(self, m: Momentum, slot: int, width: int) -> Text:
-        style = self.get_component_rich_style("chart--axis")
+        style = Style(color=self.get_component_rich_style("chart--axis").color)
         first = f"{m.weeks[0].start:%b %d}".replace(" 0", " ")
         last = f"Week of {m.weeks[-1].start:%b %d}".replace(" 0", " ")
         used = slot * len(m.weeks)

@@ -197,12 +197,12 @@ class PaperList(ScrollView, can_focus=True):
         line = int(self.scroll_y) + y
         if not self.ids:
             if y == 1:
-                style = self.get_component_rich_style("paper-list--empty")
-                return Strip([Segment(" " * MARGIN + self.empty_message, style)]).adjust_cell_length(width)
-            return Strip.blank(width)
+                style = self.rich_style + self._part_style("paper-list--empty")
+                return Strip([Segment(" " * MARGIN + self.empty_message, style)]).adjust_cell_length(width, self.rich_style)
+            return Strip.blank(width, self.rich_style)
         index, row = divmod(line, CARD_HEIGHT)
         if index >= len(self.ids):
-            return Strip.blank(width)
+            return Strip.blank(width, self.rich_style)
         paper_id = self.ids[index]
         library = self.library
         key = (paper_id, width, index == self.cursor, paper_id in library.read, paper_id in library.starred, paper_id in library.papers)
@@ -211,14 +211,20 @@ class PaperList(ScrollView, can_focus=True):
             card = self._cards[key] = self._draw_card(paper_id, width, index == self.cursor)
         return card[row]
 
+    def _part_style(self, name: str) -> Style:
+        """A component's colour and text style without its background: the card's shows through."""
+        full = self.get_component_rich_style(name)
+        return Style(color=full.color, bold=full.bold, italic=full.italic, dim=full.dim)
+
     def _draw_card(self, paper_id: str, width: int, is_cursor: bool) -> list[Strip]:
         library = self.library
         paper = library.papers.get(paper_id)
         read = paper_id in library.read
-        style = self.get_component_rich_style
-        base = style("paper-list--cursor") if is_cursor else Style()
+
+        style = self._part_style
+        base = self.get_component_rich_style("paper-list--cursor") if is_cursor else self.rich_style
         dim = Style(dim=True) if read else Style()
-        bar = Segment("▌ ", style("paper-list--cursor-bar") + base) if is_cursor else Segment(" " * MARGIN, base)
+        bar = Segment("▌ ", base + style("paper-list--cursor-bar")) if is_cursor else Segment(" " * MARGIN, base)
         inner = max(10, width - MARGIN - 1)  # text width, one column kept clear on the right
 
         def line(*parts: tuple[str, Style]) -> Strip:

@@ -1,0 +1,332 @@
+"""The app driven with Textual's Pilot: every key, background sync, demo and offline states."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from reader.app import ReaderApp
+from reader.app.screens.detail import DetailScreen
+from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog, PathDialog
+from reader.app.screens.help import HelpScreen
+from reader.app.widgets.chart import MomentumChart
+from reader.arxiv.client import ArxivClient, ClientOptions
+from reader.config import Settings
+from reader.store import Store
+from tests.corpus import TODAY, recent_papers
+
+QUERY = "ti:agents"
+
+
+def settings(**changes) -> Settings:
+    values = dict(
+        api_url="http://127.0.0.1:9/api/query", rss_url="http://127.0.0.1:9/rss/", delay=0.0, timeout=2.0,
+        retries=0, backoff=0.01, today_override=TODAY, sync_weeks=16, sync_interval_hours=6, data_dir=None,
+    )
+    values.update(changes)
+    return Settings(**values)
+
+
+def make_app(store, fake=None, **kwargs) -> ReaderApp:
+    options = ClientOptions(api_url=fake.api_url if fake else "http://127.0.0.1:9/api/query", rss_url="http://127.0.0.1:9/rss/", delay=0, retries=0, timeout=2)
+    return ReaderApp(store, settings(), client_factory=lambda: ArxivClient(options), sync_on_start=False, **kwargs)
+
+
+@pytest.fixture
+def papers():
+    return recent_papers(40)
+
+
+@pytest.fixture
+def store(data_dir, papers):
+    store = Store(data_dir)
+    store.add_topic("Agents", QUERY)
+    store.add_topic("Other", "ti:other")
+    store.save_papers(papers[:30], "Agents")
+    store.save_papers(papers[25:40], "Other")
+    return store
+
+
+async def ready(pilot):
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def card_text(app, index: int = 0) -> str:
+    """The lines of the index-th visible card as the screen shows them."""
+    from reader.app.widgets.paper_list import CARD_HEIGHT
+
+    first = index * CARD_HEIGHT - int(app.paper_list.scroll_y)
+    return "\n".join(app.paper_list.render_line(first + row).text for row in range(CARD_HEIGHT))
+
+
+async def test_first_screen_shows_sidebar_chart_and_newest_cards(store, papers):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        sidebar = app.sidebar
+        prompts = [str(sidebar.get_option_at_index(i).prompt) for i in range(sidebar.option_count)]
+        assert prompts[0] == "All papers\n40 papers · 40 unread"
+        assert prompts[1] == "Starred\n0 papers"
+        assert prompts[2] == "Agents\n30 papers · 30 unread"
+        assert app.paper_list.ids[:3] == [p.id for p in papers[:3]]
+        chart = app.query_one(MomentumChart)
+        assert chart.headline.startswith("40 papers in the last four weeks")
+        first = card_text(app, 0)
+        assert papers[0].title[:40] in first and papers[0].published[:10] in first
+        assert "Agents" in first.splitlines()[0]
+
+
+async def test_cursor_keys(store):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        plist = app.paper_list
+        await pilot.press("j", "j", "down")
+        assert plist.cursor == 3
+        await pilot.press("k", "up")
+        assert plist.cursor == 1
+        await pilot.press("G")
+        assert plist.cursor == 39
+        await pilot.press("g")
+        assert plist.cursor == 0
+        await pilot.press("end")
+        assert plist.cursor == 39
+        await pilot.press("home", "pagedown")
+        assert plist.cursor > 1
+        await pilot.press("pageup")
+        assert plist.cursor == 0
+
+
+async def test_sidebar_selects_topic_and_starred(store, papers):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("tab")
+        assert app.focused is app.sidebar
+        await pilot.press("j", "j")  # All -> Starred -> Agents
+        assert app.view == "topic:Agents"
+        assert app.paper_list.ids == [p.id for p in papers[:30]]
+        assert app.query_one(MomentumChart).title == "Agents"
+        await pilot.press("enter")
+        assert app.focused is app.paper_list
+        await pilot.press("shift+tab")
+        await pilot.press("k")
+        assert app.view == "starred" and app.paper_list.ids == []
+
+
+async def test_star_read_persist_and_enter_opens_detail(store, papers, data_dir):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("s")
+        assert Store(data_dir).marks().starred == {papers[0].id}
+        assert "★" in card_text(app, 0)
+        await pilot.press("s")
+        assert Store(data_dir).marks().starred == set()
+        await pilot.press("r")
+        assert Store(data_dir).marks().read == {papers[0].id}
+        await pilot.press("r", "j", "enter")
+        assert isinstance(app.screen, DetailScreen)
+        assert Store(data_dir).marks().read == {papers[1].id}
+        body = str(app.screen.query_one("#detail-body").render())
+        assert papers[1].title in body and papers[1].authors[0].name in body
+        await pilot.press("s")
+        assert Store(data_dir).marks().starred == {papers[1].id}
+        await pilot.press("escape")
+        assert not isinstance(app.screen, DetailScreen)
+        assert str(app.sidebar.get_option_at_index(1).prompt) == "Starred\n1 paper"  # read, so none unread
+
+
+async def test_next_unread_and_unread_only(store, papers):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("r", "j", "r", "k")  # first two read
+        await pilot.press("n")
+        assert app.paper_list.current == papers[2].id
+        await pilot.press("u")
+        assert app.paper_list.ids == [p.id for p in papers[2:]]
+        assert app.paper_list.current == papers[2].id
+        await pilot.press("u")
+        assert len(app.paper_list.ids) == 40
+
+
+async def test_filter_with_words_and_queries(store, papers):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("slash")
+        await pilot.press(*"ti:testing")
+        await pilot.pause(0.3)
+        await ready(pilot)
+        expected = [p.id for p in papers if "testing" in p.title.lower().replace(":", " ").split()]
+        assert expected and app.paper_list.ids == expected
+        box = app.query_one("#filter")
+        assert box.border_subtitle.startswith(f"{len(expected)} match")
+        await pilot.press("ctrl+a", "ctrl+k", *"ti:(a b)")
+        await pilot.pause(0.3)
+        assert "not arXiv syntax" in box.border_subtitle
+        assert app.paper_list.ids == expected  # the last good filter stays
+        await pilot.press("escape")
+        await pilot.pause(0.3)
+        await ready(pilot)
+        assert len(app.paper_list.ids) == 40 and not box.display
+
+
+async def test_open_abstract_and_pdf_in_browser(store, papers):
+    app = make_app(store)
+    opened = []
+    app.open_url = lambda url, **kw: opened.append(url)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("o", "p")
+        assert opened == [papers[0].abs_url, papers[0].pdf_url]
+
+
+async def test_background_sync_updates_list_and_counts_and_keeps_the_cursor(store, papers, fake_arxiv):
+    newer = recent_papers(5, id_base=60000)
+    fake_arxiv.queries[QUERY] = newer + papers[:30]
+    fake_arxiv.queries["ti:other"] = papers[25:40]
+    app = make_app(store, fake_arxiv)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("j", "j")
+        current = app.paper_list.current
+        await pilot.press("R")
+        await ready(pilot)
+        await ready(pilot)
+        assert app.paper_list.current == current
+        assert set(app.paper_list.ids[:5]) == {p.id for p in newer}
+        assert str(app.sidebar.get_option_at_index(0).prompt).startswith("All papers\n45 papers")
+        assert "5 new" in str(app.query_one("#status").render())
+
+
+async def test_add_and_delete_topic(store, fake_arxiv):
+    fake_arxiv.queries["cat:cs.LG"] = recent_papers(3, id_base=70000)
+    app = make_app(store, fake_arxiv)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("a")
+        assert isinstance(app.screen, AddTopicDialog)
+        await pilot.press(*"New", "enter", *"cat:cs.LG AND", "enter")
+        assert "Invalid query" in str(app.screen.query_one("#topic-error").render())
+        await pilot.press("backspace", "backspace", "backspace", "backspace", "enter")
+        await ready(pilot)
+        await ready(pilot)
+        assert [t.name for t in store.topics()] == ["Agents", "Other", "New"]
+        assert app.view == "topic:New" and len(app.paper_list.ids) == 3
+        await pilot.press("d")
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("y")
+        assert [t.name for t in store.topics()] == ["Agents", "Other"] and app.view == "all"
+
+
+async def test_export_starred_and_copy_entry(store, papers, tmp_path):
+    app = make_app(store)
+    copied = []
+    app.copy_to_clipboard = copied.append
+    target = tmp_path / "out.bib"
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("s", "j", "s", "y")
+        assert copied and copied[0].startswith("@misc{") and f"eprint = {{{papers[1].id}}}" in copied[0]
+        await pilot.press("e")
+        assert isinstance(app.screen, PathDialog)
+        app.screen.query_one("#path").value = str(target)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert target.read_text().count("@misc{") == 2
+        assert store.setting("export_path") == str(target)
+        await pilot.press("e")
+        assert app.screen.query_one("#path").value == str(target)
+        app.screen.query_one("#path").value = str(tmp_path / "missing" / "x.bib")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not (tmp_path / "missing").exists()
+
+
+async def test_help_lists_every_key(store):
+    app = make_app(store)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await ready(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        rows = dict(r for _, section in app.help_sections() for r in section)
+        for key in ["j / ↓", "k / ↑", "g / home", "G / end", "s", "r", "n", "u", "/", "o", "p", "R", "a", "d", "e", "y", "q", "?"]:
+            assert any(k == key or k.startswith(key) for k in rows), key
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_demo_set_when_there_is_no_cache(data_dir):
+    store = Store(data_dir)
+    store.add_topic("RL for LLM Agents", "ti:agent")
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert app.demo is not None and len(app.paper_list.ids) == 30
+        chart = app.query_one(MomentumChart)
+        assert chart.headline == "70 papers in the last four weeks, up 141% on the four weeks before · 0.7% of all new papers"
+        assert chart.title.startswith("Demo")
+        assert "Demo set" in str(app.query_one("#status").render())
+        assert "demo paper" in card_text(app, 0)
+
+
+async def test_offline_says_so_once_and_keeps_the_cache(store):
+    app = make_app(store)  # points at a closed port
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("R")
+        await ready(pilot)
+        await pilot.press("R")
+        await ready(pilot)
+        offline = [n for n in app._notifications if "Offline" in n.message]
+        assert len(offline) == 1
+        assert len(app.paper_list.ids) == 40
+
+
+async def test_feed_text_is_shown_literally(data_dir):
+    store = Store(data_dir)
+    hostile = dataclasses.replace(
+        recent_papers(1)[0], title="[bold]x[/] [@click=app.quit]y[/] [link=http://evil]z[/link]",
+        abstract="\x1b[31mred\x1b[0m [b]not bold[/b]",
+    )
+    from reader.arxiv.parse import clean_text
+
+    hostile = dataclasses.replace(hostile, abstract=clean_text(hostile.abstract))
+    store.save_papers([hostile])
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        text = card_text(app, 0)
+        assert "[bold]x[/] [@click=app.quit]y[/] [link=http://evil]z[/link]" in text
+        assert "\x1b" not in text and "[31mred[0m [b]not bold[/b]" in text
+        await pilot.click("#papers", offset=(20, 1))
+        await pilot.press("enter")
+        assert isinstance(app.screen, DetailScreen)
+        assert "[@click=app.quit]y[/]" in str(app.screen.query_one("#detail-body").render())
+        assert app.is_running
+
+
+async def test_theme_is_remembered(store, data_dir):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        app.theme = "textual-light"
+        await pilot.pause()
+    assert Store(data_dir).setting("theme") == "textual-light"
+    app = make_app(Store(data_dir))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert app.theme == "textual-light"
+
+
+async def test_quit(store):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running

@@ -1,0 +1,83 @@
+"""Snapshots of each screen (pytest-textual-snapshot). Update with: pytest --snapshot-update."""
+
+from __future__ import annotations
+
+import pytest
+
+from reader.store import Store
+from tests.corpus import recent_papers
+from tests.test_app import make_app
+
+pytest.importorskip("pytest_textual_snapshot")
+
+
+@pytest.fixture
+def store(data_dir):
+    store = Store(data_dir)
+    store.add_topic("Agents", "ti:agents")
+    papers = recent_papers(40)
+    store.save_papers(papers[:30], "Agents")
+    store.save_papers(papers[20:], None)
+    store.set_marks([papers[1].id], read=True)
+    store.set_marks([papers[2].id], starred=True)
+    return store
+
+
+async def settle(pilot):
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def test_main_screen(snap_compare, store):
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("j")
+
+    assert snap_compare(make_app(store), terminal_size=(120, 40), run_before=run_before)
+
+
+def test_small_terminal(snap_compare, store):
+    assert snap_compare(make_app(store), terminal_size=(80, 24), run_before=settle)
+
+
+def test_detail_view(snap_compare, store):
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+
+    assert snap_compare(make_app(store), terminal_size=(120, 40), run_before=run_before)
+
+
+def test_help_screen(snap_compare, store):
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+
+    assert snap_compare(make_app(store), terminal_size=(120, 50), run_before=run_before)
+
+
+def test_empty_topic(snap_compare, store):
+    store.add_topic("Fresh", "ti:fresh")
+
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("tab", "j", "j", "j")  # Starred, Agents, Fresh: a topic not synced yet
+        await pilot.pause()
+
+    assert snap_compare(make_app(store), terminal_size=(120, 40), run_before=run_before)
+
+
+def test_demo_state(snap_compare, data_dir):
+    store = Store(data_dir)
+    store.add_topic("RL for LLM Agents", "ti:agent")
+    assert snap_compare(make_app(store), terminal_size=(120, 40), run_before=settle)
+
+
+def test_light_theme(snap_compare, store):
+    async def run_before(pilot):
+        pilot.app.theme = "textual-light"
+        await settle(pilot)
+
+    assert snap_compare(make_app(store), terminal_size=(120, 40), run_before=run_before)
