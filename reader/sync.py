@@ -116,7 +116,8 @@ class Syncer:
         result = TopicResult(topic.name)
         last_sync = await asyncio.to_thread(self.store.last_sync, topic.name)
         index = await asyncio.to_thread(self.store.index)
-        known = {pid: e.version for pid, e in index.items() if topic.name in e.topics}
+        bit = index.bit(topic.name)
+        known = {pid: v for pid, v, mask in zip(index.ids, index.versions, index.masks) if mask & bit}
         horizon = self.today - timedelta(weeks=self.horizon_weeks)
         caught_up_before = None
         if last_sync and known:

@@ -27,6 +27,7 @@ from reader.core.momentum import headline
 from reader.core.query import Matcher, matcher
 from reader.demo import DemoSet, load_demo
 from reader.errors import QueryError, ReaderError
+from reader.models import PaperIndex
 from reader.store import Store
 from reader.store.files import write_atomic
 from reader.sync import SyncEvent, SyncReport, Syncer, client_for, total_window
@@ -82,7 +83,7 @@ class ReaderApp(App):
         self.settings = settings
         self.client_factory = client_factory or (lambda: client_for(settings, on_notice=self._sync_notice))
         self.sync_on_start = sync_on_start
-        self.library = Library({})
+        self.library = Library(PaperIndex())
         self.demo: DemoSet | None = None
         self.view = ALL
         self.unread_only = False
@@ -157,7 +158,7 @@ class ReaderApp(App):
             marks = self.store.marks()
         except ReaderError as error:
             self.call_from_thread(self.notify, f"Cannot read the cache: {error}", severity="error", timeout=30)
-            index, marks = {}, None
+            index, marks = PaperIndex(), None
         library = Library(index, marks.read if marks else (), marks.starred if marks else ())
         self.call_from_thread(self._library_ready, library)
         for shard in self.store.shards():
@@ -183,10 +184,7 @@ class ReaderApp(App):
         self.demo = load_demo()
         library = Library(self.demo.index)
         library.add_papers(self.demo.papers.values())
-        self._set_status(
-            f"Demo set: the 30 newest papers of the '{self.demo.topic}' topic page (September 2026). "
-            "Your own topics appear after the first sync (R)."
-        )
+        self._set_status(f"Demo set: 30 papers of the '{self.demo.topic}' topic page, Sep 2026 · R syncs your topics")
         return library
 
     def _papers_loaded(self, papers: Iterable) -> None:
@@ -471,7 +469,7 @@ class ReaderApp(App):
                 return
             # Real papers arrived: leave the demo for the real cache.
             self.demo = None
-            self.library = Library({}, self.store.marks().read, self.store.marks().starred)
+            self.library = Library(PaperIndex(), self.store.marks().read, self.store.marks().starred)
             self.paper_list.set_library(self.library)
             self.load_cache()
             return

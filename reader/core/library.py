@@ -10,45 +10,29 @@ from typing import Iterable
 
 from reader.core import momentum
 from reader.core.query import Matcher, SearchText, search_text
-from reader.models import IndexEntry, Paper
+from reader.models import Paper, PaperIndex
 
 STARRED = object()  # the key of the starred papers' counts (a topic may be named anything)
 
 
 class Library:
-    def __init__(self, index: dict[str, IndexEntry], read: Iterable[str] = (), starred: Iterable[str] = ()):
+    def __init__(self, index: PaperIndex, read: Iterable[str] = (), starred: Iterable[str] = ()):
         self.read = set(read)
         self.starred = set(starred)
         self.papers: dict[str, Paper] = {}
         self._search: dict[str, SearchText] = {}
         self.reindex(index)
 
-    def reindex(self, index: dict[str, IndexEntry]) -> None:
+    def reindex(self, index: PaperIndex) -> None:
         """Take a newer index (after a sync); loaded records stay, changed ones are replaced later."""
         self.index = index
-        # Newest first: v1 day, then id (ids grow with announcement order within a day).
-        self.order: list[str] = sorted(index, key=lambda pid: (index[pid].published, pid), reverse=True)
-        self._counts: dict[str | None, list[int]] | None = None
+        self.order: list[str] = index.ids  # the index is kept newest first
+        self._counts: dict | None = None
 
     def add_papers(self, papers: Iterable[Paper]) -> None:
         for paper in papers:
             self.papers[paper.id] = paper
             self._search.pop(paper.id, None)
-
-    def set_marks(self, paper_id: str, *, read: bool | None = None, starred: bool | None = None) -> None:
-        """Change marks in memory, keeping the cached counts right without a recount."""
-        counts = self._counts
-        topics = self.topics_of(paper_id)
-        if read is not None and read != (paper_id in self.read):
-            (self.read.add if read else self.read.discard)(paper_id)
-            if counts is not None and paper_id in self.index:
-                for key in [None, *topics] + ([STARRED] if paper_id in self.starred else []):
-                    counts[key][1] += -1 if read else 1
-        if starred is not None and starred != (paper_id in self.starred):
-            (self.starred.add if starred else self.starred.discard)(paper_id)
-            if counts is not None and paper_id in self.index:
-                counts[STARRED][0] += 1 if starred else -1
-                counts[STARRED][1] += (1 if starred else -1) * (paper_id not in self.read)
 
     @property
     def complete(self) -> bool:
@@ -56,8 +40,7 @@ class Library:
         return len(self.papers) >= len(self.index)
 
     def topics_of(self, paper_id: str) -> list[str]:
-        entry = self.index.get(paper_id)
-        return entry.topics if entry else []
+        return self.index.topics_of(paper_id)
 
     def search_text(self, paper_id: str) -> SearchText | None:
         text = self._search.get(paper_id)
@@ -68,6 +51,22 @@ class Library:
             text = self._search[paper_id] = search_text(paper)
         return text
 
+    def set_marks(self, paper_id: str, *, read: bool | None = None, starred: bool | None = None) -> None:
+        """Change marks in memory, keeping the cached counts right without a recount."""
+        counts = self._counts
+        indexed = paper_id in self.index
+        keys = [None, *self.topics_of(paper_id)] if indexed else []
+        if read is not None and read != (paper_id in self.read):
+            (self.read.add if read else self.read.discard)(paper_id)
+            if counts is not None:
+                for key in keys + ([STARRED] if paper_id in self.starred and indexed else []):
+                    counts[key][1] += -1 if read else 1
+        if starred is not None and starred != (paper_id in self.starred):
+            (self.starred.add if starred else self.starred.discard)(paper_id)
+            if counts is not None and indexed:
+                counts[STARRED][0] += 1 if starred else -1
+                counts[STARRED][1] += (1 if starred else -1) * (paper_id not in self.read)
+
     def select(
         self,
         *,
@@ -75,24 +74,27 @@ class Library:
         starred: bool = False,
         unread: bool = False,
         match: Matcher | None = None,
-        ids: Iterable[str] | None = None,
     ) -> list[str]:
-        """Ids newest first that pass every given filter (`ids` narrows a previous selection)."""
+        """Ids newest first that pass every given filter."""
         index, read, stars = self.index, self.read, self.starred
-        result = []
-        for pid in self.order if ids is None else ids:
-            if topic is not None and topic not in index[pid].topics:
-                continue
-            if starred and pid not in stars:
-                continue
-            if unread and pid in read:
-                continue
-            if match is not None:
-                text = self.search_text(pid)
-                if text is None or not match(text):
-                    continue
-            result.append(pid)
-        return result
+        if topic is not None:
+            bit = index.bit(topic)
+            ids = [pid for pid, mask in zip(index.ids, index.masks) if mask & bit]
+        else:
+            ids = index.ids
+        if starred:
+            ids = [pid for pid in ids if pid in stars]
+        if unread:
+            ids = [pid for pid in ids if pid not in read]
+        if match is not None:
+            texts = self._search
+            result = []
+            for pid in ids:
+                text = texts.get(pid) or self.search_text(pid)
+                if text is not None and match(text):
+                    result.append(pid)
+            ids = result
+        return list(ids)
 
     def counts(self, topic: str | None = None, *, starred: bool = False) -> tuple[int, int]:
         """(total, unread) for a topic, the starred papers, or everything (None)."""
@@ -102,22 +104,23 @@ class Library:
         return total, unread
 
     def _count_all(self) -> dict:
-        """Every count in one pass over the index."""
-        counts: dict = {None: [0, 0], STARRED: [0, 0]}
-        read, starred = self.read, self.starred
-        for pid, entry in self.index.items():
-            unread = pid not in read
-            keys = [None, *entry.topics] + ([STARRED] if pid in starred else [])
-            for key in keys:
-                pair = counts.setdefault(key, [0, 0])
-                pair[0] += 1
-                pair[1] += unread
+        """Every count, one pass over the index per topic."""
+        index, read = self.index, self.read
+        unread_flags = [pid not in read for pid in index.ids]
+        counts: dict = {None: [len(index), sum(unread_flags)]}
+        for i, name in enumerate(index.topics):
+            bit = 1 << i
+            members = [flag for flag, mask in zip(unread_flags, index.masks) if mask & bit]
+            counts[name] = [len(members), sum(members)]
+        starred = [pid for pid in self.starred if pid in index]
+        counts[STARRED] = [len(starred), sum(pid not in read for pid in starred)]
         return counts
 
     def momentum(self, as_of: date, *, topic: str | None = None, total_new_last4: int | None = None):
-        days = (
-            date.fromisoformat(e.published)
-            for e in self.index.values()
-            if topic is None or topic in e.topics
-        )
-        return momentum.compute(days, as_of, total_new_last4)
+        index = self.index
+        if topic is None:
+            days = index.days
+        else:
+            bit = index.bit(topic)
+            days = [day for day, mask in zip(index.days, index.masks) if mask & bit]
+        return momentum.compute_days(days, as_of, total_new_last4)

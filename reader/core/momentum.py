@@ -50,16 +50,23 @@ def last4_window(as_of: date) -> tuple[date, date]:
 
 def compute(published: Iterable[date], as_of: date, total_new_last4: int | None = None) -> Momentum:
     """Momentum of papers whose v1 dates are `published` (papers after `as_of` are ignored)."""
-    first_week = as_of - timedelta(days=as_of.weekday()) - timedelta(weeks=CHART_WEEKS - 1)
+    return compute_days((day.toordinal() for day in published), as_of, total_new_last4)
+
+
+def compute_days(days: Iterable[int], as_of: date, total_new_last4: int | None = None) -> Momentum:
+    """The same, from v1 days as proleptic ordinals (`date.toordinal()`), as the cache index holds them."""
+    today = as_of.toordinal()
+    first_week_date = as_of - timedelta(days=as_of.weekday()) - timedelta(weeks=CHART_WEEKS - 1)
+    first_week = first_week_date.toordinal()
+    last_start = today - WINDOW_DAYS + 1
+    prev_start = last_start - WINDOW_DAYS
     counts = [0] * CHART_WEEKS
     last4 = prev4 = 0
-    last_start, _ = last4_window(as_of)
-    prev_start = last_start - timedelta(days=WINDOW_DAYS)
-    for day in published:
-        if day > as_of:
+    for day in days:
+        if day > today or day < min(first_week, prev_start):
             continue
         if day >= first_week:
-            counts[(day - first_week).days // 7] += 1
+            counts[(day - first_week) // 7] += 1
         if day >= last_start:
             last4 += 1
         elif day >= prev_start:
@@ -68,7 +75,7 @@ def compute(published: Iterable[date], as_of: date, total_new_last4: int | None 
     share = last4 / total_new_last4 * 100 if total_new_last4 else None
     return Momentum(
         as_of=as_of,
-        weeks=tuple(Week(first_week + timedelta(weeks=i), n) for i, n in enumerate(counts)),
+        weeks=tuple(Week(first_week_date + timedelta(weeks=i), n) for i, n in enumerate(counts)),
         last4=last4,
         prev4=prev4,
         change_pct=change,

@@ -3,8 +3,8 @@
     user.json        topics, read/starred marks, settings (small: a key press rewrites only this)
     user.json.bak    the last copy of user.json known to be good, refreshed at every start
     sync.json        when each topic was last synced; cached counts of all new arXiv papers
-    index.json       one compact row per paper: version, v1 date, topics (what counts, the chart
-                     and ordering need, without loading any paper)
+    index.json       every paper's id, version, v1 day and topics, as columns in display order
+                     (what counts, the chart and the list need, without loading any paper)
     papers/YYMM.json the full records, one file per arXiv id month, written only by sync
 
 Every file is a TinyDB database written atomically (see files.py). The big files are read and
@@ -23,7 +23,7 @@ from typing import Any, Iterable
 from tinydb import Query, TinyDB
 
 from reader.errors import StoreError
-from reader.models import IndexEntry, Paper
+from reader.models import IndexEntry, Paper, PaperIndex
 from reader.store.files import (
     AtomicJSONStorage,
     CorruptFileError,
@@ -86,7 +86,7 @@ class Store:
         self._sync_path = self.data_dir / "sync.json"
         self._index_path = self.data_dir / "index.json"
         self._lock_path = self.data_dir / ".lock"
-        self._index: dict[str, IndexEntry] | None = None
+        self._index: PaperIndex | None = None
         self._index_stamp: tuple[int, int] | None = None
         self._marks: Marks | None = None
         self._check_user_file()
@@ -173,11 +173,11 @@ class Store:
         with self._locked("removing a topic"):
             self._db(self._user_path).table("topics").remove(Query().name == topic.name)
             self._sync_db().table("topics").remove(Query().name == topic.name)
-            index = self._load_index(force=True)
-            for entry in index.values():
+            entries = self._load_index(force=True).entries()
+            for entry in entries.values():
                 if topic.name in entry.topics:
                     entry.topics.remove(topic.name)
-            self._write_index(index)
+            self._write_index(PaperIndex.build(entries))
         return topic
 
     def _ensure_meta(self, db: TinyDB) -> None:
@@ -186,38 +186,38 @@ class Store:
 
     # --- read and starred marks ----------------------------------------------------------------
 
+    # Marks are two documents in user.json's `marks` table, {"kind": "read"|"starred", "ids": [...]}:
+    # a few bytes per paper, so a key press rewrites a small file even after years of reading.
+
+    @staticmethod
+    def _marks_from(data: dict | None) -> Marks:
+        docs = (data or {}).get("marks", {}).values()
+        kinds = {doc.get("kind"): frozenset(doc.get("ids", [])) for doc in docs}
+        return Marks(kinds.get("read", frozenset()), kinds.get("starred", frozenset()))
+
     def marks(self) -> Marks:
         if self._marks is None:
-            read, starred = set(), set()
-            for doc in self._read_small(self._user_path, "marks"):
-                if doc.get("read"):
-                    read.add(doc["id"])
-                if doc.get("starred"):
-                    starred.add(doc["id"])
-            self._marks = Marks(frozenset(read), frozenset(starred))
+            self._marks = self._marks_from(read_json(self._user_path))
         return self._marks
 
     def set_marks(self, ids: Iterable[str], *, read: bool | None = None, starred: bool | None = None) -> Marks:
         """Mark papers read/unread and/or starred/unstarred in one write of user.json."""
         ids = list(dict.fromkeys(ids))
         with self._locked("saving read/starred marks"):
-            db = self._db(self._user_path)
-            self._ensure_meta(db)
-            table = db.table("marks")
-            docs = {doc["id"]: doc for doc in table.all()}  # fresh from disk: other processes' marks count
-            for paper_id in ids:
-                doc = dict(docs.get(paper_id, {"id": paper_id, "read": False, "starred": False}))
-                if read is not None:
-                    doc["read"] = read
-                if starred is not None:
-                    doc["starred"] = starred
-                    doc["starred_at"] = now_iso() if starred else None
-                docs[paper_id] = doc
-            kept = [d for d in docs.values() if d.get("read") or d.get("starred")]
-            # One write: TinyDB's own truncate + insert would write the file twice.
-            table.storage.write({**(table.storage.read() or {}), "marks": {str(i + 1): d for i, d in enumerate(kept)}})
-        self._marks = None
-        return self.marks()
+            storage = AtomicJSONStorage(self._user_path)
+            data = storage.read() or {}  # fresh from disk: other processes' marks count
+            current = self._marks_from(data)
+            new_read, new_starred = set(current.read), set(current.starred)
+            for wanted, marks in ((read, new_read), (starred, new_starred)):
+                if wanted is True:
+                    marks.update(ids)
+                elif wanted is False:
+                    marks.difference_update(ids)
+            data.setdefault("meta", {"1": {"schema": SCHEMA_VERSION}})
+            data["marks"] = {"1": {"kind": "read", "ids": sorted(new_read)}, "2": {"kind": "starred", "ids": sorted(new_starred)}}
+            storage.write(data)
+        self._marks = Marks(frozenset(new_read), frozenset(new_starred))
+        return self._marks
 
     # --- settings ------------------------------------------------------------------------------
 
@@ -272,11 +272,11 @@ class Store:
             return None
         return stat.st_mtime_ns, stat.st_size
 
-    def index(self) -> dict[str, IndexEntry]:
-        """id -> IndexEntry for every cached paper (re-read when another process changed it)."""
+    def index(self) -> PaperIndex:
+        """Every cached paper, newest first (re-read when another process changed it)."""
         return self._load_index()
 
-    def _load_index(self, force: bool = False) -> dict[str, IndexEntry]:
+    def _load_index(self, force: bool = False) -> PaperIndex:
         stamp = self._stamp()
         if self._index is not None and not force and stamp == self._index_stamp:
             return self._index
@@ -288,27 +288,30 @@ class Store:
             aside = move_aside(self._index_path)
             self.warnings.append(f"{error}: moved to {aside.name}; rebuilt it from the cached papers")
             return self._rebuild_index()
-        rows = next(iter(data.get("index", {}).values()), {}).get("papers", {}) if data else {}
-        self._index = {pid: IndexEntry(v, p, list(t)) for pid, (v, p, t) in rows.items()}
+        try:
+            self._index = PaperIndex.from_json(next(iter(data["index"].values()))) if data else PaperIndex()
+        except (KeyError, StopIteration, TypeError, ValueError, AttributeError) as error:
+            if self.read_only:
+                raise CorruptFileError(self._index_path, f"unexpected content: {error}") from None
+            aside = move_aside(self._index_path)
+            self.warnings.append(f"index.json is damaged: moved to {aside.name}; rebuilt it from the cached papers")
+            return self._rebuild_index()
         self._index_stamp = stamp
         return self._index
 
-    def _write_index(self, index: dict[str, IndexEntry]) -> None:
-        rows = {pid: [e.version, e.published, e.topics] for pid, e in index.items()}
-        write_json_atomic(
-            self._index_path,
-            {"meta": {"1": {"schema": SCHEMA_VERSION}}, "index": {"1": {"papers": rows}}},
-        )
+    def _write_index(self, index: PaperIndex) -> None:
+        write_json_atomic(self._index_path, {"meta": {"1": {"schema": SCHEMA_VERSION}}, "index": {"1": index.to_json()}})
         self._index = index
         self._index_stamp = self._stamp()
 
-    def _rebuild_index(self) -> dict[str, IndexEntry]:
+    def _rebuild_index(self) -> PaperIndex:
         """Rebuild from the shards. Topic memberships are lost; the next sync restores them."""
-        index = {
+        entries = {
             p.id: IndexEntry(p.version, p.published[:10], [])
             for shard in self.shards()
             for p in self._read_shard_papers(shard, index=None)
         }
+        index = PaperIndex.build(entries)
         self._write_index(index)
         return index
 
@@ -338,7 +341,7 @@ class Store:
         docs = data.get("papers", {}) if data else {}
         return {doc["id"]: doc for doc in docs.values()}
 
-    def _read_shard_papers(self, shard: str, index: dict[str, IndexEntry] | None) -> list[Paper]:
+    def _read_shard_papers(self, shard: str, index: PaperIndex | None) -> list[Paper]:
         papers = []
         for pid, doc in self._read_shard_docs(shard).items():
             if index is None or pid in index:  # a paper written just before a crash, not yet indexed
@@ -365,10 +368,10 @@ class Store:
     def _forget(self, ids: list[str]) -> None:
         """Drop index rows whose records are gone (a damaged shard), so the next sync refetches them."""
         with self._locked("repairing the index"):
-            index = self._load_index(force=True)
+            entries = self._load_index(force=True).entries()
             for pid in ids:
-                index.pop(pid, None)
-            self._write_index(index)
+                entries.pop(pid, None)
+            self._write_index(PaperIndex.build(entries))
 
     def save_papers(self, papers: Iterable[Paper], topic: str | None = None) -> SaveResult:
         """Store papers (one copy each; a newer version replaces an older one) and record that
@@ -378,7 +381,7 @@ class Store:
             by_shard.setdefault(shard_of(paper.id), []).append(paper)
         result = SaveResult()
         with self._locked("saving papers"):
-            index = self._load_index(force=True)
+            index = self._load_index(force=True).entries()
             for shard, group in by_shard.items():
                 docs = self._read_shard_docs(shard)
                 for paper in group:
@@ -401,7 +404,7 @@ class Store:
                     self._shard_path(shard),
                     {"meta": {"1": {"schema": SCHEMA_VERSION}}, "papers": {str(i + 1): d for i, d in enumerate(docs.values())}},
                 )
-            self._write_index(index)
+            self._write_index(PaperIndex.build(index))
         return result
 
     def __repr__(self) -> str:

@@ -75,6 +75,9 @@ class MomentumChart(Widget):
         """The headline on one line, or on two when the width is too small."""
         if len(self.headline) <= width or width < 20:
             return [self.headline]
+        trend, _, share = self.headline.partition(" · ")
+        if share and len(trend) <= width:
+            return [trend, share]
         return textwrap.wrap(self.headline, width)[:2]
 
     def _axis(self, m: Momentum, slot: int, width: int) -> Text:
