@@ -14,7 +14,8 @@ from reader.app.widgets.chart import MomentumChart
 from reader.arxiv.client import ArxivClient, ClientOptions
 from reader.config import Settings
 from reader.store import Store
-from tests.corpus import TODAY, recent_papers
+from tests.corpus import TODAY
+from tests.sample_papers import sample_papers as recent_papers
 
 QUERY = "ti:agents"
 

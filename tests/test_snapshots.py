@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reader.store import Store
-from tests.corpus import recent_papers
+from tests.sample_papers import sample_papers as recent_papers
 from tests.test_app import make_app
 
 pytest.importorskip("pytest_textual_snapshot")

@@ -42,7 +42,7 @@ def test_newer_version_replaces_older_and_older_never_replaces_newer(data_dir):
     older = dataclasses.replace(paper, title="stale")
     store.save_papers([older])
     assert store.load_papers()[paper.id].title == "v-next"
-    assert store.index()[paper.id].topics == ["T"]
+    assert store.index().topics_of(paper.id) == ["T"]
 
 
 def test_a_failed_write_leaves_the_previous_file(data_dir, monkeypatch):
@@ -131,7 +131,7 @@ def test_topics_unique_and_removal_keeps_papers_and_marks(data_dir):
     store.set_marks([paper_id], starred=True)
     store.remove_topic("T")
     assert store.topics() == []
-    assert len(store.index()) == 10 and store.index()[paper_id].topics == []
+    assert len(store.index()) == 10 and store.index().topics_of(paper_id) == []
     assert store.marks().starred == {paper_id}
     with pytest.raises(StoreError, match="no topic named"):
         store.remove_topic("T")

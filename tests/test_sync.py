@@ -62,7 +62,7 @@ async def test_first_sync_pages_to_the_horizon_and_reproduces_every_field(fake_a
     assert len(cached) == result.fetched
     for paper in served[: result.fetched]:
         assert cached[paper.id].to_json() == paper.to_json()
-    assert all(store.index()[p.id].topics == ["RL"] for p in served[: result.fetched])
+    assert all(store.index().topics_of(p.id) == ["RL"] for p in served[: result.fetched])
 
 
 async def test_requests_are_polite(fake_arxiv, store, small_pages):
@@ -99,7 +99,7 @@ async def test_one_copy_per_paper_across_topics_and_versions(fake_arxiv, store):
     assert [(t.new, t.updated) for t in report.topics] == [(20, 0), (10, 0)]
     index = store.index()
     assert len(index) == 30
-    assert index[papers[15].id].topics == ["A", "B"]
+    assert index.topics_of(papers[15].id) == ["A", "B"]
     fake_arxiv.queries["ti:a"] = [v2] + papers[:5] + papers[6:20]
     await run_sync(store, fake_arxiv, [Topic("A", "ti:a")])
     cached = stored(store)
@@ -178,7 +178,7 @@ async def test_retries_run_out_with_a_clear_message_and_nothing_lost(fake_arxiv,
     report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)], retries=3)
     assert report.topics[0].error == "arXiv answered HTTP 503 (gave up after 4 tries)"
     assert {pid: p.to_json() for pid, p in stored(store).items()} == before
-    assert store.index()[next(iter(before))].topics == ["RL"]
+    assert store.index().topics_of(next(iter(before))) == ["RL"]
 
 
 async def test_a_response_far_too_large_is_refused(fake_arxiv, store, monkeypatch):
