@@ -185,7 +185,7 @@ class PaperIndex:
 
     @classmethod
     def from_json(cls, data: dict) -> PaperIndex:
-        columns = [data.get(k, []) for k in ("ids", "versions", "days", "masks")]
+        columns = [data[k] for k in ("ids", "versions", "days", "masks")]
         if len({len(c) for c in columns}) > 1:
             raise ValueError("index columns differ in length")
         return cls(data.get("topics", []), *columns)

@@ -108,6 +108,7 @@ class FakeArxiv:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out at once, as from a real server
     arxiv: FakeArxiv
 
     def log_message(self, *args) -> None:  # keep test output clean

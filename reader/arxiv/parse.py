@@ -8,7 +8,6 @@ The RSS feeds go through feedparser.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from xml.etree.ElementTree import Element, ParseError
@@ -23,18 +22,16 @@ ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV = "{http://arxiv.org/schemas/atom}"
 OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
 
-# Bidirectional overrides and isolates can make displayed text lie about its order.
-_BIDI_CONTROLS = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"), None)
+# Control characters (C0 but whitespace, DEL, C1) and bidirectional overrides and isolates: an
+# escape sequence or a reordering of displayed text must never come through.
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def clean_text(text: str | None) -> str:
     """Collapse whitespace and drop control characters (ANSI/OSC escapes lose their ESC)."""
     if not text:
         return ""
-    text = text.translate(_BIDI_CONTROLS)
-    if any(unicodedata.category(ch) == "Cc" and not ch.isspace() for ch in text):
-        text = "".join(ch for ch in text if ch.isspace() or unicodedata.category(ch) != "Cc")
-    return " ".join(text.split())
+    return " ".join(_UNSAFE.sub("", text).split())
 
 
 def _optional(text: str | None) -> str | None:

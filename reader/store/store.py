@@ -5,7 +5,9 @@
     sync.json        when each topic was last synced; cached counts of all new arXiv papers
     index.json       every paper's id, version, v1 day and topics, as columns in display order
                      (what counts, the chart and the list need, without loading any paper)
-    papers/YYMM.json the full records, one file per arXiv id month, written only by sync
+    papers/YYMM.NN.json  the full records, one file per thousand arXiv ids (`2609.12345` lives in
+                     `2609.12.json`), written only by sync: small files load and save in
+                     milliseconds, so neither a sync nor the app's loader holds the GIL for long
 
 Every file is a TinyDB database written atomically (see files.py). The big files are read and
 written whole through the same storage, not document by document: TinyDB rewrites the whole file
@@ -38,8 +40,12 @@ LOCK_WAIT_SECONDS = 10.0
 
 
 def shard_of(arxiv_id: str) -> str:
-    """The id's year and month: `2609.12345` -> `2609`, `hep-th/9901001` -> `9901`."""
-    return arxiv_id.split("/", 1)[1][:4] if "/" in arxiv_id else arxiv_id[:4]
+    """The id's month and thousand: `2609.12345` -> `2609.12`, `hep-th/9901001` -> `9901.0`."""
+    if "/" in arxiv_id:
+        number = arxiv_id.split("/", 1)[1]
+        return f"{number[:4]}.{number[4]}"
+    month, _, number = arxiv_id.partition(".")
+    return f"{month}.{number[:-3]}"
 
 
 def _shard_sort_key(shard: str) -> str:

@@ -1,0 +1,180 @@
+"""One measurement in a fresh process; prints a JSON line. Run by benchmarks/run.py.
+
+    startup DATA_DIR T0   time from T0 (the parent's clock before it started us) to the first
+                          painted list of real cards
+    bare T0               the same for a bare Textual app: the floor
+    interact DATA_DIR     cursor, star, read and filter latencies inside the app; peak RSS
+    sync DATA_DIR N       ingest N papers from a loopback arXiv: papers/s, longest event-loop block
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import statistics
+import sys
+import time
+from pathlib import Path
+
+
+def rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def emit(**values) -> None:
+    print(json.dumps(values), flush=True)
+
+
+def startup(data_dir: str, t0: float) -> None:
+    from reader.app import ReaderApp
+    from reader.app.widgets.paper_list import PaperList
+    from reader.config import Settings
+    from reader.store import Store
+
+    original = PaperList.render_line
+
+    def render_line(self, y):
+        strip = original(self, y)
+        if self.ids and self.ids[0] in self.library.papers and not getattr(app, "_painted", False):
+            app._painted = True
+            emit(seconds=time.time() - t0)
+            app.call_later(app.exit)
+        return strip
+
+    PaperList.render_line = render_line
+    app = ReaderApp(Store(Path(data_dir)), Settings.from_env(), sync_on_start=False)
+    app.run(headless=True, size=(120, 40))
+
+
+def bare(t0: float) -> None:
+    from textual.app import App
+    from textual.widgets import Static
+
+    class Bare(App):
+        def compose(self):
+            yield Static("hello")
+
+        def on_mount(self):
+            self.call_after_refresh(self.painted)
+
+        def painted(self):
+            emit(seconds=time.time() - t0)
+            self.exit()
+
+    Bare().run(headless=True, size=(120, 40))
+
+
+async def interact(data_dir: str) -> None:
+    from reader.app import ReaderApp
+    from reader.config import Settings
+    from reader.store import Store
+
+    app = ReaderApp(Store(Path(data_dir)), Settings.from_env(), sync_on_start=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not app.loaded:
+            await asyncio.sleep(0.05)
+        await pilot.pause()
+
+        plist = app.paper_list
+
+        def handler_ms(action, repeat: int = 30) -> float:
+            """The key's handler plus redrawing every visible line of the list, in-process."""
+            samples = []
+            for _ in range(repeat):
+                started = time.perf_counter()
+                action()
+                for y in range(plist.size.height):
+                    plist.render_line(y)
+                samples.append(time.perf_counter() - started)
+            return statistics.median(samples) * 1000
+
+        async def round_trip_ms(key: str, repeat: int = 15) -> float:
+            """Pilot's press-and-settle round trip, which includes Textual's own scheduling."""
+            samples = []
+            for _ in range(repeat):
+                started = time.perf_counter()
+                await pilot.press(key)
+                await pilot.pause()
+                samples.append(time.perf_counter() - started)
+            return statistics.median(samples) * 1000
+
+        results = {
+            "cursor_ms": handler_ms(plist.action_cursor_down),
+            "star_ms": handler_ms(app.action_toggle_star),
+            "read_ms": handler_ms(app.action_toggle_read),
+            "pilot_cursor_ms": await round_trip_ms("j"),
+            "pilot_unbound_ms": await round_trip_ms("f12"),
+        }
+        filters = {}
+        for query in ("ti:learning", 'abs:"reinforcement learning" AND cat:cs.LG', "deep neural"):
+            samples = []
+            for _ in range(3):
+                started = time.perf_counter()
+                app._apply_filter(query)
+                await app.workers.wait_for_complete()  # done once the list shows the result
+                samples.append(time.perf_counter() - started)
+                app._apply_filter("")
+                await pilot.pause()
+            filters[query] = statistics.median(samples) * 1000
+        results["filter_ms"] = max(filters.values())
+        results["filters"] = filters
+        results["rss_mb"] = rss_mb()
+        emit(**results)
+
+
+async def sync(data_dir: str, count: int) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from benchmarks.cache import synthetic_papers
+    from reader.arxiv.client import ArxivClient, ClientOptions
+    from reader.store import Store, Topic
+    from reader.sync import Syncer
+    from tests.arxiv_server import FakeArxiv
+    from datetime import date
+
+    today = date(2026, 12, 2)
+    fake = FakeArxiv().start()
+    fake.queries["ti:fresh"] = synthetic_papers(count, today, seed=7)
+    for i, paper in enumerate(fake.queries["ti:fresh"]):  # ids unlike the cache's
+        paper.id = f"{paper.id[:4]}.{90000 + i % 10000:05d}" if i < 10000 else paper.id
+    store = Store(Path(data_dir))
+    worst = 0.0
+    running = True
+
+    async def watch_loop():
+        nonlocal worst
+        while running:
+            started = time.perf_counter()
+            await asyncio.sleep(0.005)
+            worst = max(worst, time.perf_counter() - started - 0.005)
+
+    watcher = asyncio.create_task(watch_loop())
+    options = ClientOptions(api_url=fake.api_url, rss_url=fake.rss_url, delay=0.0, retries=0)
+    started = time.perf_counter()
+    async with ArxivClient(options) as client:
+        report = await Syncer(store, client, today=today, horizon_weeks=60).sync_topic(Topic("Fresh", "ti:fresh"))
+    elapsed = time.perf_counter() - started
+    running = False
+    await watcher
+    fake.stop()
+    emit(papers=report.fetched, new=report.new, error=report.error, papers_per_s=report.fetched / elapsed, max_block_ms=worst * 1000, rss_mb=rss_mb())
+
+
+def main() -> None:
+    mode = sys.argv[1]
+    if mode == "startup":
+        startup(sys.argv[2], float(sys.argv[3]))
+    elif mode == "bare":
+        bare(float(sys.argv[2]))
+    elif mode == "interact":
+        asyncio.run(interact(sys.argv[2]))
+    elif mode == "sync":
+        asyncio.run(sync(sys.argv[2], int(sys.argv[3])))
+    else:
+        raise SystemExit(f"unknown mode {mode}")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("READER_TODAY", "2026-12-02")
+    main()

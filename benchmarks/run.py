@@ -1,0 +1,116 @@
+"""The performance benchmark: `python -m benchmarks.run` (see the README).
+
+Builds realistic caches of 1,000, 10,000 and 100,000 papers (from the recorded fixtures in
+../shared), then measures each in fresh processes and prints one table per size. Figures are
+medians of several runs; compare ratios within one run, as machines here are shared and noisy."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TODAY = date(2026, 12, 2)
+
+
+def probe(*args: str) -> dict:
+    env = {**os.environ, "READER_TODAY": TODAY.isoformat(), "READER_ARXIV_API_URL": "http://127.0.0.1:9/api/query"}
+    result = subprocess.run([sys.executable, "-m", "benchmarks.probe", *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
+    if result.returncode != 0 or not lines:
+        raise SystemExit(f"probe {args[0]} failed:\n{result.stdout[-2000:]}\n{result.stderr[-4000:]}")
+    return json.loads(lines[-1])
+
+
+def wall(*argv: str, runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run(argv, cwd=ROOT, capture_output=True, check=True, timeout=600)
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def startup(kind: str, data_dir: Path | None, runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        args = ["startup", str(data_dir)] if kind == "reader" else ["bare"]
+        samples.append(probe(*args, str(time.time()))["seconds"])
+    return statistics.median(samples)
+
+
+def machine() -> str:
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import textual
+
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, Textual {textual.__version__}, {platform.system()}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--runs", type=int, default=5, help="runs per timed figure (median)")
+    parser.add_argument("--sync-papers", type=int, default=10000, help="papers ingested by the sync figure")
+    args = parser.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.cache import build_cache
+
+    print(f"machine: {machine()}")
+    print(f"date: {time.strftime('%Y-%m-%d')}; medians of {args.runs} runs\n")
+    work = Path(tempfile.mkdtemp(prefix="reader-bench-"))
+    try:
+        for size in (int(s) for s in args.sizes.split(",")):
+            data = work / f"cache-{size}"
+            started = time.perf_counter()
+            papers = build_cache(data, size, TODAY)
+            built = time.perf_counter() - started
+            reader_cli = [sys.executable, "-m", "reader", "--data-dir", str(data)]
+            star_id = papers[len(papers) // 2].id
+            bare = startup("bare", None, args.runs)
+            first = startup("reader", data, args.runs)
+            inside = probe("interact", str(data))
+            star = wall(*reader_cli, "star", star_id, runs=args.runs)
+            listing = wall(*reader_cli, "list", "--query", "ti:learning", "--limit", "20", runs=args.runs)
+            sync_dir = work / f"sync-{size}"
+            shutil.copytree(data, sync_dir)
+            synced = probe("sync", str(sync_dir), str(args.sync_papers))
+            rows = [
+                ("first painted list (headless)", f"{first * 1000:.0f} ms", f"bare Textual app {bare * 1000:.0f} ms; +{(first - bare) * 1000:.0f} ms"),
+                ("cursor move", f"{inside['cursor_ms']:.1f} ms", f"handler + redraw of the list; Pilot round trip {inside['pilot_cursor_ms']:.0f} ms vs {inside['pilot_unbound_ms']:.0f} ms for an unbound key"),
+                ("star toggle (saved)", f"{inside['star_ms']:.1f} ms", "handler (write to user.json, counts, sidebar) + redraw"),
+                ("read toggle (saved)", f"{inside['read_ms']:.1f} ms", "the same"),
+                ("query filter, whole cache", f"{inside['filter_ms']:.0f} ms", "slowest of: " + ", ".join(f"{q} {v:.0f}" for q, v in inside["filters"].items())),
+                ("CLI reader star", f"{star * 1000:.0f} ms", "wall, process start to exit"),
+                ("CLI reader list --query", f"{listing * 1000:.0f} ms", "wall"),
+                ("sync ingest", f"{synced['papers_per_s']:,.0f} papers/s", f"{synced['papers']:,} papers, delay 0, into this cache"),
+                ("longest event-loop block in sync", f"{synced['max_block_ms']:.0f} ms", ""),
+                ("peak RSS (app, cache loaded)", f"{inside['rss_mb']:.0f} MB", f"sync process {synced['rss_mb']:.0f} MB"),
+            ]
+            print(f"### {size:,} papers (cache built in {built:.1f} s)\n")
+            print("| measure | result | notes |\n|---|---|---|")
+            for row in rows:
+                print("| " + " | ".join(row) + " |")
+            print(flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
