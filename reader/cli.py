@@ -203,8 +203,7 @@ def cmd_mark(args, settings) -> int:
 
 
 def cmd_momentum(args, settings) -> int:
-    from reader.core.momentum import headline
-    from reader.sync import total_window
+    from reader.core.momentum import headline, total_window
 
     store = _store(args, settings)
     topic = _topic_name(store, args.topic)

@@ -142,6 +142,32 @@ class PaperIndex:
             [sum(bits[t] for t in set(entries[pid].topics)) for pid in order],
         )
 
+    def with_changes(self, changes: dict[str, tuple[int, int, str | None]]) -> PaperIndex:
+        """A new index with papers added or updated: id -> (version, v1 day ordinal, topic or None).
+        A topic adds to a paper's topics. Cheap at any size: the rows stay sorted, so the new
+        ones merge in as one more sorted run."""
+        topics = list(self.topics)
+        for _, _, topic in changes.values():
+            if topic is not None and topic not in topics:
+                topics.append(topic)
+        bits = {t: 1 << i for i, t in enumerate(topics)}
+        versions, masks = list(self.versions), list(self.masks)
+        added = []
+        for pid, (version, day, topic) in changes.items():
+            bit = bits[topic] if topic is not None else 0
+            i = self.position(pid)
+            if i is None:
+                added.append((day, pid, version, bit))
+            else:
+                versions[i] = max(versions[i], version)
+                masks[i] |= bit
+        if not added:
+            return PaperIndex(topics, self.ids, versions, self.days, masks)
+        rows = list(zip(self.days, self.ids, versions, masks)) + added
+        rows.sort(reverse=True)
+        days, ids, versions, masks = (list(column) for column in zip(*rows))
+        return PaperIndex(topics, ids, versions, days, masks)
+
     def entries(self) -> dict[str, IndexEntry]:
         """An editable copy, one IndexEntry per paper."""
         return {

@@ -16,7 +16,7 @@ from reader.models import Paper
 from reader.store import Store, Topic
 
 PAGE_SIZE = 200
-SAVE_EVERY = 2000  # papers held in memory before they are written
+SAVE_EVERY = 5000  # papers held in memory before they are written (each write rewrites the index)
 ARXIV_RESULT_CAP = 10_000  # arXiv's search backend serves no further than this
 # Papers can be announced a few days after their submission date: an incremental sync looks
 # this far behind the last sync before it trusts that it has caught up.
@@ -77,11 +77,6 @@ def client_for(settings: Settings, on_notice: Callable[[str], None] | None = Non
         backoff=settings.backoff,
     )
     return ArxivClient(options, on_notice=on_notice)
-
-
-def total_window(today: date) -> str:
-    start, end = momentum.last4_window(today)
-    return f"{start:%Y%m%d}-{end:%Y%m%d}"
 
 
 class Syncer:
@@ -170,7 +165,7 @@ class Syncer:
 
     async def total_new_last4(self) -> int:
         """All new arXiv submissions in the last four weeks, asked once a day and cached."""
-        window = total_window(self.today)
+        window = momentum.total_window(self.today)
         cached = await asyncio.to_thread(self.store.cached_total, window)
         if cached is not None:
             return cached

@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from reader.arxiv.parse import clean_text, parse_api_page, parse_rss
+from reader.arxiv.parse import parse_api_page, parse_rss
+from reader.sanitize import clean_text
 from reader.errors import ArxivAPIError, FeedFormatError
 from reader.models import Author
 from tests.atom import error_feed

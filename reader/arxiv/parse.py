@@ -16,23 +16,12 @@ import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 
 from reader.errors import ArxivAPIError, FeedFormatError
+from reader.sanitize import clean_text
 from reader.models import Author, Paper, split_version
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV = "{http://arxiv.org/schemas/atom}"
 OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
-
-# Control characters (C0 but whitespace, DEL, C1) and bidirectional overrides and isolates: an
-# escape sequence or a reordering of displayed text must never come through.
-_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def clean_text(text: str | None) -> str:
-    """Collapse whitespace and drop control characters (ANSI/OSC escapes lose their ESC)."""
-    if not text:
-        return ""
-    return " ".join(_UNSAFE.sub("", text).split())
-
 
 def _optional(text: str | None) -> str | None:
     cleaned = clean_text(text)

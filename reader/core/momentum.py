@@ -48,6 +48,12 @@ def last4_window(as_of: date) -> tuple[date, date]:
     return as_of - timedelta(days=WINDOW_DAYS - 1), as_of
 
 
+def total_window(as_of: date) -> str:
+    """The cache key of "all new arXiv papers in the last four weeks": `YYYYMMDD-YYYYMMDD`."""
+    start, end = last4_window(as_of)
+    return f"{start:%Y%m%d}-{end:%Y%m%d}"
+
+
 def compute(published: Iterable[date], as_of: date, total_new_last4: int | None = None) -> Momentum:
     """Momentum of papers whose v1 dates are `published` (papers after `as_of` are ignored)."""
     return compute_days((day.toordinal() for day in published), as_of, total_new_last4)

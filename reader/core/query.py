@@ -260,18 +260,32 @@ def parse(query: str, *, implicit_and: bool = False) -> Node:
 
 # --- evaluation ----------------------------------------------------------------------------------
 
-SearchText = tuple[str, ...]  # one word string per TEXT_FIELDS entry, plus the v1 date as YYYYMMDDHHMM
+class SearchText:
+    """What matching looks at, built once per paper: every field's words in one string, fields
+    separated by `|` (so no phrase runs from one field into the next), with each field's span."""
+
+    __slots__ = ("words", "bounds", "submitted")
+
+    def __init__(self, fields: list[str], submitted: str):
+        self.words = "|".join(fields)
+        bounds, position = [], 0
+        for text in fields:
+            bounds.append(position)
+            position += len(text) + 1
+        bounds.append(position)
+        self.bounds = tuple(bounds)
+        self.submitted = submitted  # v1 time as YYYYMMDDHHMM
 
 
 def search_text(paper: Paper) -> SearchText:
-    """What matching looks at, computed once per paper and cached by the caller."""
+    """The paper's SearchText; callers cache it."""
     categories = []
     for category in paper.categories:
         folded = fold(category)
         categories.append(folded)
         if "." in folded:
             categories.append(folded.split(".", 1)[0])
-    return (
+    fields = [
         word_string(paper.title),
         word_string(paper.abstract),
         # " | " between authors: a phrase never runs from one name into the next.
@@ -280,8 +294,8 @@ def search_text(paper: Paper) -> SearchText:
         word_string(paper.journal_ref or ""),
         " " + " ".join(dict.fromkeys(categories)) + " ",
         f" {fold(paper.id)} ",
-        paper.published[:16].replace("-", "").replace("T", "").replace(":", ""),
-    )
+    ]
+    return SearchText(fields, paper.published[:16].replace("-", "").replace("T", "").replace(":", ""))
 
 
 Matcher = Callable[[SearchText], bool]
@@ -294,13 +308,12 @@ def compile_query(node: Node) -> Matcher:
         if node.field == "rn":
             return lambda text: False  # report numbers are not cached
         if node.field == "all":
-            slots = tuple(range(len(TEXT_FIELDS)))
-            return lambda text: any(phrase in text[i] for i in slots)
+            return lambda text: phrase in text.words
         slot = _FIELD_SLOT[node.field]
-        return lambda text: phrase in text[slot]
+        return lambda text: text.words.find(phrase, text.bounds[slot], text.bounds[slot + 1]) >= 0
     if isinstance(node, DateRange):
-        start, end, slot = node.start, node.end, len(TEXT_FIELDS)
-        return lambda text: start <= text[slot] <= end
+        start, end = node.start, node.end
+        return lambda text: start <= text.submitted <= end
     left, right = compile_query(node.left), compile_query(node.right)
     if isinstance(node, And):
         return lambda text: left(text) and right(text)

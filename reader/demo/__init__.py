@@ -9,7 +9,7 @@ from datetime import date
 from importlib import resources
 from urllib.parse import urlencode
 
-from reader.arxiv.parse import clean_text
+from reader.sanitize import clean_text
 from reader.models import Author, IndexEntry, Paper, PaperIndex
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -387,30 +387,30 @@ class Store:
             by_shard.setdefault(shard_of(paper.id), []).append(paper)
         result = SaveResult()
         with self._locked("saving papers"):
-            index = self._load_index(force=True).entries()
+            index = self._load_index(force=True)
+            changes: dict[str, tuple[int, int, str | None]] = {}
             for shard, group in by_shard.items():
                 docs = self._read_shard_docs(shard)
                 for paper in group:
-                    entry = index.get(paper.id)
-                    if entry is None or paper.id not in docs:
-                        if entry is None:
+                    position = index.position(paper.id)
+                    known = changes[paper.id][0] if paper.id in changes else (
+                        index.versions[position] if position is not None else None
+                    )
+                    if known is None or paper.id not in docs or paper.version >= known:
+                        if known is None:
                             result.new += 1
-                        result.changed_ids.append(paper.id)
-                        entry = index[paper.id] = IndexEntry(paper.version, paper.published[:10], [])
-                        docs[paper.id] = paper.to_json()
-                    elif paper.version >= entry.version:
-                        if paper.version > entry.version:
+                        elif paper.version > known:
                             result.updated += 1
-                        result.changed_ids.append(paper.id)
-                        entry.version, entry.published = paper.version, paper.published[:10]
+                        if known is None or paper.id not in docs or paper.version > known:
+                            result.changed_ids.append(paper.id)
                         docs[paper.id] = paper.to_json()
-                    if topic is not None and topic not in entry.topics:
-                        entry.topics.append(topic)
+                    day = date.fromisoformat(paper.published[:10]).toordinal()
+                    changes[paper.id] = (max(known or 0, paper.version), day, topic)
                 write_json_atomic(
                     self._shard_path(shard),
                     {"meta": {"1": {"schema": SCHEMA_VERSION}}, "papers": {str(i + 1): d for i, d in enumerate(docs.values())}},
                 )
-            self._write_index(PaperIndex.build(index))
+            self._write_index(index.with_changes(changes))
         return result
 
     def __repr__(self) -> str:

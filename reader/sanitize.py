@@ -1,0 +1,16 @@
+"""Feed text hygiene shared by every layer that takes text from outside."""
+
+from __future__ import annotations
+
+import re
+
+# Control characters (C0 but whitespace, DEL, C1) and bidirectional overrides and isolates: an
+# escape sequence or a reordering of displayed text must never come through.
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def clean_text(text: str | None) -> str:
+    """Collapse whitespace and drop control characters (ANSI/OSC escapes lose their ESC)."""
+    if not text:
+        return ""
+    return " ".join(_UNSAFE.sub("", text).split())
