@@ -71,10 +71,12 @@ async def interact(data_dir: str) -> None:
     from reader.config import Settings
     from reader.store import Store
 
+    started = time.perf_counter()
     app = ReaderApp(Store(Path(data_dir)), Settings.from_env(), sync_on_start=False)
     async with app.run_test(size=(120, 40)) as pilot:
         while not app.loaded:
             await asyncio.sleep(0.05)
+        loaded_s = time.perf_counter() - started
         await pilot.pause()
 
         plist = app.paper_list
@@ -119,6 +121,7 @@ async def interact(data_dir: str) -> None:
                 await pilot.pause()
             filters[query] = statistics.median(samples) * 1000
         results["filter_ms"] = max(filters.values())
+        results["loaded_s"] = loaded_s
         results["filters"] = filters
         results["rss_mb"] = rss_mb()
         emit(**results)

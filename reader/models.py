@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -163,10 +164,36 @@ class PaperIndex:
                 masks[i] |= bit
         if not added:
             return PaperIndex(topics, self.ids, versions, self.days, masks)
-        rows = list(zip(self.days, self.ids, versions, masks)) + added
-        rows.sort(reverse=True)
-        days, ids, versions, masks = (list(column) for column in zip(*rows))
-        return PaperIndex(topics, ids, versions, days, masks)
+        added.sort(reverse=True)
+        # Merge the two sorted runs by hand: no tuple per row (less garbage to collect), and a
+        # Python loop lets other threads run, where one big sort would hold the GIL.
+        merged = PaperIndex(topics)
+        out_days, out_ids, out_versions, out_masks = merged.days, merged.ids, merged.versions, merged.masks
+        old_days, old_ids = self.days, self.ids
+        i, n = 0, len(old_ids)
+        for day, pid, version, mask in added:
+            while i < n and (old_days[i], old_ids[i]) > (day, pid):
+                out_days.append(old_days[i])
+                out_ids.append(old_ids[i])
+                out_versions.append(versions[i])
+                out_masks.append(masks[i])
+                i += 1
+            out_days.append(day)
+            out_ids.append(pid)
+            out_versions.append(version)
+            out_masks.append(mask)
+        out_days += old_days[i:]
+        out_ids += old_ids[i:]
+        out_versions += versions[i:]
+        out_masks += masks[i:]
+        return merged
+
+    def to_json_text(self) -> str:
+        """The index as JSON, encoded a column at a time: each encoder call holds the GIL only
+        briefly (the event loop keeps its pace while a sync writes)."""
+        parts = [f'"{name}":{json.dumps(getattr(self, name), ensure_ascii=False, separators=(",", ":"))}'
+                 for name in ("topics", "ids", "versions", "days", "masks")]
+        return "{" + ",".join(parts) + "}"
 
     def entries(self) -> dict[str, IndexEntry]:
         """An editable copy, one IndexEntry per paper."""

@@ -6,6 +6,7 @@ async worker, and nothing the user does waits on the network or on the paper cac
 from __future__ import annotations
 
 import dataclasses
+import gc
 import tomllib
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -23,12 +24,13 @@ from reader.config import Settings
 from reader.core.bibtex import export as export_bibtex
 from reader.core.library import Library
 from reader.core.momentum import headline, total_window
-from reader.core.query import Matcher, matcher
+from reader.core.query import Matcher, matcher, search_text
 from reader.demo import DemoSet, load_demo
 from reader.errors import QueryError, ReaderError
-from reader.models import PaperIndex
+from reader.models import Paper, PaperIndex
 from reader.store import Store
 from reader.store.files import write_atomic
+from reader.store.store import shard_of
 
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog, PathDialog
@@ -42,6 +44,7 @@ if TYPE_CHECKING:  # the network stack loads with the first sync, not at start-u
     from reader.sync import SyncEvent, SyncReport
 
 FILTER_DELAY = 0.15  # seconds of typing quiet before a filter runs
+CARD_ABSTRACT_CHARS = 600  # what a card can show of an abstract, at any terminal width
 
 
 def styles_path() -> Path:
@@ -173,15 +176,31 @@ class ReaderApp(App):
             self.loaded = True
 
     @work(thread=True, exclusive=True, group="load")
-    def load_records(self) -> None:
-        for shard in self.store.shards():
+    def load_records(self, shards: list[str] | None = None) -> None:
+        """Records for the cards, shard by shard, newest first, with their search texts built
+        here rather than at the first filter. Only the head of each abstract stays in memory
+        (the detail view reads the whole record): 100,000 papers fit in a few hundred MB."""
+        for shard in self.store.shards() if shards is None else shards:
             try:
                 papers = self.store.load_papers([shard])
             except ReaderError as error:
                 self.call_from_thread(self.notify, str(error), severity="error")
                 continue
-            self.call_from_thread(self._papers_loaded, papers.values())
+            texts = {pid: search_text(paper) for pid, paper in papers.items()}
+            for paper in papers.values():
+                paper.abstract = paper.abstract[:CARD_ABSTRACT_CHARS]
+            self.call_from_thread(self._papers_loaded, papers.values(), texts)
         self.call_from_thread(self._cache_loaded)
+
+    def full_paper(self, paper_id: str) -> Paper | None:
+        """The whole record (the library keeps card-sized abstracts)."""
+        paper = self.library.papers.get(paper_id)
+        if paper is None or paper.demo:
+            return paper
+        try:
+            return self.store.load_papers([shard_of(paper_id)]).get(paper_id, paper)
+        except ReaderError:
+            return paper
 
     def _library_ready(self, library: Library) -> None:
         if not library.index:
@@ -200,14 +219,17 @@ class ReaderApp(App):
         self._set_status(f"Demo set: 30 papers of the '{self.demo.topic}' topic page, Sep 2026 · R syncs your topics")
         return library
 
-    def _papers_loaded(self, papers: Iterable) -> None:
-        self.library.add_papers(papers)
+    def _papers_loaded(self, papers: Iterable, texts: dict) -> None:
+        self.library.add_papers(papers, texts)
         self.paper_list.refresh_cards()
         if self.filter_text:
             self.refresh_list()
 
     def _cache_loaded(self) -> None:
         self.loaded = True
+        # The records live as long as the app: keep the garbage collector from walking them
+        # again and again (each full pass over 100,000 papers would stall the screen).
+        gc.freeze()
         for warning in self.store.warnings:
             self.notify(warning, severity="warning", timeout=15)
         self.store.warnings.clear()
@@ -465,31 +487,22 @@ class ReaderApp(App):
         if report.changed_ids or self.demo is not None:
             self.reload_after_sync(report.changed_ids)
 
-    @work(thread=True, exclusive=True, group="load")
     def reload_after_sync(self, changed_ids: list[str]) -> None:
-        from reader.store.store import shard_of
-
+        keep = self.paper_list.current
         try:
             index = self.store.index()
-            papers = self.store.load_papers(sorted({shard_of(pid) for pid in changed_ids}))
         except ReaderError as error:
-            self.call_from_thread(self.notify, f"Cannot read the cache: {error}", severity="error")
+            self.notify(f"Cannot read the cache: {error}", severity="error")
             return
-        self.call_from_thread(self._reloaded, index, papers)
-
-    def _reloaded(self, index, papers) -> None:
-        keep = self.paper_list.current
         if self.demo is not None:
             if not index:
                 return
-            # Real papers arrived: leave the demo for the real cache.
-            self.demo = None
+            self.demo = None  # real papers arrived: leave the demo for the real cache
             self.open_cache()
             return
         self.library.reindex(index)
-        self.library.add_papers(papers.values())
-        self.paper_list.refresh_cards()
         self.refresh_everything(keep=keep)
+        self.load_records(sorted({shard_of(pid) for pid in changed_ids}))
 
     def _set_status(self, message: str) -> None:
         self.query_one("#status", Static).update(message)

@@ -29,10 +29,13 @@ class Library:
         self.order: list[str] = index.ids  # the index is kept newest first
         self._counts: dict | None = None
 
-    def add_papers(self, papers: Iterable[Paper]) -> None:
+    def add_papers(self, papers: Iterable[Paper], texts: dict[str, SearchText] | None = None) -> None:
+        """Add or replace records; `texts` are their search texts when already built (off the UI thread)."""
         for paper in papers:
             self.papers[paper.id] = paper
             self._search.pop(paper.id, None)
+        if texts:
+            self._search.update(texts)
 
     @property
     def complete(self) -> bool:

@@ -32,6 +32,7 @@ from reader.store.files import (
     file_lock,
     move_aside,
     read_json,
+    write_atomic,
     write_json_atomic,
 )
 
@@ -306,7 +307,8 @@ class Store:
         return self._index
 
     def _write_index(self, index: PaperIndex) -> None:
-        write_json_atomic(self._index_path, {"meta": {"1": {"schema": SCHEMA_VERSION}}, "index": {"1": index.to_json()}})
+        text = f'{{"meta":{{"1":{{"schema":{SCHEMA_VERSION}}}}},"index":{{"1":{index.to_json_text()}}}}}'
+        write_atomic(self._index_path, text.encode("utf-8"))
         self._index = index
         self._index_stamp = self._stamp()
 
@@ -387,7 +389,7 @@ class Store:
             by_shard.setdefault(shard_of(paper.id), []).append(paper)
         result = SaveResult()
         with self._locked("saving papers"):
-            index = self._load_index(force=True)
+            index = self._load_index()  # re-read only if another process wrote it
             changes: dict[str, tuple[int, int, str | None]] = {}
             for shard, group in by_shard.items():
                 docs = self._read_shard_docs(shard)

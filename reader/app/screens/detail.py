@@ -70,7 +70,7 @@ class DetailScreen(Screen):
 
     def refresh_detail(self) -> None:
         library = self.app.library
-        paper = library.papers.get(self.paper_id)
+        paper = self.app.full_paper(self.paper_id)
         body = self.query_one("#detail-body", Static)
         if paper is None:
             body.update(Text("This paper's record is still loading…"))
