@@ -32,14 +32,14 @@ def _print_warnings(store) -> None:
     store.warnings.clear()
 
 
-def _validated_query(query: str, *, for_arxiv: bool) -> str:
+def _validated_query(query: str, *, for_arxiv: bool):
+    """The parsed query, or a one-line error naming the problem and its column."""
     from reader.core.query import parse
 
     try:
-        parse(query, implicit_and=not for_arxiv)
+        return parse(query, implicit_and=not for_arxiv)
     except QueryError as error:
         raise ReaderError(f"invalid query {query!r}: {error}{_where(error)}") from None
-    return query
 
 
 def _where(error: QueryError) -> str:
@@ -64,7 +64,8 @@ def _topic_name(store, name: str | None) -> str | None:
 def cmd_topics(args, settings) -> int:
     store = _store(args, settings)
     if args.topics_command == "add":
-        topic = store.add_topic(args.name, _validated_query(args.query, for_arxiv=True))
+        _validated_query(args.query, for_arxiv=True)
+        topic = store.add_topic(args.name, args.query)
         print(f"added topic {topic.name!r}: {topic.query}")
         print("run `reader sync` to fetch its papers", file=sys.stderr)
     elif args.topics_command == "remove":
@@ -133,14 +134,9 @@ def _library(store, *, with_papers: bool):
 
 def cmd_list(args, settings) -> int:
     store = _store(args, settings)
-    match = None
-    if args.query:
-        from reader.core.query import matcher
-
-        _validated_query(args.query, for_arxiv=False)
-        match = matcher(args.query)
+    query = _validated_query(args.query, for_arxiv=False) if args.query else None
     library = _library(store, with_papers=True)
-    ids = library.select(topic=_topic_name(store, args.topic), starred=args.starred, unread=args.unread, match=match)
+    ids = library.select(topic=_topic_name(store, args.topic), starred=args.starred, unread=args.unread, query=query)
     if args.limit is not None:
         ids = ids[: args.limit]
     papers = [library.papers[pid] for pid in ids if pid in library.papers]
@@ -226,14 +222,9 @@ def cmd_export(args, settings) -> int:
     if not (args.starred or args.topic or args.query):
         raise ReaderError("say what to export: --starred, --topic NAME and/or --query Q")
     store = _store(args, settings)
-    match = None
-    if args.query:
-        from reader.core.query import matcher
-
-        _validated_query(args.query, for_arxiv=False)
-        match = matcher(args.query)
+    query = _validated_query(args.query, for_arxiv=False) if args.query else None
     library = _library(store, with_papers=True)
-    ids = library.select(topic=_topic_name(store, args.topic), starred=args.starred, match=match)
+    ids = library.select(topic=_topic_name(store, args.topic), starred=args.starred, query=query)
     papers = [library.papers[pid] for pid in ids if pid in library.papers]
     text = export(papers)
     if args.output is None or str(args.output) == "-":

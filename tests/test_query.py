@@ -7,7 +7,8 @@ import dataclasses
 import pytest
 
 from reader.arxiv.parse import parse_api_page
-from reader.core.query import matcher, parse, search_text
+from reader.core.query import parse, search_text
+from reader.core.search import SearchBlock
 from reader.errors import QueryError
 from reader.models import Author
 from tests.conftest import fixture_bytes
@@ -17,9 +18,9 @@ def papers(name):
     return parse_api_page(fixture_bytes(name)).papers
 
 
-def select(query, items, **kwargs):
-    match = matcher(query, **kwargs)
-    return [p.id for p in items if match(search_text(p))]
+def select(query, items, implicit_and=True):
+    matched = SearchBlock({p.id: search_text(p) for p in items}).matching(parse(query, implicit_and=implicit_and))
+    return [p.id for p in items if p.id in matched]
 
 
 def test_andnot_with_grouping_matches_what_arxiv_returned():

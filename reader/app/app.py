@@ -24,7 +24,7 @@ from reader.config import Settings
 from reader.core.bibtex import export as export_bibtex
 from reader.core.library import Library
 from reader.core.momentum import headline, total_window
-from reader.core.query import Matcher, matcher, search_text
+from reader.core.query import Node, parse, search_text
 from reader.demo import DemoSet, load_demo
 from reader.errors import QueryError, ReaderError
 from reader.models import Paper, PaperIndex
@@ -93,7 +93,7 @@ class ReaderApp(App):
         self.view = ALL
         self.unread_only = False
         self.filter_text = ""
-        self._filter_match: Matcher | None = None
+        self._filter_query: Node | None = None
         self._filter_generation = 0
         self._filter_timer = None
         self._offline_told = False
@@ -189,7 +189,7 @@ class ReaderApp(App):
             texts = {pid: search_text(paper) for pid, paper in papers.items()}
             for paper in papers.values():
                 paper.abstract = paper.abstract[:CARD_ABSTRACT_CHARS]
-            self.call_from_thread(self._papers_loaded, papers.values(), texts)
+            self.call_from_thread(self._papers_loaded, papers.values(), texts, shard)
         self.call_from_thread(self._cache_loaded)
 
     def full_paper(self, paper_id: str) -> Paper | None:
@@ -219,8 +219,8 @@ class ReaderApp(App):
         self._set_status(f"Demo set: 30 papers of the '{self.demo.topic}' topic page, Sep 2026 · R syncs your topics")
         return library
 
-    def _papers_loaded(self, papers: Iterable, texts: dict) -> None:
-        self.library.add_papers(papers, texts)
+    def _papers_loaded(self, papers: Iterable, texts: dict, shard: str) -> None:
+        self.library.add_papers(papers, texts, group=shard)
         self.paper_list.refresh_cards()
         if self.filter_text:
             self.refresh_list()
@@ -290,20 +290,20 @@ class ReaderApp(App):
     def refresh_list(self, *, keep: str | None = None) -> None:
         """Recompute which papers the list shows (view, unread only, filter), keeping the cursor."""
         keep = keep or self.paper_list.current
-        if self._filter_match is not None:
+        if self._filter_query is not None:
             self._filter_generation += 1
             self.run_filter(self._filter_generation, keep)
             return
         self.paper_list.show(self._select(), keep=keep)
 
-    def _select(self, match: Matcher | None = None) -> list[str]:
+    def _select(self, query: Node | None = None) -> list[str]:
         return self.library.select(
-            topic=self.view_topic, starred=self.view == STARRED, unread=self.unread_only, match=match
+            topic=self.view_topic, starred=self.view == STARRED, unread=self.unread_only, query=query
         )
 
     @work(thread=True, exclusive=True, group="filter")
     def run_filter(self, generation: int, keep: str | None) -> None:
-        ids = self._select(self._filter_match)
+        ids = self._select(self._filter_query)
         self.call_from_thread(self._filtered, generation, ids, keep)
 
     def _filtered(self, generation: int, ids: list[str], keep: str | None) -> None:
@@ -319,7 +319,7 @@ class ReaderApp(App):
         if event.option_list.id == "sidebar" and event.option.id and event.option.id != self.view:
             self.view = event.option.id
             self.refresh_chart()
-            self.paper_list.show(self._select(), keep=None) if self._filter_match is None else self.refresh_list()
+            self.paper_list.show(self._select(), keep=None) if self._filter_query is None else self.refresh_list()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option_list.id == "sidebar":
@@ -403,17 +403,17 @@ class ReaderApp(App):
         box = self.query_one("#filter", Input)
         text = text.strip()
         if not text:
-            self.filter_text, self._filter_match = "", None
+            self.filter_text, self._filter_query = "", None
             box.border_subtitle = ""
             self.refresh_list()
             return
         try:
-            match = matcher(text)
+            query = parse(text, implicit_and=True)
         except QueryError as error:
             where = f" at column {error.position + 1}" if error.position is not None else ""
             box.border_subtitle = f"{error}{where}"
             return
-        self.filter_text, self._filter_match = text, match
+        self.filter_text, self._filter_query = text, query
         self.refresh_list()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

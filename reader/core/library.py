@@ -9,7 +9,8 @@ from datetime import date
 from typing import Iterable
 
 from reader.core import momentum
-from reader.core.query import Matcher, SearchText, search_text
+from reader.core.query import Node, SearchText, search_text
+from reader.core.search import SearchBlock
 from reader.models import Paper, PaperIndex
 
 STARRED = object()  # the key of the starred papers' counts (a topic may be named anything)
@@ -20,7 +21,8 @@ class Library:
         self.read = set(read)
         self.starred = set(starred)
         self.papers: dict[str, Paper] = {}
-        self._search: dict[str, SearchText] = {}
+        self._blocks: dict[object, SearchBlock] = {}  # search texts by group of papers
+        self._unsearchable: dict[str, Paper] = {}  # added without texts: built at the first query
         self.reindex(index)
 
     def reindex(self, index: PaperIndex) -> None:
@@ -29,13 +31,18 @@ class Library:
         self.order: list[str] = index.ids  # the index is kept newest first
         self._counts: dict | None = None
 
-    def add_papers(self, papers: Iterable[Paper], texts: dict[str, SearchText] | None = None) -> None:
-        """Add or replace records; `texts` are their search texts when already built (off the UI thread)."""
+    def add_papers(
+        self, papers: Iterable[Paper], texts: dict[str, SearchText] | None = None, group: object = None
+    ) -> None:
+        """Add or replace records. `texts` are their search texts when already built (off the UI
+        thread); a later call with the same `group` (a cache shard) replaces that group's texts."""
+        papers = list(papers)
         for paper in papers:
             self.papers[paper.id] = paper
-            self._search.pop(paper.id, None)
-        if texts:
-            self._search.update(texts)
+        if texts is not None:
+            self._blocks[object() if group is None else group] = SearchBlock(texts)
+        else:
+            self._unsearchable.update((paper.id, paper) for paper in papers)
 
     @property
     def complete(self) -> bool:
@@ -45,14 +52,13 @@ class Library:
     def topics_of(self, paper_id: str) -> list[str]:
         return self.index.topics_of(paper_id)
 
-    def search_text(self, paper_id: str) -> SearchText | None:
-        text = self._search.get(paper_id)
-        if text is None:
-            paper = self.papers.get(paper_id)
-            if paper is None:
-                return None
-            text = self._search[paper_id] = search_text(paper)
-        return text
+    def matching(self, query: Node) -> set[str]:
+        """Ids of the loaded papers that satisfy `query`."""
+        if self._unsearchable:
+            pending, self._unsearchable = self._unsearchable, {}
+            self._blocks[object()] = SearchBlock({pid: search_text(p) for pid, p in pending.items()})
+        blocks = list(self._blocks.values())  # a snapshot: the loader may add blocks meanwhile
+        return set().union(*(block.matching(query) for block in blocks))
 
     def set_marks(self, paper_id: str, *, read: bool | None = None, starred: bool | None = None) -> None:
         """Change marks in memory, keeping the cached counts right without a recount."""
@@ -76,7 +82,7 @@ class Library:
         topic: str | None = None,
         starred: bool = False,
         unread: bool = False,
-        match: Matcher | None = None,
+        query: Node | None = None,
     ) -> list[str]:
         """Ids newest first that pass every given filter."""
         index, read, stars = self.index, self.read, self.starred
@@ -89,14 +95,9 @@ class Library:
             ids = [pid for pid in ids if pid in stars]
         if unread:
             ids = [pid for pid in ids if pid not in read]
-        if match is not None:
-            texts = self._search
-            result = []
-            for pid in ids:
-                text = texts.get(pid) or self.search_text(pid)
-                if text is not None and match(text):
-                    result.append(pid)
-            ids = result
+        if query is not None:
+            matched = self.matching(query)
+            ids = [pid for pid in ids if pid in matched]
         return list(ids)
 
     def counts(self, topic: str | None = None, *, starred: bool = False) -> tuple[int, int]:

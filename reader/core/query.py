@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Union
+from typing import Union
 
 from reader.core.text import fold, word_string, words
 from reader.errors import QueryError
@@ -24,7 +24,6 @@ from reader.models import Paper
 FIELDS = ("ti", "au", "abs", "co", "jr", "cat", "rn", "id", "all")
 # The fields `all:` covers, in the order SearchText stores them.
 TEXT_FIELDS = ("ti", "abs", "au", "co", "jr", "cat", "id")
-_FIELD_SLOT = {name: i for i, name in enumerate(TEXT_FIELDS)}
 OPERATORS = ("AND", "OR", "ANDNOT")
 _DATE = re.compile(r"\d{4}(\d{2}(\d{2}(\d{4})?)?)?$")
 
@@ -260,14 +259,14 @@ def parse(query: str, *, implicit_and: bool = False) -> Node:
 
 # --- evaluation ----------------------------------------------------------------------------------
 
-# What matching looks at, built once per paper and cached by the caller: one string holding each
-# field's words (TEXT_FIELDS order), then the v1 time as YYYYMMDDHHMM, separated by FIELD_MARK.
-# One plain string per paper keeps 100,000 papers' search text small and each test a C call.
+# What matching looks at (see core/search.py), built once per paper: each field's words in
+# TEXT_FIELDS order, then the v1 time as YYYYMMDDHHMM, separated by FIELD_MARK.
 SearchText = str
 FIELD_MARK = "\x1f"
 
 
 def search_text(paper: Paper) -> SearchText:
+    """The paper's words, folded (see core/text.py), field by field."""
     categories = []
     for category in paper.categories:
         folded = fold(category)
@@ -287,38 +286,3 @@ def search_text(paper: Paper) -> SearchText:
             paper.published[:16].replace("-", "").replace("T", "").replace(":", ""),
         )
     )
-
-
-def _in_field(text: str, phrase: str, slot: int) -> bool:
-    start = 0
-    for _ in range(slot):
-        start = text.index(FIELD_MARK, start) + 1
-    return text.find(phrase, start, text.index(FIELD_MARK, start)) >= 0
-
-
-Matcher = Callable[[SearchText], bool]
-
-
-def compile_query(node: Node) -> Matcher:
-    """A predicate over SearchText, built once per query: closures, no tree walking per paper."""
-    if isinstance(node, Term):
-        phrase = node.phrase
-        if node.field == "rn":
-            return lambda text: False  # report numbers are not cached
-        if node.field == "all":
-            return lambda text: phrase in text
-        slot = _FIELD_SLOT[node.field]
-        return lambda text: _in_field(text, phrase, slot)
-    if isinstance(node, DateRange):
-        start, end = node.start, node.end
-        return lambda text: start <= text[-12:] <= end
-    left, right = compile_query(node.left), compile_query(node.right)
-    if isinstance(node, And):
-        return lambda text: left(text) and right(text)
-    if isinstance(node, AndNot):
-        return lambda text: left(text) and not right(text)
-    return lambda text: left(text) or right(text)
-
-
-def matcher(query: str, *, implicit_and: bool = True) -> Matcher:
-    return compile_query(parse(query, implicit_and=implicit_and))

@@ -1,0 +1,88 @@
+"""Query evaluation over many papers at once.
+
+For a group of papers (a cache shard), each field's words are joined into one string across the
+group's papers. A term is a run of `str.find` calls over its field's string, each hit mapped to
+its paper by bisection, then on to the next paper; boolean operators are set operations. Work
+grows with the number of matching papers, not with papers times query size, and memory holds
+a few strings per group instead of one object per paper."""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_right
+
+from reader.core.query import FIELD_MARK, TEXT_FIELDS, And, AndNot, DateRange, Node, Or, SearchText, Term
+
+_DATE_CHARS = 12  # the v1 time closing each search text: YYYYMMDDHHMM
+
+
+class _Field:
+    __slots__ = ("starts", "text")
+
+    def __init__(self, parts: list[str]):
+        self.starts = array("q")
+        position = 0
+        for part in parts:
+            self.starts.append(position)
+            position += len(part) + 1
+        self.starts.append(position)  # a sentinel: starts[i + 1] always exists
+        self.text = "\n".join(parts)
+
+    def papers_with(self, phrase: str) -> set[int]:
+        find, starts, hits = self.text.find, self.starts, []
+        position = find(phrase)
+        while position != -1:
+            i = bisect_right(starts, position) - 1
+            hits.append(i)
+            position = find(phrase, starts[i + 1])  # on to the next paper
+        return set(hits)
+
+    def which_have(self, phrase: str, candidates: set[int]) -> set[int]:
+        """The candidates whose text holds `phrase`: one bounded find each, no full scan."""
+        find, starts = self.text.find, self.starts
+        return {i for i in candidates if find(phrase, starts[i], starts[i + 1]) != -1}
+
+
+class SearchBlock:
+    __slots__ = ("dates", "fields", "ids")
+
+    def __init__(self, texts: dict[str, SearchText]):
+        self.ids = list(texts)
+        columns = list(zip(*(text.split(FIELD_MARK) for text in texts.values()))) or [()] * (len(TEXT_FIELDS) + 1)
+        self.fields = {name: _Field(list(columns[i])) for i, name in enumerate(TEXT_FIELDS)}
+        self.dates = "".join(columns[len(TEXT_FIELDS)])  # fixed width: paper i at i * _DATE_CHARS
+
+    def matching(self, node: Node) -> set[str]:
+        """Ids of this block's papers that satisfy the query."""
+        return {self.ids[i] for i in self._evaluate(node, None)}
+
+    def _evaluate(self, node: Node, candidates: set[int] | None) -> set[int]:
+        """Papers satisfying `node`, among `candidates` when given (the right side of an AND only
+        needs to look at what the left side let through: a few bounded finds instead of a scan)."""
+        if isinstance(node, Term):
+            return self._term(node, candidates)
+        if isinstance(node, DateRange):
+            dates, width = self.dates, _DATE_CHARS
+            papers = range(len(self.ids)) if candidates is None else candidates
+            return {i for i in papers if node.start <= dates[i * width : (i + 1) * width] <= node.end}
+        left = self._evaluate(node.left, candidates)
+        if isinstance(node, And):
+            return self._evaluate(node.right, left) if left else left
+        if isinstance(node, AndNot):
+            return left - self._evaluate(node.right, left) if left else left
+        assert isinstance(node, Or)
+        return left | self._evaluate(node.right, candidates)
+
+    def _term(self, term: Term, candidates: set[int] | None) -> set[int]:
+        if term.field == "rn":
+            return set()  # report numbers are not cached
+        fields = self.fields.values() if term.field == "all" else [self.fields[term.field]]
+        # A bounded find per candidate beats a scan while candidates are few.
+        narrow = candidates is not None and len(candidates) * 8 < len(self.ids)
+        found: set[int] = set()
+        for field in fields:
+            if narrow:
+                found |= field.which_have(term.phrase, candidates - found)
+            else:
+                found |= field.papers_with(term.phrase)
+        return found if candidates is None or narrow else found & candidates
