@@ -96,6 +96,11 @@ class Syncer:
         self.on_event = on_event or (lambda event: None)
 
     async def run(self, topics: list[Topic]) -> SyncReport:
+        """Sync the topics one after the other. StoreLockedError when another sync is running."""
+        with self.store.sync_lock():
+            return await self._run(topics)
+
+    async def _run(self, topics: list[Topic]) -> SyncReport:
         report = SyncReport()
         for topic in topics:
             report.topics.append(await self.sync_topic(topic))

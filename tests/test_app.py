@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import time
 
 import pytest
 
@@ -331,3 +332,59 @@ async def test_quit(store):
         await pilot.press("q")
         await pilot.pause()
         assert not app.is_running
+
+
+async def test_the_screen_stays_responsive_while_arxiv_hangs(store, fake_arxiv):
+    from tests.arxiv_server import Fault
+
+    fake_arxiv.faults = [Fault("hang", seconds=3)] * 4
+    app = make_app(store, fake_arxiv)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("R")
+        await pilot.pause(0.2)
+        assert app.syncing
+        started = time.monotonic()
+        await pilot.press("j", "j", "s")
+        assert app.paper_list.cursor == 2 and app.paper_list.current in app.library.starred
+        assert time.monotonic() - started < 1.0
+        assert app.syncing  # still waiting on arXiv
+
+
+async def test_hostile_authors_and_comments_are_plain_text(data_dir):
+    from reader.models import Author
+
+    store = Store(data_dir)
+    paper = dataclasses.replace(
+        recent_papers(1)[0],
+        authors=(Author("[red]Mallory[/red]", ("[@click=app.quit]Evil U[/]",)),),
+        comment="[link=file:///etc/passwd]click[/link]",
+    )
+    store.save_papers([paper])
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert "[red]Mallory[/red] · [@click=app.quit]Evil U[/]" in card_text(app, 0)
+        await pilot.press("enter")
+        body = str(app.screen.query_one("#detail-body").render())
+        assert "[red]Mallory[/red]" in body and "[link=file:///etc/passwd]click[/link]" in body
+        assert app.is_running
+
+
+async def test_a_damaged_index_is_reported_and_rebuilt(store, data_dir):
+    (data_dir / "index.json").write_text("{broken")
+    app = make_app(Store(data_dir))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert any("index.json is damaged" in n.message for n in app._notifications)
+        assert len(app.paper_list.ids) == 40
+
+
+async def test_keymap_file_remaps_keys(store, data_dir):
+    (data_dir / "keymap.toml").write_text('"app.star" = "x"\n')
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("x")
+        assert app.paper_list.current in app.library.starred
+        assert any(keys == "x" and what == "Star" for keys, what in app.help_sections()[1][1])

@@ -170,6 +170,7 @@ class ReaderApp(App):
             self.notify(f"Cannot read the cache: {error}", severity="error", timeout=30)
             library = Library(PaperIndex())
         self._library_ready(library)
+        self._show_store_warnings()
         if self.demo is None:
             self.load_records()
         else:
@@ -230,8 +231,12 @@ class ReaderApp(App):
         # The records live as long as the app: keep the garbage collector from walking them
         # again and again (each full pass over 100,000 papers would stall the screen).
         gc.freeze()
+        self._show_store_warnings()
+
+    def _show_store_warnings(self) -> None:
+        """What the store repaired (a damaged file moved aside, user state restored)."""
         for warning in self.store.warnings:
-            self.notify(warning, severity="warning", timeout=15)
+            self.notify(warning, title="Cache repaired", severity="warning", timeout=20)
         self.store.warnings.clear()
 
     def _sync_due(self) -> bool:

@@ -43,8 +43,10 @@ def read_json(path: Path) -> Any | None:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as error:
         raise CorruptFileError(path, f"not valid JSON: {error}") from None
-    if not isinstance(data, dict):
-        raise CorruptFileError(path, "not a JSON object")
+    if not isinstance(data, dict) or not all(
+        isinstance(table, dict) and all(isinstance(doc, dict) for doc in table.values()) for table in data.values()
+    ):
+        raise CorruptFileError(path, "not a TinyDB database")
     return data
 
 
@@ -128,7 +130,7 @@ def file_lock(path: Path, *, wait: float, what: str) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise StoreLockedError(f"{what}: another reader process is busy with {path.parent}") from None
+                    raise StoreLockedError(f"{what}: another reader process is busy with {path.parent}; try again when it is done") from None
                 time.sleep(0.02)
         try:
             yield

@@ -97,6 +97,7 @@ class Store:
         self._index_stamp: tuple[int, int] | None = None
         self._marks: Marks | None = None
         self._check_user_file()
+        self._check_sync_file()
 
     # --- locking and the small TinyDB files -------------------------------------------------
 
@@ -141,6 +142,10 @@ class Store:
             except StoreError as error:
                 self.warnings.append(f"could not refresh the backup of user state: {error}")
 
+    def _check_sync_file(self) -> None:
+        """A damaged sync.json is moved aside at once (it only holds what the next sync rebuilds)."""
+        self._read_small(self._sync_path, "topics")
+
     def _read_small(self, path: Path, table: str) -> list[dict[str, Any]]:
         """All documents of a table in a small file; a damaged sync.json is moved aside and forgotten."""
         try:
@@ -150,6 +155,12 @@ class Store:
                 raise
             self.warnings.append(f"{error}: moved to {move_aside(path).name} (it is rebuilt at the next sync)")
             return []
+
+    def sync_lock(self):
+        """Held for a whole sync: a second sync of the same data directory refuses at once."""
+        if self.read_only:
+            raise StoreError("syncing: the data directory is open read-only")
+        return file_lock(self.data_dir / ".sync.lock", wait=0, what="cannot sync")
 
     # --- topics --------------------------------------------------------------------------------
 
@@ -199,7 +210,7 @@ class Store:
     @staticmethod
     def _marks_from(data: dict | None) -> Marks:
         docs = (data or {}).get("marks", {}).values()
-        kinds = {doc.get("kind"): frozenset(doc.get("ids", [])) for doc in docs}
+        kinds = {doc.get("kind"): frozenset(i for i in doc.get("ids", []) if isinstance(i, str)) for doc in docs}
         return Marks(kinds.get("read", frozenset()), kinds.get("starred", frozenset()))
 
     def marks(self) -> Marks:
