@@ -39,7 +39,7 @@ def synthetic_papers(count: int, today: date, seed: int = 1) -> list[Paper]:
         model = rng.choice(models)
         moment = datetime.combine(day, time(12), tzinfo=timezone.utc) - timedelta(seconds=i % 40000)
         stamp = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
-        paper_id = f"{day:%y%m}.{(count - i) % 100000:05d}"
+        paper_id = f"{day:%y%m}.{(count - i) % 90000:05d}"  # 90000+ are left for fresh papers
         papers.append(
             dataclasses.replace(
                 model, id=paper_id, version=1, published=stamp, updated=stamp,

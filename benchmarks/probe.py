@@ -4,7 +4,9 @@
                           painted list of real cards
     bare T0               the same for a bare Textual app: the floor
     interact DATA_DIR     cursor, star, read and filter latencies inside the app; peak RSS
-    sync DATA_DIR N       ingest N papers from a loopback arXiv: papers/s, longest event-loop block
+    sync DATA_DIR N       ingest N papers from a loopback arXiv (its own process): papers/s and
+                          the longest time the event loop was blocked
+    serve N               that loopback arXiv
 """
 
 from __future__ import annotations
@@ -127,40 +129,62 @@ async def interact(data_dir: str) -> None:
         emit(**results)
 
 
-async def sync(data_dir: str, count: int) -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+def fresh_papers(count: int):
+    """Papers none of the benchmark caches hold (their ids are beyond the caches')."""
+    from datetime import date
+
     from benchmarks.cache import synthetic_papers
+
+    papers = synthetic_papers(count, date(2026, 12, 2), seed=7)
+    for i, paper in enumerate(papers):
+        paper.id = f"{paper.id[:4]}.{90000 + i:05d}"
+    return papers
+
+
+def serve(count: int) -> None:
+    """A loopback arXiv in its own process (as the real one would be), until killed."""
+    from tests.arxiv_server import FakeArxiv
+
+    fake = FakeArxiv().start()
+    fake.queries["ti:fresh"] = fresh_papers(count)
+    emit(api_url=fake.api_url)
+    while True:
+        time.sleep(60)
+
+
+async def sync(data_dir: str, count: int) -> None:
+    import subprocess
+    from datetime import date
+
     from reader.arxiv.client import ArxivClient, ClientOptions
     from reader.store import Store, Topic
     from reader.sync import Syncer
-    from tests.arxiv_server import FakeArxiv
-    from datetime import date
 
-    today = date(2026, 12, 2)
-    fake = FakeArxiv().start()
-    fake.queries["ti:fresh"] = synthetic_papers(count, today, seed=7)
-    for i, paper in enumerate(fake.queries["ti:fresh"]):  # ids unlike the cache's
-        paper.id = f"{paper.id[:4]}.{90000 + i % 10000:05d}" if i < 10000 else paper.id
-    store = Store(Path(data_dir))
-    worst = 0.0
-    running = True
+    server = subprocess.Popen([sys.executable, "-m", "benchmarks.probe", "serve", str(count)], stdout=subprocess.PIPE, text=True)
+    try:
+        api_url = json.loads(server.stdout.readline())["api_url"]
+        store = Store(Path(data_dir))
+        worst = 0.0
+        running = True
 
-    async def watch_loop():
-        nonlocal worst
-        while running:
-            started = time.perf_counter()
-            await asyncio.sleep(0.005)
-            worst = max(worst, time.perf_counter() - started - 0.005)
+        async def watch_loop():
+            nonlocal worst
+            while running:
+                started = time.perf_counter()
+                await asyncio.sleep(0.005)
+                worst = max(worst, time.perf_counter() - started - 0.005)
 
-    watcher = asyncio.create_task(watch_loop())
-    options = ClientOptions(api_url=fake.api_url, rss_url=fake.rss_url, delay=0.0, retries=0)
-    started = time.perf_counter()
-    async with ArxivClient(options) as client:
-        report = await Syncer(store, client, today=today, horizon_weeks=60).sync_topic(Topic("Fresh", "ti:fresh"))
-    elapsed = time.perf_counter() - started
-    running = False
-    await watcher
-    fake.stop()
+        watcher = asyncio.create_task(watch_loop())
+        options = ClientOptions(api_url=api_url, rss_url=api_url, delay=0.0, retries=0)
+        started = time.perf_counter()
+        async with ArxivClient(options) as client:
+            syncer = Syncer(store, client, today=date(2026, 12, 2), horizon_weeks=60)
+            report = await syncer.sync_topic(Topic("Fresh", "ti:fresh"))
+        elapsed = time.perf_counter() - started
+        running = False
+        await watcher
+    finally:
+        server.kill()
     emit(papers=report.fetched, new=report.new, error=report.error, papers_per_s=report.fetched / elapsed, max_block_ms=worst * 1000, rss_mb=rss_mb())
 
 
@@ -174,6 +198,8 @@ def main() -> None:
         asyncio.run(interact(sys.argv[2]))
     elif mode == "sync":
         asyncio.run(sync(sys.argv[2], int(sys.argv[3])))
+    elif mode == "serve":
+        serve(int(sys.argv[2]))
     else:
         raise SystemExit(f"unknown mode {mode}")
 

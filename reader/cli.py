@@ -121,25 +121,34 @@ def cmd_sync(args, settings) -> int:
     return EXIT_ERROR if report.failed else 0
 
 
-def _library(store, *, with_papers: bool):
+def _library(store):
     from reader.core.library import Library
 
     marks = store.marks()
-    library = Library(store.index(), marks.read, marks.starred)
-    if with_papers:
+    return Library(store.index(), marks.read, marks.starred)
+
+
+def _selected_papers(store, library, *, query=None, limit: int | None = None, **filters) -> list[Paper]:
+    """Papers newest first. Without a text query only the records shown are read from disk."""
+    if query is not None:
         library.add_papers(store.load_papers().values())
-        _print_warnings(store)
-    return library
+    ids = library.select(query=query, **filters)[:limit]
+    if query is None:
+        from reader.store.store import shard_of
+
+        library.add_papers(store.load_papers(sorted({shard_of(pid) for pid in ids})).values())
+    _print_warnings(store)
+    return [library.papers[pid] for pid in ids if pid in library.papers]
 
 
 def cmd_list(args, settings) -> int:
     store = _store(args, settings)
     query = _validated_query(args.query, for_arxiv=False) if args.query else None
-    library = _library(store, with_papers=True)
-    ids = library.select(topic=_topic_name(store, args.topic), starred=args.starred, unread=args.unread, query=query)
-    if args.limit is not None:
-        ids = ids[: args.limit]
-    papers = [library.papers[pid] for pid in ids if pid in library.papers]
+    library = _library(store)
+    papers = _selected_papers(
+        store, library, query=query, limit=args.limit,
+        topic=_topic_name(store, args.topic), starred=args.starred, unread=args.unread,
+    )
     if args.json:
         rows = [_paper_json(p, library) for p in papers]
         json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
@@ -204,7 +213,7 @@ def cmd_momentum(args, settings) -> int:
     store = _store(args, settings)
     topic = _topic_name(store, args.topic)
     as_of = parse_day(args.as_of, "--as-of") if args.as_of else settings.today()
-    library = _library(store, with_papers=False)
+    library = _library(store)
     result = library.momentum(as_of, topic=topic, total_new_last4=store.cached_total(total_window(as_of)))
     if args.json:
         print(json.dumps(result.to_json(topic), indent=2))
@@ -223,9 +232,8 @@ def cmd_export(args, settings) -> int:
         raise ReaderError("say what to export: --starred, --topic NAME and/or --query Q")
     store = _store(args, settings)
     query = _validated_query(args.query, for_arxiv=False) if args.query else None
-    library = _library(store, with_papers=True)
-    ids = library.select(topic=_topic_name(store, args.topic), starred=args.starred, query=query)
-    papers = [library.papers[pid] for pid in ids if pid in library.papers]
+    library = _library(store)
+    papers = _selected_papers(store, library, query=query, topic=_topic_name(store, args.topic), starred=args.starred)
     text = export(papers)
     if args.output is None or str(args.output) == "-":
         sys.stdout.write(text)

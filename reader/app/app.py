@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # the network stack loads with the first sync, not at start-u
     from reader.sync import SyncEvent, SyncReport
 
 FILTER_DELAY = 0.15  # seconds of typing quiet before a filter runs
-CARD_ABSTRACT_CHARS = 600  # what a card can show of an abstract, at any terminal width
+CARD_ABSTRACT_CHARS = 500  # what a card's two lines can show of an abstract, even on a wide terminal
 
 
 def styles_path() -> Path:
@@ -190,6 +190,8 @@ class ReaderApp(App):
             texts = {pid: search_text(paper) for pid, paper in papers.items()}
             for paper in papers.values():
                 paper.abstract = paper.abstract[:CARD_ABSTRACT_CHARS]
+                if paper.updated == paper.published:
+                    paper.updated = paper.published  # one string, not two equal ones
             self.call_from_thread(self._papers_loaded, papers.values(), texts, shard)
         self.call_from_thread(self._cache_loaded)
 

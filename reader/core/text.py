@@ -13,6 +13,7 @@ _WORD = re.compile(r"[^\W_]+")
 _COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 # Letters NFKD leaves whole.
 _UNDECOMPOSABLE = str.maketrans({"ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "đ": "d", "Đ": "D", "ı": "i"})
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _NOT_WORD = re.compile(r"[\W_]+")
 
 
@@ -41,4 +42,9 @@ def word_string(text: str) -> str:
         spaced = text.encode("ascii").translate(_ASCII_WORDS).decode("ascii")
     else:
         spaced = _NOT_WORD.sub(" ", fold(text))
+        if not spaced.isascii():
+            # Letters of other scripts (α, 中) as ASCII codes: search text stays one byte per
+            # character, and a whole block of it with them (a non-ASCII character would make
+            # Python store every character of the block in two or four bytes).
+            spaced = _NON_ASCII.sub(lambda m: f"x{ord(m.group()):x}x", spaced)
     return " " + " ".join(spaced.split()) + " "
