@@ -192,8 +192,7 @@ def cmd_mark(args, settings) -> int:
             ids.append(split_version(raw)[0])
         except ValueError:
             raise ReaderError(f"{raw!r} is not an arXiv id (like 2609.12345 or hep-th/9901001)") from None
-    index = store.index()
-    unknown = [pid for pid in ids if pid not in index]
+    unknown = [pid for pid in ids if not store.has_paper(pid)]
     if unknown:
         raise ReaderError(f"not in the cache: {', '.join(unknown)} (nothing was changed)")
     change = {

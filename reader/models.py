@@ -233,9 +233,6 @@ class PaperIndex:
     def __iter__(self):
         return iter(self.ids)
 
-    def to_json(self) -> dict:
-        return {"topics": self.topics, "ids": self.ids, "versions": self.versions, "days": self.days, "masks": self.masks}
-
     @classmethod
     def from_json(cls, data: dict) -> PaperIndex:
         columns = [data[k] for k in ("ids", "versions", "days", "masks")]

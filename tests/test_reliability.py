@@ -16,7 +16,7 @@ import pytest
 from reader.cli import main
 from reader.firstrun import ensure_example_topics
 from reader.errors import StoreLockedError
-from reader.store import Store, Topic
+from reader.store import Store
 from tests.sample_papers import sample_papers
 
 ROOT = Path(__file__).resolve().parent.parent

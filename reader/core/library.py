@@ -44,11 +44,6 @@ class Library:
         else:
             self._unsearchable.update((paper.id, paper) for paper in papers)
 
-    @property
-    def complete(self) -> bool:
-        """Every indexed paper's record is loaded (text queries give full answers)."""
-        return len(self.papers) >= len(self.index)
-
     def topics_of(self, paper_id: str) -> list[str]:
         return self.index.topics_of(paper_id)
 

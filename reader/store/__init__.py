@@ -1,5 +1,5 @@
 """The local cache: papers, topics, user state and sync state, in TinyDB files. No Textual."""
 
-from reader.store.store import IndexEntry, Marks, SaveResult, Store, Topic
+from reader.store.store import Marks, SaveResult, Store, Topic
 
-__all__ = ["IndexEntry", "Marks", "SaveResult", "Store", "Topic"]
+__all__ = ["Marks", "SaveResult", "Store", "Topic"]

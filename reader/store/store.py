@@ -53,6 +53,13 @@ def _shard_sort_key(shard: str) -> str:
     return ("19" if shard >= "90" else "20") + shard
 
 
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
 def now_iso() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -138,7 +145,8 @@ class Store:
             raise StoreError(f"{self._user_path} was written by a newer reader (schema {schema}); please upgrade")
         if not self.read_only:
             try:
-                write_json_atomic(backup, data)
+                if _read_bytes(backup) != _read_bytes(self._user_path):  # most starts: nothing to copy
+                    write_json_atomic(backup, data)
             except StoreError as error:
                 self.warnings.append(f"could not refresh the backup of user state: {error}")
 
@@ -383,6 +391,10 @@ class Store:
             if lost:
                 self._forget(lost)
         return papers
+
+    def has_paper(self, paper_id: str) -> bool:
+        """Whether the cache holds this paper, reading only its small shard file (not the index)."""
+        return paper_id in self._read_shard_docs(shard_of(paper_id))
 
     def _forget(self, ids: list[str]) -> None:
         """Drop index rows whose records are gone (a damaged shard), so the next sync refetches them."""
