@@ -388,3 +388,17 @@ async def test_keymap_file_remaps_keys(store, data_dir):
         await pilot.press("x")
         assert app.paper_list.current in app.library.starred
         assert any(keys == "x" and what == "Star" for keys, what in app.help_sections()[1][1])
+
+
+async def test_every_action_is_in_the_command_palette(store, papers):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        titles = {command.title for command in app.get_system_commands(app.screen)}
+        assert {b.description for b in app.BINDINGS if b.action != "quit"} <= titles
+        await pilot.press("ctrl+p")
+        await pilot.press(*"Star")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause(0.2)
+        assert papers[0].id in app.library.starred
