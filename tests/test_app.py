@@ -402,3 +402,13 @@ async def test_every_action_is_in_the_command_palette(store, papers):
         await pilot.press("enter")
         await pilot.pause(0.2)
         assert papers[0].id in app.library.starred
+
+
+async def test_enter_in_the_delete_dialog_cancels(store):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("tab", "j", "j", "d")
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("enter")
+        assert [t.name for t in store.topics()] == ["Agents", "Other"]

@@ -396,7 +396,9 @@ class ReaderApp(App):
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
         box.display = True
-        box.focus()
+        # Focus now, not after a refresh: keys typed right after `/` belong to the filter, never
+        # to the list's single-key actions (r, d, e...).
+        self.screen.set_focus(box)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id != "filter":

@@ -86,6 +86,9 @@ class ConfirmDialog(ModalScreen[bool]):
                 yield Button(self.yes, variant="error", id="yes")
                 yield Button("Cancel", id="no")
 
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()  # Enter on a destructive question means "no"
+
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
 
