@@ -115,6 +115,8 @@ def cmd_sync(args, settings) -> int:
         print(line)
         if result.note:
             print(f"  note: {result.note}")
+    if report.versions is not None and (report.versions.updated or report.versions.error):
+        print(report.versions.error or f"announcements: {report.versions.updated} newer versions of cached papers")
     if report.total_error:
         print(f"warning: {report.total_error}", file=sys.stderr)
     print(f"synced {len(report.topics) - len(report.failed)} of {len(report.topics)} topics: {report.new} new, {report.updated} updated")

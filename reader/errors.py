@@ -17,12 +17,6 @@ class QueryError(ReaderError):
         self.query = query
         self.position = position
 
-    def pointer(self) -> str:
-        """The query with a caret under the problem, for multi-line displays."""
-        if self.position is None or not self.query:
-            return ""
-        return f"{self.query}\n{' ' * self.position}^"
-
 
 class ArxivError(ReaderError):
     """arXiv answered with an error, or could not be reached after retries."""

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Callable
@@ -18,6 +19,8 @@ from reader.store import Store, Topic
 PAGE_SIZE = 200
 SAVE_EVERY = 5000  # papers held in memory before they are written (each write rewrites the index)
 ARXIV_RESULT_CAP = 10_000  # arXiv's search backend serves no further than this
+TOPIC_CATEGORIES = 3  # a topic's most frequent primary categories, whose feeds announce new versions
+ID_BATCH = 100  # ids per id_list request
 # Papers can be announced a few days after their submission date: an incremental sync looks
 # this far behind the last sync before it trusts that it has caught up.
 CATCH_UP_MARGIN = timedelta(days=7)
@@ -47,6 +50,7 @@ class SyncEvent:
 @dataclass(slots=True)
 class SyncReport:
     topics: list[TopicResult] = field(default_factory=list)
+    versions: TopicResult | None = None  # newer versions found through the announcement feeds
     total_new_last4: int | None = None
     total_error: str | None = None
 
@@ -56,7 +60,7 @@ class SyncReport:
 
     @property
     def updated(self) -> int:
-        return sum(t.updated for t in self.topics)
+        return sum(t.updated for t in self.topics) + (self.versions.updated if self.versions else 0)
 
     @property
     def failed(self) -> list[TopicResult]:
@@ -64,7 +68,8 @@ class SyncReport:
 
     @property
     def changed_ids(self) -> list[str]:
-        return [pid for t in self.topics for pid in t.changed_ids]
+        results = self.topics + ([self.versions] if self.versions else [])
+        return [pid for t in results for pid in t.changed_ids]
 
 
 def client_for(settings: Settings, on_notice: Callable[[str], None] | None = None) -> ArxivClient:
@@ -106,6 +111,8 @@ class Syncer:
             report.topics.append(await self.sync_topic(topic))
         if all(t.error for t in report.topics) and report.topics:
             return report
+        categories = await asyncio.to_thread(self.store.synced_categories)
+        report.versions = await self.refresh_versions(categories)
         try:
             report.total_new_last4 = await self.total_new_last4()
         except ReaderError as error:
@@ -124,12 +131,15 @@ class Syncer:
             caught_up_before = datetime.fromisoformat(last_sync[:10]).date() - CATCH_UP_MARGIN
         self.on_event(SyncEvent(topic.name, f"syncing {topic.name}"))
         pending: list[Paper] = []
+        fetched_sample: list[Paper] = []  # where the topic's papers live, for the announcement feeds
         start, total = 0, None
         try:
             while True:
                 page = await self.client.search(topic.query, start=start, max_results=PAGE_SIZE, expected_total=total)
                 total = page.total_results if total is None else total
                 result.fetched += len(page.papers)
+                if len(fetched_sample) < 1000:
+                    fetched_sample.extend(page.papers)
                 pending.extend(p for p in page.papers if known.get(p.id) != p.version)
                 self.on_event(
                     SyncEvent(topic.name, f"{topic.name}: {result.fetched:,} fetched", result.fetched, min(total, ARXIV_RESULT_CAP))
@@ -148,7 +158,10 @@ class Syncer:
                     result.note = f"arXiv serves at most {ARXIV_RESULT_CAP:,} results per query; narrow the query to see older papers"
                     break
             await self._save(pending, topic, result)
-            await asyncio.to_thread(self.store.record_sync, topic.name, topic.query)
+            categories = Counter(p.primary_category for p in fetched_sample)
+            await asyncio.to_thread(
+                self.store.record_sync, topic.name, topic.query, [c for c, _ in categories.most_common(TOPIC_CATEGORIES)]
+            )
         except ReaderError as error:
             try:
                 await self._save(pending, topic, result)  # keep what arrived before the failure
@@ -156,6 +169,32 @@ class Syncer:
                 pass
             result.error = str(error)
             self.on_event(SyncEvent(topic.name, f"{topic.name}: {error}"))
+        return result
+
+    async def refresh_versions(self, categories: list[str]) -> TopicResult:
+        """Newer versions of cached papers, as today's announcement feeds of the topics' main
+        categories list them. A topic's own sync goes by first submission, so a replacement of an
+        older paper would never reach it; the feeds announce replacements every day."""
+        result = TopicResult("announcements")
+        if not categories:
+            return result
+        self.on_event(SyncEvent(None, "checking today's announcements for new versions"))
+        try:
+            announced = await self.client.announcements(categories)
+            index = await asyncio.to_thread(self.store.index)
+            stale = []
+            for item in announced:
+                position = index.position(item.id)
+                if position is not None and index.versions[position] < item.version:
+                    stale.append(item.id)
+            for start in range(0, len(stale), ID_BATCH):
+                page = await self.client.fetch_ids(stale[start : start + ID_BATCH])
+                result.fetched += len(page.papers)
+                saved = await asyncio.to_thread(self.store.save_papers, page.papers, None)
+                result.updated += saved.updated
+                result.changed_ids += saved.changed_ids
+        except ReaderError as error:
+            result.error = f"announcement feeds: {error}"
         return result
 
     async def _save(self, pending: list[Paper], topic: Topic, result: TopicResult) -> None:

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from reader.models import Paper
-from tests.atom import error_feed, feed_xml
+from tests.atom import error_feed, feed_xml, rss_xml
 
 
 @dataclass
@@ -41,7 +41,8 @@ class FakeArxiv:
         self.queries: dict[str, list[Paper]] = {}  # search_query -> papers, newest first
         self.totals: dict[str, int] = {}  # search_query -> totalResults for max_results=0 counts
         self.faults: list[Fault] = []
-        self.rss: dict[str, bytes] = {}
+        self.rss: dict[str, bytes] = {}  # path after /rss/ -> feed
+        self.by_id: dict[str, Paper] = {}  # answers to id_list beyond the queries' papers
         self.requests: list[Request] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -87,11 +88,14 @@ class FakeArxiv:
     def answer(self, path: str, params: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
         if path.startswith("/rss/"):
             key = path.removeprefix("/rss/")
-            if key in self.rss:
-                return 200, {"Content-Type": "application/rss+xml"}, self.rss[key]
-            return 404, {}, b"not found"
+            # A category with nothing announced today looks like a weekend: an empty channel.
+            return 200, {"Content-Type": "application/rss+xml"}, self.rss.get(key, rss_xml([]))
         if path != "/api/query":
             return 404, {"Content-Type": "text/html"}, b"<html>not found</html>"
+        if params.get("id_list"):
+            by_id = {p.id: p for papers in self.queries.values() for p in papers} | self.by_id
+            found = [by_id[i] for i in params["id_list"].split(",") if i in by_id]
+            return 200, {"Content-Type": "application/atom+xml"}, feed_xml(found, total=len(found))
         query = params.get("search_query", "")
         start = int(params.get("start", "0"))
         size = int(params.get("max_results", "10"))

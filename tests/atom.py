@@ -59,3 +59,22 @@ def error_feed(message: str, slug: str = "bad_query") -> bytes:
         f"<updated>2026-12-02T00:00:00Z</updated><summary>{escape(message)}</summary>"
         "<author><name>arXiv api core</name></author></entry></feed>"
     ).encode("utf-8")
+
+
+def rss_xml(items: list[tuple[Paper, str]]) -> bytes:
+    """An rss.arxiv.org announcement feed: (paper, announce type) per item."""
+    body = "".join(
+        f"<item><title>{escape(p.title)}</title><link>https://arxiv.org/abs/{p.id}</link>"
+        f"<description>arXiv:{p.id}v{p.version} Announce Type: {kind} \nAbstract: {escape(p.abstract)}</description>"
+        f'<guid isPermaLink="false">oai:arXiv.org:{p.id}v{p.version}</guid>'
+        + "".join(f"<category>{c}</category>" for c in p.categories)
+        + f"<pubDate>Wed, 02 Dec 2026 00:00:00 -0500</pubDate><arxiv:announce_type>{kind}</arxiv:announce_type>"
+        f"<dc:creator>{escape(', '.join(a.name for a in p.authors))}</dc:creator></item>"
+        for p, kind in items
+    )
+    return (
+        "<?xml version='1.0' encoding='UTF-8'?>\n"
+        '<rss xmlns:arxiv="http://arxiv.org/schemas/atom" xmlns:dc="http://purl.org/dc/elements/1.1/" version="2.0">'
+        "<channel><title>test updates on arXiv.org</title><link>http://rss.arxiv.org/rss/test</link>"
+        f"<description>test</description>{body}</channel></rss>"
+    ).encode("utf-8")

@@ -210,3 +210,26 @@ async def test_share_of_all_new_papers_is_asked_once_and_cached(fake_arxiv, stor
     report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])
     assert report.total_new_last4 == 24321
     assert not [r for r in fake_arxiv.search_requests() if r.params["max_results"] == "0"]
+
+
+async def test_announced_replacements_bring_newer_versions(fake_arxiv, store):
+    from tests.atom import rss_xml
+
+    papers = recent_papers(12)
+    fake_arxiv.queries[QUERY] = papers
+    store.add_topic("RL", QUERY)
+    await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])
+    categories = store.synced_categories()
+    assert categories and set(categories) <= {p.primary_category for p in papers}
+    replaced = dataclasses.replace(papers[7], version=papers[7].version + 1, title="Revised after review")
+    stranger = dataclasses.replace(papers[0], id="2611.99999", version=3)  # not cached: ignored
+    fake_arxiv.by_id[replaced.id] = replaced
+    fake_arxiv.rss["+".join(categories)] = rss_xml([(replaced, "replace"), (stranger, "replace"), (papers[1], "new")])
+    report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])
+    assert report.versions.error is None and report.versions.updated == 1
+    assert report.changed_ids == [replaced.id]
+    cached = stored(store)[replaced.id]
+    assert (cached.version, cached.title) == (replaced.version, "Revised after review")
+    assert "2611.99999" not in stored(store)
+    id_requests = [r for r in fake_arxiv.search_requests() if r.params.get("id_list")]
+    assert [r.params["id_list"] for r in id_requests][-1] == replaced.id

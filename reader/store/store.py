@@ -270,11 +270,18 @@ class Store:
                 return doc.get("last_sync")
         return None
 
-    def record_sync(self, topic: str, query: str) -> None:
+    def record_sync(self, topic: str, query: str, categories: list[str] | None = None) -> None:
         with self._locked("saving sync state"):
             self._sync_db().table("topics").upsert(
-                {"name": topic, "query": query, "last_sync": now_iso()}, Query().name == topic
+                {"name": topic, "query": query, "last_sync": now_iso(), "categories": categories or []},
+                Query().name == topic,
             )
+
+    def synced_categories(self) -> list[str]:
+        """The main categories of the current topics' papers, as their last syncs saw them."""
+        current = {t.name for t in self.topics()}
+        docs = self._read_small(self._sync_path, "topics")
+        return sorted({c for d in docs if d.get("name") in current for c in d.get("categories", [])})
 
     def cached_total(self, window: str) -> int | None:
         """A cached count of all new arXiv papers in `window` (e.g. `20261105-20261202`)."""
