@@ -216,10 +216,22 @@ class Store:
     # a few bytes per paper, so a key press rewrites a small file even after years of reading.
 
     @staticmethod
-    def _marks_from(data: dict | None) -> Marks:
-        docs = (data or {}).get("marks", {}).values()
-        kinds = {doc.get("kind"): frozenset(i for i in doc.get("ids", []) if isinstance(i, str)) for doc in docs}
-        return Marks(kinds.get("read", frozenset()), kinds.get("starred", frozenset()))
+    def _mark_lists(data: dict | None) -> dict[str, list[str]]:
+        """kind -> ids, in the order they were marked."""
+        lists = {"read": [], "starred": []}
+        for doc in (data or {}).get("marks", {}).values():
+            ids = doc.get("ids")
+            if doc.get("kind") in lists and isinstance(ids, list):
+                lists[doc["kind"]] = ids
+        return lists
+
+    @classmethod
+    def _marks_from(cls, data: dict | None) -> Marks:
+        lists = cls._mark_lists(data)
+        try:
+            return Marks(frozenset(lists["read"]), frozenset(lists["starred"]))
+        except TypeError:  # something unhashable where ids belong: treat as damage
+            raise CorruptFileError(Path("user.json"), "marks are not lists of ids") from None
 
     def marks(self) -> Marks:
         if self._marks is None:
@@ -232,17 +244,18 @@ class Store:
         with self._locked("saving read/starred marks"):
             storage = AtomicJSONStorage(self._user_path)
             data = storage.read() or {}  # fresh from disk: other processes' marks count
-            current = self._marks_from(data)
-            new_read, new_starred = set(current.read), set(current.starred)
-            for wanted, marks in ((read, new_read), (starred, new_starred)):
+            lists = self._mark_lists(data)
+            for kind, wanted in (("read", read), ("starred", starred)):
                 if wanted is True:
-                    marks.update(ids)
+                    present = set(lists[kind])
+                    lists[kind] = lists[kind] + [pid for pid in ids if pid not in present]
                 elif wanted is False:
-                    marks.difference_update(ids)
+                    dropped = set(ids)
+                    lists[kind] = [pid for pid in lists[kind] if pid not in dropped]
             data.setdefault("meta", {"1": {"schema": SCHEMA_VERSION}})
-            data["marks"] = {"1": {"kind": "read", "ids": sorted(new_read)}, "2": {"kind": "starred", "ids": sorted(new_starred)}}
+            data["marks"] = {"1": {"kind": "read", "ids": lists["read"]}, "2": {"kind": "starred", "ids": lists["starred"]}}
             storage.write(data)
-        self._marks = Marks(frozenset(new_read), frozenset(new_starred))
+        self._marks = Marks(frozenset(lists["read"]), frozenset(lists["starred"]))
         return self._marks
 
     # --- settings ------------------------------------------------------------------------------
