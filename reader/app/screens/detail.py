@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,8 +14,12 @@ from textual.widgets import Footer, Static
 from reader.models import Paper
 
 
-def detail_text(paper: Paper, topics: list[str], *, read: bool, starred: bool) -> Text:
-    """The whole record as plain styled text: feed text is never parsed as markup."""
+LABEL_WIDTH = 14
+
+
+def detail_text(paper: Paper, topics: list[str], *, read: bool, starred: bool, width: int = 100) -> Text:
+    """The whole record as plain styled text (feed text is never parsed as markup); metadata
+    values wrap under themselves, not under their labels."""
     text = Text()
     text.append(paper.title + "\n", style="bold")
     marks = ("★ starred  " if starred else "") + ("read" if read else "unread")
@@ -43,10 +49,12 @@ def detail_text(paper: Paper, topics: list[str], *, read: bool, starred: bool) -
         ("Abstract page", paper.abs_url),
         ("PDF", paper.pdf_url),
     ]
+    room = max(20, width - LABEL_WIDTH - 2)
     for label, value in rows:
         if value:
-            text.append(f"{label:>14}  ", style="bold")
-            text.append(value + "\n")
+            text.append(f"{label:>{LABEL_WIDTH}}  ", style="bold")
+            lines = textwrap.wrap(value, room, break_long_words=True, break_on_hyphens=False) or [""]
+            text.append(("\n" + " " * (LABEL_WIDTH + 2)).join(lines) + "\n")
     return text
 
 
@@ -81,8 +89,12 @@ class DetailScreen(Screen):
                 library.topics_of(self.paper_id),
                 read=self.paper_id in library.read,
                 starred=self.paper_id in library.starred,
+                width=self.size.width - 6,  # the view's padding and scrollbar
             )
         )
+
+    def on_resize(self) -> None:
+        self.refresh_detail()
 
     def action_scroll_down(self) -> None:
         self.query_one("#detail", VerticalScroll).scroll_down()
