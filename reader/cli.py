@@ -131,14 +131,17 @@ def _library(store):
 
 
 def _selected_papers(store, library, *, query=None, limit: int | None = None, **filters) -> list[Paper]:
-    """Papers newest first. Without a text query only the records shown are read from disk."""
-    if query is not None:
-        library.add_papers(store.load_papers().values())
-    ids = library.select(query=query, **filters)[:limit]
-    if query is None:
-        from reader.store.store import shard_of
+    """Papers newest first. Only the records shown are read from disk; a text query reads the
+    saved search texts (built and saved once per shard)."""
+    from reader.store.store import shard_of
 
-        library.add_papers(store.load_papers(sorted({shard_of(pid) for pid in ids})).values())
+    if query is not None:
+        from reader.loading import shard_texts
+
+        for shard in store.shards():
+            library.add_search_texts(shard_texts(store, shard))
+    ids = library.select(query=query, **filters)[:limit]
+    library.add_papers(store.load_papers(sorted({shard_of(pid) for pid in ids})).values())
     _print_warnings(store)
     return [library.papers[pid] for pid in ids if pid in library.papers]
 

@@ -147,3 +147,29 @@ def test_read_only_data_directory_is_a_clear_error(data_dir):
             store.set_marks([next(iter(store.index()))], starred=True)
     finally:
         os.chmod(data_dir, 0o700)
+
+
+def test_search_texts_are_saved_per_shard_and_rebuilt_when_the_shard_changes(data_dir):
+    import dataclasses
+
+    from reader.core.query import parse
+    from reader.core.search import SearchBlock
+    from reader.loading import shard_texts
+    from tests.sample_papers import sample_papers
+
+    store = Store(data_dir)
+    papers = sample_papers(12)
+    store.save_papers(papers, "T")
+    shard = store.shards()[0]
+    texts = shard_texts(store, shard)
+    saved = store._search_path(shard)
+    assert saved.exists() and store.search_texts(shard) == texts
+    stamp = saved.stat().st_mtime_ns
+    assert shard_texts(store, shard) == texts and saved.stat().st_mtime_ns == stamp  # read back, not rebuilt
+    renamed = dataclasses.replace(papers[0], version=papers[0].version + 1, title="Zebrafish navigation")
+    store.save_papers([renamed], "T")
+    assert store.search_texts(shard) is None  # the shard is newer: stale
+    matched = SearchBlock(shard_texts(store, shard)).matching(parse("ti:zebrafish"))
+    assert matched == {renamed.id}
+    saved.write_text("{not json")
+    assert store.search_texts(shard) is None and shard_texts(store, shard).keys() == texts.keys()

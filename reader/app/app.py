@@ -23,9 +23,10 @@ from reader.config import Settings
 from reader.core.bibtex import export as export_bibtex
 from reader.core.library import Library
 from reader.core.momentum import headline, total_window
-from reader.core.query import Node, parse, search_text
+from reader.core.query import Node, parse
 from reader.demo import DemoSet, load_demo
 from reader.errors import QueryError, ReaderError
+from reader.loading import shard_texts
 from reader.models import Paper, PaperIndex
 from reader.store import Store
 from reader.store.files import write_atomic
@@ -186,7 +187,7 @@ class ReaderApp(App):
             except ReaderError as error:
                 self.call_from_thread(self.notify, str(error), severity="error")
                 continue
-            texts = {pid: search_text(paper) for pid, paper in papers.items()}
+            texts = shard_texts(self.store, shard, papers)
             for paper in papers.values():
                 paper.abstract = paper.abstract[:CARD_ABSTRACT_CHARS]
                 if paper.updated == paper.published:

@@ -40,9 +40,13 @@ class Library:
         for paper in papers:
             self.papers[paper.id] = paper
         if texts is not None:
-            self._blocks[object() if group is None else group] = SearchBlock(texts)
+            self.add_search_texts(texts, group)
         else:
             self._unsearchable.update((paper.id, paper) for paper in papers)
+
+    def add_search_texts(self, texts: dict[str, SearchText], group: object = None) -> None:
+        """Search texts of papers whose records are not (yet) loaded."""
+        self._blocks[object() if group is None else group] = SearchBlock(texts)
 
     def topics_of(self, paper_id: str) -> list[str]:
         return self.index.topics_of(paper_id)

@@ -370,7 +370,7 @@ class Store:
     def shards(self) -> list[str]:
         """Shard names, newest arXiv month first."""
         try:
-            names = [p.stem for p in (self.data_dir / "papers").glob("*.json")]
+            names = [p.stem for p in (self.data_dir / "papers").glob("*.json") if not p.name.endswith(".search.json")]
         except OSError:
             return []
         return sorted(names, key=_shard_sort_key, reverse=True)
@@ -411,6 +411,34 @@ class Store:
             if lost:
                 self._forget(lost)
         return papers
+
+    # --- derived search texts: papers/YYMM.NN.search.json beside each shard ----------------------
+    # The store keeps them opaque (the core layer builds them) and trusts them only while they are
+    # at least as new as their shard: a sync that rewrites a shard makes its texts stale.
+
+    def _search_path(self, shard: str) -> Path:
+        return self.data_dir / "papers" / f"{shard}.search.json"
+
+    def search_texts(self, shard: str) -> dict[str, str] | None:
+        """The shard's saved search texts by paper id, or None when missing, stale or damaged."""
+        path = self._search_path(shard)
+        try:
+            if path.stat().st_mtime_ns < self._shard_path(shard).stat().st_mtime_ns:
+                return None
+            data = read_json(path)
+        except (OSError, StoreError):
+            return None
+        return next(iter(data.get("texts", {}).values()), None) if data else None
+
+    def save_search_texts(self, shard: str, texts: dict[str, str]) -> None:
+        """Save a shard's search texts (a cache: failing to write one is not an error)."""
+        if self.read_only:
+            return
+        try:
+            with self._locked("saving search texts"):
+                write_json_atomic(self._search_path(shard), {"meta": {"1": {"schema": SCHEMA_VERSION}}, "texts": {"1": texts}})
+        except StoreError:
+            pass
 
     def has_paper(self, paper_id: str) -> bool:
         """Whether the cache holds this paper, reading only its small shard file (not the index)."""

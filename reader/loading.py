@@ -1,0 +1,22 @@
+"""Records and their search texts, read from the store for the app and the command line.
+
+Search texts take longer to build than the records take to read, so they are saved beside each
+shard the first time they are built and read back while the shard is unchanged."""
+
+from __future__ import annotations
+
+from reader.core.query import SearchText, search_text
+from reader.models import Paper
+from reader.store import Store
+
+
+def shard_texts(store: Store, shard: str, papers: dict[str, Paper] | None = None) -> dict[str, SearchText]:
+    """The search texts of a shard's papers (`papers` when already read, saving a read)."""
+    saved = store.search_texts(shard)
+    if saved is not None and (papers is None or saved.keys() >= papers.keys()):
+        return saved if papers is None else {pid: saved[pid] for pid in papers}
+    if papers is None:
+        papers = store.load_papers([shard])
+    texts = {pid: search_text(paper) for pid, paper in papers.items()}
+    store.save_search_texts(shard, texts)
+    return texts
