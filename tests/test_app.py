@@ -412,3 +412,19 @@ async def test_enter_in_the_delete_dialog_cancels(store):
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("enter")
         assert [t.name for t in store.topics()] == ["Agents", "Other"]
+
+
+async def test_list_actions_stay_off_dialogs_and_the_detail_view(store):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("tab", "j", "j", "d")
+        assert isinstance(app.screen, ConfirmDialog)
+        await pilot.press("d", "a", "R")  # no second dialog, no topic dialog, no sync
+        assert isinstance(app.screen, ConfirmDialog) and len(app.screen_stack) == 2 and not app.syncing
+        await pilot.press("escape", "tab", "enter")
+        assert isinstance(app.screen, DetailScreen)
+        await pilot.press("slash", "n")
+        assert isinstance(app.screen, DetailScreen) and not app.query_one("#filter").display
+        await pilot.press("s")
+        assert app.screen.paper_id in app.library.starred

@@ -137,6 +137,14 @@ class ReaderApp(App):
         self.paper_list.focus()
         self.open_cache()
 
+    # Which app actions make sense on top of the main screen (the rest stay out of the footer).
+    DETAIL_ACTIONS = {"quit", "help", "toggle_star", "toggle_read", "open_abstract", "open_pdf", "copy_bibtex", "export"}
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.screen is self.screen_stack[0] or action in ("quit", "command_palette", "pop_screen"):
+            return True
+        return isinstance(self.screen, DetailScreen) and action in self.DETAIL_ACTIONS
+
     def on_resize(self) -> None:
         self.screen.set_class(self.size.height < 32, "-small")
         self.screen.set_class(self.size.width < 100, "-narrow")
