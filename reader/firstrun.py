@@ -18,7 +18,7 @@ EXAMPLE_TOPICS = [
 
 def ensure_example_topics(store: Store) -> bool:
     """Add the example topics once per data directory; a user who removes them keeps them removed."""
-    if store.read_only or store.setting("examples_added"):
+    if store.setting("examples_added"):
         return False
     if not store.topics():
         for name, query in EXAMPLE_TOPICS:

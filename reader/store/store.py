@@ -87,15 +87,13 @@ class Store:
     """One data directory. Safe to use from several processes at once: each write takes a short
     lock and re-reads what it changes, so a `reader star` beside a running app loses nothing."""
 
-    def __init__(self, data_dir: Path, *, read_only: bool = False):
+    def __init__(self, data_dir: Path):
         self.data_dir = Path(data_dir)
-        self.read_only = read_only
         self.warnings: list[str] = []  # what was repaired on the way, for the user to read
-        if not read_only:
-            try:
-                (self.data_dir / "papers").mkdir(parents=True, exist_ok=True)
-            except OSError as error:
-                raise StoreError(f"cannot create the data directory {self.data_dir}: {error.strerror}") from None
+        try:
+            (self.data_dir / "papers").mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(f"cannot create the data directory {self.data_dir}: {error.strerror}") from None
         self._user_path = self.data_dir / "user.json"
         self._sync_path = self.data_dir / "sync.json"
         self._index_path = self.data_dir / "index.json"
@@ -109,8 +107,6 @@ class Store:
     # --- locking and the small TinyDB files -------------------------------------------------
 
     def _locked(self, what: str):
-        if self.read_only:
-            raise StoreError(f"{what}: the data directory is open read-only")
         return file_lock(self._lock_path, wait=LOCK_WAIT_SECONDS, what=what)
 
     def _db(self, path: Path) -> TinyDB:
@@ -122,8 +118,6 @@ class Store:
         try:
             data = read_json(self._user_path)
         except CorruptFileError as error:
-            if self.read_only:
-                raise StoreError(f"{error}; run any reader command without --read-only to repair it") from None
             aside = move_aside(self._user_path)
             restored = False
             try:
@@ -143,12 +137,11 @@ class Store:
         schema = max((m.get("schema", 1) for m in data.get("meta", {}).values()), default=1)
         if schema > SCHEMA_VERSION:
             raise StoreError(f"{self._user_path} was written by a newer reader (schema {schema}); please upgrade")
-        if not self.read_only:
-            try:
-                if _read_bytes(backup) != _read_bytes(self._user_path):  # most starts: nothing to copy
-                    write_json_atomic(backup, data)
-            except StoreError as error:
-                self.warnings.append(f"could not refresh the backup of user state: {error}")
+        try:
+            if _read_bytes(backup) != _read_bytes(self._user_path):  # most starts: nothing to copy
+                write_json_atomic(backup, data)
+        except StoreError as error:
+            self.warnings.append(f"could not refresh the backup of user state: {error}")
 
     def _check_sync_file(self) -> None:
         """A damaged sync.json is moved aside at once (it only holds what the next sync rebuilds)."""
@@ -159,15 +152,13 @@ class Store:
         try:
             return list(self._db(path).table(table).all())
         except CorruptFileError as error:
-            if path == self._user_path or self.read_only:
+            if path == self._user_path:
                 raise
             self.warnings.append(f"{error}: moved to {move_aside(path).name} (it is rebuilt at the next sync)")
             return []
 
     def sync_lock(self):
         """Held for a whole sync: a second sync of the same data directory refuses at once."""
-        if self.read_only:
-            raise StoreError("syncing: the data directory is open read-only")
         return file_lock(self.data_dir / ".sync.lock", wait=0, what="cannot sync")
 
     # --- topics --------------------------------------------------------------------------------
@@ -329,16 +320,12 @@ class Store:
         try:
             data = read_json(self._index_path)
         except CorruptFileError as error:
-            if self.read_only:
-                raise
             aside = move_aside(self._index_path)
             self.warnings.append(f"{error}: moved to {aside.name}; rebuilt it from the cached papers")
             return self._rebuild_index()
         try:
             self._index = PaperIndex.from_json(next(iter(data["index"].values()))) if data else PaperIndex()
-        except (KeyError, StopIteration, TypeError, ValueError, AttributeError) as error:
-            if self.read_only:
-                raise CorruptFileError(self._index_path, f"unexpected content: {error}") from None
+        except (KeyError, StopIteration, TypeError, ValueError, AttributeError):
             aside = move_aside(self._index_path)
             self.warnings.append(f"index.json is damaged: moved to {aside.name}; rebuilt it from the cached papers")
             return self._rebuild_index()
@@ -380,8 +367,6 @@ class Store:
         try:
             data = read_json(path)
         except CorruptFileError as error:
-            if self.read_only:
-                raise
             aside = move_aside(path)
             self.warnings.append(f"{error}: moved to {aside.name}; its papers are fetched again at the next sync")
             return {}
@@ -406,7 +391,7 @@ class Store:
             for shard in (self.shards() if shards is None else shards)
             for paper in self._read_shard_papers(shard, index)
         }
-        if shards is None and not self.read_only:
+        if shards is None:
             lost = [pid for pid in index if pid not in papers]
             if lost:
                 self._forget(lost)
@@ -432,8 +417,6 @@ class Store:
 
     def save_search_texts(self, shard: str, texts: dict[str, str]) -> None:
         """Save a shard's search texts (a cache: failing to write one is not an error)."""
-        if self.read_only:
-            return
         try:
             with self._locked("saving search texts"):
                 write_json_atomic(self._search_path(shard), {"meta": {"1": {"schema": SCHEMA_VERSION}}, "texts": {"1": texts}})
