@@ -22,6 +22,10 @@ class ArxivError(ReaderError):
     """arXiv answered with an error, or could not be reached after retries."""
 
 
+class ArxivUnreachableError(ArxivError):
+    """No connection to arXiv at all (no network, no DNS): retrying for minutes would not help."""
+
+
 class ArxivAPIError(ArxivError):
     """arXiv's own error feed: the message is arXiv's."""
 

@@ -12,7 +12,7 @@ from typing import Callable
 from reader.arxiv.client import ArxivClient, ClientOptions
 from reader.config import Settings
 from reader.core import momentum
-from reader.errors import ReaderError
+from reader.errors import ArxivUnreachableError, ReaderError
 from reader.models import Paper
 from reader.store import Store, Topic
 
@@ -33,6 +33,7 @@ class TopicResult:
     updated: int = 0
     fetched: int = 0
     error: str | None = None
+    unreachable: bool = False  # arXiv could not be reached at all
     note: str | None = None
     changed_ids: list[str] = field(default_factory=list)  # stored new or newer: what a view reloads
 
@@ -65,6 +66,10 @@ class SyncReport:
     @property
     def failed(self) -> list[TopicResult]:
         return [t for t in self.topics if t.error]
+
+    @property
+    def offline(self) -> bool:
+        return bool(self.topics) and all(t.unreachable for t in self.topics)
 
     @property
     def changed_ids(self) -> list[str]:
@@ -108,6 +113,9 @@ class Syncer:
     async def _run(self, topics: list[Topic]) -> SyncReport:
         report = SyncReport()
         for topic in topics:
+            if report.topics and report.topics[-1].unreachable:  # offline: no point trying the rest
+                report.topics.append(TopicResult(topic.name, error=report.topics[-1].error, unreachable=True))
+                continue
             report.topics.append(await self.sync_topic(topic))
         if all(t.error for t in report.topics) and report.topics:
             return report
@@ -168,6 +176,7 @@ class Syncer:
             except ReaderError:
                 pass
             result.error = str(error)
+            result.unreachable = isinstance(error, ArxivUnreachableError)
             self.on_event(SyncEvent(topic.name, f"{topic.name}: {error}"))
         return result
 

@@ -233,3 +233,21 @@ async def test_announced_replacements_bring_newer_versions(fake_arxiv, store):
     assert "2611.99999" not in stored(store)
     id_requests = [r for r in fake_arxiv.search_requests() if r.params.get("id_list")]
     assert [r.params["id_list"] for r in id_requests][-1] == replaced.id
+
+
+async def test_no_connection_at_all_fails_fast_and_skips_the_other_topics(store):
+    import socket
+    import time as clock
+
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    class Closed:
+        api_url = f"http://127.0.0.1:{port}/api/query"
+        rss_url = f"http://127.0.0.1:{port}/rss/"
+
+    started = clock.monotonic()
+    report = await run_sync(store, Closed, [Topic("A", "ti:a"), Topic("B", "ti:b")], retries=4, backoff=0.2)
+    assert clock.monotonic() - started < 2  # one retry, not four with growing waits
+    assert report.offline and all(t.error.startswith("cannot connect to arXiv") for t in report.topics)

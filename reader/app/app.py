@@ -487,9 +487,7 @@ class ReaderApp(App):
 
     def _sync_finished(self, report: SyncReport) -> None:
         failed = report.failed
-        offline = failed and len(failed) == len(report.topics) and all(
-            "network error" in (t.error or "") or "did not answer" in (t.error or "") for t in failed
-        )
+        offline = report.offline
         if offline:
             if not self._offline_told:
                 self.notify("Offline: arXiv cannot be reached. Showing the cached papers.", severity="warning", timeout=10)

@@ -14,7 +14,7 @@ import httpx
 
 from reader import __version__
 from reader.arxiv.parse import Announcement, FeedPage, parse_api_page, parse_error_body, parse_rss
-from reader.errors import ArxivAPIError, ArxivError, FeedFormatError
+from reader.errors import ArxivAPIError, ArxivError, ArxivUnreachableError, FeedFormatError
 
 USER_AGENT = f"reader/{__version__} (terminal arXiv topic reader; polite: 1 request per 3 s, 1 connection)"
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024  # a full 2000-entry page is ~3.5 MB
@@ -23,10 +23,11 @@ RETRY_STATUSES = {429, 500, 502, 503, 504}
 
 
 class _Retryable(Exception):
-    def __init__(self, reason: str, wait: float | None = None, slow_down: bool = False):
+    def __init__(self, reason: str, wait: float | None = None, slow_down: bool = False, unreachable: bool = False):
         super().__init__(reason)
         self.wait = wait  # what the server asked for (Retry-After), if anything
         self.slow_down = slow_down  # a 429: back off much longer
+        self.unreachable = unreachable  # no connection at all: one more try, then say so
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +110,12 @@ class ArxivClient:
             try:
                 try:
                     status, body, retry_after = await self._get(url, params)
+                except httpx.ConnectTimeout:
+                    raise _Retryable("cannot connect to arXiv (timed out)", unreachable=True) from None
                 except httpx.TimeoutException:
                     raise _Retryable("arXiv did not answer in time") from None
+                except httpx.ConnectError as error:
+                    raise _Retryable(f"cannot connect to arXiv ({error or 'no route'})", unreachable=True) from None
                 except httpx.TransportError as error:
                     raise _Retryable(f"network error: {error or type(error).__name__}") from None
                 if status in RETRY_STATUSES:
@@ -126,6 +131,8 @@ class ArxivClient:
                     raise _Retryable(problem)
                 return result
             except _Retryable as retry:
+                if retry.unreachable and attempt >= min(1, attempts - 1):
+                    raise ArxivUnreachableError(str(retry)) from None
                 if attempt == attempts - 1:
                     raise ArxivError(f"{retry} (gave up after {attempts} tries)") from None
                 wait = retry.wait
