@@ -428,3 +428,26 @@ async def test_list_actions_stay_off_dialogs_and_the_detail_view(store):
         assert isinstance(app.screen, DetailScreen) and not app.query_one("#filter").display
         await pilot.press("s")
         assert app.screen.paper_id in app.library.starred
+
+
+async def test_a_slash_inside_the_filter_is_a_character(store):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("slash", *"hep-th", "slash", *"99")
+        assert app.query_one("#filter").value == "hep-th/99"
+
+
+async def test_keys_typed_right_after_slash_land_in_the_filter(store, data_dir):
+    from textual import events
+
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        for char in "/creditdr":  # one burst, queued before any is handled (a fast typist, a paste)
+            key = events.Key("slash" if char == "/" else char, char)
+            key.set_sender(app)
+            app._driver.send_message(key)
+        await pilot.pause()
+        assert app.query_one("#filter").value == "creditdr"
+        assert Store(data_dir).marks().read == set() and not isinstance(app.screen, ConfirmDialog)

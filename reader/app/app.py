@@ -65,7 +65,9 @@ class ReaderApp(App):
         Binding("r", "toggle_read", "Read", id="app.read"),
         Binding("n", "next_unread", "Next unread", id="app.next_unread"),
         Binding("u", "toggle_unread_only", "Unread only", show=False, id="app.unread_only"),
-        Binding("slash", "filter", "Filter", id="app.filter"),
+        # A priority binding runs before the keys typed after it are handed on, so they land in
+        # the filter box rather than on the list's single-key actions.
+        Binding("slash", "filter", "Filter", id="app.filter", priority=True),
         Binding("o", "open_abstract", "Browser", id="app.open"),
         Binding("p", "open_pdf", "PDF", show=False, id="app.pdf"),
         Binding("R", "sync", "Sync", id="app.sync"),
@@ -141,6 +143,8 @@ class ReaderApp(App):
     DETAIL_ACTIONS = {"quit", "help", "toggle_star", "toggle_read", "open_abstract", "open_pdf", "copy_bibtex", "export"}
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "filter" and isinstance(self.focused, Input):
+            return False  # a "/" typed into a text box is a character (hep-th/9901001)
         if self.screen is self.screen_stack[0] or action in ("quit", "command_palette", "pop_screen"):
             return True
         return isinstance(self.screen, DetailScreen) and action in self.DETAIL_ACTIONS
@@ -405,8 +409,6 @@ class ReaderApp(App):
     def action_filter(self) -> None:
         box = self.query_one("#filter", Input)
         box.display = True
-        # Focus now, not after a refresh: keys typed right after `/` belong to the filter, never
-        # to the list's single-key actions (r, d, e...).
         self.screen.set_focus(box)
 
     def on_input_changed(self, event: Input.Changed) -> None:
