@@ -152,6 +152,7 @@ class ReaderApp(App):
     def on_resize(self) -> None:
         self.screen.set_class(self.size.height < 32, "-small")
         self.screen.set_class(self.size.width < 100, "-narrow")
+        self.call_after_refresh(self.refresh_sidebar)  # its counts get shorter on a narrow screen
 
     def _remember_theme(self, theme) -> None:
         try:

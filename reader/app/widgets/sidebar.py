@@ -30,7 +30,8 @@ class TopicSidebar(OptionList):
 
     def set_entries(self, entries: list[SidebarEntry], selected: str) -> None:
         """Replace the entries (names and counts), keeping `selected` highlighted."""
-        options = [Option(self._prompt(e), id=e.key) for e in entries]
+        compact = 0 < self.size.width < 26
+        options = [Option(self._prompt(e, compact), id=e.key) for e in entries]
         keys = [e.key for e in entries]
         with self.prevent(OptionList.OptionHighlighted):
             self.clear_options()
@@ -38,11 +39,11 @@ class TopicSidebar(OptionList):
             self.highlighted = keys.index(selected) if selected in keys else 0
 
     @staticmethod
-    def _prompt(entry: SidebarEntry) -> Text:
+    def _prompt(entry: SidebarEntry, compact: bool = False) -> Text:
         prompt = Text(entry.label, style="bold", no_wrap=True, overflow="ellipsis")
-        counts = f"{entry.total:,} paper{'s' if entry.total != 1 else ''}"
+        counts = f"{entry.total:,}" if compact else f"{entry.total:,} paper{'s' if entry.total != 1 else ''}"
         if entry.unread:
-            counts += f" · {entry.unread:,} unread"
+            counts += f" · {entry.unread:,} {'new' if compact else 'unread'}"
         prompt.append("\n" + counts, style="dim")
         return prompt
 
