@@ -100,6 +100,7 @@ class ReaderApp(App):
         self._filter_timer = None
         self._offline_told = False
         self.loaded = False  # every cached record is in memory
+        self._topic_names: list[str] = []  # the sidebar's topics, re-read by refresh_everything
         self.syncing = False
 
     def _default_client(self) -> ArxivClient:
@@ -268,6 +269,10 @@ class ReaderApp(App):
     # --- drawing the three panes ---
 
     def refresh_everything(self, *, keep: str | None = None) -> None:
+        try:
+            self._topic_names = [t.name for t in self.store.topics()]  # they change only here
+        except ReaderError as error:
+            self.notify(f"Cannot read the topics: {error}", severity="error")
         self.refresh_sidebar()
         self.refresh_chart()
         self.refresh_list(keep=keep)
@@ -279,8 +284,9 @@ class ReaderApp(App):
             SidebarEntry(ALL, all_label, *library.counts()),
             SidebarEntry(STARRED, "Starred", *library.counts(starred=True)),
         ]
-        for topic in self.store.topics():
-            entries.append(SidebarEntry(TOPIC_PREFIX + topic.name, topic.name, *library.counts(topic.name)))
+        # From memory: this runs on every star and read toggle, and user.json holds every mark.
+        for name in self._topic_names:
+            entries.append(SidebarEntry(TOPIC_PREFIX + name, name, *library.counts(name)))
         self.sidebar.set_entries(entries, self.view)
 
     @property
