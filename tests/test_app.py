@@ -451,3 +451,4 @@ async def test_keys_typed_right_after_slash_land_in_the_filter(store, data_dir):
         await pilot.pause()
         assert app.query_one("#filter").value == "creditdr"
         assert Store(data_dir).marks().read == set() and not isinstance(app.screen, ConfirmDialog)
+

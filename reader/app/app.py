@@ -423,7 +423,9 @@ class ReaderApp(App):
             return
         if self._filter_timer is not None:
             self._filter_timer.stop()
-        self._filter_timer = self.set_timer(FILTER_DELAY, lambda: self._apply_filter(event.value))
+        # The box's own timer: it stops with the box, so quitting mid-typing never fires it on a
+        # screen already taken down.
+        self._filter_timer = event.input.set_timer(FILTER_DELAY, lambda: self._apply_filter(event.value))
 
     def _apply_filter(self, text: str) -> None:
         box = self.query_one("#filter", Input)
