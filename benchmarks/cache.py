@@ -13,7 +13,7 @@ from reader.models import Paper
 from reader.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT.parent / "shared" / "fixtures" / "arxiv"
+FIXTURES = ROOT / "tests" / "fixtures" / "arxiv"
 TOPICS = [("Agents", "ti:agent"), ("Testing", "ti:testing"), ("Learning", "abs:learning")]
 
 
@@ -24,7 +24,7 @@ def model_papers() -> list[Paper]:
             continue
         papers += parse_api_page(path.read_bytes()).papers
     if not papers:
-        raise SystemExit(f"no fixtures found in {FIXTURES}: the benchmark needs ../shared")
+        raise SystemExit(f"no fixtures found in {FIXTURES}")
     return papers
 
 

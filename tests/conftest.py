@@ -8,16 +8,13 @@ import pytest
 from tests.arxiv_server import FakeArxiv
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared"
-FIXTURES = SHARED / "fixtures" / "arxiv"
+FIXTURES = ROOT / "tests" / "fixtures" / "arxiv"  # recorded arXiv responses (CC0), see SOURCES.md
+TOOLS = ROOT / "tests" / "tools"
 
 
 def fixture_bytes(name: str) -> bytes:
-    """A recorded arXiv response from ../shared (the test is skipped when that folder is absent)."""
-    path = FIXTURES / name
-    if not path.exists():
-        pytest.skip(f"shared fixtures not found at {FIXTURES} (they live outside this repository)")
-    return path.read_bytes()
+    """A recorded arXiv response from tests/fixtures/arxiv."""
+    return (FIXTURES / name).read_bytes()
 
 
 @pytest.fixture

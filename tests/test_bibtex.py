@@ -13,9 +13,9 @@ import pytest
 from reader.arxiv.parse import parse_api_page
 from reader.core.bibtex import base_key, escape_text, export, unique_keys
 from reader.models import Author, Paper
-from tests.conftest import FIXTURES, SHARED, fixture_bytes
+from tests.conftest import FIXTURES, TOOLS, fixture_bytes
 
-BIBCHECK = SHARED / "tools" / "bibcheck.sh"
+BIBCHECK = TOOLS / "bibcheck.sh"
 
 
 def fixture_papers() -> list[Paper]:
@@ -100,7 +100,6 @@ def test_demo_papers_are_left_out():
 
 
 @pytest.mark.skipif(shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)")
-@pytest.mark.skipif(not BIBCHECK.exists(), reason=f"{BIBCHECK} not found (the shared folder lives outside this repository)")
 @pytest.mark.parametrize("which", ["fixtures", "nasty"])
 def test_real_tool_chains_accept_the_export(tmp_path, which):
     papers = fixture_papers() if which == "fixtures" else nasty_papers()

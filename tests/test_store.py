@@ -137,16 +137,16 @@ def test_topics_unique_and_removal_keeps_papers_and_marks(data_dir):
         store.remove_topic("T")
 
 
-def test_read_only_data_directory_is_a_clear_error(data_dir):
+def test_unwritable_user_file_is_a_clear_error_and_loses_nothing(data_dir):
     store = filled(data_dir, 5)
-    if os.geteuid() == 0:
-        pytest.skip("root ignores directory permissions")
-    os.chmod(data_dir, 0o500)
-    try:
-        with pytest.raises(StoreError, match="cannot write"):
-            store.set_marks([next(iter(store.index()))], starred=True)
-    finally:
-        os.chmod(data_dir, 0o700)
+    paper_id = next(iter(store.index()))
+    before = (data_dir / "user.json").read_bytes()
+    # The atomic write's temporary file cannot be created (works as root too, unlike chmod).
+    (data_dir / f".user.json.{os.getpid()}.tmp").mkdir()
+    with pytest.raises(StoreError, match="cannot write"):
+        store.set_marks([paper_id], starred=True)
+    assert (data_dir / "user.json").read_bytes() == before
+    assert Store(data_dir).marks().starred == frozenset()
 
 
 def test_search_texts_are_saved_per_shard_and_rebuilt_when_the_shard_changes(data_dir):
