@@ -1,7 +1,7 @@
 """The performance benchmark: `python -m benchmarks.run` (see the README).
 
 Builds realistic caches of 1,000, 10,000 and 100,000 papers (from the recorded fixtures in
-), then measures each in fresh processes and prints one table per size. Figures are
+tests/fixtures), then measures each in fresh processes and prints one table per size. Figures are
 medians of several runs; compare ratios within one run, as machines here are shared and noisy."""
 
 from __future__ import annotations
