@@ -97,7 +97,9 @@ class Store:
         self._user_path = self.data_dir / "user.json"
         self._sync_path = self.data_dir / "sync.json"
         self._index_path = self.data_dir / "index.json"
-        self._lock_path = self.data_dir / ".lock"
+        self._lock_path = self.data_dir / ".lock"  # papers, index, sync state
+        # User state has a lock of its own: a star never waits for a sync's save of papers.
+        self._user_lock_path = self.data_dir / ".user.lock"
         self._index: PaperIndex | None = None
         self._index_stamp: tuple[int, int] | None = None
         self._marks: Marks | None = None
@@ -108,6 +110,9 @@ class Store:
 
     def _locked(self, what: str):
         return file_lock(self._lock_path, wait=LOCK_WAIT_SECONDS, what=what)
+
+    def _user_locked(self, what: str):
+        return file_lock(self._user_lock_path, wait=LOCK_WAIT_SECONDS, what=what)
 
     def _db(self, path: Path) -> TinyDB:
         return TinyDB(path, storage=AtomicJSONStorage)
@@ -175,7 +180,7 @@ class Store:
         name, query = name.strip(), query.strip()
         if not name:
             raise StoreError("a topic needs a name")
-        with self._locked("adding a topic"):
+        with self._user_locked("adding a topic"):
             if self.topic(name) is not None:
                 raise StoreError(f"there is already a topic named {name!r}")
             db = self._db(self._user_path)
@@ -187,7 +192,7 @@ class Store:
         topic = self.topic(name)
         if topic is None:
             raise StoreError(f"no topic named {name!r}")
-        with self._locked("removing a topic"):
+        with self._user_locked("removing a topic"), self._locked("removing a topic"):
             self._db(self._user_path).table("topics").remove(Query().name == topic.name)
             self._sync_db().table("topics").remove(Query().name == topic.name)
             entries = self._load_index(force=True).entries()
@@ -232,7 +237,7 @@ class Store:
     def set_marks(self, ids: Iterable[str], *, read: bool | None = None, starred: bool | None = None) -> Marks:
         """Mark papers read/unread and/or starred/unstarred in one write of user.json."""
         ids = list(dict.fromkeys(ids))
-        with self._locked("saving read/starred marks"):
+        with self._user_locked("saving read/starred marks"):
             storage = AtomicJSONStorage(self._user_path)
             data = storage.read() or {}  # fresh from disk: other processes' marks count
             lists = self._mark_lists(data)
@@ -258,7 +263,7 @@ class Store:
         return default
 
     def set_setting(self, key: str, value: Any) -> None:
-        with self._locked("saving a setting"):
+        with self._user_locked("saving a setting"):
             db = self._db(self._user_path)
             self._ensure_meta(db)
             db.table("settings").upsert({"key": key, "value": value}, Query().key == key)
