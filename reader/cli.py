@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from reader.config import Settings, default_data_dir, parse_day
+from reader.config import Settings, default_data_dir, load_settings, parse_day
 from reader.errors import QueryError, ReaderError
 from reader.models import Paper, split_version
 
@@ -19,8 +19,7 @@ def _store(args: argparse.Namespace, settings: Settings):
     from reader.firstrun import ensure_example_topics
     from reader.store import Store
 
-    data_dir = args.data_dir or settings.data_dir or default_data_dir()
-    store = Store(Path(data_dir))
+    store = Store(settings.data_dir or default_data_dir())
     ensure_example_topics(store)
     _print_warnings(store)
     return store
@@ -266,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="reader",
         description="Follow fast-moving arXiv topics. With no command, opens the app.",
     )
-    parser.add_argument("--data-dir", type=Path, help="where the cache lives (default: $READER_DATA_DIR, else the user data directory)")
+    parser.add_argument("--data-dir", help="where the cache lives (default: $READER_DATA_DIR, else the user data directory)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__import__('reader').__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -327,7 +326,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        settings = Settings.from_env()
+        settings = load_settings({"data_dir": args.data_dir})
         if args.command == "topics" and args.topics_command is None:
             args.topics_command = "list"
         handler = getattr(args, "handler", cmd_app)

@@ -122,7 +122,7 @@ def test_installed_command_with_invalid_environment(tmp_path):
     env = {**os.environ, "READER_DATA_DIR": str(tmp_path / "d"), "READER_ARXIV_DELAY": "soon"}
     result = subprocess.run([sys.executable, "-m", "reader", "topics", "list"], env=env, capture_output=True, text=True)
     assert result.returncode == 1
-    assert result.stderr == "reader: error: READER_ARXIV_DELAY='soon' is not a number\n"
+    assert result.stderr == "reader: error: READER_ARXIV_DELAY='soon' is not a number (allowed: a number from 0 to 600 seconds)\n"
     result = subprocess.run([sys.executable, "-m", "reader", "sync", "--help"], env=env, capture_output=True, text=True)
     assert result.returncode == 0 and "--topic NAME" in result.stdout
 
