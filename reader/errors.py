@@ -17,6 +17,12 @@ class QueryError(ReaderError):
         self.query = query
         self.position = position
 
+    def describe(self) -> str:
+        """The message with the column and the text there: `unbalanced ( at column 5: '(a b'`."""
+        if self.position is None or self.position >= len(self.query):
+            return str(self)
+        return f"{self} at column {self.position + 1}: {self.query[self.position:][:20]!r}"
+
 
 class ArxivError(ReaderError):
     """arXiv answered with an error, or could not be reached after retries."""

@@ -11,9 +11,11 @@ from reader.app import ReaderApp
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog, PathDialog
 from reader.app.screens.help import HelpScreen
+from reader.app.screens.main import MainScreen
 from reader.app.widgets.chart import MomentumChart
 from reader.arxiv.client import ArxivClient, ClientOptions
 from reader.config import Settings
+from reader.service import ALL, STARRED, View
 from reader.store import Store
 from tests.corpus import TODAY
 from tests.sample_papers import sample_papers as recent_papers
@@ -59,20 +61,20 @@ def card_text(app, index: int = 0) -> str:
     """The lines of the index-th visible card as the screen shows them."""
     from reader.app.widgets.paper_list import CARD_HEIGHT
 
-    first = index * CARD_HEIGHT - int(app.paper_list.scroll_y)
-    return "\n".join(app.paper_list.render_line(first + row).text for row in range(CARD_HEIGHT))
+    first = index * CARD_HEIGHT - int(app.main.paper_list.scroll_y)
+    return "\n".join(app.main.paper_list.render_line(first + row).text for row in range(CARD_HEIGHT))
 
 
 async def test_first_screen_shows_sidebar_chart_and_newest_cards(store, papers):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        sidebar = app.sidebar
+        sidebar = app.main.sidebar
         prompts = [str(sidebar.get_option_at_index(i).prompt) for i in range(sidebar.option_count)]
         assert prompts[0] == "All papers\n40 papers · 40 unread"
         assert prompts[1] == "Starred\n0 papers"
         assert prompts[2] == "Agents\n30 papers · 30 unread"
-        assert app.paper_list.ids[:3] == [p.id for p in papers[:3]]
+        assert app.main.paper_list.ids[:3] == [p.id for p in papers[:3]]
         chart = app.query_one(MomentumChart)
         assert chart.headline.startswith("40 papers in the last four weeks")
         first = card_text(app, 0)
@@ -84,7 +86,7 @@ async def test_cursor_keys(store):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        plist = app.paper_list
+        plist = app.main.paper_list
         await pilot.press("j", "j", "down")
         assert plist.cursor == 3
         await pilot.press("k", "up")
@@ -106,16 +108,16 @@ async def test_sidebar_selects_topic_and_starred(store, papers):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("tab")
-        assert app.focused is app.sidebar
+        assert app.focused is app.main.sidebar
         await pilot.press("j", "j")  # All -> Starred -> Agents
-        assert app.view == "topic:Agents"
-        assert app.paper_list.ids == [p.id for p in papers[:30]]
+        assert app.main.view == View.of_topic("Agents")
+        assert app.main.paper_list.ids == [p.id for p in papers[:30]]
         assert app.query_one(MomentumChart).title == "Agents"
         await pilot.press("enter")
-        assert app.focused is app.paper_list
+        assert app.focused is app.main.paper_list
         await pilot.press("shift+tab")
         await pilot.press("k")
-        assert app.view == "starred" and app.paper_list.ids == []
+        assert app.main.view == STARRED and app.main.paper_list.ids == []
 
 
 async def test_star_read_persist_and_enter_opens_detail(store, papers, data_dir):
@@ -138,7 +140,7 @@ async def test_star_read_persist_and_enter_opens_detail(store, papers, data_dir)
         assert Store(data_dir).marks().starred == {papers[1].id}
         await pilot.press("escape")
         assert not isinstance(app.screen, DetailScreen)
-        assert str(app.sidebar.get_option_at_index(1).prompt) == "Starred\n1 paper"  # read, so none unread
+        assert str(app.main.sidebar.get_option_at_index(1).prompt) == "Starred\n1 paper"  # read, so none unread
 
 
 async def test_next_unread_and_unread_only(store, papers):
@@ -147,12 +149,12 @@ async def test_next_unread_and_unread_only(store, papers):
         await ready(pilot)
         await pilot.press("r", "j", "r", "k")  # first two read
         await pilot.press("n")
-        assert app.paper_list.current == papers[2].id
+        assert app.main.paper_list.current == papers[2].id
         await pilot.press("u")
-        assert app.paper_list.ids == [p.id for p in papers[2:]]
-        assert app.paper_list.current == papers[2].id
+        assert app.main.paper_list.ids == [p.id for p in papers[2:]]
+        assert app.main.paper_list.current == papers[2].id
         await pilot.press("u")
-        assert len(app.paper_list.ids) == 40
+        assert len(app.main.paper_list.ids) == 40
 
 
 async def test_filter_with_words_and_queries(store, papers):
@@ -164,27 +166,59 @@ async def test_filter_with_words_and_queries(store, papers):
         await pilot.pause(0.3)
         await ready(pilot)
         expected = [p.id for p in papers if "testing" in p.title.lower().replace(":", " ").split()]
-        assert expected and app.paper_list.ids == expected
+        assert expected and app.main.paper_list.ids == expected
         box = app.query_one("#filter")
         assert box.border_subtitle.startswith(f"{len(expected)} match")
         await pilot.press("ctrl+a", "ctrl+k", *"ti:(a b)")
         await pilot.pause(0.3)
         assert "not arXiv syntax" in box.border_subtitle
-        assert app.paper_list.ids == expected  # the last good filter stays
+        assert app.main.paper_list.ids == expected  # the last good filter stays
         await pilot.press("escape")
         await pilot.pause(0.3)
         await ready(pilot)
-        assert len(app.paper_list.ids) == 40 and not box.display
+        assert len(app.main.paper_list.ids) == 40 and not box.display
 
 
-async def test_open_abstract_and_pdf_in_browser(store, papers):
-    app = make_app(store)
+async def test_open_abstract_and_pdf_in_browser(store, papers, monkeypatch):
     opened = []
-    app.open_url = lambda url, **kw: opened.append(url)
+    monkeypatch.setattr("webbrowser.open", lambda url: opened.append(url) or True)
+    app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("o", "p")
-        assert opened == [papers[0].abs_url, papers[0].pdf_url]
+        await ready(pilot)
+        assert opened == [f"https://arxiv.org/abs/{papers[0].id}v1", f"https://arxiv.org/pdf/{papers[0].id}v1"]
+        assert f"Opened {opened[0]}" in app.message_log
+
+
+async def test_without_a_browser_the_link_is_shown_and_copied(store, papers, monkeypatch):
+    monkeypatch.setattr("webbrowser.open", lambda url: False)
+    app = make_app(store)
+    copied = []
+    app.copy_to_clipboard = copied.append
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("o")
+        await ready(pilot)
+        url = f"https://arxiv.org/abs/{papers[0].id}v1"
+        assert copied == [url]
+        assert any("No browser could open it" in m and m.endswith(url) for m in app.message_log)
+
+
+async def test_links_from_the_feed_are_never_opened(data_dir, monkeypatch):
+    hostile = dataclasses.replace(
+        recent_papers(1)[0], abs_url="file:///etc/passwd", pdf_url="javascript:alert(1)"
+    )
+    store = Store(data_dir)
+    store.save_papers([hostile], None)
+    opened = []
+    monkeypatch.setattr("webbrowser.open", lambda url: opened.append(url) or True)
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("o", "p")
+        await ready(pilot)
+    assert opened == [f"https://arxiv.org/abs/{hostile.id}v{hostile.version}", f"https://arxiv.org/pdf/{hostile.id}v{hostile.version}"]
 
 
 async def test_background_sync_updates_list_and_counts_and_keeps_the_cursor(store, papers, fake_arxiv):
@@ -195,13 +229,13 @@ async def test_background_sync_updates_list_and_counts_and_keeps_the_cursor(stor
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("j", "j")
-        current = app.paper_list.current
+        current = app.main.paper_list.current
         await pilot.press("R")
         await ready(pilot)
         await ready(pilot)
-        assert app.paper_list.current == current
-        assert set(app.paper_list.ids[:5]) == {p.id for p in newer}
-        assert str(app.sidebar.get_option_at_index(0).prompt).startswith("All papers\n45 papers")
+        assert app.main.paper_list.current == current
+        assert set(app.main.paper_list.ids[:5]) == {p.id for p in newer}
+        assert str(app.main.sidebar.get_option_at_index(0).prompt).startswith("All papers\n45 papers")
         assert "5 new" in str(app.query_one("#status").render())
 
 
@@ -218,11 +252,11 @@ async def test_add_and_delete_topic(store, fake_arxiv):
         await ready(pilot)
         await ready(pilot)
         assert [t.name for t in store.topics()] == ["Agents", "Other", "New"]
-        assert app.view == "topic:New" and len(app.paper_list.ids) == 3
+        assert app.main.view == View.of_topic("New") and len(app.main.paper_list.ids) == 3
         await pilot.press("d")
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("y")
-        assert [t.name for t in store.topics()] == ["Agents", "Other"] and app.view == "all"
+        assert [t.name for t in store.topics()] == ["Agents", "Other"] and app.main.view == ALL
 
 
 async def test_export_starred_and_copy_entry(store, papers, tmp_path):
@@ -268,10 +302,12 @@ async def test_demo_set_when_there_is_no_cache(data_dir):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        assert app.demo is not None and len(app.paper_list.ids) == 30
+        assert app.service.is_demo and len(app.main.paper_list.ids) == 30
         chart = app.query_one(MomentumChart)
-        assert chart.headline == "70 papers in the last four weeks, up 141% on the four weeks before · 0.7% of all new papers"
-        assert chart.title.startswith("Demo")
+        # The page's own figures, said to be the page's; the bars count only the bundled papers.
+        assert chart.headline == "On the page: 70 papers in the last four weeks, up 141% on the four weeks before · 0.7% of all new papers"
+        assert chart.title == "Demo · RL for LLM Agents · bars: the 30 bundled papers of 402"
+        assert sum(week.count for week in chart.momentum.weeks) == 30
         assert "Demo set" in str(app.query_one("#status").render())
         assert "demo paper" in card_text(app, 0)
 
@@ -284,9 +320,9 @@ async def test_offline_says_so_once_and_keeps_the_cache(store):
         await ready(pilot)
         await pilot.press("R")
         await ready(pilot)
-        offline = [n for n in app._notifications if "Offline" in n.message]
-        assert len(offline) == 1
-        assert len(app.paper_list.ids) == 40
+        offline = [n for n in app.message_log if "arXiv cannot be reached (no network?)" in n]
+        assert len(offline) == 1 and "Errno" not in str(app.query_one("#status").render())
+        assert len(app.main.paper_list.ids) == 40
 
 
 async def test_feed_text_is_shown_literally(data_dir):
@@ -343,12 +379,12 @@ async def test_the_screen_stays_responsive_while_arxiv_hangs(store, fake_arxiv):
         await ready(pilot)
         await pilot.press("R")
         await pilot.pause(0.2)
-        assert app.syncing
+        assert app.main.status.syncing
         started = time.monotonic()
         await pilot.press("j", "j", "s")
-        assert app.paper_list.cursor == 2 and app.paper_list.current in app.library.starred
+        assert app.main.paper_list.cursor == 2 and app.main.paper_list.current in app.service.library.starred
         assert time.monotonic() - started < 1.0
-        assert app.syncing  # still waiting on arXiv
+        assert app.main.status.syncing  # still waiting on arXiv
 
 
 async def test_hostile_authors_and_comments_are_plain_text(data_dir):
@@ -376,8 +412,8 @@ async def test_a_damaged_index_is_reported_and_rebuilt(store, data_dir):
     app = make_app(Store(data_dir))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        assert any("index.json is damaged" in n.message for n in app._notifications)
-        assert len(app.paper_list.ids) == 40
+        assert any("index.json is damaged" in n for n in app.message_log)
+        assert len(app.main.paper_list.ids) == 40
 
 
 async def test_keymap_file_remaps_keys(store, data_dir):
@@ -386,7 +422,7 @@ async def test_keymap_file_remaps_keys(store, data_dir):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("x")
-        assert app.paper_list.current in app.library.starred
+        assert app.main.paper_list.current in app.service.library.starred
         assert any(keys == "x" and what == "Star" for keys, what in app.help_sections()[1][1])
 
 
@@ -395,13 +431,13 @@ async def test_every_action_is_in_the_command_palette(store, papers):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         titles = {command.title for command in app.get_system_commands(app.screen)}
-        assert {b.description for b in app.BINDINGS if b.action != "quit"} <= titles
+        assert {b.description for b in MainScreen.BINDINGS if b.show} <= titles
         await pilot.press("ctrl+p")
         await pilot.press(*"Star")
         await pilot.pause(0.5)
         await pilot.press("enter")
         await pilot.pause(0.2)
-        assert papers[0].id in app.library.starred
+        assert papers[0].id in app.service.library.starred
 
 
 async def test_enter_in_the_delete_dialog_cancels(store):
@@ -421,13 +457,13 @@ async def test_list_actions_stay_off_dialogs_and_the_detail_view(store):
         await pilot.press("tab", "j", "j", "d")
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("d", "a", "R")  # no second dialog, no topic dialog, no sync
-        assert isinstance(app.screen, ConfirmDialog) and len(app.screen_stack) == 2 and not app.syncing
+        assert isinstance(app.screen, ConfirmDialog) and len(app.screen_stack) == 2 and not app.main.status.syncing
         await pilot.press("escape", "tab", "enter")
         assert isinstance(app.screen, DetailScreen)
         await pilot.press("slash", "n")
         assert isinstance(app.screen, DetailScreen) and not app.query_one("#filter").display
         await pilot.press("s")
-        assert app.screen.paper_id in app.library.starred
+        assert app.screen.paper_id in app.service.library.starred
 
 
 async def test_a_slash_inside_the_filter_is_a_character(store):
@@ -446,8 +482,7 @@ async def test_keys_typed_right_after_slash_land_in_the_filter(store, data_dir):
         await ready(pilot)
         for char in "/creditdr":  # one burst, queued before any is handled (a fast typist, a paste)
             key = events.Key("slash" if char == "/" else char, char)
-            key.set_sender(app)
-            app._driver.send_message(key)
+            app.post_message(key)
         await pilot.pause()
         assert app.query_one("#filter").value == "creditdr"
         assert Store(data_dir).marks().read == set() and not isinstance(app.screen, ConfirmDialog)

@@ -1,15 +1,33 @@
-"""Small modal dialogs: add a topic, confirm, ask for a path."""
+"""Small modal dialogs: add a topic, confirm, ask for a path. Each has its own footer; Tab and
+Shift+Tab move between its fields and buttons."""
 
 from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Footer, Input, Label, Static
 
 from reader.core.query import parse
 from reader.errors import QueryError
+
+
+def export_problem(text: str) -> str | None:
+    """Why `text` cannot be the file an export writes, or None. A folder is refused: no file
+    name is invented."""
+    if not text.strip():
+        return "Give a file path."
+    path = Path(text.strip()).expanduser()
+    if text.strip().endswith(os.sep) or path.is_dir():
+        return f"{path} is a folder: give a file name, e.g. {path / 'starred.bib'}"
+    if not path.parent.is_dir():
+        return f"The folder {path.parent} does not exist."
+    return None
 
 
 class AddTopicDialog(ModalScreen[tuple[str, str] | None]):
@@ -26,10 +44,11 @@ class AddTopicDialog(ModalScreen[tuple[str, str] | None]):
             yield Label("Add a topic", classes="dialog-title")
             yield Input(placeholder="Name, e.g. RL for LLM Agents", id="topic-name")
             yield Input(placeholder='arXiv query, e.g. abs:"reinforcement learning" AND cat:cs.LG', id="topic-query")
-            yield Static("", id="topic-error", classes="dialog-error")
+            yield Static("", id="topic-error", classes="dialog-error", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Add", variant="primary", id="add")
                 yield Button("Cancel", id="cancel")
+        yield Footer()
 
     def _problem(self) -> str | None:
         name = self.query_one("#topic-name", Input).value.strip()
@@ -41,8 +60,7 @@ class AddTopicDialog(ModalScreen[tuple[str, str] | None]):
         try:
             parse(query)
         except QueryError as error:
-            where = f" (column {error.position + 1})" if error.position is not None else ""
-            return f"Invalid query: {error}{where}"
+            return f"Invalid query: {error.describe()}"
         return None
 
     def on_input_changed(self) -> None:
@@ -72,7 +90,7 @@ class AddTopicDialog(ModalScreen[tuple[str, str] | None]):
 
 
 class ConfirmDialog(ModalScreen[bool]):
-    BINDINGS = [Binding("escape,n", "answer(False)", "No"), Binding("y", "answer(True)", "Yes")]
+    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("escape,n", "answer(False)", "No")]
 
     def __init__(self, question: str, yes: str = "Yes"):
         super().__init__()
@@ -82,9 +100,11 @@ class ConfirmDialog(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(self.question, classes="dialog-title", markup=False)
+            yield Static("y answers yes; n or Esc cancels.", classes="dialog-hint")
             with Horizontal(classes="dialog-buttons"):
                 yield Button(self.yes, variant="error", id="yes")
                 yield Button("Cancel", id="no")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()  # Enter on a destructive question means "no"
@@ -97,23 +117,29 @@ class ConfirmDialog(ModalScreen[bool]):
 
 
 class PathDialog(ModalScreen[str | None]):
-    """Ask for a file path (export)."""
+    """Ask for a file path (export). `check` says what is wrong with a path; the problem is
+    shown beside the field, which keeps what was typed."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, default: str):
+    def __init__(self, title: str, default: str, *, check: Callable[[str], str | None]):
         super().__init__()
         self.title_text = title
         self.default = default
+        self.check = check
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(self.title_text, classes="dialog-title", markup=False)
             yield Input(value=self.default, id="path")
-            yield Static("", id="path-error", classes="dialog-error")
+            yield Static("", id="path-error", classes="dialog-error", markup=False)
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Export", variant="primary", id="ok")
                 yield Button("Cancel", id="cancel")
+        yield Footer()
+
+    def on_input_changed(self) -> None:
+        self.query_one("#path-error", Static).update("")
 
     def on_input_submitted(self) -> None:
         self._submit()
@@ -126,8 +152,9 @@ class PathDialog(ModalScreen[str | None]):
 
     def _submit(self) -> None:
         value = self.query_one("#path", Input).value.strip()
-        if not value:
-            self.query_one("#path-error", Static).update("Give a file path.")
+        problem = self.check(value)
+        if problem:
+            self.query_one("#path-error", Static).update(problem)
             return
         self.dismiss(value)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -49,11 +51,13 @@ class HelpScreen(ModalScreen):
             yield Static(Text("Press Esc to close.", style="dim"))
 
 
-def binding_rows(app, bindings: list[Binding]) -> list[tuple[str, str]]:
+def binding_rows(app, bindings: Sequence[Binding | tuple[str, ...]]) -> list[tuple[str, str]]:
     """(keys, description) for bindings, with the user's keymap applied."""
     keymap = getattr(app, "_keymap", {}) or {}
     rows = []
     for binding in bindings:
+        if not isinstance(binding, Binding):
+            continue
         keys = keymap.get(binding.id, binding.key) if binding.id else binding.key
         shown = " / ".join(app.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
         rows.append((shown, binding.description or binding.action))

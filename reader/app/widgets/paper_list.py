@@ -6,7 +6,7 @@ parsed as markup."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from rich.segment import Segment
 from rich.style import Style
@@ -39,7 +39,7 @@ def affiliation_line(paper: Paper, shown: int = 2) -> str:
 
 
 class PaperList(ScrollView, can_focus=True):
-    """Cards for `ids` (newest first); a cursor; posts Highlighted and Opened."""
+    """Cards for `ids` (newest first); a cursor; posts Opened."""
 
     BINDINGS = [
         Binding("j,down", "cursor_down", "Down", show=False, id="list.down"),
@@ -68,11 +68,6 @@ class PaperList(ScrollView, can_focus=True):
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
 
-    class Highlighted(Message):
-        def __init__(self, paper_id: str | None):
-            super().__init__()
-            self.paper_id = paper_id
-
     class Opened(Message):
         def __init__(self, paper_id: str):
             super().__init__()
@@ -84,7 +79,6 @@ class PaperList(ScrollView, can_focus=True):
         self.ids: list[str] = []
         self.empty_message = "No papers"
         self._cards: LRUCache[tuple, list[Strip]] = LRUCache(256)
-        self._wrap_width = 0
 
     # --- content ---
 
@@ -137,16 +131,13 @@ class PaperList(ScrollView, can_focus=True):
         index = max(0, min(index, len(self.ids) - 1)) if self.ids else 0
         self.cursor = index
         top = index * CARD_HEIGHT
-        if scroll == "top":
-            self.scroll_to(y=top, animate=False, immediate=True)
-        elif top < self.scroll_y:
+        if scroll == "top" or top < self.scroll_y:
             self.scroll_to(y=top, animate=False, immediate=True)
         elif top + CARD_HEIGHT > self.scroll_y + self.size.height:
             self.scroll_to(y=top + CARD_HEIGHT - self.size.height, animate=False, immediate=True)
 
-    def watch_cursor(self, old: int, new: int) -> None:
+    def watch_cursor(self) -> None:
         self.refresh()  # cards are cached with and without the cursor
-        self.post_message(self.Highlighted(self.current))
 
     def action_cursor_down(self) -> None:
         self.set_cursor(self.cursor + 1)

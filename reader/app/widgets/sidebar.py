@@ -1,42 +1,68 @@
-"""The topic sidebar: All papers, Starred, then each topic with its counts."""
+"""The sidebar: All papers, Starred, then each topic with its counts."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual import on
 from textual.binding import Binding
+from textual.message import Message
+from textual.reactive import var
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-ALL = "all"
-STARRED = "starred"
-TOPIC_PREFIX = "topic:"
+from reader.service import ALL, View
 
 
 @dataclass(frozen=True, slots=True)
 class SidebarEntry:
-    key: str  # ALL, STARRED or TOPIC_PREFIX + name
+    view: View
     label: str
     total: int
     unread: int
 
 
 class TopicSidebar(OptionList):
+    """Shows `view` highlighted (bound from the screen); posts `ViewChosen` when the user moves."""
+
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False, id="sidebar.down"),
         Binding("k", "cursor_up", "Up", show=False, id="sidebar.up"),
     ]
 
-    def set_entries(self, entries: list[SidebarEntry], selected: str) -> None:
-        """Replace the entries (names and counts), keeping `selected` highlighted."""
+    view: var[View] = var(ALL)
+
+    class ViewChosen(Message):
+        def __init__(self, view: View):
+            super().__init__()
+            self.view = view
+
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id)
+        self._views: list[View] = []
+
+    def set_entries(self, entries: list[SidebarEntry]) -> None:
+        """Replace the entries (names and counts), keeping the view highlighted."""
         compact = 0 < self.size.width < 26
-        options = [Option(self._prompt(e, compact), id=e.key) for e in entries]
-        keys = [e.key for e in entries]
+        self._views = [e.view for e in entries]
         with self.prevent(OptionList.OptionHighlighted):
             self.clear_options()
-            self.add_options(options)
-            self.highlighted = keys.index(selected) if selected in keys else 0
+            self.add_options([Option(self._prompt(e, compact), id=e.view.key) for e in entries])
+            self._highlight_view()
+
+    def watch_view(self) -> None:
+        with self.prevent(OptionList.OptionHighlighted):
+            self._highlight_view()
+
+    def _highlight_view(self) -> None:
+        self.highlighted = self._views.index(self.view) if self.view in self._views else (0 if self._views else None)
+
+    @on(OptionList.OptionHighlighted)
+    def _chosen(self, event: OptionList.OptionHighlighted) -> None:
+        event.stop()
+        if event.option_index < len(self._views) and self._views[event.option_index] != self.view:
+            self.post_message(self.ViewChosen(self._views[event.option_index]))
 
     @staticmethod
     def _prompt(entry: SidebarEntry, compact: bool = False) -> Text:
@@ -46,9 +72,3 @@ class TopicSidebar(OptionList):
             counts += f" · {entry.unread:,} {'new' if compact else 'unread'}"
         prompt.append("\n" + counts, style="dim")
         return prompt
-
-    @property
-    def selected_key(self) -> str | None:
-        if self.highlighted is None:
-            return None
-        return self.get_option_at_index(self.highlighted).id

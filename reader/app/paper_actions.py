@@ -1,0 +1,113 @@
+"""Star, read, open and cite the current paper: the same keys on the list and in the detail view."""
+
+from __future__ import annotations
+
+import webbrowser
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.binding import Binding
+from textual.screen import Screen
+
+from reader.core.bibtex import export as export_bibtex
+from reader.models import Paper
+
+if TYPE_CHECKING:
+    from reader.service import LibraryService
+
+PAPER_BINDINGS = [
+    Binding("s", "toggle_star", "Star", id="app.star"),
+    Binding("r", "toggle_read", "Read", id="app.read"),
+    Binding("o", "open_abstract", "Browser", id="app.open"),
+    Binding("p", "open_pdf", "PDF", show=False, id="app.pdf"),
+    Binding("y", "copy_bibtex", "Copy BibTeX", show=False, id="app.copy_bibtex"),
+]
+
+
+def paper_link(paper: Paper, kind: str) -> str | None:
+    """The abstract page or PDF, built from the paper's validated id, never from feed text.
+    Demo papers carry an arXiv search link we made ourselves; they have no PDF."""
+    if paper.demo:
+        return paper.abs_url if kind == "abs" else None
+    return f"https://arxiv.org/{kind}/{paper.id}v{paper.version}"
+
+
+class PaperScreen(Screen):
+    """A screen with a current paper: the main list and the detail view. Subclasses provide
+    `current_paper_id()` and `marks_changed()` (redraw what shows marks)."""
+
+    def __init__(self, service: LibraryService):
+        super().__init__()
+        self.service = service
+
+    def current_paper_id(self) -> str | None:
+        raise NotImplementedError
+
+    def marks_changed(self) -> None:
+        raise NotImplementedError
+
+    def _set_marks(self, paper_id: str, *, read: bool | None = None, starred: bool | None = None) -> None:
+        def failed(message: str) -> None:
+            self.app.notify(message, severity="error", timeout=15)
+            self.marks_changed()
+
+        self.service.set_marks(paper_id, read=read, starred=starred, on_error=failed)
+        self.marks_changed()
+
+    def action_toggle_star(self) -> None:
+        if (paper_id := self.current_paper_id()) is not None:
+            self._set_marks(paper_id, starred=paper_id not in self.service.library.starred)
+
+    def action_toggle_read(self) -> None:
+        if (paper_id := self.current_paper_id()) is not None:
+            self._set_marks(paper_id, read=paper_id not in self.service.library.read)
+
+    def _current_paper(self) -> Paper | None:
+        paper_id = self.current_paper_id()
+        return self.service.library.papers.get(paper_id) if paper_id else None
+
+    def _open(self, kind: str) -> None:
+        paper = self._current_paper()
+        if paper is None:
+            return
+        url = paper_link(paper, kind)
+        if url is None:
+            self.app.notify("This demo paper has no PDF link: open its search page with o.", severity="warning")
+            return
+        self.open_in_browser(url)
+        self._set_marks(paper.id, read=True)
+
+    @work(thread=True, group="browser")
+    def open_in_browser(self, url: str) -> None:
+        """A browser can take a while to start: never on the UI's thread. Over SSH or in a
+        container nothing may open it; then the link is shown so it can be copied."""
+        app = self.app
+        try:
+            opened = webbrowser.open(url)
+        except webbrowser.Error:
+            opened = False
+        if opened:
+            app.call_from_thread(app.notify, f"Opened {url}")
+        else:
+            app.call_from_thread(app.copy_to_clipboard, url)
+            app.call_from_thread(
+                app.notify, f"No browser could open it here. The link, copied to the clipboard:\n{url}",
+                severity="warning", timeout=30,
+            )
+
+    def action_open_abstract(self) -> None:
+        self._open("abs")
+
+    def action_open_pdf(self) -> None:
+        self._open("pdf")
+
+    def action_copy_bibtex(self) -> None:
+        paper = self._current_paper()
+        if paper is None:
+            return
+        if paper.demo:
+            self.app.notify("Demo papers have no arXiv id to cite.", severity="warning")
+            return
+        text = export_bibtex([paper])
+        self.app.copy_to_clipboard(text)
+        self.app.notify(f"Copied {text.split(',', 1)[0].removeprefix('@misc{')} to the clipboard.")

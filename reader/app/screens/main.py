@@ -1,0 +1,478 @@
+"""The main screen: the sidebar, the momentum chart, the paper list and the filter.
+
+It owns the view's state (`view`, `unread_only`) as reactive vars bound down to its widgets;
+widgets post messages up. Disk work runs in thread workers through the library service."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.reactive import var
+from textual.widgets import Footer, Header
+from textual.worker import get_current_worker
+
+from reader.app.paper_actions import PAPER_BINDINGS, PaperScreen
+from reader.app.screens.detail import DetailScreen
+from reader.app.screens.dialogs import (
+    AddTopicDialog,
+    ConfirmDialog,
+    PathDialog,
+    export_problem,
+)
+from reader.app.widgets.chart import MomentumChart
+from reader.app.widgets.filter_box import FilterBox
+from reader.app.widgets.paper_list import PaperList
+from reader.app.widgets.sidebar import SidebarEntry, TopicSidebar
+from reader.app.widgets.status import StatusLine, plural
+from reader.core.bibtex import export as export_bibtex
+from reader.core.query import Node, parse
+from reader.errors import QueryError, ReaderError
+from reader.service import ALL, STARRED, CacheUpdate, LibraryService, View, open_service
+from reader.store.files import write_atomic
+
+FILTER_DELAY = 0.15  # seconds of typing quiet before a filter runs
+
+
+class MainScreen(PaperScreen):
+    BINDINGS = [
+        Binding("q", "app.quit", "Quit", id="app.quit"),
+        Binding("question_mark", "app.help", "Help", id="app.help"),
+        *PAPER_BINDINGS,
+        Binding("n", "next_unread", "Next unread", id="app.next_unread"),
+        Binding("u", "toggle_unread_only", "Unread", id="app.unread_only"),
+        # A priority binding runs before the keys typed after it are handed on, so they land in
+        # the filter box rather than on the list's single-key actions.
+        Binding("slash", "filter", "Filter", id="app.filter", priority=True),
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="app.clear_filter"),
+        Binding("R", "sync", "Sync", id="app.sync"),
+        Binding("e", "export", "Export", id="app.export"),
+        Binding("a", "add_topic", "Add topic", show=False, id="app.add_topic"),
+        Binding("d", "delete_topic", "Delete topic", show=False, id="app.delete_topic"),
+    ]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-small"), (32, "-tall")]
+
+    view: var[View] = var(ALL, init=False)
+    unread_only: var[bool] = var(False, init=False)
+
+    def __init__(self, service: LibraryService, *, sync_on_start: bool = True, client_factory=None):
+        super().__init__(service)
+        self.sync_on_start = sync_on_start
+        self.client_factory = client_factory
+        self.filter_text = ""
+        self.filter_query: Node | None = None
+        self._offline_told = False
+        self.loaded = False  # every cached record is in memory
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="main"):
+            yield TopicSidebar(id="sidebar").data_bind(MainScreen.view)
+            with Vertical(id="content"):
+                yield MomentumChart(id="chart")
+                yield PaperList(self.service.library, id="papers")
+                yield FilterBox(id="filter")
+        yield StatusLine(id="status")
+        yield Footer()
+
+    @property
+    def paper_list(self) -> PaperList:
+        return self.query_one("#papers", PaperList)
+
+    @property
+    def sidebar(self) -> TopicSidebar:
+        return self.query_one("#sidebar", TopicSidebar)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one("#status", StatusLine)
+
+    def on_mount(self) -> None:
+        self.paper_list.empty_message = "Loading the cache…"
+        self.paper_list.focus()
+        self.open_cache()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # A "/" typed into the filter is a character (hep-th/9901001).
+        return not (action == "filter" and isinstance(self.focused, FilterBox))
+
+    # --- loading the cache -----------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="open")
+    def open_cache(self) -> None:
+        """Index and marks first: counts, chart and list order are right at once; the records
+        follow, newest shard first."""
+        try:
+            library = self.service.open()
+            due = self.sync_on_start and bool(self.service.topics) and self.service.sync_due()
+        except ReaderError as error:
+            self.app.call_from_thread(self.app.notify, f"Cannot read the cache: {error}", severity="error", timeout=30)
+            return
+        self.app.call_from_thread(self._opened, library, due)
+        self._load_records(None)
+
+    def _opened(self, library, sync_due: bool) -> None:
+        self.paper_list.set_library(library)
+        self.paper_list.empty_message = self._empty_message()
+        self.refresh_everything()
+        self._show_warnings(self.service.take_warnings())
+        if (notice := self.service.notice()) is not None:
+            self.status.say(notice)
+        if sync_due:
+            self.action_sync()
+
+    def _load_records(self, shards: list[str] | None) -> None:
+        worker = get_current_worker()
+        try:
+            for batch in self.service.record_batches(shards):
+                if worker.is_cancelled:
+                    return
+                self.app.call_from_thread(self._batch_loaded, batch)
+        except ReaderError as error:
+            self.app.call_from_thread(self.app.notify, str(error), severity="error")
+        warnings = self.service.take_warnings()
+        self.app.call_from_thread(self._records_loaded, warnings)
+
+    @work(thread=True, exclusive=True, group="load")
+    def load_records(self, shards: list[str] | None) -> None:
+        self._load_records(shards)
+
+    def _batch_loaded(self, batch) -> None:
+        self.service.add_batch(batch)
+        self.paper_list.refresh_cards()
+        if self.filter_query is not None:
+            self.refresh_list()
+
+    def _records_loaded(self, warnings: list[str]) -> None:
+        self.loaded = True
+        self._show_warnings(warnings)
+
+    def _show_warnings(self, warnings: list[str]) -> None:
+        for warning in warnings:
+            self.app.notify(warning, title="Cache repaired", severity="warning", timeout=20)
+
+    # --- drawing the panes -----------------------------------------------------------------------
+
+    def refresh_everything(self, *, keep: str | None = None) -> None:
+        self.refresh_sidebar()
+        self.refresh_chart()
+        self.refresh_list(keep=keep)
+
+    def refresh_sidebar(self) -> None:
+        library = self.service.library
+        entries = [
+            SidebarEntry(ALL, "All papers (demo)" if self.service.is_demo else "All papers", *library.counts()),
+            SidebarEntry(STARRED, "Starred", *library.counts(starred=True)),
+        ]
+        entries += [SidebarEntry(View.of_topic(t.name), t.name, *library.counts(t.name)) for t in self.service.topics]
+        self.sidebar.set_entries(entries)
+
+    def refresh_chart(self) -> None:
+        chart = self.query_one("#chart", MomentumChart)
+        view = self.view
+        if view == STARRED:
+            chart.show(None, "Starred", f"{plural(self.service.library.counts(starred=True)[0], 'starred paper')}")
+            return
+        chart.show(*self.service.chart(view))
+
+    def _empty_message(self) -> str:
+        """Say what is empty and what to do about it."""
+        if self.filter_query is not None:
+            return f"No papers match {self.filter_text} — Esc clears the filter"
+        if self.unread_only:
+            return "Nothing unread here — u shows read papers too"
+        if self.view == STARRED:
+            return "No starred papers yet — s stars the highlighted paper"
+        if self.view.topic is not None:
+            return f"No papers in {self.view.topic} yet — R syncs it from arXiv"
+        return "No papers yet — R syncs your topics, a adds a topic"
+
+    def refresh_list(self, *, keep: str | None = None) -> None:
+        """Recompute which papers the list shows (view, unread only, filter), keeping the cursor."""
+        keep = keep or self.paper_list.current
+        if self.filter_query is not None:
+            self.run_filter(self.filter_text, keep)
+            return
+        self._show(self.service.select(self.view, unread=self.unread_only), keep)
+
+    def _show(self, ids: list[str], keep: str | None) -> None:
+        self.paper_list.empty_message = self._empty_message()
+        self.paper_list.show(ids, keep=keep)
+        self.paper_list.border_title = f"Unread only · {len(ids):,}" if self.unread_only else ""
+
+    def watch_view(self) -> None:
+        self.refresh_chart()
+        self.refresh_list(keep=None) if self.filter_query is not None else self._show(
+            self.service.select(self.view, unread=self.unread_only), None
+        )
+
+    def watch_unread_only(self) -> None:
+        self.refresh_list()
+
+    def marks_changed(self) -> None:
+        self.paper_list.refresh_cards()
+        self.refresh_sidebar()
+
+    def current_paper_id(self) -> str | None:
+        return self.paper_list.current
+
+    # --- events from the panes ---------------------------------------------------------------------
+
+    @on(TopicSidebar.ViewChosen)
+    def _view_chosen(self, event: TopicSidebar.ViewChosen) -> None:
+        self.view = event.view
+
+    @on(TopicSidebar.OptionSelected, "#sidebar")
+    def _sidebar_enter(self) -> None:
+        self.paper_list.focus()
+
+    @on(PaperList.Opened)
+    def _open_detail(self, event: PaperList.Opened) -> None:
+        self._set_marks(event.paper_id, read=True)
+        ids = self.paper_list.ids
+
+        def closed(paper_id: str | None) -> None:
+            self.marks_changed()
+            if paper_id is not None:
+                self.paper_list.show(self.paper_list.ids, keep=paper_id)
+
+        self.app.push_screen(DetailScreen(self.service, ids, ids.index(event.paper_id)), closed)
+
+    def on_screen_resume(self) -> None:
+        self.marks_changed()
+
+    # --- actions -------------------------------------------------------------------------------------
+
+    def action_next_unread(self) -> None:
+        read = self.service.library.read
+        if not self.paper_list.next_matching(lambda pid: pid not in read):
+            self.app.notify("No unread papers here.")
+
+    def action_toggle_unread_only(self) -> None:
+        self.unread_only = not self.unread_only
+
+    # --- filter ----------------------------------------------------------------------------------------
+
+    def action_filter(self) -> None:
+        self.query_one("#filter", FilterBox).open()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#filter", FilterBox)
+        if box.display:
+            box.action_clear()
+
+    @on(FilterBox.Changed, "#filter")
+    def _filter_typed(self, event: FilterBox.Changed) -> None:
+        self.run_filter(event.value.strip(), self.paper_list.current, delay=FILTER_DELAY)
+
+    @on(FilterBox.Cleared)
+    def _filter_cleared(self) -> None:
+        self.workers.cancel_group(self, "filter")
+        self._apply_filter("", None, None, None)
+        self.paper_list.focus()
+
+    @on(FilterBox.Done)
+    def _filter_done(self) -> None:
+        self.paper_list.focus()
+
+    @work(thread=True, exclusive=True, group="filter")
+    def run_filter(self, text: str, keep: str | None, delay: float = 0) -> None:
+        """One filter at a time: each key typed starts a new one and cancels this (after a short
+        quiet, so typing stays smooth); an invalid query keeps the last good filter."""
+        worker = get_current_worker()
+        if delay:
+            time.sleep(delay)
+        if worker.is_cancelled:
+            return
+        if not text:
+            self.app.call_from_thread(self._apply_filter, "", None, None, keep)
+            return
+        try:
+            query = parse(text, implicit_and=True)
+        except QueryError as error:
+            self.app.call_from_thread(self._filter_error, error.describe())
+            return
+        ids = self.service.select(self.view, unread=self.unread_only, query=query)
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._apply_filter, text, query, ids, keep)
+
+    def _filter_error(self, message: str) -> None:
+        self.query_one("#filter", FilterBox).border_subtitle = message
+
+    def _apply_filter(self, text: str, query: Node | None, ids: list[str] | None, keep: str | None) -> None:
+        self.filter_text, self.filter_query = text, query
+        box = self.query_one("#filter", FilterBox)
+        if ids is None:
+            box.border_subtitle = ""
+            self.refresh_list(keep=keep)
+            return
+        self._show(ids, keep)
+        note = "" if self.loaded else " (still loading the cache)"
+        box.border_subtitle = f"{plural(len(ids), 'match', 'matches')}{note}"
+
+    # --- sync --------------------------------------------------------------------------------------------
+
+    def action_sync(self) -> None:
+        topics = self.service.topics
+        if not topics:
+            self.app.notify("No topics to sync: add one with a.", severity="warning")
+            return
+        self._sync(topics)
+
+    def _sync(self, topics) -> None:
+        if not self.status.sync(self.service.store, self.service.settings, topics, self.client_factory):
+            self.app.notify("A sync is already running.")
+
+    @on(StatusLine.SyncFinished)
+    def _sync_finished(self, event: StatusLine.SyncFinished) -> None:
+        report = event.report
+        if report is None:
+            self.app.notify(f"Sync failed: {event.error}", severity="error", timeout=15)
+            self.status.say(f"Sync failed: {event.error}")
+            return
+        if report.offline:
+            if not self._offline_told:
+                shown = "the demo set" if self.service.is_demo else "the cached papers"
+                self.app.notify(f"arXiv cannot be reached (no network?). Showing {shown}.", severity="warning", timeout=10)
+                self._offline_told = True
+            self.status.say(f"Offline: arXiv cannot be reached. Showing {'the demo set' if self.service.is_demo else 'the cache'}.")
+            return
+        for result in report.failed:
+            self.app.notify(f"{result.topic}: {result.error}", severity="error", timeout=15)
+        summary = f"Synced: {report.new:,} new, {report.updated:,} updated"
+        if report.failed:
+            summary += f"; {plural(len(report.failed), 'topic')} failed"
+        self.status.say(summary)
+        if report.changed_ids or self.service.is_demo:
+            self._reload_after_sync(report.changed_ids)
+
+    @work(thread=True, exclusive=True, group="reload")
+    def _reload_after_sync(self, changed_ids: list[str]) -> None:
+        try:
+            if self.service.is_demo:
+                service = open_service(self.service.store, self.service.settings)
+                if not service.is_demo:  # real papers arrived: leave the demo for the cache
+                    self.app.call_from_thread(self._replace_service, service)
+                return
+            update = self.service.read_update()
+        except ReaderError as error:
+            self.app.call_from_thread(self.app.notify, f"Cannot read the cache: {error}", severity="error")
+            return
+        self.app.call_from_thread(self._updated, update, changed_ids)
+
+    def _replace_service(self, service: LibraryService) -> None:
+        self.service = service
+        self.app.service = service  # type: ignore[attr-defined]
+        self.open_cache()
+
+    def _updated(self, update: CacheUpdate, changed_ids: list[str]) -> None:
+        keep = self.paper_list.current
+        self.service.apply_update(update)
+        self.refresh_everything(keep=keep)
+        from reader.store.store import shard_of
+
+        self.load_records(sorted({shard_of(pid) for pid in changed_ids}))
+
+    # --- export ----------------------------------------------------------------------------------------
+
+    def action_export(self) -> None:
+        if self.service.is_demo:
+            self.app.notify(
+                "The demo papers have no arXiv ids, so there is nothing to export. Sync your topics (R) and star real papers.",
+                severity="warning", timeout=10,
+            )
+            return
+        self._prepare_export()
+
+    @work(thread=True, exclusive=True, group="export")
+    def _prepare_export(self) -> None:
+        """The starred papers as the cache holds them, not as far as they happen to be loaded."""
+        try:
+            papers = self.service.select_papers(starred=True)
+            default = self.service.setting("export_path") or str(Path.home() / "starred.bib")
+        except ReaderError as error:
+            self.app.call_from_thread(self.app.notify, f"Export failed: {error}", severity="error", timeout=15)
+            return
+        self.app.call_from_thread(self._ask_export_path, papers, default)
+
+    def _ask_export_path(self, papers, default: str) -> None:
+        if not papers:
+            self.app.notify("Nothing to export: star papers with s first.", severity="warning")
+            return
+        title = f"Export {plural(len(papers), 'starred paper')} to BibTeX"
+        def chosen(path: str | None) -> None:
+            if path:
+                self._export(papers, path)
+
+        self.app.push_screen(PathDialog(title, default, check=export_problem), chosen)
+
+    @work(thread=True, group="export")
+    def _export(self, papers, path: str) -> None:
+        target = Path(path).expanduser()
+        text = export_bibtex(papers)
+        try:
+            write_atomic(target, text.encode("utf-8"))
+        except ReaderError as error:
+            self.app.call_from_thread(self.app.notify, f"Export failed: {error}", severity="error", timeout=15)
+            return
+        self.service.set_setting("export_path", str(target))
+        count = text.count("@misc{")
+        self.app.call_from_thread(self.app.notify, f"Wrote {plural(count, 'entry', 'entries')} to {target}")
+
+    # --- topics ----------------------------------------------------------------------------------------
+
+    def action_add_topic(self) -> None:
+        def added(result: tuple[str, str] | None) -> None:
+            if result is not None:
+                self._add_topic(*result)
+
+        self.app.push_screen(AddTopicDialog([t.name for t in self.service.topics]), added)
+
+    @work(thread=True, group="topics")
+    def _add_topic(self, name: str, query: str) -> None:
+        try:
+            topic = self.service.add_topic(name, query)
+        except ReaderError as error:
+            self.app.call_from_thread(self.app.notify, str(error), severity="error")
+            return
+        self.app.call_from_thread(self._topic_added, topic)
+
+    def _topic_added(self, topic) -> None:
+        self.refresh_sidebar()
+        self.view = View.of_topic(topic.name)
+        self.app.notify(f"Added '{topic.name}'. Syncing it now.")
+        if not self.status.syncing:
+            self._sync([topic])
+
+    def action_delete_topic(self) -> None:
+        topic = self.view.topic
+        if topic is None:
+            self.app.notify("Select a topic in the sidebar first.", severity="warning")
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._delete_topic(topic)
+
+        question = f"Delete the topic '{topic}'? Papers, stars and read marks are kept."
+        self.app.push_screen(ConfirmDialog(question, yes="Delete"), answered)
+
+    @work(thread=True, group="topics")
+    def _delete_topic(self, name: str) -> None:
+        try:
+            update = self.service.remove_topic(name)
+        except ReaderError as error:
+            self.app.call_from_thread(self.app.notify, str(error), severity="error")
+            return
+        self.app.call_from_thread(self._topic_deleted, name, update)
+
+    def _topic_deleted(self, name: str, update: CacheUpdate) -> None:
+        self.service.apply_update(update)
+        self.view = ALL
+        self.refresh_everything()
+        self.app.notify(f"Deleted '{name}'. Its papers, stars and read marks stay in the cache.")

@@ -1,0 +1,296 @@
+"""The library service: the one way the app reaches the cache (and the demo set).
+
+It holds the in-memory `Library` (index, marks, card records) that screens draw from, and does
+every disk access for them: reads run in the caller's worker thread; writes of user state go,
+in order, through one writer thread, so a key press never waits for a disk (or for a sync's
+save, which holds another lock). The demo set is a data source behind the same interface.
+No Textual here: the app, tests and scripts use it alike."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from reader.config import Settings
+from reader.core.library import Library
+from reader.core.momentum import Momentum, headline, total_window
+from reader.core.query import Node
+from reader.errors import ReaderError
+from reader.loading import shard_texts
+from reader.models import Paper, PaperIndex
+from reader.store import Store, Topic
+from reader.store.store import shard_of
+
+CARD_ABSTRACT_CHARS = 500  # what a card's two lines can show of an abstract, even on a wide terminal
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What the list shows: every paper, the starred ones, or one topic's."""
+
+    kind: str  # "all", "starred" or "topic"
+    topic: str | None = None
+
+    @classmethod
+    def of_topic(cls, name: str) -> View:
+        return cls("topic", name)
+
+    @property
+    def key(self) -> str:
+        """A stable string for widget ids and option lists."""
+        return f"{self.kind}:{self.topic}" if self.topic is not None else self.kind
+
+
+ALL = View("all")
+STARRED = View("starred")
+
+
+@dataclass(frozen=True, slots=True)
+class CacheUpdate:
+    index: PaperIndex
+    topics: list[Topic]
+    total_new_last4: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordBatch:
+    """Card records of one cache shard, with their search texts."""
+
+    shard: str
+    papers: list[Paper]
+    texts: dict[str, str]
+
+
+class LibraryService:
+    """The cache of one data directory."""
+
+    is_demo = False
+
+    def __init__(self, store: Store, settings: Settings):
+        self.store = store
+        self.settings = settings
+        self.library = Library(PaperIndex())
+        self.topics: list[Topic] = []
+        self._total_new_last4: int | None = None  # all new arXiv papers (momentum's share), from sync.json
+        # Runs a function on the UI's thread (the app sets it); the library is only changed there.
+        self.run_on_ui: Callable[[Callable[[], None]], None] = lambda function: function()
+        # One thread writes user state, in the order the user acted.
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reader-writer")
+
+    # --- reading --------------------------------------------------------------------------------
+
+    def open(self) -> Library:
+        """Index, marks and topics (~30 ms at 100,000 papers): counts, chart and list order are
+        right before any record is read. Records follow through `record_batches`."""
+        index, marks = self.store.index(), self.store.marks()
+        self.topics = self.store.topics()
+        self._total_new_last4 = self.store.cached_total(total_window(self.settings.today()))
+        self.library = Library(index, marks.read, marks.starred)
+        return self.library
+
+    def take_warnings(self) -> list[str]:
+        """What the store repaired since last asked (a damaged file moved aside, state restored)."""
+        warnings = list(self.store.warnings)
+        self.store.warnings.clear()
+        return warnings
+
+    def record_batches(self, shards: list[str] | None = None) -> Iterator[RecordBatch]:
+        """Card records shard by shard, newest first, with their search texts. Only the head of
+        each abstract is kept (the detail view reads the whole record)."""
+        for shard in self.store.shards() if shards is None else shards:
+            papers = self.store.load_papers([shard])
+            texts = shard_texts(self.store, shard, papers)
+            for paper in papers.values():
+                paper.abstract = paper.abstract[:CARD_ABSTRACT_CHARS]
+                if paper.updated == paper.published:
+                    paper.updated = paper.published  # one string, not two equal ones
+            yield RecordBatch(shard, list(papers.values()), texts)
+
+    def add_batch(self, batch: RecordBatch) -> None:
+        self.library.add_papers(batch.papers, batch.texts, group=batch.shard)
+
+    def load_paper(self, paper_id: str) -> Paper | None:
+        """The whole record of one paper (one small shard read): for the detail view."""
+        try:
+            paper = self.store.load_papers([shard_of(paper_id)]).get(paper_id)
+        except ReaderError:
+            paper = None
+        return paper or self.library.papers.get(paper_id)
+
+    def select(self, view: View, *, unread: bool = False, query: Node | None = None) -> list[str]:
+        """Ids newest first: what the list shows."""
+        return self.library.select(
+            topic=view.topic, starred=view == STARRED, unread=unread, query=query
+        )
+
+    def select_papers(self, *, starred: bool = False, topic: str | None = None) -> list[Paper]:
+        """Full records from the store, never from what happens to be loaded: for export."""
+        marks = self.store.marks()
+        library = Library(self.store.index(), marks.read, marks.starred)
+        ids = library.select(topic=topic, starred=starred)
+        records = self.store.load_papers(sorted({shard_of(pid) for pid in ids}))
+        return [records[pid] for pid in ids if pid in records]
+
+    def momentum(self, view: View) -> Momentum:
+        """Weekly counts for the view, as of today (from memory: no disk read)."""
+        today = self.settings.today()
+        return self.library.momentum(today, topic=view.topic, total_new_last4=self._total_new_last4)
+
+    def chart(self, view: View) -> tuple[Momentum, str, str]:
+        """The chart's bars, title and headline for a view of papers."""
+        momentum = self.momentum(view)
+        return momentum, view.topic or "All papers", headline(momentum)
+
+    def notice(self) -> str | None:
+        """A standing remark about this data source for the status line."""
+        return None
+
+    def read_update(self) -> CacheUpdate:
+        """The cache's state after a sync (read in a worker thread)..."""
+        return CacheUpdate(
+            self.store.index(), self.store.topics(), self.store.cached_total(total_window(self.settings.today()))
+        )
+
+    def apply_update(self, update: CacheUpdate) -> None:
+        """...taken on the UI's thread: counts and order change, loaded records stay."""
+        self.topics = update.topics
+        self._total_new_last4 = update.total_new_last4
+        self.library.reindex(update.index)
+
+    def sync_due(self) -> bool:
+        limit = datetime.now(UTC) - timedelta(hours=self.settings.sync_interval_hours)
+        for topic in self.store.topics():
+            last = self.store.last_sync(topic.name)
+            if last is None or datetime.fromisoformat(last.replace("Z", "+00:00")) < limit:
+                return True
+        return False
+
+    # --- writing --------------------------------------------------------------------------------
+
+    def set_marks(
+        self, paper_id: str, *, read: bool | None = None, starred: bool | None = None,
+        on_error: Callable[[str], None] | None = None,
+    ) -> Future:
+        """Change marks in memory now and on disk in the writer thread. If the write fails, the
+        change is undone in memory too and `on_error` says why (both on the UI's thread)."""
+        before_read = paper_id in self.library.read
+        before_starred = paper_id in self.library.starred
+        self.library.set_marks(paper_id, read=read, starred=starred)
+
+        def write() -> None:
+            try:
+                self._persist_marks(paper_id, read=read, starred=starred)
+            except ReaderError as error:
+                message = f"Not saved: {error}"
+
+                def undo() -> None:
+                    self.library.set_marks(
+                        paper_id,
+                        read=before_read if read is not None else None,
+                        starred=before_starred if starred is not None else None,
+                    )
+                    if on_error is not None:
+                        on_error(message)
+
+                self.run_on_ui(undo)
+
+        return self._writer.submit(write)
+
+    def _persist_marks(self, paper_id: str, *, read: bool | None, starred: bool | None) -> None:
+        self.store.set_marks([paper_id], read=read, starred=starred)
+
+    def setting(self, key: str, default=None):
+        return self.store.setting(key, default)
+
+    def set_setting(self, key: str, value, on_error: Callable[[str], None] | None = None) -> Future:
+        def write() -> None:
+            try:
+                self.store.set_setting(key, value)
+            except ReaderError as error:
+                if on_error is not None:
+                    message = f"Could not save the {key.replace('_', ' ')}: {error}"
+                    self.run_on_ui(lambda: on_error(message))
+
+        return self._writer.submit(write)
+
+    def add_topic(self, name: str, query: str) -> Topic:
+        topic = self.store.add_topic(name, query)
+        self.topics = self.store.topics()
+        return topic
+
+    def remove_topic(self, name: str) -> CacheUpdate:
+        self.store.remove_topic(name)
+        return self.read_update()
+
+    def flush(self) -> None:
+        """Wait for every pending write (before the app exits)."""
+        self._writer.submit(lambda: None).result()
+
+    def close(self) -> None:
+        self._writer.shutdown(wait=True)
+
+
+class DemoService(LibraryService):
+    """The bundled demo set, shown when there is no cache yet: marks live in memory only, and
+    there is nothing to export (demo papers have no arXiv ids)."""
+
+    is_demo = True
+
+    def __init__(self, store: Store, settings: Settings):
+        from reader.demo import load_demo
+
+        super().__init__(store, settings)
+        self.demo = load_demo()
+
+    def open(self) -> Library:
+        self.topics = self.store.topics()
+        self.library = Library(self.demo.index)
+        self.library.add_papers(self.demo.papers.values())
+        return self.library
+
+    def record_batches(self, shards: list[str] | None = None) -> Iterator[RecordBatch]:
+        return iter(())
+
+    def load_paper(self, paper_id: str) -> Paper | None:
+        return self.demo.papers.get(paper_id)
+
+    def select_papers(self, *, starred: bool = False, topic: str | None = None) -> list[Paper]:
+        return []
+
+    def momentum(self, view: View) -> Momentum:
+        return self.library.momentum(self.demo.as_of, topic=view.topic)  # as of the day the page was captured
+
+    def chart(self, view: View) -> tuple[Momentum, str, str]:
+        """The page's own headline figures for its topic, said apart from the bars: the bars
+        count only the 30 bundled papers of the page's total."""
+        momentum = self.momentum(view)
+        figures = self.demo.headline_figures
+        topic = view.topic or self.demo.topic
+        title = f"Demo · {topic}"
+        if view.topic in (None, self.demo.topic):
+            page = dataclasses.replace(
+                momentum, last4=figures["last4"], change_pct=figures["change_pct"], share_pct=figures["share_pct"]
+            )
+            bundled = len(self.demo.papers)
+            title += f" · bars: the {bundled} bundled papers of {figures['latest_papers']:,}"
+            return momentum, title, f"On the page: {headline(page)}"
+        return momentum, title, headline(momentum)
+
+    def notice(self) -> str | None:
+        return f"Demo set: {len(self.demo.papers)} papers of the '{self.demo.topic}' topic page (Sep 2026), kept in memory only: stars and read marks are not saved · R syncs your topics"
+
+    def _persist_marks(self, paper_id: str, *, read: bool | None, starred: bool | None) -> None:
+        return  # demo marks are not saved: the demo papers are not in the cache
+
+    def apply_update(self, update: CacheUpdate) -> None:
+        self.topics = update.topics  # the demo's papers stay as they are
+
+
+def open_service(store: Store, settings: Settings) -> LibraryService:
+    """The cache's service, or the demo's when the cache holds no papers yet."""
+    if len(store.index()) == 0:
+        return DemoService(store, settings)
+    return LibraryService(store, settings)
