@@ -3,7 +3,9 @@
     startup DATA_DIR T0   time from T0 (the parent's clock before it started us) to the first
                           painted list of real cards
     bare T0               the same for a bare Textual app: the floor
-    interact DATA_DIR     cursor, star, read and filter latencies inside the app; peak RSS
+    interact DATA_DIR     cursor, star, read, filter and detail-view latencies inside the app; peak RSS
+    contended DATA_DIR N  the app syncing N fresh papers into the cache while 50 stars are pressed:
+                          each star's time until saved and redrawn, the longest event-loop block
     sync DATA_DIR N       ingest N papers from a loopback arXiv (its own process): papers/s and
                           the longest time the event loop was blocked
     serve N               that loopback arXiv
@@ -70,18 +72,20 @@ def bare(t0: float) -> None:
 
 async def interact(data_dir: str) -> None:
     from reader.app import ReaderApp
+    from reader.app.screens.detail import DetailScreen
     from reader.config import Settings
     from reader.store import Store
 
     started = time.perf_counter()
     app = ReaderApp(Store(Path(data_dir)), Settings.from_env(), sync_on_start=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        while not app.loaded:
+        main = app.main
+        while not main.loaded:
             await asyncio.sleep(0.05)
         loaded_s = time.perf_counter() - started
         await pilot.pause()
 
-        plist = app.paper_list
+        plist = main.paper_list
 
         def handler_ms(action, repeat: int = 30) -> float:
             """The key's handler plus redrawing every visible line of the list, in-process."""
@@ -106,8 +110,8 @@ async def interact(data_dir: str) -> None:
 
         results = {
             "cursor_ms": handler_ms(plist.action_cursor_down),
-            "star_ms": handler_ms(app.action_toggle_star),
-            "read_ms": handler_ms(app.action_toggle_read),
+            "star_ms": handler_ms(main.action_toggle_star),
+            "read_ms": handler_ms(main.action_toggle_read),
             "pilot_cursor_ms": await round_trip_ms("j"),
             "pilot_unbound_ms": await round_trip_ms("f12"),
         }
@@ -116,17 +120,86 @@ async def interact(data_dir: str) -> None:
             samples = []
             for _ in range(3):
                 started = time.perf_counter()
-                app._apply_filter(query)
-                await app.workers.wait_for_complete()  # done once the list shows the result
+                main.run_filter(query, None)
+                await app.workers.wait_for_complete()
+                await pilot.pause()  # done once the list shows the result
                 samples.append(time.perf_counter() - started)
-                app._apply_filter("")
+                main.run_filter("", None)
+                await app.workers.wait_for_complete()
                 await pilot.pause()
             filters[query] = statistics.median(samples) * 1000
+        detail = []
+        for _ in range(5):
+            started = time.perf_counter()
+            plist.action_open()
+            while not (isinstance(app.screen, DetailScreen) and app.screen.paper is not None):
+                await asyncio.sleep(0.001)
+            detail.append(time.perf_counter() - started)
+            app.screen.action_close()
+            await pilot.pause()
+            plist.action_cursor_down()
         results["filter_ms"] = max(filters.values())
+        results["detail_ms"] = statistics.median(detail) * 1000
         results["loaded_s"] = loaded_s
         results["filters"] = filters
         results["rss_mb"] = rss_mb()
         emit(**results)
+
+
+async def contended(data_dir: str, count: int) -> None:
+    """Stars pressed while a sync saves papers: each star's time until it is saved (the writer
+    thread's write done) and the list redrawn, and the longest event-loop block meanwhile."""
+    import subprocess
+
+    from reader.app import ReaderApp
+    from reader.arxiv.client import ArxivClient, ClientOptions
+    from reader.config import Settings
+    from reader.store import Store
+
+    server = subprocess.Popen([sys.executable, "-m", "benchmarks.probe", "serve", str(count)], stdout=subprocess.PIPE, text=True)
+    try:
+        api_url = json.loads(server.stdout.readline())["api_url"]
+        store = Store(Path(data_dir))
+        store.add_topic("Fresh", "ti:fresh") if store.topic("Fresh") is None else None
+        options = ClientOptions(api_url=api_url, rss_url=api_url, delay=0.0, retries=0)
+        app = ReaderApp(store, Settings.from_env(), client_factory=lambda: ArxivClient(options), sync_on_start=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            main = app.main
+            while not main.loaded:
+                await asyncio.sleep(0.05)
+            await pilot.pause()
+            worst = 0.0
+            running = True
+
+            async def watch_loop():
+                nonlocal worst
+                while running:
+                    started = time.perf_counter()
+                    await asyncio.sleep(0.005)
+                    worst = max(worst, time.perf_counter() - started - 0.005)
+
+            watcher = asyncio.create_task(watch_loop())
+            main._sync([store.topic("Fresh")])
+            stars = []
+            plist = main.paper_list
+            while main.status.syncing and len(stars) < 50:
+                started = time.perf_counter()
+                paper_id = plist.current
+                future = main.service.set_marks(paper_id, starred=paper_id not in main.service.library.starred)
+                for y in range(plist.size.height):
+                    plist.render_line(y)
+                await asyncio.wrap_future(future)
+                stars.append(time.perf_counter() - started)
+                plist.action_cursor_down()
+                await asyncio.sleep(0.02)
+            while main.status.syncing:
+                await asyncio.sleep(0.05)
+            running = False
+            await watcher
+    finally:
+        server.kill()
+    emit(stars=len(stars), star_saved_max_ms=max(stars) * 1000 if stars else None,
+         star_saved_median_ms=statistics.median(stars) * 1000 if stars else None, max_block_ms=worst * 1000)
 
 
 def fresh_papers(count: int):
@@ -196,6 +269,8 @@ def main() -> None:
         bare(float(sys.argv[2]))
     elif mode == "interact":
         asyncio.run(interact(sys.argv[2]))
+    elif mode == "contended":
+        asyncio.run(contended(sys.argv[2], int(sys.argv[3])))
     elif mode == "sync":
         asyncio.run(sync(sys.argv[2], int(sys.argv[3])))
     elif mode == "serve":

@@ -91,11 +91,16 @@ def main() -> None:
             sync_dir = work / f"sync-{size}"
             shutil.copytree(data, sync_dir)
             synced = probe("sync", str(sync_dir), str(args.sync_papers))
+            contended_dir = work / f"contended-{size}"
+            shutil.copytree(data, contended_dir)
+            contention = probe("contended", str(contended_dir), str(args.sync_papers))
             rows = [
                 ("first painted list (headless)", f"{first * 1000:.0f} ms", f"bare Textual app {bare * 1000:.0f} ms; +{(first - bare) * 1000:.0f} ms"),
                 ("every record loaded (background)", f"{inside['loaded_s']:.1f} s", "cards fill in newest first; search texts built on the way"),
                 ("cursor move", f"{inside['cursor_ms']:.1f} ms", f"handler + redraw of the list; Pilot round trip {inside['pilot_cursor_ms']:.0f} ms vs {inside['pilot_unbound_ms']:.0f} ms for an unbound key"),
-                ("star toggle (saved)", f"{inside['star_ms']:.1f} ms", "handler (write to user.json, counts, sidebar) + redraw"),
+                ("star toggle", f"{inside['star_ms']:.1f} ms", "handler (counts, sidebar, write queued to the writer thread) + redraw"),
+                ("star while a sync saves papers", f"{contention['star_saved_max_ms']:.0f} ms", f"slowest of {contention['stars']} stars until saved on disk and redrawn (median {contention['star_saved_median_ms']:.0f} ms); longest event-loop block {contention['max_block_ms']:.0f} ms"),
+                ("detail view opened", f"{inside['detail_ms']:.1f} ms", "Enter to the full record shown (read in a worker)"),
                 ("read toggle (saved)", f"{inside['read_ms']:.1f} ms", "the same"),
                 ("query filter, whole cache", f"{inside['filter_ms']:.0f} ms", "median of 3, slowest query of: " + ", ".join(f"{q} {v:.0f}" for q, v in inside["filters"].items())),
                 ("CLI reader star", f"{star * 1000:.0f} ms", "wall, process start to exit"),
