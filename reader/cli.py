@@ -15,13 +15,14 @@ from reader.models import Paper, split_version
 EXIT_ERROR = 1
 
 
-def _store(args: argparse.Namespace, settings: Settings):
+def _store(args: argparse.Namespace, settings: Settings, *, print_warnings: bool = True):
     from reader.firstrun import ensure_example_topics
     from reader.store import Store
 
     store = Store(settings.data_dir or default_data_dir())
     ensure_example_topics(store)
-    _print_warnings(store)
+    if print_warnings:
+        _print_warnings(store)
     return store
 
 
@@ -253,7 +254,7 @@ def cmd_export(args, settings) -> int:
 def cmd_app(args, settings) -> int:
     from reader.app import run_app
 
-    store = _store(args, settings)
+    store = _store(args, settings, print_warnings=False)  # the app shows what was repaired
     return run_app(store, settings)
 
 

@@ -487,3 +487,46 @@ async def test_keys_typed_right_after_slash_land_in_the_filter(store, data_dir):
         assert app.query_one("#filter").value == "creditdr"
         assert Store(data_dir).marks().read == set() and not isinstance(app.screen, ConfirmDialog)
 
+
+
+def test_repairs_found_at_start_are_left_for_the_app_to_show(store, data_dir, monkeypatch, capsys):
+    """`reader` (the app) does not print the store's repairs to a terminal the app then covers."""
+    from reader import cli
+
+    (data_dir / "user.json").write_text("{broken")
+    seen = []
+    monkeypatch.setattr("reader.app.run_app", lambda store, settings: seen.extend(store.warnings) or 0)
+    assert cli.main(["--data-dir", str(data_dir)]) == 0
+    assert any("user.json is damaged" in w for w in seen)
+    assert "damaged" not in capsys.readouterr().err
+
+
+async def test_the_app_shows_repairs_when_it_opens(store, data_dir):
+    (data_dir / "user.json").write_text("{broken")
+    app = make_app(Store(data_dir))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert any("user.json is damaged" in m for m in app.message_log)
+
+
+async def test_hostile_server_text_in_a_notification_is_literal_and_inert(store, fake_arxiv, tmp_path):
+    """arXiv's error message reaches the user word for word, as text: clicking it does nothing."""
+    from tests.arxiv_server import Fault
+
+    hostile = f"[@click=app.screenshot('{tmp_path}/x.svg')]click[/] [@click=app.quit]q[/] [link=http://evil]z[/link]"
+    fake_arxiv.faults = [Fault("error_feed", status=400, body=hostile.encode())] * 4
+    app = make_app(store, fake_arxiv)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await ready(pilot)
+        await pilot.press("R")
+        await ready(pilot)
+        await pilot.pause()
+        shown = [m for m in app.message_log if hostile in m]
+        assert shown, app.message_log
+        clicked = 0
+        while app.screen.query("Toast"):  # a click on a toast dismisses it, and must do nothing else
+            await pilot.click("Toast")
+            await pilot.pause()
+            clicked += 1
+        assert clicked >= 1 and app.is_running and isinstance(app.screen, MainScreen)
+    assert list(tmp_path.glob("*.svg")) == []
