@@ -530,3 +530,109 @@ async def test_hostile_server_text_in_a_notification_is_literal_and_inert(store,
             clicked += 1
         assert clicked >= 1 and app.is_running and isinstance(app.screen, MainScreen)
     assert list(tmp_path.glob("*.svg")) == []
+
+
+async def test_tab_moves_between_fields_in_every_dialog(store, tmp_path):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("a", "X", "tab", "Y")
+        assert app.screen.query_one("#topic-name").value == "X"
+        assert app.screen.query_one("#topic-query").value == "Y"
+        await pilot.press("shift+tab", "end", "Z")
+        assert app.screen.query_one("#topic-name").value == "XZ"
+        await pilot.press("escape", "s", "e")
+        await ready(pilot)
+        assert isinstance(app.screen, PathDialog)
+        await pilot.press("tab")
+        assert app.focused.id == "ok"
+        await pilot.press("escape", "tab", "j", "j", "d")
+        assert isinstance(app.screen, ConfirmDialog)
+        assert "y answers yes" in str(app.screen.query_one(".dialog-hint").render())
+        focused = app.focused
+        await pilot.press("tab")
+        assert app.focused is not focused
+
+
+@pytest.mark.parametrize("typed", [".", "/", "{tmp}", "{tmp}/nodir/"])
+async def test_export_to_a_folder_is_refused_in_the_dialog_and_the_path_kept(store, tmp_path, typed):
+    app = make_app(store)
+    typed = typed.format(tmp=tmp_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("s", "e")
+        await ready(pilot)
+        app.screen.query_one("#path").value = typed
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PathDialog) and app.screen.query_one("#path").value == typed
+        error = str(app.screen.query_one("#path-error").render())
+        assert "folder" in error
+    assert not (tmp_path / "nodir").exists()
+
+
+async def test_tab_never_lands_in_a_kept_filter(store, papers):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("slash", *"ti:testing", "enter")
+        await pilot.pause(0.3)
+        await ready(pilot)
+        kept = list(app.main.paper_list.ids)
+        await pilot.press("tab")
+        assert app.focused is app.main.sidebar
+        await pilot.press("tab")
+        assert app.focused is app.main.paper_list
+        await pilot.press("x", "y")
+        assert app.query_one("#filter").value == "ti:testing" and app.main.paper_list.ids == kept
+
+
+async def test_empty_states_say_what_is_empty_and_what_to_do(store):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        main = app.main
+        await pilot.press("tab", "j")  # Starred
+        assert main.paper_list.empty_message == "No starred papers yet — s stars the highlighted paper"
+        await pilot.press("k", "tab", "slash", *"ti:nosuchword", "enter")
+        await pilot.pause(0.3)
+        await ready(pilot)
+        assert main.paper_list.ids == []
+        assert main.paper_list.empty_message == "No papers match ti:nosuchword — Esc clears the filter"
+        await pilot.press("escape")
+        await ready(pilot)
+        for _ in range(40):
+            await pilot.press("r", "j")
+        await pilot.press("u")
+        assert main.paper_list.empty_message == "Nothing unread here — u shows read papers too"
+        assert "Unread only · 0 papers" in main.paper_list.border_title
+        assert "Unread" in [k.description for k in app.screen.query("FooterKey")]
+
+
+def test_cards_shorten_affiliations_and_drop_whole_tags():
+    from reader.app.widgets.paper_list import affiliation_line, tag_line
+    from reader.models import Author
+
+    paper = dataclasses.replace(
+        recent_papers(1)[0],
+        authors=(
+            Author("A", ("Massachusetts Institute of Technology, Cambridge, Massachusetts, USA",)),
+            Author("B", ("ETH Zurich",)),
+            Author("C", ("University of Tokyo",)),
+        ),
+    )
+    assert affiliation_line(paper, 80) == "Massachusetts Institute of Technology, ETH Zurich +1"
+    assert affiliation_line(paper, 45) == "Massachusetts Institute of Technology +2"
+    assert affiliation_line(paper, 5) == "+3"
+    tags = ["RL Post-Training", "Partially Observable Markov Decision Processes", "Agents"]
+    assert tag_line(tags, 100) == "  ".join(tags)
+    assert tag_line(tags, 40) == "RL Post-Training  +2"
+    assert tag_line(tags, 3) == "+3"
+
+
+async def test_the_palette_shows_keys_as_the_footer_does(store):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
+        assert helps["Filter"] == "key: /" and helps["Help"] == "key: ?"

@@ -81,3 +81,33 @@ def test_light_theme(snap_compare, store):
         await settle(pilot)
 
     assert snap_compare(make_app(store), terminal_size=(120, 40), run_before=run_before)
+
+
+@pytest.mark.parametrize("size", [(60, 20), (140, 45)])
+def test_narrow_and_wide_terminals(snap_compare, store, size):
+    assert snap_compare(make_app(store), terminal_size=size, run_before=settle)
+
+
+def test_unread_only_mode_is_shown(snap_compare, store):
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("u")
+        await pilot.pause()
+
+    assert snap_compare(make_app(store), terminal_size=(100, 30), run_before=run_before)
+
+
+# Every built-in theme: the sidebar's separator and the cards must stay visible in each.
+def builtin_themes() -> list[str]:
+    from textual.app import App
+
+    return sorted(App().available_themes)
+
+
+@pytest.mark.parametrize("theme", builtin_themes())
+def test_each_theme(snap_compare, store, theme):
+    async def run_before(pilot):
+        pilot.app.theme = theme
+        await settle(pilot)
+
+    assert snap_compare(make_app(store), terminal_size=(100, 24), run_before=run_before)

@@ -15,13 +15,12 @@ from reader.models import Paper
 if TYPE_CHECKING:
     from reader.service import LibraryService
 
-PAPER_BINDINGS = [
-    Binding("s", "toggle_star", "Star", id="app.star"),
-    Binding("r", "toggle_read", "Read", id="app.read"),
-    Binding("o", "open_abstract", "Browser", id="app.open"),
-    Binding("p", "open_pdf", "PDF", show=False, id="app.pdf"),
-    Binding("y", "copy_bibtex", "Copy BibTeX", show=False, id="app.copy_bibtex"),
-]
+STAR = Binding("s", "toggle_star", "Star", id="app.star")
+READ = Binding("r", "toggle_read", "Read", id="app.read")
+OPEN = Binding("o", "open_abstract", "Browser", id="app.open")
+PDF = Binding("p", "open_pdf", "PDF", show=False, id="app.pdf")
+COPY = Binding("y", "copy_bibtex", "Copy BibTeX", show=False, id="app.copy_bibtex")
+PAPER_BINDINGS = [STAR, READ, OPEN, PDF, COPY]
 
 
 def paper_link(paper: Paper, kind: str) -> str | None:

@@ -16,7 +16,7 @@ from textual.reactive import var
 from textual.widgets import Footer, Header
 from textual.worker import get_current_worker
 
-from reader.app.paper_actions import PAPER_BINDINGS, PaperScreen
+from reader.app.paper_actions import COPY, OPEN, PDF, READ, STAR, PaperScreen
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.dialogs import (
     AddTopicDialog,
@@ -39,22 +39,27 @@ FILTER_DELAY = 0.15  # seconds of typing quiet before a filter runs
 
 
 class MainScreen(PaperScreen):
+    # In the order the footer shows them: what a narrow footer drops is in the help screen.
     BINDINGS = [
-        Binding("q", "app.quit", "Quit", id="app.quit"),
-        Binding("question_mark", "app.help", "Help", id="app.help"),
-        *PAPER_BINDINGS,
-        Binding("n", "next_unread", "Next unread", id="app.next_unread"),
-        Binding("u", "toggle_unread_only", "Unread", id="app.unread_only"),
+        STAR,
+        READ,
+        Binding("n", "next_unread", "Next", id="app.next_unread", tooltip="Next unread paper"),
         # A priority binding runs before the keys typed after it are handed on, so they land in
         # the filter box rather than on the list's single-key actions.
         Binding("slash", "filter", "Filter", id="app.filter", priority=True),
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="app.clear_filter"),
         Binding("R", "sync", "Sync", id="app.sync"),
         Binding("e", "export", "Export", id="app.export"),
+        Binding("question_mark", "app.help", "Help", id="app.help"),
+        OPEN,
+        Binding("u", "toggle_unread_only", "Unread", id="app.unread_only"),
+        Binding("q", "app.quit", "Quit", id="app.quit"),
+        PDF,
+        COPY,
+        Binding("escape", "clear_filter", "Clear filter", show=False, id="app.clear_filter"),
         Binding("a", "add_topic", "Add topic", show=False, id="app.add_topic"),
         Binding("d", "delete_topic", "Delete topic", show=False, id="app.delete_topic"),
     ]
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-very-narrow"), (70, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-small"), (32, "-tall")]
 
     view: var[View] = var(ALL, init=False)
@@ -78,7 +83,7 @@ class MainScreen(PaperScreen):
                 yield PaperList(self.service.library, id="papers")
                 yield FilterBox(id="filter")
         yield StatusLine(id="status")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def paper_list(self) -> PaperList:
@@ -203,7 +208,8 @@ class MainScreen(PaperScreen):
     def _show(self, ids: list[str], keep: str | None) -> None:
         self.paper_list.empty_message = self._empty_message()
         self.paper_list.show(ids, keep=keep)
-        self.paper_list.border_title = f"Unread only · {len(ids):,}" if self.unread_only else ""
+        self.paper_list.set_class(self.unread_only, "-unread-only")
+        self.paper_list.border_title = f"Unread only · {plural(len(ids), 'paper')} · u shows all" if self.unread_only else ""
 
     def watch_view(self) -> None:
         self.refresh_chart()

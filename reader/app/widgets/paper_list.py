@@ -32,10 +32,34 @@ def author_line(paper: Paper, shown: int = 3) -> str:
     return ", ".join(names) + (f" +{more}" if more > 0 else "")
 
 
-def affiliation_line(paper: Paper, shown: int = 2) -> str:
-    affiliations = paper.affiliations
-    more = len(affiliations) - shown + paper.extra_affiliations
-    return ", ".join(affiliations[:shown]) + (f" +{more}" if more > 0 else "")
+def short_affiliation(affiliation: str, limit: int = 40) -> str:
+    """The institution's first part (`MIT, Cambridge, MA` -> `MIT`), cut at a word if still long."""
+    head = affiliation.split(",")[0].strip() or affiliation
+    if len(head) <= limit:
+        return head
+    return head[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def affiliation_line(paper: Paper, room: int, shown: int = 2) -> str:
+    """Shortened affiliations that fit `room`, whole ones only, with the "+N" always shown."""
+    names = list(dict.fromkeys(short_affiliation(a) for a in paper.affiliations))
+    total = len(names) + paper.extra_affiliations
+    for count in range(min(shown, len(names)), 0, -1):
+        more = total - count
+        text = ", ".join(names[:count]) + (f" +{more}" if more > 0 else "")
+        if len(text) <= room:
+            return text
+    return f"+{total}" if total and room >= len(f"+{total}") else ""
+
+
+def tag_line(tags: list[str], room: int, gap: str = "  ") -> str:
+    """Whole tags that fit `room`, then "+N" for the rest: a tag is never cut."""
+    for count in range(len(tags), -1, -1):
+        more = len(tags) - count
+        text = gap.join(tags[:count] + ([f"+{more}"] if more else []))
+        if len(text) <= room:
+            return text
+    return ""
 
 
 class PaperList(ScrollView, can_focus=True):
@@ -239,9 +263,8 @@ class PaperList(ScrollView, can_focus=True):
             ]
         ident = "demo paper" if paper.demo else f"{paper.id}v{paper.version}"
         meta = f"{paper.published[:10]} · {paper.primary_category} · "
-        tags = "  ".join(library.topics_of(paper_id))
-        room_for_tags = inner - 4 - len(meta) - len(ident) - 2
-        tag_text = fit(tags, room_for_tags) if tags and room_for_tags > 8 else ""
+        # Tags stay right-aligned; whole tags are dropped (with "+N") rather than one cut.
+        tag_text = tag_line(library.topics_of(paper_id), inner - 4 - len(meta) - len(ident) - 2)
         gap = max(1, inner - 4 - len(meta) - len(ident) - len(tag_text))
         abstract = Text(paper.abstract).wrap(self.app.console, inner, overflow="fold")
         abstract_lines = [l.plain for l in abstract[:2]]
@@ -249,7 +272,7 @@ class PaperList(ScrollView, can_focus=True):
             abstract_lines[1] = fit(abstract_lines[1].rstrip() + " …", inner)
         abstract_lines += [""] * (2 - len(abstract_lines))
         authors = author_line(paper)
-        affiliations = affiliation_line(paper)
+        affiliations = affiliation_line(paper, inner - len(authors) - 3)
         return [
             line(star, unread, (meta, style("paper-list--meta")), (ident, style("paper-list--id")), (" " * gap, Style()), (tag_text, style("paper-list--tag"))),
             line((fit(paper.title, inner), style("paper-list--title"))),
@@ -257,7 +280,7 @@ class PaperList(ScrollView, can_focus=True):
             line((abstract_lines[1], style("paper-list--abstract"))),
             line(
                 (fit(authors, inner), style("paper-list--authors")),
-                (fit(f" · {affiliations}", max(0, inner - len(authors))) if affiliations and len(authors) < inner - 8 else "", style("paper-list--affiliations")),
+                (f" · {affiliations}" if affiliations else "", style("paper-list--affiliations")),
             ),
             line(),
         ]
