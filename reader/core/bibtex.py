@@ -19,7 +19,7 @@ import re
 import unicodedata
 from typing import Iterable
 
-from reader.models import Paper
+from reader.models import VERSIONED_ID, Paper
 
 STOP_WORDS = frozenset(
     "a an and are as at be by for from how in into is it of on or over the this to towards via what when where which "
@@ -136,6 +136,41 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
+# Math that can only typeset: these commands, letters, digits, operators, sub/superscripts,
+# braces. Anything else in a `$...$` span (\input, \write, \csname, \catcode, `^^` escapes,
+# `#`, `%`, `&`, `~`) turns the whole span into escaped text, so a feed can never run TeX.
+MATH_COMMANDS = frozenset(
+    set(GREEK.values())
+    | {"varepsilon", "vartheta", "varphi", "varpi", "varrho", "varsigma", "ell", "hbar", "nabla", "partial", "infty"}
+    | {"mathcal", "mathbb", "mathrm", "mathbf", "mathit", "mathsf", "mathtt", "mathfrak", "boldsymbol", "text",
+       "textrm", "operatorname", "bar", "hat", "tilde", "vec", "dot", "ddot", "overline", "underline", "widehat",
+       "widetilde"}
+    | {"frac", "dfrac", "tfrac", "sqrt", "binom", "log", "ln", "exp", "sin", "cos", "tan", "min", "max", "arg",
+       "argmin", "argmax", "sup", "inf", "lim", "det", "dim", "ker", "deg", "Pr", "sum", "prod", "int", "oint",
+       "bigcup", "bigcap", "coprod"}
+    | {"le", "leq", "ge", "geq", "neq", "ne", "approx", "sim", "simeq", "equiv", "propto", "times", "cdot",
+       "cdots", "ldots", "dots", "vdots", "ddots", "pm", "mp", "div", "ast", "star", "circ", "bullet", "to",
+       "rightarrow", "leftarrow", "leftrightarrow", "Rightarrow", "Leftarrow", "Leftrightarrow", "mapsto",
+       "gets", "in", "notin", "ni", "subset", "subseteq", "supset", "supseteq", "cup", "cap", "setminus",
+       "emptyset", "forall", "exists", "neg", "land", "lor", "wedge", "vee", "oplus", "otimes", "perp",
+       "parallel", "mid", "ll", "gg", "langle", "rangle", "lfloor", "rfloor", "lceil", "rceil", "left", "right",
+       "big", "Big", "bigl", "bigr", "Bigl", "Bigr", "prime", "dagger", "top", "quad", "qquad", "mathcal"}
+)
+_MATH_TOKEN = re.compile(r"\\([A-Za-z]+|.)|(\^\^)|([#%&~])")
+_MATH_SPACING = frozenset(",;:! {}|")  # `\,` `\{` ...: spacing and escaped braces
+
+
+def harmless_math(content: str) -> bool:
+    """Whether a math span holds only what typesets (see MATH_COMMANDS)."""
+    for match in _MATH_TOKEN.finditer(content):
+        command, hat, special = match.groups()
+        if hat or special:
+            return False
+        if command and not (command in MATH_COMMANDS or command in _MATH_SPACING):
+            return False
+    return True
+
+
 def _math(content: str) -> str:
     """Inline math kept as math: arXiv writes TeX; Unicode inside it is mapped or dropped."""
     out = []
@@ -156,8 +191,8 @@ def escape_text(text: str, *, protect_case: bool = False) -> str:
     pieces = []
     position = 0
     for match in _MATH.finditer(text):
-        if not _balanced(match.group(1)) or "\\$" in match.group(0):
-            continue
+        if not _balanced(match.group(1)) or "\\$" in match.group(0) or not harmless_math(match.group(1)):
+            continue  # left to the text path: every character escaped
         pieces.append((False, text[position : match.start()]))
         pieces.append((True, match.group(1)))
         position = match.end()
@@ -254,27 +289,31 @@ def _suffixes():
             yield a + b
 
 
+# Fields that are not free text must have their own shape, or they are left out.
+_CATEGORY = re.compile(r"[a-z][a-z\-]*(\.[A-Za-z][A-Za-z\-]*)?")
+_DOI = re.compile(r"10\.\d{4,9}/[A-Za-z0-9._;()/:<>+\-]+")
+_YEAR = re.compile(r"\d{4}")
+
+
 def entry(paper: Paper, key: str) -> str:
+    if VERSIONED_ID.fullmatch(paper.id) is None:
+        return ""  # not an arXiv id: nothing we could cite
     fields = [
         ("title", escape_text(paper.title, protect_case=True)),
         ("author", authors_field(paper)),
-        ("year", paper.published[:4]),
-        ("eprint", paper.id),
-        ("archivePrefix", "arXiv"),
-        ("primaryClass", paper.primary_category or "unknown"),
     ]
-    if paper.doi:
-        fields.append(("doi", _verbatim(paper.doi)))
+    if _YEAR.fullmatch(paper.published[:4]):
+        fields.append(("year", paper.published[:4]))
+    fields += [("eprint", paper.id), ("archivePrefix", "arXiv")]
+    if _CATEGORY.fullmatch(paper.primary_category):
+        fields.append(("primaryClass", paper.primary_category))
+    if paper.doi and _DOI.fullmatch(paper.doi):
+        fields.append(("doi", paper.doi))
     if paper.journal_ref:
         fields.append(("note", "Published in " + escape_text(paper.journal_ref)))
-    fields.append(("url", _verbatim(f"https://arxiv.org/abs/{paper.id}")))
+    fields.append(("url", f"https://arxiv.org/abs/{paper.id}"))
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
     return f"@misc{{{key},\n{body},\n}}\n"
-
-
-def _verbatim(value: str) -> str:
-    """URL-like values are printed verbatim by url/hyperref styles: only what breaks bibtex goes."""
-    return "".join(ch for ch in value if ch not in "{}\\%" and not ch.isspace() and ch.isascii())
 
 
 def export(papers: Iterable[Paper]) -> str:
