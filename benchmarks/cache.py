@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 
 from reader.arxiv.parse import parse_api_page
@@ -37,7 +37,7 @@ def synthetic_papers(count: int, today: date, seed: int = 1) -> list[Paper]:
     for i in range(count):
         day = today - timedelta(days=int(i / per_day))
         model = rng.choice(models)
-        moment = datetime.combine(day, time(12), tzinfo=timezone.utc) - timedelta(seconds=i % 40000)
+        moment = datetime.combine(day, time(12), tzinfo=UTC) - timedelta(seconds=i % 40000)
         stamp = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
         paper_id = f"{day:%y%m}.{(count - i) % 90000:05d}"  # 90000+ are left for fresh papers
         papers.append(

@@ -86,7 +86,7 @@ def cmd_topics(args, settings) -> int:
 
 
 def cmd_sync(args, settings) -> int:
-    from reader.sync import SyncEvent, Syncer, client_for
+    from reader.sync import Syncer, SyncEvent, client_for
 
     store = _store(args, settings)
     topics = [store.topic(_topic_name(store, n)) for n in args.topic] if args.topic else store.topics()

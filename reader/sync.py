@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Callable
 
 from reader.arxiv.client import ArxivClient, ClientOptions
 from reader.config import Settings

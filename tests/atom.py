@@ -45,7 +45,7 @@ def feed_xml(papers: list[Paper], *, total: int, start: int = 0, per_page: int |
         f"<opensearch:itemsPerPage>{per_page if per_page is not None else len(papers)}</opensearch:itemsPerPage>"
         f"<opensearch:totalResults>{total}</opensearch:totalResults>"
         f"<opensearch:startIndex>{start}</opensearch:startIndex>{entries}</feed>"
-    ).encode("utf-8")
+    ).encode()
 
 
 def error_feed(message: str, slug: str = "bad_query") -> bytes:
@@ -58,7 +58,7 @@ def error_feed(message: str, slug: str = "bad_query") -> bytes:
         f"<entry><id>https://arxiv.org/api/errors#{slug}</id><title>Error</title>"
         f"<updated>2026-12-02T00:00:00Z</updated><summary>{escape(message)}</summary>"
         "<author><name>arXiv api core</name></author></entry></feed>"
-    ).encode("utf-8")
+    ).encode()
 
 
 def rss_xml(items: list[tuple[Paper, str]]) -> bytes:
@@ -77,4 +77,4 @@ def rss_xml(items: list[tuple[Paper, str]]) -> bytes:
         '<rss xmlns:arxiv="http://arxiv.org/schemas/atom" xmlns:dc="http://purl.org/dc/elements/1.1/" version="2.0">'
         "<channel><title>test updates on arXiv.org</title><link>http://rss.arxiv.org/rss/test</link>"
         f"<description>test</description>{body}</channel></rss>"
-    ).encode("utf-8")
+    ).encode()

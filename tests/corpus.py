@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import UTC, date, datetime, time, timedelta
 
 from reader.arxiv.parse import parse_api_page
 from reader.models import Paper
@@ -13,7 +13,7 @@ TODAY = date(2026, 12, 2)
 
 
 def stamp(day: date, seconds: int = 0) -> str:
-    moment = datetime.combine(day, time(12, 0), tzinfo=timezone.utc) + timedelta(seconds=seconds)
+    moment = datetime.combine(day, time(12, 0), tzinfo=UTC) + timedelta(seconds=seconds)
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 

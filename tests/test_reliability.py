@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from reader.cli import main
-from reader.firstrun import ensure_example_topics
 from reader.errors import StoreLockedError
+from reader.firstrun import ensure_example_topics
 from reader.store import Store
 from tests.sample_papers import sample_papers
 
@@ -139,9 +139,8 @@ def test_a_second_sync_refuses_while_one_runs(data_dir):
     store, _ = seeded(data_dir)
     with store.sync_lock():
         other = Store(data_dir)
-        with pytest.raises(StoreLockedError, match="cannot sync: another reader process is busy"):
-            with other.sync_lock():
-                pass
+        with pytest.raises(StoreLockedError, match="cannot sync: another reader process is busy"), other.sync_lock():
+            pass
 
 
 def test_a_full_disk_is_a_clear_error_and_changes_nothing(data_dir, capsys, monkeypatch):

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 from urllib.parse import quote
 
 import httpx
@@ -164,24 +164,24 @@ class ArxivClient:
                 return f"arXiv returned an empty page at {start} of {expected_total}"
             return None
 
-        return await self._request(self.options.api_url, params, parse_api_page, check=check)  # type: ignore[return-value]
+        return await self._request(self.options.api_url, params, parse_api_page, check=check)
 
     async def count(self, query: str) -> int:
         """How many papers match `query` (`opensearch:totalResults` with no entries asked)."""
         page = await self._request(
             self.options.api_url, {"search_query": query, "start": 0, "max_results": 0}, parse_api_page
         )
-        return page.total_results  # type: ignore[union-attr]
+        return page.total_results
 
     async def fetch_ids(self, ids: list[str]) -> FeedPage:
         """The latest versions of papers by id."""
         params = {"id_list": ",".join(ids), "start": 0, "max_results": len(ids)}
-        return await self._request(self.options.api_url, params, parse_api_page)  # type: ignore[return-value]
+        return await self._request(self.options.api_url, params, parse_api_page)
 
     async def announcements(self, categories: list[str]) -> list[Announcement]:
         """Today's announcement feed for the categories (new, cross-lists, replacements)."""
         url = self.options.rss_url.rstrip("/") + "/" + quote("+".join(categories), safe="+.-")
-        return await self._request(url, None, parse_rss)  # type: ignore[return-value]
+        return await self._request(url, None, parse_rss)
 
 
 def _retry_after(header: str | None) -> float | None:

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from xml.etree.ElementTree import Element, ParseError
 
 import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 
 from reader.errors import ArxivAPIError, FeedFormatError
-from reader.sanitize import clean_text
 from reader.models import Author, Paper, split_version
+from reader.sanitize import clean_text
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV = "{http://arxiv.org/schemas/atom}"
@@ -38,8 +38,8 @@ def _iso_utc(value: str | None) -> str:
     except ValueError as error:
         raise FeedFormatError(f"an entry has an unreadable date: {value!r}") from error
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass(slots=True)

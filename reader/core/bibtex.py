@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Iterable
+from collections.abc import Iterable
 
 from reader.models import VERSIONED_ID, Paper
 
 STOP_WORDS = frozenset(
-    "a an and are as at be by for from how in into is it of on or over the this to towards via what when where which "
-    "why with without do does can we our".split()
+    ["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "into", "is", "it", "of", "on", "or", "over", "the", "this", "to", "towards", "via", "what", "when", "where", "which", "why", "with", "without", "do", "does", "can", "we", "our"]
 )
 NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 CORPORATE = re.compile(

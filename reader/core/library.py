@@ -5,8 +5,8 @@ are added as they load, and a text query needs them."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date
-from typing import Iterable
 
 from reader.core import momentum
 from reader.core.query import Node, SearchText, search_text

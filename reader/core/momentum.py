@@ -6,9 +6,9 @@ are the 28 days ending on `as_of`, inclusive; "the four weeks before" the 28 day
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Iterable
 
 CHART_WEEKS = 12
 WINDOW_DAYS = 28

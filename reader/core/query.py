@@ -53,8 +53,8 @@ class DateRange:
 
 @dataclass(frozen=True, slots=True)
 class And:
-    left: "Node"
-    right: "Node"
+    left: Node
+    right: Node
 
     def __str__(self) -> str:
         return f"({self.left} AND {self.right})"
@@ -62,8 +62,8 @@ class And:
 
 @dataclass(frozen=True, slots=True)
 class AndNot:
-    left: "Node"
-    right: "Node"
+    left: Node
+    right: Node
 
     def __str__(self) -> str:
         return f"({self.left} ANDNOT {self.right})"
@@ -71,8 +71,8 @@ class AndNot:
 
 @dataclass(frozen=True, slots=True)
 class Or:
-    left: "Node"
-    right: "Node"
+    left: Node
+    right: Node
 
     def __str__(self) -> str:
         return f"({self.left} OR {self.right})"

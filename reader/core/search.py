@@ -81,7 +81,7 @@ class SearchBlock:
         narrow = candidates is not None and len(candidates) * 8 < len(self.ids)
         found: set[int] = set()
         for field in fields:
-            if narrow:
+            if narrow and candidates is not None:
                 found |= field.which_have(term.phrase, candidates - found)
             else:
                 found |= field.papers_with(term.phrase)

@@ -17,10 +17,11 @@ on each operation, which is fine for user.json and ruinous for 100,000 papers.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from tinydb import Query, TinyDB
 
@@ -61,7 +62,7 @@ def _read_bytes(path: Path) -> bytes | None:
 
 
 def now_iso() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +215,7 @@ class Store:
     @staticmethod
     def _mark_lists(data: dict | None) -> dict[str, list[str]]:
         """kind -> ids, in the order they were marked."""
-        lists = {"read": [], "starred": []}
+        lists: dict[str, list[str]] = {"read": [], "starred": []}
         for doc in (data or {}).get("marks", {}).values():
             ids = doc.get("ids")
             if doc.get("kind") in lists and isinstance(ids, list):
