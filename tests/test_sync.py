@@ -73,7 +73,8 @@ async def test_requests_are_polite(fake_arxiv, store, small_pages):
     assert fake_arxiv.max_in_flight == 1
     assert len({r.client_port for r in requests}) == 1, "one connection, kept alive"
     gaps = [b.started - a.ended for a, b in zip(requests, requests[1:])]
-    assert min(gaps) >= 0.2 - 0.01, gaps
+    # The server thread may wait for the GIL a few ms before it stamps a request's end.
+    assert min(gaps) >= 0.2 - 0.03, gaps
     assert all(r.user_agent.startswith("reader/") for r in requests)
 
 
@@ -195,7 +196,7 @@ async def test_a_response_far_too_large_is_refused(fake_arxiv, store, monkeypatc
 async def test_a_server_that_never_answers_is_bounded_by_timeouts(fake_arxiv, store):
     fake_arxiv.faults = [Fault("hang", seconds=3)] * 2
     report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)], timeout=0.3, retries=1)
-    assert report.topics[0].error == "arXiv did not answer in time (gave up after 2 tries)"
+    assert report.topics[0].error == "arXiv did not answer in time (nothing for 0.3 s) (gave up after 2 tries)"
 
 
 async def test_share_of_all_new_papers_is_asked_once_and_cached(fake_arxiv, store):
@@ -250,4 +251,5 @@ async def test_no_connection_at_all_fails_fast_and_skips_the_other_topics(store)
     started = clock.monotonic()
     report = await run_sync(store, Closed, [Topic("A", "ti:a"), Topic("B", "ti:b")], retries=4, backoff=0.2)
     assert clock.monotonic() - started < 2  # one retry, not four with growing waits
-    assert report.offline and all(t.error.startswith("cannot connect to arXiv") for t in report.topics)
+    assert report.offline
+    assert [t.error for t in report.topics] == [f"arXiv cannot be reached (127.0.0.1:{port} refused the connection)"] * 2
