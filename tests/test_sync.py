@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import pytest
 
@@ -18,10 +19,10 @@ QUERY = 'abs:"reinforcement learning" AND abs:agent'
 
 
 def settings_for(fake, **overrides) -> Settings:
-    values = dict(
-        api_url=fake.api_url, rss_url=fake.rss_url, delay=0.05, timeout=2.0, retries=3, backoff=0.05,
-        today_override=TODAY, sync_weeks=16, sync_interval_hours=6, data_dir=None,
-    )
+    values = {
+        "api_url": fake.api_url, "rss_url": fake.rss_url, "delay": 0.05, "timeout": 2.0, "retries": 3, "backoff": 0.05,
+        "today_override": TODAY, "sync_weeks": 16, "sync_interval_hours": 6, "data_dir": None,
+    }
     values.update(overrides)
     return Settings(**values)
 
@@ -72,7 +73,7 @@ async def test_requests_are_polite(fake_arxiv, store, small_pages):
     assert len(requests) >= 4
     assert fake_arxiv.max_in_flight == 1
     assert len({r.client_port for r in requests}) == 1, "one connection, kept alive"
-    gaps = [b.started - a.ended for a, b in zip(requests, requests[1:])]
+    gaps = [b.started - a.ended for a, b in itertools.pairwise(requests)]
     # The server thread may wait for the GIL a few ms before it stamps a request's end.
     assert min(gaps) >= 0.2 - 0.03, gaps
     assert all(r.user_agent.startswith("reader/") for r in requests)

@@ -141,8 +141,8 @@ class ArxivClient:
             except TimeoutError:
                 if not deadline.expired():
                     raise
-                log.warning("GET %s: no complete answer within the %.0f s deadline", url, self.options.deadline)
-                raise _Retryable(f"arXiv did not finish answering within {self.options.deadline:.0f} s") from None
+                log.warning("GET %s: no complete answer within the %g s deadline", url, self.options.deadline)
+                raise _Retryable(f"arXiv did not finish answering within {self.options.deadline:g} s") from None
             finally:
                 self._last_end = time.monotonic()
 
@@ -328,6 +328,9 @@ def _transport_failure(error: Exception, url: str, options: ClientOptions) -> Ex
         return _Retryable(f"arXiv cannot be reached ({reason})", unreachable=True)
     if isinstance(error, (httpx.DecodingError, zlib.error)):
         return _Retryable("arXiv's response could not be decompressed")
+    if isinstance(error, httpx.RemoteProtocolError) and any(isinstance(c, httpx.InvalidURL) for c in causes):
+        # httpx reads a redirect's Location even when it is not to follow it.
+        return ArxivError("arXiv redirected to an invalid address; not followed")
     if isinstance(error, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
         return _Retryable("the connection to arXiv broke off mid-answer")
     if isinstance(error, (httpx.UnsupportedProtocol, httpx.InvalidURL, httpx.LocalProtocolError)):

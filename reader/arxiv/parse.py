@@ -38,8 +38,9 @@ def _optional(text: str | None) -> str | None:
 
 
 def shown(value: str | None, limit: int = 40) -> str:
-    """Feed text quoted for a message: cleaned, shortened, in quotes."""
-    text = clean_text(value)
+    """Feed text quoted for a message, shortened: `repr` writes every control character as an
+    escape (`'cs.AI\\u202e'`), so the message shows exactly what was wrong and nothing acts on it."""
+    text = value or ""
     return repr(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
