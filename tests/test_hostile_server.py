@@ -433,3 +433,16 @@ async def test_each_request_is_logged_with_status_size_and_time(fake_arxiv, stor
     assert any("failed (try 1 of 4): arXiv answered HTTP 503" in line for line in lines)
     assert any("DecodingError" in line or "zlib.error" in line or "error: " in line for line in lines)
     assert any(line.startswith(f"retrying {api} in ") for line in lines)
+
+
+async def test_a_parser_library_failure_is_one_line_not_a_traceback(fake_arxiv, store, monkeypatch, caplog):
+    from reader.arxiv import client as client_module
+
+    def broken(body):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    fake_arxiv.queries[QUERY] = recent_papers(3)
+    monkeypatch.setattr(client_module, "parse_api_page", broken)
+    result = await sync_one(store, fake_arxiv, retries=1)
+    assert result.error == "arXiv's response could not be read (gave up after 2 tries)"
+    assert any(r.exc_info and r.exc_info[0] is RecursionError for r in caplog.records)

@@ -196,6 +196,11 @@ class ArxivClient:
                     result = await asyncio.to_thread(parse, response.body)
                 except FeedFormatError as error:
                     raise _Retryable(str(error)) from None
+                except ArxivError:  # arXiv's own error feed: final
+                    raise
+                except Exception:  # a parser library's own failure: logged in full, told in one line
+                    log.exception("parsing the answer to %s failed", url)
+                    raise _Retryable("arXiv's response could not be read") from None
                 if check is not None and (problem := check(result)):
                     raise _Retryable(problem)
                 return result
