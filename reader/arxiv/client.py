@@ -16,7 +16,7 @@ import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Self
+from typing import Self, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -39,6 +39,7 @@ from reader.errors import (
 from reader.sanitize import clean_text
 
 log = logging.getLogger("reader.arxiv")
+Parsed = TypeVar("Parsed")
 
 USER_AGENT = f"reader/{__version__} (terminal arXiv topic reader; polite: 1 request per 3 s, 1 connection)"
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024  # a full 2000-entry page is ~3.5 MB
@@ -177,7 +178,9 @@ class ArxivClient:
             raise ArxivError(f"arXiv redirected to another host ({_where(target)}); not followed")
         return target
 
-    async def _request(self, url: str, params: dict | None, parse: Callable[[bytes], object], *, check=None):
+    async def _request(
+        self, url: str, params: dict | None, parse: Callable[[bytes], Parsed], *, check: Callable[[Parsed], str | None] | None = None
+    ) -> Parsed:
         """GET and parse with retries on 429/5xx, timeouts, broken connections and unreadable bodies."""
         attempts = self.options.retries + 1
         for attempt in range(attempts):
@@ -243,24 +246,24 @@ class ArxivClient:
                 return f"arXiv returned an empty page at {start} of {expected_total}"
             return None
 
-        return await self._request(self.options.api_url, params, parse_api_page, check=check)  # type: ignore[return-value]
+        return await self._request(self.options.api_url, params, parse_api_page, check=check)
 
     async def count(self, query: str) -> int:
         """How many papers match `query` (`opensearch:totalResults` with no entries asked)."""
         page = await self._request(
             self.options.api_url, {"search_query": query, "start": 0, "max_results": 0}, parse_api_page
         )
-        return page.total_results  # type: ignore[union-attr]
+        return page.total_results
 
     async def fetch_ids(self, ids: list[str]) -> FeedPage:
         """The latest versions of papers by id."""
         params = {"id_list": ",".join(ids), "start": 0, "max_results": len(ids)}
-        return await self._request(self.options.api_url, params, parse_api_page)  # type: ignore[return-value]
+        return await self._request(self.options.api_url, params, parse_api_page)
 
     async def announcements(self, categories: list[str]) -> AnnouncementFeed:
         """Today's announcement feed for the categories (new, cross-lists, replacements)."""
         url = self.options.rss_url.rstrip("/") + "/" + quote("+".join(categories), safe="+.-")
-        return await self._request(url, None, parse_rss)  # type: ignore[return-value]
+        return await self._request(url, None, parse_rss)
 
 
 async def _read_body(response: httpx.Response) -> bytes:
