@@ -8,8 +8,27 @@ from dataclasses import dataclass, field
 from datetime import date
 
 # `2609.12345`, `0704.0001` (new style) or `hep-th/9901001`, `math.GT/0309136` (old style).
-ARXIV_ID = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})$")
-VERSIONED_ID = re.compile(r"^(?P<id>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?:v(?P<version>\d+))?$")
+# `\Z`, not `$`: `$` would also accept a trailing newline.
+ARXIV_ID = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})\Z")
+VERSIONED_ID = re.compile(r"^(?P<id>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?:v(?P<version>\d{1,4}))?\Z")
+# An arXiv category: an archive (`cs`, `hep-th`, `q-bio`), optionally a dot and a subject class,
+# two capitals (`cs.AI`, `q-bio.NC`) or lower-case words (`physics.comp-ph`, `cond-mat.stat-mech`).
+ARXIV_CATEGORY = re.compile(r"[a-z]{1,12}(?:-[a-z]{1,12})?(?:\.(?:[A-Z]{2}|[a-z]{1,12}(?:-[a-z]{1,12})?))?")
+
+
+def is_category(term: str) -> bool:
+    """True for a term shaped like an arXiv category; anything else (control characters,
+    braces, ACM or MSC classes) is not one."""
+    return ARXIV_CATEGORY.fullmatch(term) is not None
+
+
+def abs_url(arxiv_id: str, version: int) -> str:
+    """The abstract page, built from a validated id: never a link taken from a feed."""
+    return f"https://arxiv.org/abs/{arxiv_id}v{version}"
+
+
+def pdf_url(arxiv_id: str, version: int) -> str:
+    return f"https://arxiv.org/pdf/{arxiv_id}v{version}"
 
 
 def split_version(arxiv_id: str) -> tuple[str, int | None]:
@@ -120,7 +139,7 @@ class PaperIndex:
     topic bitmasks. Columns of plain ints and strings load several times faster than one object
     per paper, and counting or charting 100,000 papers is a loop over two lists."""
 
-    __slots__ = ("topics", "ids", "versions", "days", "masks", "_positions")
+    __slots__ = ("_positions", "days", "ids", "masks", "topics", "versions")
 
     def __init__(self, topics=(), ids=(), versions=(), days=(), masks=()):
         self.topics: list[str] = list(topics)  # bit i of a mask is topics[i]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-# Control characters (C0 but whitespace, DEL, C1) and bidirectional overrides and isolates: an
-# escape sequence or a reordering of displayed text must never come through.
-_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Control characters (C0 but whitespace, DEL, C1) and bidirectional controls (marks, embeddings,
+# overrides, isolates): an escape sequence or a reordering of displayed text must never come through.
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def clean_text(text: str | None) -> str:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from reader.arxiv.client import ArxivClient, ClientOptions
+from reader.arxiv.parse import AnnouncementFeed, FeedPage
 from reader.config import Settings
 from reader.core import momentum
 from reader.errors import ArxivUnreachableError, ReaderError
@@ -34,8 +35,33 @@ class TopicResult:
     fetched: int = 0
     error: str | None = None
     unreachable: bool = False  # arXiv could not be reached at all
-    note: str | None = None
+    note: str | None = None  # what the user should know though nothing failed ("1 entry skipped: ...")
     changed_ids: list[str] = field(default_factory=list)  # stored new or newer: what a view reloads
+
+
+@dataclass(slots=True)
+class FeedProblems:
+    """Entries skipped and category terms removed while reading a topic's pages, told once as a
+    note: a malformed entry costs only itself, never its page or its topic."""
+
+    skipped: list[str] = field(default_factory=list)
+    removed_categories: list[str] = field(default_factory=list)
+
+    def add(self, page: FeedPage | AnnouncementFeed) -> None:
+        self.skipped += page.skipped
+        self.removed_categories += page.removed_categories
+
+    def note(self) -> str | None:
+        parts = []
+        if self.skipped:
+            count = len(self.skipped)
+            more = f" (and {count - 1} more)" if count > 1 else ""
+            parts.append(f"{count} {'entry' if count == 1 else 'entries'} skipped: {self.skipped[0]}{more}")
+        if self.removed_categories:
+            terms = list(dict.fromkeys(self.removed_categories))
+            shown = ", ".join(terms[:3]) + (f" and {len(terms) - 3} more" if len(terms) > 3 else "")
+            parts.append(f"categories that are not arXiv categories removed: {shown}")
+        return "; ".join(parts) or None
 
 
 @dataclass(slots=True)
@@ -141,11 +167,13 @@ class Syncer:
         pending: list[Paper] = []
         fetched_sample: list[Paper] = []  # where the topic's papers live, for the announcement feeds
         start, total = 0, None
+        problems = FeedProblems()
         try:
             while True:
                 page = await self.client.search(topic.query, start=start, max_results=PAGE_SIZE, expected_total=total)
                 total = page.total_results if total is None else total
                 result.fetched += len(page.papers)
+                problems.add(page)
                 if len(fetched_sample) < 1000:
                     fetched_sample.extend(page.papers)
                 pending.extend(p for p in page.papers if known.get(p.id) != p.version)
@@ -154,9 +182,11 @@ class Syncer:
                 )
                 if len(pending) >= SAVE_EVERY:
                     await self._save(pending, topic, result)
-                start += len(page.papers)
-                if not page.papers or start >= total:
+                start += page.entries
+                if not page.entries or start >= total:
                     break
+                if not page.papers:  # every entry skipped: nothing to tell where the page stands
+                    continue
                 oldest = min(p.published_date for p in page.papers)
                 if oldest < horizon:
                     break
@@ -178,6 +208,7 @@ class Syncer:
             result.error = str(error)
             result.unreachable = isinstance(error, ArxivUnreachableError)
             self.on_event(SyncEvent(topic.name, f"{topic.name}: {error}"))
+        result.note = "; ".join(n for n in (problems.note(), result.note) if n) or None
         return result
 
     async def refresh_versions(self, categories: list[str]) -> TopicResult:
@@ -189,16 +220,21 @@ class Syncer:
             return result
         self.on_event(SyncEvent(None, "checking today's announcements for new versions"))
         try:
-            announced = await self.client.announcements(categories)
+            feed = await self.client.announcements(categories)
+            problems = FeedProblems()
+            problems.add(feed)
+            result.note = problems.note()
             index = await asyncio.to_thread(self.store.index)
             stale = []
-            for item in announced:
+            for item in feed.items:
                 position = index.position(item.id)
                 if position is not None and index.versions[position] < item.version:
                     stale.append(item.id)
             for start in range(0, len(stale), ID_BATCH):
                 page = await self.client.fetch_ids(stale[start : start + ID_BATCH])
                 result.fetched += len(page.papers)
+                problems.add(page)
+                result.note = problems.note()
                 saved = await asyncio.to_thread(self.store.save_papers, page.papers, None)
                 result.updated += saved.updated
                 result.changed_ids += saved.changed_ids

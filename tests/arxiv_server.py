@@ -29,7 +29,10 @@ class Request:
 class Fault:
     """One scripted misbehaviour, served instead of the normal answer for one request."""
 
-    kind: str  # status, empty, hang, reset, truncate, html, invalid, huge, error_feed, body
+    # status, empty, hang, reset, truncate, html, invalid, huge, error_feed, body (status, headers
+    # and body as given), raw (bytes written as they are, then the connection closed), drip (the
+    # normal answer a byte every `seconds`, for ten seconds at most)
+    kind: str
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
@@ -43,6 +46,7 @@ class FakeArxiv:
         self.faults: list[Fault] = []
         self.rss: dict[str, bytes] = {}  # path after /rss/ -> feed
         self.by_id: dict[str, Paper] = {}  # answers to id_list beyond the queries' papers
+        self.redirects: dict[str, tuple[int, str]] = {}  # path -> (status, Location), every time
         self.requests: list[Request] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -59,7 +63,8 @@ class FakeArxiv:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        # A short poll interval: stop() returns within 50 ms, not half a second.
+        threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
         return self
 
     def stop(self) -> None:
@@ -86,6 +91,9 @@ class FakeArxiv:
     # --- answers ---
 
     def answer(self, path: str, params: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+        if path in self.redirects:
+            status, location = self.redirects[path]
+            return status, {"Location": location}, b""
         if path.startswith("/rss/"):
             key = path.removeprefix("/rss/")
             # A category with nothing announced today looks like a weekend: an empty channel.
@@ -142,6 +150,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+        self.wfile.flush()
 
     def _serve(self, fault: Fault | None, path: str, params: dict[str, str]) -> None:
         if fault is None:
@@ -188,5 +197,26 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(fault.status or 400, {}, error_feed(fault.body.decode()))
         elif kind == "body":
             self._send(fault.status, fault.headers, fault.body)
+        elif kind == "raw":
+            self.wfile.write(fault.body)
+            self.wfile.flush()
+            self.close_connection = True
+        elif kind == "drip":
+            status, headers, body = self.arxiv.answer(path, params)
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.flush()
+            stop = time.monotonic() + 10
+            try:
+                for i in range(len(body)):
+                    if time.monotonic() > stop:
+                        break
+                    self.wfile.write(body[i : i + 1])
+                    self.wfile.flush()
+                    time.sleep(fault.seconds)
+            except OSError:
+                pass
+            self.close_connection = True
         else:
             raise ValueError(kind)

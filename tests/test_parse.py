@@ -36,8 +36,9 @@ def test_old_format_idlist_with_doi_journal_ref_and_wrapped_title():
     assert paper.comment == "8 pages, 3 figures. Published version"
     assert paper.journal_ref == "Phys. Rev. B 85, 115117 (2012)"
     assert paper.doi == "10.1103/PhysRevB.85.115117"
-    assert paper.abs_url == "http://arxiv.org/abs/1111.2011v2"
-    assert paper.pdf_url == "http://arxiv.org/pdf/1111.2011v2"
+    # Built from the id, not copied from the feed's http:// links.
+    assert paper.abs_url == "https://arxiv.org/abs/1111.2011v2"
+    assert paper.pdf_url == "https://arxiv.org/pdf/1111.2011v2"
 
 
 def test_old_format_search_page_with_old_style_ids_and_versions():
@@ -176,7 +177,9 @@ def test_title_zero_is_kept():
 
 
 def test_rss_announcements():
-    items = parse_rss(fixture_bytes("rss2024-multi-cat-cs.LG+cs.AI+cs.CL+stat.ML-new-cross-replace-doi.xml"))
+    feed = parse_rss(fixture_bytes("rss2024-multi-cat-cs.LG+cs.AI+cs.CL+stat.ML-new-cross-replace-doi.xml"))
+    assert (feed.skipped, feed.removed_categories) == ([], [])
+    items = feed.items
     assert [(i.id, i.version, i.announce_type) for i in items] == [
         ("2609.26811", 1, "new"), ("2609.26820", 1, "new"), ("2205.06398", 2, "cross"), ("2009.13987", 3, "replace"),
     ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import pytest
 
@@ -18,10 +19,10 @@ QUERY = 'abs:"reinforcement learning" AND abs:agent'
 
 
 def settings_for(fake, **overrides) -> Settings:
-    values = dict(
-        api_url=fake.api_url, rss_url=fake.rss_url, delay=0.05, timeout=2.0, retries=3, backoff=0.05,
-        today_override=TODAY, sync_weeks=16, sync_interval_hours=6, data_dir=None,
-    )
+    values = {
+        "api_url": fake.api_url, "rss_url": fake.rss_url, "delay": 0.05, "timeout": 2.0, "retries": 3, "backoff": 0.05,
+        "today_override": TODAY, "sync_weeks": 16, "sync_interval_hours": 6, "data_dir": None,
+    }
     values.update(overrides)
     return Settings(**values)
 
@@ -72,8 +73,9 @@ async def test_requests_are_polite(fake_arxiv, store, small_pages):
     assert len(requests) >= 4
     assert fake_arxiv.max_in_flight == 1
     assert len({r.client_port for r in requests}) == 1, "one connection, kept alive"
-    gaps = [b.started - a.ended for a, b in zip(requests, requests[1:])]
-    assert min(gaps) >= 0.2 - 0.01, gaps
+    gaps = [b.started - a.ended for a, b in itertools.pairwise(requests)]
+    # The server thread may wait for the GIL a few ms before it stamps a request's end.
+    assert min(gaps) >= 0.2 - 0.03, gaps
     assert all(r.user_agent.startswith("reader/") for r in requests)
 
 
@@ -195,7 +197,7 @@ async def test_a_response_far_too_large_is_refused(fake_arxiv, store, monkeypatc
 async def test_a_server_that_never_answers_is_bounded_by_timeouts(fake_arxiv, store):
     fake_arxiv.faults = [Fault("hang", seconds=3)] * 2
     report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)], timeout=0.3, retries=1)
-    assert report.topics[0].error == "arXiv did not answer in time (gave up after 2 tries)"
+    assert report.topics[0].error == "arXiv did not answer in time (nothing for 0.3 s) (gave up after 2 tries)"
 
 
 async def test_share_of_all_new_papers_is_asked_once_and_cached(fake_arxiv, store):
@@ -250,4 +252,5 @@ async def test_no_connection_at_all_fails_fast_and_skips_the_other_topics(store)
     started = clock.monotonic()
     report = await run_sync(store, Closed, [Topic("A", "ti:a"), Topic("B", "ti:b")], retries=4, backoff=0.2)
     assert clock.monotonic() - started < 2  # one retry, not four with growing waits
-    assert report.offline and all(t.error.startswith("cannot connect to arXiv") for t in report.topics)
+    assert report.offline
+    assert [t.error for t in report.topics] == [f"arXiv cannot be reached (127.0.0.1:{port} refused the connection)"] * 2

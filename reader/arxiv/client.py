@@ -1,25 +1,54 @@
 """An async client for arXiv's export API and announcement feeds that keeps to arXiv's terms:
 one connection, one request at a time, a pause of `delay` seconds between the end of one
-request and the start of the next, a descriptive User-Agent, timeouts, and patient retries."""
+request and the start of the next, a descriptive User-Agent, timeouts, and patient retries.
+
+What a server sends can do no harm: every request has an overall deadline, the decoded body is
+capped as it is read, redirects are followed only within the configured hosts, and every
+failure becomes an ArxivError with a one-line message (the details go to the log)."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import socket
+import ssl
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Self, TypeVar
 from urllib.parse import quote
 
 import httpx
 
 from reader import __version__
-from reader.arxiv.parse import Announcement, FeedPage, parse_api_page, parse_error_body, parse_rss
-from reader.errors import ArxivAPIError, ArxivError, ArxivUnreachableError, FeedFormatError
+from reader.arxiv.decode import Decoder
+from reader.arxiv.parse import (
+    AnnouncementFeed,
+    FeedPage,
+    parse_api_page,
+    parse_error_body,
+    parse_rss,
+)
+from reader.errors import (
+    ArxivAPIError,
+    ArxivError,
+    ArxivUnreachableError,
+    FeedFormatError,
+)
+from reader.sanitize import clean_text
+
+log = logging.getLogger("reader.arxiv")
+Parsed = TypeVar("Parsed")
 
 USER_AGENT = f"reader/{__version__} (terminal arXiv topic reader; polite: 1 request per 3 s, 1 connection)"
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024  # a full 2000-entry page is ~3.5 MB
 MAX_RETRY_AFTER = 600.0
+MAX_REDIRECTS = 3
+DEADLINE_FACTOR = 4  # a whole request may take this many times the per-read timeout
 RETRY_STATUSES = {429, 500, 502, 503, 504}
+REDIRECT_STATUSES = {301, 302, 303, 307, 308}
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 class _Retryable(Exception):
@@ -40,6 +69,19 @@ class ClientOptions:
     backoff: float = 5.0  # first retry waits this long (doubling); after a 429, six times as long
     user_agent: str = USER_AGENT
 
+    @property
+    def deadline(self) -> float:
+        """Seconds a whole request may take, body included: a server dripping a byte at a time
+        resets the per-read timeout forever, never this."""
+        return self.timeout * DEADLINE_FACTOR
+
+
+@dataclass(frozen=True, slots=True)
+class _Response:
+    status: int
+    body: bytes
+    retry_after: str | None
+
 
 class ArxivClient:
     def __init__(self, options: ClientOptions, *, on_notice: Callable[[str], None] | None = None):
@@ -49,8 +91,9 @@ class ArxivClient:
         self._gate = asyncio.Lock()  # never two requests in flight
         self._last_end: float | None = None
         self.requests_made = 0
+        self._origins = _allowed_origins([options.api_url, options.rss_url])
 
-    async def __aenter__(self) -> ArxivClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc) -> None:
@@ -67,10 +110,11 @@ class ArxivClient:
             # Building the client loads the CA bundle: ~100 ms of CPU, kept off the event loop.
             self._http = await asyncio.to_thread(
                 httpx.AsyncClient,
-                headers={"User-Agent": self.options.user_agent},
+                # Only codings we undo ourselves, piece by piece (reader.arxiv.decode).
+                headers={"User-Agent": self.options.user_agent, "Accept-Encoding": "gzip, deflate"},
                 timeout=httpx.Timeout(timeout, connect=min(timeout, 15.0)),
                 limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
-                follow_redirects=True,
+                follow_redirects=False,  # followed by hand, within the configured hosts
             )
         return self._http
 
@@ -80,57 +124,91 @@ class ArxivClient:
 
     # --- the one place a request is made --------------------------------------------------------
 
-    async def _get(self, url: str, params: dict | None) -> tuple[int, bytes, str | None]:
-        """One polite GET: waits its turn, reads at most MAX_RESPONSE_BYTES.
-        Returns the status, the body and the Retry-After header."""
+    async def _get(self, url: str, params: dict | None) -> _Response:
+        """One polite GET within the overall deadline: waits its turn, follows allowed redirects,
+        decodes and reads at most MAX_RESPONSE_BYTES."""
         async with self._gate:
             if self._last_end is not None:
                 pause = self._last_end + self.options.delay - time.monotonic()
                 if pause > 0:
+                    log.debug("waiting %.1f s before the next request", pause)
                     await asyncio.sleep(pause)
+            self.requests_made += 1
+            started = time.monotonic()
+            deadline = asyncio.timeout(self.options.deadline)
             try:
-                self.requests_made += 1
-                client = await self._client()
-                async with client.stream("GET", url, params=params) as response:
-                    body = bytearray()
-                    async for chunk in response.aiter_bytes():
-                        body += chunk
-                        if len(body) > MAX_RESPONSE_BYTES:
-                            raise FeedFormatError(
-                                f"arXiv's response exceeded {MAX_RESPONSE_BYTES // 2**20} MB; refused"
-                            )
-                    return response.status_code, bytes(body), response.headers.get("Retry-After")
+                async with deadline:
+                    return await self._follow(url, params, started)
+            except TimeoutError:
+                if not deadline.expired():
+                    raise
+                log.warning("GET %s: no complete answer within the %g s deadline", url, self.options.deadline)
+                raise _Retryable(f"arXiv did not finish answering within {self.options.deadline:g} s") from None
             finally:
                 self._last_end = time.monotonic()
 
-    async def _request(self, url: str, params: dict | None, parse: Callable[[bytes], object], *, check=None):
+    async def _follow(self, url: str, params: dict | None, started: float) -> _Response:
+        client = await self._client()
+        try:
+            target = httpx.URL(url, params=params)
+        except (httpx.InvalidURL, ValueError, TypeError):
+            raise ArxivError("the arXiv address in the settings is not a valid URL") from None
+        for _ in range(MAX_REDIRECTS + 1):
+            async with client.stream("GET", target) as response:
+                status = response.status_code
+                if 300 <= status < 400:
+                    location = response.headers.get("Location")
+                    log.info("GET %s -> %d redirect to %s (%.2f s)", target, status, location, time.monotonic() - started)
+                    target = self._redirect_target(target, status, location)
+                    continue
+                body = await _read_body(response)
+                log.info("GET %s -> %d, %d bytes in %.2f s", target, status, len(body), time.monotonic() - started)
+                return _Response(status, body, response.headers.get("Retry-After"))
+        raise ArxivError(f"arXiv redirected more than {MAX_REDIRECTS} times; stopped (a redirect loop?)")
+
+    def _redirect_target(self, current: httpx.URL, status: int, location: str | None) -> httpx.URL:
+        """Where a redirect leads, if it stays on the configured hosts; ArxivError otherwise."""
+        if status not in REDIRECT_STATUSES or not location:
+            raise ArxivError(f"arXiv answered HTTP {status} without a usable redirect")
+        try:
+            target = current.join(location)
+        except (httpx.InvalidURL, ValueError, TypeError):
+            raise ArxivError("arXiv redirected to an invalid address; not followed") from None
+        if _origin(target) not in self._origins:
+            raise ArxivError(f"arXiv redirected to another host ({_where(target)}); not followed")
+        return target
+
+    async def _request(
+        self, url: str, params: dict | None, parse: Callable[[bytes], Parsed], *, check: Callable[[Parsed], str | None] | None = None
+    ) -> Parsed:
         """GET and parse with retries on 429/5xx, timeouts, broken connections and unreadable bodies."""
         attempts = self.options.retries + 1
         for attempt in range(attempts):
             try:
                 try:
-                    status, body, retry_after = await self._get(url, params)
-                except httpx.ConnectTimeout:
-                    raise _Retryable("cannot connect to arXiv (timed out)", unreachable=True) from None
-                except httpx.TimeoutException:
-                    raise _Retryable("arXiv did not answer in time") from None
-                except httpx.ConnectError as error:
-                    raise _Retryable(f"cannot connect to arXiv ({error or 'no route'})", unreachable=True) from None
-                except httpx.TransportError as error:
-                    raise _Retryable(f"network error: {error or type(error).__name__}") from None
+                    response = await self._get(url, params)
+                except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, zlib.error) as error:
+                    raise _transport_failure(error, url, self.options) from None
+                status = response.status
                 if status in RETRY_STATUSES:
-                    raise _Retryable(f"arXiv answered HTTP {status}", _retry_after(retry_after), status == 429)
+                    raise _Retryable(f"arXiv answered HTTP {status}", _retry_after(response.retry_after), status == 429)
                 if status >= 400:
-                    message = parse_error_body(body) or f"arXiv answered HTTP {status}"
+                    message = parse_error_body(response.body) or f"arXiv answered HTTP {status}"
                     raise ArxivAPIError(message if status != 403 else f"{message} (access refused: slow down)")
                 try:
-                    result = await asyncio.to_thread(parse, body)
+                    result = await asyncio.to_thread(parse, response.body)
                 except FeedFormatError as error:
                     raise _Retryable(str(error)) from None
+                except ArxivError:  # arXiv's own error feed: final
+                    raise
+                except Exception:  # a parser library's own failure: logged in full, told in one line
+                    log.exception("parsing the answer to %s failed", url)
+                    raise _Retryable("arXiv's response could not be read") from None
                 if check is not None and (problem := check(result)):
                     raise _Retryable(problem)
                 return result
             except _Retryable as retry:
+                log.warning("GET %s failed (try %d of %d): %s", url, attempt + 1, attempts, retry)
                 if retry.unreachable and attempt >= min(1, attempts - 1):
                     raise ArxivUnreachableError(str(retry)) from None
                 if attempt == attempts - 1:
@@ -139,9 +217,13 @@ class ArxivClient:
                 if wait is None:
                     wait = self.options.backoff * 2**attempt * (6 if retry.slow_down else 1)
                 wait = max(wait, self.options.delay)
+                log.info("retrying %s in %.1f s", url, wait)
                 self._notice(f"{retry}; retrying in {wait:.0f} s")
                 assert self._last_end is not None
                 await asyncio.sleep(max(0.0, self._last_end + wait - time.monotonic()))
+            except ArxivError as error:
+                log.warning("GET %s failed: %s", url, error)
+                raise
         raise AssertionError("unreachable")
 
     # --- API calls ---------------------------------------------------------------------------------
@@ -160,7 +242,7 @@ class ArxivClient:
         }
 
         def check(page: FeedPage) -> str | None:
-            if expected_total and start < expected_total and max_results > 0 and not page.papers:
+            if expected_total and start < expected_total and max_results > 0 and not page.entries:
                 return f"arXiv returned an empty page at {start} of {expected_total}"
             return None
 
@@ -178,10 +260,92 @@ class ArxivClient:
         params = {"id_list": ",".join(ids), "start": 0, "max_results": len(ids)}
         return await self._request(self.options.api_url, params, parse_api_page)
 
-    async def announcements(self, categories: list[str]) -> list[Announcement]:
+    async def announcements(self, categories: list[str]) -> AnnouncementFeed:
         """Today's announcement feed for the categories (new, cross-lists, replacements)."""
         url = self.options.rss_url.rstrip("/") + "/" + quote("+".join(categories), safe="+.-")
         return await self._request(url, None, parse_rss)
+
+
+async def _read_body(response: httpx.Response) -> bytes:
+    """The decoded body, refused as soon as it passes MAX_RESPONSE_BYTES (decoded or not)."""
+    decoder = Decoder(response.headers.get_list("Content-Encoding", split_commas=True))
+    pieces: list[bytes] = []
+    size = raw_size = 0
+    async for raw in response.aiter_raw():
+        raw_size += len(raw)
+        for piece in decoder.feed(raw):
+            size += len(piece)
+            if size > MAX_RESPONSE_BYTES or raw_size > MAX_RESPONSE_BYTES:
+                raise FeedFormatError(f"arXiv's response exceeded {MAX_RESPONSE_BYTES // 2**20} MB; refused")
+            pieces.append(piece)
+    decoder.finish()
+    return b"".join(pieces)
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port or DEFAULT_PORTS.get(url.scheme)
+
+
+def _allowed_origins(urls: list[str]) -> set[tuple[str, str, int | None]]:
+    """The configured hosts, each as configured and as https (a move to https is fine)."""
+    origins = set()
+    for text in urls:
+        try:
+            url = httpx.URL(text)
+        except (httpx.InvalidURL, ValueError, TypeError):
+            continue
+        origins.add(_origin(url))
+        if url.scheme == "http":
+            origins.add(("https", url.host, 443 if url.port in (None, 80) else url.port))
+    return origins
+
+
+def _where(url: str | httpx.URL) -> str:
+    """`export.arxiv.org`, or `host:port` when the port is not the usual one."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, ValueError, TypeError):
+        return "the configured host"
+    place = clean_text(parsed.host)[:60] or "the configured host"
+    return place if parsed.port in (None, DEFAULT_PORTS.get(parsed.scheme)) else f"{place}:{parsed.port}"
+
+
+def _transport_failure(error: Exception, url: str, options: ClientOptions) -> Exception:
+    """A one-line message a person can act on, never the library's or the OS's wording (that
+    goes to the log). Retryable unless retrying cannot help."""
+    causes: list[BaseException] = []
+    link: BaseException | None = error
+    while link is not None and len(causes) < 10:
+        causes.append(link)
+        link = link.__cause__ or link.__context__
+    log.warning("GET %s: %s", url, " <- ".join(f"{type(c).__name__}: {c}" for c in causes))
+    host = _where(url)
+    if isinstance(error, httpx.ConnectTimeout):
+        return _Retryable(f"arXiv cannot be reached ({host} did not answer; no network?)", unreachable=True)
+    if isinstance(error, httpx.TimeoutException):
+        return _Retryable(f"arXiv did not answer in time (nothing for {options.timeout:g} s)")
+    if isinstance(error, httpx.ConnectError):
+        if any(isinstance(c, socket.gaierror) for c in causes):
+            reason = f"the name {host} cannot be looked up; no network?"
+        elif any(isinstance(c, ConnectionRefusedError) for c in causes):
+            reason = f"{host} refused the connection"
+        elif any(isinstance(c, ssl.SSLError) for c in causes):
+            return _Retryable(f"the secure connection to {host} failed (a proxy, or a wrong clock?)", unreachable=True)
+        else:
+            reason = "no network?"
+        return _Retryable(f"arXiv cannot be reached ({reason})", unreachable=True)
+    if isinstance(error, (httpx.DecodingError, zlib.error)):
+        return _Retryable("arXiv's response could not be decompressed")
+    if isinstance(error, httpx.RemoteProtocolError) and any(isinstance(c, httpx.InvalidURL) for c in causes):
+        # httpx reads a redirect's Location even when it is not to follow it.
+        return ArxivError("arXiv redirected to an invalid address; not followed")
+    if isinstance(error, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
+        return _Retryable("the connection to arXiv broke off mid-answer")
+    if isinstance(error, (httpx.UnsupportedProtocol, httpx.InvalidURL, httpx.LocalProtocolError)):
+        return ArxivError("the arXiv address in the settings cannot be used (is it an http(s) URL?)")
+    if isinstance(error, httpx.TooManyRedirects):
+        return ArxivError("arXiv redirected too many times; stopped")
+    return _Retryable("a network error interrupted the request")
 
 
 def _retry_after(header: str | None) -> float | None:

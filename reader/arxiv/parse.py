@@ -8,56 +8,87 @@ The RSS feeds go through feedparser.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from xml.etree.ElementTree import Element, ParseError
 
 import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 
 from reader.errors import ArxivAPIError, FeedFormatError
-from reader.models import Author, Paper, split_version
+from reader.models import Author, Paper, abs_url, is_category, pdf_url, split_version
 from reader.sanitize import clean_text
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV = "{http://arxiv.org/schemas/atom}"
 OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
 
+# arXiv opened in August 1991: an earlier date is a broken feed, and so is one more than a year
+# ahead of this machine's clock.
+EARLIEST_DATE = datetime(1991, 1, 1, tzinfo=UTC)
+
+
+class BadEntry(Exception):
+    """One entry cannot be read (no arXiv id, impossible date): it is skipped, the page kept."""
+
+
 def _optional(text: str | None) -> str | None:
     cleaned = clean_text(text)
     return cleaned or None
 
 
-def _iso_utc(value: str | None) -> str:
-    """Any ISO 8601 timestamp -> `YYYY-MM-DDTHH:MM:SSZ` in UTC."""
+def shown(value: str | None, limit: int = 40) -> str:
+    """Feed text quoted for a message, shortened: `repr` writes every control character as an
+    escape (`'cs.AI\\u202e'`), so the message shows exactly what was wrong and nothing acts on it."""
+    text = value or ""
+    return repr(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def _iso_utc(value: str | None, field: str) -> str:
+    """Any ISO 8601 timestamp -> `YYYY-MM-DDTHH:MM:SSZ` in UTC, four-digit year.
+    BadEntry for a missing, unreadable or impossible date."""
     value = (value or "").strip()
     if not value:
-        raise FeedFormatError("an entry has no date")
+        raise BadEntry(f"no {field} date")
     try:
-        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError as error:
-        raise FeedFormatError(f"an entry has an unreadable date: {value!r}") from error
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        moment = datetime.fromisoformat(value)
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        # Overflows for years 1 and 9999 at the ends of the range Python can represent.
+        moment = moment.astimezone(UTC)
+    except (ValueError, OverflowError):
+        raise BadEntry(f"unreadable {field} date {shown(value)}") from None
+    latest = datetime.now(UTC) + timedelta(days=366)
+    if not EARLIEST_DATE <= moment <= latest:
+        raise BadEntry(f"impossible {field} date {shown(value)}")
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 @dataclass(slots=True)
 class FeedPage:
-    """One page of API results."""
+    """One page of API results. `skipped` says why each unreadable entry was left out;
+    `removed_categories` lists category terms that were not arXiv categories."""
 
     total_results: int
     start_index: int
     items_per_page: int
     papers: list[Paper]
+    skipped: list[str] = field(default_factory=list)
+    removed_categories: list[str] = field(default_factory=list)
+
+    @property
+    def entries(self) -> int:
+        """Entries served, read or skipped: what moves the paging on."""
+        return len(self.papers) + len(self.skipped)
 
 
 def _int(feed: Element, name: str) -> int:
     node = feed.find(OPENSEARCH + name)
-    try:
-        return int((node.text or "").strip()) if node is not None else 0
-    except ValueError:
-        raise FeedFormatError(f"opensearch:{name} is not a number") from None
+    text = (node.text or "").strip() if node is not None else "0"
+    # Bounded: int() of thousands of digits is slow, and no page count needs more than ten.
+    if not (text.isascii() and text.isdigit() and len(text) <= 10):
+        raise FeedFormatError(f"opensearch:{name} is not a number")
+    return int(text)
 
 
 def parse_api_page(content: bytes) -> FeedPage:
@@ -76,14 +107,15 @@ def parse_api_page(content: bytes) -> FeedPage:
     for entry in entries:
         entry_id = entry.findtext(ATOM + "id") or ""
         if "/api/errors#" in entry_id:
-            message = clean_text(entry.findtext(ATOM + "summary")) or entry_id.rsplit("#", 1)[-1]
+            message = clean_text(entry.findtext(ATOM + "summary")) or clean_text(entry_id.rsplit("#", 1)[-1])
             raise ArxivAPIError(f"arXiv says: {message}")
-    return FeedPage(
-        total_results=_int(feed, "totalResults"),
-        start_index=_int(feed, "startIndex"),
-        items_per_page=_int(feed, "itemsPerPage"),
-        papers=[_paper_from_entry(entry) for entry in entries],
-    )
+    page = FeedPage(_int(feed, "totalResults"), _int(feed, "startIndex"), _int(feed, "itemsPerPage"), [])
+    for entry in entries:
+        try:
+            page.papers.append(_paper_from_entry(entry, page.removed_categories))
+        except BadEntry as problem:
+            page.skipped.append(str(problem))
+    return page
 
 
 def parse_error_body(content: bytes) -> str | None:
@@ -97,13 +129,27 @@ def parse_error_body(content: bytes) -> str | None:
     return None
 
 
-def _paper_from_entry(entry: Element) -> Paper:
+def valid_categories(terms: list[str | None], removed: list[str]) -> tuple[str, ...]:
+    """The terms shaped like arXiv categories, once each, in order; the others go to `removed`."""
+    kept = []
+    for term in terms:
+        term = (term or "").strip(" \t\n")
+        if not term:
+            continue
+        if is_category(term):
+            kept.append(term)
+        else:
+            removed.append(shown(term, 30))
+    return tuple(dict.fromkeys(kept))
+
+
+def _paper_from_entry(entry: Element, removed_categories: list[str]) -> Paper:
     raw_id = (entry.findtext(ATOM + "id") or "").strip()
-    tail = raw_id.split("/abs/", 1)[-1]
     try:
-        arxiv_id, version = split_version(tail)
+        arxiv_id, version = split_version(raw_id.split("/abs/", 1)[-1])
     except ValueError:
-        raise FeedFormatError(f"an entry has an id that is not an arXiv id: {raw_id!r}") from None
+        raise BadEntry(f"id {shown(raw_id)} is not an arXiv id") from None
+    version = version or 1
     authors = tuple(
         Author(
             clean_text(node.findtext(ATOM + "name")),
@@ -111,41 +157,36 @@ def _paper_from_entry(entry: Element) -> Paper:
         )
         for node in entry.findall(ATOM + "author")
     )
-    categories = tuple(
-        dict.fromkeys(c.get("term", "").strip() for c in entry.findall(ATOM + "category") if c.get("term"))
-    )
+    categories = valid_categories([c.get("term") for c in entry.findall(ATOM + "category")], removed_categories)
     primary = entry.find(ARXIV + "primary_category")
-    primary_category = primary.get("term", "").strip() if primary is not None else ""
-    abs_url = pdf_url = doi_url = ""
-    for link in entry.findall(ATOM + "link"):
-        href, rel, kind, title = (link.get(k, "") for k in ("href", "rel", "type", "title"))
-        if rel == "alternate":
-            abs_url = href
-        elif kind == "application/pdf" or title == "pdf" or "/pdf/" in href:
-            pdf_url = href
-        elif title == "doi":
-            doi_url = href
+    primary_term = valid_categories([primary.get("term")] if primary is not None else [], removed_categories)
+    # A bad primary category falls back to the first valid category, or none; the paper is kept.
+    primary_category = primary_term[0] if primary_term else (categories[0] if categories else "")
+    if not categories and primary_category:
+        categories = (primary_category,)
     doi = _optional(entry.findtext(ARXIV + "doi"))
-    if doi is None and doi_url:
-        doi = doi_url.split("doi.org/", 1)[-1]
-    updated = _iso_utc(entry.findtext(ATOM + "updated"))
+    if doi is None:
+        for link in entry.findall(ATOM + "link"):
+            if link.get("title") == "doi":
+                doi = _optional((link.get("href") or "").split("doi.org/", 1)[-1])
+    updated = _iso_utc(entry.findtext(ATOM + "updated"), "updated")
     published_text = entry.findtext(ATOM + "published")
     return Paper(
         id=arxiv_id,
-        version=version or 1,
+        version=version,
         # `is None` and not truthiness: a paper may be titled "0".
         title=clean_text(entry.findtext(ATOM + "title")),
         abstract=clean_text(entry.findtext(ATOM + "summary")),
         authors=authors,
-        categories=categories or ((primary_category,) if primary_category else ()),
-        primary_category=primary_category or (categories[0] if categories else ""),
-        published=_iso_utc(published_text) if published_text is not None else updated,
+        categories=categories,
+        primary_category=primary_category,
+        published=_iso_utc(published_text, "published") if published_text is not None else updated,
         updated=updated,
         comment=_optional(entry.findtext(ARXIV + "comment")),
         journal_ref=_optional(entry.findtext(ARXIV + "journal_ref")),
         doi=doi,
-        abs_url=abs_url or f"https://arxiv.org/abs/{arxiv_id}v{version or 1}",
-        pdf_url=pdf_url or f"https://arxiv.org/pdf/{arxiv_id}v{version or 1}",
+        abs_url=abs_url(arxiv_id, version),
+        pdf_url=pdf_url(arxiv_id, version),
     )
 
 
@@ -168,10 +209,17 @@ class Announcement:
     announced: str  # the announcement day, YYYY-MM-DD (arXiv's midnight, Eastern time)
 
 
-_RSS_DESCRIPTION = re.compile(r"^arXiv:(?P<id>\S+)\s+Announce Type:\s*(?P<type>\S+)\s*Abstract:\s*", re.S)
+@dataclass(slots=True)
+class AnnouncementFeed:
+    items: list[Announcement]
+    skipped: list[str] = field(default_factory=list)  # why each unreadable item was left out
+    removed_categories: list[str] = field(default_factory=list)
 
 
-def parse_rss(content: bytes) -> list[Announcement]:
+_RSS_DESCRIPTION = re.compile(r"^arXiv:(?P<id>\S+)\s+Announce Type:\s*(?P<type>\S+)\s*Abstract:\s*", re.DOTALL)
+
+
+def parse_rss(content: bytes) -> AnnouncementFeed:
     """Parse an rss.arxiv.org feed. A feed error (HTTP 400 'Feed error for query') raises ArxivAPIError."""
     import feedparser  # imported here: it is slow to import and only sync needs it
 
@@ -180,8 +228,8 @@ def parse_rss(content: bytes) -> list[Announcement]:
     if title.startswith("Feed error"):
         raise ArxivAPIError(f"arXiv says: {clean_text(parsed.feed.get('description', title))}")
     if parsed.bozo and not parsed.entries:
-        raise FeedFormatError(f"the announcement feed is not valid RSS ({parsed.bozo_exception})")
-    items = []
+        raise FeedFormatError("the announcement feed is not valid RSS")
+    feed = AnnouncementFeed([])
     for item in parsed.entries:
         description = item.get("description", "")
         match = _RSS_DESCRIPTION.match(description)
@@ -189,23 +237,23 @@ def parse_rss(content: bytes) -> list[Announcement]:
         try:
             arxiv_id, version = split_version(match.group("id") if match else guid)
         except ValueError:
-            raise FeedFormatError(f"an announcement has no arXiv id: {guid!r}") from None
-        announced = item.get("published_parsed")
-        items.append(
+            feed.skipped.append(f"id {shown(guid)} is not an arXiv id")
+            continue
+        feed.items.append(
             Announcement(
                 id=arxiv_id,
                 version=version or 1,
-                announce_type=item.get("arxiv_announce_type", match.group("type") if match else ""),
+                announce_type=clean_text(item.get("arxiv_announce_type", match.group("type") if match else "")),
                 title=clean_text(item.get("title")),
                 abstract=clean_text(description[match.end():] if match else description),
-                authors=tuple(clean_text(n) for n in item.get("author", "").split(", ") if n.strip()),
-                categories=tuple(t["term"] for t in item.get("tags", [])),
+                authors=tuple(clean_text(n) for n in item.get("author", "").split(", ") if clean_text(n)),
+                categories=valid_categories([t.get("term") for t in item.get("tags", [])], feed.removed_categories),
                 doi=_optional(item.get("arxiv_doi")),
                 journal_ref=_optional(item.get("arxiv_journal_reference")),
-                announced=_announced_day(item.get("published", "")) if announced else "",
+                announced=_announced_day(item.get("published", "")) if item.get("published_parsed") else "",
             )
         )
-    return items
+    return feed
 
 
 def _announced_day(pub_date: str) -> str:
@@ -213,6 +261,7 @@ def _announced_day(pub_date: str) -> str:
     from email.utils import parsedate_to_datetime
 
     try:
-        return parsedate_to_datetime(pub_date).date().isoformat()
-    except (TypeError, ValueError):
+        day = parsedate_to_datetime(pub_date).date()
+    except (TypeError, ValueError, OverflowError):
         return ""
+    return day.isoformat() if day.year >= EARLIEST_DATE.year else ""
