@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Iterable
+from collections.abc import Iterable
 
 from reader.models import VERSIONED_ID, Paper
 
-STOP_WORDS = frozenset(
-    "a an and are as at be by for from how in into is it of on or over the this to towards via what when where which "
-    "why with without do does can we our".split()
-)
+STOP_WORDS = frozenset([
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "into", "is", "it", "of", "on",
+    "or", "over", "the", "this", "to", "towards", "via", "what", "when", "where", "which", "why", "with",
+    "without", "do", "does", "can", "we", "our",
+])
 NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 CORPORATE = re.compile(
     r"(?i)\b(collaboration|consortium|team|group|inc|ltd|university|institute|association|committee|project|"
@@ -60,8 +61,15 @@ TEXT_SPECIALS = {
 KEPT_MACROS = {"LaTeX": r"{\LaTeX}", "TeX": r"{\TeX}", "BibTeX": r"{BibTeX}"}
 
 # TeX that arXiv authors write in titles and names, decoded to Unicode before escaping.
-_TEX_ACCENT = re.compile(r"""\{?\\([`'^"~=.uvHckrdb])\s*(?:\{\s*(\\?[A-Za-z])\s*\}|(\\?[A-Za-z]))\}?""")
-_TEX_LETTER = re.compile(r"\{?\\(o|O|l|L|ss|ae|AE|oe|OE|aa|AA|i|j)\}?(?![A-Za-z])")
+# An accent command and its letter, optionally inside one pair of braces: `\"u`, `{\'e}`, `\c{c}`,
+# `\c c`. A letter accent needs a brace or a space before its letter: `\csname` is one control
+# word, not `\c` + `s`, and stays as typed (then escaped as text).
+_ACCENTED_LETTER = r"(?:\\[ij](?![A-Za-z])|[A-Za-z])"
+_TEX_ACCENT = re.compile(
+    r"(\{)?\\(?:([`'^\"~=.])\s*|([uvHckrdb])(?=[\s{\\])\s*)"
+    rf"(?:\{{\s*({_ACCENTED_LETTER})\s*\}}|({_ACCENTED_LETTER}))(?(1)\}})"
+)
+_TEX_LETTER = re.compile(r"(\{)?\\(o|O|l|L|ss|ae|AE|oe|OE|aa|AA|i|j)(?![A-Za-z])(?(1)\s*\})")
 _TEX_STYLE = re.compile(r"\\(?:emph|textit|textbf|textsc|texttt|textrm|mathrm)\s*\{([^{}]*)\}")
 _TEX_ESCAPED = re.compile(r"\\([&%$#_{}])")
 _MATH = re.compile(r"\$(?!\s)([^$]+?)(?<!\s)\$")
@@ -76,13 +84,12 @@ def decode_tex(text: str) -> str:
         return text
 
     def accent(match: re.Match) -> str:
-        letter = (match.group(2) or match.group(3)).lstrip("\\")
-        letter = {"i": "i", "j": "j"}.get(letter, letter)
-        return unicodedata.normalize("NFC", letter + _ACCENT_MARKS[match.group(1)])
+        letter = (match.group(4) or match.group(5)).lstrip("\\")
+        return unicodedata.normalize("NFC", letter + _ACCENT_MARKS[match.group(2) or match.group(3)])
 
     text = _TEX_STYLE.sub(r"\1", text)
     text = _TEX_ACCENT.sub(accent, text)
-    text = _TEX_LETTER.sub(lambda m: _TEX_LETTERS[m.group(1)], text)
+    text = _TEX_LETTER.sub(lambda m: _TEX_LETTERS[m.group(2)], text)
     return _TEX_ESCAPED.sub(r"\1", text)
 
 
@@ -90,6 +97,8 @@ def _char(ch: str) -> str:
     """One character of text as LaTeX that pdflatex (OT1 or T1) typesets without extra packages."""
     if ch in TEXT_SPECIALS:
         return TEXT_SPECIALS[ch]
+    if ch.isascii() and not ch.isprintable():
+        return " " if ch.isspace() else ""  # a form feed is \par to LaTeX, DEL an invalid character
     if ch.isascii():
         return ch
     if ch in LETTERS:
@@ -157,11 +166,14 @@ MATH_COMMANDS = frozenset(
        "big", "Big", "bigl", "bigr", "Bigl", "Bigr", "prime", "dagger", "top", "quad", "qquad", "mathcal"}
 )
 _MATH_TOKEN = re.compile(r"\\([A-Za-z]+|.)|(\^\^)|([#%&~])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # a line break in math ends it with an error
 _MATH_SPACING = frozenset(",;:! {}|")  # `\,` `\{` ...: spacing and escaped braces
 
 
 def harmless_math(content: str) -> bool:
     """Whether a math span holds only what typesets (see MATH_COMMANDS)."""
+    if _CONTROL.search(content):
+        return False
     for match in _MATH_TOKEN.finditer(content):
         command, hat, special = match.groups()
         if hat or special:
