@@ -238,7 +238,7 @@ def cmd_export(args, settings) -> int:
     query = _validated_query(args.query, for_arxiv=False) if args.query else None
     library = _library(store)
     papers = _selected_papers(store, library, query=query, topic=_topic_name(store, args.topic), starred=args.starred)
-    text = export(papers)
+    text = export(papers, unicode=args.unicode)
     if args.output is None or str(args.output) == "-":
         sys.stdout.write(text)
     else:
@@ -308,6 +308,8 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--starred", action="store_true", help="the starred papers")
     exp.add_argument("--topic", metavar="NAME", help="the papers of a topic")
     exp.add_argument("--query", metavar="Q", help="the papers matching a query")
+    exp.add_argument("--unicode", action="store_true",
+                     help="keep names and titles in UTF-8 (for biber, xelatex, lualatex) instead of LaTeX accents and transliteration")
     exp.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of to stdout")
     exp.set_defaults(handler=cmd_export)
     return parser

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from reader.core.bibtex import decode_tex, escape_text, export, harmless_math
+from reader.core.bibtex import export
+from reader.core.latex import decode_tex, escape_text, harmless_math
 from reader.models import Author
 from tests.test_bibtex import paper
 
