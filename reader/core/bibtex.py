@@ -25,36 +25,21 @@ STOP_WORDS = frozenset([
     "or", "over", "the", "this", "to", "towards", "via", "what", "when", "where", "which", "why", "with",
     "without", "do", "does", "can", "we", "our",
 ])
-NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
-CORPORATE = re.compile(
-    r"(?i)\b(collaboration|consortium|team|group|inc|ltd|university|institute|association|committee|project|"
-    r"foundation|corporation|laboratory|lab|initiative|network|organization|organisation|society|council)\b"
-)
 
 
 def _name(name: str, unicode: bool) -> str:
-    name = " ".join(decode_tex(name).split())
     escaped = escape_plain(name, unicode=unicode)
-    whole = CORPORATE.search(name) or "," in name or re.search(r"(?i)\band\b", name) or len(name.split()) > 5
     # A name in Han or Hangul characters puts the family name first: braced, bibtex sorts and
     # labels by the whole transliteration rather than by its last syllable.
-    if whole or (not unicode and any(is_syllable(ch) for ch in name)):
+    if citation.person(name) is None and len(name.split()) > 1 or (not unicode and any(map(is_syllable, name))):
         return "{" + escaped + "}"  # one person to bibtex, never split into first and last names
     return escaped
 
 
 def authors_field(paper: Paper, *, unicode: bool = False) -> str:
-    names, others = [], paper.extra_authors > 0
-    for author in paper.authors:
-        name = author.name
-        if re.search(r"(?i)\bet\.?\s*al\b\.?", name):
-            name = re.sub(r"(?i)\s*\bet\.?\s*al\b\.?", "", name).strip(" ,")
-            others = True
-        if name:
-            names.append(_name(name, unicode))
-    if not names:
-        names.append("{Anonymous}")
-    return " and ".join(names + (["others"] if others else []))
+    names, others = citation.authors(paper)
+    escaped = [_name(name, unicode) for name in names] or ["{Anonymous}"]
+    return " and ".join(escaped + (["others"] if others else []))
 
 
 def _ascii_word(text: str) -> str:
@@ -65,7 +50,7 @@ def base_key(paper: Paper) -> str:
     """`vaswani2017attention`: first author's surname, year of v1, first significant title word."""
     surname = ""
     if paper.authors:
-        parts = [p for p in decode_tex(paper.authors[0].name).split() if p.lower().strip(",") not in NAME_SUFFIXES]
+        parts = [p for p in decode_tex(paper.authors[0].name).split() if p.lower().strip(",") not in citation.NAME_SUFFIXES]
         surname = _ascii_word(parts[-1]) if parts else ""
     words = [_ascii_word(w) for w in re.split(r"[\s\-/:]+", re.sub(r"\$[^$]*\$", " ", paper.title))]
     word = next((w for w in words if w and w not in STOP_WORDS), "")
