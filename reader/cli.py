@@ -7,6 +7,7 @@ import asyncio
 import json
 import sys
 
+from reader.commands import digest as digest_command
 from reader.commands import export as export_command
 from reader.config import Settings, default_data_dir, load_settings, parse_day
 from reader.errors import QueryError, ReaderError
@@ -288,6 +289,7 @@ def build_parser() -> argparse.ArgumentParser:
     mom.set_defaults(handler=cmd_momentum)
 
     export_command.register(commands)
+    digest_command.register(commands)
     return parser
 
 
