@@ -6,8 +6,9 @@ import argparse
 import asyncio
 import json
 import sys
-from pathlib import Path
 
+from reader.commands import digest as digest_command
+from reader.commands import export as export_command
 from reader.config import Settings, default_data_dir, load_settings, parse_day
 from reader.errors import QueryError, ReaderError
 from reader.models import Paper, split_version
@@ -130,9 +131,11 @@ def _library(store):
     return Library(store.index(), marks.read, marks.starred)
 
 
-def _selected_papers(store, library, *, query=None, limit: int | None = None, **filters) -> list[Paper]:
-    """Papers newest first. Only the records shown are read from disk; a text query reads the
-    saved search texts (built and saved once per shard)."""
+def _selected_papers(
+    store, library, *, query=None, limit: int | None = None, only: set[str] | None = None, **filters
+) -> list[Paper]:
+    """Papers newest first (of the ids in `only`, when given). Only the records shown are read from
+    disk; a text query reads the saved search texts (built and saved once per shard)."""
     from reader.store.store import shard_of
 
     if query is not None:
@@ -140,7 +143,10 @@ def _selected_papers(store, library, *, query=None, limit: int | None = None, **
 
         for shard in store.shards():
             library.add_search_texts(shard_texts(store, shard))
-    ids = library.select(query=query, **filters)[:limit]
+    ids = library.select(query=query, **filters)
+    if only is not None:
+        ids = [pid for pid in ids if pid in only]
+    ids = ids[:limit]
     library.add_papers(store.load_papers(sorted({shard_of(pid) for pid in ids})).values())
     _print_warnings(store)
     return [library.papers[pid] for pid in ids if pid in library.papers]
@@ -229,28 +235,6 @@ def cmd_momentum(args, settings) -> int:
     return 0
 
 
-def cmd_export(args, settings) -> int:
-    from reader.core.bibtex import export
-
-    if not (args.starred or args.topic or args.query):
-        raise ReaderError("say what to export: --starred, --topic NAME and/or --query Q")
-    store = _store(args, settings)
-    query = _validated_query(args.query, for_arxiv=False) if args.query else None
-    library = _library(store)
-    papers = _selected_papers(store, library, query=query, topic=_topic_name(store, args.topic), starred=args.starred)
-    text = export(papers)
-    if args.output is None or str(args.output) == "-":
-        sys.stdout.write(text)
-    else:
-        from reader.store.files import write_atomic
-
-        write_atomic(Path(args.output).expanduser(), text.encode("utf-8"))
-        print(f"wrote {len(papers)} entr{'ies' if len(papers) != 1 else 'y'} to {args.output}", file=sys.stderr)
-    if not papers:
-        print("nothing matched: the file has no entries", file=sys.stderr)
-    return 0
-
-
 def cmd_app(args, settings) -> int:
     from reader.app import run_app
 
@@ -304,12 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
     mom.add_argument("--json", action="store_true")
     mom.set_defaults(handler=cmd_momentum)
 
-    exp = commands.add_parser("export", help="write papers as BibTeX (starred, a topic, a query)")
-    exp.add_argument("--starred", action="store_true", help="the starred papers")
-    exp.add_argument("--topic", metavar="NAME", help="the papers of a topic")
-    exp.add_argument("--query", metavar="Q", help="the papers matching a query")
-    exp.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of to stdout")
-    exp.set_defaults(handler=cmd_export)
+    export_command.register(commands)
+    digest_command.register(commands)
     return parser
 
 

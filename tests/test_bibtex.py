@@ -11,7 +11,8 @@ import sys
 import pytest
 
 from reader.arxiv.parse import parse_api_page
-from reader.core.bibtex import base_key, escape_text, export, unique_keys
+from reader.core.bibtex import base_key, export, unique_keys
+from reader.core.latex import escape_text
 from reader.models import Author, Paper
 from tests.conftest import FIXTURES, TOOLS, fixture_bytes
 
@@ -56,6 +57,9 @@ def nasty_papers() -> list[Paper]:
               journal_ref="J. Phys. A: Math. 42 #3 & more (2009)"),
         paper(id="2609.00013", title="0"),
         paper(id="2609.00014", title="Price is $35,000 in total, not math"),
+        paper(id="2609.00015", title="Gaussian Processes meet Bertrand-Nash Equilibria in Ångström-scale Physics"),
+        paper(id="2609.00016", title="Обучение с подкреплением: 한국어 and カタカナ, العربية 😀 x∈A",
+              authors=(Author("Иван Петров"), Author("김철수"), Author("田中太郎"), Author("محمد علي"))),
     ]
 
 
@@ -73,7 +77,7 @@ def test_keys_are_scholar_style_unique_and_stable():
 def test_escaping_rules():
     assert escape_text("50% & #1_x $5") == r"50\% \& \#1\_x \$5"
     assert escape_text("a ~ b ^ c \\ d") == r"a \textasciitilde{} b \textasciicircum{} c \textbackslash{} d"
-    assert escape_text("BERT and GPT-4 beat Title Case", protect_case=True) == "{BERT} and {GPT-4} beat Title Case"
+    assert escape_text("BERT and GPT-4 beat Title Case", protect_case=True) == "{BERT} and {GPT-4} beat {Title} {Case}"
     assert escape_text("cost $O(N)$ here", protect_case=True) == "cost {$O(N)$} here"
     assert escape_text("Müller Øyvind") == r'M{\"u}ller {\O}yvind'
     assert escape_text("(BERT), ImageNet: \\LaTeX.", protect_case=True) == r"({BERT}), {ImageNet}: {\LaTeX}."
@@ -82,7 +86,7 @@ def test_escaping_rules():
 
 def test_authors_are_joined_with_and_and_corporate_names_braced():
     text = export(nasty_papers())
-    forty = re.search(r"@misc\{surname02026forty,.*?author = \{(.*?)\},\n", text, re.S).group(1)
+    forty = re.search(r"@misc\{surname02026forty,.*?author = \{(.*?)\},\n", text, re.DOTALL).group(1)
     assert forty.count(" and ") == 39
     assert "author = {{ATLAS Collaboration} and Jane Roe}" in text
     assert "author = {Bob Jones and others}" in text
@@ -93,6 +97,36 @@ def test_hostile_text_stays_inside_its_field():
     text = export([nasty_papers()[5]])
     assert "title = {Escaping \\textbraceright{}, note = \\textbraceleft{}x\\textbraceright{} attempts}" in text
     assert "\n  note" not in text
+
+
+def test_capitalised_words_after_the_first_are_braced():
+    title = "Gaussian processes for Bertrand-Nash games: a (Bayesian) view of Ångström's law, II"
+    assert escape_text(title, protect_case=True) == (
+        r"Gaussian processes for {Bertrand-Nash} games: a ({Bayesian}) view of {{\r{A}}ngstr{\"o}m's} law, {II}")
+    assert escape_text("Non-linear maps", protect_case=True) == "Non-linear maps"  # the first word: styles keep it
+    assert escape_text("$k$-Means and Deep nets", protect_case=True) == "{$k$}{-Means} and {Deep} nets"
+
+
+def test_scripts_latex_cannot_typeset_are_transliterated():
+    assert escape_text("张伟 and 김철수") == "Zhang Wei and Gim Cheol Su"
+    assert escape_text("中文 title by 张伟", protect_case=True) == "{Zhong Wen} title by {Zhang Wei}"
+    assert escape_text("Иван Петров, カタカナ") == "Ivan Petrov, katakana"
+    text = export([nasty_papers()[6], nasty_papers()[15]])
+    assert "author = {{Zhang Wei} and Li Wei}" in text  # family name first, as written
+    assert "author = {Ivan Petrov and {Gim Cheol Su} and {Tian Zhong Tai Lang} and mhmd `ly}" in text
+    assert "@misc{zhangwei2026zhongwen," in text and "@misc{petrov2026obuchenie," in text
+    assert re.search(r"title = \{.*\$\\in\$", text)  # a symbol with a math command keeps its meaning
+    assert all(ord(ch) < 128 for ch in text)
+
+
+def test_unicode_keeps_utf8_and_still_escapes():
+    text = export([nasty_papers()[2], nasty_papers()[6], nasty_papers()[11]], unicode=True)
+    assert "author = {José Ramírez and Øyvind Müller and Sólrún Einarsdóttir}" in text
+    assert "author = {张伟 and Li Wei}" in text
+    assert "title = {中文 title with {CJK} 张伟}" in text
+    assert "Schrödinger" in text and "“like”" in text
+    assert r"note = {Published in J. Phys. A: Math. 42 \#3 \& more (2009)}" in text
+    assert "@misc{zhangwei2026zhongwen," in text  # keys stay ASCII
 
 
 def test_demo_papers_are_left_out():
@@ -107,9 +141,37 @@ def test_real_tool_chains_accept_the_export(tmp_path, which):
     bib.write_text(export(papers), encoding="utf-8")
     result = subprocess.run(
         ["bash", str(BIBCHECK), "--strict", "--no-biber", "--python", sys.executable, str(bib)],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=300, check=False,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "bibcheck: PASS (0 warning(s))" in result.stdout
     entries = len({p.id for p in papers})  # one entry per paper, none lost or split
     assert f"entry counts: bibtex/plain={entries}, bibtexparser={entries}, pybtex={entries}" in result.stdout
+
+
+def _bbl(tmp_path, text: str, style: str = "plain") -> str:
+    """What real bibtex makes of a .bib file: the .bbl, after checking it reported no error."""
+    (tmp_path / "refs.bib").write_text(text, encoding="utf-8")
+    (tmp_path / "doc.aux").write_text(f"\\relax\n\\citation{{*}}\n\\bibstyle{{{style}}}\n\\bibdata{{refs}}\n")
+    result = subprocess.run(["bibtex", "doc"], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stdout
+    return (tmp_path / "doc.bbl").read_text("utf-8")
+
+
+@pytest.mark.skipif(shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)")
+def test_plain_bibtex_keeps_the_capitals_of_names(tmp_path):
+    bbl = " ".join(_bbl(tmp_path, export([nasty_papers()[14], nasty_papers()[6]])).split())
+    assert "Gaussian {Processes} meet {Bertrand-Nash} {Equilibria} in" in bbl
+    assert "{Zhong Wen} title with {CJK} {Zhang Wei}" in bbl
+
+
+@pytest.mark.skipif(shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)")
+def test_unicode_export_passes_bibtex_with_its_utf8_intact(tmp_path):
+    from bibtexparser import parse_string
+
+    text = export(nasty_papers(), unicode=True)
+    bbl = " ".join(_bbl(tmp_path, text).split())
+    assert "张伟 and Li~Wei" in bbl and "Øyvind Müller" in bbl and "Иван Петров" in bbl
+    library = parse_string(text)
+    assert not library.failed_blocks
+    assert len(library.entries) == len(nasty_papers())

@@ -1,5 +1,6 @@
 """BibTeX export against hostile feeds: no field breaks out of its place and no TeX in a title
-can run, checked by compiling with real bibtex and pdflatex and reading which files TeX opened."""
+can run, checked by compiling with real bibtex and pdflatex, reading which files TeX opened, and
+reading the typeset text back from the PDF."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ import os
 import re
 import shutil
 import subprocess
+import unicodedata
 from pathlib import Path
 
 import pytest
 
-from reader.core.bibtex import escape_text, export, harmless_math
+from reader.core.bibtex import export
+from reader.core.latex import decode_tex, escape_text, harmless_math
+from reader.models import Author
 from tests.test_bibtex import paper
 
 HOSTILE_TITLES = [
@@ -21,60 +25,116 @@ HOSTILE_TITLES = [
     r"$\csname input\endcsname{/etc/passwd}$",
     r"$^^5cinput{/etc/passwd}$",
     r"$\catcode`\@=0 @input{/etc/passwd}$",
+    r"$\def\x{\input{/etc/passwd}}\x$",
+    r"$x \text{\input{/etc/passwd}}$",
+    r"$\mathrm{\expandafter\input\string{/etc/passwd}}$",
     r"Plain \input{/etc/passwd} and \write18{id}",
     "Unbalanced } braces { and @comment{ and % percent",
+    "Line\nbreak $a\n\nb$ and\x0cform\x7ffeed",
 ]
+HOSTILE_AUTHORS = [r"Evil }, year = {1999", r"Mallory \input{/etc/passwd}", r"Trudy ^^5cwrite18{id}"]
+HOSTILE_FIELDS = {
+    "primary_category": "cs.AI}, note={\\input{/etc/passwd}}} @misc{injected,",
+    "doi": "10.1000/x}, note={\\input{/etc/passwd}}",
+    "journal_ref": "J. }\\input{/etc/passwd}{",
+}
 
 
 def hostile_papers():
     papers = [paper(id=f"2609.{i:05d}", title=title) for i, title in enumerate(HOSTILE_TITLES, start=1)]
-    papers.append(paper(id="2609.00100", primary_category="cs.AI}, note={\\input{/etc/passwd}}} @misc{injected,"))
-    papers.append(paper(id="2609.00101", doi="10.1000/x}, note={\\input{/etc/passwd}}"))
-    papers.append(paper(id="2609.00102", journal_ref="J. }\\input{/etc/passwd}{"))
+    papers.append(paper(id="2609.00100", title="Hostile authors", authors=tuple(map(Author, HOSTILE_AUTHORS))))
+    papers += [paper(id=f"2609.{i:05d}", title=f"Hostile {name}", **{name: value})
+               for i, (name, value) in enumerate(HOSTILE_FIELDS.items(), start=101)]
+    papers.append(paper(id="2609.00200}, note={x", title="Hostile id"))
     return papers
 
 
 def test_every_field_keeps_its_shape():
     text = export(hostile_papers())
     assert "@misc{injected" not in text
-    assert text.count("@misc{") == len(hostile_papers())
-    assert "primaryClass = {cs.AI}" not in text  # a category that is not a category is left out
+    assert text.count("@misc{") == len(hostile_papers()) - 1  # the paper whose id is no id is left out
+    assert "Hostile id" not in text
+    assert "primaryClass = {cs.AI" not in text  # a category that is not a category is left out
     assert "doi = " not in text
     for line in text.splitlines():
-        assert "\\input" not in line and "\\write" not in line and "\\csname" not in line
+        assert not re.search(r"\\(input|write|csname|catcode|def|openout|immediate|expandafter)", line)
         assert "^^" not in line
+        assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", line)
 
 
-@pytest.mark.parametrize("span", [r"\input{x}", r"\write18{x}", r"^^5c", r"a # b", r"a % b", r"\def\x{y}"])
+@pytest.mark.parametrize("span", [r"\input{x}", r"\write18{x}", r"^^5c", r"a # b", r"a % b", r"\def\x{y}",
+                                  r"\text{\input{x}}", "a\nb", r"a \\ b", r"\catcode`\@=0"])
 def test_math_with_anything_but_harmless_commands_is_text(span):
     assert not harmless_math(span)
     assert "{$" not in escape_text(f"${span}$")
 
 
-@pytest.mark.parametrize("span", [r"O(N\log N)", r"\mathcal{O}(n^2)", r"\alpha_i \le \frac{1}{2}", r"x\,y"])
+@pytest.mark.parametrize("span", [r"O(N\log N)", r"\mathcal{O}(n^2)", r"\alpha_i \le \frac{1}{2}", r"x\,y",
+                                  r"\sum_{i=1}^{n} \sqrt{x_i}", r"\mathbb{R}^d \times \infty"])
 def test_harmless_math_stays_math(span):
     assert escape_text(f"${span}$") == "{$" + span + "$}"
 
 
+@pytest.mark.parametrize("command", [r"\csname", r"\closeout", r"\catcode", r"\vspace", r"\cite", r"\definecolor"])
+def test_control_words_starting_like_an_accent_are_not_decoded(command):
+    # `\c` + `s` would be an s-cedilla: a different text from the one the feed sent.
+    assert decode_tex(command + "{x}") == command + "{x}"
+
+
+def _installation_roots() -> tuple[str, ...]:
+    """TeX's own read-only trees (fonts, formats, texmf.cnf), as kpathsea names them."""
+    roots = {"/usr/share/texmf/"}
+    for var in ("TEXMFROOT", "TEXMFDIST", "TEXMFSYSVAR", "TEXMFSYSCONFIG", "TEXMFCNF"):
+        value = subprocess.run(["kpsewhich", f"-var-value={var}"], capture_output=True, text=True, check=False).stdout.strip()
+        roots |= {path.rstrip("/") + "/" for path in value.split(":") if path.startswith("/")}
+    return tuple(roots)
+
+
+def _visible(text: str) -> str:
+    """Text as a PDF reader sees it, comparable with what was typeset: OT1's quote and accent
+    glyphs back to ASCII, no spaces (TeX's kerning makes its own)."""
+    for glyph, ascii_char in {"ˆ": "^", "˜": "~", "‘": "`", "’": "'", "“": '"', "”": '"'}.items():
+        text = text.replace(glyph, ascii_char)
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
+
+
 @pytest.mark.skipif(shutil.which("pdflatex") is None or shutil.which("bibtex") is None,
                     reason="TeX is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)")
-def test_compiling_the_export_touches_no_file_outside_its_folder(tmp_path: Path):
+@pytest.mark.parametrize("style", ["plain", "alpha"])
+def test_compiling_the_export_touches_no_file_outside_its_folder(tmp_path: Path, style: str):
+    from pypdf import PdfReader
+
     (tmp_path / "refs.bib").write_text(export(hostile_papers()), "utf-8")
     (tmp_path / "doc.tex").write_text(
-        "\\documentclass{article}\\begin{document}x\\nocite{*}\\bibliographystyle{plain}\\bibliography{refs}\\end{document}\n"
+        f"\\documentclass{{article}}\\begin{{document}}x\\nocite{{*}}\\bibliographystyle{{{style}}}"
+        "\\bibliography{refs}\\end{document}\n"
     )
-    # TeX's own font cache goes into the folder too, so every file written is accounted for.
+    # TeX's font cache goes into the folder too, so every file written is accounted for.
     env = {**os.environ, "TEXMFVAR": str(tmp_path / "texmf-var")}
-    run = lambda *cmd: subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)  # noqa: E731
-    run("pdflatex", "-recorder", "-no-shell-escape", "-interaction=nonstopmode", "doc.tex")
+
+    def run(*cmd: str) -> subprocess.CompletedProcess:
+        return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
+
+    latex = ("pdflatex", "-recorder", "-no-shell-escape", "-interaction=nonstopmode", "doc.tex")
+    run(*latex)
     bibtex = run("bibtex", "doc")
     assert "error" not in bibtex.stdout.lower(), bibtex.stdout
-    latex = run("pdflatex", "-recorder", "-no-shell-escape", "-interaction=nonstopmode", "doc.tex")
-    assert latex.returncode == 0, latex.stdout[-2000:]
-    opened = re.findall(r"^(?:INPUT|OUTPUT) (.+)$", (tmp_path / "doc.fls").read_text(), re.M)
-    allowed = (str(tmp_path), "/usr/share/texlive", "/usr/share/texmf", "/var/lib/texmf", "/etc/texmf")
-    outside = [f for f in opened if f.startswith("/") and not f.startswith(allowed)]
-    assert outside == []
-    assert "/etc/passwd" not in [f for f in opened]
+    assert re.findall(r"^(?:The .*file|Database file #1): (.+)$", (tmp_path / "doc.blg").read_text(), re.MULTILINE) == [
+        "doc.aux", f"{style}.bst", "refs.bib"]
+    result = run(*latex)
+    assert result.returncode == 0, result.stdout[-2000:]
+
+    recorded = re.findall(r"^(INPUT|OUTPUT) (.+)$", (tmp_path / "doc.fls").read_text(), re.MULTILINE)
+    opened = {(kind, os.path.realpath(os.path.join(tmp_path, name))) for kind, name in recorded}
+    inside = str(tmp_path.resolve()) + os.sep
+    assert [name for kind, name in opened if kind == "OUTPUT" and not name.startswith(inside)] == []
+    allowed = (inside, *_installation_roots())
+    assert [name for kind, name in opened if not name.startswith(allowed)] == []
     assert "root:" not in (tmp_path / "doc.log").read_text(errors="replace")
     assert not Path("/tmp/reader-pwned").exists()
+
+    # What the feed sent is what the reader of the PDF sees, character for character.
+    typeset = _visible("".join(page.extract_text() for page in PdfReader(tmp_path / "doc.pdf").pages))
+    for title in HOSTILE_TITLES[:-1] + HOSTILE_AUTHORS + [HOSTILE_FIELDS["journal_ref"]]:
+        assert _visible(title) in typeset, title
+    assert _visible("Line break $a b$ and form feed") in typeset

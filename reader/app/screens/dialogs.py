@@ -3,9 +3,7 @@ Shift+Tab move between its fields and buttons."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from pathlib import Path
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,21 +11,9 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
+from reader.core.exporting import path_problem as export_problem  # noqa: F401 (the dialog's check)
 from reader.core.query import parse
 from reader.errors import QueryError
-
-
-def export_problem(text: str) -> str | None:
-    """Why `text` cannot be the file an export writes, or None. A folder is refused: no file
-    name is invented."""
-    if not text.strip():
-        return "Give a file path."
-    path = Path(text.strip()).expanduser()
-    if text.strip().endswith(os.sep) or path.is_dir():
-        return f"{path} is a folder: give a file name, e.g. {path / 'starred.bib'}"
-    if not path.parent.is_dir():
-        return f"The folder {path.parent} does not exist."
-    return None
 
 
 class AddTopicDialog(ModalScreen[tuple[str, str] | None]):

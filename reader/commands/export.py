@@ -1,0 +1,119 @@
+"""`reader export`: papers chosen by id, star, topic and query (together: all must hold), written as
+BibTeX, RIS or CSL-JSON, to standard output, a file, or into an existing .bib (`--update`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from reader.core.exporting import FORMATS, path_problem, render
+from reader.errors import ReaderError
+
+
+def register(commands) -> None:
+    parser = commands.add_parser(
+        "export",
+        help="write papers as BibTeX, RIS or CSL-JSON (by id, starred, topic, query)",
+        description="Write papers for a reference manager. Selectors combine: a paper is exported "
+        "when it passes every one given (ids, --starred, --topic, --query).",
+    )
+    parser.add_argument("ids", nargs="*", metavar="ID",
+                        help="arXiv ids: 2511.02810, arXiv:2511.02810 or https://arxiv.org/abs/2511.02810v2")
+    parser.add_argument("--starred", action="store_true", help="the starred papers")
+    parser.add_argument("--topic", metavar="NAME", help="the papers of a topic")
+    parser.add_argument("--query", metavar="Q", help="the papers matching a query (as in `reader list`)")
+    parser.add_argument("--format", choices=FORMATS, default="bibtex", help="file format (default: bibtex)")
+    parser.add_argument("--unicode", action="store_true",
+                        help="BibTeX: keep names and titles in UTF-8 (biber, xelatex, lualatex) instead of "
+                        "LaTeX accents and transliteration")
+    parser.add_argument("--update", metavar="FILE",
+                        help="BibTeX: add the papers not yet in FILE to it, keeping every byte already there "
+                        "(papers found in it keep their entry and key)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of to stdout")
+    parser.set_defaults(handler=run)
+
+
+def _wanted_ids(raw_ids: list[str]) -> set[str] | None:
+    from reader.core.bibfile import arxiv_id
+
+    if not raw_ids:
+        return None
+    wanted = set()
+    for raw in raw_ids:
+        found = arxiv_id(raw)
+        if found is None:
+            raise ReaderError(f"{raw!r} is not an arXiv id (like 2511.02810, arXiv:2511.02810 or an arxiv.org/abs link)")
+        wanted.add(found)
+    return wanted
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    if not (args.ids or args.starred or args.topic or args.query):
+        raise ReaderError("say what to export: ids, --starred, --topic NAME and/or --query Q")
+    if args.format != "bibtex" and (args.unicode or args.update):
+        option = "--unicode" if args.unicode else "--update"
+        raise ReaderError(f"{option} is for BibTeX only (RIS and CSL-JSON are always UTF-8 and written whole)")
+    if args.update is not None and args.output is not None:
+        raise ReaderError("--update writes FILE itself: leave out -o")
+    for option, value in (("-o", args.output), ("--update", args.update)):
+        problem = path_problem(value) if value not in (None, "-") else None
+        if problem:
+            raise ReaderError(f"{option} {value!r}: {problem}")
+
+
+def run(args: argparse.Namespace, settings) -> int:
+    from reader.cli import (
+        _library,
+        _selected_papers,
+        _store,
+        _topic_name,
+        _validated_query,
+    )
+    from reader.store.files import write_atomic
+
+    _check_options(args)
+    wanted = _wanted_ids(args.ids)
+    store = _store(args, settings)
+    query = _validated_query(args.query, for_arxiv=False) if args.query else None
+    library = _library(store)
+    papers = _selected_papers(
+        store, library, query=query, topic=_topic_name(store, args.topic), starred=args.starred, only=wanted,
+    )
+    if wanted is not None:
+        missing = sorted(wanted - set(library.index.ids))
+        if missing:
+            raise ReaderError(f"not in the cache: {', '.join(missing)} (run `reader sync`, or add a topic that finds them)")
+
+    if args.update is not None:
+        return _update(Path(args.update).expanduser(), papers, unicode=args.unicode)
+    text = render(args.format, papers, unicode=args.unicode)
+    if args.output is None or args.output == "-":
+        sys.stdout.write(text)
+    else:
+        write_atomic(Path(args.output).expanduser(), text.encode("utf-8"))
+        print(f"wrote {_entries(len(papers))} to {args.output}", file=sys.stderr)
+    if not papers:
+        print("nothing matched: the file has no entries", file=sys.stderr)
+    return 0
+
+
+def _update(path: Path, papers, *, unicode: bool) -> int:
+    from reader.core.bibfile import update
+    from reader.store.files import write_atomic
+
+    try:
+        raw = path.read_bytes() if path.exists() else b""
+    except OSError as error:
+        raise ReaderError(f"cannot read {path}: {error.strerror or error}") from None
+    # Bytes that are not UTF-8 (a latin-1 .bib) go through untouched.
+    result = update(raw.decode("utf-8", "surrogateescape"), papers, unicode=unicode)
+    if result.added:
+        write_atomic(path, result.text.encode("utf-8", "surrogateescape"))
+    print(f"{path}: added {_entries(len(result.added))}, {len(result.kept)} already there (kept as they are)",
+          file=sys.stderr)
+    return 0
+
+
+def _entries(count: int) -> str:
+    return f"{count} entr{'ies' if count != 1 else 'y'}"

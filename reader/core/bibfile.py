@@ -1,0 +1,178 @@
+"""Exporting into an existing .bib file (`reader export --update FILE`).
+
+The file is the user's: every byte of it is kept (their own entries, their edits to exported
+ones, comments, @string and @preamble). A paper already in it is found by its arXiv id, read from
+the entry's `eprint`, a `url` on arxiv.org, or Google Scholar's `journal = {arXiv preprint
+arXiv:ID}`, and is not written again: it keeps the entry and the key it has there, also when the
+user changed that key. New papers are appended, with keys unique case-insensitively against
+every key already in the file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from reader.core import bibtex, citation
+from reader.models import Paper, split_version
+
+# An arXiv id as people write it: `2511.02810`, `arXiv:2511.02810v2`, `hep-th/9901001`,
+# `https://arxiv.org/abs/2511.02810v2`, `.../pdf/2511.02810v2.pdf`.
+_ID = r"(\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?"
+_ID_IN_TEXT = re.compile(rf"(?i:arxiv:\s*){_ID}")
+_ID_IN_URL = re.compile(rf"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/{_ID}(?:\.pdf)?/?$", re.IGNORECASE)
+_ENTRY_START = re.compile(r"@\s*([A-Za-z]+)\s*([{(])")
+_BARE = re.compile(r"[^\s,#}]+")  # a number or an @string name
+_FIELD_NAME = re.compile(r"\s*([A-Za-z][\w\-:.]*)\s*=\s*")
+
+
+def arxiv_id(text: str) -> str | None:
+    """The unversioned arXiv id in `2511.02810`, `arXiv:2511.02810`, an arxiv.org link; else None."""
+    text = text.strip()
+    for pattern in (_ID_IN_URL, re.compile(rf"^(?i:arxiv:\s*)?{_ID}$")):
+        match = pattern.match(text)
+        if match:
+            return split_version(match.group(1))[0]
+    return None
+
+
+@dataclass(slots=True)
+class Entry:
+    kind: str  # lower case: article, misc, string, comment, ...
+    key: str
+    fields: dict[str, str]  # lower-case name -> value without its outer delimiters
+
+
+def _closing(text: str, start: int, opener: str) -> int:
+    """Index just past the delimiter that closes the entry opened at `start` (or len(text))."""
+    depth = 0
+    for i in range(start + 1, len(text)):
+        ch = text[i]
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            if depth == 0 and opener == "{":
+                return i + 1
+            depth -= 1
+        elif ch == ")" and opener == "(" and depth == 0:
+            return i + 1
+    return len(text)
+
+
+def _value(body: str, position: int) -> tuple[str, int]:
+    """A field value (braced, quoted, or a bare word, joined with #) and where it ends."""
+    parts = []
+    while position < len(body):
+        while position < len(body) and body[position].isspace():
+            position += 1
+        if position >= len(body):
+            break
+        ch = body[position]
+        if ch == "{":
+            depth, end = 0, position
+            while end < len(body):
+                depth += {"{": 1, "}": -1}.get(body[end], 0)
+                end += 1
+                if depth == 0:
+                    break
+            parts.append(body[position + 1 : end - 1])
+        elif ch == '"':
+            depth, end = 0, position + 1
+            while end < len(body) and not (body[end] == '"' and depth == 0):
+                depth += {"{": 1, "}": -1}.get(body[end], 0)
+                end += 1
+            parts.append(body[position + 1 : end])
+            end += 1
+        else:
+            match = _BARE.match(body, position)
+            end = match.end() if match else position + 1
+            parts.append(body[position:end])
+        position = end
+        while position < len(body) and body[position].isspace():
+            position += 1
+        if position < len(body) and body[position] == "#":
+            position += 1
+            continue
+        break
+    return "".join(parts), position
+
+
+def parse(text: str) -> list[Entry]:
+    """The entries of a .bib file, as bibtex reads them; text outside entries is ignored."""
+    entries: list[Entry] = []
+    position = 0
+    while True:
+        match = _ENTRY_START.search(text, position)
+        if match is None:
+            return entries
+        end = _closing(text, match.end() - 1, match.group(2))
+        kind = match.group(1).lower()
+        body = text[match.end() : end - 1]
+        position = end
+        if kind in ("comment", "preamble", "string"):
+            entries.append(Entry(kind, "", {}))
+            continue
+        key, _, rest = body.partition(",")
+        fields: dict[str, str] = {}
+        cursor = 0
+        while True:
+            name = _FIELD_NAME.match(rest, cursor)
+            if name is None:
+                break
+            value, cursor = _value(rest, name.end())
+            fields[name.group(1).lower()] = value
+            cursor = rest.find(",", cursor)
+            if cursor < 0:
+                break
+            cursor += 1
+        entries.append(Entry(kind, key.strip(), fields))
+
+
+def paper_id(entry: Entry) -> str | None:
+    """The arXiv id an entry cites, if any."""
+    for name in ("eprint", "url"):
+        if name in entry.fields:
+            found = arxiv_id(entry.fields[name].strip("{} "))
+            if found:
+                return found
+    for name in ("journal", "note", "howpublished"):
+        match = _ID_IN_TEXT.search(entry.fields.get(name, ""))
+        if match:
+            return split_version(match.group(1))[0]
+    return None
+
+
+@dataclass(slots=True)
+class Update:
+    text: str  # the whole new file: the old one, byte for byte, then the new entries
+    kept: dict[str, str]  # paper id -> its key in the file (entry left as it was)
+    added: dict[str, str]  # paper id -> the key of its new entry
+
+
+def update(
+    existing: str,
+    papers: Iterable[Paper],
+    *,
+    unicode: bool = False,
+    tags: dict[str, list[str]] | None = None,
+    notes: dict[str, str] | None = None,
+) -> Update:
+    entries = parse(existing)
+    in_file: dict[str, str] = {}
+    for entry in entries:
+        found = paper_id(entry)
+        if found:
+            in_file.setdefault(found, entry.key)
+    real = citation.exportable(papers)
+    kept = {p.id: in_file[p.id] for p in real if p.id in in_file}
+    new = [p for p in real if p.id not in in_file]
+    keys = bibtex.unique_keys(new, taken=[e.key for e in entries if e.key])
+    text = existing
+    if new:
+        addition = bibtex.export(new, unicode=unicode, tags=tags, notes=notes, keys=keys)
+        separator = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
+        if "\r\n" in existing:  # the file's own line ends
+            separator, addition = separator.replace("\n", "\r\n"), addition.replace("\n", "\r\n")
+        text += separator + addition
+    return Update(text, kept, keys)

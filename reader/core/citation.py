@@ -1,0 +1,110 @@
+"""What every export format (BibTeX, RIS, CSL-JSON) says about a paper, each value checked for its
+shape. A value that is not what it claims to be (a category with a brace, a DOI with a space, a
+year 0001) is left out rather than passed on: feed text is untrusted."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import date
+
+from reader.core.latex import decode_tex
+from reader.models import VERSIONED_ID, Paper
+from reader.sanitize import clean_text
+
+NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
+CORPORATE = re.compile(
+    r"(?i)\b(collaboration|consortium|team|group|inc|ltd|university|institute|association|committee|project|"
+    r"foundation|corporation|laboratory|lab|initiative|network|organization|organisation|society|council)\b"
+)
+ET_AL = re.compile(r"(?i)\s*\bet\.?\s*al\b\.?")
+CATEGORY = re.compile(r"[a-z][a-z\-]*(\.[A-Za-z][A-Za-z\-]*)?")
+# A DOI: `10.` + registrant + `/` + a suffix of printable characters without spaces. Formats that
+# print it as text (BibTeX) narrow this further.
+DOI = re.compile(r"10\.\d{4,9}/[\x21-\x7e]+")
+
+
+def exportable(papers: Iterable[Paper]) -> list[Paper]:
+    """The papers that can be cited, each once: an arXiv id, not a demo paper (demo papers have none)."""
+    seen: dict[str, Paper] = {}
+    for paper in papers:
+        if not paper.demo and VERSIONED_ID.fullmatch(paper.id) is not None:
+            seen.setdefault(paper.id, paper)
+    return list(seen.values())
+
+
+def categories(paper: Paper) -> list[str]:
+    """The paper's arXiv categories that have a category's shape, the primary one first."""
+    ordered = [paper.primary_category, *paper.categories]
+    return list(dict.fromkeys(c for c in ordered if CATEGORY.fullmatch(c)))
+
+
+def primary_category(paper: Paper) -> str | None:
+    return paper.primary_category if CATEGORY.fullmatch(paper.primary_category) else None
+
+
+def doi(paper: Paper) -> str | None:
+    return paper.doi if paper.doi and DOI.fullmatch(paper.doi) else None
+
+
+def published(paper: Paper) -> date | None:
+    """The day of v1, when it is a real date from arXiv's time (1991 on)."""
+    try:
+        day = date.fromisoformat(paper.published[:10])
+    except ValueError:
+        return None
+    return day if day.year >= 1991 else None
+
+
+def abs_url(paper: Paper) -> str:
+    """The abstract page, built from the validated id, never taken from feed text."""
+    return f"https://arxiv.org/abs/{paper.id}"
+
+
+def text(value: str | None) -> str:
+    """Feed text for formats that carry plain text (RIS, CSL-JSON): one line, no control characters."""
+    return clean_text(value)
+
+
+def tags_of(paper: Paper, tags: dict[str, list[str]] | None) -> list[str]:
+    return [t for t in (text(tag) for tag in (tags or {}).get(paper.id, [])) if t]
+
+
+def note_of(paper: Paper, notes: dict[str, str] | None) -> str:
+    """The user's note as written (line breaks kept), without control characters."""
+    note = (notes or {}).get(paper.id) or ""
+    return "\n".join(clean_text(line) for line in note.splitlines()).strip()
+
+
+def authors(paper: Paper) -> tuple[list[str], bool]:
+    """The author names as plain text (TeX accents read), and whether "et al." or a count of
+    unlisted authors says there are more."""
+    names, others = [], paper.extra_authors > 0
+    for author in paper.authors:
+        name = author.name
+        if ET_AL.search(name):
+            name = ET_AL.sub("", name).strip(" ,")
+            others = True
+        name = text(decode_tex(name))
+        if name:
+            names.append(name)
+    return names, others
+
+
+def person(name: str) -> tuple[str, str] | None:
+    """(family, given) for a personal name written given-names-first; None for a name to keep
+    whole: a collaboration, a single word (张伟), a name that already has a comma."""
+    if CORPORATE.search(name) or "," in name or re.search(r"(?i)\band\b", name):
+        return None
+    parts = name.split()
+    suffix = parts.pop() if len(parts) > 2 and parts[-1].lower() in NAME_SUFFIXES else ""
+    if len(parts) < 2 or len(parts) > 5:
+        return None
+    if not any(ch.isalpha() for ch in parts[-1]):
+        return None
+    # The family name is the last word, with the lower-case particles before it (van der Waals).
+    start = len(parts) - 1
+    while start > 1 and parts[start - 1][:1].islower():
+        start -= 1
+    family = " ".join(parts[start:]) + (f" {suffix}" if suffix else "")
+    return family, " ".join(parts[:start])

@@ -1,0 +1,129 @@
+"""A digest of new papers per topic, for a cron job, a mail or a note-taking app: each topic's
+momentum headline, then its papers first submitted since a day, newest first (title, authors,
+links).
+
+Markdown escapes every character Markdown would act on, so a title cannot make a link or a
+heading. HTML is one self-contained file: escaped text, inline CSS, no script, no image, no remote
+resource; its only links go to arxiv.org (built from the validated id) and doi.org (a DOI of the
+checked shape).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from datetime import date
+from urllib.parse import quote
+
+from reader.core import citation
+from reader.core.latex import decode_tex
+from reader.models import Paper
+
+MAX_AUTHORS = 8
+
+
+@dataclass(slots=True)
+class TopicDigest:
+    name: str
+    headline: str  # the momentum headline, e.g. "70 papers in the last four weeks, up 141% ..."
+    papers: list[Paper] = field(default_factory=list)  # new since the digest's day, newest first
+
+
+def _authors(paper: Paper) -> str:
+    names, others = citation.authors(paper)
+    shown = ", ".join(names[:MAX_AUTHORS])
+    more = len(names) - MAX_AUTHORS
+    if more > 0:
+        return f"{shown} and {more} more"
+    return shown + (" et al." if others else "")
+
+
+def _title(paper: Paper) -> str:
+    return citation.text(decode_tex(paper.title)) or paper.id
+
+
+def _doi_url(paper: Paper) -> str | None:
+    doi = citation.doi(paper)
+    # Percent-encoded but for `/`: a `)` in a DOI cannot end a Markdown link early.
+    return f"https://doi.org/{quote(doi, safe='/')}" if doi else None
+
+
+def _count(n: int) -> str:
+    return f"{n} new paper{'s' if n != 1 else ''}"
+
+
+# --- Markdown ---------------------------------------------------------------------------------------
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$&])")
+
+
+def _md(text: str) -> str:
+    """Text that Markdown shows as written: every character it could act on is escaped."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def markdown(digests: list[TopicDigest], since: date, today: date) -> str:
+    lines = [f"# arXiv digest, {today.isoformat()}", "", f"Papers first submitted since {since.isoformat()}.", ""]
+    for digest in digests:
+        lines += [f"## {_md(digest.name)}", "", f"{_md(digest.headline)}\\. {_count(len(digest.papers))}\\.", ""]
+        for paper in digest.papers:
+            links = [f"[arXiv:{paper.id}]({citation.abs_url(paper)})"]
+            doi = _doi_url(paper)
+            if doi:
+                links.append(f"[DOI]({doi})")
+            lines.append(f"- **{_md(_title(paper))}**  ")
+            lines.append(f"  {_md(_authors(paper))} · {paper.published[:10]} · {' · '.join(links)}")
+        lines.append("")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+# --- HTML -------------------------------------------------------------------------------------------
+
+_STYLE = """
+body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328;
+       max-width: 46rem; margin: 2rem auto; padding: 0 1rem; }
+h1 { font-size: 1.6rem; margin-bottom: 0; }
+h2 { font-size: 1.25rem; margin: 2rem 0 0.25rem; border-bottom: 1px solid #d0d7de; }
+p.since, p.headline { color: #59636e; margin: 0.25rem 0 1rem; }
+ol { padding-left: 1.25rem; }
+li { margin-bottom: 0.9rem; }
+.title { font-weight: 600; }
+.meta { color: #59636e; font-size: 0.9rem; }
+a { color: #0969da; }
+"""
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _html_paper(paper: Paper) -> str:
+    links = [f'<a href="{_e(citation.abs_url(paper))}">arXiv:{_e(paper.id)}</a>']
+    doi = _doi_url(paper)
+    if doi:
+        links.append(f'<a href="{_e(doi)}">DOI</a>')
+    return (
+        f'<li><div class="title">{_e(_title(paper))}</div>'
+        f'<div class="meta">{_e(_authors(paper))} · {_e(paper.published[:10])} · {" · ".join(links)}</div></li>'
+    )
+
+
+def html_page(digests: list[TopicDigest], since: date, today: date) -> str:
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        '<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>arXiv digest, {today.isoformat()}</title>",
+        f"<style>{_STYLE}</style></head>",
+        "<body>",
+        f"<h1>arXiv digest, {today.isoformat()}</h1>",
+        f'<p class="since">Papers first submitted since {since.isoformat()}.</p>',
+    ]
+    for digest in digests:
+        parts.append(f"<h2>{_e(digest.name)}</h2>")
+        parts.append(f'<p class="headline">{_e(digest.headline)}. {_count(len(digest.papers))}.</p>')
+        if digest.papers:
+            parts.append("<ol>" + "".join(_html_paper(p) for p in digest.papers) + "</ol>")
+    parts += ["</body>", "</html>"]
+    return "\n".join(parts) + "\n"

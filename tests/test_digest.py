@@ -1,0 +1,85 @@
+"""`reader digest`: the HTML is read by a real HTML5 parser, the Markdown rendered by markdown-it;
+hostile titles stay text and every link goes to arxiv.org or doi.org."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from reader.models import Author
+from tests.corpus import TODAY, recent_papers
+from tests.test_cli import QUERY, arxiv_env, run  # noqa: F401 (arxiv_env is a fixture)
+
+HOSTILE_TITLE = '<script>alert(1)</script> [click](javascript:alert(1)) <img src="https://evil.example/x.png"> # not a heading'
+
+
+@pytest.fixture
+def synced_with_hostile(capsys, arxiv_env):  # noqa: F811
+    papers = recent_papers(30)
+    papers[0] = dataclasses.replace(papers[0], title=HOSTILE_TITLE, doi="10.1000/a(b)c",
+                                    authors=(Author("<b>Mallory</b>"), Author("Eve ![x](https://evil.example/t.png)")))
+    arxiv_env.queries[QUERY] = papers
+    run(capsys, "topics", "remove", "RL for LLM Agents")
+    run(capsys, "topics", "add", "Agents", QUERY)
+    assert run(capsys, "sync", "--topic", "Agents")[0] == 0
+    return papers
+
+
+def test_html_digest_is_well_formed_self_contained_and_links_only_to_arxiv(capsys, synced_with_hostile, tmp_path):
+    import html5lib
+
+    target = tmp_path / "digest.html"
+    code, _, err = run(capsys, "digest", "--since", "2026-11-30", "--topic", "Agents", "--format", "html", "-o", str(target))
+    assert code == 0, err
+    text = target.read_text("utf-8")
+    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
+    document = parser.parse(text)  # strict: any parse error raises
+    assert not list(document.iter("script")) and not list(document.iter("img")) and not list(document.iter("link"))
+    assert all("src" not in element.attrib for element in document.iter())
+    assert "url(" not in text and "@import" not in text
+    hrefs = [a.attrib["href"] for a in document.iter("a")]
+    assert hrefs and all(h.startswith(("https://arxiv.org/abs/", "https://doi.org/")) for h in hrefs)
+    assert "https://doi.org/10.1000/a%28b%29c" in hrefs
+    titles = [div.text for div in document.iter("div") if div.attrib.get("class") == "title"]
+    expected = [p for p in synced_with_hostile if p.published[:10] >= "2026-11-30"]
+    assert len(titles) == len(expected) == 15
+    assert titles[0] == HOSTILE_TITLE  # shown as text, newest first
+    meta = next(div for div in document.iter("div") if div.attrib.get("class") == "meta")
+    assert "".join(meta.itertext()).startswith("<b>Mallory</b>, Eve ![x](https://evil.example/t.png) · 2026-12-02")
+    headline = next(p for p in document.iter("p") if p.attrib.get("class") == "headline")
+    assert headline.text.endswith("15 new papers.")
+
+
+def test_markdown_digest_renders_titles_as_text(capsys, synced_with_hostile):
+    from markdown_it import MarkdownIt
+
+    code, out, _ = run(capsys, "digest", "--since", "2026-12-01")
+    assert code == 0
+    rendered = MarkdownIt("commonmark").render(out)
+    links = [token.attrGet("href") for token in _tokens(MarkdownIt("commonmark").parse(out)) if token.type == "link_open"]
+    shown = [p for p in synced_with_hostile if p.published[:10] >= "2026-12-01"]
+    assert len(links) == len(shown) + sum(1 for p in shown if p.doi)  # an arXiv link per paper, a DOI link when it has one
+    assert all(link.startswith(("https://arxiv.org/abs/", "https://doi.org/")) for link in links)
+    assert "<script>" not in rendered and "<img" not in rendered and "<b>" not in rendered
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; [click](javascript:alert(1))" in rendered
+    assert rendered.count("<h2>") == 3  # one per topic: no title became a heading
+
+
+def _tokens(tokens):
+    for token in tokens:
+        yield token
+        yield from _tokens(token.children or [])
+
+
+def test_since_last_starts_where_the_last_digest_ended(capsys, synced_with_hostile, monkeypatch):
+    code, out, _ = run(capsys, "digest", "--topic", "Agents")  # first digest: the last week
+    assert code == 0 and "30 new papers" in out and "Papers first submitted since 2026-11-25." in out
+    code, out, _ = run(capsys, "digest", "--topic", "Agents")
+    assert f"Papers first submitted since {TODAY.isoformat()}." in out and "5 new papers" in out
+    code, _, err = run(capsys, "digest", "--since", "yesterday")
+    assert code == 1 and err.startswith("reader: error: --since") and err.count("\n") == 1
+    code, _, err = run(capsys, "digest", "-o", ".")
+    assert code == 1 and "is a folder" in err
+    assert json.loads(run(capsys, "list", "--json", "--limit", "1")[1])[0]["title"] == HOSTILE_TITLE

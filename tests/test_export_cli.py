@@ -1,0 +1,108 @@
+"""`reader export` end to end: selectors, formats, refused paths and `--update`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.test_cli import QUERY, arxiv_env, run, synced  # noqa: F401 (arxiv_env is a fixture)
+
+
+@pytest.fixture
+def cached(capsys, arxiv_env):  # noqa: F811
+    synced(capsys, arxiv_env)
+    return [row["id"] for row in json.loads(run(capsys, "list", "--json", "--limit", "6")[1])]
+
+
+def entries(text: str) -> list[str]:
+    return [line.split("= {")[1].rstrip("},") for line in text.splitlines() if line.startswith("  eprint = ")]
+
+
+def test_ids_in_every_form_people_paste(capsys, cached):
+    a, b, c = cached[:3]
+    code, out, err = run(capsys, "export", a, f"arXiv:{b}", f"https://arxiv.org/abs/{c}v2")
+    assert code == 0, err
+    assert sorted(entries(out)) == sorted([a, b, c])
+    code, _, err = run(capsys, "export", "not-an-id")
+    assert code == 1 and err == "reader: error: 'not-an-id' is not an arXiv id (like 2511.02810, arXiv:2511.02810 or an arxiv.org/abs link)\n"
+    code, _, err = run(capsys, "export", "2001.00001")
+    assert code == 1 and "not in the cache: 2001.00001" in err and err.count("\n") == 1
+
+
+def test_selectors_combine_with_and(capsys, cached):
+    run(capsys, "star", *cached[:2])
+    _, out, _ = run(capsys, "export", "--starred", cached[0], cached[3])
+    assert entries(out) == [cached[0]]  # cached[3] is not starred
+    _, out, _ = run(capsys, "export", "--starred", "--topic", "Agents")
+    assert sorted(entries(out)) == sorted(cached[:2])
+    title_word = json.loads(run(capsys, "list", "--json", "--limit", "1")[1])[0]["title"].split()[0]
+    _, out, _ = run(capsys, "export", "--topic", "Agents", "--query", f"ti:{title_word}", cached[0], cached[1])
+    assert entries(out) == [cached[0]]
+
+
+def test_formats(capsys, cached):
+    import rispy
+
+    code, out, _ = run(capsys, "export", "--format", "ris", *cached[:3])
+    assert code == 0
+    assert sorted(r["accession_number"] for r in rispy.loads(out)) == sorted(f"arXiv:{i}" for i in cached[:3])
+    code, out, _ = run(capsys, "export", "--format", "csl-json", *cached[:3])
+    assert sorted(item["number"] for item in json.loads(out)) == sorted(f"arXiv:{i}" for i in cached[:3])
+    code, _, err = run(capsys, "export", "--format", "ris", "--unicode", cached[0])
+    assert code == 1 and "--unicode is for BibTeX only" in err
+
+
+@pytest.mark.parametrize("target", [".", "/", "", "{tmp}", "{tmp}/nodir/", "{tmp}/missing/x.bib"])
+def test_an_output_that_is_no_file_is_refused(capsys, cached, tmp_path, target):
+    target = target.format(tmp=tmp_path)
+    before = sorted(tmp_path.iterdir())
+    code, out, err = run(capsys, "export", cached[0], "-o", target)
+    assert code == 1 and out == ""
+    assert err.startswith("reader: error: -o ") and err.count("\n") == 1
+    assert sorted(tmp_path.iterdir()) == before  # no file name invented, nothing written
+
+
+USER_BIB = (
+    "%% my own notes, kept as typed\r\n"
+    "@string{jp = \"J. Phys.\"}\r\n"
+    "@article{knuth84, author = {Donald Knuth}, title = {Literate Programming}, journal = jp, year = 1984}\r\n"
+    "@misc{myOwnKey,\r\n  title = {An exported paper, retitled by hand: caf\xe9},\r\n  eprint = {%s},\r\n}\r\n"
+)
+
+
+def test_update_keeps_the_users_file_byte_for_byte(capsys, cached, tmp_path):
+    bib = tmp_path / "refs.bib"
+    original = (USER_BIB % cached[0]).encode("latin-1")  # not UTF-8, and CRLF line ends
+    bib.write_bytes(original)
+    code, _, err = run(capsys, "export", "--update", str(bib), *cached[:3])
+    assert code == 0, err
+    assert "added 2 entries, 1 already there" in err
+    updated = bib.read_bytes()
+    assert updated.startswith(original)
+    added = updated[len(original):].decode("utf-8")
+    assert sorted(entries(added.replace("\r\n", "\n"))) == sorted(cached[1:3])
+    assert "\n" not in added.replace("\r\n", "")  # the file's own line ends
+    assert "myOwnKey" not in added and cached[0] not in added
+
+    # Again, with one more paper: the earlier ones keep their keys, nothing is rewritten.
+    keys = {line for line in added.splitlines() if line.startswith("@misc{")}
+    code, _, err = run(capsys, "export", "--update", str(bib), *cached[:4])
+    assert "added 1 entry, 3 already there" in err
+    again = bib.read_bytes()
+    assert again.startswith(updated)
+    assert not keys & {line for line in again[len(updated):].decode().splitlines() if line.startswith("@misc{")}
+    code, _, err = run(capsys, "export", "--update", str(bib), *cached[:4])
+    assert bib.read_bytes() == again and "added 0 entries, 4 already there" in err
+
+
+def test_update_options_are_checked(capsys, cached, tmp_path):
+    code, _, err = run(capsys, "export", "--format", "ris", "--update", str(tmp_path / "x.bib"), cached[0])
+    assert code == 1 and "--update is for BibTeX only" in err
+    code, _, err = run(capsys, "export", "--update", str(tmp_path / "x.bib"), "-o", str(tmp_path / "y.bib"), cached[0])
+    assert code == 1 and "leave out -o" in err
+    code, _, err = run(capsys, "export", "--update", str(tmp_path), cached[0])
+    assert code == 1 and "is a folder" in err
+    new = tmp_path / "new.bib"
+    code, _, err = run(capsys, "export", "--update", str(new), cached[0])  # a file not there yet is made
+    assert code == 0 and entries(new.read_text()) == [cached[0]]
