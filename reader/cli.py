@@ -9,6 +9,7 @@ import sys
 
 from reader.commands import digest as digest_command
 from reader.commands import export as export_command
+from reader.commands import triage
 from reader.config import Settings, default_data_dir, load_settings, parse_day
 from reader.errors import QueryError, ReaderError
 from reader.models import Paper, split_version
@@ -290,6 +291,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     export_command.register(commands)
     digest_command.register(commands)
+    triage.register(commands)
     return parser
 
 

@@ -1,0 +1,96 @@
+"""The "For you" ranking and rising terms at scale: `python -m benchmarks.ranking [--papers N]`.
+
+Uses benchmarks/cache.py's synthetic papers (sizes drawn from the recorded fixtures) with the
+marks build_cache gives them (every 97th starred, every 7th read) plus every 50th hidden, and
+prints how long each step takes and the memory it holds. Steps, as the app would run them:
+featurize (once per paper, as records load), corpus (again after a sync), rank (after every
+change of marks: fit and score), reasons for the 50 papers a screen shows. Figures are medians
+of --runs runs; machines here are shared and noisy, so compare within one run."""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+from benchmarks.cache import synthetic_papers
+from reader.core import features, ranking, rising
+from reader.core.ranking import Corpus, featurize, rank, row_of_paper
+
+TODAY = date(2026, 12, 2)
+SHARD = 1000  # papers per cache shard (a month's thousand ids)
+
+
+def timed(step: Callable[[], Any], runs: int) -> tuple[float, Any]:
+    samples, result = [], None
+    for _ in range(runs):
+        gc.collect()
+        started = time.perf_counter()
+        result = step()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples), result
+
+
+def held(step: Callable[[], Any]) -> tuple[float, Any]:
+    """MB still allocated by what `step` returns (numpy and scipy arrays included)."""
+    gc.collect()
+    tracemalloc.start()
+    result = step()
+    gc.collect()
+    size = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    return size / 1e6, result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--papers", type=int, default=100_000)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+
+    papers = synthetic_papers(args.papers, TODAY)
+    rows = [row_of_paper(p) for p in papers]
+    starred = [p.id for p in papers[3::97]]
+    read = [p.id for p in papers[10::7]]
+    hidden = [p.id for p in papers[5::50]]
+    words = sum(len(r.words.split()) for r in rows)
+    print(f"{args.papers:,} papers, {words / len(rows):.0f} words each; {len(starred)} starred, "
+          f"{len(read)} read, {len(hidden)} hidden; medians of {args.runs} runs")
+
+    started = time.perf_counter()
+    from sklearn.linear_model import LogisticRegression  # noqa: F401  (what the first rank pays once)
+
+    print(f"  import scikit-learn (once per process)     {time.perf_counter() - started:7.2f} s")
+    featurize(rows[:SHARD])  # warm the word-hash cache as the app's first shard would
+
+    def blocks():
+        return [featurize(rows[start : start + SHARD]) for start in range(0, len(rows), SHARD)]
+
+    seconds, _ = timed(blocks, 1)
+    print(f"  featurize, shard by shard (once a paper)  {seconds:7.2f} s   ({seconds / words * 1e9:.0f} ns a word)")
+    memory, built = held(blocks)
+    print(f"    held by the blocks (counts, packed rows) {memory:7.0f} MB   ({built[0].matrix.nnz / SHARD:.0f} terms a paper)")
+    seconds, corpus = timed(lambda: Corpus(built), args.runs)
+    print(f"  corpus: IDF and row norms (after a sync)  {seconds:7.2f} s")
+    memory, _ = held(lambda: Corpus(built))
+    print(f"    held by the corpus beyond the blocks     {memory:7.0f} MB")
+    seconds, result = timed(lambda: rank(corpus, starred=starred, hidden=hidden, read=read), args.runs)
+    print(f"  rank: fit and score (after a mark)        {seconds:7.2f} s   ({len(result):,} candidates)")
+    seconds, top = timed(lambda: result.top(50), args.runs)
+    print(f"  reasons for the 50 best                   {seconds:7.2f} s   e.g. {', '.join(top[0].because)}")
+    seconds, _ = timed(lambda: rank(corpus, starred=starred, candidates=[p.id for p in papers[::3]]), args.runs)
+    print(f"  rank one topic's third of the papers      {seconds:7.2f} s")
+
+    recent = [(p.published_date, r.words) for p, r in zip(papers, rows) if (TODAY - p.published_date).days < 84]
+    seconds, terms = timed(lambda: rising.rising_terms(recent, TODAY), args.runs)
+    print(f"  rising terms over {len(recent):,} papers of 12 weeks  {seconds:7.2f} s   ({len(terms)} terms)")
+    print(f"  (columns: 2**{features.BITS}; background sample {ranking.BACKGROUND})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,139 @@
+"""`reader rank` (papers ranked for you by your marks) and `reader rising` (topics by momentum,
+a topic's rising terms)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from datetime import date, timedelta
+
+DEFAULT_LIMIT = 20
+
+
+def register(commands) -> None:
+    from reader.cli import _positive_int
+
+    rank = commands.add_parser("rank", help="unread papers ranked by what you star, hide and read")
+    rank.add_argument("--topic", metavar="NAME", help="only this topic's papers")
+    rank.add_argument("--limit", type=_positive_int, default=DEFAULT_LIMIT, metavar="N", help=f"how many (default {DEFAULT_LIMIT})")
+    rank.add_argument("--json", action="store_true", help="print a JSON array of {id, title, score, because}")
+    rank.set_defaults(handler=cmd_rank)
+
+    rising = commands.add_parser("rising", help="topics by momentum, or a topic's rising terms")
+    rising.add_argument("--topic", metavar="NAME", help="the terms rising in this topic")
+    rising.add_argument("--limit", type=_positive_int, default=DEFAULT_LIMIT, metavar="N", help=f"how many terms (default {DEFAULT_LIMIT})")
+    rising.add_argument("--json", action="store_true", help="print a JSON array")
+    rising.set_defaults(handler=cmd_rising)
+
+
+def _dump(rows: list[dict]) -> None:
+    json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
+    print()
+
+
+def cmd_rank(args: argparse.Namespace, settings) -> int:
+    from reader.cli import _library, _print_warnings, _store, _topic_name
+    from reader.core import ranking
+    from reader.loading import shard_texts
+    from reader.store.store import shard_of
+
+    store = _store(args, settings)
+    topic = _topic_name(store, args.topic)
+    library = _library(store)
+    hidden: frozenset[str] = frozenset()
+    stars = sum(pid in library.index for pid in library.starred)
+    if stars < ranking.MIN_STARS:  # said before any paper is read
+        return _needs_stars(ranking.NeedsStars(stars), args.json)
+
+    # The whole cache is the corpus (word weights and the background need it), whatever the topic.
+    corpus = ranking.Corpus(
+        ranking.featurize(ranking.rows_of_search_texts(shard_texts(store, shard))) for shard in store.shards()
+    )
+    candidates = library.select(topic=topic) if topic is not None else None
+    result = ranking.rank(corpus, starred=library.starred, hidden=hidden, read=library.read, candidates=candidates)
+    if isinstance(result, ranking.NeedsStars):  # starred papers whose records are missing
+        return _needs_stars(result, args.json)
+    best = list(zip(result.ids[: args.limit], result.scores[: args.limit]))
+    # Whole records for titles, and for reasons that name authors as they write themselves.
+    papers = store.load_papers(sorted({shard_of(pid) for pid, _ in best}))
+    _print_warnings(store)
+    rows = []
+    for pid, score in best:
+        paper = papers.get(pid)
+        if paper is not None:
+            rows.append({"id": pid, "title": paper.title, "score": round(score, 4),
+                         "because": result.explain(ranking.row_of_paper(paper))})
+    if args.json:
+        _dump(rows)
+        return 0
+    if not rows:
+        print("nothing to rank: every paper here is read, starred or hidden", file=sys.stderr)
+    for row in rows:
+        print(f"{row['score']:.3f}  {row['id']}  {row['title']}")
+        if row["because"]:
+            print(f"{'':7}because: {', '.join(row['because'])}")
+    return 0
+
+
+def _needs_stars(needs, as_json: bool) -> int:
+    print(needs.message, file=sys.stderr)
+    if as_json:
+        _dump([])
+    return 0
+
+
+def cmd_rising(args: argparse.Namespace, settings) -> int:
+    from reader.cli import _library, _store, _topic_name
+    from reader.core import rising
+    from reader.core.momentum import total_window
+
+    store = _store(args, settings)
+    topic = _topic_name(store, args.topic)
+    as_of = settings.today()
+    library = _library(store)
+    if topic is None:
+        trends = rising.rising_topics(library, [t.name for t in store.topics()], as_of, store.cached_total(total_window(as_of)))
+        if args.json:
+            _dump([trend.to_json() for trend in trends])
+            return 0
+        for trend in trends:
+            print(f"{trend.topic}\t{_change(trend)}")
+        return 0
+    terms = rising.rising_terms(_recent_words(store, library, topic, as_of), as_of, limit=args.limit)
+    if args.json:
+        _dump([term.to_json() for term in terms])
+        return 0
+    if not terms:
+        print(f"nothing rising in {topic!r} as of {as_of}: it needs papers in the last four weeks "
+              "and in the eight before, and terms in at least three recent papers", file=sys.stderr)
+    for term in terms:
+        print(f"{term.term}\t{term.last4} papers in the last four weeks, {term.prev8} in the eight before\tx{term.growth:.1f}")
+    return 0
+
+
+def _change(trend) -> str:
+    text = f"{trend.last4} papers in the last four weeks, {trend.prev4} in the four before"
+    if trend.change_pct is not None:
+        text += f" ({trend.change_pct:+.0f}%)"
+    if trend.share_pct is not None:
+        text += f", {trend.share_pct:.2f}% of all new papers"
+    return text
+
+
+def _recent_words(store, library, topic: str, as_of: date) -> list[tuple[date, str]]:
+    """(v1 date, words of title and abstract) of the topic's papers of the last twelve weeks."""
+    from reader.core import ranking, rising
+    from reader.loading import shard_texts
+    from reader.store.store import shard_of
+
+    index = library.index
+    first = (as_of - timedelta(days=rising.WINDOW_DAYS + rising.EARLIER_DAYS)).toordinal()
+    bit = index.bit(topic)
+    days = {pid: day for pid, day, mask in zip(index.ids, index.days, index.masks) if mask & bit and day >= first}
+    found = []
+    for shard in sorted({shard_of(pid) for pid in days}):
+        texts = shard_texts(store, shard)
+        rows = ranking.rows_of_search_texts({pid: text for pid, text in texts.items() if pid in days})
+        found += [(date.fromordinal(days[row.id]), row.words) for row in rows]
+    return found

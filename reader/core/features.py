@@ -1,0 +1,265 @@
+"""Papers as term counts for the "For you" ranking (core/ranking.py).
+
+Turning text into counts is the slow part of ranking (a Python step per word), so it is done
+once per paper, block by block (`featurize`, e.g. one cache shard at a time), and kept; a
+`Corpus` of blocks weighs them by IDF once, again only when blocks change. Counts live in 2**22
+hashed columns: no vocabulary to grow or store, at the price of rare collisions that add a
+little noise to scores (the ranking's reasons are checked against real terms).
+
+Plain data in and out, with no shared state beyond a cache of word hashes, so it can all run in
+a worker thread. numpy and scipy are imported inside functions, never at start-up.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from threading import Lock
+from typing import TYPE_CHECKING, Any
+
+from reader.core.query import FIELD_MARK
+from reader.core.terms import is_stop, terms
+from reader.core.text import fold, word_string
+
+if TYPE_CHECKING:
+    from reader.models import Paper
+
+BITS = 22
+COLUMNS = 1 << BITS
+_MASK = (1 << 64) - 1
+_PAIR = 0x9E3779B97F4A7C15  # combines two word hashes into a phrase's (odd: no information lost)
+_SPREAD = 0xD6E8FEB86659FD93  # multiplicative hashing: the top bits of key * _SPREAD pick the column
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One paper as the ranking sees it."""
+
+    id: str
+    words: str  # title and abstract as folded words separated by spaces
+    authors: tuple[str, ...] = ()  # as they are shown
+    categories: tuple[str, ...] = ()
+
+
+def row_of_paper(paper: Paper) -> Row:
+    return Row(
+        paper.id,
+        word_string(paper.title) + word_string(paper.abstract),
+        tuple(author.name for author in paper.authors),
+        tuple(paper.categories),
+    )
+
+
+def rows_of_search_texts(texts: Mapping[str, str], papers: Mapping[str, Paper] | None = None) -> list[Row]:
+    """Rows from search texts (core/query.py's `search_text`), which hold whole abstracts. Author
+    and category names come from `papers` when given (as written), else from the texts (folded)."""
+    rows = []
+    for paper_id, text in texts.items():
+        title, abstract, authors, _comment, _journal, categories, *_ = text.split(FIELD_MARK)
+        paper = papers.get(paper_id) if papers is not None else None
+        if paper is not None:
+            names, cats = tuple(a.name for a in paper.authors), tuple(paper.categories)
+        else:
+            names = tuple(name for name in (n.strip() for n in authors.split(" | ")) if name)
+            listed = categories.split()
+            # The search text adds each category's archive (`cs` for `cs.lg`): not a category.
+            cats = tuple(c for c in listed if not any(other.startswith(c + ".") for other in listed))
+        rows.append(Row(paper_id, title + abstract, names, cats))
+    return rows
+
+
+# --- counting -------------------------------------------------------------------------------------
+
+
+class _Hashes(dict):
+    """Stable 64-bit hashes of words and names (Python's own `hash` changes from run to run, and
+    the ranking must not); 0 for stop words, which count for nothing."""
+
+    def __missing__(self, word: str) -> int:
+        if len(self) > 2_000_000:  # a vocabulary this large is mostly one-off words: start again
+            self.clear()
+        value = 0 if is_stop(word) else _stable_hash(word)
+        self[word] = value
+        return value
+
+
+_HASHES = _Hashes()
+
+
+def _stable_hash(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+
+
+def _author_key(name: str) -> str:
+    return "au:" + word_string(name).strip()  # no word holds a colon: names never meet words
+
+
+def _category_key(category: str) -> str:
+    return "cat:" + fold(category)
+
+
+def _phrase_key(first: int, second: int) -> int:
+    return (first * _PAIR + second) & _MASK
+
+
+def column_of(key: int) -> int:
+    return ((key * _SPREAD) & _MASK) >> (64 - BITS)
+
+
+@dataclass(frozen=True, slots=True)
+class FeatureBlock:
+    """Term counts of some papers (one cache shard, say): a sparse matrix with one row per paper
+    holding 1 + log(count) per hashed column. Built once per paper; a corpus reuses it."""
+
+    ids: list[str]
+    matrix: Any  # scipy.sparse.csr_matrix, float32
+    sample_keys: Any  # numpy uint64 per paper: the order in which papers join the background
+    packed_rows: bytes  # the rows as compressed JSON, read back only to name reasons
+
+    def rows(self) -> list[Row]:
+        unpacked = json.loads(zlib.decompress(self.packed_rows))
+        return [Row(pid, words, tuple(authors), tuple(cats)) for pid, (words, authors, cats) in zip(self.ids, unpacked)]
+
+
+def featurize(rows: Sequence[Row]) -> FeatureBlock:
+    """Count the terms of `rows`. About 0.5 µs a word: run it off the UI thread."""
+    import numpy as np
+    from scipy import sparse  # type: ignore[import-untyped]
+
+    hashes, lengths, named, named_rows = array("Q"), array("q"), array("Q"), array("q")
+    get = _HASHES.__getitem__
+    for i, row in enumerate(rows):
+        before = len(hashes)
+        hashes.extend(map(get, row.words.split()))
+        lengths.append(len(hashes) - before)
+        for key in [*map(_author_key, row.authors), *map(_category_key, row.categories)]:
+            named.append(get(key))
+            named_rows.append(i)
+    words = np.frombuffer(hashes, dtype=np.uint64) if hashes else np.zeros(0, np.uint64)
+    owner = np.repeat(np.arange(len(rows), dtype=np.int64), np.frombuffer(lengths, dtype=np.int64) if lengths else 0)
+    kept = words != 0
+    # Phrases: two adjacent kept words of one paper (a stop word between them breaks the phrase).
+    pairs = kept[:-1] & kept[1:] & (owner[:-1] == owner[1:])
+    with np.errstate(over="ignore"):  # the hashes multiply modulo 2**64 on purpose
+        phrases = words[:-1][pairs] * np.uint64(_PAIR) + words[1:][pairs]
+        keys = np.concatenate([words[kept], phrases, np.frombuffer(named, dtype=np.uint64) if named else np.zeros(0, np.uint64)])
+        columns = (keys * np.uint64(_SPREAD)) >> np.uint64(64 - BITS)
+    owners = np.concatenate([owner[kept], owner[:-1][pairs], np.frombuffer(named_rows, dtype=np.int64) if named_rows else np.zeros(0, np.int64)])
+    counts = np.ones(len(keys), dtype=np.float32)
+    matrix = sparse.csr_matrix((counts, (owners, columns.astype(np.int32))), shape=(len(rows), COLUMNS))
+    matrix.sum_duplicates()  # repeated terms: one entry holding the count
+    # Copies: the summed entries are views into the arrays of every occurrence, twice as large.
+    matrix.data = np.log(matrix.data) + np.float32(1)
+    matrix.indices = matrix.indices.copy()
+    sample_keys = np.array([_stable_hash(row.id) for row in rows], dtype=np.uint64)
+    # Compressed, the texts take about a third of their size (real abstracts; repeated ones less).
+    packed = zlib.compress(json.dumps([[row.words, row.authors, row.categories] for row in rows]).encode(), 1)
+    return FeatureBlock([row.id for row in rows], matrix, sample_keys, packed)
+
+
+class Corpus:
+    """Feature blocks with IDF weights and row norms: build it again when blocks change (a sync),
+    not when marks do. Rows are numbered through the blocks in the order given."""
+
+    def __init__(self, blocks: Iterable[FeatureBlock]):
+        import numpy as np
+
+        self.blocks = [block for block in blocks if block.ids]
+        self.ids: list[str] = [pid for block in self.blocks for pid in block.ids]
+        self.position = {pid: i for i, pid in enumerate(self.ids)}
+        self._starts = list(accumulate((len(block.ids) for block in self.blocks), initial=0))
+        self.sample_keys = np.concatenate([block.sample_keys for block in self.blocks] or [np.zeros(0, np.uint64)])
+        # Each column appears at most once per row, so counting its entries counts its papers.
+        indices = np.concatenate([block.matrix.indices for block in self.blocks] or [np.zeros(0, np.int32)])
+        documents = np.bincount(indices, minlength=COLUMNS)
+        del indices
+        self.idf = np.log((1 + len(self.ids)) / (1 + documents)) + 1  # scikit-learn's smoothed IDF
+        squared_idf = self.idf**2
+        norms = np.concatenate([_squared(block.matrix) @ squared_idf for block in self.blocks] or [np.zeros(0)])
+        np.sqrt(norms, out=norms)
+        norms[norms == 0] = 1  # a paper without terms scores by the intercept alone
+        self.norms = norms
+        self._lock = Lock()
+        self._unpacked: dict[int, list[Row]] = {}  # the last blocks whose rows were read back
+        self._term_keys: dict[int, set[int]] = {}  # row -> keys of its terms, for starred rows
+
+    @classmethod
+    def of_rows(cls, rows: Sequence[Row], block_size: int = 1000) -> Corpus:
+        return cls(featurize(rows[start : start + block_size]) for start in range(0, len(rows), block_size))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def weighted_rows(self, rows: list[int]) -> Any:
+        """TF-IDF rows (a csr_matrix) of the given row numbers, in that order."""
+        import numpy as np
+        from scipy import sparse  # type: ignore[import-untyped]
+
+        by_block: dict[int, list[int]] = {}
+        for i in rows:
+            by_block.setdefault(bisect_right(self._starts, i) - 1, []).append(i)
+        pieces, order = [], []
+        for b, members in sorted(by_block.items()):
+            pieces.append(self.blocks[b].matrix[[i - self._starts[b] for i in members]])
+            order += members
+        where = {i: k for k, i in enumerate(order)}
+        stacked = sparse.vstack(pieces, format="csr")[[where[i] for i in rows]]
+        stacked.data = stacked.data * self.idf[stacked.indices] / np.repeat(self.norms[rows], np.diff(stacked.indptr))
+        return stacked
+
+    def decisions(self, weights: Any) -> Any:
+        """Each row's TF-IDF vector times `weights` (one value per column)."""
+        import numpy as np
+
+        raw = np.concatenate([block.matrix @ weights for block in self.blocks] or [np.zeros(0)])
+        return raw / self.norms
+
+    def row(self, i: int) -> Row:
+        b = bisect_right(self._starts, i) - 1
+        with self._lock:
+            rows = self._unpacked.get(b)
+        if rows is None:
+            rows = self.blocks[b].rows()
+            with self._lock:
+                if len(self._unpacked) >= 8:
+                    del self._unpacked[next(iter(self._unpacked))]
+                self._unpacked[b] = rows
+        return rows[i - self._starts[b]]
+
+    def term_keys(self, i: int) -> set[int]:
+        """Keys of a row's terms, kept: the starred rows' are asked for at every ranking."""
+        with self._lock:
+            keys = self._term_keys.get(i)
+        if keys is None:
+            keys = {key for _, key, _, _ in named_terms(self.row(i))}
+            with self._lock:
+                self._term_keys[i] = keys
+        return keys
+
+
+def _squared(matrix: Any) -> Any:
+    from scipy import sparse  # type: ignore[import-untyped]
+
+    return sparse.csr_matrix((matrix.data.astype("float64") ** 2, matrix.indices, matrix.indptr), shape=matrix.shape)
+
+
+def named_terms(row: Row) -> Iterator[tuple[str, int, int, tuple[str, ...]]]:
+    """(shown name, key, count, words of a term or () for a name) of each term of the row, keyed
+    as `featurize` keys them."""
+    counts: dict[str, int] = {}
+    for term in terms(row.words):
+        counts[term] = counts.get(term, 0) + 1
+    for term, count in counts.items():
+        words = tuple(term.split())
+        key = _phrase_key(_HASHES[words[0]], _HASHES[words[1]]) if len(words) == 2 else _HASHES[term]
+        yield term, key, count, words
+    for name in row.authors:
+        yield name, _HASHES[_author_key(name)], 1, ()
+    for category in row.categories:
+        yield category, _HASHES[_category_key(category)], 1, ()
