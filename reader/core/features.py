@@ -130,7 +130,7 @@ class FeatureBlock:
 def featurize(rows: Sequence[Row]) -> FeatureBlock:
     """Count the terms of `rows`. About 0.5 µs a word: run it off the UI thread."""
     import numpy as np
-    from scipy import sparse  # type: ignore[import-untyped]
+    from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
 
     hashes, lengths, named, named_rows = array("Q"), array("q"), array("Q"), array("q")
     get = _HASHES.__getitem__
@@ -199,7 +199,7 @@ class Corpus:
     def weighted_rows(self, rows: list[int]) -> Any:
         """TF-IDF rows (a csr_matrix) of the given row numbers, in that order."""
         import numpy as np
-        from scipy import sparse  # type: ignore[import-untyped]
+        from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
 
         by_block: dict[int, list[int]] = {}
         for i in rows:
@@ -244,7 +244,7 @@ class Corpus:
 
 
 def _squared(matrix: Any) -> Any:
-    from scipy import sparse  # type: ignore[import-untyped]
+    from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
 
     return sparse.csr_matrix((matrix.data.astype("float64") ** 2, matrix.indices, matrix.indptr), shape=matrix.shape)
 

@@ -138,8 +138,8 @@ def rank(
     starred (a starred paper is already chosen). Marks of papers outside the corpus are ignored.
     The same corpus and marks give the same order, whatever order the blocks came in."""
     import numpy as np
-    from scipy.sparse import csr_matrix  # type: ignore[import-untyped]
-    from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
+    from scipy.sparse import csr_matrix  # type: ignore[import-untyped, unused-ignore]
+    from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped, unused-ignore]
 
     position = corpus.position
     stars = _sorted_rows(corpus, starred)
