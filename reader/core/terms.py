@@ -55,26 +55,34 @@ def terms(words: str) -> Iterator[str]:
 
 
 class Distinct:
-    """Picks terms so that none lies inside another (`reward` and `reward shaping`): a list of
-    terms should not say the same thing twice. Two phrases sharing a word (`reward shaping`,
-    `reward model`) are both kept."""
+    """Picks terms so that none lies inside another (`reward` and `reward shaping`, `bug` and
+    `bugs`): a list of terms should not say the same thing twice. Two phrases sharing a word
+    (`reward shaping`, `reward model`) are both kept."""
 
     def __init__(self) -> None:
         self.chosen: list[str] = []
+        self._terms: set[tuple[str, ...]] = set()  # chosen terms, as singular words
         self._words: set[str] = set()  # every word of a chosen term
         self._singles: set[str] = set()  # chosen single words
 
     def add(self, term: str) -> bool:
         """Choose `term` unless it repeats a chosen one; True when chosen."""
-        words = term.split()
+        words = tuple(_singular(word) for word in term.split())
         if len(words) == 1:
-            repeats = term in self._words
+            repeats = words[0] in self._words
         else:
-            repeats = term in self.chosen or any(word in self._singles for word in words)
+            repeats = words in self._terms or any(word in self._singles for word in words)
         if repeats:
             return False
         self.chosen.append(term)
+        self._terms.add(words)
         self._words.update(words)
         if len(words) == 1:
-            self._singles.add(term)
+            self._singles.add(words[0])
         return True
+
+
+def _singular(word: str) -> str:
+    """A plural's crude singular (`models` -> `model`; `process`, `bias` stay), enough to tell
+    that two terms say the same thing."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")) else word
