@@ -41,7 +41,6 @@ def cmd_rank(args: argparse.Namespace, settings) -> int:
     store = _store(args, settings)
     topic = _topic_name(store, args.topic)
     library = _library(store)
-    hidden: frozenset[str] = frozenset()
     stars = sum(pid in library.index for pid in library.starred)
     if stars < ranking.MIN_STARS:  # said before any paper is read
         return _needs_stars(ranking.NeedsStars(stars), args.json)
@@ -51,7 +50,7 @@ def cmd_rank(args: argparse.Namespace, settings) -> int:
         ranking.featurize(ranking.rows_of_search_texts(shard_texts(store, shard))) for shard in store.shards()
     )
     candidates = library.select(topic=topic) if topic is not None else None
-    result = ranking.rank(corpus, starred=library.starred, hidden=hidden, read=library.read, candidates=candidates)
+    result = ranking.rank(corpus, starred=library.starred, read=library.read, candidates=candidates)
     if isinstance(result, ranking.NeedsStars):  # starred papers whose records are missing
         return _needs_stars(result, args.json)
     best = list(zip(result.ids[: args.limit], result.scores[: args.limit]))
