@@ -166,6 +166,17 @@ def test_plain_bibtex_keeps_the_capitals_of_names(tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)")
+@pytest.mark.parametrize("style", ["plain", "unsrt"])
+def test_sentence_case_styles_keep_the_capitals_of_a_titles_first_word(tmp_path, style):
+    # The styles keep only the title's very first letter: the Nash of a first word Bertrand-Nash,
+    # and a first word after a parenthesis, need braces too.
+    titles = ["Bertrand-Nash equilibria in games", "(Gaussian) noise in Hilbert spaces"]
+    papers = [paper(id=f"2609.0030{i}", title=title) for i, title in enumerate(titles)]
+    typeset = re.sub(r"[{}]", "", " ".join(_bbl(tmp_path, export(papers), style).split()))  # braces only guard case
+    assert all(title in typeset for title in titles), typeset
+
+
+@pytest.mark.skipif(shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)")
 def test_unicode_export_passes_bibtex_with_its_utf8_intact(tmp_path):
     from bibtexparser import parse_string
 

@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import unicodedata
 from pathlib import Path
 
@@ -16,7 +17,7 @@ import pytest
 from reader.core.bibtex import export
 from reader.core.latex import decode_tex, escape_text, harmless_math
 from reader.models import Author
-from tests.test_bibtex import paper
+from tests.test_bibtex import BIBCHECK, paper
 
 HOSTILE_TITLES = [
     r"Math $\input{/etc/passwd}$ here",
@@ -138,3 +139,49 @@ def test_compiling_the_export_touches_no_file_outside_its_folder(tmp_path: Path,
     for title in HOSTILE_TITLES[:-1] + HOSTILE_AUTHORS + [HOSTILE_FIELDS["journal_ref"]]:
         assert _visible(title) in typeset, title
     assert _visible("Line break $a b$ and form feed") in typeset
+
+
+@pytest.mark.skipif(shutil.which("bibtex") is None, reason="bibtex is not installed")
+@pytest.mark.parametrize("unicode", [False, True])
+def test_hostile_export_passes_bibcheck_strictly(tmp_path: Path, unicode: bool):
+    bib = tmp_path / "hostile.bib"
+    bib.write_text(export(hostile_papers(), unicode=unicode), "utf-8")
+    result = subprocess.run(
+        ["bash", str(BIBCHECK), "--strict", "--no-biber", "--python", sys.executable, str(bib)]
+        + (["--no-latex"] if unicode else []),  # UTF-8 text is for xelatex/lualatex, tested below
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+    entries = len(hostile_papers()) - 1  # the paper whose id is no id is left out
+    assert f"entry counts: bibtex/plain={entries}, bibtexparser={entries}, pybtex={entries}" in result.stdout
+
+
+@pytest.mark.skipif(shutil.which("lualatex") is None or shutil.which("bibtex") is None, reason="lualatex is not installed")
+def test_the_utf8_export_under_lualatex_touches_no_file_outside_its_folder(tmp_path: Path):
+    # `--unicode` is for xelatex/lualatex users, and lualatex runs Lua (\directlua) even with
+    # -no-shell-escape: Lua's io.open writes any file, unseen by the .fls list. The UTF-8 export
+    # must be as inert as the ASCII one.
+    write = f"\\directlua{{io.open('{tmp_path / 'pwned'}','w'):write('x')}}"
+    hostile = hostile_papers() + [paper(id="2609.00300", title=f"${write}$ 张伟", authors=(Author(f"Иван {write}"),))]
+    (tmp_path / "refs.bib").write_text(export(hostile, unicode=True), "utf-8")
+    (tmp_path / "doc.tex").write_text(
+        "\\documentclass{article}\\begin{document}x\\nocite{*}\\bibliographystyle{plain}\\bibliography{refs}\\end{document}\n"
+    )
+    env = {**os.environ, "TEXMFVAR": str(tmp_path / "texmf-var")}
+
+    def run(*cmd: str) -> subprocess.CompletedProcess:
+        return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180, check=False)
+
+    latex = ("lualatex", "-recorder", "-no-shell-escape", "-interaction=nonstopmode", "doc.tex")
+    run(*latex)
+    bibtex = run("bibtex", "doc")
+    assert "error" not in bibtex.stdout.lower(), bibtex.stdout
+    result = run(*latex)
+    assert result.returncode == 0, result.stdout[-2000:]
+    recorded = re.findall(r"^(INPUT|OUTPUT) (.+)$", (tmp_path / "doc.fls").read_text(), re.MULTILINE)
+    opened = {os.path.realpath(os.path.join(tmp_path, name)) for _, name in recorded}
+    allowed = (str(tmp_path.resolve()) + os.sep, *_installation_roots())
+    assert [name for name in opened if not name.startswith(allowed)] == []
+    assert "root:" not in (tmp_path / "doc.log").read_text(errors="replace")
+    assert "张伟" in (tmp_path / "doc.bbl").read_text("utf-8")  # the UTF-8 reached the document
+    assert not (tmp_path / "pwned").exists() and not Path("/tmp/reader-pwned").exists()

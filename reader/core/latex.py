@@ -156,15 +156,15 @@ def escape_plain(text: str, *, unicode: bool = False) -> str:
 def _protect(word: str, first: bool) -> bool:
     """Would a sentence-case style (plain, unsrt, alpha) wrongly lowercase this word? Any capitalised
     word but the title's first (Gaussian, Bertrand-Nash), and anywhere a word with a capital after
-    its first letter (BERT, GPT-4, ImageNet) or a single capital letter (Q-learning)."""
-    letters = [c for c in word if c.isalpha()]
-    if not first and letters and letters[0].isupper():
-        return True
-    for part in re.split(r"[-/]", word):
+    its first letter (BERT, GPT-4, ImageNet, Bertrand-Nash: the styles keep only the title's very
+    first letter) or a single capital letter (Q-learning)."""
+    for index, part in enumerate(re.split(r"[-/]", word)):
         letters = [c for c in part if c.isalpha()]
         if not letters:
             continue
         if any(c.isupper() for c in letters[1:]) or (len(letters) == 1 and letters[0].isupper()):
+            return True
+        if letters[0].isupper() and (index > 0 or not first):
             return True
     return False
 
@@ -256,7 +256,8 @@ def escape_text(text: str, *, protect_case: bool = False, unicode: bool = False)
             else:
                 escaped = escape_plain(core, unicode=unicode)
                 # Decided on what bibtex will see: 张伟 becomes the capitalised `Zhang Wei`.
-                if protect_case and _protect(core if unicode else transliterate(core), first):
+                # `first` only when the word starts the title: after a `(` the styles lowercase it.
+                if protect_case and _protect(core if unicode else transliterate(core), first and not lead):
                     escaped = "{" + escaped + "}"
             out.append(escape_plain(lead, unicode=unicode) + escaped + escape_plain(trail, unicode=unicode))
             first = False
