@@ -6,59 +6,24 @@ import argparse
 import asyncio
 import json
 import sys
+from typing import NoReturn
 
+from reader.commands import common, listing, marks, triage
 from reader.commands import digest as digest_command
 from reader.commands import export as export_command
-from reader.commands import triage
-from reader.config import Settings, default_data_dir, load_settings, parse_day
-from reader.errors import QueryError, ReaderError
-from reader.models import Paper, split_version
+from reader.commands.common import library as _library
+from reader.commands.common import open_store as _store
+from reader.commands.common import print_warnings as _print_warnings
+from reader.commands.common import selected_papers as _selected_papers  # noqa: F401 (commands/export.py imports it from here)
+from reader.commands.common import topic_name as _topic_name
+from reader.commands.common import validated_query as _validated_query
+from reader.commands.listing import positive_int as _positive_int  # noqa: F401 (commands/triage.py imports it from here)
+from reader.config import default_data_dir, load_settings, parse_day
+from reader.errors import ReaderError
 
 EXIT_ERROR = 1
-
-
-def _store(args: argparse.Namespace, settings: Settings, *, print_warnings: bool = True):
-    from reader.firstrun import ensure_example_topics
-    from reader.store import Store
-
-    store = Store(settings.data_dir or default_data_dir())
-    ensure_example_topics(store)
-    if print_warnings:
-        _print_warnings(store)
-    return store
-
-
-def _print_warnings(store) -> None:
-    for warning in store.warnings:
-        print(f"reader: warning: {warning}", file=sys.stderr)
-    store.warnings.clear()
-
-
-def _validated_query(query: str, *, for_arxiv: bool):
-    """The parsed query, or a one-line error naming the problem and its column."""
-    from reader.core.query import parse
-
-    try:
-        return parse(query, implicit_and=not for_arxiv)
-    except QueryError as error:
-        raise ReaderError(f"invalid query {query!r}: {error}{_where(error)}") from None
-
-
-def _where(error: QueryError) -> str:
-    if error.position is None or error.position >= len(error.query):
-        return ""
-    return f" (at column {error.position + 1}: {error.query[error.position:][:20]!r})"
-
-
-def _topic_name(store, name: str | None) -> str | None:
-    if name is None:
-        return None
-    topic = store.topic(name)
-    if topic is None:
-        known = ", ".join(repr(t.name) for t in store.topics()) or "none yet"
-        raise ReaderError(f"no topic named {name!r} (topics: {known})")
-    return topic.name
-
+# Arguments that are paths: any bytes the system allows (the others must be valid text).
+PATH_ARGUMENTS = ("data_dir", "output")
 
 # --- commands ------------------------------------------------------------------------------------
 
@@ -125,99 +90,6 @@ def cmd_sync(args, settings) -> int:
     return EXIT_ERROR if report.failed else 0
 
 
-def _library(store):
-    from reader.core.library import Library
-
-    marks = store.marks()
-    return Library(store.index(), marks.read, marks.starred)
-
-
-def _selected_papers(
-    store, library, *, query=None, limit: int | None = None, only: set[str] | None = None, **filters
-) -> list[Paper]:
-    """Papers newest first (of the ids in `only`, when given). Only the records shown are read from
-    disk; a text query reads the saved search texts (built and saved once per shard)."""
-    from reader.store.store import shard_of
-
-    if query is not None:
-        from reader.loading import shard_texts
-
-        for shard in store.shards():
-            library.add_search_texts(shard_texts(store, shard))
-    ids = library.select(query=query, **filters)
-    if only is not None:
-        ids = [pid for pid in ids if pid in only]
-    ids = ids[:limit]
-    library.add_papers(store.load_papers(sorted({shard_of(pid) for pid in ids})).values())
-    _print_warnings(store)
-    return [library.papers[pid] for pid in ids if pid in library.papers]
-
-
-def cmd_list(args, settings) -> int:
-    store = _store(args, settings)
-    query = _validated_query(args.query, for_arxiv=False) if args.query else None
-    library = _library(store)
-    papers = _selected_papers(
-        store, library, query=query, limit=args.limit,
-        topic=_topic_name(store, args.topic), starred=args.starred, unread=args.unread,
-    )
-    if args.json:
-        rows = [_paper_json(p, library) for p in papers]
-        json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
-        print()
-        return 0
-    if not papers:
-        print("no papers match" if library.index else "the cache is empty: run `reader sync`", file=sys.stderr)
-    for paper in papers:
-        marks = ("*" if paper.id in library.starred else " ") + (" " if paper.id in library.read else "N")
-        authors = ", ".join(a.name for a in paper.authors[:3]) + (f" +{len(paper.authors) - 3}" if len(paper.authors) > 3 else "")
-        print(f"{paper.published[:10]}  {marks}  {paper.id}v{paper.version}  [{paper.primary_category}]  {paper.title}")
-        print(f"{'':16}{authors}")
-    return 0
-
-
-def _paper_json(paper: Paper, library) -> dict:
-    return {
-        "id": paper.id,
-        "version": paper.version,
-        "title": paper.title,
-        "abstract": paper.abstract,
-        "authors": [{"name": a.name, "affiliations": list(a.affiliations)} for a in paper.authors],
-        "categories": list(paper.categories),
-        "primary_category": paper.primary_category,
-        "published": paper.published,
-        "updated": paper.updated,
-        "comment": paper.comment,
-        "journal_ref": paper.journal_ref,
-        "doi": paper.doi,
-        "topics": library.topics_of(paper.id),
-        "read": paper.id in library.read,
-        "starred": paper.id in library.starred,
-    }
-
-
-def cmd_mark(args, settings) -> int:
-    store = _store(args, settings)
-    ids = []
-    for raw in args.ids:
-        try:
-            ids.append(split_version(raw)[0])
-        except ValueError:
-            raise ReaderError(f"{raw!r} is not an arXiv id (like 2609.12345 or hep-th/9901001)") from None
-    unknown = [pid for pid in ids if not store.has_paper(pid)]
-    if unknown:
-        raise ReaderError(f"not in the cache: {', '.join(unknown)} (nothing was changed)")
-    change = {
-        "star": {"starred": True},
-        "unstar": {"starred": False},
-        "read": {"read": True},
-        "unread": {"read": False},
-    }[args.command]
-    store.set_marks(ids, **change)
-    print(f"{args.command}: {len(ids)} paper{'s' if len(ids) != 1 else ''}")
-    return 0
-
-
 def cmd_momentum(args, settings) -> int:
     from reader.core.momentum import headline, total_window
 
@@ -239,54 +111,61 @@ def cmd_momentum(args, settings) -> int:
 def cmd_app(args, settings) -> int:
     from reader.app import run_app
 
-    store = _store(args, settings, print_warnings=False)  # the app shows what was repaired
+    store = _store(args, settings, report=False)  # the app shows what was repaired
     return run_app(store, settings)
 
 
 # --- argument parsing ----------------------------------------------------------------------------
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage mistakes are one line and exit status 1, like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_ERROR, f"reader: error: {message} (see `{self.prog} --help`)\n")
+
+
+def _default_data_dir() -> str:
+    """The data directory used when --data-dir is not given, and where that comes from."""
+    try:
+        settings = load_settings()
+    except ReaderError:
+        settings = None
+    if settings is not None and settings.data_dir is not None:
+        return f"{settings.data_dir}, from $READER_DATA_DIR" if settings.sources.get("data_dir") == "env" else str(settings.data_dir)
+    return str(default_data_dir())
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="reader",
         description="Follow fast-moving arXiv topics. With no command, opens the app.",
     )
-    parser.add_argument("--data-dir", help="where the cache lives (default: $READER_DATA_DIR, else the user data directory)")
+    parser.add_argument("--data-dir", metavar="DIR", help=f"where the cache lives (default: {_default_data_dir()})")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__import__('reader').__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sync = commands.add_parser("sync", help="fetch new papers for the topics from arXiv")
-    sync.add_argument("--topic", action="append", metavar="NAME", help="only this topic (repeatable)")
+    sync.add_argument("--topic", action="append", metavar="NAME", help="only this topic (its name, any case; repeatable)")
     sync.set_defaults(handler=cmd_sync)
 
     topics = commands.add_parser("topics", help="list, add or remove topics")
     topics_commands = topics.add_subparsers(dest="topics_command", metavar="ACTION")
     topics_commands.add_parser("list", help="the topics with their counts")
     add = topics_commands.add_parser("add", help="add a topic: a name and an arXiv search query")
-    add.add_argument("name")
+    add.add_argument("name", help="the topic's name, as the sidebar shows it")
     add.add_argument("query", help="arXiv syntax, e.g. 'ti:agent AND cat:cs.LG'")
     remove = topics_commands.add_parser("remove", help="remove a topic (papers, stars and read marks stay)")
-    remove.add_argument("name")
+    remove.add_argument("name", help="the topic's name (any case)")
     topics.set_defaults(handler=cmd_topics)
 
-    listing = commands.add_parser("list", help="list cached papers, newest first")
-    listing.add_argument("--topic", metavar="NAME")
-    listing.add_argument("--query", metavar="Q", help="filter with arXiv's query syntax or plain words")
-    listing.add_argument("--unread", action="store_true", help="only unread papers")
-    listing.add_argument("--starred", action="store_true", help="only starred papers")
-    listing.add_argument("--limit", type=_positive_int, metavar="N")
-    listing.add_argument("--json", action="store_true", help="print a JSON array")
-    listing.set_defaults(handler=cmd_list)
-
-    for name, text in [("star", "star papers"), ("unstar", "unstar papers"), ("read", "mark papers read"), ("unread", "mark papers unread")]:
-        mark = commands.add_parser(name, help=text)
-        mark.add_argument("ids", nargs="+", metavar="ID", help="arXiv id, e.g. 2609.12345")
-        mark.set_defaults(handler=cmd_mark)
+    listing.register(commands)
+    marks.register(commands)
 
     mom = commands.add_parser("momentum", help="papers per week and the four-week trend")
-    mom.add_argument("--topic", metavar="NAME")
-    mom.add_argument("--as-of", metavar="YYYY-MM-DD")
-    mom.add_argument("--json", action="store_true")
+    mom.add_argument("--topic", metavar="NAME", help="only this topic's papers (its name, any case)")
+    mom.add_argument("--as-of", metavar="YYYY-MM-DD", help="the day the twelve weeks end (default: today)")
+    mom.add_argument("--json", action="store_true", help="print the weeks and figures as a JSON object")
     mom.set_defaults(handler=cmd_momentum)
 
     export_command.register(commands)
@@ -295,20 +174,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
+def _check_text_arguments(args: argparse.Namespace) -> None:
+    """Names, queries and ids must be text: bytes that are not UTF-8 reach Python as surrogates,
+    which no file can store. (Paths may be any bytes the system allows.)"""
+    for name, value in vars(args).items():
+        values = value if isinstance(value, list) else [value]
+        for text in values:
+            if name not in PATH_ARGUMENTS and isinstance(text, str) and not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                    raise ReaderError(f"{shown!r} is not valid UTF-8 text: retype it") from None
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
     try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:  # --help, --version, or a usage error already printed
+        return done.code if isinstance(done.code, int) else 0
+    common.opened.clear()
+    try:
+        _check_text_arguments(args)
         settings = load_settings({"data_dir": args.data_dir})
         if args.command == "topics" and args.topics_command is None:
             args.topics_command = "list"
@@ -322,3 +210,6 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        for store in common.opened:
+            _print_warnings(store)  # what was repaired while the command ran

@@ -19,8 +19,10 @@ class QueryError(ReaderError):
 
     def describe(self) -> str:
         """The message with the column and the text there: `unbalanced ( at column 5: '(a b'`."""
-        if self.position is None or self.position >= len(self.query):
+        if self.position is None or not self.query.strip():
             return str(self)
+        if self.position >= len(self.query):
+            return f"{self} at column {self.position + 1} (the end of the query)"
         return f"{self} at column {self.position + 1}: {self.query[self.position:][:20]!r}"
 
 

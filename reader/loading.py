@@ -5,14 +5,19 @@ shard the first time they are built and read back while the shard is unchanged."
 
 from __future__ import annotations
 
-from reader.core.query import SearchText, search_text
+from reader.core.query import FIELD_MARK, TEXT_FIELDS, SearchText, search_text
 from reader.models import Paper
 from reader.store import Store
 
 
+def _has_every_field(text: SearchText) -> bool:
+    """A saved text in the form `search_text` gives (one written by another version may not be)."""
+    return text.count(FIELD_MARK) == len(TEXT_FIELDS)
+
+
 def shard_texts(store: Store, shard: str, papers: dict[str, Paper] | None = None) -> dict[str, SearchText]:
     """The search texts of a shard's papers (`papers` when already read, saving a read)."""
-    saved = store.search_texts(shard)
+    saved = store.search_texts(shard, valid_text=_has_every_field)
     if saved is not None and (papers is None or saved.keys() >= papers.keys()):
         return saved if papers is None else {pid: saved[pid] for pid in papers}
     if papers is None:

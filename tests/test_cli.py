@@ -104,7 +104,7 @@ def test_list_query_filters(capsys, arxiv_env):
 )
 def test_bad_input_is_one_line_and_changes_nothing(capsys, args, message):
     before = run(capsys, "topics", "list")[1]
-    code, out, err = run(capsys, *args)
+    code, _out, err = run(capsys, *args)
     assert code == 1
     assert message in err and err.startswith("reader: error: ") and err.count("\n") == 1
     assert "Traceback" not in err
@@ -113,17 +113,17 @@ def test_bad_input_is_one_line_and_changes_nothing(capsys, args, message):
 
 def test_sync_failure_exits_non_zero_with_arxivs_message(capsys, arxiv_env):
     run(capsys, "topics", "add", "Broken", "ti:unknown")
-    code, out, err = run(capsys, "sync", "--topic", "Broken")
+    code, out, _err = run(capsys, "sync", "--topic", "Broken")
     assert code == 1
     assert "Broken: 0 new, 0 updated (0 fetched) - FAILED: arXiv says: Invalid query string: 'ti:unknown'" in out
 
 
 def test_installed_command_with_invalid_environment(tmp_path):
     env = {**os.environ, "READER_DATA_DIR": str(tmp_path / "d"), "READER_ARXIV_DELAY": "soon"}
-    result = subprocess.run([sys.executable, "-m", "reader", "topics", "list"], env=env, capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "reader", "topics", "list"], env=env, capture_output=True, text=True, check=False)
     assert result.returncode == 1
     assert result.stderr == "reader: error: READER_ARXIV_DELAY='soon' is not a number (allowed: a number from 0 to 600 seconds)\n"
-    result = subprocess.run([sys.executable, "-m", "reader", "sync", "--help"], env=env, capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "reader", "sync", "--help"], env=env, capture_output=True, text=True, check=False)
     assert result.returncode == 0 and "--topic NAME" in result.stdout
 
 
@@ -146,5 +146,74 @@ def test_export_to_an_unwritable_path_is_a_clear_error(capsys, arxiv_env, tmp_pa
     code, out, err = run(capsys, "export", "--topic", "Agents", "-o", str(tmp_path / "no" / "such" / "dir.bib"))
     assert code == 1 and err.startswith("reader: error: -o ") and "does not exist" in err and err.count("\n") == 1
     assert not (tmp_path / "no").exists()
-    code, out, err = run(capsys, "export")
+    code, _out, err = run(capsys, "export")
     assert code == 1 and "say what to export" in err
+
+
+def test_ids_in_every_pasted_form(capsys, arxiv_env):
+    synced(capsys, arxiv_env)
+    rows = json.loads(run(capsys, "list", "--json", "--limit", "4")[1])
+    ids = [r["id"] for r in rows]
+    forms = [f"arXiv:{ids[0]}", f"https://arxiv.org/abs/{ids[1]}v{rows[1]['version']}", f"arxiv.org/pdf/{ids[2]}v1.pdf",
+             f"https://doi.org/10.48550/arXiv.{ids[3]}"]
+    code, out, err = run(capsys, "star", *forms)
+    assert code == 0, err
+    assert out == "star: 4 papers\n"
+    starred = json.loads(run(capsys, "list", "--starred", "--json")[1])
+    assert {r["id"] for r in starred} == set(ids)
+
+
+def test_a_version_the_cache_does_not_have_is_refused(capsys, arxiv_env):
+    synced(capsys, arxiv_env)
+    row = json.loads(run(capsys, "list", "--json", "--limit", "1")[1])[0]
+    too_new = f"{row['id']}v{row['version'] + 7}"
+    code, _out, err = run(capsys, "read", too_new)
+    assert code == 1
+    assert err == f"reader: error: {too_new} does not exist in the cache: it has v{row['version']} (nothing was changed)\n"
+    assert not json.loads(run(capsys, "list", "--json", "--limit", "1")[1])[0]["read"]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("topics", "add", "X", "ti:quantum AND"), "the query ends where a term was expected at column 15 (the end of the query)"),
+        (("topics", "add", "X", "ti:a OR OR ti:b"), "at column 9: 'OR ti:b'"),
+        (("topics", "add", "\udcff", "ti:x"), "'\ufffd' is not valid UTF-8 text"),
+        (("list", "--query", "caf\udce9"), "'caf\ufffd' is not valid UTF-8 text"),
+        (("topics", "add", "a\x1b[2Jb", "ti:x"), "cannot contain control characters"),
+        (("momentum", "--as-of", "0001-01-01"), "--as-of='0001-01-01' is out of range"),
+        (("--data-dir", "", "topics"), "--data-dir='' is not a path"),
+        (("star", "https://example.org/abs/2609.12345"), "is not an arXiv id"),
+        (("star", "2609.12345v0"), "arXiv versions start at v1"),
+        (("list", "--limit", "0"), "argument --limit: must be at least 1 (see `reader list --help`)"),
+        (("list", "--bogus"), "unrecognized arguments: --bogus"),
+        (("frobnicate",), "invalid choice: 'frobnicate'"),
+    ],
+)
+def test_hostile_arguments_get_one_line_and_exit_1(capsys, args, message):
+    code, _out, err = run(capsys, *args)
+    assert code == 1
+    assert err.startswith("reader: error: ") and err.count("\n") == 1 and message in err, err
+    assert "Traceback" not in err and "usage:" not in err
+
+
+def test_a_folder_of_other_files_is_refused_as_data_directory(capsys, tmp_path):
+    (tmp_path / "thesis.tex").write_text("mine")
+    code, _out, err = run(capsys, "--data-dir", str(tmp_path), "topics", "list")
+    assert code == 1 and "is not a reader data directory" in err
+    assert [p.name for p in tmp_path.iterdir()] == ["thesis.tex"]
+
+
+def test_help_says_what_each_option_does_and_where_the_data_lives(tmp_path):
+    env = {**os.environ, "READER_DATA_DIR": str(tmp_path / "here")}
+    shown = subprocess.run([sys.executable, "-m", "reader", "--help"], env=env, capture_output=True, text=True, check=False).stdout
+    assert f"{tmp_path / 'here'},from$READER_DATA_DIR" in "".join(shown.split())  # help wraps at - too
+    env.pop("READER_DATA_DIR")
+    shown = subprocess.run([sys.executable, "-m", "reader", "--help"], env=env, capture_output=True, text=True, check=False).stdout
+    from reader.config import default_data_dir
+
+    assert f"(default:{default_data_dir()})" in "".join(shown.split())
+    listing = subprocess.run([sys.executable, "-m", "reader", "list", "--help"], env=env, capture_output=True, text=True, check=False).stdout
+    for option in ("--topic NAME", "--limit N", "--json"):
+        line = next(line for line in listing.splitlines() if line.strip().startswith(option))
+        assert len(line.strip()) > len(option) + 5, line  # followed by its help text

@@ -10,7 +10,7 @@ import os
 import pytest
 
 from reader.errors import StoreError
-from reader.store import Store
+from reader.store import Marks, Store
 from tests.corpus import recent_papers
 
 
@@ -86,7 +86,7 @@ def test_damaged_index_is_rebuilt_from_the_papers(data_dir):
 
 def test_damaged_shard_loses_only_those_papers(data_dir):
     store = filled(data_dir, 30)
-    shard = sorted((data_dir / "papers").glob("*.json"))[0]
+    shard = min((data_dir / "papers").glob("*.json"))
     shard.write_text("not json")
     store = Store(data_dir)
     papers = store.load_papers()
@@ -173,3 +173,65 @@ def test_search_texts_are_saved_per_shard_and_rebuilt_when_the_shard_changes(dat
     assert matched == {renamed.id}
     saved.write_text("{not json")
     assert store.search_texts(shard) is None and shard_texts(store, shard).keys() == texts.keys()
+
+
+def test_changes_made_after_opening_survive_damage_to_user_file(data_dir):
+    """The copy is current after every change, not only at start: damage loses nothing."""
+    store = filled(data_dir, 10)
+    ids = list(store.index())
+    store.set_marks(ids[:2], starred=True)
+    store.add_topic("Later", "ti:later")
+    store.set_setting("theme", "nord")
+    (data_dir / "user.json").write_bytes(b'{"marks": {"1": {"kind": "read", "ids": [')
+    store.set_marks([ids[2]], starred=True)  # the same process writes on: repaired first, from the copy
+    assert any("restored" in w for w in store.warnings)
+    again = Store(data_dir)
+    assert again.marks().starred == set(ids[:3])
+    assert [t.name for t in again.topics()] == ["T", "Later"] and again.setting("theme") == "nord"
+
+
+@pytest.mark.parametrize("victim", ["user.json", "user.json.bak"])
+@pytest.mark.parametrize("how", ["garbage", "deleted"])
+def test_either_copy_of_user_state_alone_is_enough(data_dir, victim, how):
+    store = filled(data_dir, 10)
+    ids = list(store.index())
+    store.set_marks(ids[:4], read=True)
+    store.set_marks(ids[1:2], starred=True)
+    path = data_dir / victim
+    if how == "deleted":
+        path.unlink()
+    else:
+        path.write_bytes(b"\x00\xff garbage")
+    store = Store(data_dir)
+    assert store.marks() == Marks(frozenset(ids[:4]), frozenset(ids[1:2]))
+    assert [t.name for t in store.topics()] == ["T"]
+    assert (data_dir / "user.json").read_bytes() == (data_dir / "user.json.bak").read_bytes()
+    silent = victim == "user.json.bak" and how == "deleted"  # simply written again
+    assert bool(store.warnings) is not silent
+
+
+def test_a_change_reads_what_another_process_wrote(data_dir):
+    """A store keeps user.json in memory between changes; another process's write must count."""
+    first = filled(data_dir, 10)
+    ids = list(first.index())
+    first.set_marks([ids[0]], starred=True)
+    Store(data_dir).set_marks([ids[1]], starred=True)
+    first.set_marks([ids[2]], starred=True)
+    assert Store(data_dir).marks().starred == set(ids[:3])
+    assert first.marks().starred == set(ids[:3])
+
+
+def test_names_with_control_characters_are_refused(data_dir):
+    store = Store(data_dir)
+    with pytest.raises(StoreError, match="control characters"):
+        store.add_topic("Red\x1b[31m", "ti:x")
+    with pytest.raises(StoreError, match="not valid Unicode"):
+        store.add_topic("bad \udcff", "ti:x")
+    assert store.add_topic("  Two   words ", "ti:x").name == "Two words"
+
+
+def test_a_directory_holding_other_files_is_not_taken_for_a_data_directory(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(StoreError, match="not a reader data directory"):
+        Store(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]

@@ -1,5 +1,6 @@
 """The local cache: papers, topics, user state and sync state, in TinyDB files. No Textual."""
 
-from reader.store.store import Marks, SaveResult, Store, Topic
+from reader.store.store import SaveResult, Store
+from reader.store.userstate import Marks, Topic
 
 __all__ = ["Marks", "SaveResult", "Store", "Topic"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -17,6 +17,7 @@ from typing import Any
 from tinydb.storages import Storage
 
 from reader.errors import StoreError, StoreLockedError
+from reader.store.schema import ShapeError
 
 try:
     import fcntl
@@ -40,6 +41,11 @@ def read_json(path: Path) -> Any | None:
         return None
     except OSError as error:
         raise StoreError(f"cannot read {path}: {error.strerror}") from None
+    return parse_json(raw, path)
+
+
+def parse_json(raw: bytes, path: Path) -> dict[str, dict[str, Any]]:
+    """A file's bytes as a TinyDB database (tables of documents), or CorruptFileError."""
     try:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as error:
@@ -51,9 +57,17 @@ def read_json(path: Path) -> Any | None:
     return data
 
 
+def encode_json(data: Any) -> bytes:
+    """Compact UTF-8 JSON; text that is not valid Unicode (surrogates from a raw argv) is refused."""
+    try:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:
+        raise StoreError("cannot save text that is not valid Unicode") from None
+
+
 def write_json_atomic(path: Path, data: Any) -> None:
     """Replace `path` with `data` as JSON, atomically and durably."""
-    write_atomic(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    write_atomic(path, encode_json(data))
 
 
 def write_atomic(path: Path, payload: bytes) -> None:
@@ -98,13 +112,21 @@ def move_aside(path: Path) -> Path:
 
 
 class AtomicJSONStorage(Storage):
-    """A TinyDB storage whose every write is atomic (see module docstring)."""
+    """A TinyDB storage whose every write is atomic (see module docstring) and whose every read
+    is checked by `check` (schema.py), which raises ShapeError when the file has the wrong shape."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, check: Callable[[dict], object] | None = None):
         self.path = Path(path)
+        self._check = check
 
     def read(self) -> dict[str, dict[str, Any]] | None:
-        return read_json(self.path)
+        data = read_json(self.path)
+        if data is not None and self._check is not None:
+            try:
+                self._check(data)
+            except ShapeError as error:
+                raise CorruptFileError(self.path, str(error)) from None
+        return data
 
     def write(self, data: dict[str, dict[str, Any]]) -> None:
         write_json_atomic(self.path, data)
@@ -120,7 +142,7 @@ def file_lock(path: Path, *, wait: float, what: str) -> Iterator[None]:
         yield
         return
     try:
-        handle = open(path, "a+")
+        handle = open(path, "a+")  # noqa: SIM115 (closed in the finally below, after the unlock)
     except OSError as error:
         raise StoreError(f"cannot open lock file {path}: {error.strerror}") from None
     try:

@@ -1,7 +1,8 @@
 """The cache in a data directory, split so that each kind of write stays cheap.
 
     user.json        topics, read/starred marks, settings (small: a key press rewrites only this)
-    user.json.bak    the last copy of user.json known to be good, refreshed at every start
+    user.json.bak    its copy, rewritten after it on every change: damage to either loses nothing
+                     (see mirrored.py)
     sync.json        when each topic was last synced; cached counts of all new arXiv papers
     index.json       every paper's id, version, v1 day and topics, as columns in display order
                      (what counts, the chart and the list need, without loading any paper)
@@ -9,17 +10,18 @@
                      `2609.12.json`), written only by sync: small files load and save in
                      milliseconds, so neither a sync nor the app's loader holds the GIL for long
 
-Every file is a TinyDB database written atomically (see files.py). The big files are read and
-written whole through the same storage, not document by document: TinyDB rewrites the whole file
-on each operation, which is fine for user.json and ruinous for 100,000 papers.
+Every file is a TinyDB database written atomically (see files.py), and checked on every read
+(schema.py): a file that is valid JSON of the wrong shape is handled as damaged. The big files
+are read and written whole, not document by document: TinyDB rewrites the whole file on each
+operation, which is fine for sync.json and ruinous for 100,000 papers.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +38,18 @@ from reader.store.files import (
     write_atomic,
     write_json_atomic,
 )
+from reader.store.mirrored import MirroredFile
+from reader.store.schema import (
+    ShapeError,
+    check_index,
+    check_search_texts,
+    check_sync,
+    is_record,
+)
+from reader.store.user import UserStateMethods, now_iso
+from reader.store.userstate import UserDoc
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 1  # of the paper cache's files
 LOCK_WAIT_SECONDS = 10.0
 
 
@@ -54,27 +66,22 @@ def _shard_sort_key(shard: str) -> str:
     return ("19" if shard >= "90" else "20") + shard
 
 
-def _read_bytes(path: Path) -> bytes | None:
+# What a data directory holds: a directory with other files and none of these is not one.
+OWN_NAMES = frozenset({"user.json", "user.json.bak", "sync.json", "index.json", "papers", "keymap.toml", ".lock", ".user.lock", ".sync.lock"})
+
+
+def _refuse_foreign_directory(data_dir: Path) -> None:
+    """A mistyped --data-dir (`/`, a home or project folder) must not fill it with cache files."""
     try:
-        return path.read_bytes()
-    except OSError:
-        return None
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@dataclass(frozen=True, slots=True)
-class Topic:
-    name: str
-    query: str
-
-
-@dataclass(frozen=True, slots=True)
-class Marks:
-    read: frozenset[str] = frozenset()
-    starred: frozenset[str] = frozenset()
+        names = {entry.name for entry in os.scandir(data_dir)}
+    except (FileNotFoundError, NotADirectoryError):
+        return  # created below (or refused there, with the system's reason)
+    except OSError as error:
+        raise StoreError(f"cannot read the data directory {data_dir}: {error.strerror}") from None
+    if names and not names & OWN_NAMES:
+        raise StoreError(
+            f"{data_dir} is not a reader data directory (it holds other files): give a new or empty directory"
+        )
 
 
 @dataclass(slots=True)
@@ -84,117 +91,50 @@ class SaveResult:
     changed_ids: list[str] = field(default_factory=list)  # new or newer records
 
 
-class Store:
+class Store(UserStateMethods):
     """One data directory. Safe to use from several processes at once: each write takes a short
     lock and re-reads what it changes, so a `reader star` beside a running app loses nothing."""
 
     def __init__(self, data_dir: Path):
         self.data_dir = Path(data_dir)
         self.warnings: list[str] = []  # what was repaired on the way, for the user to read
+        _refuse_foreign_directory(self.data_dir)
         try:
             (self.data_dir / "papers").mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise StoreError(f"cannot create the data directory {self.data_dir}: {error.strerror}") from None
-        self._user_path = self.data_dir / "user.json"
         self._sync_path = self.data_dir / "sync.json"
         self._index_path = self.data_dir / "index.json"
         self._lock_path = self.data_dir / ".lock"  # papers, index, sync state
-        # User state has a lock of its own: a star never waits for a sync's save of papers.
-        self._user_lock_path = self.data_dir / ".user.lock"
         self._index: PaperIndex | None = None
         self._index_stamp: tuple[int, int] | None = None
-        self._marks: Marks | None = None
-        self._check_user_file()
-        self._check_sync_file()
-
-    # --- locking and the small TinyDB files -------------------------------------------------
+        # User state has a lock of its own: a star never waits for a sync's save of papers.
+        self._user = MirroredFile(
+            self.data_dir / "user.json",
+            parse=UserDoc.parse,
+            dump=UserDoc.dump,
+            copy=UserDoc.copy,
+            lock=lambda what: file_lock(self.data_dir / ".user.lock", wait=LOCK_WAIT_SECONDS, what=what),
+            warn=self.warnings.append,
+            holds="topics, stars, read marks and settings",
+        )
+        self._user.check()
+        self._read_sync("topics")  # a damaged sync.json is moved aside at once
 
     def _locked(self, what: str):
         return file_lock(self._lock_path, wait=LOCK_WAIT_SECONDS, what=what)
-
-    def _user_locked(self, what: str):
-        return file_lock(self._user_lock_path, wait=LOCK_WAIT_SECONDS, what=what)
-
-    def _db(self, path: Path) -> TinyDB:
-        return TinyDB(path, storage=AtomicJSONStorage)
-
-    def _check_user_file(self) -> None:
-        """Repair user.json from its last good copy if it is damaged; refresh that copy if not."""
-        backup = self._user_path.with_name("user.json.bak")
-        try:
-            data = read_json(self._user_path)
-        except CorruptFileError as error:
-            aside = move_aside(self._user_path)
-            restored = False
-            try:
-                good = read_json(backup)
-                if good is not None:
-                    write_json_atomic(self._user_path, good)
-                    restored = True
-            except CorruptFileError:
-                pass
-            self.warnings.append(
-                f"{error}: moved to {aside.name}; "
-                + ("restored topics, stars and read marks from the last good copy" if restored else "no good copy to restore")
-            )
-            return
-        if data is None:
-            return
-        schema = max((m.get("schema", 1) for m in data.get("meta", {}).values()), default=1)
-        if schema > SCHEMA_VERSION:
-            raise StoreError(f"{self._user_path} was written by a newer reader (schema {schema}); please upgrade")
-        try:
-            if _read_bytes(backup) != _read_bytes(self._user_path):  # most starts: nothing to copy
-                write_json_atomic(backup, data)
-        except StoreError as error:
-            self.warnings.append(f"could not refresh the backup of user state: {error}")
-
-    def _check_sync_file(self) -> None:
-        """A damaged sync.json is moved aside at once (it only holds what the next sync rebuilds)."""
-        self._read_small(self._sync_path, "topics")
-
-    def _read_small(self, path: Path, table: str) -> list[dict[str, Any]]:
-        """All documents of a table in a small file; a damaged sync.json is moved aside and forgotten."""
-        try:
-            return list(self._db(path).table(table).all())
-        except CorruptFileError as error:
-            if path == self._user_path:
-                raise
-            self.warnings.append(f"{error}: moved to {move_aside(path).name} (it is rebuilt at the next sync)")
-            return []
 
     def sync_lock(self):
         """Held for a whole sync: a second sync of the same data directory refuses at once."""
         return file_lock(self.data_dir / ".sync.lock", wait=0, what="cannot sync")
 
-    # --- topics --------------------------------------------------------------------------------
-
-    def topics(self) -> list[Topic]:
-        return [Topic(d["name"], d["query"]) for d in self._read_small(self._user_path, "topics")]
-
-    def topic(self, name: str) -> Topic | None:
-        wanted = name.casefold()
-        return next((t for t in self.topics() if t.name.casefold() == wanted), None)
-
-    def add_topic(self, name: str, query: str) -> Topic:
-        """Add a topic (the caller has validated the query). Names are unique, ignoring case."""
-        name, query = name.strip(), query.strip()
-        if not name:
-            raise StoreError("a topic needs a name")
-        with self._user_locked("adding a topic"):
-            if self.topic(name) is not None:
-                raise StoreError(f"there is already a topic named {name!r}")
-            db = self._db(self._user_path)
-            self._ensure_meta(db)
-            db.table("topics").insert({"name": name, "query": query, "added": now_iso()})
-        return Topic(name, query)
-
-    def remove_topic(self, name: str) -> Topic:
+    def remove_topic(self, name: str):
+        """Remove a topic and its memberships; its papers, and every mark on them, stay."""
         topic = self.topic(name)
         if topic is None:
             raise StoreError(f"no topic named {name!r}")
-        with self._user_locked("removing a topic"), self._locked("removing a topic"):
-            self._db(self._user_path).table("topics").remove(Query().name == topic.name)
+        with self._locked("removing a topic"):
+            self._user.update("removing a topic", lambda doc: doc.remove_topic(topic.name))
             self._sync_db().table("topics").remove(Query().name == topic.name)
             entries = self._load_index(force=True).entries()
             for entry in entries.values():
@@ -203,84 +143,26 @@ class Store:
             self._write_index(PaperIndex.build(entries))
         return topic
 
-    def _ensure_meta(self, db: TinyDB) -> None:
-        if not db.table("meta").all():
-            db.table("meta").insert({"schema": SCHEMA_VERSION})
-
-    # --- read and starred marks ----------------------------------------------------------------
-
-    # Marks are two documents in user.json's `marks` table, {"kind": "read"|"starred", "ids": [...]}:
-    # a few bytes per paper, so a key press rewrites a small file even after years of reading.
-
-    @staticmethod
-    def _mark_lists(data: dict | None) -> dict[str, list[str]]:
-        """kind -> ids, in the order they were marked."""
-        lists: dict[str, list[str]] = {"read": [], "starred": []}
-        for doc in (data or {}).get("marks", {}).values():
-            ids = doc.get("ids")
-            if doc.get("kind") in lists and isinstance(ids, list):
-                lists[doc["kind"]] = ids
-        return lists
-
-    @classmethod
-    def _marks_from(cls, data: dict | None) -> Marks:
-        lists = cls._mark_lists(data)
-        try:
-            return Marks(frozenset(lists["read"]), frozenset(lists["starred"]))
-        except TypeError:  # something unhashable where ids belong: treat as damage
-            raise CorruptFileError(Path("user.json"), "marks are not lists of ids") from None
-
-    def marks(self) -> Marks:
-        if self._marks is None:
-            self._marks = self._marks_from(read_json(self._user_path))
-        return self._marks
-
-    def set_marks(self, ids: Iterable[str], *, read: bool | None = None, starred: bool | None = None) -> Marks:
-        """Mark papers read/unread and/or starred/unstarred in one write of user.json."""
-        ids = list(dict.fromkeys(ids))
-        with self._user_locked("saving read/starred marks"):
-            storage = AtomicJSONStorage(self._user_path)
-            data = storage.read() or {}  # fresh from disk: other processes' marks count
-            lists = self._mark_lists(data)
-            for kind, wanted in (("read", read), ("starred", starred)):
-                if wanted is True:
-                    present = set(lists[kind])
-                    lists[kind] = lists[kind] + [pid for pid in ids if pid not in present]
-                elif wanted is False:
-                    dropped = set(ids)
-                    lists[kind] = [pid for pid in lists[kind] if pid not in dropped]
-            data.setdefault("meta", {"1": {"schema": SCHEMA_VERSION}})
-            data["marks"] = {"1": {"kind": "read", "ids": lists["read"]}, "2": {"kind": "starred", "ids": lists["starred"]}}
-            storage.write(data)
-        self._marks = Marks(frozenset(lists["read"]), frozenset(lists["starred"]))
-        return self._marks
-
-    # --- settings ------------------------------------------------------------------------------
-
-    def setting(self, key: str, default: Any = None) -> Any:
-        for doc in self._read_small(self._user_path, "settings"):
-            if doc.get("key") == key:
-                return doc.get("value", default)
-        return default
-
-    def set_setting(self, key: str, value: Any) -> None:
-        with self._user_locked("saving a setting"):
-            db = self._db(self._user_path)
-            self._ensure_meta(db)
-            db.table("settings").upsert({"key": key, "value": value}, Query().key == key)
-
-    # --- sync state ----------------------------------------------------------------------------
+    # --- sync state: sync.json, which only holds what the next sync rebuilds ---------------------
 
     def _sync_db(self) -> TinyDB:
-        return self._db(self._sync_path)
+        return TinyDB(self._sync_path, storage=AtomicJSONStorage, check=check_sync)
+
+    def _read_sync(self, table: str) -> list[dict[str, Any]]:
+        try:
+            return list(self._sync_db().table(table).all())
+        except CorruptFileError as error:
+            self.warnings.append(f"{error}: moved to {move_aside(self._sync_path).name} (it is rebuilt at the next sync)")
+            return []
 
     def last_sync(self, topic: str) -> str | None:
-        for doc in self._read_small(self._sync_path, "topics"):
+        for doc in self._read_sync("topics"):
             if doc.get("name") == topic:
                 return doc.get("last_sync")
         return None
 
     def record_sync(self, topic: str, query: str, categories: list[str] | None = None) -> None:
+        self._read_sync("topics")  # repair before writing
         with self._locked("saving sync state"):
             self._sync_db().table("topics").upsert(
                 {"name": topic, "query": query, "last_sync": now_iso(), "categories": categories or []},
@@ -290,17 +172,18 @@ class Store:
     def synced_categories(self) -> list[str]:
         """The main categories of the current topics' papers, as their last syncs saw them."""
         current = {t.name for t in self.topics()}
-        docs = self._read_small(self._sync_path, "topics")
+        docs = self._read_sync("topics")
         return sorted({c for d in docs if d.get("name") in current for c in d.get("categories", [])})
 
     def cached_total(self, window: str) -> int | None:
         """A cached count of all new arXiv papers in `window` (e.g. `20261105-20261202`)."""
-        for doc in self._read_small(self._sync_path, "totals"):
+        for doc in self._read_sync("totals"):
             if doc.get("window") == window:
                 return doc.get("count")
         return None
 
     def cache_total(self, window: str, count: int) -> None:
+        self._read_sync("totals")  # repair before writing
         with self._locked("saving arXiv totals"):
             self._sync_db().table("totals").upsert(
                 {"window": window, "count": count, "fetched": now_iso()}, Query().window == window
@@ -325,15 +208,11 @@ class Store:
             return self._index
         try:
             data = read_json(self._index_path)
-        except CorruptFileError as error:
+            self._index = check_index(data) if data else PaperIndex()
+        except (CorruptFileError, ShapeError) as error:
+            problem = str(error) if isinstance(error, CorruptFileError) else f"index.json is damaged ({error})"
             aside = move_aside(self._index_path)
-            self.warnings.append(f"{error}: moved to {aside.name}; rebuilt it from the cached papers")
-            return self._rebuild_index()
-        try:
-            self._index = PaperIndex.from_json(next(iter(data["index"].values()))) if data else PaperIndex()
-        except (KeyError, StopIteration, TypeError, ValueError, AttributeError):
-            aside = move_aside(self._index_path)
-            self.warnings.append(f"index.json is damaged: moved to {aside.name}; rebuilt it from the cached papers")
+            self.warnings.append(f"{problem}: moved to {aside.name}; rebuilt it from the cached papers")
             return self._rebuild_index()
         self._index_stamp = stamp
         return self._index
@@ -369,6 +248,8 @@ class Store:
         return sorted(names, key=_shard_sort_key, reverse=True)
 
     def _read_shard_docs(self, shard: str) -> dict[str, dict]:
+        """A shard's records by id. A damaged file is moved aside; when only some records are
+        damaged, the good ones are written back (the others are fetched at the next sync)."""
         path = self._shard_path(shard)
         try:
             data = read_json(path)
@@ -376,18 +257,32 @@ class Store:
             aside = move_aside(path)
             self.warnings.append(f"{error}: moved to {aside.name}; its papers are fetched again at the next sync")
             return {}
-        docs = data.get("papers", {}) if data else {}
-        return {doc["id"]: doc for doc in docs.values()}
+        good: dict[str, dict] = {}
+        damaged = 0
+        for doc in (data or {}).get("papers", {}).values():
+            if is_record(doc):
+                good[doc["id"]] = doc
+            else:
+                damaged += 1
+        if damaged:
+            aside = move_aside(path)
+            self._write_shard(shard, good)
+            self.warnings.append(
+                f"papers/{path.name} had {damaged} damaged record{'s' if damaged != 1 else ''}: moved to {aside.name}; "
+                f"kept its {len(good)} good papers (the others are fetched again at the next sync)"
+            )
+        return good
+
+    def _write_shard(self, shard: str, docs: dict[str, dict]) -> None:
+        records = {str(i + 1): d for i, d in enumerate(docs.values())}
+        write_json_atomic(self._shard_path(shard), {"meta": {"1": {"schema": SCHEMA_VERSION}}, "papers": records})
 
     def _read_shard_papers(self, shard: str, index: PaperIndex | None) -> list[Paper]:
-        papers = []
-        for pid, doc in self._read_shard_docs(shard).items():
-            if index is None or pid in index:  # a paper written just before a crash, not yet indexed
-                try:
-                    papers.append(Paper.from_json(doc))
-                except (KeyError, TypeError, ValueError):
-                    self.warnings.append(f"papers/{shard}.json: skipped an unreadable record ({pid})")
-        return papers
+        return [
+            Paper.from_json(doc)
+            for pid, doc in self._read_shard_docs(shard).items()
+            if index is None or pid in index  # a paper written just before a crash, not yet indexed
+        ]
 
     def load_papers(self, shards: Iterable[str] | None = None) -> dict[str, Paper]:
         """Full records of the cached papers (all shards unless told), keyed by id."""
@@ -403,6 +298,22 @@ class Store:
                 self._forget(lost)
         return papers
 
+    def cached_versions(self, ids: Iterable[str]) -> dict[str, int]:
+        """The cached version of each of these papers that the cache holds, reading only their
+        small shard files (not the index)."""
+        wanted: dict[str, list[str]] = {}
+        for pid in ids:
+            wanted.setdefault(shard_of(pid), []).append(pid)
+        found: dict[str, int] = {}
+        for shard, pids in wanted.items():
+            docs = self._read_shard_docs(shard)
+            found.update((pid, docs[pid]["version"]) for pid in pids if pid in docs)
+        return found
+
+    def has_paper(self, paper_id: str) -> bool:
+        """Whether the cache holds this paper, reading only its small shard file (not the index)."""
+        return paper_id in self.cached_versions([paper_id])
+
     # --- derived search texts: papers/YYMM.NN.search.json beside each shard ----------------------
     # The store keeps them opaque (the core layer builds them) and trusts them only while they are
     # at least as new as their shard: a sync that rewrites a shard makes its texts stale.
@@ -410,16 +321,26 @@ class Store:
     def _search_path(self, shard: str) -> Path:
         return self.data_dir / "papers" / f"{shard}.search.json"
 
-    def search_texts(self, shard: str) -> dict[str, str] | None:
-        """The shard's saved search texts by paper id, or None when missing, stale or damaged."""
+    def search_texts(self, shard: str, valid_text: Callable[[str], bool] | None = None) -> dict[str, str] | None:
+        """The shard's saved search texts by paper id, or None when missing, stale or damaged
+        (a damaged file is moved aside: the caller builds the texts again). `valid_text` says
+        whether one text has the form its builder gives it."""
         path = self._search_path(shard)
         try:
             if path.stat().st_mtime_ns < self._shard_path(shard).stat().st_mtime_ns:
                 return None
-            data = read_json(path)
-        except (OSError, StoreError):
+            return check_search_texts(read_json(path) or {}, valid_text)
+        except OSError:
             return None
-        return next(iter(data.get("texts", {}).values()), None) if data else None
+        except (CorruptFileError, ShapeError) as error:
+            problem = str(error) if isinstance(error, CorruptFileError) else f"{path.name} is damaged ({error})"
+            try:
+                self.warnings.append(f"{problem}: moved to {move_aside(path).name}; its search texts are built again")
+            except StoreError:
+                pass
+            return None
+        except StoreError:
+            return None
 
     def save_search_texts(self, shard: str, texts: dict[str, str]) -> None:
         """Save a shard's search texts (a cache: failing to write one is not an error)."""
@@ -428,10 +349,6 @@ class Store:
                 write_json_atomic(self._search_path(shard), {"meta": {"1": {"schema": SCHEMA_VERSION}}, "texts": {"1": texts}})
         except StoreError:
             pass
-
-    def has_paper(self, paper_id: str) -> bool:
-        """Whether the cache holds this paper, reading only its small shard file (not the index)."""
-        return paper_id in self._read_shard_docs(shard_of(paper_id))
 
     def _forget(self, ids: list[str]) -> None:
         """Drop index rows whose records are gone (a damaged shard), so the next sync refetches them."""
@@ -468,10 +385,7 @@ class Store:
                         docs[paper.id] = paper.to_json()
                     day = date.fromisoformat(paper.published[:10]).toordinal()
                     changes[paper.id] = (max(known or 0, paper.version), day, topic)
-                write_json_atomic(
-                    self._shard_path(shard),
-                    {"meta": {"1": {"schema": SCHEMA_VERSION}}, "papers": {str(i + 1): d for i, d in enumerate(docs.values())}},
-                )
+                self._write_shard(shard, docs)
             self._write_index(index.with_changes(changes))
         return result
 

@@ -1,0 +1,79 @@
+"""`reader list`: cached papers, newest first, as text or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from reader.commands.common import (
+    library,
+    open_store,
+    selected_papers,
+    topic_name,
+    validated_query,
+)
+from reader.models import Paper
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def register(commands) -> None:
+    listing = commands.add_parser("list", help="list cached papers, newest first", description="List cached papers, newest first.")
+    listing.add_argument("--topic", metavar="NAME", help="only this topic's papers (its name, any case)")
+    listing.add_argument("--query", metavar="Q", help="filter with arXiv's query syntax or plain words")
+    listing.add_argument("--unread", action="store_true", help="only unread papers")
+    listing.add_argument("--starred", action="store_true", help="only starred papers")
+    listing.add_argument("--limit", type=positive_int, metavar="N", help="at most N papers (the newest)")
+    listing.add_argument("--json", action="store_true", help="print a JSON array of objects, one per paper, instead of text")
+    listing.set_defaults(handler=cmd_list)
+
+
+def cmd_list(args, settings) -> int:
+    store = open_store(args, settings)
+    query = validated_query(args.query, for_arxiv=False) if args.query else None
+    lib = library(store)
+    papers = selected_papers(
+        store, lib, query=query, limit=args.limit,
+        topic=topic_name(store, args.topic), starred=args.starred, unread=args.unread,
+    )
+    if args.json:
+        json.dump([paper_json(p, lib) for p in papers], sys.stdout, ensure_ascii=False, indent=2)
+        print()
+        return 0
+    if not papers:
+        print("no papers match" if lib.index else "the cache is empty: run `reader sync`", file=sys.stderr)
+    for paper in papers:
+        marks = ("*" if paper.id in lib.starred else " ") + (" " if paper.id in lib.read else "N")
+        authors = ", ".join(a.name for a in paper.authors[:3]) + (f" +{len(paper.authors) - 3}" if len(paper.authors) > 3 else "")
+        print(f"{paper.published[:10]}  {marks}  {paper.id}v{paper.version}  [{paper.primary_category}]  {paper.title}")
+        print(f"{'':16}{authors}")
+    return 0
+
+
+def paper_json(paper: Paper, lib) -> dict:
+    return {
+        "id": paper.id,
+        "version": paper.version,
+        "title": paper.title,
+        "abstract": paper.abstract,
+        "authors": [{"name": a.name, "affiliations": list(a.affiliations)} for a in paper.authors],
+        "categories": list(paper.categories),
+        "primary_category": paper.primary_category,
+        "published": paper.published,
+        "updated": paper.updated,
+        "comment": paper.comment,
+        "journal_ref": paper.journal_ref,
+        "doi": paper.doi,
+        "topics": lib.topics_of(paper.id),
+        "read": paper.id in lib.read,
+        "starred": paper.id in lib.starred,
+    }

@@ -1,0 +1,196 @@
+"""A file of user state kept twice, both copies current: `user.json` and `user.json.bak`.
+
+Every write replaces the file, then its copy, each atomically (files.py), before the change is
+acknowledged. So at any moment at least one of the two holds every acknowledged change: a kill
+between the two writes leaves the file newer than its copy (the copy is brought up to date at the
+next open), and damage to either one, by anything, is repaired from the other. Nothing the user
+did is lost to a single damaged file, and a change costs two small writes, whatever the size of
+the paper cache.
+
+Reads are checked (schema.py) before use: a file that is valid JSON of the wrong shape counts as
+damaged, and a copy is only ever written from content that passed the check.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from reader.errors import StoreError
+from reader.store.files import (
+    CorruptFileError,
+    encode_json,
+    move_aside,
+    parse_json,
+    write_atomic,
+)
+from reader.store.schema import ShapeError
+
+T = TypeVar("T")
+_HEAD = 64  # the first bytes of a file: its meta document, with the token of the write that made it
+
+
+class MirroredFile(Generic[T]):
+    """One file of user state and its current copy. `parse` checks raw JSON (a dict, or None when
+    the file does not exist) and returns the model, raising ShapeError when the shape is wrong;
+    `dump` turns the model back into JSON with its `meta` table first; `copy` gives a copy a
+    change can edit while readers keep the original. Writes and repairs happen under `lock`.
+
+    The model last read or written is kept in memory with the file's stat and its first bytes,
+    which hold a random token per write: while both match, the file is what we saw, and a change
+    skips reading and parsing it again (the larger part of its cost)."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        parse: Callable[[dict | None], T],
+        dump: Callable[[T], dict[str, Any]],
+        copy: Callable[[T], T],
+        lock: Callable[[str], AbstractContextManager[None]],
+        warn: Callable[[str], None],
+        holds: str,
+    ):
+        self.path = path
+        self.backup = path.with_name(path.name + ".bak")
+        self._parse, self._dump, self._copy, self._lock, self._warn = parse, dump, copy, lock, warn
+        self._holds = holds  # what the file holds, for messages: "topics, stars and read marks"
+        self._cached: tuple[tuple[int, ...], bytes, T] | None = None
+
+    # --- reading -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _stamp(path: Path) -> tuple[int, ...] | None:
+        try:
+            stat = path.stat()
+        except OSError:
+            return None
+        return stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size
+
+    def _unchanged(self) -> T | None:
+        """The kept model, if the file is still the one it came from."""
+        if self._cached is None:
+            return None
+        stamp, head, value = self._cached
+        if self._stamp(self.path) != stamp:
+            return None
+        try:
+            with open(self.path, "rb") as handle:
+                if handle.read(_HEAD) != head:
+                    return None
+        except OSError:
+            return None
+        return value
+
+    def _read(self, path: Path, keep: bool = False) -> T:
+        """The checked content of `path` (the empty model when it does not exist); CorruptFileError
+        when it is damaged. `keep` remembers it as the file's current content."""
+        stamp = self._stamp(path)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return self._parse(None)
+        except OSError as error:
+            raise StoreError(f"cannot read {path}: {error.strerror}") from None
+        try:
+            value = self._parse(parse_json(raw, path))
+        except ShapeError as error:
+            raise CorruptFileError(path, str(error)) from None
+        if keep and stamp is not None:
+            self._cached = (stamp, raw[:_HEAD], value)
+        return value
+
+    def read(self) -> T:
+        """The current content, repaired if damaged. Do not edit it: readers share it."""
+        value = self._unchanged()
+        if value is not None:
+            return value
+        if self.path.exists():
+            try:
+                return self._read(self.path, keep=True)
+            except CorruptFileError:
+                pass
+        elif not self.backup.exists():
+            return self._parse(None)  # a new data directory
+        with self._lock(f"repairing {self.path.name}"):
+            return self.read_locked()
+
+    def read_locked(self) -> T:
+        """The current content, from disk unless unchanged since we saw it, repaired from the
+        copy when damaged or missing. Call with the lock held."""
+        value = self._unchanged()
+        if value is not None:
+            return value
+        try:
+            value = self._read(self.path, keep=True)
+        except CorruptFileError as error:
+            aside = move_aside(self.path)
+            return self._restore(f"{error}: moved to {aside.name}")
+        if not self.path.exists() and self.backup.exists():
+            return self._restore(f"{self.path.name} is missing")
+        return value
+
+    def _restore(self, problem: str) -> T:
+        """Take the copy's content (when it is good) as the file's, and say what happened."""
+        try:
+            value = self._read(self.backup)
+        except CorruptFileError as error:
+            self._warn(f"{problem}; its copy is damaged too ({error}): moved to {move_aside(self.backup).name}; started afresh")
+            return self._parse(None)
+        if not self.backup.exists():
+            self._warn(f"{problem}; there is no copy to restore: started afresh")
+            return value
+        self._write(value)
+        self._warn(f"{problem}; restored {self._holds} from its up-to-date copy {self.backup.name}")
+        return value
+
+    def check(self) -> None:
+        """At open: repair a damaged file or copy, and bring the copy up to date (it is behind
+        only after a kill between the two writes of a change)."""
+        with self._lock(f"checking {self.path.name}"):
+            self.read_locked()  # checks the file (or repairs it), so what is copied below is good
+            current = _read_bytes(self.path)
+            if current is None or _read_bytes(self.backup) == current:
+                return
+            try:
+                self._read(self.backup)
+            except CorruptFileError as error:
+                self._warn(f"{error}: moved to {move_aside(self.backup).name}; rewrote it from {self.path.name}")
+            try:
+                write_atomic(self.backup, current)
+            except StoreError as error:
+                self._warn(f"could not bring {self.backup.name} up to date: {error}")
+
+    # --- writing -------------------------------------------------------------------------------
+
+    def update(self, what: str, change: Callable[[T], Any]) -> Any:
+        """Apply `change` to a copy of the current content (read under the lock) and save it.
+        Returns what `change` returns. StoreError when the file cannot be written (then nothing
+        changed, on disk or in memory)."""
+        with self._lock(what):
+            value = self._copy(self.read_locked())
+            result = change(value)
+            self._write(value)
+        return result
+
+    def _write(self, value: T) -> None:
+        data = self._dump(value)
+        data["meta"]["1"]["write"] = secrets.token_hex(8)
+        payload = encode_json(data)
+        write_atomic(self.path, payload)  # the change is saved once this returns...
+        stamp = self._stamp(self.path)
+        self._cached = None if stamp is None else (stamp, payload[:_HEAD], value)
+        try:
+            write_atomic(self.backup, payload)  # ...and its copy follows
+        except StoreError as error:
+            self._warn(f"saved, but could not update the copy {self.backup.name}: {error}")
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None

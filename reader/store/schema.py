@@ -1,0 +1,150 @@
+"""The shape each cache file must have, checked on every read.
+
+A file can be valid JSON and still not be what we wrote (a hand edit, another program, a bad
+disk): a dict where an id belongs, a date that is a number. Every reader of a file goes through
+one of these checks, and a file that fails is handled like a damaged one (moved aside, reported,
+repaired), so no wrong shape ever reaches the code that uses it. The checks are plain loops over
+columns and records: cheap next to parsing the JSON.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+from reader.models import ARXIV_ID, PaperIndex
+
+MIN_DAY = date(1986, 1, 1).toordinal()  # before arXiv (1991), with room for old preprints
+MAX_DAY = date(9999, 12, 31).toordinal()
+
+
+class ShapeError(ValueError):
+    """A file's JSON is not shaped as its kind requires; the message says where."""
+
+
+def expect(condition: object, reason: str) -> None:
+    if not condition:
+        raise ShapeError(reason)
+
+
+def is_str_list(value: object) -> bool:
+    return type(value) is list and set(map(type, value)) <= {str}  # map(type) runs in C: fast
+
+
+def is_int_list(value: object, low: int, high: int | None = None) -> bool:
+    """A list of plain ints (no bools, no floats) within [low, high]."""
+    if type(value) is not list:
+        return False
+    if not value:
+        return True
+    if set(map(type, value)) != {int}:
+        return False
+    return min(value) >= low and (high is None or max(value) <= high)
+
+
+def is_iso_day(value: object) -> bool:
+    """A string starting with a real YYYY-MM-DD day (a timestamp such as `2026-09-27T17:59:59Z`)."""
+    if type(value) is not str or len(value) < 10:
+        return False
+    try:
+        date.fromisoformat(value[:10])
+    except ValueError:
+        return False
+    return True
+
+
+def only_doc(data: dict, table: str) -> dict | None:
+    """The single document of a one-document table (index, search texts), None when absent."""
+    docs = data.get(table)
+    if not docs:
+        return None
+    expect(len(docs) == 1, f"{table}: {len(docs)} documents where one belongs")
+    return next(iter(docs.values()))
+
+
+# --- sync.json ---------------------------------------------------------------------------------
+
+
+def check_sync(data: dict) -> None:
+    for doc in data.get("topics", {}).values():
+        expect(type(doc.get("name")) is str, "topics: a topic without a name")
+        expect(type(doc.get("query", "")) is str, f"topics: {doc['name']!r} has a query that is not text")
+        expect(doc.get("last_sync") is None or is_iso_day(doc["last_sync"]), f"topics: {doc['name']!r} has a last_sync that is not a date")
+        expect(is_str_list(doc.get("categories", [])), f"topics: {doc['name']!r} has categories that are not a list of names")
+    for doc in data.get("totals", {}).values():
+        expect(type(doc.get("window")) is str, "totals: a count without its window")
+        expect(type(doc.get("count")) is int and doc["count"] >= 0, f"totals: {doc['window']!r} has a count that is not a number")
+
+
+# --- index.json --------------------------------------------------------------------------------
+
+
+def check_index(data: dict) -> PaperIndex:
+    """The index held by index.json (empty when the file has none)."""
+    doc = only_doc(data, "index")
+    if doc is None:
+        return PaperIndex()
+    topics = doc.get("topics", [])
+    expect(is_str_list(topics), "index: topic names that are not a list of names")
+    expect(is_str_list(doc.get("ids")), "index: ids that are not a list of ids")
+    ids: list[str] = doc["ids"]
+    n = len(ids)
+    expect(is_int_list(doc.get("versions"), 1) and len(doc["versions"]) == n, "index: versions that are not whole numbers, one per paper")
+    expect(is_int_list(doc.get("days"), MIN_DAY, MAX_DAY) and len(doc["days"]) == n, "index: days that are not dates, one per paper")
+    expect(is_int_list(doc.get("masks"), 0, (1 << len(topics)) - 1) and len(doc["masks"]) == n, "index: topic masks that do not fit the topics, one per paper")
+    return PaperIndex(topics, ids, doc["versions"], doc["days"], doc["masks"])
+
+
+# --- papers/*.json -------------------------------------------------------------------------------
+
+_OPTIONAL_TEXT = ("comment", "journal_ref", "doi")
+
+
+def is_record(doc: dict) -> bool:
+    """Whether a shard's document is a paper record `Paper.from_json` reads into sane values."""
+    try:
+        if not (type(doc["id"]) is str and ARXIV_ID.match(doc["id"])):
+            return False
+        if not (type(doc["version"]) is int and doc["version"] >= 1):
+            return False
+        if not (type(doc["title"]) is str and type(doc["abstract"]) is str and type(doc["primary_category"]) is str):
+            return False
+        if not (is_iso_day(doc["published"]) and is_iso_day(doc["updated"]) and is_str_list(doc["categories"])):
+            return False
+        authors = doc["authors"]
+        if type(authors) is not list or not all(
+            type(a) is list and len(a) == 2 and type(a[0]) is str and is_str_list(a[1]) for a in authors
+        ):
+            return False
+        if not all(doc.get(key) is None or type(doc[key]) is str for key in _OPTIONAL_TEXT):
+            return False
+        return type(doc.get("abs_url", "")) is str and type(doc.get("pdf_url", "")) is str
+    except (KeyError, TypeError):
+        return False
+
+
+# --- papers/*.search.json --------------------------------------------------------------------------
+
+
+def check_search_texts(data: dict, valid_text: Callable[[str], bool] | None) -> dict[str, str] | None:
+    """The texts by paper id (None when the file has none); the layer that builds them says
+    what a valid one looks like."""
+    texts = only_doc(data, "texts")
+    if texts is None:
+        return None
+    for pid, text in texts.items():
+        expect(type(text) is str, f"texts: the text of {pid} is not text")
+        expect(valid_text is None or valid_text(text), f"texts: the text of {pid} is not in the expected form")
+    return texts
+
+
+def check_meta(data: dict) -> int:
+    """The schema number a file was written with (1 when it does not say)."""
+    numbers = [doc.get("schema", 1) for doc in data.get("meta", {}).values()]
+    expect(all(type(n) is int for n in numbers), "meta: a schema number that is not a number")
+    return max(numbers, default=1)
+
+
+def doc_list(data: dict, table: str) -> list[dict[str, Any]]:
+    return list(data.get(table, {}).values())

@@ -1,0 +1,75 @@
+"""The store's user state methods: topics, marks and settings, all kept in user.json (and its
+current copy, see mirrored.py). A change rewrites only that small file, never the paper cache."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from reader.errors import StoreError
+from reader.store.userstate import Marks, Topic, UserDoc, checked_name
+
+if TYPE_CHECKING:
+    from reader.store.mirrored import MirroredFile
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class UserStateMethods:
+    _user: MirroredFile[UserDoc]
+
+    # --- topics --------------------------------------------------------------------------------
+
+    def topics(self) -> list[Topic]:
+        return self._user.read().topic_list()
+
+    def topic(self, name: str) -> Topic | None:
+        found = self._user.read().find_topic(name)
+        return None if found is None else Topic(found["name"], found["query"])
+
+    def add_topic(self, name: str, query: str) -> Topic:
+        """Add a topic (the caller has validated the query). Names are unique, ignoring case."""
+        name, query = checked_name(name, "topic"), query.strip()
+
+        def add(doc: UserDoc) -> None:
+            if doc.find_topic(name) is not None:
+                raise StoreError(f"there is already a topic named {name!r}")
+            doc.topics.append({"name": name, "query": query, "added": now_iso()})
+
+        self._user.update("adding a topic", add)
+        return Topic(name, query)
+
+    # --- read and starred marks ----------------------------------------------------------------
+
+    def marks(self) -> Marks:
+        return self._user.read().mark_sets()
+
+    def set_marks(self, ids: Iterable[str], *, read: bool | None = None, starred: bool | None = None) -> Marks:
+        """Mark papers read/unread and/or starred/unstarred in one write of user.json."""
+        ids = list(dict.fromkeys(ids))
+
+        def change(doc: UserDoc) -> Marks:
+            for kind, wanted in (("read", read), ("starred", starred)):
+                marked = doc.marks[kind]
+                for pid in ids:
+                    if wanted is True:
+                        marked.setdefault(pid)
+                    elif wanted is False:
+                        marked.pop(pid, None)
+            return doc.mark_sets()
+
+        return self._user.update("saving read/starred marks", change)
+
+    # --- settings ------------------------------------------------------------------------------
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        return self._user.read().settings.get(key, default)
+
+    def set_setting(self, key: str, value: Any) -> None:
+        def change(doc: UserDoc) -> None:
+            doc.settings[key] = value
+
+        self._user.update("saving a setting", change)

@@ -1,0 +1,123 @@
+"""user.json in memory: what the user made (topics, marks, settings), checked on every read.
+
+On disk it keeps TinyDB's layout (tables of numbered documents):
+
+    meta      {"schema": N}
+    topics    {"name", "query", "added"}, one per topic, in the order they were added
+    settings  {"key", "value"}
+    marks     {"kind": "read" | "starred", "ids": [...]}: a few bytes per paper, so a key press
+              rewrites a small file even after years of reading
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from reader.errors import StoreError
+from reader.sanitize import clean_text
+from reader.store.schema import check_meta, expect, is_str_list
+
+USER_SCHEMA = 1
+MARK_KINDS = ("read", "starred")
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    name: str
+    query: str
+
+
+@dataclass(frozen=True, slots=True)
+class Marks:
+    read: frozenset[str] = frozenset()
+    starred: frozenset[str] = frozenset()
+
+
+class UserDoc:
+    """The parsed file. Mutated only inside `MirroredFile.update`; readers get snapshots."""
+
+    __slots__ = ("extra", "marks", "settings", "topics")
+
+    def __init__(self) -> None:
+        self.topics: list[dict[str, Any]] = []
+        self.settings: dict[str, Any] = {}
+        # kind -> ids in the order they were marked (a dict: an ordered set)
+        self.marks: dict[str, dict[str, None]] = {kind: {} for kind in MARK_KINDS}
+        self.extra: dict[str, Any] = {}  # tables this version does not know, kept as they are
+
+    @classmethod
+    def parse(cls, data: dict | None) -> UserDoc:
+        doc = cls()
+        if data is None:
+            return doc
+        schema = check_meta(data)
+        if schema > USER_SCHEMA:
+            raise StoreError(f"user.json was written by a newer reader (schema {schema}); please upgrade")
+        for topic in data.get("topics", {}).values():
+            expect(type(topic.get("name")) is str and topic["name"].strip(), "topics: a topic without a name")
+            expect(type(topic.get("query")) is str, f"topics: {topic['name']!r} has no query")
+            doc.topics.append(topic)
+        for setting in data.get("settings", {}).values():
+            expect(type(setting.get("key")) is str and "value" in setting, "settings: a setting without a key or value")
+            doc.settings[setting["key"]] = setting["value"]
+        for mark in data.get("marks", {}).values():
+            kind = mark.get("kind")
+            expect(kind in MARK_KINDS, f"marks: unknown kind {kind!r}")
+            expect(is_str_list(mark.get("ids")), f"marks: the {kind} marks are not a list of ids")
+            doc.marks[kind] = dict.fromkeys(mark["ids"])
+        doc.extra = {name: table for name, table in data.items() if name not in ("meta", "topics", "settings", "marks")}
+        return doc
+
+    def dump(self) -> dict[str, Any]:
+        return {
+            "meta": {"1": {"schema": USER_SCHEMA}},
+            "topics": _numbered(self.topics),
+            "settings": _numbered({"key": key, "value": value} for key, value in self.settings.items()),
+            "marks": _numbered({"kind": kind, "ids": list(self.marks[kind])} for kind in MARK_KINDS),
+            **self.extra,
+        }
+
+    def copy(self) -> UserDoc:
+        """A copy a change can edit while readers keep using this one."""
+        doc = UserDoc()
+        doc.topics = list(self.topics)
+        doc.settings = dict(self.settings)
+        doc.marks = {kind: dict(ids) for kind, ids in self.marks.items()}
+        doc.extra = self.extra
+        return doc
+
+    # --- what readers get ------------------------------------------------------------------------
+
+    def topic_list(self) -> list[Topic]:
+        return [Topic(t["name"], t["query"]) for t in self.topics]
+
+    def find_topic(self, name: str) -> dict[str, Any] | None:
+        wanted = name.casefold()
+        return next((t for t in self.topics if t["name"].casefold() == wanted), None)
+
+    def remove_topic(self, name: str) -> None:
+        found = self.find_topic(name)
+        if found is None:
+            raise StoreError(f"no topic named {name!r}")
+        self.topics.remove(found)
+
+    def mark_sets(self) -> Marks:
+        return Marks(frozenset(self.marks["read"]), frozenset(self.marks["starred"]))
+
+
+def checked_name(name: str, what: str, longest: int = 100) -> str:
+    """A name the user gave (topic, tag, watch) with its spaces tidied, or a one-line error: it
+    is shown in lists, the sidebar and exports, so no control characters and no empty names."""
+    tidy = " ".join(name.split())
+    if not tidy:
+        raise StoreError(f"a {what} needs a name")
+    if clean_text(tidy) != tidy:
+        raise StoreError(f"a {what} name cannot contain control characters: {tidy!r}")
+    if len(tidy) > longest:
+        raise StoreError(f"a {what} name can be at most {longest} characters long")
+    return tidy
+
+
+def _numbered(docs) -> dict[str, Any]:
+    return {str(i): doc for i, doc in enumerate(docs, 1)}
