@@ -9,6 +9,8 @@ import sys
 from typing import NoReturn
 
 from reader.commands import common, listing, marks, triage
+from reader.commands import completion as completion_command
+from reader.commands import config as config_command
 from reader.commands import digest as digest_command
 from reader.commands import export as export_command
 from reader.commands.common import library as _library
@@ -53,39 +55,54 @@ def cmd_topics(args, settings) -> int:
 
 
 def cmd_sync(args, settings) -> int:
+    from reader import logs
+    from reader.progress import PlainLines, SyncProgress, TerminalBars
     from reader.sync import Syncer, SyncEvent, client_for
 
     store = _store(args, settings)
     topics = [store.topic(_topic_name(store, n)) for n in args.topic] if args.topic else store.topics()
     if not topics:
         raise ReaderError("no topics to sync: add one with `reader topics add NAME QUERY`")
-    tty = sys.stderr.isatty()
+    log_note = logs.where(logs.log_file())
+    tracker = SyncProgress(delay=settings.delay)
+    display = (TerminalBars if sys.stderr.isatty() else PlainLines)(tracker, sys.stderr)
 
     def show(event: SyncEvent) -> None:
-        print(("\r\033[K" if tty else "") + event.message, end="" if tty and event.fetched else "\n", file=sys.stderr, flush=True)
+        (logs.log.debug if event.fetched else logs.log.info)("%s", event.message)
+        display.event(event)
 
     def notice(message: str) -> None:
-        print(("\r\033[K" if tty else "") + message, file=sys.stderr, flush=True)
+        logs.log.warning("%s", message)
+        display.notice(message)
 
     async def run():
         async with client_for(settings, on_notice=notice) as client:
             syncer = Syncer(store, client, today=settings.today(), horizon_weeks=settings.sync_weeks, on_event=show)
             return await syncer.run(topics)
 
-    report = asyncio.run(run())
-    if tty:
-        print("\r\033[K", end="", file=sys.stderr)
+    try:
+        with display:
+            report = asyncio.run(run())
+    except ReaderError as error:
+        logs.log.error("sync stopped: %s", error)
+        raise ReaderError(f"{error}{log_note}") from None
     for result in report.topics:
         line = f"{result.topic}: {result.new} new, {result.updated} updated ({result.fetched} fetched)"
         if result.error:
-            line += f" - FAILED: {result.error}"
+            line += f" - FAILED: {result.error}{log_note}"
+        (logs.log.error if result.error else logs.log.info)("%s", line)
         print(line)
         if result.note:
             print(f"  note: {result.note}")
     if report.versions is not None and (report.versions.updated or report.versions.error):
-        print(report.versions.error or f"announcements: {report.versions.updated} newer versions of cached papers")
+        if report.versions.error:
+            logs.log.error("%s", report.versions.error)
+            print(f"{report.versions.error}{log_note}")
+        else:
+            print(f"announcements: {report.versions.updated} newer versions of cached papers")
     if report.total_error:
-        print(f"warning: {report.total_error}", file=sys.stderr)
+        logs.log.error("%s", report.total_error)
+        print(f"warning: {report.total_error}{log_note}", file=sys.stderr)
     print(f"synced {len(report.topics) - len(report.failed)} of {len(report.topics)} topics: {report.new} new, {report.updated} updated")
     return EXIT_ERROR if report.failed else 0
 
@@ -132,7 +149,8 @@ def _default_data_dir() -> str:
     except ReaderError:
         settings = None
     if settings is not None and settings.data_dir is not None:
-        return f"{settings.data_dir}, from $READER_DATA_DIR" if settings.sources.get("data_dir") == "env" else str(settings.data_dir)
+        from_env = settings.sources["data_dir"].kind == "env"
+        return f"{settings.data_dir}, from $READER_DATA_DIR" if from_env else str(settings.data_dir)
     return str(default_data_dir())
 
 
@@ -142,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Follow fast-moving arXiv topics. With no command, opens the app.",
     )
     parser.add_argument("--data-dir", metavar="DIR", help=f"where the cache lives (default: {_default_data_dir()})")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="also print the log to stderr (-vv: with debug detail)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__import__('reader').__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
@@ -156,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument("name", help="the topic's name, as the sidebar shows it")
     add.add_argument("query", help="arXiv syntax, e.g. 'ti:agent AND cat:cs.LG'")
     remove = topics_commands.add_parser("remove", help="remove a topic (papers, stars and read marks stay)")
-    remove.add_argument("name", help="the topic's name (any case)")
+    completion_command.completes_names(remove.add_argument("name", help="the topic's name (any case)"), "topic")
     topics.set_defaults(handler=cmd_topics)
 
     listing.register(commands)
@@ -171,6 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
     export_command.register(commands)
     digest_command.register(commands)
     triage.register(commands)
+    config_command.register(commands)
+    completion_command.register(commands)
     return parser
 
 
@@ -201,7 +222,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "topics" and args.topics_command is None:
             args.topics_command = "list"
         handler = getattr(args, "handler", cmd_app)
-        return handler(args, settings)
+        from reader import logs
+
+        # The app owns the terminal: its records go to the log file only.
+        with logs.logging_to(logs.log_file(), verbose=args.verbose if handler is not cmd_app else 0):
+            return handler(args, settings)
     except ReaderError as error:
         print(f"reader: error: {error}", file=sys.stderr)
         return EXIT_ERROR

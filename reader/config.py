@@ -5,6 +5,7 @@ source, and a bad one is a one-line ConfigError naming where it came from."""
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -128,6 +129,7 @@ class Spec:
     default: Any
     help: str
     in_file: bool = True  # False: environment only (a testing aid, not a preference)
+    example: Any = None  # shown in the example file for a setting unset by default
 
     @property
     def env(self) -> str:
@@ -148,9 +150,10 @@ SPECS: tuple[Spec, ...] = (
          "how far back a topic's first sync reaches"),
     Spec("sync.interval_hours", "sync_interval_hours", _number(0, 8760, " hours"), 6.0,
          "the app syncs on start when the last sync is older"),
-    Spec("data_dir", "data_dir", _path, None, "where the cache lives"),
-    Spec("theme", "theme", _theme, None, "the app's theme (Ctrl+P, Theme)"),
-    Spec("export_path", "export_path", _path, None, "where the app's export dialog proposes to write"),
+    Spec("data_dir", "data_dir", _path, None, "where the cache lives", example="~/arxiv-cache"),
+    Spec("theme", "theme", _theme, None, "the app's theme (Ctrl+P, Theme)", example="nord"),
+    Spec("export_path", "export_path", _path, None, "where the app's export dialog proposes to write",
+         example="~/papers/starred.bib"),
     Spec("today", "today_override", _day, None, "fixes today for windows, momentum and the horizon",
          in_file=False),
 )
@@ -171,8 +174,7 @@ class Settings:
     data_dir: Path | None
     theme: str | None = None  # None: the theme the app remembers, else Textual's default
     export_path: Path | None = None  # None: the path the app remembers, else ~/starred.bib
-    # setting name -> where its value came from: "default", "file", "env" or "flag"
-    sources: Mapping[str, str] = field(default_factory=dict)
+    sources: Mapping[str, Source] = field(default_factory=dict)  # setting name -> where its value came from
 
     def today(self) -> date:
         return self.today_override or date.today()
@@ -183,24 +185,45 @@ class Settings:
         return load_settings()
 
 
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where a setting's value came from: kind is "flag", "env", "file" or "default"; `where` names
+    the flag, the variable or the file's line."""
+
+    kind: str
+    where: str = ""
+
+    def __str__(self) -> str:
+        return {"flag": "flag", "env": "environment", "file": "config file", "default": "default"}[self.kind] + (
+            f" {self.where}" if self.where else ""
+        )
+
+
 def load_settings(flags: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
     """Each setting from its flag (name -> raw value; None means not given), else its environment
     variable (empty counts as unset), else the config file, else its default."""
     environ = os.environ if environ is None else environ
     flags = {name: raw for name, raw in (flags or {}).items() if raw is not None}
+    path = config_file(environ)
+    in_file = read_config_file(path)
     values: dict[str, Any] = {}
-    sources: dict[str, str] = {}
+    sources: dict[str, Source] = {}
     for spec in SPECS:
         raw = environ.get(spec.env, "")
         if spec.name in flags:
-            values[spec.attribute] = _checked(spec, flags[spec.name], f"--{spec.name.replace('_', '-')}")
-            sources[spec.name] = "flag"
+            flag = f"--{spec.name.replace('_', '-')}"
+            values[spec.attribute] = _checked(spec, flags[spec.name], f"{flag}={flags[spec.name]!r}")
+            sources[spec.name] = Source("flag", flag)
         elif raw.strip():
-            values[spec.attribute] = _checked(spec, raw, spec.env)
-            sources[spec.name] = "env"
+            values[spec.attribute] = _checked(spec, raw, f"{spec.env}={raw!r}")
+            sources[spec.name] = Source("env", spec.env)
+        elif spec.name in in_file:
+            raw, line = in_file[spec.name]
+            values[spec.attribute] = _checked(spec, raw, f"{path}, line {line}: {spec.name} = {_toml_text(raw)}")
+            sources[spec.name] = Source("file", f"line {line}")
         else:
             values[spec.attribute] = spec.default
-            sources[spec.name] = "default"
+            sources[spec.name] = Source("default")
     return Settings(**values, sources=sources)
 
 
@@ -208,7 +231,122 @@ def _checked(spec: Spec, raw: Any, where: str) -> Any:
     try:
         return spec.convert(raw)
     except _Invalid as error:
-        raise ConfigError(f"{where}={raw!r} {error}") from None
+        raise ConfigError(f"{where} {error}") from None
+
+
+def _toml_text(value: Any) -> str:
+    """A value from the file as it reads there, for messages (strings quoted and escaped)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    return repr(value) if isinstance(value, (int, float)) else str(value)
+
+
+# --- files and directories ---------------------------------------------------------------------
+
+
+def _platform_dir(environ: Mapping[str, str], variable: str, kind: str) -> Path:
+    override = environ.get(variable, "").strip()
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(getattr(platformdirs, kind)("reader", appauthor=False))
+
+
+def config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where config.toml and keymap.toml live: READER_CONFIG_DIR, else the platform's config dir."""
+    return _platform_dir(os.environ if environ is None else environ, "READER_CONFIG_DIR", "user_config_dir")
+
+
+def config_file(environ: Mapping[str, str] | None = None) -> Path:
+    return config_dir(environ) / CONFIG_FILE_NAME
+
+
+def log_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the log is written: READER_LOG_DIR, else the platform's log dir."""
+    return _platform_dir(os.environ if environ is None else environ, "READER_LOG_DIR", "user_log_dir")
+
+
+def read_config_file(path: Path) -> dict[str, tuple[Any, int]]:
+    """Setting name -> (raw value, line) from the TOML file; {} when there is none. The file is the
+    user's own: it is only ever read. Bad TOML or an unknown setting is a ConfigError naming the line."""
+    import tomllib
+
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
+        raise ConfigError(f"cannot read the config file {path}: {reason}") from None
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        line, reason = toml_error(error, text.splitlines())
+        raise ConfigError(f"{path}, line {line}: not valid TOML: {reason}") from None
+    lines = toml_key_lines(text)
+    found: dict[str, tuple[Any, int]] = {}
+    for name, value in flatten(document).items():
+        line = lines.get(name, 0)
+        spec = SPEC_BY_NAME.get(name)
+        if spec is None or not spec.in_file:
+            known = ", ".join(s.name for s in SPECS if s.in_file)
+            raise ConfigError(f"{path}, line {line}: unknown setting {name!r} (known: {known})")
+        found[name] = (value, line)
+    return found
+
+
+_TOML_POSITION = re.compile(r"\s*\(at (?:line (\d+), column \d+|end of document)\)")
+
+
+def toml_error(error: ValueError, lines: list[str]) -> tuple[int, str]:
+    """The line a TOML error points at ("end of document": the last line with text), and its
+    message without the position."""
+    message = str(error)
+    match = _TOML_POSITION.search(message)
+    if match and match.group(1):
+        line = min(int(match.group(1)), len(lines)) or 1
+    else:
+        filled = [number for number, text in enumerate(lines, start=1) if text.strip()]
+        line = filled[-1] if filled else 1
+    return line, _TOML_POSITION.sub("", message)
+
+
+def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{"arxiv": {"delay": 3}} -> {"arxiv.delay": 3}: tables and dotted keys name the same thing."""
+    flat: dict[str, Any] = {}
+    for key, value in table.items():
+        if isinstance(value, dict):
+            flat.update(flatten(value, prefix + key + "."))
+        else:
+            flat[prefix + key] = value
+    return flat
+
+
+_KEY_PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
+_KEY_PATH = rf"{_KEY_PART}(?:\s*\.\s*{_KEY_PART})*"
+_TABLE_LINE = re.compile(rf"\s*\[\s*({_KEY_PATH})\s*\]\s*(?:#.*)?$")
+_KEY_LINE = re.compile(rf"\s*({_KEY_PATH})\s*=")
+
+
+def toml_key_lines(text: str) -> dict[str, int]:
+    """Dotted key -> the line (1-based) that sets it, for messages; tomllib keeps no positions."""
+    lines: dict[str, int] = {}
+    table = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if header := _TABLE_LINE.match(line):
+            table = _dotted(header.group(1)) + "."
+            lines.setdefault(table[:-1], number)
+        elif key := _KEY_LINE.match(line):
+            lines.setdefault(table + _dotted(key.group(1)), number)
+    return lines
+
+
+def _dotted(path: str) -> str:
+    parts = re.findall(_KEY_PART, path)
+    return ".".join(part[1:-1] if part[:1] in "\"'" else part for part in parts)
 
 
 def default_data_dir() -> Path:

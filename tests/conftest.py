@@ -36,5 +36,7 @@ def _isolated_env(monkeypatch, tmp_path):
         if key.startswith("READER_"):
             monkeypatch.delenv(key)
     monkeypatch.setenv("READER_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("READER_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("READER_LOG_DIR", str(tmp_path / "log"))
     monkeypatch.setenv("READER_ARXIV_API_URL", "http://127.0.0.1:9/api/query")
     monkeypatch.setenv("READER_ARXIV_RSS_URL", "http://127.0.0.1:9/rss/")

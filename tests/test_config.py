@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 
 from reader.cli import main
@@ -67,3 +70,101 @@ def test_values_at_the_edges_of_their_ranges_are_accepted(capsys, monkeypatch):
     code, out, err = run(capsys, "momentum", "--json")
     assert code == 0, err
     assert '"as_of": "1991-01-01"' in out
+
+
+# --- the config file ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def config_file(tmp_path, monkeypatch):
+    directory = tmp_path / "config"
+    directory.mkdir()
+    monkeypatch.setenv("READER_CONFIG_DIR", str(directory))
+    # The endpoints come from the file in these tests; no test here makes a request.
+    monkeypatch.delenv("READER_ARXIV_API_URL")
+    monkeypatch.delenv("READER_ARXIV_RSS_URL")
+    return directory / "config.toml"
+
+
+def test_precedence_is_flag_then_environment_then_file_then_default(capsys, monkeypatch, config_file, tmp_path):
+    config_file.write_text(
+        f'data_dir = "{tmp_path / "from-file"}"\ntheme = "nord"\n\n[arxiv]\ndelay = 1.5\nretries = 2\n\n[sync]\nweeks = 20\n'
+    )
+    monkeypatch.setenv("READER_ARXIV_RETRIES", "7")
+    monkeypatch.delenv("READER_DATA_DIR")
+    code, out, err = run(capsys, "--data-dir", str(tmp_path / "from-flag"), "config", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    settings = report["settings"]
+    assert settings["data_dir"] == {"value": str(tmp_path / "from-flag"), "source": "flag", "where": "--data-dir", "env": "READER_DATA_DIR"}
+    assert settings["arxiv.retries"]["value"] == 7 and settings["arxiv.retries"]["source"] == "env"
+    assert settings["arxiv.delay"] == {"value": 1.5, "source": "file", "where": "line 5", "env": "READER_ARXIV_DELAY"}
+    assert settings["sync.weeks"]["value"] == 20 and settings["sync.weeks"]["where"] == "line 9"
+    assert settings["theme"]["value"] == "nord"
+    assert settings["arxiv.timeout"] == {"value": 30.0, "source": "default", "where": "", "env": "READER_ARXIV_TIMEOUT"}
+    assert report["paths"]["config"] == str(config_file)
+    assert report["paths"]["data"] == str(tmp_path / "from-flag")
+    assert report["paths"]["keymap"] == str(config_file.parent / "keymap.toml")
+    assert report["paths"]["log"] == str(tmp_path / "log")
+
+    code, out, _ = run(capsys, "config")
+    assert code == 0
+    assert re.search(r"^  arxiv\.delay +1\.5 +config file line 5$", out, re.MULTILINE)
+    assert re.search(r"^  arxiv\.retries +7 +environment READER_ARXIV_RETRIES$", out, re.MULTILINE)
+    assert re.search(rf"^  data_dir +{re.escape(str(tmp_path / 'from-file'))} +config file line 1$", out, re.MULTILINE)
+
+
+def test_file_values_reach_the_command(capsys, monkeypatch, config_file, tmp_path):
+    monkeypatch.delenv("READER_DATA_DIR")
+    config_file.write_text(f"data_dir = '{tmp_path / 'cache'}'\n")
+    assert run(capsys, "topics", "add", "Mine", "ti:mine")[0] == 0
+    assert (tmp_path / "cache" / "user.json").is_file()
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("[arxiv]\ntimeout = 30\ndelay = inf\n", ", line 3: arxiv.delay = inf is out of range (allowed: a number from 0 to 600 seconds)"),
+        ("[sync]\n\n  weeks = \"lots\"\n", ', line 3: sync.weeks = "lots" is not a number (allowed: a whole number from 1 to 1000 weeks)'),
+        ("arxiv.retries = true\n", ", line 1: arxiv.retries = true is not a number"),
+        ("[arxiv]\napi_url = 'http://[::1'\n", ", line 2: arxiv.api_url = \"http://[::1\" is not a URL (Invalid IPv6 URL)"),
+        ("[arxiv]\ndelya = 3\n", ", line 2: unknown setting 'arxiv.delya' (known: arxiv.api_url,"),
+        ("today = 2026-01-01\n", ", line 1: unknown setting 'today'"),
+        ("theme = 'nord'\n[arxiv\ndelay = 1\n", ", line 2: not valid TOML: Expected ']' at the end of a table declaration"),
+        ("[sync]\nweeks = \n", ", line 2: not valid TOML: Invalid value"),
+    ],
+)
+def test_bad_file_value_is_one_line_naming_file_line_and_setting(capsys, config_file, text, expected):
+    config_file.write_text(text)
+    before = config_file.read_bytes()
+    code, out, err = run(capsys, "topics", "list")
+    assert code == 1 and out == ""
+    assert err.startswith(f"reader: error: {config_file}{expected}"), err
+    assert err.count("\n") == 1
+    assert config_file.read_bytes() == before and sorted(p.name for p in config_file.parent.iterdir()) == ["config.toml"]
+
+
+def test_environment_overrides_a_bad_file_value_only_for_that_setting(capsys, monkeypatch, config_file):
+    config_file.write_text("[arxiv]\ndelay = -1\n")
+    monkeypatch.setenv("READER_ARXIV_DELAY", "2")
+    assert run(capsys, "topics", "list")[0] == 0
+
+
+def test_unreadable_file_is_a_one_line_error(capsys, config_file):
+    config_file.write_bytes(b"theme = '\xff'\n")
+    code, _out, err = run(capsys, "topics", "list")
+    assert code == 1 and err == f"reader: error: cannot read the config file {config_file}: it is not UTF-8 text\n"
+
+
+def test_example_file_is_valid_and_names_every_file_setting(capsys, config_file):
+    code, out, _ = run(capsys, "config", "--example")
+    assert code == 0
+    uncommented = "\n".join(line.removeprefix("# ") if " = " in line else line for line in out.splitlines())
+    config_file.write_text(uncommented)
+    code, out, err = run(capsys, "config", "--json")
+    assert code == 0, err
+    sources = {name: entry["source"] for name, entry in json.loads(out)["settings"].items()}
+    assert {name for name, source in sources.items() if source == "file"} == {
+        "arxiv.api_url", "arxiv.rss_url", "arxiv.delay", "arxiv.timeout", "arxiv.retries", "arxiv.backoff",
+        "sync.weeks", "sync.interval_hours", "theme", "export_path",
+    }  # data_dir stays with the environment, which the tests set

@@ -132,7 +132,7 @@ async def test_a_3xx_without_a_usable_redirect_is_an_error(fake_arxiv, store, st
     assert result.error == f"arXiv answered HTTP {status} without a usable redirect"
 
 
-def test_reader_sync_exits_1_with_one_line_and_no_traceback(fake_arxiv, monkeypatch, capsys):
+def test_reader_sync_exits_1_with_one_line_and_no_traceback(fake_arxiv, monkeypatch, capsys, tmp_path):
     fake_arxiv.faults = [Fault("body", 200, {"Content-Encoding": "gzip"}, body=b"not gzip")] * 2
     for key, value in {
         "READER_ARXIV_API_URL": fake_arxiv.api_url, "READER_ARXIV_RSS_URL": fake_arxiv.rss_url,
@@ -145,7 +145,8 @@ def test_reader_sync_exits_1_with_one_line_and_no_traceback(fake_arxiv, monkeypa
     assert main(["sync", "--topic", "T"]) == 1
     out, err = capsys.readouterr()
     failed = [line for line in out.splitlines() if "FAILED" in line]
-    assert failed == ["T: 0 new, 0 updated (0 fetched) - FAILED: arXiv's response could not be decompressed (gave up after 2 tries)"]
+    log = tmp_path / "log" / "reader.log"
+    assert failed == [f"T: 0 new, 0 updated (0 fetched) - FAILED: arXiv's response could not be decompressed (gave up after 2 tries) (log: {log})"]
     assert "Traceback" not in out + err
 
 
