@@ -110,3 +110,29 @@ def test_invalid_queries_point_at_the_problem(query, message, position):
     with pytest.raises(QueryError, match=message) as caught:
         parse(query)
     assert caught.value.position == position
+
+
+def test_other_scripts_match_as_typed():
+    (model,) = papers("api-2016-idlist-1111.2011v2-doi-jref-wrapped.xml")
+    paper = dataclasses.replace(
+        model, title="量子 计算 with α decay", abstract="Квантовые вычисления на графах", authors=(Author("张伟"), Author("Ødegård Ñúñez"))
+    )
+    assert select("ti:量子", [paper]) == [paper.id]
+    assert select('ti:"量子 计算"', [paper]) == [paper.id]
+    assert select('ti:"计算 量子"', [paper]) == []
+    assert select("ti:Α", [paper]) == [paper.id]  # capital alpha folds to α
+    assert select("квантовые графах", [paper]) == [paper.id]
+    assert select("au:张伟 AND au:odegard AND au:nunez", [paper]) == [paper.id]
+    assert select("ti:x91cfx", [paper]) == select("ti:量", [paper]) == []  # a whole word, not a character
+
+
+def test_notes_are_searched_locally_and_refused_for_arxiv():
+    items = papers("api-2026-search-cat-cs.CL-3-entries-crosslist-primary.xml")
+    notes = {items[1].id: "Read this for the Zürich seminar"}
+    searchable = SearchBlock({p.id: search_text(p) for p in items}, notes)
+    assert searchable.matching(parse("note:zurich", implicit_and=True)) == {items[1].id}
+    assert searchable.matching(parse("seminar", implicit_and=True)) == {items[1].id}
+    assert searchable.matching(parse('all:"zurich seminar"', implicit_and=True)) == {items[1].id}
+    assert SearchBlock({p.id: search_text(p) for p in items}).matching(parse("note:zurich", implicit_and=True)) == set()
+    with pytest.raises(QueryError, match="works in the filter, not in an arXiv query"):
+        parse("note:zurich AND cat:cs.CL")

@@ -1,6 +1,7 @@
 """arXiv's search syntax, parsed and checked locally, and evaluated over cached papers.
 
     ti: au: abs: co: jr: cat: rn: id: all:   field prefixes (a bare word means all:)
+    note:                                     the user's own notes (local filtering only)
     AND  OR  ANDNOT                           upper case; AND and ANDNOT bind tighter than OR
     ( )   "quoted phrase"                     grouping; consecutive words
     submittedDate:[YYYYMMDDHHMM TO YYYYMMDDHHMM]
@@ -8,23 +9,33 @@
 Matching is case-insensitive on whole words; a phrase matches consecutive words; `au:` matches
 the words of any one author's name (`au:del_maestro` = the words "del maestro"); `cat:` matches
 any of the paper's categories (`cat:cs` matches every cs.* category). For arXiv, words must be
-joined by an operator; for local filtering, `implicit_and=True` reads `a b` as `a AND b`.
+joined by an operator; for local filtering, `implicit_and=True` reads `a b` as `a AND b`, and
+`all:` (so a bare word) covers the user's notes too.
+
+A query may nest parentheses MAX_DEPTH deep and hold MAX_TERMS terms: chains of AND or OR are
+kept as one node with many parts, so only parentheses make the tree deeper, and nothing that
+walks it (parsing, evaluation, printing) can run out of stack.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Union
 
-from reader.core.text import fold, word_string, words
+from reader.core.text import fold, word_string
 from reader.errors import QueryError
 from reader.models import Paper
 
 FIELDS = ("ti", "au", "abs", "co", "jr", "cat", "rn", "id", "all")
-# The fields `all:` covers, in the order SearchText stores them.
+LOCAL_FIELDS = FIELDS + ("note",)  # fields only the local filter knows
+# The fields `all:` covers, in the order SearchText stores them (notes are kept apart, see
+# core/search.py: they are user state, not part of a paper's record).
 TEXT_FIELDS = ("ti", "abs", "au", "co", "jr", "cat", "id")
+CODE_FIELDS = ("cat", "id")  # matched as whole codes (`cs.AI`, `2609.12345`), not as words
 OPERATORS = ("AND", "OR", "ANDNOT")
+MAX_DEPTH = 50
+MAX_TERMS = 1000
 _DATE = re.compile(r"\d{4}(\d{2}(\d{2}(\d{4})?)?)?$")
 
 
@@ -34,7 +45,7 @@ _DATE = re.compile(r"\d{4}(\d{2}(\d{2}(\d{4})?)?)?$")
 @dataclass(frozen=True, slots=True)
 class Term:
     field: str
-    words: tuple[str, ...]
+    words: tuple[str, ...]  # folded, as they appear in a field's word string (see search_text)
     phrase: str  # ` w1 w2 `: what we look for in a field's word string
 
     def __str__(self) -> str:
@@ -53,32 +64,28 @@ class DateRange:
 
 @dataclass(frozen=True, slots=True)
 class And:
-    left: Node
-    right: Node
+    """Every one of `required` and none of `excluded`. AND and ANDNOT chain left to right at the
+    same precedence, so `a AND b ANDNOT c AND d` is a, b and d without c: one node."""
+
+    required: tuple[Node, ...]
+    excluded: tuple[Node, ...] = ()
 
     def __str__(self) -> str:
-        return f"({self.left} AND {self.right})"
-
-
-@dataclass(frozen=True, slots=True)
-class AndNot:
-    left: Node
-    right: Node
-
-    def __str__(self) -> str:
-        return f"({self.left} ANDNOT {self.right})"
+        parts = [str(n) for n in self.required]
+        return "(" + " AND ".join(parts) + "".join(f" ANDNOT {n}" for n in self.excluded) + ")"
 
 
 @dataclass(frozen=True, slots=True)
 class Or:
-    left: Node
-    right: Node
+    """Any one of `parts`."""
+
+    parts: tuple[Node, ...]
 
     def __str__(self) -> str:
-        return f"({self.left} OR {self.right})"
+        return "(" + " OR ".join(str(n) for n in self.parts) + ")"
 
 
-Node = Union[Term, DateRange, And, AndNot, Or]
+Node = Term | DateRange | And | Or
 
 
 # --- tokens --------------------------------------------------------------------------------------
@@ -102,7 +109,7 @@ _TOKEN = re.compile(
   | (?P<quote>")
   | (?P<word>[^\s()"]+)
     """,
-    re.X,
+    re.VERBOSE,
 )
 
 
@@ -114,7 +121,7 @@ def _date_bound(text: str, query: str, position: int, end: bool) -> str:
     return padded
 
 
-def _tokens(query: str) -> list[_Token]:
+def _tokens(query: str, fields: tuple[str, ...]) -> list[_Token]:
     tokens: list[_Token] = []
     pending_field: tuple[str, int] | None = None
     pos = 0
@@ -145,16 +152,18 @@ def _tokens(query: str) -> list[_Token]:
             tokens.append(_Token("date", DateRange(low, high), start))
         elif kind == "field":
             field = match.group("field")
-            if field.lower() not in FIELDS or field != field.lower():
+            if field not in fields:
                 if field.lower() == "submitteddate":
                     raise QueryError("write dates as submittedDate:[YYYYMMDDHHMM TO YYYYMMDDHHMM]", query, start)
+                if field in LOCAL_FIELDS:
+                    raise QueryError(f"{field}: searches your own notes: it works in the filter, not in an arXiv query", query, start)
                 raise QueryError(
-                    f"unknown field {field + ':'!r}: use one of {', '.join(f + ':' for f in FIELDS)}", query, start
+                    f"unknown field {field + ':'!r}: use one of {', '.join(f + ':' for f in fields)}", query, start
                 )
             pending_field = (field, start)
         elif kind in ("phrase", "word"):
             text = match.group(kind)
-            if kind == "word" and text.endswith(":") and text[:-1] in FIELDS:
+            if kind == "word" and text.endswith(":") and text[:-1] in fields:
                 raise QueryError(f"nothing to search for after {text}", query, start)
             if kind == "word" and text in OPERATORS and pending_field is None:
                 tokens.append(_Token("op", text, start))
@@ -168,25 +177,38 @@ def _tokens(query: str) -> list[_Token]:
 
 
 def _make_term(field: str, text: str, query: str, position: int) -> Term:
-    if field in ("cat", "id"):  # matched whole: `cs.AI`, `2609.12345`, `hep-th/9901001`
-        value = fold(text.strip())
+    if field in CODE_FIELDS:  # matched whole: `cs.AI`, `2609.12345`, `hep-th/9901001`
+        found = tuple(fold(text).split())
         if field == "id":
-            value = re.sub(r"v\d+$", "", value)
-        return Term(field, (value,), f" {value} ")
-    found = tuple(words(text))
-    if not found:
-        raise QueryError(f"{text!r} has no letters or digits to search for", query, position)
+            found = tuple(re.sub(r"v\d+$", "", code) for code in found)
+        if not found:
+            raise QueryError(f"{text!r} has nothing to search for", query, position)
+    else:
+        # The same function that made the papers' word strings, so every script matches alike.
+        found = tuple(word_string(text).split())
+        if not found:
+            raise QueryError(f"{text!r} has no letters or digits to search for", query, position)
     return Term(field, found, " " + " ".join(found) + " ")
 
 
 # --- parser --------------------------------------------------------------------------------------
 
 
+def _and(required: list[Node], excluded: list[Node]) -> Node:
+    if len(required) == 1 and not excluded:
+        return required[0]
+    return And(tuple(required), tuple(excluded))
+
+
 class _Parser:
     def __init__(self, query: str, implicit_and: bool):
         self.query = query
-        self.tokens = _tokens(query)
+        self.tokens = _tokens(query, LOCAL_FIELDS if implicit_and else FIELDS)
+        terms = sum(1 for t in self.tokens if t.kind in ("term", "date"))
+        if terms > MAX_TERMS:
+            raise QueryError(f"the query has {terms:,} terms: at most {MAX_TERMS:,} are allowed", query, None)
         self.i = 0
+        self.depth = 0
         self.implicit_and = implicit_and
 
     def error(self, message: str, token: _Token | None = None) -> QueryError:
@@ -211,34 +233,55 @@ class _Parser:
         return node
 
     def parse_or(self) -> Node:
-        node = self.parse_and()
+        parts = [self.parse_and()]
         while (token := self.peek()) is not None and token.kind == "op" and token.value == "OR":
             self.take()
-            node = Or(node, self.parse_and())
-        return node
+            parts.append(self.parse_and())
+        if len(parts) == 1:
+            return parts[0]
+        # `(a OR b) OR c` is one node: parentheses that change nothing add no depth.
+        flat = [p for part in parts for p in (part.parts if isinstance(part, Or) else (part,))]
+        return Or(tuple(flat))
 
     def parse_and(self) -> Node:
-        node = self.parse_unary()
+        required: list[Node] = []
+        excluded: list[Node] = []
+
+        def require(node: Node) -> None:
+            if isinstance(node, And):  # `(a ANDNOT b) AND c`: the same conditions, flat
+                required.extend(node.required)
+                excluded.extend(node.excluded)
+            else:
+                required.append(node)
+
+        require(self.parse_unary())
         while (token := self.peek()) is not None:
             if token.kind == "op" and token.value in ("AND", "ANDNOT"):
                 self.take()
                 right = self.parse_unary()
-                node = And(node, right) if token.value == "AND" else AndNot(node, right)
+                if token.value == "AND":
+                    require(right)
+                else:
+                    excluded.append(right)
             elif token.kind in ("term", "date", "("):
                 if not self.implicit_and:
                     raise self.error("two terms need an operator between them: AND, OR or ANDNOT", token)
-                node = And(node, self.parse_unary())
+                require(self.parse_unary())
             else:
                 break
-        return node
+        return _and(required, excluded)
 
     def parse_unary(self) -> Node:
         token = self.peek()
         if token is None:
             raise self.error("the query ends where a term was expected")
         if token.kind == "(":
+            if self.depth >= MAX_DEPTH:
+                raise self.error(f"parentheses nest too deep here: at most {MAX_DEPTH} levels are allowed", token)
             self.take()
+            self.depth += 1
             node = self.parse_or()
+            self.depth -= 1
             closing = self.peek()
             if closing is None or closing.kind != ")":
                 raise self.error("this parenthesis is never closed", token)
@@ -253,36 +296,48 @@ class _Parser:
 
 
 def parse(query: str, *, implicit_and: bool = False) -> Node:
-    """Parse and check a query; QueryError points at the first problem."""
+    """Parse and check a query; QueryError points at the first problem. `implicit_and` is the
+    local filter's reading (`a b` = `a AND b`, `note:` allowed); without it, arXiv's syntax."""
     return _Parser(query, implicit_and).parse()
 
 
-# --- evaluation ----------------------------------------------------------------------------------
+# --- what matching looks at ----------------------------------------------------------------------
 
-# What matching looks at (see core/search.py), built once per paper: each field's words in
-# TEXT_FIELDS order, then the v1 time as YYYYMMDDHHMM, separated by FIELD_MARK.
+# Built once per paper (see core/search.py): each field's words in TEXT_FIELDS order, then the v1
+# time as YYYYMMDDHHMM, separated by FIELD_MARK.
 SearchText = str
 FIELD_MARK = "\x1f"
+AUTHOR_MARK = "|"  # between authors: a phrase never runs from one name into the next
+
+
+def code_tokens(categories: Iterable[str]) -> list[str]:
+    """The whole codes `cat:` matches: each category folded, then its archive (`cs.ai`, `cs`)."""
+    tokens: dict[str, None] = {}
+    for category in categories:
+        for code in fold(category).split():
+            tokens[code] = None
+            archive = code.split(".", 1)[0]
+            if "." in code and archive:
+                tokens[archive] = None
+    return list(tokens)
+
+
+def date_key(published: str) -> str:
+    """`2026-09-27T17:59:59Z` -> `202609271759`, what submittedDate ranges compare."""
+    return published[:16].replace("-", "").replace("T", "").replace(":", "")
 
 
 def search_text(paper: Paper) -> SearchText:
     """The paper's words, folded (see core/text.py), field by field."""
-    categories = []
-    for category in paper.categories:
-        folded = fold(category)
-        categories.append(folded)
-        if "." in folded:
-            categories.append(folded.split(".", 1)[0])
     return FIELD_MARK.join(
         (
             word_string(paper.title),
             word_string(paper.abstract),
-            # " | " between authors: a phrase never runs from one name into the next.
-            " " + " | ".join(word_string(a.name).strip() for a in paper.authors) + " ",
+            " " + f" {AUTHOR_MARK} ".join(word_string(a.name).strip() for a in paper.authors) + " ",
             word_string(paper.comment or ""),
             word_string(paper.journal_ref or ""),
-            " " + " ".join(dict.fromkeys(categories)) + " ",
-            f" {fold(paper.id)} ",
-            paper.published[:16].replace("-", "").replace("T", "").replace(":", ""),
+            " " + " ".join(code_tokens(paper.categories)) + " ",
+            " " + " ".join(fold(paper.id).split()) + " ",
+            date_key(paper.published),
         )
     )

@@ -11,7 +11,17 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right
 
-from reader.core.query import FIELD_MARK, TEXT_FIELDS, And, AndNot, DateRange, Node, Or, SearchText, Term
+from reader.core.query import (
+    FIELD_MARK,
+    TEXT_FIELDS,
+    And,
+    DateRange,
+    Node,
+    Or,
+    SearchText,
+    Term,
+)
+from reader.core.text import word_string
 
 _DATE_CHARS = 12  # the v1 time closing each search text: YYYYMMDDHHMM
 
@@ -44,12 +54,17 @@ class _Field:
 
 
 class SearchBlock:
+    """The papers of one group, searchable. `notes` (paper id -> the user's note) are searched by
+    `note:` and by `all:`; they live beside the papers' own fields because they change apart."""
+
     __slots__ = ("dates", "fields", "ids")
 
-    def __init__(self, texts: dict[str, SearchText]):
+    def __init__(self, texts: dict[str, SearchText], notes: dict[str, str] | None = None):
         self.ids = list(texts)
         columns = list(zip(*(text.split(FIELD_MARK) for text in texts.values()))) or [()] * (len(TEXT_FIELDS) + 1)
         self.fields = {name: _Field(list(columns[i])) for i, name in enumerate(TEXT_FIELDS)}
+        if notes:
+            self.fields["note"] = _Field([word_string(notes.get(pid, "")) for pid in self.ids])
         self.dates = "".join(columns[len(TEXT_FIELDS)])  # fixed width: paper i at i * _DATE_CHARS
 
     def matching(self, node: Node) -> set[str]:
@@ -57,32 +72,44 @@ class SearchBlock:
         return {self.ids[i] for i in self._evaluate(node, None)}
 
     def _evaluate(self, node: Node, candidates: set[int] | None) -> set[int]:
-        """Papers satisfying `node`, among `candidates` when given (the right side of an AND only
-        needs to look at what the left side let through: a few bounded finds instead of a scan)."""
+        """Papers satisfying `node`, among `candidates` when given (each part of an AND only needs
+        to look at what the parts before it let through: a few bounded finds instead of a scan).
+        Recursion follows parentheses only, which the parser bounds (query.MAX_DEPTH)."""
         if isinstance(node, Term):
             return self._term(node, candidates)
         if isinstance(node, DateRange):
             dates, width = self.dates, _DATE_CHARS
             papers = range(len(self.ids)) if candidates is None else candidates
             return {i for i in papers if node.start <= dates[i * width : (i + 1) * width] <= node.end}
-        left = self._evaluate(node.left, candidates)
         if isinstance(node, And):
-            return self._evaluate(node.right, left) if left else left
-        if isinstance(node, AndNot):
-            return left - self._evaluate(node.right, left) if left else left
+            found = candidates
+            for part in node.required:
+                found = self._evaluate(part, found)
+                if not found:
+                    return set()
+            assert found is not None
+            for part in node.excluded:
+                found = found - self._evaluate(part, found)
+                if not found:
+                    break
+            return found
         assert isinstance(node, Or)
-        return left | self._evaluate(node.right, candidates)
+        return set().union(*(self._evaluate(part, candidates) for part in node.parts))
 
     def _term(self, term: Term, candidates: set[int] | None) -> set[int]:
         if term.field == "rn":
             return set()  # report numbers are not cached
-        fields = self.fields.values() if term.field == "all" else [self.fields[term.field]]
+        if term.field == "all":
+            fields = list(self.fields.values())
+        else:
+            field = self.fields.get(term.field)  # `note:` without notes finds nothing
+            fields = [field] if field is not None else []
         # A bounded find per candidate beats a scan while candidates are few.
-        narrow = candidates is not None and len(candidates) * 8 < len(self.ids)
         found: set[int] = set()
-        for field in fields:
-            if narrow and candidates is not None:
+        if candidates is not None and len(candidates) * 8 < len(self.ids):
+            for field in fields:
                 found |= field.which_have(term.phrase, candidates - found)
-            else:
-                found |= field.papers_with(term.phrase)
-        return found if candidates is None or narrow else found & candidates
+            return found
+        for field in fields:
+            found |= field.papers_with(term.phrase)
+        return found if candidates is None else found & candidates
