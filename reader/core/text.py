@@ -13,6 +13,7 @@ _WORD = re.compile(r"[^\W_]+")
 _COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 # Letters NFKD leaves whole.
 _UNDECOMPOSABLE = str.maketrans({"ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "đ": "d", "Đ": "D", "ı": "i"})
+_UNDECOMPOSABLE_CHARS = re.compile("[" + "".join(chr(c) for c in _UNDECOMPOSABLE) + "]")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _NOT_WORD = re.compile(r"[\W_]+")
 
@@ -22,7 +23,9 @@ def fold(text: str) -> str:
     if "\\" in text:
         text = _TEX_LETTER.sub(r"\1", _TEX_ACCENT.sub(r"\1", text))
     if not text.isascii():
-        text = _COMBINING.sub("", unicodedata.normalize("NFKD", text)).translate(_UNDECOMPOSABLE)
+        text = _COMBINING.sub("", unicodedata.normalize("NFKD", text))
+        if _UNDECOMPOSABLE_CHARS.search(text):  # a search runs in C; translating with a dict does not
+            text = text.translate(_UNDECOMPOSABLE)
     return text.casefold()
 
 
@@ -38,10 +41,12 @@ _ASCII_WORDS = bytes(c if chr(c).isalnum() else 32 for c in range(128)).lower() 
 
 def word_string(text: str) -> str:
     """Words joined by single spaces with a space at each end, so ` phrase ` tests whole words."""
-    if text.isascii() and "\\" not in text:
+    if "\\" in text or not text.isascii():
+        text = fold(text)  # most often ASCII again (TeX accents and Latin accents folded)
+    if text.isascii():
         spaced = text.encode("ascii").translate(_ASCII_WORDS).decode("ascii")
     else:
-        spaced = _NOT_WORD.sub(" ", fold(text))
+        spaced = _NOT_WORD.sub(" ", text)
         if not spaced.isascii():
             # Letters of other scripts (α, 中) as ASCII codes: search text stays one byte per
             # character, and a whole block of it with them (a non-ASCII character would make

@@ -239,6 +239,10 @@ class Store(UserStateMethods):
     def _shard_path(self, shard: str) -> Path:
         return self.data_dir / "papers" / f"{shard}.json"
 
+    def shard_file(self, shard: str) -> Path:
+        """Where a shard's records live (derived indexes read it and stamp what they read)."""
+        return self._shard_path(shard)
+
     def shards(self) -> list[str]:
         """Shard names, newest arXiv month first."""
         try:

@@ -1,0 +1,220 @@
+"""The search index: queries answered from SQLite FTS5 files, not by scanning every paper.
+
+    index = SearchIndex.open(data_dir)   # no disk work yet
+    index.refresh(store)                 # bring stale shards up to date (cheap when none are)
+    index.matching(parse("deep neural", implicit_and=True))   # -> set of ids
+    index.cards(ids)                     # -> {id: Card}: what a list shows, ~50 at a time
+    index.set_notes(store, notes)        # the user's notes: `note:` and plain words search them
+    index.close()
+
+Files: `DATA_DIR/search/partN.sqlite3` (N < PARTITIONS; a shard's partition is fixed by its
+name). The JSON shards stay the store of record: the index is derived from them, holds nothing
+the user could lose, and may be deleted at any time. `refresh` rebuilds what is missing, stale
+(each shard's inode, mtime and size are stamped when indexed), from another format, or damaged;
+a first build of a large cache runs the partitions in parallel processes.
+
+Answers equal the scan evaluator's (core/search.py), which tests keep as the reference: see
+rows.py for how the words are laid out and match.py for how a query becomes SQL.
+
+Threads: `refresh` and `set_notes` from one writer thread at a time; `matching` and `cards`
+from any thread (each thread has its own connections; WAL lets them read while a write runs).
+A refresh becomes visible partition by partition, each all at once (as a sync's shards do).
+Other processes may refresh the same files: SQLite's lock orders the writers, and a writer
+skips shards another one brought up to date while it waited.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+import zlib
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from reader.core.query import Node
+from reader.errors import ReaderError
+from reader.searchdb import partition
+from reader.searchdb.match import Matcher
+from reader.searchdb.rows import Card
+from reader.store import Store
+from reader.store.store import shard_of
+
+__all__ = ["PARTITIONS", "Card", "SearchIndex", "SearchIndexError"]
+
+PARTITIONS = 4
+# A refresh this large (bytes of shards to read) runs partitions in parallel processes.
+PARALLEL_BYTES = 32 * 1024 * 1024
+_DAMAGED = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+class SearchIndexError(ReaderError):
+    """The index cannot answer (damaged, or its files cannot be written); `refresh` repairs it."""
+
+
+def partition_of(shard: str) -> int:
+    return zlib.crc32(shard.encode("utf-8")) % PARTITIONS
+
+
+def _damaged(error: sqlite3.DatabaseError) -> bool:
+    return (getattr(error, "sqlite_errorcode", 0) & 0xFF) in _DAMAGED or "malformed" in str(error)
+
+
+class SearchIndex:
+    def __init__(self, directory: Path):
+        self.directory = Path(directory)
+        self.paths = [self.directory / f"part{n}.sqlite3" for n in range(PARTITIONS)]
+        self._local = threading.local()  # this thread's connections: part -> (inode, connection)
+        self._all: list[sqlite3.Connection] = []  # every connection opened, to close them all
+        self._lock = threading.Lock()
+        self._damaged_parts: set[int] = set()  # seen damaged by a reader: rebuilt by the next refresh
+
+    @classmethod
+    def open(cls, data_dir: Path) -> SearchIndex:
+        return cls(Path(data_dir) / "search")
+
+    # --- connections ---------------------------------------------------------------------------
+
+    def _db(self, part: int) -> sqlite3.Connection:
+        """This thread's connection to a partition, reopened when the file was replaced."""
+        mine: dict[int, tuple[int, sqlite3.Connection]] = self._local.__dict__.setdefault("dbs", {})
+        path = self.paths[part]
+        try:
+            inode = path.stat().st_ino
+        except FileNotFoundError:
+            inode = -1
+        held = mine.get(part)
+        if held is not None and held[0] == inode:
+            return held[1]
+        if held is not None:
+            held[1].close()
+        if inode == -1:
+            raise SearchIndexError("the search index is not built yet")
+        db = partition.connect(path)
+        mine[part] = (inode, db)
+        with self._lock:
+            self._all.append(db)
+        return db
+
+    def close(self) -> None:
+        """Close every thread's connections (call when no other thread uses the index)."""
+        with self._lock:
+            for db in self._all:
+                db.close()
+            self._all.clear()
+        self._local = threading.local()
+
+    # --- writing -------------------------------------------------------------------------------
+
+    def _writable(self, part: int) -> sqlite3.Connection:
+        """The partition ready to write: created, or started over when it is from another
+        format, damaged, or mostly stale rows."""
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise SearchIndexError(f"cannot create {self.directory}: {error.strerror}") from None
+        if part in self._damaged_parts:
+            partition.remove(self.paths[part])  # derived data: start again from the shards
+            self._damaged_parts.discard(part)
+        for attempt in (1, 2):
+            try:
+                if not self.paths[part].exists():
+                    self.paths[part].touch()  # an empty file is an empty database
+                db = self._db(part)
+                partition.prepare(db)
+                if partition.needs_compacting(db):
+                    partition.reset(db)
+                return db
+            except sqlite3.DatabaseError as error:
+                if attempt == 2 or not _damaged(error):
+                    raise SearchIndexError(f"search index {self.paths[part].name}: {error}") from None
+                partition.remove(self.paths[part])
+            except OSError as error:
+                raise SearchIndexError(f"cannot write {self.paths[part]}: {error.strerror}") from None
+        raise AssertionError("unreachable")
+
+    def refresh(self, store: Store, shards: Iterable[str] | None = None) -> int:
+        """Index the shards that changed since they were indexed (`shards`: only these; None:
+        all, and forget shards that are gone). Returns how many papers were (re)indexed."""
+        names = store.shards() if shards is None else list(shards)
+        files = {name: store.shard_file(name) for name in names}
+        mine = {part: {s: p for s, p in files.items() if partition_of(s) == part} for part in range(PARTITIONS)}
+        work: dict[int, tuple[dict[str, Path], list[str]]] = {}
+        for part in range(PARTITIONS):
+            known = partition.indexed_stamps(self._writable(part))
+            stale = {s: p for s, p in mine[part].items() if partition.stamp_of(p) != known.get(s)}
+            gone = [s for s in known if s not in mine[part]] if shards is None else []
+            if stale or gone:
+                work[part] = (stale, gone)
+        if self._worth_parallel(work):
+            self._build_in_processes(work)
+        done = 0
+        for part, (stale, gone) in work.items():  # what the processes did is skipped as fresh
+            try:
+                done += partition.update(self._db(part), stale, gone)
+            except sqlite3.DatabaseError as error:
+                if not _damaged(error):
+                    raise SearchIndexError(f"search index {self.paths[part].name}: {error}") from None
+                self._damaged_parts.add(part)
+                everything = {s: store.shard_file(s) for s in store.shards() if partition_of(s) == part}
+                done += partition.update(self._writable(part), everything, ())
+        return done
+
+    @staticmethod
+    def _worth_parallel(work: dict[int, tuple[dict[str, Path], list[str]]]) -> bool:
+        sizes = [sum(p.stat().st_size for p in stale.values() if p.exists()) for stale, _ in work.values()]
+        return (os.cpu_count() or 1) > 1 and sum(1 for s in sizes if s) > 1 and sum(sizes) > PARALLEL_BYTES
+
+    def _build_in_processes(self, work: dict[int, tuple[dict[str, Path], list[str]]]) -> None:
+        """Run partitions' updates in child processes, as many at once as there are cores. A
+        child that fails leaves its work to the caller (done in this process)."""
+        waiting = [(part, stale) for part, (stale, _) in work.items() if stale]
+        running: list[subprocess.Popen] = []
+        slots = os.cpu_count() or 1
+        while waiting or running:
+            while waiting and len(running) < slots:
+                part, stale = waiting.pop(0)
+                argv = [sys.executable, "-m", "reader.searchdb.build", str(self.paths[part])]
+                argv += [f"{shard}={path}" for shard, path in stale.items()]
+                running.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            running.pop(0).wait()
+
+    def set_notes(self, store: Store, notes: Mapping[str, str]) -> int:
+        """Index the user's notes (paper id -> text; all of them: a note left out is removed).
+        Returns how many papers' notes changed."""
+        changed = 0
+        for part in range(PARTITIONS):
+            db = self._writable(part)
+            share = {pid: text for pid, text in notes.items() if partition_of(shard_of(pid)) == part}
+            shards = {s: store.shard_file(s) for s in partition.indexed_stamps(db)}
+            changed += partition.set_notes(db, share, shards)
+        return changed
+
+    # --- reading -------------------------------------------------------------------------------
+
+    def matching(self, node: Node) -> set[str]:
+        """Ids of the indexed papers that satisfy the query."""
+        found: set[str] = set()
+        for part in range(PARTITIONS):
+            found.update(self._read(part, lambda db: Matcher(db).ids(node)))
+        return found
+
+    def cards(self, ids: Iterable[str]) -> dict[str, Card]:
+        """Cards of the given papers that the index holds, by id."""
+        by_part: dict[int, list[str]] = {}
+        for pid in ids:
+            by_part.setdefault(partition_of(shard_of(pid)), []).append(pid)
+        found: dict[str, Card] = {}
+        for part, wanted in by_part.items():
+            found.update(self._read(part, lambda db, wanted=wanted: partition.cards(db, wanted)))
+        return found
+
+    def _read(self, part, reading):
+        try:
+            return reading(self._db(part))
+        except sqlite3.DatabaseError as error:
+            if _damaged(error):
+                self._damaged_parts.add(part)
+            raise SearchIndexError(f"search index {self.paths[part].name}: {error}") from None

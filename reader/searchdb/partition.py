@@ -1,0 +1,241 @@
+"""One partition of the search index: an SQLite file holding some shards' papers.
+
+    shards   name -> stamp (inode, mtime, size of papers/NAME.json when last indexed)
+    papers   num (the full-text row), id, shard, fingerprint, date key, card columns
+    words    FTS5, contentless: the words of ti abs au co jr cat id note, rowid = papers.num
+    notes    id -> the note last indexed (a copy: user state is the record)
+    meta     next_num (row numbers are never reused) and stale (rows of replaced papers)
+
+A contentless FTS5 table cannot delete a row without its old words, so a replaced paper gets a
+new row and the old one is left behind, unreachable: every query joins with `papers`. Only
+papers whose fingerprint changed are replaced, and when stale rows outnumber live ones the
+partition is rebuilt. Writes are one transaction per refresh: readers in other threads or
+processes (WAL) see the old state or the new one, never half of one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from reader.errors import StoreError
+from reader.searchdb.rows import COLUMNS, Card, Row, prose, row_of
+from reader.store.files import read_json
+
+FORMAT = 1  # bump when rows.py or the schema changes: every partition is then rebuilt
+BUSY_SECONDS = 60.0  # another process's first build of a partition may hold the write lock
+BUILD_HASH_BYTES = 128 * 1024 * 1024  # FTS5 keeps this much in memory before writing a segment
+Stamp = str
+
+_SCHEMA = f"""
+CREATE TABLE shards(name TEXT PRIMARY KEY, stamp TEXT NOT NULL);
+CREATE TABLE papers(
+    num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, shard TEXT NOT NULL,
+    fingerprint INTEGER NOT NULL, date TEXT NOT NULL);
+CREATE TABLE cards(
+    num INTEGER PRIMARY KEY, version INTEGER NOT NULL, primary_category TEXT NOT NULL,
+    published TEXT NOT NULL, title TEXT NOT NULL, abstract TEXT NOT NULL, authors TEXT NOT NULL,
+    author_count INTEGER NOT NULL, affiliations TEXT NOT NULL, affiliation_count INTEGER NOT NULL);
+CREATE INDEX papers_shard ON papers(shard);
+CREATE INDEX papers_date ON papers(date);
+CREATE TABLE notes(id TEXT PRIMARY KEY, note TEXT NOT NULL);
+CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+INSERT INTO meta VALUES ('next_num', 1), ('stale', 0), ('live', 0);
+CREATE VIRTUAL TABLE words USING fts5({", ".join(COLUMNS)}, content='', tokenize='ascii');
+INSERT INTO words(words, rank) VALUES ('hashsize', {BUILD_HASH_BYTES});
+PRAGMA user_version = {FORMAT};
+"""
+_TABLES = ("shards", "papers", "cards", "notes", "meta", "words")
+_LIST_MARK = "\x1f"  # between names in a card column (feed text never holds control characters)
+_CARD_COLUMNS = "id, version, primary_category, published, title, abstract, authors, author_count, affiliations, affiliation_count"
+_INSERT_CARD = "INSERT INTO cards VALUES (?,?,?,?,?,?,?,?,?,?)"
+
+
+def stamp_of(path: Path) -> Stamp | None:
+    """What changes whenever the file is replaced or rewritten (the store replaces shards)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return f"{stat.st_ino}:{stat.st_mtime_ns}:{stat.st_size}"
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """A connection for one thread (used by one thread at a time, closed from any)."""
+    db = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")  # in WAL: never damaged by a crash, may forget the last write
+    return db
+
+
+def prepare(db: sqlite3.Connection) -> None:
+    """Create the tables, or start over when they are from another format. Raises
+    sqlite3.DatabaseError when the file is not a database (the caller deletes it)."""
+    if db.execute("PRAGMA user_version").fetchone()[0] == FORMAT:
+        return  # the usual case: no write lock taken
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version != FORMAT:
+            for table in _TABLES:
+                db.execute(f"DROP TABLE IF EXISTS {table}")
+            for statement in _SCHEMA.strip().split(";\n"):
+                db.execute(statement)
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def remove(path: Path) -> None:
+    """Delete a partition file and its WAL companions (all of it is derived)."""
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.unlink(f"{path}{suffix}")
+        except FileNotFoundError:
+            pass
+
+
+def indexed_stamps(db: sqlite3.Connection) -> dict[str, Stamp]:
+    return dict(db.execute("SELECT name, stamp FROM shards"))
+
+
+def _shard_docs(path: Path) -> list[dict]:
+    """The shard's records; a damaged or missing shard has none (the store repairs it)."""
+    try:
+        data = read_json(path)
+    except StoreError:
+        return []
+    docs = (data or {}).get("papers", {})
+    return list(docs.values()) if isinstance(docs, dict) else []
+
+
+def update(db: sqlite3.Connection, shards: Mapping[str, Path], gone: Iterable[str] = ()) -> int:
+    """Bring `shards` (name -> file) up to date and forget `gone` shards, in one transaction.
+    Returns how many papers were (re)indexed. Shards whose stamp has not changed since are
+    skipped (another process may have done the work while we waited for the lock)."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        done = _update(db, shards, gone)
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return done
+
+
+def _update(db: sqlite3.Connection, shards: Mapping[str, Path], gone: Iterable[str]) -> int:
+    known = indexed_stamps(db)
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    next_num, stale, live = meta["next_num"], meta["stale"], meta["live"]
+    notes = dict(db.execute("SELECT id, note FROM notes"))
+    papers: list[tuple] = []
+    cards: list[tuple] = []
+    words: list[tuple] = []
+    dropped: list[int] = []
+    stamps: list[tuple[str, Stamp]] = []
+    for shard, path in shards.items():
+        stamp = stamp_of(path)  # taken before reading: a write after it is caught next time
+        if stamp is None or stamp == known.get(shard):
+            continue
+        old = {pid: (num, fp) for num, pid, fp in db.execute("SELECT num, id, fingerprint FROM papers WHERE shard = ?", (shard,))}
+        current: dict[str, Row] = {}
+        for doc in _shard_docs(path):
+            try:
+                row = row_of(doc)
+            except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+                continue  # a record the store cannot read either
+            current[row.id] = row
+        for pid, row in current.items():
+            note = notes.get(pid, "")
+            fingerprint = row.fingerprint(note)
+            before = old.pop(pid, None)
+            if before is not None and before[1] == fingerprint:
+                continue
+            if before is not None:
+                dropped.append(before[0])
+            papers.append((next_num, pid, shard, fingerprint, row.date))
+            cards.append(_card_values(next_num, row))
+            words.append((next_num, *row.text, prose(note)))
+            next_num += 1
+        dropped += [num for num, _ in old.values()]
+        stamps.append((shard, stamp))
+    for shard in gone:
+        nums = [num for (num,) in db.execute("SELECT num FROM papers WHERE shard = ?", (shard,))]
+        dropped += nums
+        db.execute("DELETE FROM shards WHERE name = ?", (shard,))
+    db.executemany("DELETE FROM papers WHERE num = ?", ((num,) for num in dropped))
+    db.executemany("DELETE FROM cards WHERE num = ?", ((num,) for num in dropped))
+    db.executemany("INSERT INTO papers VALUES (?,?,?,?,?)", papers)
+    db.executemany(_INSERT_CARD, cards)
+    db.executemany(f"INSERT INTO words(rowid, {', '.join(COLUMNS)}) VALUES (?,?,?,?,?,?,?,?,?)", words)
+    db.executemany("INSERT OR REPLACE INTO shards VALUES (?, ?)", stamps)
+    changes = {"next_num": next_num, "stale": stale + len(dropped), "live": live + len(papers) - len(dropped)}
+    db.executemany("UPDATE meta SET value = ? WHERE key = ?", ((v, k) for k, v in changes.items()))
+    return len(papers)
+
+
+def _card_values(num: int, row: Row) -> tuple:
+    _, version, primary, published, title, abstract, authors, author_count, affiliations, affiliation_count = row.card
+    return (
+        num, version, primary, published, title, abstract, _LIST_MARK.join(authors), author_count,
+        _LIST_MARK.join(affiliations), affiliation_count,
+    )
+
+
+def needs_compacting(db: sqlite3.Connection) -> bool:
+    """Stale rows outnumber live ones (and are many): time to rebuild the partition."""
+    meta = dict(db.execute("SELECT key, value FROM meta"))
+    return meta["stale"] > max(meta["live"], 10_000)
+
+
+def reset(db: sqlite3.Connection) -> None:
+    """Forget everything (the next update re-reads every shard)."""
+    db.execute("PRAGMA user_version = 0")
+    prepare(db)
+
+
+def set_notes(db: sqlite3.Connection, notes: Mapping[str, str], shards: Mapping[str, Path]) -> int:
+    """Make the partition's notes equal `notes` (its papers' share of them), re-indexing the
+    papers whose note changed. Returns how many changed."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        before = dict(db.execute("SELECT id, note FROM notes"))
+        changed = {pid for pid in before.keys() | notes.keys() if before.get(pid, "") != notes.get(pid, "")}
+        if changed:
+            db.execute("DELETE FROM notes")
+            db.executemany("INSERT INTO notes VALUES (?, ?)", ((pid, note) for pid, note in notes.items() if note))
+            # Forget the stamps of the shards holding those papers: update() re-reads them and
+            # replaces just the papers whose fingerprint (which covers the note) changed.
+            touched = {shard for (shard,) in db.execute(
+                "SELECT DISTINCT shard FROM papers WHERE id IN (SELECT value FROM json_each(?))", (_json_list(changed),)
+            )}
+            db.executemany("DELETE FROM shards WHERE name = ?", ((s,) for s in touched))
+            _update(db, {s: shards[s] for s in touched if s in shards}, ())
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    return len(changed)
+
+
+def _json_list(values: Iterable[str]) -> str:
+    return json.dumps(list(values))
+
+
+def cards(db: sqlite3.Connection, ids: list[str]) -> dict[str, Card]:
+    rows = db.execute(
+        f"SELECT {_CARD_COLUMNS} FROM papers JOIN cards USING (num) WHERE id IN (SELECT value FROM json_each(?))",
+        (_json_list(ids),),
+    )
+    found = {}
+    for pid, version, primary, published, title, abstract, authors, author_count, affiliations, affiliation_count in rows:
+        found[pid] = Card(
+            pid, version, primary, published, title, abstract,
+            tuple(authors.split(_LIST_MARK)) if authors else (), author_count,
+            tuple(affiliations.split(_LIST_MARK)) if affiliations else (), affiliation_count,
+        )
+    return found

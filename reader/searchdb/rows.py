@@ -1,0 +1,107 @@
+"""What the search index stores for one paper, made from its JSON record as the shard holds it.
+
+The full-text columns must hold exactly the words core/query.py's `search_text` gives the scan
+(the reference): SQLite's `ascii` tokenizer splits ASCII text where `word_string` does (runs of
+ASCII letters and digits, lower-cased), so plain ASCII text goes in as it is and only other text
+is folded here first. Codes (categories, ids) are whole tokens: their punctuation is spelled
+with private-use characters, which the tokenizer keeps inside a token and no query word holds.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from reader.core.query import code_tokens, date_key
+from reader.core.text import fold, word_string
+
+# The full-text columns, in order: the scan's TEXT_FIELDS, then the user's note.
+COLUMNS = ("ti", "abs", "au", "co", "jr", "cat", "id", "note")
+CARD_ABSTRACT_CHARS = 500
+CARD_AUTHORS = 3
+CARD_AFFILIATIONS = 5
+# Between two authors: a token no query can hold, so a phrase never runs from one name on.
+AUTHOR_SEPARATOR = " \ue002 "
+_NOT_CODE_CHAR = re.compile(r"[^a-z0-9]")
+_ASCII_CODE = {c: f"\ue000{c:x}\ue001" for c in range(128) if not chr(c).isalnum() or chr(c).isupper()}
+
+
+def prose(text: str) -> str:
+    """Text for a word column: tokenized by SQLite exactly as word_string splits it."""
+    if text.isascii() and "\\" not in text:
+        return text
+    return word_string(text).strip()
+
+
+def code(token: str) -> str:
+    """One folded code as one token: `cs.ai` -> `cs\\ue0002e\\ue001ai`."""
+    if token.isascii():
+        return token.translate(_ASCII_CODE)
+    return _NOT_CODE_CHAR.sub(lambda m: f"\ue000{ord(m.group()):x}\ue001", token)
+
+
+@lru_cache(maxsize=4096)
+def _category_column(categories: tuple[str, ...]) -> str:
+    return " ".join(code(t) for t in code_tokens(categories))
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """What a paper's card in a list shows, without the paper's whole record."""
+
+    id: str
+    version: int
+    primary_category: str
+    published: str  # YYYY-MM-DD of v1
+    title: str
+    abstract: str  # its first CARD_ABSTRACT_CHARS characters
+    authors: tuple[str, ...]  # the first CARD_AUTHORS names
+    author_count: int
+    affiliations: tuple[str, ...]  # the first CARD_AFFILIATIONS distinct ones, in order
+    affiliation_count: int
+
+
+class Row:
+    """One paper, ready to insert: full-text values (without the note), date key, card values
+    (in Card's field order; a Card object is made only when a card is asked for)."""
+
+    __slots__ = ("card", "date", "id", "text")
+
+    def __init__(self, pid: str, text: tuple[str, ...], date: str, card: tuple):
+        self.id, self.text, self.date, self.card = pid, text, date, card
+
+    def fingerprint(self, note: str) -> int:
+        """Changes whenever anything stored for the paper would: unchanged papers are skipped."""
+        version, primary, published, title, abstract, authors, author_count, affiliations, affiliation_count = self.card[1:]
+        whole = "\x1f".join((
+            *self.text, note, self.date, str(version), primary, published, title, abstract,
+            *authors, str(author_count), *affiliations, str(affiliation_count),
+        ))
+        return zlib.crc32(whole.encode("utf-8", "surrogatepass"))
+
+
+def row_of(doc: dict[str, Any]) -> Row:
+    """The index row of one stored record. Raises (KeyError, TypeError, ValueError,
+    AttributeError, IndexError) on a record the store could not read either: the caller skips it."""
+    pid, title, abstract, published = doc["id"], doc["title"], doc["abstract"], doc["published"]
+    authors = doc["authors"]
+    names = [name for name, _ in authors]
+    affiliations = list(dict.fromkeys(a for _, affs in authors for a in affs)) if authors else []
+    text = (
+        prose(title),
+        prose(abstract),
+        AUTHOR_SEPARATOR.join([prose(name) for name in names]),
+        prose(doc.get("comment") or ""),
+        prose(doc.get("journal_ref") or ""),
+        _category_column(tuple(doc["categories"])),  # a few thousand combinations among 100,000 papers
+        " ".join([code(t) for t in fold(pid).split()]),
+    )
+    card = (
+        pid, int(doc["version"]), str(doc["primary_category"]), published[:10], title,
+        abstract[:CARD_ABSTRACT_CHARS], tuple(names[:CARD_AUTHORS]), len(names),
+        tuple(affiliations[:CARD_AFFILIATIONS]), len(affiliations),
+    )
+    return Row(pid, text, date_key(published), card)

@@ -1,0 +1,249 @@
+"""The search index answers exactly as the scan evaluator (core/search.py, the reference), stays
+current as shards change, and repairs itself: it is derived data, rebuilt when missing, stale,
+from another format or damaged."""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+import threading
+
+import pytest
+
+from reader import searchdb
+from reader.core.query import parse, search_text
+from reader.core.search import SearchBlock
+from reader.models import Author
+from reader.searchdb import PARTITIONS, SearchIndex, SearchIndexError
+from reader.store import Store
+from reader.store.store import shard_of
+from tests.sample_papers import sample_papers
+from tests.searchdb_corpus import (
+    fixture_papers,
+    generated_queries,
+    made_papers,
+    suite_queries,
+)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """A store of every fixture paper and the made ones, its index, and the scan over the same papers."""
+    data_dir = tmp_path_factory.mktemp("corpus")
+    store = Store(data_dir)
+    papers = fixture_papers()
+    store.save_papers(papers + made_papers(papers[0]))
+    index = SearchIndex.open(data_dir)
+    assert index.refresh(store) == len(store.index())
+    stored = store.load_papers()
+    yield store, index, stored
+    index.close()
+
+
+_blocks: dict[int, SearchBlock] = {}
+
+
+def scan(papers, query, notes=None):
+    """The reference answer: the scan evaluator over the same papers."""
+    key = id(papers)
+    block = _blocks.get(key) if notes is None else None
+    if block is None:
+        block = SearchBlock({p.id: search_text(p) for p in papers.values()}, notes)
+        if notes is None:
+            _blocks[key] = block
+    return block.matching(parse(query, implicit_and=True))
+
+
+def test_every_query_of_the_test_suite_matches_as_the_scan_does(corpus):
+    _store, index, papers = corpus
+    queries = suite_queries()
+    assert len(queries) > 100
+    differ = [q for q in queries if index.matching(parse(q, implicit_and=True)) != scan(papers, q)]
+    assert differ == []
+
+
+def test_generated_queries_over_every_field_and_operator_match_as_the_scan_does(corpus):
+    _store, index, papers = corpus
+    queries = generated_queries(list(papers.values()), 600)
+    answers = [(q, index.matching(parse(q, implicit_and=True)), scan(papers, q)) for q in queries]
+    assert [q for q, got, expected in answers if got != expected] == []
+    # the comparison is not vacuous: many queries match something, few match everything
+    assert sum(1 for _, got, _ in answers if 0 < len(got) < len(papers)) > len(queries) // 3
+
+
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("au:del_maestro", {"2609.90001"}),
+        ("ti:schrodinger AND ti:ecole", {"2609.90001"}),
+        ("abs:angstrom AND abs:naive", {"2609.90001"}),
+        ('ti:"量子 计算" AND ti:α', {"2609.90002"}),
+        ("abs:квантовые AND abs:ωmega", {"2609.90002"}),
+        ("au:张伟 OR au:lukasz", {"2609.90002"}),
+        ('au:"smith bob"', set()),  # a phrase never runs from one author into the next
+        ("cat:cond-mat.str-el AND cat:68t05", {"2609.90001"}),
+        ('cat:"bad cat"', {"2609.90002"}),
+        ("id:hep-th/9901001v1", {"hep-th/9901001"}),
+        ("id:math.gt/0309136 AND cat:math", {"math.GT/0309136"}),
+        ("all:cs.ai", {"math.GT/0309136"}),  # the words `cs ai` (its abstract), not the category code
+        ("all:cs.ai ANDNOT abs:cs", set()),
+        ("co:cs AND co:ai", {"math.GT/0309136"}),
+        ("au:alvaro AND au:gunther", {"math.GT/0309136"}),
+        ("abs:x4e2dx", {"2609.90001"}),
+    ],
+)
+def test_hard_cases_by_name(corpus, query, expected):
+    _store, index, papers = corpus
+    made = {p.id for p in made_papers(next(iter(papers.values())))}
+    assert index.matching(parse(query, implicit_and=True)) & made == expected
+    assert scan(papers, query) & made == expected
+
+
+def test_cards_show_what_a_list_needs(corpus):
+    _store, index, papers = corpus
+    ids = list(papers)[:50] + ["2609.90001", "0000.00000"]
+    cards = index.cards(ids)
+    assert set(cards) == set(ids) - {"0000.00000"}
+    card = cards["2609.90001"]
+    paper = papers["2609.90001"]
+    assert (card.id, card.version, card.primary_category, card.published, card.title) == (
+        paper.id, paper.version, "cond-mat.str-el", paper.published[:10], paper.title
+    )
+    assert card.authors == ("Adrian Del Maestro", "José Ñúñez") and card.author_count == 2
+    assert card.affiliations == ("Vermont", "UNAM") and card.affiliation_count == 2
+    many = max(papers.values(), key=lambda p: len(p.authors))
+    assert len(many.authors) > 3
+    big = index.cards([many.id])[many.id]
+    assert big.authors == tuple(a.name for a in many.authors[:3]) and big.author_count == len(many.authors)
+    assert big.abstract == many.abstract[:500]
+
+
+def filled(data_dir, n=40):
+    store = Store(data_dir)
+    store.save_papers(sample_papers(n))
+    index = SearchIndex.open(data_dir)
+    index.refresh(store)
+    return store, index
+
+
+def ids(index, query):
+    return index.matching(parse(query, implicit_and=True))
+
+
+def test_changed_shards_are_reindexed_and_only_changed_papers_replaced(data_dir):
+    store, index = filled(data_dir)
+    assert index.refresh(store) == 0  # nothing changed: nothing read
+    papers = sample_papers(40)
+    before = ids(index, "ti:credit")
+    newer = dataclasses.replace(papers[1], version=papers[1].version + 1, title="Zebrafish credit")
+    store.save_papers([newer, *papers[2:6]])  # four unchanged papers saved again beside it
+    assert index.refresh(store) == 1
+    assert ids(index, "ti:zebrafish") == {newer.id}
+    assert ids(index, "ti:credit") == before
+    assert ids(index, "ti:assignment") == before - {newer.id}
+    assert index.cards([newer.id])[newer.id].version == newer.version
+
+
+def test_a_shard_that_is_gone_is_forgotten(data_dir):
+    store, index = filled(data_dir)
+    everything = ids(index, "ti:the OR abs:the")
+    shard = store.shards()[0]
+    store.shard_file(shard).unlink()
+    index.refresh(store, shards=[s for s in store.shards()])  # told about some shards: forgets nothing
+    assert ids(index, "ti:the OR abs:the") == everything
+    index.refresh(store)
+    left = {pid for pid in everything if not pid.startswith(shard.split(".")[0]) or pid in store.load_papers()}
+    assert ids(index, "ti:the OR abs:the") == left < everything
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "old format", "missing"])
+def test_a_damaged_or_missing_index_is_rebuilt(data_dir, damage):
+    store, index = filled(data_dir)
+    expected = ids(index, "ti:testing ANDNOT ti:wild")
+    assert expected
+    index.close()
+    path = index.paths[0]
+    if damage == "garbage":
+        path.write_bytes(b"not a database at all" * 1000)
+    elif damage == "truncated":
+        data = path.read_bytes()
+        path.write_bytes(data[: len(data) // 2] + b"\0" * 4096)
+    elif damage == "old format":
+        with sqlite3.connect(path) as db:
+            db.execute("PRAGMA user_version = 0")
+    else:
+        for part in index.paths:
+            part.unlink()
+    reopened = SearchIndex.open(data_dir)
+    if damage == "truncated":  # seen by a reader first: an error, then the next refresh repairs it
+        with pytest.raises(SearchIndexError):
+            for _ in range(3):
+                ids(reopened, "ti:testing ANDNOT ti:wild")
+                ids(reopened, "au:smith OR abs:the")
+    reopened.refresh(store)
+    assert ids(reopened, "ti:testing ANDNOT ti:wild") == expected
+
+
+def test_notes_are_searched_like_the_scan_searches_them(data_dir):
+    store, index = filled(data_dir)
+    papers = store.load_papers()
+    some = list(papers)
+    notes = {some[0]: "Read for the Zürich seminar", some[7]: "seminar notes: credit assignment", "2501.00001": "not cached"}
+    assert index.set_notes(store, notes) == 3
+    for query in ["note:zurich", "seminar", 'all:"zurich seminar"', "note:credit AND ti:credit", "credit ANDNOT note:seminar"]:
+        assert ids(index, query) == scan(papers, query, notes), query
+    assert ids(index, "note:seminar") == {some[0], some[7]}
+    assert index.set_notes(store, {some[0]: "Read for the Zürich seminar"}) == 2
+    assert ids(index, "note:seminar") == {some[0]}
+    assert index.set_notes(store, {some[0]: "Read for the Zürich seminar"}) == 0
+    # a note survives a re-index of its paper's shard
+    changed = dataclasses.replace(papers[some[0]], version=9, authors=(Author("New Author"),))
+    store.save_papers([changed])
+    index.refresh(store)
+    assert ids(index, "note:zurich AND au:new") == {some[0]}
+
+
+def test_readers_in_other_threads_see_the_old_or_the_new_answer(data_dir):
+    store, index = filled(data_dir, 200)
+    old = ids(index, "abs:agents")
+    newer = [dataclasses.replace(p, version=p.version + 1, abstract="Nothing about those now.") for p in sample_papers(200)[::2]]
+    seen, errors, done = [], [], threading.Event()
+
+    def read():
+        while not done.is_set():
+            try:
+                seen.append(frozenset(ids(index, "abs:agents")))
+            except Exception as error:  # noqa: BLE001 - any error fails the test below
+                errors.append(error)
+
+    readers = [threading.Thread(target=read) for _ in range(2)]
+    for thread in readers:
+        thread.start()
+    store.save_papers(newer)
+    index.refresh(store)
+    new = ids(index, "abs:agents")
+    done.set()
+    for thread in readers:
+        thread.join()
+    assert errors == [] and seen and new < old
+
+    def part(found, n):
+        return {pid for pid in found if searchdb.partition_of(shard_of(pid)) == n}
+
+    # A refresh shows partition by partition (as a sync writes shard by shard), each all at once.
+    for found in set(seen):
+        assert all(part(found, n) in (part(old, n), part(new, n)) for n in range(PARTITIONS))
+
+
+def test_a_large_refresh_builds_partitions_in_processes(data_dir, monkeypatch):
+    monkeypatch.setattr(searchdb, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(searchdb.os, "cpu_count", lambda: 2)
+    store = Store(data_dir)
+    store.save_papers(sample_papers(400, per_day=1))
+    assert len({searchdb.partition_of(s) for s in store.shards()}) > 1
+    index = SearchIndex.open(data_dir)
+    assert index.refresh(store) == 0  # every paper indexed by a child process
+    papers = store.load_papers()
+    for query in ["ti:testing", "abs:agents ANDNOT cat:cs.LG", "au:smith OR au:weber", "credit assignment"]:
+        assert ids(index, query) == scan(papers, query)
+    assert len(index.paths) == PARTITIONS and all(p.exists() for p in index.paths)
