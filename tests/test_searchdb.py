@@ -5,12 +5,14 @@ from another format or damaged."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import sqlite3
 import threading
 
 import pytest
 
 from reader import searchdb
+from reader.cli import main
 from reader.core.query import parse, search_text
 from reader.core.search import SearchBlock
 from reader.models import Author
@@ -156,7 +158,7 @@ def test_a_shard_that_is_gone_is_forgotten(data_dir):
     assert ids(index, "ti:the OR abs:the") == left < everything
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "old format", "missing"])
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "old format", "not our tables", "missing"])
 def test_a_damaged_or_missing_index_is_rebuilt(data_dir, damage):
     store, index = filled(data_dir)
     expected = ids(index, "ti:testing ANDNOT ti:wild")
@@ -171,6 +173,10 @@ def test_a_damaged_or_missing_index_is_rebuilt(data_dir, damage):
     elif damage == "old format":
         with sqlite3.connect(path) as db:
             db.execute("PRAGMA user_version = 0")
+    elif damage == "not our tables":
+        with sqlite3.connect(path) as db:
+            db.execute("DELETE FROM meta")
+            db.execute("DROP TABLE cards")
     else:
         for part in index.paths:
             part.unlink()
@@ -247,3 +253,25 @@ def test_a_large_refresh_builds_partitions_in_processes(data_dir, monkeypatch):
     for query in ["ti:testing", "abs:agents ANDNOT cat:cs.LG", "au:smith OR au:weber", "credit assignment"]:
         assert ids(index, query) == scan(papers, query)
     assert len(index.paths) == PARTITIONS and all(p.exists() for p in index.paths)
+
+
+def test_cli_list_query_prints_from_cards_what_records_print(data_dir, capsys):
+    store = Store(data_dir)
+    papers = sample_papers(60)
+    store.save_papers(papers)
+    store.set_marks([papers[2].id], starred=True)
+    store.set_marks([papers[3].id], read=True)
+    assert main(["--data-dir", str(data_dir), "list"]) == 0
+    everything = capsys.readouterr().out.splitlines()
+    assert main(["--data-dir", str(data_dir), "list", "--query", "testing ANDNOT wild", "--limit", "7"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    wanted = [p.id for p in papers if "testing" in p.title.lower() and "wild" not in p.title.lower()][:7]
+    assert len(wanted) == 7 and len(listed) == 14
+    assert [line.split()[2][: -len("v1")] for line in listed[::2]] == wanted
+    # each paper's two lines are the same as the plain listing's (made from the full records)
+    pairs = {everything[i]: everything[i + 1] for i in range(0, len(everything), 2)}
+    assert all(pairs[listed[i]] == listed[i + 1] for i in range(0, len(listed), 2))
+    # a later sync's papers are found at once: each run brings the index up to date
+    store.save_papers([dataclasses.replace(papers[0], id="2612.29999", title="Zebrafish testing")])
+    assert main(["--data-dir", str(data_dir), "list", "--query", "zebrafish", "--json"]) == 0
+    assert [row["id"] for row in json.loads(capsys.readouterr().out)] == ["2612.29999"]

@@ -47,7 +47,9 @@ __all__ = ["PARTITIONS", "Card", "SearchIndex", "SearchIndexError"]
 PARTITIONS = 4
 # A refresh this large (bytes of shards to read) runs partitions in parallel processes.
 PARALLEL_BYTES = 32 * 1024 * 1024
-_DAMAGED = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+# Not a database, damaged pages, or tables that are not ours (SQLITE_ERROR: "no such table"):
+# rebuilt. Locks, a full disk or an unwritable directory are errors to report instead.
+_DAMAGED = (sqlite3.SQLITE_ERROR, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_MISMATCH)
 
 
 class SearchIndexError(ReaderError):
@@ -58,7 +60,9 @@ def partition_of(shard: str) -> int:
     return zlib.crc32(shard.encode("utf-8")) % PARTITIONS
 
 
-def _damaged(error: sqlite3.DatabaseError) -> bool:
+def _damaged(error: Exception) -> bool:
+    if isinstance(error, KeyError):  # our meta rows are missing
+        return True
     return (getattr(error, "sqlite_errorcode", 0) & 0xFF) in _DAMAGED or "malformed" in str(error)
 
 
@@ -127,7 +131,7 @@ class SearchIndex:
                 if partition.needs_compacting(db):
                     partition.reset(db)
                 return db
-            except sqlite3.DatabaseError as error:
+            except (sqlite3.DatabaseError, KeyError) as error:
                 if attempt == 2 or not _damaged(error):
                     raise SearchIndexError(f"search index {self.paths[part].name}: {error}") from None
                 partition.remove(self.paths[part])
@@ -154,7 +158,7 @@ class SearchIndex:
         for part, (stale, gone) in work.items():  # what the processes did is skipped as fresh
             try:
                 done += partition.update(self._db(part), stale, gone)
-            except sqlite3.DatabaseError as error:
+            except (sqlite3.DatabaseError, KeyError) as error:
                 if not _damaged(error):
                     raise SearchIndexError(f"search index {self.paths[part].name}: {error}") from None
                 self._damaged_parts.add(part)
