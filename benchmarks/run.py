@@ -68,13 +68,16 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--runs", type=int, default=5, help="runs per timed figure (median)")
     parser.add_argument("--sync-papers", type=int, default=10000, help="papers ingested by the sync figure")
+    parser.add_argument("--search-growth", default="300000", help="larger caches measured for the search index only ('' for none)")
     args = parser.parse_args()
     sys.path.insert(0, str(ROOT))
+    from benchmarks import search
     from benchmarks.cache import build_cache
 
     print(f"machine: {machine()}")
     print(f"date: {time.strftime('%Y-%m-%d')}; medians of {args.runs} runs\n")
     work = Path(tempfile.mkdtemp(prefix="reader-bench-"))
+    searched: dict[int, dict] = {}
     try:
         for size in (int(s) for s in args.sizes.split(",")):
             data = work / f"cache-{size}"
@@ -109,11 +112,21 @@ def main() -> None:
                 ("longest event-loop block in sync", f"{synced['max_block_ms']:.0f} ms", ""),
                 ("peak RSS (app, cache loaded)", f"{inside['rss_mb']:.0f} MB", f"sync process {synced['rss_mb']:.0f} MB"),
             ]
+            searched[size] = search.measure(data, args.runs)
+            rows += search.rows(searched[size])
             print(f"### {size:,} papers (cache built in {built:.1f} s)\n")
             print("| measure | result | notes |\n|---|---|---|")
             for row in rows:
                 print("| " + " | ".join(row) + " |")
             print(flush=True)
+            shutil.rmtree(data, ignore_errors=True)
+        for size in (int(s) for s in args.search_growth.split(",") if s):
+            data = work / f"cache-{size}"
+            build_cache(data, size, TODAY)
+            searched[size] = search.measure(data, args.runs)
+            shutil.rmtree(data, ignore_errors=True)
+        print(f"### Search index as the cache grows (filter times, matches in brackets; {os.cpu_count()} cores)\n")
+        print(search.growth_table(searched), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

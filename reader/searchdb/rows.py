@@ -66,21 +66,17 @@ class Card:
 
 class Row:
     """One paper, ready to insert: full-text values (without the note), date key, card values
-    (in Card's field order; a Card object is made only when a card is asked for)."""
+    (in Card's field order; a Card object is made only when a card is asked for), and a
+    fingerprint of the record it was made from."""
 
-    __slots__ = ("card", "date", "id", "text")
+    __slots__ = ("card", "date", "id", "source", "text")
 
-    def __init__(self, pid: str, text: tuple[str, ...], date: str, card: tuple):
-        self.id, self.text, self.date, self.card = pid, text, date, card
+    def __init__(self, pid: str, text: tuple[str, ...], date: str, card: tuple, source: int):
+        self.id, self.text, self.date, self.card, self.source = pid, text, date, card, source
 
     def fingerprint(self, note: str) -> int:
         """Changes whenever anything stored for the paper would: unchanged papers are skipped."""
-        version, primary, published, title, abstract, authors, author_count, affiliations, affiliation_count = self.card[1:]
-        whole = "\x1f".join((
-            *self.text, note, self.date, str(version), primary, published, title, abstract,
-            *authors, str(author_count), *affiliations, str(affiliation_count),
-        ))
-        return zlib.crc32(whole.encode("utf-8", "surrogatepass"))
+        return zlib.crc32(note.encode("utf-8", "surrogatepass"), self.source)
 
 
 def row_of(doc: dict[str, Any]) -> Row:
@@ -90,13 +86,15 @@ def row_of(doc: dict[str, Any]) -> Row:
     authors = doc["authors"]
     names = [name for name, _ in authors]
     affiliations = list(dict.fromkeys(a for _, affs in authors for a in affs)) if authors else []
+    categories = doc["categories"]
+    comment, journal_ref = doc.get("comment") or "", doc.get("journal_ref") or ""
     text = (
         prose(title),
         prose(abstract),
         AUTHOR_SEPARATOR.join([prose(name) for name in names]),
-        prose(doc.get("comment") or ""),
-        prose(doc.get("journal_ref") or ""),
-        _category_column(tuple(doc["categories"])),  # a few thousand combinations among 100,000 papers
+        prose(comment),
+        prose(journal_ref),
+        _category_column(tuple(categories)),  # a few thousand combinations among 100,000 papers
         " ".join([code(t) for t in fold(pid).split()]),
     )
     card = (
@@ -104,4 +102,9 @@ def row_of(doc: dict[str, Any]) -> Row:
         abstract[:CARD_ABSTRACT_CHARS], tuple(names[:CARD_AUTHORS]), len(names),
         tuple(affiliations[:CARD_AFFILIATIONS]), len(affiliations),
     )
-    return Row(pid, text, date_key(published), card)
+    # Everything the row is made from (the row follows from it), with marks between the parts.
+    source = "\x1f".join([
+        pid, title, abstract, comment, journal_ref, str(card[1]), card[2], published, *categories,
+        "\x1e", *names, "\x1e", *[a for _, affs in authors for a in affs],
+    ])
+    return Row(pid, text, date_key(published), card, zlib.crc32(source.encode("utf-8", "surrogatepass")))
