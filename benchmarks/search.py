@@ -7,6 +7,7 @@ process, so the first build is a first build and nothing is warm but the OS's fi
     filter           matching(query) plus putting the matches in list order (the index's ids),
                      median of 5, for plain words, phrases, each field, AND / OR / ANDNOT, dates
     cards            cards() for the 50 newest papers
+    after a sync     refresh of the shards a sync of 10,000 new papers wrote (papers/s)
     list --query     `reader list --query Q --limit 20`, process start to exit
 """
 
@@ -46,6 +47,7 @@ QUERIES = {
     "date range": "submittedDate:[202609 TO 202610] AND abs:agents",
 }
 CLI_QUERIES = ("ti:learning", "deep neural", "cat:cs")
+SYNC_PAPERS = 10_000  # papers a sync adds before the index is brought up to date
 
 
 def probe(data_dir: str) -> None:
@@ -80,9 +82,17 @@ def probe(data_dir: str) -> None:
     cards_ms = (time.perf_counter() - started) * 1000
     assert len(cards) == 50
     size = sum(p.stat().st_size for p in (Path(data_dir) / "search").iterdir())
+    from benchmarks.probe import fresh_papers
+    from reader.store.store import shard_of
+
+    fresh = fresh_papers(SYNC_PAPERS)
+    store.save_papers(fresh, "Fresh")
+    started = time.perf_counter()
+    index.refresh(store, shards=sorted({shard_of(p.id) for p in fresh}))
+    synced = time.perf_counter() - started
     print(json.dumps({
         "papers": len(order), "first_build_s": first_build, "refresh_ms": refresh * 1000, "filters": filters,
-        "cards_ms": cards_ms, "index_mb": size / 1e6,
+        "cards_ms": cards_ms, "index_mb": size / 1e6, "sync_papers_per_s": SYNC_PAPERS / synced,
         "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }), flush=True)
 
@@ -119,6 +129,7 @@ def rows(figures: dict) -> list[tuple[str, str, str]]:
         ("search index refresh, nothing changed", f"{figures['refresh_ms']:.0f} ms", "paid by every reader list --query"),
         ("filter from the index", f"{slowest['ms']:.0f} ms", f"slowest of {len(filters)} queries ({slowest['query']}, {slowest['matches']:,} matches), in list order"),
         ("50 cards from the index", f"{figures['cards_ms']:.1f} ms", ""),
+        ("index kept current after a sync", f"{figures['sync_papers_per_s']:,.0f} papers/s", f"refresh of the shards {SYNC_PAPERS:,} new papers went to"),
         ("reader list --query (index)", f"{max(cli.values()):.0f} ms", "slowest of: " + ", ".join(f"{q} {v:.0f}" for q, v in cli.items())),
     ]
 
@@ -137,6 +148,7 @@ def growth_table(by_size: dict[int, dict]) -> str:
     for name in QUERIES:
         row(f"`{by_size[sizes[-1]]['filters'][name]['query']}`", [f"{by_size[s]['filters'][name]['ms']:.1f} ms ({by_size[s]['filters'][name]['matches']:,})" for s in sizes])
     row("50 cards", [f"{by_size[s]['cards_ms']:.1f} ms" for s in sizes])
+    row("refresh after a sync", [f"{by_size[s]['sync_papers_per_s']:,.0f} papers/s" for s in sizes])
     for query in CLI_QUERIES:
         row(f"reader list --query `{query}`", [f"{by_size[s]['cli_ms'][query]:.0f} ms" for s in sizes])
     return "\n".join(lines)
