@@ -43,6 +43,13 @@ def code(token: str) -> str:
     return _NOT_CODE_CHAR.sub(lambda m: f"\ue000{ord(m.group()):x}\ue001", token)
 
 
+def _authors_column(names: list[str]) -> str:
+    together = "".join(names)
+    if together.isascii() and "\\" not in together:  # most papers: every name as it is
+        return AUTHOR_SEPARATOR.join(names)
+    return AUTHOR_SEPARATOR.join([prose(name) for name in names])
+
+
 @lru_cache(maxsize=4096)
 def _category_column(categories: tuple[str, ...]) -> str:
     return " ".join(code(t) for t in code_tokens(categories))
@@ -91,7 +98,7 @@ def row_of(doc: dict[str, Any]) -> Row:
     text = (
         prose(title),
         prose(abstract),
-        AUTHOR_SEPARATOR.join([prose(name) for name in names]),
+        _authors_column(names),
         prose(comment),
         prose(journal_ref),
         _category_column(tuple(categories)),  # a few thousand combinations among 100,000 papers
