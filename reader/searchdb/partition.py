@@ -29,6 +29,7 @@ FORMAT = 1  # bump when rows.py or the schema changes: every partition is then r
 BUSY_SECONDS = 60.0  # another process's first build of a partition may hold the write lock
 BUILD_HASH_BYTES = 128 * 1024 * 1024  # FTS5 keeps this much in memory before writing a segment
 Stamp = str
+LARGE_UPDATE = 2000  # papers
 
 _SCHEMA = f"""
 CREATE TABLE shards(name TEXT PRIMARY KEY, stamp TEXT NOT NULL);
@@ -124,6 +125,8 @@ def update(db: sqlite3.Connection, shards: Mapping[str, Path], gone: Iterable[st
     except BaseException:
         db.execute("ROLLBACK")
         raise
+    if done > LARGE_UPDATE:  # a write-ahead log as large as the partition: give its space back
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return done
 
 
