@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 from typing import NoReturn
@@ -55,6 +54,8 @@ def cmd_topics(args, settings) -> int:
 
 
 def cmd_sync(args, settings) -> int:
+    import asyncio  # here, not at the top: every other command starts faster without it
+
     from reader import logs
     from reader.progress import PlainLines, SyncProgress, TerminalBars
     from reader.sync import Syncer, SyncEvent, client_for

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 
 from reader.config import Settings, default_data_dir
 from reader.errors import QueryError, ReaderError
@@ -42,7 +44,8 @@ def validated_query(query: str, *, for_arxiv: bool):
     try:
         return parse(query, implicit_and=not for_arxiv)
     except QueryError as error:
-        raise ReaderError(f"invalid query {query!r}: {error.describe()}") from None
+        shown = query if len(query) <= 80 else query[:60] + "..."  # a long query would drown the message
+        raise ReaderError(f"invalid query {shown!r}: {error.describe()}") from None
 
 
 def topic_name(store, name: str | None) -> str | None:
@@ -82,21 +85,43 @@ def selected_papers(
     store, lib, *, query=None, limit: int | None = None, only: set[str] | None = None, **filters
 ) -> list[Paper]:
     """Papers newest first (of the ids in `only`, when given). Only the records shown are read from
-    disk; a text query reads the saved search texts (built and saved once per shard)."""
-    from reader.store.store import shard_of
-
-    if query is not None:
-        from reader.loading import shard_texts
-
-        for shard in store.shards():
-            lib.add_search_texts(shard_texts(store, shard))
-    ids = lib.select(query=query, **filters)
+    disk; a text query is answered by the search index."""
+    with search_index(store) if query is not None else nullcontext() as index:
+        ids = selected_ids(lib, query=query, index=index, **filters)
     if only is not None:
         ids = [pid for pid in ids if pid in only]
-    ids = ids[:limit]
+    return records(store, lib, ids[:limit])
+
+
+def selected_ids(lib, *, query=None, index=None, limit: int | None = None, **filters) -> list[str]:
+    """Ids newest first; a text query is answered by `index` (see search_index)."""
+    ids = lib.select(**filters)
+    if query is not None:
+        matched = index.matching(query)
+        ids = [pid for pid in ids if pid in matched]
+    return ids[:limit]
+
+
+def records(store, lib, ids: list[str]) -> list[Paper]:
+    """The full records of `ids`, in that order (only their shards are read)."""
+    from reader.store.store import shard_of
+
     lib.add_papers(store.load_papers(sorted({shard_of(pid) for pid in ids})).values())
     print_warnings(store)
     return [lib.papers[pid] for pid in ids if pid in lib.papers]
+
+
+@contextmanager
+def search_index(store) -> Iterator:
+    """The search index, brought up to date (which costs little when nothing changed)."""
+    from reader.searchdb import SearchIndex
+
+    index = SearchIndex.open(store.data_dir)
+    try:
+        index.refresh(store)
+        yield index
+    finally:
+        index.close()
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:

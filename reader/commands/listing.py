@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import nullcontext
 
 from reader.commands.common import (
     library,
     open_store,
-    selected_papers,
+    records,
+    search_index,
+    selected_ids,
     topic_name,
     validated_query,
 )
@@ -41,22 +44,34 @@ def cmd_list(args, settings) -> int:
     store = open_store(args, settings)
     query = validated_query(args.query, for_arxiv=False) if args.query else None
     lib = library(store)
-    papers = selected_papers(
-        store, lib, query=query, limit=args.limit,
-        topic=topic_name(store, args.topic), starred=args.starred, unread=args.unread,
-    )
-    if args.json:
-        json.dump([paper_json(p, lib) for p in papers], sys.stdout, ensure_ascii=False, indent=2)
-        print()
-        return 0
-    if not papers:
+    filters = {"topic": topic_name(store, args.topic), "starred": args.starred, "unread": args.unread}
+    with search_index(store) if query is not None else nullcontext() as index:
+        ids = selected_ids(lib, query=query, index=index, limit=args.limit, **filters)
+        if args.json:
+            json.dump([paper_json(p, lib) for p in records(store, lib, ids)], sys.stdout, ensure_ascii=False, indent=2)
+            print()
+            return 0
+        if index is not None:  # cards hold what a line shows: a query's list reads no shard at all
+            cards = index.cards(ids)
+            lines = [_line_of(cards[pid]) for pid in ids if pid in cards]
+        else:
+            lines = [_line_of(paper) for paper in records(store, lib, ids)]
+    if not lines:
         print("no papers match" if lib.index else "the cache is empty: run `reader sync`", file=sys.stderr)
-    for paper in papers:
-        marks = ("*" if paper.id in lib.starred else " ") + (" " if paper.id in lib.read else "N")
-        authors = ", ".join(a.name for a in paper.authors[:3]) + (f" +{len(paper.authors) - 3}" if len(paper.authors) > 3 else "")
-        print(f"{paper.published[:10]}  {marks}  {paper.id}v{paper.version}  [{paper.primary_category}]  {paper.title}")
+    for published, pid, version, category, title, names, count in lines:
+        marks = ("*" if pid in lib.starred else " ") + (" " if pid in lib.read else "N")
+        authors = ", ".join(names) + (f" +{count - 3}" if count > 3 else "")
+        print(f"{published}  {marks}  {pid}v{version}  [{category}]  {title}")
         print(f"{'':16}{authors}")
     return 0
+
+
+def _line_of(item) -> tuple[str, str, int, str, str, list[str], int]:
+    """What a listed line shows, from a Paper or a search index Card."""
+    if isinstance(item, Paper):
+        names = [a.name for a in item.authors]
+        return item.published[:10], item.id, item.version, item.primary_category, item.title, names[:3], len(names)
+    return item.published, item.id, item.version, item.primary_category, item.title, list(item.authors[:3]), item.author_count
 
 
 def paper_json(paper: Paper, lib) -> dict:
