@@ -7,7 +7,7 @@ import json
 import sys
 from typing import NoReturn
 
-from reader.commands import common, listing, marks, triage
+from reader.commands import common, listing, marks, tags_notes, triage
 from reader.commands import completion as completion_command
 from reader.commands import config as config_command
 from reader.commands import digest as digest_command
@@ -181,6 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     listing.register(commands)
     marks.register(commands)
+    tags_notes.register(commands)
 
     mom = commands.add_parser("momentum", help="papers per week and the four-week trend")
     mom.add_argument("--topic", metavar="NAME", help="only this topic's papers (its name, any case)")
@@ -222,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
         settings = load_settings({"data_dir": args.data_dir})
         if args.command == "topics" and args.topics_command is None:
             args.topics_command = "list"
+        if args.command == "tags" and args.tags_command is None:
+            args.tags_command = "list"
         handler = getattr(args, "handler", cmd_app)
         from reader import logs
 

@@ -14,3 +14,12 @@ def clean_text(text: str | None) -> str:
     if not text:
         return ""
     return " ".join(_UNSAFE.sub("", text).split())
+
+
+def clean_multiline(text: str | None) -> str:
+    """Text the user wrote over several lines (a note): control characters dropped as in
+    clean_text, but line breaks (any convention, made `\\n`) and tabs kept."""
+    if not text:
+        return ""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2028", "\n").replace("\u2029", "\n")
+    return _UNSAFE.sub("", lines)

@@ -59,6 +59,19 @@ def topic_name(store, name: str | None) -> str | None:
     return topic.name
 
 
+def tagged_ids(store, name: str | None) -> set[str] | None:
+    """The papers carrying a tag (found ignoring case), None when no tag is asked for; a one-line
+    error when there is no such tag."""
+    if name is None:
+        return None
+    wanted = " ".join(name.split()).casefold()
+    found = next((tag for tag in store.tags() if tag.casefold() == wanted), None)
+    if found is None:
+        known = ", ".join(repr(tag) for tag in store.tags()) or "none yet"
+        raise ReaderError(f"no tag named {name!r} (tags: {known})")
+    return {pid for pid, tags in store.tags_of().items() if found in tags}
+
+
 def cached_ids(store, refs: list[str]) -> dict[str, int]:
     """Papers named on the command line in any form people paste (see reader/ids.py), each with
     its cached version. Every one must be in the cache, at a version it has: else a one-line
@@ -87,15 +100,18 @@ def selected_papers(
     """Papers newest first (of the ids in `only`, when given). Only the records shown are read from
     disk; a text query is answered by the search index."""
     with search_index(store) if query is not None else nullcontext() as index:
-        ids = selected_ids(lib, query=query, index=index, **filters)
+        ids = selected_ids(lib, query=query, index=index, limit=limit, only=only, **filters)
+    return records(store, lib, ids)
+
+
+def selected_ids(
+    lib, *, query=None, index=None, limit: int | None = None, only: set[str] | None = None, **filters
+) -> list[str]:
+    """Ids newest first (of the ids in `only`, when given); a text query is answered by `index`
+    (see search_index)."""
+    ids = lib.select(**filters)
     if only is not None:
         ids = [pid for pid in ids if pid in only]
-    return records(store, lib, ids[:limit])
-
-
-def selected_ids(lib, *, query=None, index=None, limit: int | None = None, **filters) -> list[str]:
-    """Ids newest first; a text query is answered by `index` (see search_index)."""
-    ids = lib.select(**filters)
     if query is not None:
         matched = index.matching(query)
         ids = [pid for pid in ids if pid in matched]

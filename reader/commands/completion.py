@@ -1,6 +1,6 @@
 """Shell completion. `reader completion bash|zsh|fish` prints a script; the script asks the hidden
 `reader __complete SHELL -- WORDS... CURRENT` for candidates, so commands and options come from
-the parser itself and names (topics; watches and tags once those commands exist) from the store
+the parser itself and names (topics, tags; watches once that command exists) from the store
 at the moment of completion."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ FILE_DESTS = {"data_dir", "output"}  # and any argument whose metavar is FILE or
 DEST_KINDS = {"topic": "topic", "watch": "watch", "tag": "tag"}
 NAME_SOURCES: dict[str, Callable] = {
     "topic": lambda store: [topic.name for topic in store.topics()],
+    "tag": lambda store: list(store.tags()),
 }
 SHELLS = ("bash", "zsh", "fish")
 

@@ -13,9 +13,11 @@ from reader.commands.common import (
     records,
     search_index,
     selected_ids,
+    tagged_ids,
     topic_name,
     validated_query,
 )
+from reader.commands.completion import completes_names
 from reader.models import Paper
 
 
@@ -33,6 +35,7 @@ def register(commands) -> None:
     listing = commands.add_parser("list", help="list cached papers, newest first", description="List cached papers, newest first.")
     listing.add_argument("--topic", metavar="NAME", help="only this topic's papers (its name, any case)")
     listing.add_argument("--query", metavar="Q", help="filter with arXiv's query syntax or plain words")
+    completes_names(listing.add_argument("--tag", metavar="TAG", help="only papers with this tag (any case)"), "tag")
     listing.add_argument("--unread", action="store_true", help="only unread papers")
     listing.add_argument("--starred", action="store_true", help="only starred papers")
     listing.add_argument("--limit", type=positive_int, metavar="N", help="at most N papers (the newest)")
@@ -45,10 +48,13 @@ def cmd_list(args, settings) -> int:
     query = validated_query(args.query, for_arxiv=False) if args.query else None
     lib = library(store)
     filters = {"topic": topic_name(store, args.topic), "starred": args.starred, "unread": args.unread}
+    only = tagged_ids(store, args.tag)
     with search_index(store) if query is not None else nullcontext() as index:
-        ids = selected_ids(lib, query=query, index=index, limit=args.limit, **filters)
+        ids = selected_ids(lib, query=query, index=index, limit=args.limit, only=only, **filters)
         if args.json:
-            json.dump([paper_json(p, lib) for p in records(store, lib, ids)], sys.stdout, ensure_ascii=False, indent=2)
+            tags, notes = store.tags_of(ids), store.notes()
+            rows = [paper_json(p, lib, tags=tags[p.id], note=notes.get(p.id)) for p in records(store, lib, ids)]
+            json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
             print()
             return 0
         if index is not None:  # cards hold what a line shows: a query's list reads no shard at all
@@ -74,7 +80,7 @@ def _line_of(item) -> tuple[str, str, int, str, str, list[str], int]:
     return item.published, item.id, item.version, item.primary_category, item.title, list(item.authors[:3]), item.author_count
 
 
-def paper_json(paper: Paper, lib) -> dict:
+def paper_json(paper: Paper, lib, *, tags: tuple[str, ...] = (), note: str | None = None) -> dict:
     return {
         "id": paper.id,
         "version": paper.version,
@@ -91,4 +97,6 @@ def paper_json(paper: Paper, lib) -> dict:
         "topics": lib.topics_of(paper.id),
         "read": paper.id in lib.read,
         "starred": paper.id in lib.starred,
+        "tags": list(tags),
+        "note": note,
     }

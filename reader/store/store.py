@@ -3,6 +3,8 @@
     user.json        topics, read/starred marks, settings (small: a key press rewrites only this)
     user.json.bak    its copy, rewritten after it on every change: damage to either loses nothing
                      (see mirrored.py)
+    library.json     tags and notes, mirrored the same way (+ .bak): a file of their own, so a
+                     star never rewrites the notes
     sync.json        when each topic was last synced; cached counts of all new arXiv papers
     index.json       every paper's id, version, v1 day and topics, as columns in display order
                      (what counts, the chart and the list need, without loading any paper)
@@ -38,6 +40,7 @@ from reader.store.files import (
     write_atomic,
     write_json_atomic,
 )
+from reader.store.library import LIBRARY_FILES, LibraryStateMethods, library_file
 from reader.store.mirrored import MirroredFile
 from reader.store.schema import (
     ShapeError,
@@ -67,7 +70,7 @@ def _shard_sort_key(shard: str) -> str:
 
 
 # What a data directory holds: a directory with other files and none of these is not one.
-OWN_NAMES = frozenset({"user.json", "user.json.bak", "sync.json", "index.json", "papers", "keymap.toml", ".lock", ".user.lock", ".sync.lock"})
+OWN_NAMES = frozenset({"user.json", "user.json.bak", "sync.json", "index.json", "papers", "keymap.toml", ".lock", ".user.lock", ".sync.lock"}) | LIBRARY_FILES
 
 
 def _refuse_foreign_directory(data_dir: Path) -> None:
@@ -91,7 +94,7 @@ class SaveResult:
     changed_ids: list[str] = field(default_factory=list)  # new or newer records
 
 
-class Store(UserStateMethods):
+class Store(UserStateMethods, LibraryStateMethods):
     """One data directory. Safe to use from several processes at once: each write takes a short
     lock and re-reads what it changes, so a `reader star` beside a running app loses nothing."""
 
@@ -119,6 +122,8 @@ class Store(UserStateMethods):
             holds="topics, stars, read marks and settings",
         )
         self._user.check()
+        self._library = library_file(self.data_dir, self.warnings.append, LOCK_WAIT_SECONDS)  # tags, notes
+        self._library.check()
         self._read_sync("topics")  # a damaged sync.json is moved aside at once
 
     def _locked(self, what: str):

@@ -1,0 +1,110 @@
+"""The store's methods for the user's library: tags and notes, kept in library.json (and its
+current copy, see mirrored.py), a file of their own with a lock of its own: a star rewrites only
+user.json, a note only library.json."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from reader.errors import StoreError
+from reader.models import ARXIV_ID
+from reader.store.files import file_lock
+from reader.store.library_state import LibraryDoc, note_text, tag_name
+from reader.store.mirrored import MirroredFile
+
+LIBRARY_FILES = frozenset({"library.json", "library.json.bak", ".library.lock"})
+
+
+def library_file(data_dir: Path, warn: Callable[[str], None], lock_wait: float) -> MirroredFile[LibraryDoc]:
+    return MirroredFile(
+        data_dir / "library.json",
+        parse=LibraryDoc.parse,
+        dump=LibraryDoc.dump,
+        copy=LibraryDoc.copy,
+        lock=lambda what: file_lock(data_dir / ".library.lock", wait=lock_wait, what=what),
+        warn=warn,
+        holds="tags and notes",
+    )
+
+
+class LibraryStateMethods:
+    _library: MirroredFile[LibraryDoc]
+
+    # --- tags ----------------------------------------------------------------------------------
+
+    def tags(self) -> dict[str, int]:
+        """Every tag with its number of papers, sorted by name (ignoring case)."""
+        return self._library.read().tag_counts()
+
+    def tags_of(self, ids: Iterable[str] | None = None) -> dict[str, tuple[str, ...]]:
+        """Paper id -> its tags, sorted by name: for every paper that has tags, or for each of
+        `ids` (an empty tuple for a paper without)."""
+        by_paper = self._library.read().by_paper()
+        if ids is None:
+            return dict(by_paper)
+        return {pid: by_paper.get(pid, ()) for pid in ids}
+
+    def set_tags(self, ids: Iterable[str], add: Iterable[str] = (), remove: Iterable[str] = ()) -> dict[str, tuple[str, ...]]:
+        """Add and remove tags on papers in one write; a new tag keeps the case it is first
+        written in, an existing one is found ignoring case. Returns the papers' tags after."""
+        ids = _paper_ids(ids)
+        adding, removing = [tag_name(t) for t in add], [tag_name(t) for t in remove]
+
+        def change(doc: LibraryDoc) -> None:
+            for name in removing:
+                doc.untag(ids, name)
+            for name in adding:
+                doc.tag(ids, name)
+
+        self._library.update("saving tags", change)
+        return self.tags_of(ids)
+
+    def rename_tag(self, old: str, new: str) -> str:
+        """Rename a tag (its papers keep it); into an existing tag's name, the two become one.
+        Returns the tag's name after."""
+        new = tag_name(new)
+        return self._library.update("renaming a tag", lambda doc: doc.rename_tag(old, new))
+
+    def delete_tag(self, name: str) -> int:
+        """Remove a tag from every paper (the papers stay). Returns how many had it."""
+
+        def change(doc: LibraryDoc) -> int:
+            return len(doc.tags.pop(doc.existing_tag(name)))
+
+        return self._library.update("deleting a tag", change)
+
+    # --- notes ---------------------------------------------------------------------------------
+
+    def note(self, paper_id: str) -> str:
+        """The paper's note, "" when it has none."""
+        return self._library.read().notes.get(paper_id, "")
+
+    def notes(self) -> dict[str, str]:
+        """Paper id -> note, for every paper that has one."""
+        return dict(self._library.read().notes)
+
+    def set_note(self, paper_id: str, text: str) -> str:
+        """Save a paper's note (blank text removes it). Returns the note as kept: control
+        characters other than line breaks and tabs are dropped."""
+        _paper_ids([paper_id])
+        note = note_text(text)
+
+        def change(doc: LibraryDoc) -> None:
+            if note:
+                doc.notes[paper_id] = note
+            else:
+                doc.notes.pop(paper_id, None)
+
+        if note != self.note(paper_id):
+            self._library.update("saving a note", change)
+        return note
+
+
+def _paper_ids(ids: Iterable[str]) -> list[str]:
+    """Ids once each; only arXiv ids are kept in library.json (its check refuses any other)."""
+    ids = list(dict.fromkeys(ids))
+    wrong = [pid for pid in ids if not ARXIV_ID.match(pid)]
+    if wrong:
+        raise StoreError(f"not an arXiv id: {wrong[0]!r}")
+    return ids

@@ -1,0 +1,152 @@
+"""library.json in memory: the user's tags and notes, checked on every read.
+
+Kept apart from user.json (and mirrored like it, see mirrored.py) so that a star never rewrites
+the notes, and typing a note never rewrites the marks. On disk, TinyDB's layout:
+
+    meta   {"schema": N}
+    tags   {"name", "ids": [...]}, one per tag, in the order the tags were made
+    notes  {"id", "text"}, one per paper that has a note (Markdown, as the user wrote it)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reader.errors import StoreError
+from reader.models import ARXIV_ID
+from reader.sanitize import clean_multiline
+from reader.store.schema import check_meta, expect, is_str_list
+from reader.store.userstate import checked_name
+
+LIBRARY_SCHEMA = 1
+LONGEST_TAG = 60
+LONGEST_NOTE = 100_000  # characters: a long essay; a paste of a whole paper is refused
+
+
+def tag_name(name: str) -> str:
+    """A tag as the user typed it, tidied, or a one-line error. A tag is a word or short phrase;
+    exports list tags separated by commas, so a tag cannot hold one."""
+    tidy = checked_name(name, "tag", LONGEST_TAG)
+    if "," in tidy:
+        raise StoreError(f"a tag name cannot contain a comma (exports separate tags with commas): {tidy!r}")
+    return tidy
+
+
+def note_text(text: str) -> str:
+    """A note as it is kept: line breaks and tabs stay, other control characters go; blank is
+    no note. Too long a note is a one-line error."""
+    clean = clean_multiline(text)
+    if len(clean) > LONGEST_NOTE:
+        raise StoreError(f"a note can be at most {LONGEST_NOTE:,} characters long (this one has {len(clean):,})")
+    return clean if clean.strip() else ""
+
+
+class LibraryDoc:
+    """The parsed file. Mutated only inside `MirroredFile.update`; readers share it."""
+
+    __slots__ = ("_by_paper", "extra", "notes", "tags")
+
+    def __init__(self) -> None:
+        self.tags: dict[str, dict[str, None]] = {}  # name as first written -> ids (an ordered set)
+        self.notes: dict[str, str] = {}  # paper id -> its note
+        self.extra: dict[str, Any] = {}  # tables this version does not know, kept as they are
+        self._by_paper: dict[str, tuple[str, ...]] | None = None  # built at the first ask
+
+    @classmethod
+    def parse(cls, data: dict | None) -> LibraryDoc:
+        doc = cls()
+        if data is None:
+            return doc
+        schema = check_meta(data)
+        if schema > LIBRARY_SCHEMA:
+            raise StoreError(f"library.json was written by a newer reader (schema {schema}); please upgrade")
+        for tag in data.get("tags", {}).values():
+            name = tag.get("name")
+            expect(type(name) is str and name.strip(), "tags: a tag without a name")
+            expect(doc.find_tag(name) is None, f"tags: two tags named {name!r}")
+            expect(is_str_list(tag.get("ids")), f"tags: the papers of {name!r} are not a list of ids")
+            doc.tags[name] = dict.fromkeys(tag["ids"])
+        for note in data.get("notes", {}).values():
+            pid = note.get("id")
+            expect(type(pid) is str and ARXIV_ID.match(pid), "notes: a note without a paper id")
+            expect(type(note.get("text")) is str, f"notes: the note of {pid} is not text")
+            doc.notes[pid] = note["text"]
+        doc.extra = {name: table for name, table in data.items() if name not in ("meta", "tags", "notes")}
+        return doc
+
+    def dump(self) -> dict[str, Any]:
+        return {
+            "meta": {"1": {"schema": LIBRARY_SCHEMA}},
+            "tags": _numbered({"name": name, "ids": list(ids)} for name, ids in self.tags.items()),
+            "notes": _numbered({"id": pid, "text": text} for pid, text in self.notes.items()),
+            **self.extra,
+        }
+
+    def copy(self) -> LibraryDoc:
+        """A copy a change can edit while readers keep using this one."""
+        doc = LibraryDoc()
+        doc.tags = {name: dict(ids) for name, ids in self.tags.items()}
+        doc.notes = dict(self.notes)
+        doc.extra = self.extra
+        return doc
+
+    # --- tags ----------------------------------------------------------------------------------
+
+    def find_tag(self, name: str) -> str | None:
+        """The stored spelling of a tag (tags compare ignoring case), None when there is none."""
+        wanted = name.casefold()
+        return next((known for known in self.tags if known.casefold() == wanted), None)
+
+    def existing_tag(self, name: str) -> str:
+        found = self.find_tag(name)
+        if found is None:
+            raise StoreError(f"no tag named {name!r}")
+        return found
+
+    def tag_counts(self) -> dict[str, int]:
+        return {name: len(self.tags[name]) for name in sorted(self.tags, key=_tag_order)}
+
+    def by_paper(self) -> dict[str, tuple[str, ...]]:
+        """Paper id -> its tags sorted by name, for the papers that have any."""
+        if self._by_paper is None:
+            found: dict[str, list[str]] = {}
+            for name in sorted(self.tags, key=_tag_order):
+                for pid in self.tags[name]:
+                    found.setdefault(pid, []).append(name)
+            self._by_paper = {pid: tuple(names) for pid, names in found.items()}
+        return self._by_paper
+
+    def tag(self, ids: list[str], name: str) -> None:
+        stored = self.find_tag(name) or name  # a new tag keeps the case it was first written in
+        marked = self.tags.setdefault(stored, {})
+        for pid in ids:
+            marked.setdefault(pid)
+
+    def untag(self, ids: list[str], name: str) -> None:
+        stored = self.find_tag(name)
+        if stored is None:
+            return
+        marked = self.tags[stored]
+        for pid in ids:
+            marked.pop(pid, None)
+        if not marked:  # a tag is its papers: with none left, it is gone
+            del self.tags[stored]
+
+    def rename_tag(self, old: str, new: str) -> str:
+        """Rename `old` to `new`; when `new` is another tag already, `old`'s papers join it."""
+        old = self.existing_tag(old)
+        ids = self.tags.pop(old)
+        into = self.find_tag(new)
+        if into is None:
+            self.tags[new] = ids
+            return new
+        self.tags[into].update(ids)
+        return into
+
+
+def _tag_order(name: str) -> tuple[str, str]:
+    return name.casefold(), name
+
+
+def _numbered(docs) -> dict[str, Any]:
+    return {str(i): doc for i, doc in enumerate(docs, 1)}
