@@ -40,9 +40,7 @@ def cmd_topics(args, settings) -> int:
         topic = store.remove_topic(args.name)
         print(f"removed topic {topic.name!r} (its papers stay in the cache; stars and read marks are kept)")
     else:
-        from reader.core.library import Library
-
-        library = Library(store.index(), store.marks().read)
+        library = _library(store)
         topics = store.topics()
         if not topics:
             print("no topics yet: add one with `reader topics add NAME QUERY`", file=sys.stderr)

@@ -88,7 +88,7 @@ class LibraryService:
         index, marks = self.store.index(), self.store.marks()
         self.topics = self.store.topics()
         self._total_new_last4 = self.store.cached_total(total_window(self.settings.today()))
-        self.library = Library(index, marks.read, marks.starred)
+        self.library = Library(index, marks.read, marks.starred, marks.hidden)
         return self.library
 
     def take_warnings(self) -> list[str]:
@@ -129,7 +129,7 @@ class LibraryService:
     def select_papers(self, *, starred: bool = False, topic: str | None = None) -> list[Paper]:
         """Full records from the store, never from what happens to be loaded: for export."""
         marks = self.store.marks()
-        library = Library(self.store.index(), marks.read, marks.starred)
+        library = Library(self.store.index(), marks.read, marks.starred, marks.hidden)
         ids = library.select(topic=topic, starred=starred)
         records = self.store.load_papers(sorted({shard_of(pid) for pid in ids}))
         return [records[pid] for pid in ids if pid in records]
@@ -171,27 +171,28 @@ class LibraryService:
     # --- writing --------------------------------------------------------------------------------
 
     def set_marks(
-        self, paper_id: str, *, read: bool | None = None, starred: bool | None = None,
+        self, paper_id: str, *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None,
         on_error: Callable[[str], None] | None = None,
     ) -> Future:
         """Change marks in memory now and on disk in the writer thread. If the write fails, the
         change is undone in memory too and `on_error` says why (both on the UI's thread)."""
-        before_read = paper_id in self.library.read
-        before_starred = paper_id in self.library.starred
-        self.library.set_marks(paper_id, read=read, starred=starred)
+        library = self.library
+        changes = {"read": read, "starred": starred, "hidden": hidden}
+        before = {
+            kind: paper_id in marked
+            for kind, marked in (("read", library.read), ("starred", library.starred), ("hidden", library.hidden))
+            if changes[kind] is not None
+        }
+        library.set_marks(paper_id, read=read, starred=starred, hidden=hidden)
 
         def write() -> None:
             try:
-                self._persist_marks(paper_id, read=read, starred=starred)
+                self._persist_marks(paper_id, read=read, starred=starred, hidden=hidden)
             except ReaderError as error:
                 message = f"Not saved: {error}"
 
                 def undo() -> None:
-                    self.library.set_marks(
-                        paper_id,
-                        read=before_read if read is not None else None,
-                        starred=before_starred if starred is not None else None,
-                    )
+                    library.set_marks(paper_id, **before)
                     if on_error is not None:
                         on_error(message)
 
@@ -199,8 +200,8 @@ class LibraryService:
 
         return self._writer.submit(write)
 
-    def _persist_marks(self, paper_id: str, *, read: bool | None, starred: bool | None) -> None:
-        self.store.set_marks([paper_id], read=read, starred=starred)
+    def _persist_marks(self, paper_id: str, *, read: bool | None, starred: bool | None, hidden: bool | None) -> None:
+        self.store.set_marks([paper_id], read=read, starred=starred, hidden=hidden)
 
     def setting(self, key: str, default=None):
         return self.store.setting(key, default)
@@ -282,7 +283,7 @@ class DemoService(LibraryService):
     def notice(self) -> str | None:
         return f"Demo set: {len(self.demo.papers)} papers of the '{self.demo.topic}' topic page (Sep 2026), kept in memory only: stars and read marks are not saved · R syncs your topics"
 
-    def _persist_marks(self, paper_id: str, *, read: bool | None, starred: bool | None) -> None:
+    def _persist_marks(self, paper_id: str, *, read: bool | None, starred: bool | None, hidden: bool | None) -> None:
         return  # demo marks are not saved: the demo papers are not in the cache
 
     def apply_update(self, update: CacheUpdate) -> None:

@@ -115,3 +115,17 @@ def test_rising_terms_of_a_topic_json(capsys, cache):
     ]
     code, out, _ = run(capsys, "rising", "--topic", "Language", "--limit", "1")
     assert out.splitlines() == ["process reward\t6 papers in the last four weeks, 0 in the eight before\tx12.0"]
+
+
+def test_rank_leaves_hidden_papers_out_and_learns_from_them(capsys, cache):
+    store, agents, proteins = cache
+    store.set_marks([p.id for p in agents[:5]], starred=True)
+    before = {row["id"]: row["score"] for row in json.loads(run(capsys, "rank", "--json", "--limit", "500")[1])}
+    hidden = [p.id for p in proteins[:5]]
+    assert run(capsys, "hide", *hidden)[0] == 0
+    code, out, err = run(capsys, "rank", "--json", "--limit", "500")
+    assert code == 0, err
+    after = {row["id"]: row["score"] for row in json.loads(out)}
+    assert set(after) == set(before) - set(hidden)
+    # Hidden papers are negatives: the rest of their theme scores lower than before.
+    assert all(after[p.id] < before[p.id] for p in proteins[5:])

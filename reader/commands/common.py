@@ -91,7 +91,7 @@ def library(store):
     from reader.core.library import Library
 
     marks = store.marks()
-    return Library(store.index(), marks.read, marks.starred)
+    return Library(store.index(), marks.read, marks.starred, marks.hidden)
 
 
 def selected_papers(

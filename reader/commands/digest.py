@@ -62,7 +62,8 @@ def run(args: argparse.Namespace, settings) -> int:
     chosen: dict[str, list[str]] = {}
     for name in names:
         bit = index.bit(name)
-        chosen[name] = [pid for pid, day, mask in zip(index.ids, index.days, index.masks) if mask & bit and day >= first_day]
+        chosen[name] = [pid for pid, day, mask in zip(index.ids, index.days, index.masks)
+                        if mask & bit and day >= first_day and pid not in library.hidden]
     wanted = {pid for ids in chosen.values() for pid in ids}
     papers = {p.id: p for p in exportable(store.load_papers(sorted({shard_of(pid) for pid in wanted})).values())}
     total = store.cached_total(total_window(today))

@@ -79,6 +79,7 @@ def run(args: argparse.Namespace, settings) -> int:
     library = _library(store)
     papers = _selected_papers(
         store, library, query=query, topic=_topic_name(store, args.topic), starred=args.starred, only=wanted,
+        hidden=None if wanted is not None else False,  # papers named by id are exported even when hidden
     )
     if wanted is not None:
         missing = sorted(wanted - set(library.index.ids))

@@ -38,6 +38,7 @@ def register(commands) -> None:
     completes_names(listing.add_argument("--tag", metavar="TAG", help="only papers with this tag (any case)"), "tag")
     listing.add_argument("--unread", action="store_true", help="only unread papers")
     listing.add_argument("--starred", action="store_true", help="only starred papers")
+    listing.add_argument("--hidden", action="store_true", help="only hidden papers (every other listing leaves them out)")
     listing.add_argument("--limit", type=positive_int, metavar="N", help="at most N papers (the newest)")
     listing.add_argument("--json", action="store_true", help="print a JSON array of objects, one per paper, instead of text")
     listing.set_defaults(handler=cmd_list)
@@ -47,7 +48,7 @@ def cmd_list(args, settings) -> int:
     store = open_store(args, settings)
     query = validated_query(args.query, for_arxiv=False) if args.query else None
     lib = library(store)
-    filters = {"topic": topic_name(store, args.topic), "starred": args.starred, "unread": args.unread}
+    filters = {"topic": topic_name(store, args.topic), "starred": args.starred, "unread": args.unread, "hidden": args.hidden}
     only = tagged_ids(store, args.tag)
     with search_index(store) if query is not None else nullcontext() as index:
         ids = selected_ids(lib, query=query, index=index, limit=args.limit, only=only, **filters)
@@ -97,6 +98,7 @@ def paper_json(paper: Paper, lib, *, tags: tuple[str, ...] = (), note: str | Non
         "topics": lib.topics_of(paper.id),
         "read": paper.id in lib.read,
         "starred": paper.id in lib.starred,
+        "hidden": paper.id in lib.hidden,
         "tags": list(tags),
         "note": note,
     }

@@ -1,4 +1,4 @@
-"""`reader star|unstar|read|unread ID...`: marks on cached papers, by id in any pasted form."""
+"""`reader star|unstar|read|unread|hide|unhide ID...`: marks on cached papers, by id in any pasted form."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ MARK_COMMANDS = {
     "unstar": ("unstar papers", {"starred": False}),
     "read": ("mark papers read", {"read": True}),
     "unread": ("mark papers unread", {"read": False}),
+    "hide": ("hide papers: not interested (left out of every list but `list --hidden`)", {"hidden": True}),
+    "unhide": ("show hidden papers again", {"hidden": False}),
 }
 
 ID_HELP = "an arXiv id in any form: 2609.12345, 2609.12345v2, arXiv:2609.12345, https://arxiv.org/abs/2609.12345v2"

@@ -50,7 +50,7 @@ def cmd_rank(args: argparse.Namespace, settings) -> int:
         ranking.featurize(ranking.rows_of_search_texts(shard_texts(store, shard))) for shard in store.shards()
     )
     candidates = library.select(topic=topic) if topic is not None else None
-    result = ranking.rank(corpus, starred=library.starred, read=library.read, candidates=candidates)
+    result = ranking.rank(corpus, starred=library.starred, hidden=library.hidden, read=library.read, candidates=candidates)
     if isinstance(result, ranking.NeedsStars):  # starred papers whose records are missing
         return _needs_stars(result, args.json)
     best = list(zip(result.ids[: args.limit], result.scores[: args.limit]))

@@ -13,13 +13,19 @@ from reader.core.query import Node, SearchText, search_text
 from reader.core.search import SearchBlock
 from reader.models import Paper, PaperIndex
 
-STARRED = object()  # the key of the starred papers' counts (a topic may be named anything)
+STARRED = object()  # the keys of the starred and the hidden papers' counts (a topic may be named anything)
+HIDDEN = object()
 
 
 class Library:
-    def __init__(self, index: PaperIndex, read: Iterable[str] = (), starred: Iterable[str] = ()):
+    """Hidden ("not interested") papers are left out of every selection and count but their own."""
+
+    def __init__(
+        self, index: PaperIndex, read: Iterable[str] = (), starred: Iterable[str] = (), hidden: Iterable[str] = ()
+    ):
         self.read = set(read)
         self.starred = set(starred)
+        self.hidden = set(hidden)
         self.papers: dict[str, Paper] = {}
         self._blocks: dict[object, SearchBlock] = {}  # search texts by group of papers
         self._unsearchable: dict[str, Paper] = {}  # added without texts: built at the first query
@@ -59,21 +65,31 @@ class Library:
         blocks = list(self._blocks.values())  # a snapshot: the loader may add blocks meanwhile
         return set().union(*(block.matching(query) for block in blocks))
 
-    def set_marks(self, paper_id: str, *, read: bool | None = None, starred: bool | None = None) -> None:
+    def set_marks(
+        self, paper_id: str, *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None
+    ) -> None:
         """Change marks in memory, keeping the cached counts right without a recount."""
+        self._count(paper_id, -1)
+        for marked, wanted in ((self.read, read), (self.starred, starred), (self.hidden, hidden)):
+            if wanted is True:
+                marked.add(paper_id)
+            elif wanted is False:
+                marked.discard(paper_id)
+        self._count(paper_id, 1)
+
+    def _count(self, paper_id: str, sign: int) -> None:
+        """Add (1) or take away (-1) what one paper's marks add to the cached counts."""
         counts = self._counts
-        indexed = paper_id in self.index
-        keys = [None, *self.topics_of(paper_id)] if indexed else []
-        if read is not None and read != (paper_id in self.read):
-            (self.read.add if read else self.read.discard)(paper_id)
-            if counts is not None:
-                for key in keys + ([STARRED] if paper_id in self.starred and indexed else []):
-                    counts[key][1] += -1 if read else 1
-        if starred is not None and starred != (paper_id in self.starred):
-            (self.starred.add if starred else self.starred.discard)(paper_id)
-            if counts is not None and indexed:
-                counts[STARRED][0] += 1 if starred else -1
-                counts[STARRED][1] += (1 if starred else -1) * (paper_id not in self.read)
+        if counts is None or paper_id not in self.index:
+            return
+        if paper_id in self.hidden:
+            keys = [HIDDEN]
+        else:
+            keys = [None, *self.topics_of(paper_id)] + ([STARRED] if paper_id in self.starred else [])
+        unread = paper_id not in self.read
+        for key in keys:
+            counts[key][0] += sign
+            counts[key][1] += sign * unread
 
     def select(
         self,
@@ -81,15 +97,21 @@ class Library:
         topic: str | None = None,
         starred: bool = False,
         unread: bool = False,
+        hidden: bool | None = False,
         query: Node | None = None,
     ) -> list[str]:
-        """Ids newest first that pass every given filter."""
+        """Ids newest first that pass every given filter: the hidden papers only when `hidden`,
+        none of them when False, hidden or not when None."""
         index, read, stars = self.index, self.read, self.starred
         if topic is not None:
             bit = index.bit(topic)
             ids = [pid for pid, mask in zip(index.ids, index.masks) if mask & bit]
         else:
             ids = index.ids
+        if hidden:
+            ids = [pid for pid in ids if pid in self.hidden]
+        elif hidden is False and self.hidden:
+            ids = [pid for pid in ids if pid not in self.hidden]
         if starred:
             ids = [pid for pid in ids if pid in stars]
         if unread:
@@ -99,24 +121,28 @@ class Library:
             ids = [pid for pid in ids if pid in matched]
         return list(ids)
 
-    def counts(self, topic: str | None = None, *, starred: bool = False) -> tuple[int, int]:
-        """(total, unread) for a topic, the starred papers, or everything (None)."""
+    def counts(self, topic: str | None = None, *, starred: bool = False, hidden: bool = False) -> tuple[int, int]:
+        """(total, unread) for a topic, the starred papers, the hidden ones, or everything (None)."""
         if self._counts is None:
             self._counts = self._count_all()
-        total, unread = self._counts.get(STARRED if starred else topic, (0, 0))
+        total, unread = self._counts.get(HIDDEN if hidden else STARRED if starred else topic, (0, 0))
         return total, unread
 
     def _count_all(self) -> dict:
         """Every count, one pass over the index per topic."""
-        index, read = self.index, self.read
-        unread_flags = [pid not in read for pid in index.ids]
-        counts: dict = {None: [len(index), sum(unread_flags)]}
+        index, read, hidden = self.index, self.read, self.hidden
+        # 0: hidden (counted apart), 1: read, 2: unread
+        flags = [0 if pid in hidden else 1 if pid in read else 2 for pid in index.ids]
+        shown = [flag for flag in flags if flag]
+        counts: dict = {None: [len(shown), shown.count(2)]}
         for i, name in enumerate(index.topics):
             bit = 1 << i
-            members = [flag for flag, mask in zip(unread_flags, index.masks) if mask & bit]
-            counts[name] = [len(members), sum(members)]
-        starred = [pid for pid in self.starred if pid in index]
+            members = [flag for flag, mask in zip(flags, index.masks) if flag and mask & bit]
+            counts[name] = [len(members), members.count(2)]
+        starred = [pid for pid in self.starred if pid in index and pid not in hidden]
         counts[STARRED] = [len(starred), sum(pid not in read for pid in starred)]
+        hidden_ids = [pid for pid in hidden if pid in index]
+        counts[HIDDEN] = [len(hidden_ids), sum(pid not in read for pid in hidden_ids)]
         return counts
 
     def momentum(self, as_of: date, *, topic: str | None = None, total_new_last4: int | None = None):

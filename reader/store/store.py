@@ -1,6 +1,6 @@
 """The cache in a data directory, split so that each kind of write stays cheap.
 
-    user.json        topics, read/starred marks, settings (small: a key press rewrites only this)
+    user.json        topics, read/starred/hidden marks, settings (small: a key press rewrites only this)
     user.json.bak    its copy, rewritten after it on every change: damage to either loses nothing
                      (see mirrored.py)
     library.json     tags and notes, mirrored the same way (+ .bak): a file of their own, so a

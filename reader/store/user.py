@@ -42,18 +42,19 @@ class UserStateMethods:
         self._user.update("adding a topic", add)
         return Topic(name, query)
 
-    # --- read and starred marks ----------------------------------------------------------------
+    # --- read, starred and hidden marks ---------------------------------------------------------
 
     def marks(self) -> Marks:
         return self._user.read().mark_sets()
 
-    def set_marks(self, ids: Iterable[str], *, read: bool | None = None, starred: bool | None = None) -> Marks:
-        """Mark papers read/unread and/or starred/unstarred in one write of user.json."""
+    def set_marks(
+        self, ids: Iterable[str], *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None
+    ) -> Marks:
+        """Mark papers read/unread, starred/unstarred and/or hidden/shown in one write of user.json."""
         ids = list(dict.fromkeys(ids))
 
         def change(doc: UserDoc) -> Marks:
-            for kind, wanted in (("read", read), ("starred", starred)):
-                marked = doc.marks[kind]
+            for marked, wanted in ((doc.marks["read"], read), (doc.marks["starred"], starred), (doc.hidden, hidden)):
                 for pid in ids:
                     if wanted is True:
                         marked.setdefault(pid)
@@ -61,7 +62,7 @@ class UserStateMethods:
                         marked.pop(pid, None)
             return doc.mark_sets()
 
-        return self._user.update("saving read/starred marks", change)
+        return self._user.update("saving marks", change)
 
     # --- settings ------------------------------------------------------------------------------
 

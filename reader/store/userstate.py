@@ -7,6 +7,11 @@ On disk it keeps TinyDB's layout (tables of numbered documents):
     settings  {"key", "value"}
     marks     {"kind": "read" | "starred", "ids": [...]}: a few bytes per paper, so a key press
               rewrites a small file even after years of reading
+    hidden    {"ids": [...]}: papers marked "not interested", in the order they were hidden
+
+Tables added after the first release are tables of their own, never new kinds in an old table:
+an older reader keeps tables it does not know as they are, where it would take an unknown kind
+for damage.
 """
 
 from __future__ import annotations
@@ -16,10 +21,11 @@ from typing import Any
 
 from reader.errors import StoreError
 from reader.sanitize import clean_text
-from reader.store.schema import check_meta, expect, is_str_list
+from reader.store.schema import check_meta, expect, is_str_list, only_doc
 
 USER_SCHEMA = 1
 MARK_KINDS = ("read", "starred")
+KNOWN_TABLES = ("meta", "topics", "settings", "marks", "hidden")
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,18 +38,20 @@ class Topic:
 class Marks:
     read: frozenset[str] = frozenset()
     starred: frozenset[str] = frozenset()
+    hidden: frozenset[str] = frozenset()
 
 
 class UserDoc:
     """The parsed file. Mutated only inside `MirroredFile.update`; readers get snapshots."""
 
-    __slots__ = ("extra", "marks", "settings", "topics")
+    __slots__ = ("extra", "hidden", "marks", "settings", "topics")
 
     def __init__(self) -> None:
         self.topics: list[dict[str, Any]] = []
         self.settings: dict[str, Any] = {}
         # kind -> ids in the order they were marked (a dict: an ordered set)
         self.marks: dict[str, dict[str, None]] = {kind: {} for kind in MARK_KINDS}
+        self.hidden: dict[str, None] = {}
         self.extra: dict[str, Any] = {}  # tables this version does not know, kept as they are
 
     @classmethod
@@ -66,7 +74,11 @@ class UserDoc:
             expect(kind in MARK_KINDS, f"marks: unknown kind {kind!r}")
             expect(is_str_list(mark.get("ids")), f"marks: the {kind} marks are not a list of ids")
             doc.marks[kind] = dict.fromkeys(mark["ids"])
-        doc.extra = {name: table for name, table in data.items() if name not in ("meta", "topics", "settings", "marks")}
+        hidden = only_doc(data, "hidden")
+        if hidden is not None:
+            expect(is_str_list(hidden.get("ids")), "hidden: the hidden marks are not a list of ids")
+            doc.hidden = dict.fromkeys(hidden["ids"])
+        doc.extra = {name: table for name, table in data.items() if name not in KNOWN_TABLES}
         return doc
 
     def dump(self) -> dict[str, Any]:
@@ -75,6 +87,7 @@ class UserDoc:
             "topics": _numbered(self.topics),
             "settings": _numbered({"key": key, "value": value} for key, value in self.settings.items()),
             "marks": _numbered({"kind": kind, "ids": list(self.marks[kind])} for kind in MARK_KINDS),
+            "hidden": {"1": {"ids": list(self.hidden)}},
             **self.extra,
         }
 
@@ -84,6 +97,7 @@ class UserDoc:
         doc.topics = list(self.topics)
         doc.settings = dict(self.settings)
         doc.marks = {kind: dict(ids) for kind, ids in self.marks.items()}
+        doc.hidden = dict(self.hidden)
         doc.extra = self.extra
         return doc
 
@@ -103,7 +117,7 @@ class UserDoc:
         self.topics.remove(found)
 
     def mark_sets(self) -> Marks:
-        return Marks(frozenset(self.marks["read"]), frozenset(self.marks["starred"]))
+        return Marks(frozenset(self.marks["read"]), frozenset(self.marks["starred"]), frozenset(self.hidden))
 
 
 def checked_name(name: str, what: str, longest: int = 100) -> str:
