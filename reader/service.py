@@ -9,21 +9,26 @@ No Textual here: the app, tests and scripts use it alike."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from reader.config import Settings
+from reader.core.exporting import render
 from reader.core.library import Library
 from reader.core.momentum import Momentum, headline, total_window
 from reader.core.query import Node
-from reader.errors import ReaderError
+from reader.errors import ReaderError, StoreError
 from reader.loading import shard_texts
 from reader.models import Paper, PaperIndex
 from reader.store import Store, Topic
+from reader.store.library_state import note_text
 from reader.store.store import shard_of
 
+T = TypeVar("T")
 CARD_ABSTRACT_CHARS = 500  # what a card's two lines can show of an abstract, even on a wide terminal
 
 
@@ -79,6 +84,8 @@ class LibraryService:
         self.run_on_ui: Callable[[Callable[[], None]], None] = lambda function: function()
         # One thread writes user state, in the order the user acted.
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reader-writer")
+        self._pending_notes: dict[str, str] = {}  # paper id -> the latest text typed, not yet written
+        self._notes_lock = threading.Lock()
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -126,13 +133,21 @@ class LibraryService:
             topic=view.topic, starred=view == STARRED, unread=unread, query=query
         )
 
-    def select_papers(self, *, starred: bool = False, topic: str | None = None) -> list[Paper]:
+    def select_papers(self, *, starred: bool = False, topic: str | None = None, tag: str | None = None) -> list[Paper]:
         """Full records from the store, never from what happens to be loaded: for export."""
         marks = self.store.marks()
         library = Library(self.store.index(), marks.read, marks.starred, marks.hidden)
         ids = library.select(topic=topic, starred=starred)
+        if tag is not None:
+            tagged = {pid for pid, names in self.store.tags_of().items() if tag.casefold() in map(str.casefold, names)}
+            ids = [pid for pid in ids if pid in tagged]
         records = self.store.load_papers(sorted({shard_of(pid) for pid in ids}))
         return [records[pid] for pid in ids if pid in records]
+
+    def export_text(self, format: str, papers: list[Paper], *, unicode: bool = False) -> str:
+        """The papers in an export format (see core/exporting.py), with the user's tags and notes."""
+        tags = {pid: list(names) for pid, names in self.store.tags_of(p.id for p in papers).items() if names}
+        return render(format, papers, unicode=unicode, tags=tags, notes=self.store.notes())
 
     def momentum(self, view: View) -> Momentum:
         """Weekly counts for the view, as of today (from memory: no disk read)."""
@@ -226,6 +241,74 @@ class LibraryService:
         self.store.remove_topic(name)
         return self.read_update()
 
+    # --- tags and notes (library.json): writes in the writer thread, in order with the marks ----
+
+    def tags(self) -> dict[str, int]:
+        """Every tag with its number of papers, sorted by name."""
+        return self.store.tags()
+
+    def tags_of(self, ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """Each paper's tags, sorted by name (an empty tuple for a paper without)."""
+        return self.store.tags_of(ids)
+
+    def note(self, paper_id: str) -> str:
+        """The paper's note ("" when none), counting a text still waiting to be written."""
+        with self._notes_lock:
+            pending = self._pending_notes.get(paper_id)
+        if pending is None:
+            return self.store.note(paper_id)
+        try:
+            return note_text(pending)
+        except StoreError:  # too long: the write will say so
+            return pending
+
+    def set_tags(
+        self, ids: Iterable[str], add: Iterable[str] = (), remove: Iterable[str] = (),
+        on_error: Callable[[str], None] | None = None,
+    ) -> Future:
+        """Tag and untag papers; the future gives their tags after (None if not saved)."""
+        ids, add, remove = list(ids), list(add), list(remove)
+        return self._write(lambda: self.store.set_tags(ids, add=add, remove=remove), on_error)
+
+    def rename_tag(self, old: str, new: str, on_error: Callable[[str], None] | None = None) -> Future:
+        """The future gives the tag's name after (merged into an existing tag of that name)."""
+        return self._write(lambda: self.store.rename_tag(old, new), on_error)
+
+    def delete_tag(self, name: str, on_error: Callable[[str], None] | None = None) -> Future:
+        """The future gives how many papers had the tag (they stay)."""
+        return self._write(lambda: self.store.delete_tag(name), on_error)
+
+    def set_note(self, paper_id: str, text: str, on_error: Callable[[str], None] | None = None) -> Future:
+        """Save a note as it is typed: calls made faster than the disk coalesce, only the latest
+        text of a paper is written. The future gives the note as kept, or None when a later
+        call's write took this text's place (or it was not saved)."""
+        with self._notes_lock:
+            self._pending_notes[paper_id] = text
+
+        def write() -> str | None:
+            with self._notes_lock:
+                if paper_id not in self._pending_notes:
+                    return None  # an earlier write already saved the latest text
+                latest = self._pending_notes.pop(paper_id)
+            return self.store.set_note(paper_id, latest)
+
+        return self._write(write, on_error)
+
+    def _write(self, action: Callable[[], T], on_error: Callable[[str], None] | None) -> Future:
+        """Run a change of user state in the writer thread; a failure reaches `on_error` (on the
+        UI's thread) as one line, and the future gives None."""
+
+        def write() -> T | None:
+            try:
+                return action()
+            except ReaderError as error:
+                if on_error is not None:
+                    message = f"Not saved: {error}"
+                    self.run_on_ui(lambda: on_error(message))
+                return None
+
+        return self._writer.submit(write)
+
     def flush(self) -> None:
         """Wait for every pending write (before the app exits)."""
         self._writer.submit(lambda: None).result()
@@ -258,7 +341,7 @@ class DemoService(LibraryService):
     def load_paper(self, paper_id: str) -> Paper | None:
         return self.demo.papers.get(paper_id)
 
-    def select_papers(self, *, starred: bool = False, topic: str | None = None) -> list[Paper]:
+    def select_papers(self, *, starred: bool = False, topic: str | None = None, tag: str | None = None) -> list[Paper]:
         return []
 
     def momentum(self, view: View) -> Momentum:
@@ -285,6 +368,14 @@ class DemoService(LibraryService):
 
     def _persist_marks(self, paper_id: str, *, read: bool | None, starred: bool | None, hidden: bool | None) -> None:
         return  # demo marks are not saved: the demo papers are not in the cache
+
+    def _write(self, action: Callable[[], T], on_error: Callable[[str], None] | None) -> Future:
+        """Tags and notes are not kept for demo papers (they are not in the cache)."""
+        if on_error is not None:
+            self.run_on_ui(lambda: on_error("The demo set is kept in memory only: tags and notes are not saved"))
+        done: Future = Future()
+        done.set_result(None)
+        return done
 
     def apply_update(self, update: CacheUpdate) -> None:
         self.topics = update.topics  # the demo's papers stay as they are

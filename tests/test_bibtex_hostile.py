@@ -41,6 +41,18 @@ HOSTILE_FIELDS = {
 }
 
 
+# The user's own tags and notes are text too: escaped like every field, never TeX.
+HOSTILE_TAGS = {"2609.00001": [r"\input{/etc/passwd}", "a}b{c", r"50% #1 $x$ ~^_&", r"$\write18{id}$", "Zürich 张伟"]}
+HOSTILE_NOTES = {
+    "2609.00001": "# Notes\n\n- $\\input{/etc/passwd}$ and } { @misc{injected,\n\tdone 100% \\",
+    "2609.00002": "}, note = {\\immediate\\write18{touch /tmp/reader-pwned}}\n^^5cinput{/etc/passwd}",
+}
+
+
+def hostile_export(**options) -> str:
+    return export(hostile_papers(), tags=HOSTILE_TAGS, notes=HOSTILE_NOTES, **options)
+
+
 def hostile_papers():
     papers = [paper(id=f"2609.{i:05d}", title=title) for i, title in enumerate(HOSTILE_TITLES, start=1)]
     papers.append(paper(id="2609.00100", title="Hostile authors", authors=tuple(map(Author, HOSTILE_AUTHORS))))
@@ -51,7 +63,7 @@ def hostile_papers():
 
 
 def test_every_field_keeps_its_shape():
-    text = export(hostile_papers())
+    text = hostile_export()
     assert "@misc{injected" not in text
     assert text.count("@misc{") == len(hostile_papers()) - 1  # the paper whose id is no id is left out
     assert "Hostile id" not in text
@@ -61,6 +73,30 @@ def test_every_field_keeps_its_shape():
         assert not re.search(r"\\(input|write|csname|catcode|def|openout|immediate|expandafter)", line)
         assert "^^" not in line
         assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f]", line)
+    assert text.count("  keywords = {") == 1 and text.count("  annote = {") == 2
+
+
+def _as_text(value: str) -> str:
+    """A field value as a reader of the typeset text sees it."""
+    from pylatexenc.latex2text import LatexNodes2Text
+
+    symbols = {r"\textbraceleft{}": "\x01", r"\textbraceright{}": "\x02", r"\textbackslash{}": "\x03"}
+    for macro, stand_in in symbols.items():  # unknown to pylatexenc: kept apart, put back after
+        value = value.replace(macro, stand_in)
+    text = LatexNodes2Text().latex_to_text(value)
+    return text.replace("\x01", "{").replace("\x02", "}").replace("\x03", "\\").replace("ˆ", "^")
+
+
+def test_tags_and_notes_stay_inside_their_fields_and_read_as_written():
+    from pybtex.database import parse_string
+
+    entries = {e.fields["eprint"]: e for e in parse_string(hostile_export(), "bibtex").entries.values()}
+    noted = entries["2609.00002"]
+    assert set(noted.fields) == {"title", "year", "eprint", "archivePrefix", "primaryClass", "annote", "url"}
+    assert _as_text(noted.fields["annote"]) == " ".join(HOSTILE_NOTES["2609.00002"].split())
+    tagged = entries["2609.00001"]
+    assert _as_text(tagged.fields["annote"]) == " ".join(HOSTILE_NOTES["2609.00001"].split())
+    assert _as_text(tagged.fields["keywords"]) == ", ".join(HOSTILE_TAGS["2609.00001"][:4]) + ", Zürich Zhang Wei"
 
 
 @pytest.mark.parametrize("span", [r"\input{x}", r"\write18{x}", r"^^5c", r"a # b", r"a % b", r"\def\x{y}",
@@ -105,7 +141,7 @@ def _visible(text: str) -> str:
 def test_compiling_the_export_touches_no_file_outside_its_folder(tmp_path: Path, style: str):
     from pypdf import PdfReader
 
-    (tmp_path / "refs.bib").write_text(export(hostile_papers()), "utf-8")
+    (tmp_path / "refs.bib").write_text(hostile_export(), "utf-8")
     (tmp_path / "doc.tex").write_text(
         f"\\documentclass{{article}}\\begin{{document}}x\\nocite{{*}}\\bibliographystyle{{{style}}}"
         "\\bibliography{refs}\\end{document}\n"
@@ -145,7 +181,7 @@ def test_compiling_the_export_touches_no_file_outside_its_folder(tmp_path: Path,
 @pytest.mark.parametrize("unicode", [False, True])
 def test_hostile_export_passes_bibcheck_strictly(tmp_path: Path, unicode: bool):
     bib = tmp_path / "hostile.bib"
-    bib.write_text(export(hostile_papers(), unicode=unicode), "utf-8")
+    bib.write_text(hostile_export(unicode=unicode), "utf-8")
     result = subprocess.run(
         ["bash", str(BIBCHECK), "--strict", "--no-biber", "--python", sys.executable, str(bib)]
         + (["--no-latex"] if unicode else []),  # UTF-8 text is for xelatex/lualatex, tested below

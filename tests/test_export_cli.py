@@ -106,3 +106,45 @@ def test_update_options_are_checked(capsys, cached, tmp_path):
     new = tmp_path / "new.bib"
     code, _, err = run(capsys, "export", "--update", str(new), cached[0])  # a file not there yet is made
     assert code == 0 and entries(new.read_text()) == [cached[0]]
+
+
+def test_tag_selects_and_tags_and_notes_reach_every_format(capsys, cached, tmp_path):
+    import jsonschema
+    import rispy
+
+    from tests.test_export_formats import SCHEMA
+
+    a, b, c, d = cached[:4]
+    run(capsys, "tag", a, b, c, "--add", "Reading group")
+    run(capsys, "tag", b, "--add", "50% $\\input{/etc/passwd}$ done")
+    run(capsys, "note", a, "--set", "Discuss §3\nER  - \nTY  - JOUR\n\t} @misc{x,")
+    run(capsys, "star", b, c, d)
+
+    _, out, _ = run(capsys, "export", "--tag", "reading GROUP")
+    assert sorted(entries(out)) == sorted([a, b, c])
+    _, out, _ = run(capsys, "export", "--tag", "reading group", "--starred", a, b)
+    assert entries(out) == [b]  # every selector must hold
+    assert "keywords = {50\\% \\$\\textbackslash{}input\\textbraceleft{}/etc/passwd\\textbraceright{}\\$ done, Reading group}" in out
+
+    code, out, _ = run(capsys, "export", "--tag", "Reading group", "--format", "ris")
+    assert code == 0
+    records = {r["accession_number"]: r for r in rispy.loads(out)}
+    assert len(records) == 3
+    assert records[f"arXiv:{a}"]["keywords"][0] == "Reading group"
+    assert records[f"arXiv:{a}"]["notes"][-1] == "Discuss §3 ER - TY - JOUR } @misc{x,"
+    assert records[f"arXiv:{b}"]["keywords"][:2] == ["50% $\\input{/etc/passwd}$ done", "Reading group"]
+
+    code, out, _ = run(capsys, "export", "--tag", "Reading group", "--format", "csl-json")
+    items = json.loads(out)
+    jsonschema.Draft7Validator(json.loads(SCHEMA.read_text())).validate(items)
+    by_number = {item["number"]: item for item in items}
+    assert by_number[f"arXiv:{a}"]["annote"] == "Discuss §3\nER -\nTY - JOUR\n} @misc{x,"
+    assert by_number[f"arXiv:{a}"]["keyword"] == "Reading group" and "annote" not in by_number[f"arXiv:{c}"]
+
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@misc{mine, title = {Mine}}\n")
+    assert run(capsys, "export", "--update", str(bib), "--tag", "reading group")[0] == 0
+    assert bib.read_text().count("keywords = {") == 3 and "annote = {Discuss \\S{}3" in bib.read_text()
+
+    code, out, err = run(capsys, "export", "--tag", "nope")
+    assert code == 1 and out == "" and err == "reader: error: no tag named 'nope' (tags: '50% $\\\\input{/etc/passwd}$ done', 'Reading group')\n"

@@ -293,3 +293,99 @@ def test_shell_completion_offers_tag_names_from_the_store(seeded, capsys):
     assert run(capsys, "__complete", "bash", "--", "tag", ids[0], "--remove", "")[1] == "Theory\nTo\\ read\nagents\n"
     assert run(capsys, "__complete", "bash", "--", "tags", "rename", "'to")[1] == "'To read'\n"
     assert run(capsys, "__complete", "bash", "--", "tags", "delete", "A")[1] == "agents\n"
+
+
+# --- the service the app calls -------------------------------------------------------------------
+
+
+@pytest.fixture
+def service(seeded):
+    from reader.config import load_settings
+    from reader.service import LibraryService
+
+    store, ids = seeded
+    service = LibraryService(store, load_settings())
+    yield service, store, ids
+    service.close()
+
+
+def test_the_service_saves_tags_in_its_writer_thread_and_reports_failures(service):
+    service, store, ids = service
+    errors: list[str] = []
+    assert service.set_tags(ids[:2], add=["Later"]).result() == {ids[0]: ("Later",), ids[1]: ("Later",)}
+    assert service.rename_tag("later", "Soon").result() == "Soon"
+    assert service.tags() == {"Soon": 2} and service.tags_of(ids[1:3]) == {ids[1]: ("Soon",), ids[2]: ()}
+    assert service.set_tags(ids[:1], add=["bad\x1b[0m"], on_error=errors.append).result() is None
+    assert errors == ["Not saved: a tag name cannot contain control characters: 'bad\\x1b[0m'"]
+    assert service.delete_tag("SOON").result() == 2
+    assert Store(store.data_dir).tags() == {}
+
+
+def test_notes_typed_faster_than_the_disk_are_written_once_with_the_latest_text(service, monkeypatch):
+    import threading
+
+    service, store, ids = service
+    written: list[tuple[str, str]] = []
+    save = store.set_note
+    monkeypatch.setattr(store, "set_note", lambda pid, text: written.append((pid, text)) or save(pid, text))
+    gate = threading.Event()
+    service._writer.submit(gate.wait)  # the disk is busy: the keystrokes below queue up
+    typed = "".join(f"word{i} " for i in range(30))
+    futures = [service.set_note(ids[0], typed[: i + 1]) for i in range(len(typed))]
+    service.set_note(ids[1], "other paper")
+    assert service.note(ids[0]) == typed and store.note(ids[0]) == ""  # read back before it is written
+    gate.set()
+    service.flush()
+    assert written == [(ids[0], typed), (ids[1], "other paper")]
+    assert futures[0].result() == typed and all(f.result() is None for f in futures[1:])
+    assert Store(store.data_dir).notes() == {ids[0]: typed, ids[1]: "other paper"}
+    errors: list[str] = []
+    service.set_note(ids[0], "x" * (LONGEST_NOTE + 1), on_error=errors.append)
+    service.flush()
+    assert errors and "at most 100,000 characters" in errors[0] and store.note(ids[0]) == typed
+
+
+# --- notes in search: the index (reader list --query) answers as the scan does ----------------------
+
+
+def test_note_search_from_the_command_line_equals_the_scan_and_follows_edits(seeded, capsys):
+    from reader.core.query import parse, search_text
+    from reader.core.search import SearchBlock
+
+    store, ids = seeded
+    papers = store.load_papers()
+
+    def listed(query: str) -> set[str]:
+        code, out, err = run(capsys, "list", "--json", "--query", query)
+        assert code == 0, err
+        return {row["id"] for row in json.loads(out)}
+
+    def scanned(query: str) -> set[str]:
+        block = SearchBlock({p.id: search_text(p) for p in papers.values()}, store.notes())
+        return block.matching(parse(query, implicit_and=True))
+
+    run(capsys, "note", ids[0], "--set", "Read for the **Zürich** seminar\n\n- ask about `RLHF`")
+    run(capsys, "note", ids[3], "--set", "seminar: \"credit assignment\" ANDNOT hype (50%)")
+    run(capsys, "note", ids[5], "--set", "张伟 suggested this; see ti:agents")
+    queries = ["note:zurich", "seminar", 'note:"zurich seminar"', "note:rlhf OR note:credit", "note:seminar ANDNOT note:credit",
+               "seminar AND ti:agents", "note:张伟", "note:agents", "agents ANDNOT note:agents", 'all:"credit assignment"']
+    answers = {q: listed(q) for q in queries}
+    assert answers == {q: scanned(q) for q in queries}
+    assert answers["note:zurich"] == {ids[0]} and answers["seminar"] >= {ids[0], ids[3]}
+    assert answers["note:张伟"] == {ids[5]}
+
+    run(capsys, "note", ids[0], "--set", "nothing about that any more")
+    run(capsys, "note", ids[3], "--set", "")
+    assert listed("note:seminar") == scanned("note:seminar") == set()
+    assert listed("note:nothing") == {ids[0]}
+
+
+def test_the_service_exports_a_tag_with_its_tags_and_notes(service):
+    service, store, ids = service
+    service.set_tags(ids[1:3], add=["Group"]).result()
+    service.set_note(ids[1], "first\nsecond").result()
+    papers = service.select_papers(tag="group")
+    assert [p.id for p in papers] == ids[1:3]
+    items = json.loads(service.export_text("csl-json", papers))
+    assert [(i["keyword"], i.get("annote")) for i in items] == [("Group", "first\nsecond"), ("Group", None)]
+    assert "keywords = {Group}" in service.export_text("bibtex", papers)

@@ -129,12 +129,14 @@ def records(store, lib, ids: list[str]) -> list[Paper]:
 
 @contextmanager
 def search_index(store) -> Iterator:
-    """The search index, brought up to date (which costs little when nothing changed)."""
+    """The search index, brought up to date with the shards and the user's notes (which costs
+    little when nothing changed)."""
     from reader.searchdb import SearchIndex
 
     index = SearchIndex.open(store.data_dir)
     try:
         index.refresh(store)
+        index.set_notes(store, store.notes())
         yield index
     finally:
         index.close()

@@ -1,4 +1,4 @@
-"""`reader export`: papers chosen by id, star, topic and query (together: all must hold), written as
+"""`reader export`: papers chosen by id, star, tag, topic and query (together: all must hold), written as
 BibTeX, RIS or CSL-JSON, to standard output, a file, or into an existing .bib (`--update`)."""
 
 from __future__ import annotations
@@ -7,6 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from reader.commands.common import tagged_ids
+from reader.commands.completion import completes_names
 from reader.core.exporting import FORMATS, path_problem, render
 from reader.errors import ReaderError
 
@@ -14,13 +16,15 @@ from reader.errors import ReaderError
 def register(commands) -> None:
     parser = commands.add_parser(
         "export",
-        help="write papers as BibTeX, RIS or CSL-JSON (by id, starred, topic, query)",
-        description="Write papers for a reference manager. Selectors combine: a paper is exported "
-        "when it passes every one given (ids, --starred, --topic, --query).",
+        help="write papers as BibTeX, RIS or CSL-JSON (by id, starred, tag, topic, query)",
+        description="Write papers for a reference manager, with your tags as keywords and your note. "
+        "Selectors combine: a paper is exported when it passes every one given (ids, --starred, --tag, "
+        "--topic, --query).",
     )
     parser.add_argument("ids", nargs="*", metavar="ID",
                         help="arXiv ids: 2511.02810, arXiv:2511.02810 or https://arxiv.org/abs/2511.02810v2")
     parser.add_argument("--starred", action="store_true", help="the starred papers")
+    completes_names(parser.add_argument("--tag", metavar="TAG", help="the papers with this tag (any case)"), "tag")
     parser.add_argument("--topic", metavar="NAME", help="the papers of a topic")
     parser.add_argument("--query", metavar="Q", help="the papers matching a query (as in `reader list`)")
     parser.add_argument("--format", choices=FORMATS, default="bibtex", help="file format (default: bibtex)")
@@ -49,8 +53,8 @@ def _wanted_ids(raw_ids: list[str]) -> set[str] | None:
 
 
 def _check_options(args: argparse.Namespace) -> None:
-    if not (args.ids or args.starred or args.topic or args.query):
-        raise ReaderError("say what to export: ids, --starred, --topic NAME and/or --query Q")
+    if not (args.ids or args.starred or args.tag or args.topic or args.query):
+        raise ReaderError("say what to export: ids, --starred, --tag TAG, --topic NAME and/or --query Q")
     if args.format != "bibtex" and (args.unicode or args.update):
         option = "--unicode" if args.unicode else "--update"
         raise ReaderError(f"{option} is for BibTeX only (RIS and CSL-JSON are always UTF-8 and written whole)")
@@ -77,8 +81,10 @@ def run(args: argparse.Namespace, settings) -> int:
     store = _store(args, settings)
     query = _validated_query(args.query, for_arxiv=False) if args.query else None
     library = _library(store)
+    tagged = tagged_ids(store, args.tag)
+    only = wanted if tagged is None else tagged if wanted is None else wanted & tagged
     papers = _selected_papers(
-        store, library, query=query, topic=_topic_name(store, args.topic), starred=args.starred, only=wanted,
+        store, library, query=query, topic=_topic_name(store, args.topic), starred=args.starred, only=only,
         hidden=None if wanted is not None else False,  # papers named by id are exported even when hidden
     )
     if wanted is not None:
@@ -86,9 +92,10 @@ def run(args: argparse.Namespace, settings) -> int:
         if missing:
             raise ReaderError(f"not in the cache: {', '.join(missing)} (run `reader sync`, or add a topic that finds them)")
 
+    extras = {"tags": {pid: list(t) for pid, t in store.tags_of(p.id for p in papers).items() if t}, "notes": store.notes()}
     if args.update is not None:
-        return _update(Path(args.update).expanduser(), papers, unicode=args.unicode)
-    text = render(args.format, papers, unicode=args.unicode)
+        return _update(Path(args.update).expanduser(), papers, unicode=args.unicode, **extras)
+    text = render(args.format, papers, unicode=args.unicode, **extras)
     if args.output is None or args.output == "-":
         sys.stdout.write(text)
     else:
@@ -99,7 +106,7 @@ def run(args: argparse.Namespace, settings) -> int:
     return 0
 
 
-def _update(path: Path, papers, *, unicode: bool) -> int:
+def _update(path: Path, papers, *, unicode: bool, tags: dict[str, list[str]], notes: dict[str, str]) -> int:
     from reader.core.bibfile import update
     from reader.store.files import write_atomic
 
@@ -108,7 +115,7 @@ def _update(path: Path, papers, *, unicode: bool) -> int:
     except OSError as error:
         raise ReaderError(f"cannot read {path}: {error.strerror or error}") from None
     # Bytes that are not UTF-8 (a latin-1 .bib) go through untouched.
-    result = update(raw.decode("utf-8", "surrogateescape"), papers, unicode=unicode)
+    result = update(raw.decode("utf-8", "surrogateescape"), papers, unicode=unicode, tags=tags, notes=notes)
     if result.added:
         write_atomic(path, result.text.encode("utf-8", "surrogateescape"))
     print(f"{path}: added {_entries(len(result.added))}, {len(result.kept)} already there (kept as they are)",
