@@ -89,6 +89,9 @@ def cmd_sync(args, settings) -> int:
         line = f"{result.topic}: {result.new} new, {result.updated} updated ({result.fetched} fetched)"
         if result.error:
             line += f" - FAILED: {result.error}{log_note}"
+        else:
+            line += f" in {result.requests} request{'s' if result.requests != 1 else ''}"
+            line += f"; {result.arxiv_total:,} on arXiv" if result.arxiv_total is not None else ""
         (logs.log.error if result.error else logs.log.info)("%s", line)
         print(line)
         if result.note:

@@ -1,5 +1,6 @@
-"""Sync topics from arXiv into the store: newest first, page by page, down to the horizon
-(first sync) or to papers already held (incremental). Used by the CLI and the app alike."""
+"""Sync topics from arXiv into the store: newest first, page by page, down to the horizon (first
+sync) or to the spans of time the cache already holds whole (incremental; see _Run). Used by the
+CLI and the app alike."""
 
 from __future__ import annotations
 
@@ -7,19 +8,20 @@ import asyncio
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 
 from reader.arxiv.client import ArxivClient, ClientOptions
 from reader.arxiv.parse import AnnouncementFeed, FeedPage
 from reader.config import Settings
-from reader.core import momentum
+from reader.core import coverage, momentum
 from reader.errors import ArxivUnreachableError, ReaderError
 from reader.models import Paper
 from reader.store import Store, Topic
 
-PAGE_SIZE = 200
+PAGE_SIZE = 200  # the first page of a sync: most syncs need no more
+BULK_PAGE_SIZE = 1000  # later pages (arXiv serves up to 2,000): fewer requests for a first sync
 SAVE_EVERY = 5000  # papers held in memory before they are written (each write rewrites the index)
-ARXIV_RESULT_CAP = 10_000  # arXiv's search backend serves no further than this
+ARXIV_RESULT_CAP = 10_000  # arXiv's search backend serves no result past this position of a query
 TOPIC_CATEGORIES = 3  # a topic's most frequent primary categories, whose feeds announce new versions
 ID_BATCH = 100  # ids per id_list request
 # Papers can be announced a few days after their submission date: an incremental sync looks
@@ -33,6 +35,8 @@ class TopicResult:
     new: int = 0
     updated: int = 0
     fetched: int = 0
+    requests: int = 0  # requests made to arXiv for the topic, retries included
+    arxiv_total: int | None = None  # arXiv's totalResults for the topic over the horizon
     error: str | None = None
     unreachable: bool = False  # arXiv could not be reached at all
     note: str | None = None  # what the user should know though nothing failed ("1 entry skipped: ...")
@@ -155,60 +159,26 @@ class Syncer:
 
     async def sync_topic(self, topic: Topic) -> TopicResult:
         result = TopicResult(topic.name)
-        last_sync = await asyncio.to_thread(self.store.last_sync, topic.name)
-        index = await asyncio.to_thread(self.store.index)
-        bit = index.bit(topic.name)
-        known = {pid: v for pid, v, mask in zip(index.ids, index.versions, index.masks) if mask & bit}
-        horizon = self.today - timedelta(weeks=self.horizon_weeks)
-        caught_up_before = None
-        if last_sync and known:
-            caught_up_before = datetime.fromisoformat(last_sync[:10]).date() - CATCH_UP_MARGIN
+        requests_before = self.client.requests_made
         self.on_event(SyncEvent(topic.name, f"syncing {topic.name}"))
-        pending: list[Paper] = []
-        fetched_sample: list[Paper] = []  # where the topic's papers live, for the announcement feeds
-        start, total = 0, None
-        problems = FeedProblems()
+        run = _Run(self, topic, result)
         try:
-            while True:
-                page = await self.client.search(topic.query, start=start, max_results=PAGE_SIZE, expected_total=total)
-                total = page.total_results if total is None else total
-                result.fetched += len(page.papers)
-                problems.add(page)
-                if len(fetched_sample) < 1000:
-                    fetched_sample.extend(page.papers)
-                pending.extend(p for p in page.papers if known.get(p.id) != p.version)
-                self.on_event(
-                    SyncEvent(topic.name, f"{topic.name}: {result.fetched:,} fetched", result.fetched, min(total, ARXIV_RESULT_CAP))
-                )
-                if len(pending) >= SAVE_EVERY:
-                    await self._save(pending, topic, result)
-                start += page.entries
-                if not page.entries or start >= total:
-                    break
-                if not page.papers:  # every entry skipped: nothing to tell where the page stands
-                    continue
-                oldest = min(p.published_date for p in page.papers)
-                if oldest < horizon:
-                    break
-                if caught_up_before and oldest < caught_up_before and any(p.id in known for p in page.papers):
-                    break
-                if start >= ARXIV_RESULT_CAP:
-                    result.note = f"arXiv serves at most {ARXIV_RESULT_CAP:,} results per query; narrow the query to see older papers"
-                    break
-            await self._save(pending, topic, result)
-            categories = Counter(p.primary_category for p in fetched_sample)
+            await run.fetch()
+            await run.save()
+            categories = Counter(p.primary_category for p in run.fetched_sample)
             await asyncio.to_thread(
                 self.store.record_sync, topic.name, topic.query, [c for c, _ in categories.most_common(TOPIC_CATEGORIES)]
             )
         except ReaderError as error:
             try:
-                await self._save(pending, topic, result)  # keep what arrived before the failure
+                await run.save()  # keep what arrived before the failure, and how far it reached
             except ReaderError:
                 pass
             result.error = str(error)
             result.unreachable = isinstance(error, ArxivUnreachableError)
             self.on_event(SyncEvent(topic.name, f"{topic.name}: {error}"))
-        result.note = "; ".join(n for n in (problems.note(), result.note) if n) or None
+        result.requests = self.client.requests_made - requests_before
+        result.note = "; ".join(n for n in (run.problems.note(), result.note) if n) or None
         return result
 
     async def refresh_versions(self, categories: list[str]) -> TopicResult:
@@ -242,16 +212,6 @@ class Syncer:
             result.error = f"announcement feeds: {error}"
         return result
 
-    async def _save(self, pending: list[Paper], topic: Topic, result: TopicResult) -> None:
-        if not pending:
-            return
-        batch = list(pending)
-        pending.clear()
-        saved = await asyncio.to_thread(self.store.save_papers, batch, topic.name)
-        result.new += saved.new
-        result.updated += saved.updated
-        result.changed_ids += saved.changed_ids
-
     async def total_new_last4(self) -> int:
         """All new arXiv submissions in the last four weeks, asked once a day and cached."""
         window = momentum.total_window(self.today)
@@ -263,3 +223,101 @@ class Syncer:
         await asyncio.to_thread(self.store.cache_total, window, count)
         return count
 
+
+
+class _Run:
+    """One topic's fetch: the horizon `[lo, top]` as one `submittedDate` window ANDed with the
+    query, newest first. Where arXiv stops serving (ARXIV_RESULT_CAP), the rest of the window
+    becomes a window of its own, ending at the oldest paper reached; where the pages reach a span
+    the cache already holds whole, the next window starts below that span. Every save records
+    how far down the run is complete, so an interrupted run resumes where it stopped."""
+
+    def __init__(self, syncer: Syncer, topic: Topic, result: TopicResult):
+        self.syncer, self.topic, self.result = syncer, topic, result
+        self.problems = FeedProblems()
+        self.pending: list[Paper] = []
+        self.fetched_sample: list[Paper] = []  # where the topic's papers live, for the announcement feeds
+        self.lo = coverage.day_start(syncer.today - timedelta(weeks=syncer.horizon_weeks))
+        self.top = coverage.day_end(syncer.today + timedelta(days=1))  # a day ahead: clocks and zones differ
+        self.base: list[coverage.Span] = []  # spans held whole before this run
+        self.run_low: str | None = None  # the run holds [run_low, top] whole once set
+        self.known: dict[str, int] = {}
+
+    async def fetch(self) -> None:
+        syncer, topic, result = self.syncer, self.topic, self.result
+        state = await asyncio.to_thread(syncer.store.sync_state, topic.name)
+        if state.query == topic.query:  # a changed query makes what was fetched for the old one moot
+            self.base = coverage.trusted_spans(state.spans, state.spans_fetched, CATCH_UP_MARGIN)
+        index = await asyncio.to_thread(syncer.store.index)
+        bit = index.bit(topic.name)
+        self.known = {pid: v for pid, v, mask in zip(index.ids, index.versions, index.masks) if mask & bit}
+        hi, start, window_total = self.top, 0, None
+        while True:
+            size = min(PAGE_SIZE if not result.fetched else BULK_PAGE_SIZE, ARXIV_RESULT_CAP - start)
+            page = await syncer.client.search(
+                window_query(topic.query, self.lo, hi), start=start, max_results=size, expected_total=window_total
+            )
+            if window_total is None:
+                window_total = page.total_results
+                if hi == self.top:
+                    result.arxiv_total = window_total
+            self._take(page)
+            start += page.entries
+            if not page.entries or start >= window_total:
+                self.run_low = self.lo  # the window is complete: so is the run
+                break
+            if not page.papers:  # every entry skipped: nothing to tell where the page stands
+                continue
+            oldest = min(_minute_of(p.published) for p in page.papers)
+            self.run_low = coverage.next_minute(oldest)  # the oldest minute may go on past the page
+            held = next((s for s in self.base if s[0] < self.run_low <= coverage.next_minute(s[1])), None)
+            if held is not None:  # reached a span already held whole: skip it
+                self.run_low = held[0]
+                if held[0] <= self.lo:
+                    break
+                hi, start, window_total = held[0], 0, None
+            elif start >= ARXIV_RESULT_CAP:  # arXiv serves no further: the rest is a window of its own
+                if oldest >= hi:
+                    result.note = f"more than {ARXIV_RESULT_CAP:,} papers in one minute; stopped there"
+                    break
+                hi, start, window_total = oldest, 0, None
+            if len(self.pending) >= SAVE_EVERY:
+                await self.save()
+
+    def _take(self, page: FeedPage) -> None:
+        result = self.result
+        result.fetched += len(page.papers)
+        self.problems.add(page)
+        if len(self.fetched_sample) < 1000:
+            self.fetched_sample.extend(page.papers)
+        self.pending.extend(p for p in page.papers if self.known.get(p.id) != p.version)
+        expected = result.arxiv_total if not self.base else None  # an incremental sync stops early
+        self.syncer.on_event(SyncEvent(self.topic.name, f"{self.topic.name}: {result.fetched:,} fetched", result.fetched, expected))
+
+    async def save(self) -> None:
+        """Save the pending papers, then record how far the run is complete (never before)."""
+        store, result = self.syncer.store, self.result
+        if self.pending:
+            batch = list(self.pending)
+            self.pending.clear()
+            saved = await asyncio.to_thread(store.save_papers, batch, self.topic.name)
+            result.new += saved.new
+            result.updated += saved.updated
+            result.changed_ids += saved.changed_ids
+        if self.run_low is not None and self.run_low <= self.top:
+            spans = coverage.merge_spans([*self.base, (self.run_low, self.top)])
+            await asyncio.to_thread(
+                store.record_progress, self.topic.name, self.topic.query, spans,
+                self.syncer.today.isoformat(), result.arxiv_total,
+            )
+
+
+def window_query(query: str, first: str, last: str) -> str:
+    """The topic's query within submission minutes `first` to `last` (GMT, inclusive), in the
+    syntax arXiv documents: `submittedDate:[YYYYMMDDHHMM TO YYYYMMDDHHMM]`."""
+    return f"({query}) AND submittedDate:[{first} TO {last}]"
+
+
+def _minute_of(stamp: str) -> str:
+    """`2026-12-02T12:34:56Z` -> `202612021234`."""
+    return stamp[0:4] + stamp[5:7] + stamp[8:10] + stamp[11:13] + stamp[14:16]

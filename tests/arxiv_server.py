@@ -4,15 +4,21 @@ tests can check politeness: one connection, one request at a time, the pause bet
 
 from __future__ import annotations
 
+import bisect
+import re
 import socket
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 from reader.models import Paper
 from tests.atom import error_feed, feed_xml, rss_xml
+
+# A query within a span of submission minutes, as the sync writes it (arXiv's documented syntax).
+WINDOW = re.compile(r"\((?P<query>.*)\) AND submittedDate:\[(?P<first>\d{12}) TO (?P<last>\d{12})\]", re.S)
 
 
 @dataclass
@@ -47,6 +53,9 @@ class FakeArxiv:
         self.rss: dict[str, bytes] = {}  # path after /rss/ -> feed
         self.by_id: dict[str, Paper] = {}  # answers to id_list beyond the queries' papers
         self.redirects: dict[str, tuple[int, str]] = {}  # path -> (status, Location), every time
+        # Like arXiv's search backend, serve no result past this position of a query (None: no cap).
+        self.cap: int | None = None
+        self._minutes: dict[str, tuple[int, int, list[int | None]]] = {}  # query -> (list id, length, keys)
         self.requests: list[Request] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -107,15 +116,51 @@ class FakeArxiv:
         query = params.get("search_query", "")
         start = int(params.get("start", "0"))
         size = int(params.get("max_results", "10"))
+        papers = self.matching(query)
         if size == 0:
-            total = self.totals.get(query, len(self.queries.get(query, [])))
+            total = self.totals.get(query, len(papers or []))
             return 200, {"Content-Type": "application/atom+xml"}, feed_xml([], total=total, start=start, per_page=0)
-        if query not in self.queries:
+        if papers is None:
             return 400, {}, error_feed(f"Invalid query string: '{query}'")
-        papers = self.queries[query]
+        if self.cap is not None and start + size > self.cap:
+            return 500, {}, error_feed(f"start + max_results beyond {self.cap}", slug="outside_allowed_range")
         return 200, {"Content-Type": "application/atom+xml"}, feed_xml(
             papers[start : start + size], total=len(papers), start=start, per_page=size
         )
+
+    def matching(self, query: str) -> list[Paper] | None:
+        """The papers a query finds, newest first (None for a query the server does not know)."""
+        window = WINDOW.fullmatch(query)
+        if window is None:
+            return self.queries.get(query)
+        papers = self.queries.get(window["query"])
+        if papers is None:
+            return None
+        first, last = int(window["first"]), int(window["last"])
+        keys = self._minutes_of(window["query"], papers)
+        if None in keys or keys != sorted(keys, reverse=True):
+            # A test's odd entries (a date that is no date) are served in every window.
+            return [p for p, key in zip(papers, keys) if key is None or first <= key <= last]
+        negated = [-key for key in keys]  # ascending, for bisect
+        return papers[bisect.bisect_left(negated, -last) : bisect.bisect_right(negated, -first)]
+
+    def _minutes_of(self, query: str, papers: list[Paper]) -> list[int | None]:
+        """Each paper's submission minute (YYYYMMDDHHMM as a number), computed once per list."""
+        cached = self._minutes.get(query)
+        if cached is None or cached[:2] != (id(papers), len(papers)):
+            keys = [_minute_key(p.published) for p in papers]
+            cached = (id(papers), len(papers), keys)
+            self._minutes[query] = cached
+        return cached[2]
+
+def _minute_key(stamp: str) -> int | None:
+    """`2026-12-02T12:34:56Z` -> 202612021234; None for a date arXiv could not hold (a test's
+    hostile entry: none at all, or before arXiv)."""
+    try:
+        moment = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%SZ")
+    except ValueError:
+        return None
+    return int(moment.strftime("%Y%m%d%H%M")) if moment.year >= 1991 else None
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -204,6 +204,7 @@ async def test_a_page_of_only_bad_entries_is_not_mistaken_for_an_empty_page(fake
     from reader import sync as sync_module
 
     monkeypatch.setattr(sync_module, "PAGE_SIZE", 3)
+    monkeypatch.setattr(sync_module, "BULK_PAGE_SIZE", 3)
     papers = recent_papers(9)
     for i in (3, 4, 5):  # the whole second page
         papers[i] = dataclasses.replace(papers[i], updated="0001-01-01T00:00:00Z")

@@ -7,6 +7,7 @@ import os
 import re
 import sys
 
+from reader import sync as sync_module
 from reader.cli import main
 from reader.progress import SyncProgress, duration
 from reader.sync import SyncEvent
@@ -101,6 +102,7 @@ def test_sync_in_a_terminal_shows_a_bar_with_counts_time_left_and_retries(fake_a
 
 def test_sync_off_a_terminal_prints_plain_lines(fake_arxiv, monkeypatch, capsys):
     add_topic(fake_arxiv, 450)
+    monkeypatch.setattr(sync_module, "BULK_PAGE_SIZE", 200)  # a line per page of 200
     for key, value in env_for(fake_arxiv, delay="0").items():
         if key.startswith("READER_"):
             monkeypatch.setenv(key, value)

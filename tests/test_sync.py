@@ -37,6 +37,7 @@ async def run_sync(store, fake, topics, **overrides):
 @pytest.fixture
 def small_pages(monkeypatch):
     monkeypatch.setattr(sync_module, "PAGE_SIZE", 50)
+    monkeypatch.setattr(sync_module, "BULK_PAGE_SIZE", 50)
 
 
 @pytest.fixture
@@ -168,7 +169,7 @@ async def test_error_feed_fails_the_topic_with_arxivs_message_and_keeps_the_cach
     before = {pid: p.to_json() for pid, p in stored(store).items()}
     report = await run_sync(store, fake_arxiv, [Topic("Bad", "ti:unknown-to-the-server")])
     (result,) = report.topics
-    assert result.error == "arXiv says: Invalid query string: 'ti:unknown-to-the-server'"
+    assert result.error == f"arXiv says: Invalid query string: '{sync_module.window_query('ti:unknown-to-the-server', '202608120000', '202612032359')}'"
     assert {pid: p.to_json() for pid, p in stored(store).items()} == before
 
 

@@ -10,7 +10,7 @@ columns and records: cheap next to parsing the JSON.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from reader.models import ARXIV_ID, PaperIndex
@@ -72,9 +72,31 @@ def check_sync(data: dict) -> None:
         expect(type(doc.get("query", "")) is str, f"topics: {doc['name']!r} has a query that is not text")
         expect(doc.get("last_sync") is None or is_iso_day(doc["last_sync"]), f"topics: {doc['name']!r} has a last_sync that is not a date")
         expect(is_str_list(doc.get("categories", [])), f"topics: {doc['name']!r} has categories that are not a list of names")
+        total = doc.get("arxiv_total")
+        expect(total is None or (type(total) is int and total >= 0), f"topics: {doc['name']!r} has an arXiv total that is not a count")
+        expect(type(doc.get("spans", [])) is list and all(_is_span(s) for s in doc.get("spans", [])), f"topics: {doc['name']!r} has spans that are not pairs of minutes")
+        expect(doc.get("spans_fetched") is None or is_iso_day(doc["spans_fetched"]), f"topics: {doc['name']!r} has a spans_fetched that is not a date")
     for doc in data.get("totals", {}).values():
         expect(type(doc.get("window")) is str, "totals: a count without its window")
         expect(type(doc.get("count")) is int and doc["count"] >= 0, f"totals: {doc['window']!r} has a count that is not a number")
+
+
+def _is_span(value: object) -> bool:
+    """[first, last] minutes as arXiv writes them (YYYYMMDDHHMM), first <= last."""
+    if not (is_str_list(value) and len(value) == 2):  # type: ignore[arg-type]
+        return False
+    first, last = str(value[0]), str(value[1])  # type: ignore[index]
+    return _real_minute(first) and _real_minute(last) and first <= last
+
+
+def _real_minute(text: str) -> bool:
+    if not (len(text) == 12 and text.isascii() and text.isdigit()):
+        return False
+    try:
+        datetime.strptime(text, "%Y%m%d%H%M")
+    except ValueError:
+        return False
+    return True
 
 
 # --- index.json --------------------------------------------------------------------------------

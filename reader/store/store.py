@@ -5,7 +5,8 @@
                      (see mirrored.py)
     library.json     tags and notes, mirrored the same way (+ .bak): a file of their own, so a
                      star never rewrites the notes
-    sync.json        when each topic was last synced; cached counts of all new arXiv papers
+    sync.json        when each topic was last synced, arXiv's total for it, the spans of time its
+                     cache holds whole (syncstate.py); cached counts of all new arXiv papers
     index.json       every paper's id, version, v1 day and topics, as columns in display order
                      (what counts, the chart and the list need, without loading any paper)
     papers/YYMM.NN.json  the full records, one file per thousand arXiv ids (`2609.12345` lives in
@@ -25,14 +26,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
 
-from tinydb import Query, TinyDB
+from tinydb import Query
 
 from reader.errors import StoreError
 from reader.models import IndexEntry, Paper, PaperIndex
 from reader.store.files import (
-    AtomicJSONStorage,
     CorruptFileError,
     file_lock,
     move_aside,
@@ -46,10 +45,10 @@ from reader.store.schema import (
     ShapeError,
     check_index,
     check_search_texts,
-    check_sync,
     is_record,
 )
-from reader.store.user import UserStateMethods, now_iso
+from reader.store.syncstate import SyncStateMethods
+from reader.store.user import UserStateMethods
 from reader.store.userstate import UserDoc
 
 SCHEMA_VERSION = 1  # of the paper cache's files
@@ -94,7 +93,7 @@ class SaveResult:
     changed_ids: list[str] = field(default_factory=list)  # new or newer records
 
 
-class Store(UserStateMethods, LibraryStateMethods):
+class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
     """One data directory. Safe to use from several processes at once: each write takes a short
     lock and re-reads what it changes, so a `reader star` beside a running app loses nothing."""
 
@@ -147,52 +146,6 @@ class Store(UserStateMethods, LibraryStateMethods):
                     entry.topics.remove(topic.name)
             self._write_index(PaperIndex.build(entries))
         return topic
-
-    # --- sync state: sync.json, which only holds what the next sync rebuilds ---------------------
-
-    def _sync_db(self) -> TinyDB:
-        return TinyDB(self._sync_path, storage=AtomicJSONStorage, check=check_sync)
-
-    def _read_sync(self, table: str) -> list[dict[str, Any]]:
-        try:
-            return list(self._sync_db().table(table).all())
-        except CorruptFileError as error:
-            self.warnings.append(f"{error}: moved to {move_aside(self._sync_path).name} (it is rebuilt at the next sync)")
-            return []
-
-    def last_sync(self, topic: str) -> str | None:
-        for doc in self._read_sync("topics"):
-            if doc.get("name") == topic:
-                return doc.get("last_sync")
-        return None
-
-    def record_sync(self, topic: str, query: str, categories: list[str] | None = None) -> None:
-        self._read_sync("topics")  # repair before writing
-        with self._locked("saving sync state"):
-            self._sync_db().table("topics").upsert(
-                {"name": topic, "query": query, "last_sync": now_iso(), "categories": categories or []},
-                Query().name == topic,
-            )
-
-    def synced_categories(self) -> list[str]:
-        """The main categories of the current topics' papers, as their last syncs saw them."""
-        current = {t.name for t in self.topics()}
-        docs = self._read_sync("topics")
-        return sorted({c for d in docs if d.get("name") in current for c in d.get("categories", [])})
-
-    def cached_total(self, window: str) -> int | None:
-        """A cached count of all new arXiv papers in `window` (e.g. `20261105-20261202`)."""
-        for doc in self._read_sync("totals"):
-            if doc.get("window") == window:
-                return doc.get("count")
-        return None
-
-    def cache_total(self, window: str, count: int) -> None:
-        self._read_sync("totals")  # repair before writing
-        with self._locked("saving arXiv totals"):
-            self._sync_db().table("totals").upsert(
-                {"window": window, "count": count, "fetched": now_iso()}, Query().window == window
-            )
 
     # --- the paper index -----------------------------------------------------------------------
 

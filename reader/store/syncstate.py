@@ -1,0 +1,103 @@
+"""The store's sync state methods: sync.json, which only holds what the next sync rebuilds (when
+each topic was last synced, arXiv's total for it, the spans of submission time its cache holds
+completely, cached counts of all new arXiv papers). Derived state: never in user.json."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tinydb import Query, TinyDB
+
+from reader.store.files import AtomicJSONStorage, CorruptFileError, move_aside
+from reader.store.schema import check_sync
+from reader.store.user import now_iso
+
+if TYPE_CHECKING:
+    from reader.store.userstate import Topic
+
+Span = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class TopicSyncState:
+    name: str
+    query: str = ""
+    last_sync: str | None = None  # ISO 8601 UTC, when a sync of the topic last finished
+    arxiv_total: int | None = None  # arXiv's totalResults for the query over the sync horizon
+    spans: tuple[Span, ...] = ()  # submission minutes (YYYYMMDDHHMM, GMT) fetched whole
+    spans_fetched: str | None = None  # the day the newest span was fetched (YYYY-MM-DD)
+
+    @classmethod
+    def from_doc(cls, doc: dict[str, Any]) -> TopicSyncState:
+        return cls(
+            doc["name"], doc.get("query", ""), doc.get("last_sync"), doc.get("arxiv_total"),
+            tuple((first, last) for first, last in doc.get("spans", [])), doc.get("spans_fetched"),
+        )
+
+
+class SyncStateMethods:
+    _sync_path: Path
+    warnings: list[str]
+    _locked: Callable
+    topics: Callable[[], list[Topic]]
+
+    def _sync_db(self) -> TinyDB:
+        return TinyDB(self._sync_path, storage=AtomicJSONStorage, check=check_sync)
+
+    def _read_sync(self, table: str) -> list[dict[str, Any]]:
+        try:
+            return list(self._sync_db().table(table).all())
+        except CorruptFileError as error:
+            self.warnings.append(f"{error}: moved to {move_aside(self._sync_path).name} (it is rebuilt at the next sync)")
+            return []
+
+    def sync_states(self) -> dict[str, TopicSyncState]:
+        """Every topic's sync state by name (topics never synced have none)."""
+        return {doc["name"]: TopicSyncState.from_doc(doc) for doc in self._read_sync("topics")}
+
+    def sync_state(self, topic: str) -> TopicSyncState:
+        return self.sync_states().get(topic) or TopicSyncState(topic)
+
+    def last_sync(self, topic: str) -> str | None:
+        return self.sync_state(topic).last_sync
+
+    def _upsert_topic_state(self, topic: str, fields: dict[str, Any]) -> None:
+        self._read_sync("topics")  # repair before writing
+        with self._locked("saving sync state"):
+            self._sync_db().table("topics").upsert({"name": topic, **fields}, Query().name == topic)
+
+    def record_progress(
+        self, topic: str, query: str, spans: list[Span], fetched_day: str, arxiv_total: int | None
+    ) -> None:
+        """What a sync has fetched whole so far (after the papers themselves are saved): an
+        interrupted sync resumes from here."""
+        fields: dict[str, Any] = {"query": query, "spans": [list(s) for s in spans], "spans_fetched": fetched_day}
+        if arxiv_total is not None:
+            fields["arxiv_total"] = arxiv_total
+        self._upsert_topic_state(topic, fields)
+
+    def record_sync(self, topic: str, query: str, categories: list[str] | None = None) -> None:
+        self._upsert_topic_state(topic, {"query": query, "last_sync": now_iso(), "categories": categories or []})
+
+    def synced_categories(self) -> list[str]:
+        """The main categories of the current topics' papers, as their last syncs saw them."""
+        current = {t.name for t in self.topics()}
+        docs = self._read_sync("topics")
+        return sorted({c for d in docs if d.get("name") in current for c in d.get("categories", [])})
+
+    def cached_total(self, window: str) -> int | None:
+        """A cached count of all new arXiv papers in `window` (e.g. `20261105-20261202`)."""
+        for doc in self._read_sync("totals"):
+            if doc.get("window") == window:
+                return doc.get("count")
+        return None
+
+    def cache_total(self, window: str, count: int) -> None:
+        self._read_sync("totals")  # repair before writing
+        with self._locked("saving arXiv totals"):
+            self._sync_db().table("totals").upsert(
+                {"window": window, "count": count, "fetched": now_iso()}, Query().window == window
+            )
