@@ -15,7 +15,7 @@ from tests.corpus import TODAY, recent_papers
 QUERY = "ti:agent AND cat:cs.LG"
 JSON_KEYS = {
     "id", "version", "title", "abstract", "authors", "categories", "primary_category", "published",
-    "updated", "comment", "journal_ref", "doi", "topics", "read", "starred", "hidden", "tags", "note",
+    "updated", "comment", "journal_ref", "doi", "topics", "read", "read_version", "starred", "hidden", "tags", "note",
 }
 
 

@@ -39,6 +39,7 @@ def register(commands) -> None:
     listing.add_argument("--unread", action="store_true", help="only unread papers")
     listing.add_argument("--starred", action="store_true", help="only starred papers")
     listing.add_argument("--hidden", action="store_true", help="only hidden papers (every other listing leaves them out)")
+    listing.add_argument("--updated", action="store_true", help="only papers updated since you read them (a newer version is cached)")
     listing.add_argument("--limit", type=positive_int, metavar="N", help="at most N papers (the newest)")
     listing.add_argument("--json", action="store_true", help="print a JSON array of objects, one per paper, instead of text")
     listing.set_defaults(handler=cmd_list)
@@ -49,12 +50,15 @@ def cmd_list(args, settings) -> int:
     query = validated_query(args.query, for_arxiv=False) if args.query else None
     lib = library(store)
     filters = {"topic": topic_name(store, args.topic), "starred": args.starred, "unread": args.unread, "hidden": args.hidden}
-    only = tagged_ids(store, args.tag)
+    only = _narrowed(tagged_ids(store, args.tag), store.updated_ids() if args.updated else None)
     with search_index(store) if query is not None else nullcontext() as index:
         ids = selected_ids(lib, query=query, index=index, limit=args.limit, only=only, **filters)
         if args.json:
-            tags, notes = store.tags_of(ids), store.notes()
-            rows = [paper_json(p, lib, tags=tags[p.id], note=notes.get(p.id)) for p in records(store, lib, ids)]
+            tags, notes, read_versions = store.tags_of(ids), store.notes(), store.read_versions()
+            rows = [
+                paper_json(p, lib, tags=tags[p.id], note=notes.get(p.id), read_version=read_versions.get(p.id))
+                for p in records(store, lib, ids)
+            ]
             json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
             print()
             return 0
@@ -73,6 +77,12 @@ def cmd_list(args, settings) -> int:
     return 0
 
 
+def _narrowed(*choices: set[str] | None) -> set[str] | None:
+    """The papers every given choice holds (None: no choice was given)."""
+    given = [choice for choice in choices if choice is not None]
+    return set.intersection(*given) if given else None
+
+
 def _line_of(item) -> tuple[str, str, int, str, str, list[str], int]:
     """What a listed line shows, from a Paper or a search index Card."""
     if isinstance(item, Paper):
@@ -81,7 +91,9 @@ def _line_of(item) -> tuple[str, str, int, str, str, list[str], int]:
     return item.published, item.id, item.version, item.primary_category, item.title, list(item.authors[:3]), item.author_count
 
 
-def paper_json(paper: Paper, lib, *, tags: tuple[str, ...] = (), note: str | None = None) -> dict:
+def paper_json(
+    paper: Paper, lib, *, tags: tuple[str, ...] = (), note: str | None = None, read_version: int | None = None
+) -> dict:
     return {
         "id": paper.id,
         "version": paper.version,
@@ -98,6 +110,7 @@ def paper_json(paper: Paper, lib, *, tags: tuple[str, ...] = (), note: str | Non
         "topics": lib.topics_of(paper.id),
         "read": paper.id in lib.read,
         "starred": paper.id in lib.starred,
+        "read_version": read_version if paper.id in lib.read else None,
         "hidden": paper.id in lib.hidden,
         "tags": list(tags),
         "note": note,

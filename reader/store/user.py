@@ -3,7 +3,7 @@ current copy, see mirrored.py). A change rewrites only that small file, never th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +11,7 @@ from reader.errors import StoreError
 from reader.store.userstate import Marks, Topic, UserDoc, checked_name
 
 if TYPE_CHECKING:
+    from reader.models import PaperIndex
     from reader.store.mirrored import MirroredFile
 
 
@@ -20,6 +21,7 @@ def now_iso() -> str:
 
 class UserStateMethods:
     _user: MirroredFile[UserDoc]
+    index: Callable[[], PaperIndex]  # the paper cache's index (Store): versions of read papers
 
     # --- topics --------------------------------------------------------------------------------
 
@@ -49,20 +51,33 @@ class UserStateMethods:
 
     def set_marks(
         self, ids: Iterable[str], *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None
-    ) -> Marks:
-        """Mark papers read/unread, starred/unstarred and/or hidden/shown in one write of user.json."""
+    ) -> None:
+        """Mark papers read/unread, starred/unstarred and/or hidden/shown in one write of user.json.
+        Marking read (again) keeps the version the cache holds: a later one is an update."""
         ids = list(dict.fromkeys(ids))
+        index = self.index() if read else None
 
-        def change(doc: UserDoc) -> Marks:
-            for marked, wanted in ((doc.marks["read"], read), (doc.marks["starred"], starred), (doc.hidden, hidden)):
+        def change(doc: UserDoc) -> None:
+            if index is not None:
+                marked, versions = doc.marks["read"], index.versions
                 for pid in ids:
-                    if wanted is True:
-                        marked.setdefault(pid)
-                    elif wanted is False:
-                        marked.pop(pid, None)
-            return doc.mark_sets()
+                    position = index.position(pid)
+                    marked[pid] = 0 if position is None else versions[position]
+            else:
+                _mark(doc.marks["read"], ids, read, 0)
+            _mark(doc.marks["starred"], ids, starred, 0)
+            _mark(doc.hidden, ids, hidden, None)
 
-        return self._user.update("saving marks", change)
+        self._user.update("saving marks", change)
+
+    def read_versions(self) -> dict[str, int]:
+        """The version each read paper was at when marked read (when known)."""
+        return {pid: version for pid, version in self._user.read().marks["read"].items() if version}
+
+    def updated_ids(self) -> set[str]:
+        """Read papers the cache now holds at a later version than the one read."""
+        index, read = self.index(), self._user.read().marks["read"]
+        return {pid for pid, version in zip(index.ids, index.versions) if 0 < read.get(pid, version) < version}
 
     # --- settings ------------------------------------------------------------------------------
 
@@ -74,3 +89,11 @@ class UserStateMethods:
             doc.settings[key] = value
 
         self._user.update("saving a setting", change)
+
+
+def _mark(marked: dict[str, Any], ids: list[str], wanted: bool | None, value: Any) -> None:
+    for pid in ids:
+        if wanted is True:
+            marked.setdefault(pid, value)
+        elif wanted is False:
+            marked.pop(pid, None)

@@ -6,7 +6,9 @@ On disk it keeps TinyDB's layout (tables of numbered documents):
     topics    {"name", "query", "added"}, one per topic, in the order they were added
     settings  {"key", "value"}
     marks     {"kind": "read" | "starred", "ids": [...]}: a few bytes per paper, so a key press
-              rewrites a small file even after years of reading
+              rewrites a small file even after years of reading. The read marks' document also
+              has "versions": [...], one per id, the version each paper was at when marked read
+              (0: not known, read before versions were kept; an older reader drops the column)
     hidden    {"ids": [...]}: papers marked "not interested", in the order they were hidden
 
 Tables added after the first release are tables of their own, never new kinds in an old table:
@@ -21,7 +23,7 @@ from typing import Any
 
 from reader.errors import StoreError
 from reader.sanitize import clean_text
-from reader.store.schema import check_meta, expect, is_str_list, only_doc
+from reader.store.schema import check_meta, expect, is_int_list, is_str_list, only_doc
 
 USER_SCHEMA = 1
 MARK_KINDS = ("read", "starred")
@@ -49,8 +51,9 @@ class UserDoc:
     def __init__(self) -> None:
         self.topics: list[dict[str, Any]] = []
         self.settings: dict[str, Any] = {}
-        # kind -> ids in the order they were marked (a dict: an ordered set)
-        self.marks: dict[str, dict[str, None]] = {kind: {} for kind in MARK_KINDS}
+        # kind -> ids in the order they were marked (a dict: an ordered set), each with the
+        # version read (read marks; 0 when not known) or 0
+        self.marks: dict[str, dict[str, int]] = {kind: {} for kind in MARK_KINDS}
         self.hidden: dict[str, None] = {}
         self.extra: dict[str, Any] = {}  # tables this version does not know, kept as they are
 
@@ -72,8 +75,14 @@ class UserDoc:
         for mark in data.get("marks", {}).values():
             kind = mark.get("kind")
             expect(kind in MARK_KINDS, f"marks: unknown kind {kind!r}")
-            expect(is_str_list(mark.get("ids")), f"marks: the {kind} marks are not a list of ids")
-            doc.marks[kind] = dict.fromkeys(mark["ids"])
+            ids = mark.get("ids")
+            expect(is_str_list(ids), f"marks: the {kind} marks are not a list of ids")
+            versions = mark.get("versions") if kind == "read" else None
+            if versions is None:
+                doc.marks[kind] = dict.fromkeys(ids, 0)
+            else:
+                expect(is_int_list(versions, 0) and len(versions) == len(ids), "marks: read versions that are not whole numbers, one per id")
+                doc.marks[kind] = dict(zip(ids, versions))
         hidden = only_doc(data, "hidden")
         if hidden is not None:
             expect(is_str_list(hidden.get("ids")), "hidden: the hidden marks are not a list of ids")
@@ -86,7 +95,10 @@ class UserDoc:
             "meta": {"1": {"schema": USER_SCHEMA}},
             "topics": _numbered(self.topics),
             "settings": _numbered({"key": key, "value": value} for key, value in self.settings.items()),
-            "marks": _numbered({"kind": kind, "ids": list(self.marks[kind])} for kind in MARK_KINDS),
+            "marks": {
+                "1": {"kind": "read", "ids": list(self.marks["read"]), "versions": list(self.marks["read"].values())},
+                "2": {"kind": "starred", "ids": list(self.marks["starred"])},
+            },
             "hidden": {"1": {"ids": list(self.hidden)}},
             **self.extra,
         }
