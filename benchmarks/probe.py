@@ -41,7 +41,7 @@ def startup(data_dir: str, t0: float) -> None:
 
     def render_line(self, y):
         strip = original(self, y)
-        if self.ids and self.ids[0] in self.library.papers and not getattr(app, "_painted", False):
+        if self.ids and self._card_data.get(self.ids[0]) is not None and not getattr(app, "_painted", False):
             app._painted = True
             emit(seconds=time.time() - t0)
             app.call_later(app.exit)

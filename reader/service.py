@@ -1,7 +1,9 @@
 """The library service: the one way the app reaches the cache (and the demo set).
 
-It holds the in-memory `Library` (index, marks, card records) that screens draw from, and does
-every disk access for them: reads run in the caller's worker thread; writes of user state go,
+It holds the in-memory `Library` (index and marks: counts, chart and list order) that screens
+draw from, answers filters and cards from the search index (library_search.py) rather than
+holding every record, and does every disk access for them: reads run in the caller's worker
+thread (cards, a few at a time, on any thread); writes of user state go,
 in order, through one writer thread, so a key press never waits for a disk (or for a sync's
 save, which holds another lock). The demo set is a data source behind the same interface.
 No Textual here: the app, tests and scripts use it alike."""
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -22,15 +24,14 @@ from reader.core.library import Library
 from reader.core.momentum import Momentum, headline, total_window
 from reader.core.query import Node
 from reader.errors import ReaderError, StoreError
-from reader.loading import shard_texts
+from reader.library_search import LibrarySearch, MemorySearch
 from reader.models import Paper, PaperIndex
+from reader.searchdb import Card
 from reader.store import Store, Topic
 from reader.store.library_state import note_text
 from reader.store.store import shard_of
 
 T = TypeVar("T")
-CARD_ABSTRACT_CHARS = 500  # what a card's two lines can show of an abstract, even on a wide terminal
-
 
 @dataclass(frozen=True, slots=True)
 class View:
@@ -60,15 +61,6 @@ class CacheUpdate:
     total_new_last4: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class RecordBatch:
-    """Card records of one cache shard, with their search texts."""
-
-    shard: str
-    papers: list[Paper]
-    texts: dict[str, str]
-
-
 class LibraryService:
     """The cache of one data directory."""
 
@@ -78,6 +70,7 @@ class LibraryService:
         self.store = store
         self.settings = settings
         self.library = Library(PaperIndex())
+        self.search: LibrarySearch | MemorySearch = LibrarySearch(store)
         self.topics: list[Topic] = []
         self._total_new_last4: int | None = None  # all new arXiv papers (momentum's share), from sync.json
         # Runs a function on the UI's thread (the app sets it); the library is only changed there.
@@ -91,7 +84,7 @@ class LibraryService:
 
     def open(self) -> Library:
         """Index, marks and topics (~30 ms at 100,000 papers): counts, chart and list order are
-        right before any record is read. Records follow through `record_batches`."""
+        right before any record is read. Then `prepare_search`."""
         index, marks = self.store.index(), self.store.marks()
         self.topics = self.store.topics()
         self._total_new_last4 = self.store.cached_total(total_window(self.settings.today()))
@@ -104,34 +97,36 @@ class LibraryService:
         self.store.warnings.clear()
         return warnings
 
-    def record_batches(self, shards: list[str] | None = None) -> Iterator[RecordBatch]:
-        """Card records shard by shard, newest first, with their search texts. Only the head of
-        each abstract is kept (the detail view reads the whole record)."""
-        for shard in self.store.shards() if shards is None else shards:
-            papers = self.store.load_papers([shard])
-            texts = shard_texts(self.store, shard, papers)
-            for paper in papers.values():
-                paper.abstract = paper.abstract[:CARD_ABSTRACT_CHARS]
-                if paper.updated == paper.published:
-                    paper.updated = paper.published  # one string, not two equal ones
-            yield RecordBatch(shard, list(papers.values()), texts)
+    def prepare_search(self, shards: Iterable[str] | None = None) -> None:
+        """Bring the search index up to date with the shards (all, or those a sync wrote), in a
+        worker thread: ~20 ms when nothing changed, seconds for a first build of a large cache,
+        meanwhile filters and cards come from the shards. Raises ReaderError when the index
+        cannot be written (they keep coming from the shards)."""
+        self.search.refresh(shards)
 
-    def add_batch(self, batch: RecordBatch) -> None:
-        self.library.add_papers(batch.papers, batch.texts, group=batch.shard)
+    @property
+    def search_ready(self) -> bool:
+        return self.search.ready
+
+    def cards(self, ids: Iterable[str]) -> dict[str, Card]:
+        """What the list's cards show for these papers (a screenful or two at a time)."""
+        return self.search.cards(ids)
 
     def load_paper(self, paper_id: str) -> Paper | None:
-        """The whole record of one paper (one small shard read): for the detail view."""
+        """The whole record of one paper (one record of a small shard): for the detail view."""
         try:
-            paper = self.store.load_papers([shard_of(paper_id)]).get(paper_id)
+            return self.store.load_paper(paper_id)
         except ReaderError:
-            paper = None
-        return paper or self.library.papers.get(paper_id)
+            return None
 
     def select(self, view: View, *, unread: bool = False, query: Node | None = None) -> list[str]:
-        """Ids newest first: what the list shows."""
-        return self.library.select(
-            topic=view.topic, starred=view == STARRED, unread=unread, query=query
-        )
+        """Ids newest first: what the list shows (the view's papers, unread ones if asked, those
+        matching the query if given)."""
+        ids = self.library.select(topic=view.topic, starred=view == STARRED, unread=unread)
+        if query is not None:
+            matched = self.search.matching(query)
+            ids = [pid for pid in ids if pid in matched]
+        return ids
 
     def select_papers(self, *, starred: bool = False, topic: str | None = None, tag: str | None = None) -> list[Paper]:
         """Full records from the store, never from what happens to be loaded: for export."""
@@ -315,6 +310,7 @@ class LibraryService:
 
     def close(self) -> None:
         self._writer.shutdown(wait=True)
+        self.search.close()
 
 
 class DemoService(LibraryService):
@@ -328,15 +324,12 @@ class DemoService(LibraryService):
 
         super().__init__(store, settings)
         self.demo = load_demo()
+        self.search = MemorySearch(self.demo.papers)
 
     def open(self) -> Library:
         self.topics = self.store.topics()
         self.library = Library(self.demo.index)
-        self.library.add_papers(self.demo.papers.values())
         return self.library
-
-    def record_batches(self, shards: list[str] | None = None) -> Iterator[RecordBatch]:
-        return iter(())
 
     def load_paper(self, paper_id: str) -> Paper | None:
         return self.demo.papers.get(paper_id)

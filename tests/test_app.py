@@ -612,6 +612,7 @@ async def test_empty_states_say_what_is_empty_and_what_to_do(store):
 def test_cards_shorten_affiliations_and_drop_whole_tags():
     from reader.app.widgets.paper_list import affiliation_line, tag_line
     from reader.models import Author
+    from reader.searchdb.rows import card_of
 
     paper = dataclasses.replace(
         recent_papers(1)[0],
@@ -621,9 +622,10 @@ def test_cards_shorten_affiliations_and_drop_whole_tags():
             Author("C", ("University of Tokyo",)),
         ),
     )
-    assert affiliation_line(paper, 80) == "Massachusetts Institute of Technology, ETH Zurich +1"
-    assert affiliation_line(paper, 45) == "Massachusetts Institute of Technology +2"
-    assert affiliation_line(paper, 5) == "+3"
+    card = card_of(paper)
+    assert affiliation_line(card, 80) == "Massachusetts Institute of Technology, ETH Zurich +1"
+    assert affiliation_line(card, 45) == "Massachusetts Institute of Technology +2"
+    assert affiliation_line(card, 5) == "+3"
     tags = ["RL Post-Training", "Partially Observable Markov Decision Processes", "Agents"]
     assert tag_line(tags, 100) == "  ".join(tags)
     assert tag_line(tags, 40) == "RL Post-Training  +2"

@@ -235,3 +235,13 @@ def test_a_directory_holding_other_files_is_not_taken_for_a_data_directory(tmp_p
     with pytest.raises(StoreError, match="not a reader data directory"):
         Store(tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+def test_load_paper_reads_one_record_and_is_not_fooled_by_text(data_dir):
+    papers = recent_papers(3)
+    decoy = dataclasses.replace(papers[0], title=f'{{"id":"{papers[1].id}","version":9}} and more')
+    store = Store(data_dir)
+    store.save_papers([decoy, *papers[1:]])
+    assert store.load_paper(papers[1].id) == store.load_papers()[papers[1].id]
+    assert store.load_paper(decoy.id).title == decoy.title
+    assert store.load_paper("2609.99999") is None

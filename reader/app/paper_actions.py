@@ -62,8 +62,9 @@ class PaperScreen(Screen):
             self._set_marks(paper_id, read=paper_id not in self.service.library.read)
 
     def _current_paper(self) -> Paper | None:
+        """The current paper's whole record (one record read: a key press, not a frame)."""
         paper_id = self.current_paper_id()
-        return self.service.library.papers.get(paper_id) if paper_id else None
+        return self.service.load_paper(paper_id) if paper_id else None
 
     def _open(self, kind: str) -> None:
         paper = self._current_paper()

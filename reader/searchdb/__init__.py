@@ -47,6 +47,8 @@ __all__ = ["PARTITIONS", "Card", "SearchIndex", "SearchIndexError"]
 PARTITIONS = 4
 # A refresh this large (bytes of shards to read) runs partitions in parallel processes.
 PARALLEL_BYTES = 32 * 1024 * 1024
+# With `offload`, a refresh reading more than this (a shard is ~2 MB) runs in child processes.
+OFFLOAD_BYTES = 1024 * 1024
 # Not a database, damaged pages, or tables that are not ours (SQLITE_ERROR: "no such table"):
 # rebuilt. Locks, a full disk or an unwritable directory are errors to report instead.
 _DAMAGED = (sqlite3.SQLITE_ERROR, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_MISMATCH)
@@ -139,9 +141,11 @@ class SearchIndex:
                 raise SearchIndexError(f"cannot write {self.paths[part]}: {error.strerror}") from None
         raise AssertionError("unreachable")
 
-    def refresh(self, store: Store, shards: Iterable[str] | None = None) -> int:
+    def refresh(self, store: Store, shards: Iterable[str] | None = None, *, offload: bool = False) -> int:
         """Index the shards that changed since they were indexed (`shards`: only these; None:
-        all, and forget shards that are gone). Returns how many papers were (re)indexed."""
+        all, and forget shards that are gone). Returns how many papers were (re)indexed.
+        `offload`: any sizeable work runs in child processes, so that this process's other
+        threads (an app's event loop) never wait for the parsing to let go of the GIL."""
         names = store.shards() if shards is None else list(shards)
         files = {name: store.shard_file(name) for name in names}
         mine = {part: {s: p for s, p in files.items() if partition_of(s) == part} for part in range(PARTITIONS)}
@@ -152,7 +156,7 @@ class SearchIndex:
             gone = [s for s in known if s not in mine[part]] if shards is None else []
             if stale or gone:
                 work[part] = (stale, gone)
-        if self._worth_parallel(work):
+        if self._worth_processes(work, offload):
             self._build_in_processes(work)
         done = 0
         for part, (stale, gone) in work.items():  # what the processes did is skipped as fresh
@@ -167,8 +171,10 @@ class SearchIndex:
         return done
 
     @staticmethod
-    def _worth_parallel(work: dict[int, tuple[dict[str, Path], list[str]]]) -> bool:
+    def _worth_processes(work: dict[int, tuple[dict[str, Path], list[str]]], offload: bool) -> bool:
         sizes = [sum(p.stat().st_size for p in stale.values() if p.exists()) for stale, _ in work.values()]
+        if offload:
+            return sum(sizes) > OFFLOAD_BYTES
         return (os.cpu_count() or 1) > 1 and sum(1 for s in sizes if s) > 1 and sum(sizes) > PARALLEL_BYTES
 
     def _build_in_processes(self, work: dict[int, tuple[dict[str, Path], list[str]]]) -> None:

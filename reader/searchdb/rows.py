@@ -17,6 +17,7 @@ from typing import Any
 
 from reader.core.query import code_tokens, date_key
 from reader.core.text import fold, word_string
+from reader.models import Paper
 
 # The full-text columns, in order: the scan's TEXT_FIELDS, then the user's note.
 COLUMNS = ("ti", "abs", "au", "co", "jr", "cat", "id", "note")
@@ -69,6 +70,18 @@ class Card:
     author_count: int
     affiliations: tuple[str, ...]  # the first CARD_AFFILIATIONS distinct ones, in order
     affiliation_count: int
+    demo: bool = False  # a paper of the bundled demo set (no arXiv id)
+
+
+def card_of(paper: Paper) -> Card:
+    """The card of a record in memory (the demo set; the cache before its index is built)."""
+    affiliations = paper.affiliations
+    return Card(
+        paper.id, paper.version, paper.primary_category, paper.published[:10], paper.title,
+        paper.abstract[:CARD_ABSTRACT_CHARS], tuple(a.name for a in paper.authors[:CARD_AUTHORS]),
+        len(paper.authors) + paper.extra_authors, tuple(affiliations[:CARD_AFFILIATIONS]),
+        len(affiliations) + paper.extra_affiliations, paper.demo,
+    )
 
 
 class Row:

@@ -57,6 +57,24 @@ def parse_json(raw: bytes, path: Path) -> dict[str, dict[str, Any]]:
     return data
 
 
+def find_document(path: Path, key: str, value: str) -> dict[str, Any] | None:
+    """The document that starts with `"key":"value"`, decoding only it (in the compact form
+    encode_json writes, an unescaped `{"` opens an object, never text); None when the file has
+    no such document, or cannot be read that way (the caller then reads the whole file)."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    start = raw.find(b"{" + encode_json({key: value})[1:-1] + b",")
+    if start < 0:
+        return None
+    try:
+        document, _ = json.JSONDecoder().raw_decode(raw[start:].decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return document if isinstance(document, dict) else None
+
+
 def encode_json(data: Any) -> bytes:
     """Compact UTF-8 JSON; text that is not valid Unicode (surrogates from a raw argv) is refused."""
     try:

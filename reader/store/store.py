@@ -34,6 +34,7 @@ from reader.models import IndexEntry, Paper, PaperIndex
 from reader.store.files import (
     CorruptFileError,
     file_lock,
+    find_document,
     move_aside,
     read_json,
     write_atomic,
@@ -259,6 +260,13 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
             if lost:
                 self._forget(lost)
         return papers
+
+    def load_paper(self, paper_id: str) -> Paper | None:
+        """One paper's full record, decoding only it when its shard is sound (the detail view)."""
+        doc = find_document(self._shard_path(shard_of(paper_id)), "id", paper_id)
+        if doc is not None and is_record(doc) and paper_id in self._load_index():
+            return Paper.from_json(doc)
+        return self.load_papers([shard_of(paper_id)]).get(paper_id)
 
     def cached_versions(self, ids: Iterable[str]) -> dict[str, int]:
         """The cached version of each of these papers that the cache holds, reading only their

@@ -138,6 +138,9 @@ class DetailScreen(PaperScreen):
     def current_paper_id(self) -> str | None:
         return self.paper_id
 
+    def _current_paper(self) -> Paper | None:
+        return self.paper
+
     def marks_changed(self) -> None:
         self.refresh_detail()
 

@@ -34,6 +34,7 @@ from reader.core.query import Node, parse
 from reader.errors import QueryError, ReaderError
 from reader.service import ALL, STARRED, CacheUpdate, LibraryService, View, open_service
 from reader.store.files import write_atomic
+from reader.store.store import shard_of
 
 FILTER_DELAY = 0.15  # seconds of typing quiet before a filter runs
 
@@ -72,7 +73,7 @@ class MainScreen(PaperScreen):
         self.filter_text = ""
         self.filter_query: Node | None = None
         self._offline_told = False
-        self.loaded = False  # every cached record is in memory
+        self.loaded = False  # the search index is current (until then, filters scan the shards)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -80,7 +81,7 @@ class MainScreen(PaperScreen):
             yield TopicSidebar(id="sidebar").data_bind(MainScreen.view)
             with Vertical(id="content"):
                 yield MomentumChart(id="chart")
-                yield PaperList(self.service.library, id="papers")
+                yield PaperList(self.service.library, self._fetch_cards, id="papers")
                 yield FilterBox(id="filter")
         yield StatusLine(id="status")
         yield Footer(compact=True)
@@ -106,12 +107,15 @@ class MainScreen(PaperScreen):
         # A "/" typed into the filter is a character (hep-th/9901001).
         return not (action == "filter" and isinstance(self.focused, FilterBox))
 
+    def _fetch_cards(self, ids: list[str]):
+        return self.service.cards(ids)
+
     # --- loading the cache -----------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="open")
     def open_cache(self) -> None:
-        """Index and marks first: counts, chart and list order are right at once; the records
-        follow, newest shard first."""
+        """Index and marks first: counts, chart and list order are right at once; then the
+        search index is brought up to date (the cards and filters meanwhile read the shards)."""
         try:
             library = self.service.open()
             due = self.sync_on_start and bool(self.service.topics) and self.service.sync_due()
@@ -119,7 +123,7 @@ class MainScreen(PaperScreen):
             self.app.call_from_thread(self.app.notify, f"Cannot read the cache: {error}", severity="error", timeout=30)
             return
         self.app.call_from_thread(self._opened, library, due)
-        self._load_records(None)
+        self._prepare_search(None)
 
     def _opened(self, library, sync_due: bool) -> None:
         self.paper_list.set_library(library)
@@ -131,30 +135,18 @@ class MainScreen(PaperScreen):
         if sync_due:
             self.action_sync()
 
-    def _load_records(self, shards: list[str] | None) -> None:
-        worker = get_current_worker()
+    def _prepare_search(self, shards: list[str] | None) -> None:
+        """In a worker: the search index brought up to date with the shards (all, or those a
+        sync wrote); when it cannot be, filters and cards keep reading the shards."""
         try:
-            for batch in self.service.record_batches(shards):
-                if worker.is_cancelled:
-                    return
-                self.app.call_from_thread(self._batch_loaded, batch)
+            self.service.prepare_search(shards)
         except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, str(error), severity="error")
-        warnings = self.service.take_warnings()
-        self.app.call_from_thread(self._records_loaded, warnings)
+            message = f"Search index: {error}. Filters scan the cache instead (slower)."
+            self.app.call_from_thread(self.app.notify, message, severity="warning", timeout=15)
+        self.app.call_from_thread(self._search_prepared, self.service.take_warnings())
 
-    @work(thread=True, exclusive=True, group="load")
-    def load_records(self, shards: list[str] | None) -> None:
-        self._load_records(shards)
-
-    def _batch_loaded(self, batch) -> None:
-        self.service.add_batch(batch)
-        self.paper_list.refresh_cards()
-        if self.filter_query is not None:
-            self.refresh_list()
-
-    def _records_loaded(self, warnings: list[str]) -> None:
-        self.loaded = True
+    def _search_prepared(self, warnings: list[str]) -> None:
+        self.loaded = self.service.search_ready
         self._show_warnings(warnings)
 
     def _show_warnings(self, warnings: list[str]) -> None:
@@ -318,7 +310,7 @@ class MainScreen(PaperScreen):
             self.refresh_list(keep=keep)
             return
         self._show(ids, keep)
-        note = "" if self.loaded else " (still loading the cache)"
+        note = "" if self.loaded else " (search index not ready: scanned the cache)"
         box.border_subtitle = f"{plural(len(ids), 'match', 'matches')}{note}"
 
     # --- sync --------------------------------------------------------------------------------------------
@@ -369,6 +361,8 @@ class MainScreen(PaperScreen):
         except ReaderError as error:
             self.app.call_from_thread(self.app.notify, f"Cannot read the cache: {error}", severity="error")
             return
+        # The new papers' cards and words first, so the list never shows a paper it cannot draw.
+        self._prepare_search(sorted({shard_of(pid) for pid in changed_ids}))
         self.app.call_from_thread(self._updated, update, changed_ids)
 
     def _replace_service(self, service: LibraryService) -> None:
@@ -379,10 +373,8 @@ class MainScreen(PaperScreen):
     def _updated(self, update: CacheUpdate, changed_ids: list[str]) -> None:
         keep = self.paper_list.current
         self.service.apply_update(update)
+        self.paper_list.forget_cards(changed_ids)
         self.refresh_everything(keep=keep)
-        from reader.store.store import shard_of
-
-        self.load_records(sorted({shard_of(pid) for pid in changed_ids}))
 
     # --- export ----------------------------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 """The paper list: fixed-height cards drawn line by line (Textual's Line API).
 
 No widget per paper: the list holds a list of ids and draws only the lines on screen, so
-100,000 papers scroll and filter as fast as 100. Feed text is drawn as plain segments, never
-parsed as markup."""
+100,000 papers scroll and filter as fast as 100. Nor a record per paper: what a card shows is
+fetched (`fetch_cards`, from the search index) for the screenful around what is drawn, and kept
+in a bounded cache. Feed text is drawn as plain segments, never parsed as markup."""
 
 from __future__ import annotations
 
@@ -20,15 +21,16 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from reader.core.library import Library
-from reader.models import Paper
+from reader.searchdb import Card
 
 CARD_HEIGHT = 6  # meta, title, two lines of abstract, authors, a blank line
 MARGIN = 2
+CARDS_KEPT = 1000  # cards' data held (a few hundred bytes each); the screen shows ~6
 
 
-def author_line(paper: Paper, shown: int = 3) -> str:
-    names = [a.name for a in paper.authors[:shown]]
-    more = len(paper.authors) - len(names) + paper.extra_authors
+def author_line(card: Card, shown: int = 3) -> str:
+    names = list(card.authors[:shown])
+    more = card.author_count - len(names)
     return ", ".join(names) + (f" +{more}" if more > 0 else "")
 
 
@@ -40,10 +42,10 @@ def short_affiliation(affiliation: str, limit: int = 40) -> str:
     return head[:limit].rsplit(" ", 1)[0] + "…"
 
 
-def affiliation_line(paper: Paper, room: int, shown: int = 2) -> str:
+def affiliation_line(card: Card, room: int, shown: int = 2) -> str:
     """Shortened affiliations that fit `room`, whole ones only, with the "+N" always shown."""
-    names = list(dict.fromkeys(short_affiliation(a) for a in paper.affiliations))
-    total = len(names) + paper.extra_affiliations
+    names = list(dict.fromkeys(short_affiliation(a) for a in card.affiliations))
+    total = len(names) + card.affiliation_count - len(card.affiliations)
     for count in range(min(shown, len(names)), 0, -1):
         more = total - count
         text = ", ".join(names[:count]) + (f" +{more}" if more > 0 else "")
@@ -97,12 +99,18 @@ class PaperList(ScrollView, can_focus=True):
             super().__init__()
             self.paper_id = paper_id
 
-    def __init__(self, library: Library, *, name: str | None = None, id: str | None = None):
+    def __init__(
+        self, library: Library, fetch_cards: Callable[[list[str]], dict[str, Card]], *,
+        name: str | None = None, id: str | None = None,
+    ):
         super().__init__(name=name, id=id)
         self.library = library
+        self.fetch_cards = fetch_cards
         self.ids: list[str] = []
         self.empty_message = "No papers"
-        self._cards: LRUCache[tuple, list[Strip]] = LRUCache(256)
+        self._cards: LRUCache[tuple, list[Strip]] = LRUCache(256)  # drawn cards
+        self._card_data: LRUCache[str, Card] = LRUCache(CARDS_KEPT)
+        self._unavailable: set[str] = set()  # asked for, not there (not indexed yet)
 
     # --- content ---
 
@@ -137,9 +145,37 @@ class PaperList(ScrollView, can_focus=True):
         self.refresh_cards()
 
     def refresh_cards(self) -> None:
-        """Redraw after paper records or the library changed."""
+        """Redraw after marks or the library changed."""
         self._cards.clear()
         self.refresh()
+
+    def forget_cards(self, ids: list[str] | None = None) -> None:
+        """Fetch these papers' cards again (all when None): a sync changed them."""
+        if ids is None:
+            self._card_data.clear()
+        else:
+            for pid in ids:
+                self._card_data.discard(pid)
+        self._unavailable.clear()
+        self.refresh_cards()
+
+    def _card(self, index: int) -> Card | None:
+        """The card data of the index-th paper, fetched with those of the screenful around it
+        and a page either side when missing (one read for the lot)."""
+        paper_id = self.ids[index]
+        card = self._card_data.get(paper_id)
+        if card is not None or paper_id in self._unavailable:
+            return card
+        page = max(1, self.size.height // CARD_HEIGHT + 1)
+        window = self.ids[max(0, index - page) : index + 2 * page]
+        wanted = [pid for pid in window if self._card_data.get(pid) is None]
+        found = self.fetch_cards(wanted)
+        for pid in wanted:
+            if pid in found:
+                self._card_data.set(pid, found[pid])
+            else:
+                self._unavailable.add(pid)
+        return found.get(paper_id)
 
     def on_resize(self) -> None:
         self.virtual_size = Size(self.size.width, len(self.ids) * CARD_HEIGHT)
@@ -220,10 +256,12 @@ class PaperList(ScrollView, can_focus=True):
             return Strip.blank(width, self.rich_style)
         paper_id = self.ids[index]
         library = self.library
-        key = (paper_id, width, index == self.cursor, paper_id in library.read, paper_id in library.starred, paper_id in library.papers)
+        data = self._card(index)
+        key = (paper_id, width, index == self.cursor, paper_id in library.read, paper_id in library.starred, data is not None)
         card = self._cards.get(key)
         if card is None:
-            card = self._cards[key] = self._draw_card(paper_id, width, index == self.cursor)
+            card = self._draw_card(paper_id, data, width, index == self.cursor)
+            self._cards.set(key, card)
         return card[row]
 
     def _part_style(self, name: str) -> Style:
@@ -231,9 +269,8 @@ class PaperList(ScrollView, can_focus=True):
         full = self.get_component_rich_style(name)
         return Style(color=full.color, bold=full.bold, italic=full.italic, dim=full.dim)
 
-    def _draw_card(self, paper_id: str, width: int, is_cursor: bool) -> list[Strip]:
+    def _draw_card(self, paper_id: str, paper: Card | None, width: int, is_cursor: bool) -> list[Strip]:
         library = self.library
-        paper = library.papers.get(paper_id)
         read = paper_id in library.read
 
         style = self._part_style
@@ -262,7 +299,7 @@ class PaperList(ScrollView, can_focus=True):
                 *[line() for _ in range(CARD_HEIGHT - 2)],
             ]
         ident = "demo paper" if paper.demo else f"{paper.id}v{paper.version}"
-        meta = f"{paper.published[:10]} · {paper.primary_category} · "
+        meta = f"{paper.published} · {paper.primary_category} · "
         # Tags stay right-aligned; whole tags are dropped (with "+N") rather than one cut.
         tag_text = tag_line(library.topics_of(paper_id), inner - 4 - len(meta) - len(ident) - 2)
         gap = max(1, inner - 4 - len(meta) - len(ident) - len(tag_text))

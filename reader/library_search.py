@@ -1,0 +1,123 @@
+"""What the app's filter matches and what its list's cards show, without holding every record.
+
+Both come from the search index (reader/searchdb) once it is current. Before its first build is
+done, and whenever it cannot be written or read, they come from the shards themselves: the
+scan evaluator (core/search.py, the reference the index is tested against) over each shard's
+search texts, and cards made from the records. No Textual here."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable
+
+from reader.core.query import Node, search_text
+from reader.core.search import SearchBlock
+from reader.errors import ReaderError
+from reader.loading import shard_texts
+from reader.models import Paper
+from reader.searchdb import Card, SearchIndex, SearchIndexError
+from reader.searchdb.rows import card_of
+from reader.store import Store
+from reader.store.store import shard_of
+
+SHARDS_KEPT = 8  # shards' cards kept while the index is not ready (a screen shows one or two)
+
+
+class LibrarySearch:
+    def __init__(self, store: Store):
+        self.store = store
+        self.index = SearchIndex.open(store.data_dir)
+        self.ready = False  # the index is current: it answers
+        self._refreshing = threading.Lock()  # one refresh at a time
+        self._shard_cards: OrderedDict[str, dict[str, Card]] = OrderedDict()
+
+    def refresh(self, shards: Iterable[str] | None = None) -> int:
+        """Bring the index up to date with the shards (all, or these after a sync), in a worker
+        thread: the parsing runs in child processes, so the app's event loop keeps the GIL.
+        Raises SearchIndexError when the index cannot be written (the scan then serves)."""
+        with self._refreshing:
+            try:
+                done = self.index.refresh(self.store, shards, offload=True)
+            except SearchIndexError:
+                self.ready = False
+                raise
+        self.ready = True
+        self._shard_cards.clear()
+        return done
+
+    def matching(self, query: Node) -> set[str]:
+        """Ids of the cached papers that satisfy `query`."""
+        if self.ready:
+            try:
+                return self.index.matching(query)
+            except SearchIndexError:
+                self.ready = False  # damaged meanwhile: the next refresh rebuilds it
+        return self._scan(query)
+
+    def cards(self, ids: Iterable[str]) -> dict[str, Card]:
+        """Cards of these papers (those the cache holds), by id."""
+        if self.ready:
+            try:
+                return self.index.cards(ids)
+            except SearchIndexError:
+                self.ready = False
+        found: dict[str, Card] = {}
+        by_shard: dict[str, list[str]] = {}
+        for pid in ids:
+            by_shard.setdefault(shard_of(pid), []).append(pid)
+        for shard, wanted in by_shard.items():
+            cards = self._cards_of_shard(shard)
+            found.update((pid, cards[pid]) for pid in wanted if pid in cards)
+        return found
+
+    def _cards_of_shard(self, shard: str) -> dict[str, Card]:
+        cards = self._shard_cards.get(shard)
+        if cards is None:
+            cards = {pid: card_of(paper) for pid, paper in self._records(shard).items()}
+            self._shard_cards[shard] = cards
+            while len(self._shard_cards) > SHARDS_KEPT:
+                self._shard_cards.popitem(last=False)
+        self._shard_cards.move_to_end(shard)
+        return cards
+
+    def _records(self, shard: str) -> dict[str, Paper]:
+        try:
+            return self.store.load_papers([shard])
+        except ReaderError:
+            return {}
+
+    def _scan(self, query: Node) -> set[str]:
+        """The scan evaluator over every shard's search texts."""
+        found: set[str] = set()
+        for shard in self.store.shards():
+            try:
+                found |= SearchBlock(shard_texts(self.store, shard)).matching(query)
+            except ReaderError:
+                continue  # a shard that cannot be read has no papers to show either
+        return found
+
+    def close(self) -> None:
+        self.index.close()
+
+
+class MemorySearch:
+    """The same answers for papers held in memory (the demo set)."""
+
+    ready = True
+
+    def __init__(self, papers: dict[str, Paper]):
+        self._block = SearchBlock({pid: search_text(paper) for pid, paper in papers.items()})
+        self._cards = {pid: card_of(paper) for pid, paper in papers.items()}
+
+    def refresh(self, shards: Iterable[str] | None = None) -> int:
+        return 0
+
+    def matching(self, query: Node) -> set[str]:
+        return self._block.matching(query)
+
+    def cards(self, ids: Iterable[str]) -> dict[str, Card]:
+        return {pid: self._cards[pid] for pid in ids if pid in self._cards}
+
+    def close(self) -> None:
+        return
