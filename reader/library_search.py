@@ -3,7 +3,8 @@
 Both come from the search index (reader/searchdb) once it is current. Before its first build is
 done, and whenever it cannot be written or read, they come from the shards themselves: the
 scan evaluator (core/search.py, the reference the index is tested against) over each shard's
-search texts, and cards made from the records. No Textual here."""
+search texts, and cards made from the records. Either way the user's notes are searched too.
+No Textual here."""
 
 from __future__ import annotations
 
@@ -39,12 +40,25 @@ class LibrarySearch:
         with self._refreshing:
             try:
                 done = self.index.refresh(self.store, shards, offload=True)
+                self.index.set_notes(self.store, self.store.notes())
             except SearchIndexError:
                 self.ready = False
                 raise
         self.ready = True
         self._shard_cards.clear()
         return done
+
+    def update_notes(self) -> None:
+        """Index the notes as they are now (after one was saved; the writer thread)."""
+        if not self.ready:
+            return  # the refresh under way, or the scan, reads them
+        with self._refreshing:
+            try:
+                self.index.set_notes(self.store, self.store.notes())
+            except SearchIndexError:
+                self.ready = False
+            except ReaderError:
+                pass  # the notes cannot be read now: the next refresh indexes them
 
     def matching(self, query: Node) -> set[str]:
         """Ids of the cached papers that satisfy `query`."""
@@ -90,9 +104,10 @@ class LibrarySearch:
     def _scan(self, query: Node) -> set[str]:
         """The scan evaluator over every shard's search texts."""
         found: set[str] = set()
+        notes = self.store.notes()
         for shard in self.store.shards():
             try:
-                found |= SearchBlock(shard_texts(self.store, shard)).matching(query)
+                found |= SearchBlock(shard_texts(self.store, shard), notes).matching(query)
             except ReaderError:
                 continue  # a shard that cannot be read has no papers to show either
         return found
@@ -112,6 +127,9 @@ class MemorySearch:
 
     def refresh(self, shards: Iterable[str] | None = None) -> int:
         return 0
+
+    def update_notes(self) -> None:
+        return
 
     def matching(self, query: Node) -> set[str]:
         return self._block.matching(query)

@@ -285,7 +285,9 @@ class LibraryService:
                 if paper_id not in self._pending_notes:
                     return None  # an earlier write already saved the latest text
                 latest = self._pending_notes.pop(paper_id)
-            return self.store.set_note(paper_id, latest)
+            kept = self.store.set_note(paper_id, latest)
+            self.search.update_notes()  # `note:` and plain words find it at once
+            return kept
 
         return self._write(write, on_error)
 

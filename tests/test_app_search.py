@@ -41,7 +41,8 @@ def store(data_dir):
 def reference(store: Store, view: View, unread: bool, query: str) -> list[str]:
     """The scan's answer in the list's order (the index's order, filtered)."""
     records = store.load_papers()
-    matched = SearchBlock({pid: search_text(p) for pid, p in records.items()}).matching(parse(query, implicit_and=True))
+    texts = {pid: search_text(p) for pid, p in records.items()}
+    matched = SearchBlock(texts, store.notes()).matching(parse(query, implicit_and=True))
     marks, index = store.marks(), store.index()
     ids = [pid for pid in index.ids if view.topic is None or view.topic in index.topics_of(pid)]
     if view == STARRED:
@@ -125,3 +126,23 @@ async def test_a_sync_keeps_the_index_current(store, fake_arxiv):
         await filter_by(pilot, "ti:zebrafish")
         assert app.main.paper_list.ids == [newer[0].id] == reference(store, ALL, False, "ti:zebrafish")
         assert shown_titles(app) == [newer[0].title]
+
+
+@pytest.mark.parametrize("indexed", [True, False])
+async def test_notes_are_found_as_soon_as_they_are_saved(store, data_dir, indexed):
+    if not indexed:
+        (data_dir / "search").write_text("not a directory")
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        main = app.main
+        first, second = main.paper_list.ids[3], main.paper_list.ids[7]
+        main.service.set_note(first, "Zebrafish larvae, see section 4").result()
+        main.service.set_note(second, "compare with the zebrafish paper").result()
+        for query in ("note:zebrafish", "zebrafish", "note:larvae OR ti:agents", 'note:"zebrafish paper"'):
+            await filter_by(pilot, query)
+            assert main.paper_list.ids == reference(store, ALL, False, query), query
+        assert main.paper_list.ids == [second]
+        main.service.set_note(second, "").result()
+        await filter_by(pilot, "note:zebrafish")
+        assert main.paper_list.ids == [first]
