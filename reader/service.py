@@ -134,7 +134,7 @@ class LibraryService:
         library = Library(self.store.index(), marks.read, marks.starred, marks.hidden)
         ids = library.select(topic=topic, starred=starred)
         if tag is not None:
-            tagged = {pid for pid, names in self.store.tags_of().items() if tag.casefold() in map(str.casefold, names)}
+            tagged = set(self.store.papers_tagged(tag))
             ids = [pid for pid in ids if pid in tagged]
         records = self.store.load_papers(sorted({shard_of(pid) for pid in ids}))
         return [records[pid] for pid in ids if pid in records]

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 
 from reader.config import Settings, default_data_dir
-from reader.errors import QueryError, ReaderError
+from reader.errors import QueryError, ReaderError, StoreError
 from reader.ids import parse_paper_id
 from reader.models import Paper
 
@@ -64,12 +64,11 @@ def tagged_ids(store, name: str | None) -> set[str] | None:
     error when there is no such tag."""
     if name is None:
         return None
-    wanted = " ".join(name.split()).casefold()
-    found = next((tag for tag in store.tags() if tag.casefold() == wanted), None)
-    if found is None:
+    try:
+        return set(store.papers_tagged(name))
+    except StoreError:
         known = ", ".join(repr(tag) for tag in store.tags()) or "none yet"
-        raise ReaderError(f"no tag named {name!r} (tags: {known})")
-    return {pid for pid, tags in store.tags_of().items() if found in tags}
+        raise ReaderError(f"no tag named {name!r} (tags: {known})") from None
 
 
 def cached_ids(store, refs: list[str]) -> dict[str, int]:

@@ -40,10 +40,13 @@ class LibraryStateMethods:
     def tags_of(self, ids: Iterable[str] | None = None) -> dict[str, tuple[str, ...]]:
         """Paper id -> its tags, sorted by name: for every paper that has tags, or for each of
         `ids` (an empty tuple for a paper without)."""
-        by_paper = self._library.read().by_paper()
-        if ids is None:
-            return dict(by_paper)
-        return {pid: by_paper.get(pid, ()) for pid in ids}
+        doc = self._library.read()
+        return dict(doc.by_paper()) if ids is None else doc.tags_of(list(ids))
+
+    def papers_tagged(self, name: str) -> list[str]:
+        """The ids of the papers carrying a tag (found ignoring case), in the order tagged."""
+        doc = self._library.read()
+        return list(doc.tags[doc.existing_tag(tag_name(name))])
 
     def set_tags(self, ids: Iterable[str], add: Iterable[str] = (), remove: Iterable[str] = ()) -> dict[str, tuple[str, ...]]:
         """Add and remove tags on papers in one write; a new tag keeps the case it is first

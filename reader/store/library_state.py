@@ -106,6 +106,11 @@ class LibraryDoc:
     def tag_counts(self) -> dict[str, int]:
         return {name: len(self.tags[name]) for name in sorted(self.tags, key=_tag_order)}
 
+    def tags_of(self, ids: list[str]) -> dict[str, tuple[str, ...]]:
+        """Each paper's tags sorted by name: a look-up per tag, not the whole map of by_paper."""
+        names = sorted(self.tags, key=_tag_order)
+        return {pid: tuple(name for name in names if pid in self.tags[name]) for pid in ids}
+
     def by_paper(self) -> dict[str, tuple[str, ...]]:
         """Paper id -> its tags sorted by name, for the papers that have any."""
         if self._by_paper is None:
