@@ -40,15 +40,42 @@ def cmd_topics(args, settings) -> int:
         topic = store.remove_topic(args.name)
         print(f"removed topic {topic.name!r} (its papers stay in the cache; stars and read marks are kept)")
     else:
-        library = _library(store)
-        topics = store.topics()
-        if not topics:
-            print("no topics yet: add one with `reader topics add NAME QUERY`", file=sys.stderr)
-        for topic in topics:
-            total, unread = library.counts(topic.name)
-            synced = store.last_sync(topic.name) or "never"
-            print(f"{topic.name}\t{total} papers, {unread} unread\tlast sync: {synced}\t{topic.query}")
+        _list_topics(store, as_json=getattr(args, "json", False))  # plain `reader topics` lists too
     return 0
+
+
+def _list_topics(store, *, as_json: bool) -> None:
+    """Each topic with its cached papers, arXiv's total (over the sync horizon, as of the last
+    sync) and the first day of the stretch its cache holds whole."""
+    from reader.core.coverage import Coverage
+
+    index = store.index()
+    topics = store.topics()
+    states, spans = store.sync_states(), store.coverage_spans()
+    if not topics and not as_json:
+        print("no topics yet: add one with `reader topics add NAME QUERY`", file=sys.stderr)
+    rows = []
+    for topic in topics:
+        state = states.get(topic.name)
+        bit = index.bit(topic.name)
+        since = Coverage.of_spans(spans.get(topic.name, ())).since
+        rows.append({
+            "name": topic.name,
+            "query": topic.query,
+            "cached": sum(1 for mask in index.masks if mask & bit),
+            "arxiv_total": state.arxiv_total if state is not None and state.query == topic.query else None,
+            "last_sync": state.last_sync if state is not None else None,
+            "covered_since": since.isoformat() if since else None,
+        })
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    library = _library(store)
+    for topic, row in zip(topics, rows):
+        total, unread = library.counts(topic.name)
+        on_arxiv = f" ({row['arxiv_total']:,} on arXiv)" if row["arxiv_total"] is not None else ""
+        covered = f", complete since {row['covered_since']}" if row["covered_since"] else ""
+        print(f"{topic.name}\t{total} papers{on_arxiv}, {unread} unread\tlast sync: {row['last_sync'] or 'never'}{covered}\t{topic.query}")
 
 
 def cmd_sync(args, settings) -> int:
@@ -110,20 +137,25 @@ def cmd_sync(args, settings) -> int:
 
 
 def cmd_momentum(args, settings) -> int:
+    from reader.core.coverage import view_coverage
     from reader.core.momentum import headline, total_window
 
     store = _store(args, settings)
     topic = _topic_name(store, args.topic)
     as_of = parse_day(args.as_of, "--as-of") if args.as_of else settings.today()
     library = _library(store)
-    result = library.momentum(as_of, topic=topic, total_new_last4=store.cached_total(total_window(as_of)))
+    coverage = view_coverage(store.coverage_spans(), topic)
+    result = library.momentum(as_of, topic=topic, total_new_last4=store.cached_total(total_window(as_of)), coverage=coverage)
     if args.json:
         print(json.dumps(result.to_json(topic), indent=2))
         return 0
     print(f"{topic or 'All papers'}, as of {as_of.isoformat()}: {headline(result)}")
-    peak = max((w.count for w in result.weeks), default=0) or 1
+    peak = max((w.count for w in result.weeks if w.count is not None), default=0) or 1
     for week in result.weeks:
-        print(f"  {week.start:%b %d}  {'#' * round(week.count / peak * 40):<40}  {week.count}")
+        if week.count is None:
+            print(f"  {week.start:%b %d}  {'/' * 40}  not synced yet")
+        else:
+            print(f"  {week.start:%b %d}  {'#' * round(week.count / peak * 40):<40}  {week.count}")
     return 0
 
 
@@ -172,7 +204,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     topics = commands.add_parser("topics", help="list, add or remove topics")
     topics_commands = topics.add_subparsers(dest="topics_command", metavar="ACTION")
-    topics_commands.add_parser("list", help="the topics with their counts")
+    topics_list = topics_commands.add_parser("list", help="the topics with their counts")
+    topics_list.add_argument(
+        "--json", action="store_true",
+        help="print an array of {name, query, cached, arxiv_total, last_sync, covered_since}",
+    )
     add = topics_commands.add_parser("add", help="add a topic: a name and an arXiv search query")
     add.add_argument("name", help="the topic's name, as the sidebar shows it")
     add.add_argument("query", help="arXiv syntax, e.g. 'ti:agent AND cat:cs.LG'")

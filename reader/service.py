@@ -19,6 +19,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
 from reader.config import Settings
+from reader.core.coverage import view_coverage
 from reader.core.exporting import render
 from reader.core.library import Library
 from reader.core.momentum import Momentum, headline, total_window
@@ -30,6 +31,7 @@ from reader.searchdb import Card
 from reader.store import Store, Topic
 from reader.store.library_state import note_text
 from reader.store.store import shard_of
+from reader.store.syncstate import TopicSyncState
 
 T = TypeVar("T")
 
@@ -59,6 +61,7 @@ class CacheUpdate:
     index: PaperIndex
     topics: list[Topic]
     total_new_last4: int | None
+    sync_states: dict[str, TopicSyncState] = dataclasses.field(default_factory=dict)
 
 
 class LibraryService:
@@ -73,6 +76,7 @@ class LibraryService:
         self.search: LibrarySearch | MemorySearch = LibrarySearch(store)
         self.topics: list[Topic] = []
         self._total_new_last4: int | None = None  # all new arXiv papers (momentum's share), from sync.json
+        self._sync_states: dict[str, TopicSyncState] = {}  # coverage and arXiv totals, from sync.json
         # Runs a function on the UI's thread (the app sets it); the library is only changed there.
         self.run_on_ui: Callable[[Callable[[], None]], None] = lambda function: function()
         # One thread writes user state, in the order the user acted.
@@ -88,6 +92,7 @@ class LibraryService:
         index, marks = self.store.index(), self.store.marks()
         self.topics = self.store.topics()
         self._total_new_last4 = self.store.cached_total(total_window(self.settings.today()))
+        self._sync_states = self.store.sync_states()
         self.library = Library(index, marks.read, marks.starred, marks.hidden)
         return self.library
 
@@ -147,12 +152,25 @@ class LibraryService:
     def momentum(self, view: View) -> Momentum:
         """Weekly counts for the view, as of today (from memory: no disk read)."""
         today = self.settings.today()
-        return self.library.momentum(today, topic=view.topic, total_new_last4=self._total_new_last4)
+        spans = {
+            t.name: state.spans if (state := self._sync_states.get(t.name)) and state.query == t.query else ()
+            for t in self.topics
+        }
+        coverage = view_coverage(spans, view.topic)
+        return self.library.momentum(today, topic=view.topic, total_new_last4=self._total_new_last4, coverage=coverage)
 
     def chart(self, view: View) -> tuple[Momentum, str, str]:
-        """The chart's bars, title and headline for a view of papers."""
+        """The chart's bars, title and headline for a view of papers; a topic's title says how
+        many papers arXiv has for it (as of its last sync) beside how many are cached."""
         momentum = self.momentum(view)
-        return momentum, view.topic or "All papers", headline(momentum)
+        title = view.topic or "All papers"
+        state = self._sync_states.get(view.topic) if view.topic else None
+        if state is not None and state.arxiv_total is not None:
+            index = self.library.index
+            bit = index.bit(state.name)
+            cached = sum(1 for mask in index.masks if mask & bit)
+            title += f" · {state.arxiv_total:,} on arXiv · {cached:,} cached"
+        return momentum, title, headline(momentum)
 
     def notice(self) -> str | None:
         """A standing remark about this data source for the status line."""
@@ -161,13 +179,15 @@ class LibraryService:
     def read_update(self) -> CacheUpdate:
         """The cache's state after a sync (read in a worker thread)..."""
         return CacheUpdate(
-            self.store.index(), self.store.topics(), self.store.cached_total(total_window(self.settings.today()))
+            self.store.index(), self.store.topics(), self.store.cached_total(total_window(self.settings.today())),
+            self.store.sync_states(),
         )
 
     def apply_update(self, update: CacheUpdate) -> None:
         """...taken on the UI's thread: counts and order change, loaded records stay."""
         self.topics = update.topics
         self._total_new_last4 = update.total_new_last4
+        self._sync_states = update.sync_states
         self.library.reindex(update.index)
 
     def sync_due(self) -> bool:

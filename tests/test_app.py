@@ -17,7 +17,7 @@ from reader.arxiv.client import ArxivClient, ClientOptions
 from reader.config import Settings
 from reader.service import ALL, STARRED, View
 from reader.store import Store
-from tests.corpus import TODAY
+from tests.corpus import TODAY, record_synced
 from tests.sample_papers import sample_papers as recent_papers
 
 QUERY = "ti:agents"
@@ -49,6 +49,8 @@ def store(data_dir, papers):
     store.add_topic("Other", "ti:other")
     store.save_papers(papers[:30], "Agents")
     store.save_papers(papers[25:40], "Other")
+    record_synced(store, "Agents", QUERY)
+    record_synced(store, "Other", "ti:other")
     return store
 
 

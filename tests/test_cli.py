@@ -74,11 +74,12 @@ def test_sync_list_star_and_momentum(capsys, arxiv_env):
 
     code, out, _ = run(capsys, "momentum", "--topic", "Agents", "--json")
     data = json.loads(out)
-    assert set(data) == {"topic", "as_of", "weeks", "last4", "prev4", "change_pct", "share_pct", "total_new_last4"}
+    assert set(data) == {"topic", "as_of", "covered_since", "weeks", "last4", "prev4", "change_pct", "share_pct", "total_new_last4"}
+    assert data["covered_since"] == "2026-08-12"  # the 16-week horizon, synced whole
     assert data["as_of"] == "2026-12-02" and len(data["weeks"]) == 12
     assert data["last4"] == 30 and data["prev4"] == 0 and data["change_pct"] is None
     assert data["total_new_last4"] == 20000 and data["share_pct"] == 0.15
-    assert data["weeks"][-1] == {"start": "2026-11-30", "count": 15}
+    assert data["weeks"][-1] == {"start": "2026-11-30", "count": 15, "covered": True}
 
 
 def test_list_query_filters(capsys, arxiv_env):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reader.store import Store
+from tests.corpus import record_synced
 from tests.sample_papers import sample_papers as recent_papers
 from tests.test_app import make_app
 
@@ -18,6 +19,7 @@ def store(data_dir):
     papers = recent_papers(40)
     store.save_papers(papers[:30], "Agents")
     store.save_papers(papers[20:], None)
+    record_synced(store, "Agents", "ti:agents")
     store.set_marks([papers[1].id], read=True)
     store.set_marks([papers[2].id], starred=True)
     return store

@@ -83,6 +83,14 @@ def common_coverage(coverages: Iterable[Coverage]) -> Coverage:
     return result or Coverage()
 
 
+def view_coverage(spans_by_topic: dict[str, tuple[Span, ...]], topic: str | None) -> Coverage:
+    """What a view holds whole: one topic's coverage, or for all papers the days every topic
+    covers (`spans_by_topic` holds every topic, with no spans for one never synced)."""
+    if topic is not None:
+        return Coverage.of_spans(spans_by_topic.get(topic, ()))
+    return common_coverage(Coverage.of_spans(spans) for spans in spans_by_topic.values())
+
+
 def day_start(day: date) -> str:
     return f"{day:%Y%m%d}0000"
 

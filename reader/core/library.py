@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from datetime import date
 
 from reader.core import momentum
+from reader.core.coverage import Coverage
 from reader.core.query import Node, SearchText, search_text
 from reader.core.search import SearchBlock
 from reader.models import Paper, PaperIndex
@@ -145,11 +146,13 @@ class Library:
         counts[HIDDEN] = [len(hidden_ids), sum(pid not in read for pid in hidden_ids)]
         return counts
 
-    def momentum(self, as_of: date, *, topic: str | None = None, total_new_last4: int | None = None):
+    def momentum(
+        self, as_of: date, *, topic: str | None = None, total_new_last4: int | None = None, coverage: Coverage | None = None
+    ):
         index = self.index
         if topic is None:
             days = index.days
         else:
             bit = index.bit(topic)
             days = [day for day, mask in zip(index.days, index.masks) if mask & bit]
-        return momentum.compute_days(days, as_of, total_new_last4)
+        return momentum.compute_days(days, as_of, total_new_last4, coverage)

@@ -2,6 +2,9 @@
 
 Weeks start on Monday; the last bar is the week that contains `as_of`. "The last four weeks"
 are the 28 days ending on `as_of`, inclusive; "the four weeks before" the 28 days before those.
+
+Given a Coverage (the days the cache holds completely), only covered days count: a week or a
+four-week window with a day not covered has no figure (None), never a figure too low.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from reader.core.coverage import Coverage
+
 CHART_WEEKS = 12
 WINDOW_DAYS = 28
 
@@ -17,24 +22,26 @@ WINDOW_DAYS = 28
 @dataclass(frozen=True, slots=True)
 class Week:
     start: date
-    count: int
+    count: int | None  # None: not every day of the week (up to as_of) is covered
 
 
 @dataclass(frozen=True, slots=True)
 class Momentum:
     as_of: date
     weeks: tuple[Week, ...]
-    last4: int
-    prev4: int
-    change_pct: float | None  # None when there were no papers in the four weeks before
+    last4: int | None  # None when the 28 days are not all covered
+    prev4: int | None
+    change_pct: float | None  # None unless both are known and the four weeks before had papers
     total_new_last4: int | None  # all new arXiv papers in the last four weeks, when known
     share_pct: float | None
+    covered_since: date | None = None  # the first day of the newest stretch the cache holds whole
 
     def to_json(self, topic: str | None) -> dict:
         return {
             "topic": topic,
             "as_of": self.as_of.isoformat(),
-            "weeks": [{"start": w.start.isoformat(), "count": w.count} for w in self.weeks],
+            "covered_since": None if self.covered_since is None else self.covered_since.isoformat(),
+            "weeks": [{"start": w.start.isoformat(), "count": w.count, "covered": w.count is not None} for w in self.weeks],
             "last4": self.last4,
             "prev4": self.prev4,
             "change_pct": None if self.change_pct is None else round(self.change_pct, 1),
@@ -54,13 +61,18 @@ def total_window(as_of: date) -> str:
     return f"{start:%Y%m%d}-{end:%Y%m%d}"
 
 
-def compute(published: Iterable[date], as_of: date, total_new_last4: int | None = None) -> Momentum:
+def compute(
+    published: Iterable[date], as_of: date, total_new_last4: int | None = None, coverage: Coverage | None = None
+) -> Momentum:
     """Momentum of papers whose v1 dates are `published` (papers after `as_of` are ignored)."""
-    return compute_days((day.toordinal() for day in published), as_of, total_new_last4)
+    return compute_days((day.toordinal() for day in published), as_of, total_new_last4, coverage)
 
 
-def compute_days(days: Iterable[int], as_of: date, total_new_last4: int | None = None) -> Momentum:
-    """The same, from v1 days as proleptic ordinals (`date.toordinal()`), as the cache index holds them."""
+def compute_days(
+    days: Iterable[int], as_of: date, total_new_last4: int | None = None, coverage: Coverage | None = None
+) -> Momentum:
+    """The same, from v1 days as proleptic ordinals (`date.toordinal()`), as the cache index holds
+    them. Without a coverage every day counts (a set of papers complete by construction)."""
     today = as_of.toordinal()
     first_week_date = as_of - timedelta(days=as_of.weekday()) - timedelta(weeks=CHART_WEEKS - 1)
     first_week = first_week_date.toordinal()
@@ -77,24 +89,40 @@ def compute_days(days: Iterable[int], as_of: date, total_new_last4: int | None =
             last4 += 1
         elif day >= prev_start:
             prev4 += 1
-    change = (last4 - prev4) / prev4 * 100 if prev4 else None
-    share = last4 / total_new_last4 * 100 if total_new_last4 else None
+
+    def covered(first: int, last: int) -> bool:
+        return coverage is None or coverage.covers(first, last)
+
+    weeks = tuple(
+        Week(first_week_date + timedelta(weeks=i), n if covered(first_week + 7 * i, min(first_week + 7 * i + 6, today)) else None)
+        for i, n in enumerate(counts)
+    )
+    known_last4 = last4 if covered(last_start, today) else None
+    known_prev4 = prev4 if covered(prev_start, last_start - 1) else None
+    change = (last4 - prev4) / prev4 * 100 if known_last4 is not None and known_prev4 else None
+    share = last4 / total_new_last4 * 100 if total_new_last4 and known_last4 is not None else None
     return Momentum(
         as_of=as_of,
-        weeks=tuple(Week(first_week_date + timedelta(weeks=i), n) for i, n in enumerate(counts)),
-        last4=last4,
-        prev4=prev4,
+        weeks=weeks,
+        last4=known_last4,
+        prev4=known_prev4,
         change_pct=change,
         total_new_last4=total_new_last4,
         share_pct=share,
+        covered_since=coverage.since if coverage is not None else None,
     )
 
 
 def headline(m: Momentum) -> str:
-    """`70 papers in the last four weeks, up 141% on the four weeks before · 0.7% of all new papers`."""
+    """`70 papers in the last four weeks, up 141% on the four weeks before · 0.7% of all new papers`,
+    or why a figure is missing."""
+    if m.last4 is None:
+        return "The last four weeks are not synced yet"
     noun = "paper" if m.last4 == 1 else "papers"
     text = f"{m.last4:,} {noun} in the last four weeks"
-    if m.change_pct is None:
+    if m.prev4 is None:
+        text += "; the four weeks before are not synced yet"
+    elif m.change_pct is None:
         text += ", none in the four weeks before" if m.last4 else ""
     elif round(m.change_pct) == 0:
         text += ", level with the four weeks before"

@@ -61,6 +61,15 @@ class SyncStateMethods:
     def sync_state(self, topic: str) -> TopicSyncState:
         return self.sync_states().get(topic) or TopicSyncState(topic)
 
+    def coverage_spans(self) -> dict[str, tuple[Span, ...]]:
+        """Each current topic's spans fetched whole: none for a topic never synced, or synced
+        under another query than its current one."""
+        states = self.sync_states()
+        return {
+            t.name: states[t.name].spans if t.name in states and states[t.name].query == t.query else ()
+            for t in self.topics()
+        }
+
     def last_sync(self, topic: str) -> str | None:
         return self.sync_state(topic).last_sync
 

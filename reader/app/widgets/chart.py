@@ -12,12 +12,17 @@ from textual.widget import Widget
 from reader.core.momentum import Momentum
 
 BLOCKS = " ▁▂▃▄▅▆▇█"
+UNCOVERED = "╱"  # a week the cache does not hold whole: hatched to full height, never a low bar
+LEGEND = f"{UNCOVERED} not synced yet"
 
 
 class MomentumChart(Widget):
-    """Headline on top, one bar per week, week labels below; the current (partial) week stands out."""
+    """Headline on top, one bar per week, week labels below; the current (partial) week stands out,
+    and a week not synced whole is hatched, with a legend beside the title."""
 
-    COMPONENT_CLASSES = {"chart--headline", "chart--title", "chart--bar", "chart--bar-partial", "chart--axis", "chart--count"}
+    COMPONENT_CLASSES = {
+        "chart--headline", "chart--title", "chart--bar", "chart--bar-partial", "chart--uncovered", "chart--axis", "chart--count",
+    }
 
     momentum: reactive[Momentum | None] = reactive(None)
     title: reactive[str] = reactive("")
@@ -39,6 +44,10 @@ class MomentumChart(Widget):
             out.append("\n".join(headline), style("chart--headline"))  # no room for the title
         else:
             out.append(self.title, style("chart--title"))
+            if self.momentum is not None and any(w.count is None for w in self.momentum.weeks):
+                room = width - len(self.title) - len(LEGEND)
+                if room >= 2:
+                    out.append(" " * room + LEGEND, style("chart--uncovered"))
             out.append("\n" + "\n".join(headline), style("chart--headline"))
         m = self.momentum
         show_counts = height >= 8
@@ -50,15 +59,20 @@ class MomentumChart(Widget):
         weeks = m.weeks
         slot = max(2, width // len(weeks))
         bar_width = max(1, slot - 1 if slot < 6 else slot - 2)
-        peak = max((w.count for w in weeks), default=0)
+        peak = max((w.count for w in weeks if w.count is not None), default=0)
         if show_counts:
             out.append("\n")
             for week in weeks:  # counts above the bars
-                label = str(week.count) if slot > len(str(week.count)) else ""
+                label = "" if week.count is None else str(week.count)
+                label = label if slot > len(label) else ""
                 out.append(label.center(bar_width)[:bar_width] + " " * (slot - bar_width), style("chart--count"))
         for row in range(bar_rows, 0, -1):
             out.append("\n")
             for i, week in enumerate(weeks):
+                if week.count is None:
+                    out.append(UNCOVERED * bar_width, style("chart--uncovered"))
+                    out.append(" " * (slot - bar_width))
+                    continue
                 eighths = round(week.count / peak * bar_rows * 8) if peak else 0
                 if week.count and eighths == 0:
                     eighths = 1  # a week with papers never looks empty
