@@ -132,21 +132,24 @@ class IndexEntry:
     version: int
     published: str  # YYYY-MM-DD of v1
     topics: list[str]  # the topics whose arXiv query returned this paper
+    arrived: int = 0  # when it came into the cache (milliseconds since 1970, UTC); 0: with a topic's first sync, or not known
 
 
 class PaperIndex:
-    """Every cached paper as parallel columns, newest first: ids, versions, v1 days (ordinals) and
-    topic bitmasks. Columns of plain ints and strings load several times faster than one object
+    """Every cached paper as parallel columns, newest first: ids, versions, v1 days (ordinals),
+    topic bitmasks and arrival times (see IndexEntry.arrived; all 0 in an index written before
+    they were kept). Columns of plain ints and strings load several times faster than one object
     per paper, and counting or charting 100,000 papers is a loop over two lists."""
 
-    __slots__ = ("_positions", "days", "ids", "masks", "topics", "versions")
+    __slots__ = ("_positions", "arrived", "days", "ids", "masks", "topics", "versions")
 
-    def __init__(self, topics=(), ids=(), versions=(), days=(), masks=()):
+    def __init__(self, topics=(), ids=(), versions=(), days=(), masks=(), arrived=None):
         self.topics: list[str] = list(topics)  # bit i of a mask is topics[i]
         self.ids: list[str] = list(ids)
         self.versions: list[int] = list(versions)
         self.days: list[int] = list(days)
         self.masks: list[int] = list(masks)
+        self.arrived: list[int] = [0] * len(self.ids) if arrived is None else list(arrived)
         self._positions: dict[str, int] | None = None
 
     @classmethod
@@ -160,12 +163,13 @@ class PaperIndex:
             [entries[pid].version for pid in order],
             [date.fromisoformat(entries[pid].published).toordinal() for pid in order],
             [sum(bits[t] for t in set(entries[pid].topics)) for pid in order],
+            [entries[pid].arrived for pid in order],
         )
 
-    def with_changes(self, changes: dict[str, tuple[int, int, str | None]]) -> PaperIndex:
+    def with_changes(self, changes: dict[str, tuple[int, int, str | None]], arrived: int = 0) -> PaperIndex:
         """A new index with papers added or updated: id -> (version, v1 day ordinal, topic or None).
-        A topic adds to a paper's topics. Cheap at any size: the rows stay sorted, so the new
-        ones merge in as one more sorted run."""
+        A topic adds to a paper's topics; papers new to the index arrived at `arrived`. Cheap at
+        any size: the rows stay sorted, so the new ones merge in as one more sorted run."""
         topics = list(self.topics)
         for _, _, topic in changes.values():
             if topic is not None and topic not in topics:
@@ -182,13 +186,14 @@ class PaperIndex:
                 versions[i] = max(versions[i], version)
                 masks[i] |= bit
         if not added:
-            return PaperIndex(topics, self.ids, versions, self.days, masks)
+            return PaperIndex(topics, self.ids, versions, self.days, masks, self.arrived)
         added.sort(reverse=True)
         # Merge the two sorted runs by hand: no tuple per row (less garbage to collect), and a
         # Python loop lets other threads run, where one big sort would hold the GIL.
         merged = PaperIndex(topics)
         out_days, out_ids, out_versions, out_masks = merged.days, merged.ids, merged.versions, merged.masks
-        old_days, old_ids = self.days, self.ids
+        out_arrived = merged.arrived
+        old_days, old_ids, old_arrived = self.days, self.ids, self.arrived
         i, n = 0, len(old_ids)
         for day, pid, version, mask in added:
             while i < n and (old_days[i], old_ids[i]) > (day, pid):
@@ -196,29 +201,32 @@ class PaperIndex:
                 out_ids.append(old_ids[i])
                 out_versions.append(versions[i])
                 out_masks.append(masks[i])
+                out_arrived.append(old_arrived[i])
                 i += 1
             out_days.append(day)
             out_ids.append(pid)
             out_versions.append(version)
             out_masks.append(mask)
+            out_arrived.append(arrived)
         out_days += old_days[i:]
         out_ids += old_ids[i:]
         out_versions += versions[i:]
         out_masks += masks[i:]
+        out_arrived += old_arrived[i:]
         return merged
 
     def to_json_text(self) -> str:
         """The index as JSON, encoded a column at a time: each encoder call holds the GIL only
         briefly (the event loop keeps its pace while a sync writes)."""
         parts = [f'"{name}":{json.dumps(getattr(self, name), ensure_ascii=False, separators=(",", ":"))}'
-                 for name in ("topics", "ids", "versions", "days", "masks")]
+                 for name in ("topics", "ids", "versions", "days", "masks", "arrived")]
         return "{" + ",".join(parts) + "}"
 
     def entries(self) -> dict[str, IndexEntry]:
         """An editable copy, one IndexEntry per paper."""
         return {
-            pid: IndexEntry(v, date.fromordinal(d).isoformat(), self._names(m))
-            for pid, v, d, m in zip(self.ids, self.versions, self.days, self.masks)
+            pid: IndexEntry(v, date.fromordinal(d).isoformat(), self._names(m), a)
+            for pid, v, d, m, a in zip(self.ids, self.versions, self.days, self.masks, self.arrived)
         }
 
     def _names(self, mask: int) -> list[str]:
@@ -233,7 +241,9 @@ class PaperIndex:
         i = self.position(paper_id)
         if i is None:
             return None
-        return IndexEntry(self.versions[i], date.fromordinal(self.days[i]).isoformat(), self._names(self.masks[i]))
+        return IndexEntry(
+            self.versions[i], date.fromordinal(self.days[i]).isoformat(), self._names(self.masks[i]), self.arrived[i]
+        )
 
     def topics_of(self, paper_id: str) -> list[str]:
         i = self.position(paper_id)
@@ -251,10 +261,3 @@ class PaperIndex:
 
     def __iter__(self):
         return iter(self.ids)
-
-    @classmethod
-    def from_json(cls, data: dict) -> PaperIndex:
-        columns = [data[k] for k in ("ids", "versions", "days", "masks")]
-        if len({len(c) for c in columns}) > 1:
-            raise ValueError("index columns differ in length")
-        return cls(data.get("topics", []), *columns)

@@ -39,6 +39,7 @@ def register(commands) -> None:
     listing.add_argument("--unread", action="store_true", help="only unread papers")
     listing.add_argument("--starred", action="store_true", help="only starred papers")
     listing.add_argument("--hidden", action="store_true", help="only hidden papers (every other listing leaves them out)")
+    listing.add_argument("--new", action="store_true", help="only papers that arrived since the previous time the app was opened (not those of a topic's first sync)")
     listing.add_argument("--updated", action="store_true", help="only papers updated since you read them (a newer version is cached)")
     listing.add_argument("--limit", type=positive_int, metavar="N", help="at most N papers (the newest)")
     listing.add_argument("--json", action="store_true", help="print a JSON array of objects, one per paper, instead of text")
@@ -50,7 +51,9 @@ def cmd_list(args, settings) -> int:
     query = validated_query(args.query, for_arxiv=False) if args.query else None
     lib = library(store)
     filters = {"topic": topic_name(store, args.topic), "starred": args.starred, "unread": args.unread, "hidden": args.hidden}
-    only = _narrowed(tagged_ids(store, args.tag), store.updated_ids() if args.updated else None)
+    only = _narrowed(
+        tagged_ids(store, args.tag), store.new_ids() if args.new else None, store.updated_ids() if args.updated else None
+    )
     with search_index(store) if query is not None else nullcontext() as index:
         ids = selected_ids(lib, query=query, index=index, limit=args.limit, only=only, **filters)
         if args.json:

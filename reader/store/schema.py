@@ -115,7 +115,9 @@ def check_index(data: dict) -> PaperIndex:
     expect(is_int_list(doc.get("versions"), 1) and len(doc["versions"]) == n, "index: versions that are not whole numbers, one per paper")
     expect(is_int_list(doc.get("days"), MIN_DAY, MAX_DAY) and len(doc["days"]) == n, "index: days that are not dates, one per paper")
     expect(is_int_list(doc.get("masks"), 0, (1 << len(topics)) - 1) and len(doc["masks"]) == n, "index: topic masks that do not fit the topics, one per paper")
-    return PaperIndex(topics, ids, doc["versions"], doc["days"], doc["masks"])
+    arrived = doc.get("arrived")  # absent in an index written before arrivals were kept
+    expect(arrived is None or (is_int_list(arrived, 0) and len(arrived) == n), "index: arrival times that are not whole numbers, one per paper")
+    return PaperIndex(topics, ids, doc["versions"], doc["days"], doc["masks"], arrived)
 
 
 # --- papers/*.json -------------------------------------------------------------------------------

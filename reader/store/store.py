@@ -49,7 +49,7 @@ from reader.store.schema import (
     is_record,
 )
 from reader.store.syncstate import SyncStateMethods
-from reader.store.user import UserStateMethods
+from reader.store.user import UserStateMethods, now_ms
 from reader.store.userstate import UserDoc
 
 SCHEMA_VERSION = 1  # of the paper cache's files
@@ -330,7 +330,10 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
 
     def save_papers(self, papers: Iterable[Paper], topic: str | None = None) -> SaveResult:
         """Store papers (one copy each; a newer version replaces an older one) and record that
-        `topic`'s query returned them. Shards first, then the index that makes them visible."""
+        `topic`'s query returned them. Shards first, then the index that makes them visible.
+        Papers new to the cache are stamped with the time they arrived, but those of a topic's
+        first sync (the topic's past, not news) with 0."""
+        arrived = 0 if topic is not None and self.last_sync(topic) is None else now_ms()
         by_shard: dict[str, list[Paper]] = {}
         for paper in papers:
             by_shard.setdefault(shard_of(paper.id), []).append(paper)
@@ -356,7 +359,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
                     day = date.fromisoformat(paper.published[:10]).toordinal()
                     changes[paper.id] = (max(known or 0, paper.version), day, topic)
                 self._write_shard(shard, docs)
-            self._write_index(index.with_changes(changes))
+            self._write_index(index.with_changes(changes, arrived))
         return result
 
     def __repr__(self) -> str:

@@ -3,6 +3,7 @@ current copy, see mirrored.py). A change rewrites only that small file, never th
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -17,6 +18,12 @@ if TYPE_CHECKING:
 
 def now_iso() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def now_ms() -> int:
+    """Milliseconds since 1970 (UTC): when a paper arrived, when a visit was. A visit and the
+    arrivals it should tell apart are always at least a file write and a request apart."""
+    return int(time.time() * 1000)
 
 
 class UserStateMethods:
@@ -78,6 +85,31 @@ class UserStateMethods:
         """Read papers the cache now holds at a later version than the one read."""
         index, read = self.index(), self._user.read().marks["read"]
         return {pid for pid, version in zip(index.ids, index.versions) if 0 < read.get(pid, version) < version}
+
+    # --- visits: what is new since the previous one ---------------------------------------------
+
+    def record_visit(self, key: str) -> None:
+        """The app was opened (key "app") or a topic looked at (its name): this visit becomes
+        the current one, and the one before it the previous."""
+        now = now_ms()
+
+        def change(doc: UserDoc) -> None:
+            before = doc.visits.get(key)
+            doc.visits[key] = (None if before is None else min(before[1], now), now)
+
+        self._user.update("saving a visit", change)
+
+    def new_ids(self, topic: str | None = None) -> set[str]:
+        """Papers (of `topic`, or of any) that arrived since the previous visit of the topic (or
+        of the app). Arrivals with a topic's first sync are never new."""
+        visit = self._user.read().visits.get("app" if topic is None else topic)
+        since = visit[0] if visit is not None and visit[0] is not None else 0
+        index = self.index()
+        new = {pid for pid, arrived in zip(index.ids, index.arrived) if arrived > since}
+        if topic is not None:
+            bit = index.bit(topic)
+            new = {pid for pid, mask in zip(index.ids, index.masks) if mask & bit and pid in new}
+        return new
 
     # --- settings ------------------------------------------------------------------------------
 

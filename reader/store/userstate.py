@@ -10,6 +10,9 @@ On disk it keeps TinyDB's layout (tables of numbered documents):
               has "versions": [...], one per id, the version each paper was at when marked read
               (0: not known, read before versions were kept; an older reader drops the column)
     hidden    {"ids": [...]}: papers marked "not interested", in the order they were hidden
+    visits    {"key", "previous", "current"}: the last two times (milliseconds since 1970, UTC; no
+              previous before the second visit) the app was opened (key "app") or a topic looked
+              at (its name): what arrived since the previous one is new
 
 Tables added after the first release are tables of their own, never new kinds in an old table:
 an older reader keeps tables it does not know as they are, where it would take an unknown kind
@@ -27,7 +30,7 @@ from reader.store.schema import check_meta, expect, is_int_list, is_str_list, on
 
 USER_SCHEMA = 1
 MARK_KINDS = ("read", "starred")
-KNOWN_TABLES = ("meta", "topics", "settings", "marks", "hidden")
+KNOWN_TABLES = ("meta", "topics", "settings", "marks", "hidden", "visits")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +49,7 @@ class Marks:
 class UserDoc:
     """The parsed file. Mutated only inside `MirroredFile.update`; readers get snapshots."""
 
-    __slots__ = ("extra", "hidden", "marks", "settings", "topics")
+    __slots__ = ("extra", "hidden", "marks", "settings", "topics", "visits")
 
     def __init__(self) -> None:
         self.topics: list[dict[str, Any]] = []
@@ -55,6 +58,7 @@ class UserDoc:
         # version read (read marks; 0 when not known) or 0
         self.marks: dict[str, dict[str, int]] = {kind: {} for kind in MARK_KINDS}
         self.hidden: dict[str, None] = {}
+        self.visits: dict[str, tuple[int | None, int]] = {}  # key -> (previous, current)
         self.extra: dict[str, Any] = {}  # tables this version does not know, kept as they are
 
     @classmethod
@@ -87,6 +91,12 @@ class UserDoc:
         if hidden is not None:
             expect(is_str_list(hidden.get("ids")), "hidden: the hidden marks are not a list of ids")
             doc.hidden = dict.fromkeys(hidden["ids"])
+        for visit in data.get("visits", {}).values():
+            key, previous, current = visit.get("key"), visit.get("previous"), visit.get("current")
+            expect(type(key) is str, "visits: a visit without its key")
+            expect(is_int_list([current], 0) and (previous is None or is_int_list([previous], 0, current)),
+                   f"visits: the times of {key!r} are not times in order")
+            doc.visits[key] = (previous, current)
         doc.extra = {name: table for name, table in data.items() if name not in KNOWN_TABLES}
         return doc
 
@@ -100,6 +110,8 @@ class UserDoc:
                 "2": {"kind": "starred", "ids": list(self.marks["starred"])},
             },
             "hidden": {"1": {"ids": list(self.hidden)}},
+            "visits": _numbered({"key": key, "previous": previous, "current": current}
+                                for key, (previous, current) in self.visits.items()),
             **self.extra,
         }
 
@@ -110,6 +122,7 @@ class UserDoc:
         doc.settings = dict(self.settings)
         doc.marks = {kind: dict(ids) for kind, ids in self.marks.items()}
         doc.hidden = dict(self.hidden)
+        doc.visits = dict(self.visits)
         doc.extra = self.extra
         return doc
 
@@ -127,6 +140,7 @@ class UserDoc:
         if found is None:
             raise StoreError(f"no topic named {name!r}")
         self.topics.remove(found)
+        self.visits.pop(found["name"], None)
 
     def mark_sets(self) -> Marks:
         return Marks(frozenset(self.marks["read"]), frozenset(self.marks["starred"]), frozenset(self.hidden))
