@@ -7,7 +7,7 @@ import json
 import sys
 from typing import NoReturn
 
-from reader.commands import common, listing, marks, tags_notes, triage
+from reader.commands import common, listing, marks, tags_notes, triage, watches
 from reader.commands import completion as completion_command
 from reader.commands import config as config_command
 from reader.commands import digest as digest_command
@@ -219,6 +219,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing.register(commands)
     marks.register(commands)
     tags_notes.register(commands)
+    watches.register(commands)
 
     mom = commands.add_parser("momentum", help="papers per week and the four-week trend")
     mom.add_argument("--topic", metavar="NAME", help="only this topic's papers (its name, any case)")

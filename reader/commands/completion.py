@@ -1,6 +1,6 @@
 """Shell completion. `reader completion bash|zsh|fish` prints a script; the script asks the hidden
 `reader __complete SHELL -- WORDS... CURRENT` for candidates, so commands and options come from
-the parser itself and names (topics, tags; watches once that command exists) from the store
+the parser itself and names (topics, tags, watches) from the store
 at the moment of completion."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ DEST_KINDS = {"topic": "topic", "watch": "watch", "tag": "tag"}
 NAME_SOURCES: dict[str, Callable] = {
     "topic": lambda store: [topic.name for topic in store.topics()],
     "tag": lambda store: list(store.tags()),
+    "watch": lambda store: [watch.name for watch in store.watches()],
 }
 SHELLS = ("bash", "zsh", "fish")
 

@@ -18,6 +18,7 @@ from reader.commands.common import (
     validated_query,
 )
 from reader.commands.completion import completes_names
+from reader.commands.watches import watch_query
 from reader.models import Paper
 
 
@@ -36,6 +37,7 @@ def register(commands) -> None:
     listing.add_argument("--topic", metavar="NAME", help="only this topic's papers (its name, any case)")
     listing.add_argument("--query", metavar="Q", help="filter with arXiv's query syntax or plain words")
     completes_names(listing.add_argument("--tag", metavar="TAG", help="only papers with this tag (any case)"), "tag")
+    completes_names(listing.add_argument("--watch", metavar="NAME", help="only papers that match this watch's query (its name, any case)"), "watch")
     listing.add_argument("--unread", action="store_true", help="only unread papers")
     listing.add_argument("--starred", action="store_true", help="only starred papers")
     listing.add_argument("--hidden", action="store_true", help="only hidden papers (every other listing leaves them out)")
@@ -54,7 +56,10 @@ def cmd_list(args, settings) -> int:
     only = _narrowed(
         tagged_ids(store, args.tag), store.new_ids() if args.new else None, store.updated_ids() if args.updated else None
     )
-    with search_index(store) if query is not None else nullcontext() as index:
+    watched = watch_query(store, args.watch)
+    with search_index(store) if query is not None or watched is not None else nullcontext() as index:
+        if index is not None and watched is not None:  # (the index is open whenever a watch is asked for)
+            only = _narrowed(only, index.matching(watched))
         ids = selected_ids(lib, query=query, index=index, limit=args.limit, only=only, **filters)
         if args.json:
             tags, notes, read_versions = store.tags_of(ids), store.notes(), store.read_versions()

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from reader.errors import StoreError
-from reader.store.userstate import Marks, Topic, UserDoc, checked_name
+from reader.store.userstate import Marks, Topic, UserDoc, Watch, checked_name
 
 if TYPE_CHECKING:
     from reader.models import PaperIndex
@@ -50,6 +50,38 @@ class UserStateMethods:
 
         self._user.update("adding a topic", add)
         return Topic(name, query)
+
+    # --- watches: names and words to look out for -----------------------------------------------
+
+    def watches(self) -> list[Watch]:
+        return [Watch(w["name"], w["query"]) for w in self._user.read().watches]
+
+    def add_watch(self, name: str, query: str) -> Watch:
+        """Add a watch (the caller has validated the query). Names are unique, ignoring case."""
+        name, query = checked_name(name, "watch"), query.strip()
+        if not query:
+            raise StoreError(f"the watch {name!r} needs a query")
+
+        def add(doc: UserDoc) -> None:
+            if doc.find_watch(name) is not None:
+                raise StoreError(f"there is already a watch named {name!r}")
+            doc.watches.append({"name": name, "query": query, "added": now_iso()})
+
+        self._user.update("adding a watch", add)
+        return Watch(name, query)
+
+    def remove_watch(self, name: str) -> Watch:
+        """Remove a watch (found ignoring case); a one-line error when there is none."""
+
+        def remove(doc: UserDoc) -> Watch:
+            found = doc.find_watch(name)
+            if found is None:
+                known = ", ".join(repr(w["name"]) for w in doc.watches) or "none yet"
+                raise StoreError(f"no watch named {name!r} (watches: {known})")
+            doc.watches.remove(found)
+            return Watch(found["name"], found["query"])
+
+        return self._user.update("removing a watch", remove)
 
     # --- read, starred and hidden marks ---------------------------------------------------------
 

@@ -10,6 +10,8 @@ On disk it keeps TinyDB's layout (tables of numbered documents):
               has "versions": [...], one per id, the version each paper was at when marked read
               (0: not known, read before versions were kept; an older reader drops the column)
     hidden    {"ids": [...]}: papers marked "not interested", in the order they were hidden
+    watches   {"name", "query", "added"}, one per watch (a query in arXiv's syntax matched
+              against the cache), in the order they were added
     visits    {"key", "previous", "current"}: the last two times (milliseconds since 1970, UTC; no
               previous before the second visit) the app was opened (key "app") or a topic looked
               at (its name): what arrived since the previous one is new
@@ -30,11 +32,17 @@ from reader.store.schema import check_meta, expect, is_int_list, is_str_list, on
 
 USER_SCHEMA = 1
 MARK_KINDS = ("read", "starred")
-KNOWN_TABLES = ("meta", "topics", "settings", "marks", "hidden", "visits")
+KNOWN_TABLES = ("meta", "topics", "settings", "marks", "hidden", "visits", "watches")
 
 
 @dataclass(frozen=True, slots=True)
 class Topic:
+    name: str
+    query: str
+
+
+@dataclass(frozen=True, slots=True)
+class Watch:
     name: str
     query: str
 
@@ -49,7 +57,7 @@ class Marks:
 class UserDoc:
     """The parsed file. Mutated only inside `MirroredFile.update`; readers get snapshots."""
 
-    __slots__ = ("extra", "hidden", "marks", "settings", "topics", "visits")
+    __slots__ = ("extra", "hidden", "marks", "settings", "topics", "visits", "watches")
 
     def __init__(self) -> None:
         self.topics: list[dict[str, Any]] = []
@@ -59,6 +67,7 @@ class UserDoc:
         self.marks: dict[str, dict[str, int]] = {kind: {} for kind in MARK_KINDS}
         self.hidden: dict[str, None] = {}
         self.visits: dict[str, tuple[int | None, int]] = {}  # key -> (previous, current)
+        self.watches: list[dict[str, Any]] = []
         self.extra: dict[str, Any] = {}  # tables this version does not know, kept as they are
 
     @classmethod
@@ -91,6 +100,10 @@ class UserDoc:
         if hidden is not None:
             expect(is_str_list(hidden.get("ids")), "hidden: the hidden marks are not a list of ids")
             doc.hidden = dict.fromkeys(hidden["ids"])
+        for watch in data.get("watches", {}).values():
+            expect(type(watch.get("name")) is str and watch["name"].strip(), "watches: a watch without a name")
+            expect(type(watch.get("query")) is str and watch["query"].strip(), f"watches: {watch['name']!r} has no query")
+            doc.watches.append(watch)
         for visit in data.get("visits", {}).values():
             key, previous, current = visit.get("key"), visit.get("previous"), visit.get("current")
             expect(type(key) is str, "visits: a visit without its key")
@@ -110,6 +123,7 @@ class UserDoc:
                 "2": {"kind": "starred", "ids": list(self.marks["starred"])},
             },
             "hidden": {"1": {"ids": list(self.hidden)}},
+            "watches": _numbered(self.watches),
             "visits": _numbered({"key": key, "previous": previous, "current": current}
                                 for key, (previous, current) in self.visits.items()),
             **self.extra,
@@ -123,6 +137,7 @@ class UserDoc:
         doc.marks = {kind: dict(ids) for kind, ids in self.marks.items()}
         doc.hidden = dict(self.hidden)
         doc.visits = dict(self.visits)
+        doc.watches = list(self.watches)
         doc.extra = self.extra
         return doc
 
@@ -141,6 +156,10 @@ class UserDoc:
             raise StoreError(f"no topic named {name!r}")
         self.topics.remove(found)
         self.visits.pop(found["name"], None)
+
+    def find_watch(self, name: str) -> dict[str, Any] | None:
+        wanted = " ".join(name.split()).casefold()
+        return next((w for w in self.watches if w["name"].casefold() == wanted), None)
 
     def mark_sets(self) -> Marks:
         return Marks(frozenset(self.marks["read"]), frozenset(self.marks["starred"]), frozenset(self.hidden))
