@@ -91,12 +91,20 @@ def _int(feed: Element, name: str) -> int:
     return int(text)
 
 
+PARSE_CHUNK = 64 * 1024
+
+
 def parse_api_page(content: bytes) -> FeedPage:
     """Parse one API response body. arXiv's error feed raises ArxivAPIError with arXiv's message."""
     if content[:200].lstrip().lower().startswith((b"<!doctype html", b"<html")):
         raise FeedFormatError("got an HTML page instead of a feed (an outage page, a proxy, or a wrong API URL?)")
     try:
-        feed = SafeET.fromstring(content, forbid_dtd=True)
+        parser = SafeET.XMLParser(forbid_dtd=True)
+        # Fed a piece at a time: one C call per piece, so a 2,000-entry page never holds the
+        # GIL (and the app's event loop) for the whole parse.
+        for offset in range(0, len(content), PARSE_CHUNK):
+            parser.feed(content[offset : offset + PARSE_CHUNK])
+        feed = parser.close()
     except DefusedXmlException:
         raise FeedFormatError("the response declares XML entities or a DTD; refused") from None
     except ParseError as error:
