@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import TypeVar
 
 from reader.config import Settings
@@ -24,6 +24,8 @@ from reader.core.exporting import render
 from reader.core.library import Library
 from reader.core.momentum import Momentum, headline, total_window
 from reader.core.query import Node
+from reader.core.ranking import NeedsStars, Ranking
+from reader.core.rising import RisingTerm, TopicTrend, rising_terms, rising_topics
 from reader.errors import ReaderError, StoreError
 from reader.library_search import LibrarySearch, MemorySearch
 from reader.models import Paper, PaperIndex
@@ -37,23 +39,44 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class View:
-    """What the list shows: every paper, the starred ones, or one topic's."""
+    """What the list shows: every paper, the starred ones, a triage view (papers ranked for
+    you, new since the last visit, updated since read, hidden), what is rising, or the papers
+    of one topic, watch or tag (`name`)."""
 
-    kind: str  # "all", "starred" or "topic"
-    topic: str | None = None
+    kind: str  # one of VIEW_KINDS
+    name: str | None = None
 
     @classmethod
     def of_topic(cls, name: str) -> View:
         return cls("topic", name)
 
+    @classmethod
+    def of_watch(cls, name: str) -> View:
+        return cls("watch", name)
+
+    @classmethod
+    def of_tag(cls, name: str) -> View:
+        return cls("tag", name)
+
+    @property
+    def topic(self) -> str | None:
+        """The topic whose papers (and chart) this view shows, if it is a topic's view."""
+        return self.name if self.kind == "topic" else None
+
     @property
     def key(self) -> str:
         """A stable string for widget ids and option lists."""
-        return f"{self.kind}:{self.topic}" if self.topic is not None else self.kind
+        return f"{self.kind}:{self.name}" if self.name is not None else self.kind
 
 
+VIEW_KINDS = ("all", "starred", "foryou", "new", "updated", "hidden", "rising", "topic", "watch", "tag")
 ALL = View("all")
 STARRED = View("starred")
+FOR_YOU = View("foryou")
+NEW = View("new")
+UPDATED = View("updated")
+HIDDEN = View("hidden")
+RISING = View("rising")
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +112,9 @@ class LibraryService:
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reader-writer")
         self._pending_notes: dict[str, str] = {}  # paper id -> the latest text typed, not yet written
         self._notes_lock = threading.Lock()
+        self.for_you: Ranking | NeedsStars | None = None  # the latest ranking, set on the UI's thread
+        self.marks_version = 0  # counts mark changes: a ranking trained before the last one is stale
+        self._ranking_corpus = None  # built at the first ranking
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -106,12 +132,12 @@ class LibraryService:
         self.store.warnings.clear()
         return warnings
 
-    def prepare_search(self, shards: Iterable[str] | None = None) -> None:
-        """Bring the search index up to date with the shards (all, or those a sync wrote), in a
-        worker thread: ~20 ms when nothing changed, seconds for a first build of a large cache,
-        meanwhile filters and cards come from the shards. Raises ReaderError when the index
-        cannot be written (they keep coming from the shards)."""
-        self.search.refresh(shards)
+    def prepare_search(self, changed: Iterable[str] | None = None) -> None:
+        """Bring the search index up to date with the cache (or with the papers a sync changed),
+        in a worker thread: ~20 ms when nothing changed, seconds for a first build of a large
+        cache, meanwhile filters and cards come from the shards. Raises ReaderError when the
+        index cannot be written (they keep coming from the shards)."""
+        self.search.refresh(None if changed is None else sorted({shard_of(pid) for pid in changed}))
 
     @property
     def search_ready(self) -> bool:
@@ -129,22 +155,81 @@ class LibraryService:
             return None
 
     def select(self, view: View, *, unread: bool = False, query: Node | None = None) -> list[str]:
-        """Ids newest first: what the list shows (the view's papers, unread ones if asked, those
-        matching the query if given)."""
-        ids = self.library.select(topic=view.topic, starred=view == STARRED, unread=unread)
+        """Ids in the view's order (newest first, or best first For you): what the list shows (the
+        view's papers, unread ones if asked, those matching the query if given)."""
+        if view == FOR_YOU:
+            ranked = self.for_you.ids if isinstance(self.for_you, Ranking) else []
+            return self._narrow(ranked, unread=unread, query=query)
+        if view.kind == "tag":
+            tagged = set(self.store.papers_tagged(view.name or ""))
+            return self._narrow([pid for pid in self.library.order if pid in tagged], unread=unread, query=query)
+        ids = self.library.select(topic=view.topic, starred=view == STARRED, hidden=view == HIDDEN, unread=unread)
         if query is not None:
             matched = self.search.matching(query)
             ids = [pid for pid in ids if pid in matched]
         return ids
 
-    def select_papers(self, *, starred: bool = False, topic: str | None = None, tag: str | None = None) -> list[Paper]:
-        """Full records from the store, never from what happens to be loaded: for export."""
-        marks = self.store.marks()
-        library = Library(self.store.index(), marks.read, marks.starred, marks.hidden)
-        ids = library.select(topic=topic, starred=starred)
-        if tag is not None:
-            tagged = set(self.store.papers_tagged(tag))
-            ids = [pid for pid in ids if pid in tagged]
+    def _narrow(self, ids: list[str], *, unread: bool, query: Node | None) -> list[str]:
+        """`ids` in their order, less the hidden ones, the read ones (if asked) and those not
+        matching `query`."""
+        if self.library.hidden:
+            hidden = self.library.hidden
+            ids = [pid for pid in ids if pid not in hidden]
+        if unread:
+            read = self.library.read
+            ids = [pid for pid in ids if pid not in read]
+        if query is not None:
+            matched = self.search.matching(query)
+            ids = [pid for pid in ids if pid in matched]
+        return ids
+
+    # --- triage -----------------------------------------------------------------------------------
+
+    def ranking_marks(self, topic: str | None = None) -> dict:
+        """What a ranking trains on and ranks, as of now: taken on the UI's thread (which alone
+        changes the marks) and handed to `rank_for_you` in a worker."""
+        library = self.library
+        return {
+            "version": self.marks_version,
+            "starred": set(library.starred),
+            "read": set(library.read),
+            "hidden": set(library.hidden),
+            "candidates": library.select(topic=topic) if topic is not None else None,
+        }
+
+    def rank_for_you(self, marks: dict) -> Ranking | NeedsStars:
+        """Train on `marks` (from `ranking_marks`) and rank the unread papers. Seconds at 100,000
+        papers: call it from a worker; `select(FOR_YOU)` shows the result once `for_you` is set
+        (on the UI's thread)."""
+        marks = dict(marks)
+        marks.pop("version")
+        return self._ranker().rank(**marks)
+
+    def _ranker(self):
+        if self._ranking_corpus is None:
+            from reader.triage import RankingCorpus
+
+            self._ranking_corpus = RankingCorpus(self.store)
+        return self._ranking_corpus
+
+    def rising_topics(self) -> list[TopicTrend]:
+        """The topics by momentum, largest rise first (a loop over the index per topic)."""
+        return rising_topics(self.library, [t.name for t in self.topics], self._as_of(), self._total_new_last4)
+
+    def rising_terms(self, topic: str, limit: int = 5) -> list[RisingTerm]:
+        """The terms whose share of the topic's papers grew most (reads the topic's recent search
+        texts: call it from a worker)."""
+        from reader.triage import recent_words
+
+        as_of = self._as_of()
+        return rising_terms(recent_words(self.store, self.library.index, topic, as_of), as_of, limit=limit)
+
+    def _as_of(self) -> date:
+        return self.settings.today()
+
+    def papers(self, ids: list[str]) -> list[Paper]:
+        """Whole records of `ids` from the store, in that order (for export: never from what
+        happens to be loaded). Ids the cache no longer holds are left out."""
         records = self.store.load_papers(sorted({shard_of(pid) for pid in ids}))
         return [records[pid] for pid in ids if pid in records]
 
@@ -222,6 +307,7 @@ class LibraryService:
     ) -> Future:
         """Change marks in memory now and on disk in the writer thread. If the write fails, the
         change is undone in memory too and `on_error` says why (both on the UI's thread)."""
+        self.marks_version += 1
         library = self.library
         changes = {"read": read, "starred": starred, "hidden": hidden}
         before = {
@@ -372,11 +458,23 @@ class DemoService(LibraryService):
     def load_paper(self, paper_id: str) -> Paper | None:
         return self.demo.papers.get(paper_id)
 
-    def select_papers(self, *, starred: bool = False, topic: str | None = None, tag: str | None = None) -> list[Paper]:
+    def papers(self, ids: list[str]) -> list[Paper]:
         return []
 
     def momentum(self, view: View) -> Momentum:
         return self.library.momentum(self.demo.as_of, topic=view.topic)  # as of the day the page was captured
+
+    def _as_of(self) -> date:
+        return self.demo.as_of
+
+    def _ranker(self):
+        return _DemoRanker(self.demo.papers.values())
+
+    def rising_terms(self, topic: str, limit: int = 5) -> list[RisingTerm]:
+        from reader.core.features import row_of_paper
+
+        papers = [(date.fromisoformat(p.published[:10]), row_of_paper(p).words) for p in self.demo.papers.values()]
+        return rising_terms(papers, self._as_of(), limit=limit)
 
     def chart(self, view: View) -> tuple[Momentum, str, str]:
         """The page's own headline figures for its topic, said apart from the bars: the bars
@@ -410,6 +508,20 @@ class DemoService(LibraryService):
 
     def apply_update(self, update: CacheUpdate) -> None:
         self.topics = update.topics  # the demo's papers stay as they are
+
+
+class _DemoRanker:
+    """The demo's 30 papers as the ranking's corpus (they are in memory, not in the cache)."""
+
+    def __init__(self, papers):
+        from reader.core.features import Corpus, row_of_paper
+
+        self.corpus = Corpus.of_rows([row_of_paper(paper) for paper in papers])
+
+    def rank(self, **marks) -> Ranking | NeedsStars:
+        from reader.core.ranking import rank
+
+        return rank(self.corpus, **marks)
 
 
 def open_service(store: Store, settings: Settings) -> LibraryService:

@@ -9,7 +9,8 @@ import pytest
 
 from reader.app import ReaderApp
 from reader.app.screens.detail import DetailScreen
-from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog, PathDialog
+from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog
+from reader.app.screens.export import ExportDialog
 from reader.app.screens.help import HelpScreen
 from reader.app.screens.main import MainScreen
 from reader.app.widgets.chart import MomentumChart
@@ -75,7 +76,8 @@ async def test_first_screen_shows_sidebar_chart_and_newest_cards(store, papers):
         prompts = [str(sidebar.get_option_at_index(i).prompt) for i in range(sidebar.option_count)]
         assert prompts[0] == "All papers\n40 papers · 40 unread"
         assert prompts[1] == "Starred\n0 papers"
-        assert prompts[2] == "Agents\n30 papers · 30 unread"
+        assert prompts[2:5] == ["For you\nranked by your stars", "Rising\nyour topics by momentum", "TOPICS"]
+        assert prompts[5] == "Agents\n30 papers · 30 unread"
         assert app.main.paper_list.ids[:3] == [p.id for p in papers[:3]]
         chart = app.query_one(MomentumChart)
         assert chart.headline.startswith("40 papers in the last four weeks")
@@ -111,14 +113,14 @@ async def test_sidebar_selects_topic_and_starred(store, papers):
         await ready(pilot)
         await pilot.press("tab")
         assert app.focused is app.main.sidebar
-        await pilot.press("j", "j")  # All -> Starred -> Agents
+        await pilot.press("j", "j", "j", "j")  # All -> Starred -> For you -> Rising -> (heading) Agents
         assert app.main.view == View.of_topic("Agents")
         assert app.main.paper_list.ids == [p.id for p in papers[:30]]
         assert app.query_one(MomentumChart).title == "Agents"
         await pilot.press("enter")
         assert app.focused is app.main.paper_list
         await pilot.press("shift+tab")
-        await pilot.press("k")
+        await pilot.press("k", "k", "k")
         assert app.main.view == STARRED and app.main.paper_list.ids == []
 
 
@@ -271,7 +273,7 @@ async def test_export_starred_and_copy_entry(store, papers, tmp_path):
         await pilot.press("s", "j", "s", "y")
         assert copied and copied[0].startswith("@misc{") and f"eprint = {{{papers[1].id}}}" in copied[0]
         await pilot.press("e")
-        assert isinstance(app.screen, PathDialog)
+        assert isinstance(app.screen, ExportDialog)
         app.screen.query_one("#path").value = str(target)
         await pilot.press("enter")
         await pilot.pause()
@@ -446,7 +448,7 @@ async def test_enter_in_the_delete_dialog_cancels(store):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await pilot.press("tab", "j", "j", "d")
+        await pilot.press("tab", "j", "j", "j", "j", "d")
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("enter")
         assert [t.name for t in store.topics()] == ["Agents", "Other"]
@@ -456,7 +458,7 @@ async def test_list_actions_stay_off_dialogs_and_the_detail_view(store):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await pilot.press("tab", "j", "j", "d")
+        await pilot.press("tab", "j", "j", "j", "j", "d")
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("d", "a", "R")  # no second dialog, no topic dialog, no sync
         assert isinstance(app.screen, ConfirmDialog) and len(app.screen_stack) == 2 and not app.main.status.syncing
@@ -545,10 +547,10 @@ async def test_tab_moves_between_fields_in_every_dialog(store, tmp_path):
         assert app.screen.query_one("#topic-name").value == "XZ"
         await pilot.press("escape", "s", "e")
         await ready(pilot)
-        assert isinstance(app.screen, PathDialog)
+        assert isinstance(app.screen, ExportDialog)
         await pilot.press("tab")
         assert app.focused.id == "ok"
-        await pilot.press("escape", "tab", "j", "j", "d")
+        await pilot.press("escape", "tab", "j", "j", "j", "j", "d")
         assert isinstance(app.screen, ConfirmDialog)
         assert "y answers yes" in str(app.screen.query_one(".dialog-hint").render())
         focused = app.focused
@@ -567,7 +569,7 @@ async def test_export_to_a_folder_is_refused_in_the_dialog_and_the_path_kept(sto
         app.screen.query_one("#path").value = typed
         await pilot.press("enter")
         await pilot.pause()
-        assert isinstance(app.screen, PathDialog) and app.screen.query_one("#path").value == typed
+        assert isinstance(app.screen, ExportDialog) and app.screen.query_one("#path").value == typed
         error = str(app.screen.query_one("#path-error").render())
         assert "folder" in error
     assert not (tmp_path / "nodir").exists()

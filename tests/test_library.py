@@ -13,6 +13,7 @@ import pytest
 from reader.cli import main
 from reader.errors import StoreError
 from reader.firstrun import ensure_example_topics
+from reader.service import View
 from reader.store import Store
 from reader.store.library_state import LONGEST_NOTE
 from tests.conftest import ROOT
@@ -384,7 +385,8 @@ def test_the_service_exports_a_tag_with_its_tags_and_notes(service):
     service, store, ids = service
     service.set_tags(ids[1:3], add=["Group"]).result()
     service.set_note(ids[1], "first\nsecond").result()
-    papers = service.select_papers(tag="group")
+    service.open()
+    papers = service.papers(service.select(View.of_tag("group")))
     assert [p.id for p in papers] == ids[1:3]
     items = json.loads(service.export_text("csl-json", papers))
     assert [(i["keyword"], i.get("annote")) for i in items] == [("Group", "first\nsecond"), ("Group", None)]

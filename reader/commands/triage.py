@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import date, timedelta
 
 DEFAULT_LIMIT = 20
 
@@ -35,8 +34,8 @@ def _dump(rows: list[dict]) -> None:
 def cmd_rank(args: argparse.Namespace, settings) -> int:
     from reader.cli import _library, _print_warnings, _store, _topic_name
     from reader.core import ranking
-    from reader.loading import shard_texts
     from reader.store.store import shard_of
+    from reader.triage import RankingCorpus
 
     store = _store(args, settings)
     topic = _topic_name(store, args.topic)
@@ -46,11 +45,8 @@ def cmd_rank(args: argparse.Namespace, settings) -> int:
         return _needs_stars(ranking.NeedsStars(stars), args.json)
 
     # The whole cache is the corpus (word weights and the background need it), whatever the topic.
-    corpus = ranking.Corpus(
-        ranking.featurize(ranking.rows_of_search_texts(shard_texts(store, shard))) for shard in store.shards()
-    )
     candidates = library.select(topic=topic) if topic is not None else None
-    result = ranking.rank(corpus, starred=library.starred, hidden=library.hidden, read=library.read, candidates=candidates)
+    result = RankingCorpus(store).rank(starred=library.starred, read=library.read, hidden=library.hidden, candidates=candidates)
     if isinstance(result, ranking.NeedsStars):  # starred papers whose records are missing
         return _needs_stars(result, args.json)
     best = list(zip(result.ids[: args.limit], result.scores[: args.limit]))
@@ -86,6 +82,7 @@ def cmd_rising(args: argparse.Namespace, settings) -> int:
     from reader.cli import _library, _store, _topic_name
     from reader.core import rising
     from reader.core.momentum import total_window
+    from reader.triage import recent_words
 
     store = _store(args, settings)
     topic = _topic_name(store, args.topic)
@@ -99,7 +96,7 @@ def cmd_rising(args: argparse.Namespace, settings) -> int:
         for trend in trends:
             print(f"{trend.topic}\t{_change(trend)}")
         return 0
-    terms = rising.rising_terms(_recent_words(store, library, topic, as_of), as_of, limit=args.limit)
+    terms = rising.rising_terms(recent_words(store, library.index, topic, as_of), as_of, limit=args.limit)
     if args.json:
         _dump([term.to_json() for term in terms])
         return 0
@@ -118,21 +115,3 @@ def _change(trend) -> str:
     if trend.share_pct is not None:
         text += f", {trend.share_pct:.2f}% of all new papers"
     return text
-
-
-def _recent_words(store, library, topic: str, as_of: date) -> list[tuple[date, str]]:
-    """(v1 date, words of title and abstract) of the topic's papers of the last twelve weeks."""
-    from reader.core import ranking, rising
-    from reader.loading import shard_texts
-    from reader.store.store import shard_of
-
-    index = library.index
-    first = (as_of - timedelta(days=rising.WINDOW_DAYS + rising.EARLIER_DAYS)).toordinal()
-    bit = index.bit(topic)
-    days = {pid: day for pid, day, mask in zip(index.ids, index.days, index.masks) if mask & bit and day >= first}
-    found = []
-    for shard in sorted({shard_of(pid) for pid in days}):
-        texts = shard_texts(store, shard)
-        rows = ranking.rows_of_search_texts({pid: text for pid, text in texts.items() if pid in days})
-        found += [(date.fromordinal(days[row.id]), row.words) for row in rows]
-    return found

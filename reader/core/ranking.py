@@ -84,6 +84,7 @@ class Ranking:
         self._weights = weights  # per column: the model's weight times IDF
         self._stars = stars  # rows of the starred papers
         self._learned: set[int] | None = None  # keys of their terms, gathered at the first reason
+        self._score_of: dict[str, float] | None = None
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -92,6 +93,11 @@ class Ranking:
         """The best `limit` papers (every one when None) with their reasons. A paper's reasons
         take a few hundred microseconds: ask for the papers you show."""
         return [Scored(pid, score, tuple(self.because(pid))) for pid, score in zip(self.ids[:limit], self.scores[:limit])]
+
+    def score_of(self, paper_id: str) -> float | None:
+        if self._score_of is None:
+            self._score_of = dict(zip(self.ids, self.scores))
+        return self._score_of.get(paper_id)
 
     def because(self, paper_id: str) -> list[str]:
         i = self._corpus.position.get(paper_id)

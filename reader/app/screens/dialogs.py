@@ -1,9 +1,7 @@
-"""Small modal dialogs: add a topic, confirm, ask for a path. Each has its own footer; Tab and
+"""Small modal dialogs: add a topic, confirm. Each has its own footer; Tab and
 Shift+Tab move between its fields and buttons."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,7 +9,6 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
-from reader.core.exporting import path_problem as export_problem  # noqa: F401 (the dialog's check)
 from reader.core.query import parse
 from reader.errors import QueryError
 
@@ -100,49 +97,3 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def action_answer(self, answer: bool) -> None:
         self.dismiss(answer)
-
-
-class PathDialog(ModalScreen[str | None]):
-    """Ask for a file path (export). `check` says what is wrong with a path; the problem is
-    shown beside the field, which keeps what was typed."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
-
-    def __init__(self, title: str, default: str, *, check: Callable[[str], str | None]):
-        super().__init__()
-        self.title_text = title
-        self.default = default
-        self.check = check
-
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Static(self.title_text, classes="dialog-title", markup=False)
-            yield Input(value=self.default, id="path")
-            yield Static("", id="path-error", classes="dialog-error", markup=False)
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Export", variant="primary", id="ok")
-                yield Button("Cancel", id="cancel")
-        yield Footer()
-
-    def on_input_changed(self) -> None:
-        self.query_one("#path-error", Static).update("")
-
-    def on_input_submitted(self) -> None:
-        self._submit()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "ok":
-            self._submit()
-        else:
-            self.dismiss(None)
-
-    def _submit(self) -> None:
-        value = self.query_one("#path", Input).value.strip()
-        problem = self.check(value)
-        if problem:
-            self.query_one("#path-error", Static).update(problem)
-            return
-        self.dismiss(value)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

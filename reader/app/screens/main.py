@@ -6,40 +6,38 @@ widgets post messages up. Disk work runs in thread workers through the library s
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
+from textual.timer import Timer
 from textual.widgets import Footer, Header
 from textual.worker import get_current_worker
 
 from reader.app.paper_actions import COPY, OPEN, PDF, READ, STAR, PaperScreen
 from reader.app.screens.detail import DetailScreen
-from reader.app.screens.dialogs import (
-    AddTopicDialog,
-    ConfirmDialog,
-    PathDialog,
-    export_problem,
-)
+from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog
+from reader.app.screens.export import ExportActions
 from reader.app.widgets.chart import MomentumChart
 from reader.app.widgets.filter_box import FilterBox
 from reader.app.widgets.paper_list import PaperList
+from reader.app.widgets.rising import RisingTable
 from reader.app.widgets.sidebar import SidebarEntry, TopicSidebar
 from reader.app.widgets.status import StatusLine, plural
-from reader.core.bibtex import export as export_bibtex
 from reader.core.query import Node, parse
+from reader.core.ranking import NeedsStars, Ranking
+from reader.core.rising import RisingTerm
+from reader.core.text import word_string
 from reader.errors import QueryError, ReaderError
-from reader.service import ALL, STARRED, CacheUpdate, LibraryService, View, open_service
-from reader.store.files import write_atomic
-from reader.store.store import shard_of
+from reader.service import ALL, FOR_YOU, RISING, STARRED, CacheUpdate, LibraryService, View, open_service
 
 FILTER_DELAY = 0.15  # seconds of typing quiet before a filter runs
+RERANK_DELAY = 2.0  # seconds of marking quiet before For you is ranked again
 
 
-class MainScreen(PaperScreen):
+class MainScreen(PaperScreen, ExportActions):
     # In the order the footer shows them: what a narrow footer drops is in the help screen.
     BINDINGS = [
         STAR,
@@ -57,6 +55,7 @@ class MainScreen(PaperScreen):
         PDF,
         COPY,
         Binding("escape", "clear_filter", "Clear filter", show=False, id="app.clear_filter"),
+        Binding("f", "for_you_scope", "For you", show=False, id="app.for_you", tooltip="For you: every topic, or the last topic only"),
         Binding("a", "add_topic", "Add topic", show=False, id="app.add_topic"),
         Binding("d", "delete_topic", "Delete topic", show=False, id="app.delete_topic"),
     ]
@@ -74,6 +73,13 @@ class MainScreen(PaperScreen):
         self.filter_query: Node | None = None
         self._offline_told = False
         self.loaded = False  # the search index is current (until then, filters scan the shards)
+        self.for_you_topic: str | None = None  # For you ranks this topic's papers, or every topic's
+        self._last_topic: str | None = None  # the topic viewed last: what `f` narrows For you to
+        self._ranked_version = -1  # the marks the shown ranking learned from
+        self._ranking_pending = False
+        self._rerank_timer: Timer | None = None
+        self._rising_terms: dict[str, list[RisingTerm]] = {}  # per topic, until the next sync
+        self._reasons: dict[str, tuple[tuple[str, str], ...]] = {}  # For you: a card's reasons, drawn once
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -82,6 +88,7 @@ class MainScreen(PaperScreen):
             with Vertical(id="content"):
                 yield MomentumChart(id="chart")
                 yield PaperList(self.service.library, self._fetch_cards, id="papers")
+                yield RisingTable(id="rising")
                 yield FilterBox(id="filter")
         yield StatusLine(id="status")
         yield Footer(compact=True)
@@ -99,6 +106,8 @@ class MainScreen(PaperScreen):
         return self.query_one("#status", StatusLine)
 
     def on_mount(self) -> None:
+        self.paper_list.annotate = self._annotate
+        self.query_one("#rising", RisingTable).display = False
         self.paper_list.empty_message = "Loading the cache…"
         self.paper_list.focus()
         self.open_cache()
@@ -135,11 +144,11 @@ class MainScreen(PaperScreen):
         if sync_due:
             self.action_sync()
 
-    def _prepare_search(self, shards: list[str] | None) -> None:
-        """In a worker: the search index brought up to date with the shards (all, or those a
-        sync wrote); when it cannot be, filters and cards keep reading the shards."""
+    def _prepare_search(self, changed: list[str] | None) -> None:
+        """In a worker: the search index brought up to date with the cache (or with the papers a
+        sync changed); when it cannot be, filters and cards keep reading the shards."""
         try:
-            self.service.prepare_search(shards)
+            self.service.prepare_search(changed)
         except ReaderError as error:
             message = f"Search index: {error}. Filters scan the cache instead (slower)."
             self.app.call_from_thread(self.app.notify, message, severity="warning", timeout=15)
@@ -163,24 +172,64 @@ class MainScreen(PaperScreen):
     def refresh_sidebar(self) -> None:
         library = self.service.library
         entries = [
-            SidebarEntry(ALL, "All papers (demo)" if self.service.is_demo else "All papers", *library.counts()),
+            SidebarEntry(ALL, self.sidebar_label(ALL), *library.counts()),
             SidebarEntry(STARRED, "Starred", *library.counts(starred=True)),
+            SidebarEntry(FOR_YOU, "For you", detail=self._for_you_detail()),
+            SidebarEntry(RISING, "Rising", detail="your topics by momentum"),
         ]
+        if self.service.topics:
+            entries.append(SidebarEntry.heading("Topics"))
         entries += [SidebarEntry(View.of_topic(t.name), t.name, *library.counts(t.name)) for t in self.service.topics]
         self.sidebar.set_entries(entries)
+
+    def sidebar_label(self, view: View) -> str:
+        """What the sidebar calls a view (also said in the export dialog)."""
+        if view == ALL:
+            return "All papers (demo)" if self.service.is_demo else "All papers"
+        return {"starred": "Starred", "foryou": "For you", "rising": "Rising"}.get(view.kind, view.name or view.kind)
+
+    def _for_you_detail(self) -> str:
+        ranking = self.service.for_you
+        if isinstance(ranking, NeedsStars):
+            return f"star {plural(ranking.missing, 'more paper')} to start"
+        if isinstance(ranking, Ranking):
+            return f"{len(ranking):,} unread, best first"
+        return "ranked by your stars"
 
     def refresh_chart(self) -> None:
         chart = self.query_one("#chart", MomentumChart)
         view = self.view
         if view == STARRED:
             chart.show(None, "Starred", f"{plural(self.service.library.counts(starred=True)[0], 'starred paper')}")
-            return
-        chart.show(*self.service.chart(view))
+        elif view == FOR_YOU:
+            chart.show(None, "For you", self._for_you_headline())
+        elif view == RISING:
+            chart.show(None, "Rising", "Your topics by the last four weeks against the four before; Enter shows a topic")
+        else:
+            momentum, title, headline = self.service.chart(view)
+            terms = self._rising_terms.get(view.topic) if view.topic is not None else None
+            if terms:
+                title += " · rising: " + ", ".join(term.term for term in terms[:3])
+            chart.show(momentum, title, headline)
+
+    def _for_you_headline(self) -> str:
+        library = self.service.library
+        scope = f"the unread papers of {self.for_you_topic}" if self.for_you_topic else "the unread papers of every topic"
+        scope += " · f: every topic" if self.for_you_topic else (" · f: this topic only" if self._last_topic else "")
+        stale = " (updating…)" if self._ranking_pending else ""
+        return f"Ranked by {plural(len(library.starred), 'star')} and {plural(len(library.read), 'read paper')}: {scope}{stale}"
 
     def _empty_message(self) -> str:
         """Say what is empty and what to do about it."""
         if self.filter_query is not None:
             return f"No papers match {self.filter_text} — Esc clears the filter"
+        if self.view == FOR_YOU:
+            ranking = self.service.for_you
+            if isinstance(ranking, NeedsStars):
+                return ranking.message
+            if ranking is None:
+                return "Ranking the papers by your stars…"
+            return "Nothing left to rank: every paper here is read, starred or hidden"
         if self.unread_only:
             return "Nothing unread here — u shows read papers too"
         if self.view == STARRED:
@@ -203,7 +252,18 @@ class MainScreen(PaperScreen):
         self.paper_list.set_class(self.unread_only, "-unread-only")
         self.paper_list.border_title = f"Unread only · {plural(len(ids), 'paper')} · u shows all" if self.unread_only else ""
 
-    def watch_view(self) -> None:
+    def watch_view(self, view: View) -> None:
+        if view.topic is not None:
+            self._last_topic = view.topic
+            if view.topic not in self._rising_terms:
+                self.find_rising_terms(view.topic)
+        rising = view == RISING
+        self.query_one("#rising", RisingTable).display = rising
+        self.paper_list.display = not rising
+        if rising:
+            self.rank_topics()
+        if view == FOR_YOU and self._ranked_version != self.service.marks_version:
+            self.start_ranking()
         self.refresh_chart()
         self.refresh_list(keep=None) if self.filter_query is not None else self._show(
             self.service.select(self.view, unread=self.unread_only), None
@@ -215,6 +275,11 @@ class MainScreen(PaperScreen):
     def marks_changed(self) -> None:
         self.paper_list.refresh_cards()
         self.refresh_sidebar()
+        if self.view == FOR_YOU and self._ranked_version != self.service.marks_version:
+            # Retrain once the marking pauses, so a run of stars costs one ranking.
+            if self._rerank_timer is not None:
+                self._rerank_timer.stop()
+            self._rerank_timer = self.set_timer(RERANK_DELAY, self.start_ranking)
 
     def current_paper_id(self) -> str | None:
         return self.paper_list.current
@@ -253,6 +318,84 @@ class MainScreen(PaperScreen):
 
     def action_toggle_unread_only(self) -> None:
         self.unread_only = not self.unread_only
+
+    # --- triage: For you, Rising -----------------------------------------------------------------------
+
+    def start_ranking(self) -> None:
+        self._ranking_pending = True
+        self.refresh_chart()
+        self.rank_for_you(self.service.ranking_marks(self.for_you_topic))
+
+    @work(thread=True, exclusive=True, group="rank")
+    def rank_for_you(self, marks: dict) -> None:
+        """Train on the marks and rank (seconds at 100,000 papers); only the last one is shown."""
+        try:
+            result = self.service.rank_for_you(marks)
+        except ReaderError as error:
+            self.app.call_from_thread(self.app.notify, f"Cannot rank the papers: {error}", severity="error")
+            return
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._ranked, result, marks["version"])
+
+    def _ranked(self, result: Ranking | NeedsStars, version: int) -> None:
+        self.service.for_you = result
+        self._ranked_version, self._ranking_pending = version, False
+        self._reasons.clear()
+        self.refresh_sidebar()
+        if self.view == FOR_YOU:
+            self.refresh_chart()
+            self.refresh_list()
+
+    def action_for_you_scope(self) -> None:
+        """For you: the papers of every topic, or of the topic viewed last."""
+        if self.view != FOR_YOU:
+            self.view = FOR_YOU
+            return
+        if self.for_you_topic is None and self._last_topic is None:
+            self.app.notify("Open a topic first: f then ranks its papers only.")
+            return
+        self.for_you_topic = None if self.for_you_topic else self._last_topic
+        self.start_ranking()
+
+    def _annotate(self, paper_id: str) -> tuple[tuple[str, str], ...]:
+        """A card's last line: why the paper is ranked where it is (For you)."""
+        ranking = self.service.for_you
+        if self.view != FOR_YOU or not isinstance(ranking, Ranking):
+            return ()
+        found = self._reasons.get(paper_id)
+        if found is None:
+            score = ranking.score_of(paper_id)
+            because = ranking.because(paper_id)
+            card = self.paper_list.cached_card(paper_id)
+            if card is not None:  # authors as they write themselves (S. Levine), not as searched (s levine)
+                written = {word_string(name).strip(): name for name in card.authors}
+                because = [written.get(word_string(reason).strip(), reason) for reason in because]
+            text = f"{score:.2f}" + (f" · because: {', '.join(because)}" if because else "") if score is not None else ""
+            found = self._reasons[paper_id] = ((text, "paper-list--reason"),) if text else ()
+        return found
+
+    @work(thread=True, exclusive=True, group="rising")
+    def rank_topics(self) -> None:
+        trends = self.service.rising_topics()
+        self.app.call_from_thread(self.query_one("#rising", RisingTable).show, trends)
+
+    @work(thread=True, group="rising-terms")
+    def find_rising_terms(self, topic: str) -> None:
+        try:
+            terms = self.service.rising_terms(topic)
+        except ReaderError:
+            return  # the chart simply names no terms
+        self.app.call_from_thread(self._found_rising_terms, topic, terms)
+
+    def _found_rising_terms(self, topic: str, terms: list[RisingTerm]) -> None:
+        self._rising_terms[topic] = terms
+        if self.view.topic == topic:
+            self.refresh_chart()
+
+    @on(RisingTable.TopicChosen)
+    def _rising_topic_chosen(self, event: RisingTable.TopicChosen) -> None:
+        self.view = View.of_topic(event.topic)
+        self.paper_list.focus()
 
     # --- filter ----------------------------------------------------------------------------------------
 
@@ -362,7 +505,7 @@ class MainScreen(PaperScreen):
             self.app.call_from_thread(self.app.notify, f"Cannot read the cache: {error}", severity="error")
             return
         # The new papers' cards and words first, so the list never shows a paper it cannot draw.
-        self._prepare_search(sorted({shard_of(pid) for pid in changed_ids}))
+        self._prepare_search(changed_ids)
         self.app.call_from_thread(self._updated, update, changed_ids)
 
     def _replace_service(self, service: LibraryService) -> None:
@@ -378,49 +521,14 @@ class MainScreen(PaperScreen):
 
     # --- export ----------------------------------------------------------------------------------------
 
-    def action_export(self) -> None:
-        if self.service.is_demo:
-            self.app.notify(
-                "The demo papers have no arXiv ids, so there is nothing to export. Sync your topics (R) and star real papers.",
-                severity="warning", timeout=10,
-            )
-            return
-        self._prepare_export()
-
-    @work(thread=True, exclusive=True, group="export")
-    def _prepare_export(self) -> None:
-        """The starred papers as the cache holds them, not as far as they happen to be loaded."""
-        try:
-            papers = self.service.select_papers(starred=True)
-            default = self.service.setting("export_path") or str(Path.home() / "starred.bib")
-        except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, f"Export failed: {error}", severity="error", timeout=15)
-            return
-        self.app.call_from_thread(self._ask_export_path, papers, default)
-
-    def _ask_export_path(self, papers, default: str) -> None:
-        if not papers:
-            self.app.notify("Nothing to export: star papers with s first.", severity="warning")
-            return
-        title = f"Export {plural(len(papers), 'starred paper')} to BibTeX"
-        def chosen(path: str | None) -> None:
-            if path:
-                self._export(papers, path)
-
-        self.app.push_screen(PathDialog(title, default, check=export_problem), chosen)
-
-    @work(thread=True, group="export")
-    def _export(self, papers, path: str) -> None:
-        target = Path(path).expanduser()
-        text = export_bibtex(papers)
-        try:
-            write_atomic(target, text.encode("utf-8"))
-        except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, f"Export failed: {error}", severity="error", timeout=15)
-            return
-        self.service.set_setting("export_path", str(target))
-        count = text.count("@misc{")
-        self.app.call_from_thread(self.app.notify, f"Wrote {plural(count, 'entry', 'entries')} to {target}")
+    def export_selections(self) -> list[tuple[str, list[str]]]:
+        starred = self.service.select(STARRED)
+        shown = self.paper_list.ids
+        where = self.sidebar_label(self.view) + (f", filter {self.filter_text}" if self.filter_query is not None else "")
+        choices = [(f"{plural(len(starred), 'starred paper')}", starred)]
+        if self.view != STARRED or self.filter_query is not None:
+            choices.append((f"{plural(len(shown), 'paper')} shown ({where})", list(shown)))
+        return choices
 
     # --- topics ----------------------------------------------------------------------------------------
 

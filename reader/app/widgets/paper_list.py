@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -23,7 +24,7 @@ from textual.strip import Strip
 from reader.core.library import Library
 from reader.searchdb import Card
 
-CARD_HEIGHT = 6  # meta, title, two lines of abstract, authors, a blank line
+CARD_HEIGHT = 6  # meta, title, two lines of abstract, authors, a notes line (or a blank one)
 MARGIN = 2
 CARDS_KEPT = 1000  # cards' data held (a few hundred bytes each); the screen shows ~6
 
@@ -64,6 +65,19 @@ def tag_line(tags: list[str], room: int, gap: str = "  ") -> str:
     return ""
 
 
+def _fit_parts(parts: tuple[tuple[str, str], ...], room: int, style: Callable[[str], Style]) -> list[tuple[str, Style]]:
+    """Parts of a line in their styles, the last one cut with an ellipsis where the room ends."""
+    fitted = []
+    for text, part in parts:
+        if room <= 1:
+            break
+        if cell_len(text) > room:
+            text = set_cell_size(text, room - 1) + "…"
+        fitted.append((text, style(part)))
+        room -= cell_len(text)
+    return fitted
+
+
 class PaperList(ScrollView, can_focus=True):
     """Cards for `ids` (newest first); a cursor; posts Opened."""
 
@@ -90,6 +104,11 @@ class PaperList(ScrollView, can_focus=True):
         "paper-list--cursor",
         "paper-list--cursor-bar",
         "paper-list--empty",
+        "paper-list--note",
+        "paper-list--reason",
+        "paper-list--user-tag",
+        "paper-list--watch",
+        "paper-list--updated",
     }
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
@@ -111,6 +130,9 @@ class PaperList(ScrollView, can_focus=True):
         self._cards: LRUCache[tuple, list[Strip]] = LRUCache(256)  # drawn cards
         self._card_data: LRUCache[str, Card] = LRUCache(CARDS_KEPT)
         self._unavailable: set[str] = set()  # asked for, not there (not indexed yet)
+        # What the screen knows beyond the paper (why it is ranked, the user's tags, a note, a
+        # newer version than the one read): (text, component class) parts of a card's last line.
+        self.annotate: Callable[[str], tuple[tuple[str, str], ...]] = lambda paper_id: ()
 
     # --- content ---
 
@@ -158,6 +180,10 @@ class PaperList(ScrollView, can_focus=True):
                 self._card_data.discard(pid)
         self._unavailable.clear()
         self.refresh_cards()
+
+    def cached_card(self, paper_id: str) -> Card | None:
+        """The card data of a paper on or near the screen, if fetched."""
+        return self._card_data.get(paper_id)
 
     def _card(self, index: int) -> Card | None:
         """The card data of the index-th paper, fetched with those of the screenful around it
@@ -257,10 +283,11 @@ class PaperList(ScrollView, can_focus=True):
         paper_id = self.ids[index]
         library = self.library
         data = self._card(index)
-        key = (paper_id, width, index == self.cursor, paper_id in library.read, paper_id in library.starred, data is not None)
+        notes = self.annotate(paper_id)
+        key = (paper_id, width, index == self.cursor, paper_id in library.read, paper_id in library.starred, data is not None, notes)
         card = self._cards.get(key)
         if card is None:
-            card = self._draw_card(paper_id, data, width, index == self.cursor)
+            card = self._draw_card(paper_id, data, width, index == self.cursor, notes)
             self._cards.set(key, card)
         return card[row]
 
@@ -269,7 +296,9 @@ class PaperList(ScrollView, can_focus=True):
         full = self.get_component_rich_style(name)
         return Style(color=full.color, bold=full.bold, italic=full.italic, dim=full.dim)
 
-    def _draw_card(self, paper_id: str, paper: Card | None, width: int, is_cursor: bool) -> list[Strip]:
+    def _draw_card(
+        self, paper_id: str, paper: Card | None, width: int, is_cursor: bool, notes: tuple[tuple[str, str], ...] = ()
+    ) -> list[Strip]:
         library = self.library
         read = paper_id in library.read
 
@@ -319,5 +348,5 @@ class PaperList(ScrollView, can_focus=True):
                 (fit(authors, inner), style("paper-list--authors")),
                 (f" · {affiliations}" if affiliations else "", style("paper-list--affiliations")),
             ),
-            line(),
+            line(*_fit_parts(notes, inner, style)),
         ]

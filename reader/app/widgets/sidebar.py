@@ -1,4 +1,5 @@
-"""The sidebar: All papers, Starred, then each topic with its counts."""
+"""The sidebar: All papers, Starred and the triage views, then sections of topics, watches and
+tags, each entry with its counts."""
 
 from __future__ import annotations
 
@@ -17,10 +18,17 @@ from reader.service import ALL, View
 
 @dataclass(frozen=True, slots=True)
 class SidebarEntry:
-    view: View
+    """A view with its counts (or a line saying what it is), or a section's heading (no view)."""
+
+    view: View | None
     label: str
-    total: int
-    unread: int
+    total: int = 0
+    unread: int = 0
+    detail: str | None = None  # said instead of the counts
+
+    @classmethod
+    def heading(cls, label: str) -> SidebarEntry:
+        return cls(None, label)
 
 
 class TopicSidebar(OptionList):
@@ -40,7 +48,7 @@ class TopicSidebar(OptionList):
 
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
-        self._views: list[View] = []
+        self._views: list[View | None] = []  # per option; None for a heading
 
     def set_entries(self, entries: list[SidebarEntry]) -> None:
         """Replace the entries (names and counts), keeping the view highlighted."""
@@ -48,7 +56,7 @@ class TopicSidebar(OptionList):
         self._views = [e.view for e in entries]
         with self.prevent(OptionList.OptionHighlighted):
             self.clear_options()
-            self.add_options([Option(self._prompt(e, compact), id=e.view.key) for e in entries])
+            self.add_options([self._option(entry, compact) for entry in entries])
             self._highlight_view()
 
     def watch_view(self) -> None:
@@ -58,15 +66,29 @@ class TopicSidebar(OptionList):
     def _highlight_view(self) -> None:
         self.highlighted = self._views.index(self.view) if self.view in self._views else (0 if self._views else None)
 
+    @property
+    def views(self) -> list[View]:
+        return [view for view in self._views if view is not None]
+
     @on(OptionList.OptionHighlighted)
     def _chosen(self, event: OptionList.OptionHighlighted) -> None:
         event.stop()
-        if event.option_index < len(self._views) and self._views[event.option_index] != self.view:
-            self.post_message(self.ViewChosen(self._views[event.option_index]))
+        view = self._views[event.option_index] if event.option_index < len(self._views) else None
+        if view is not None and view != self.view:
+            self.post_message(self.ViewChosen(view))
+
+    @classmethod
+    def _option(cls, entry: SidebarEntry, compact: bool) -> Option:
+        if entry.view is None:
+            return Option(Text(entry.label.upper(), style="dim bold", no_wrap=True, overflow="ellipsis"), disabled=True)
+        return Option(cls._prompt(entry, compact), id=entry.view.key)
 
     @staticmethod
     def _prompt(entry: SidebarEntry, compact: bool = False) -> Text:
         prompt = Text(entry.label, style="bold", no_wrap=True, overflow="ellipsis")
+        if entry.detail is not None:
+            prompt.append("\n" + entry.detail, style="dim")
+            return prompt
         counts = f"{entry.total:,}" if compact else f"{entry.total:,} paper{'s' if entry.total != 1 else ''}"
         if entry.unread:
             counts += f" · {entry.unread:,} {'new' if compact else 'unread'}"

@@ -1,0 +1,141 @@
+"""Export from the app: which papers (the starred ones, or what the list shows), the format
+(BibTeX, RIS, CSL-JSON) and the file. Papers come from the store, never from what happens to be
+loaded; the file is written atomically in a worker."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static
+
+from reader.app.widgets.status import plural
+from reader.core.exporting import FORMATS, SUFFIXES, path_problem
+from reader.errors import ReaderError
+from reader.service import LibraryService
+from reader.store.files import write_atomic
+
+FORMAT_LABELS = {"bibtex": "BibTeX (.bib)", "ris": "RIS (.ris): Zotero, EndNote, Mendeley", "csl-json": "CSL-JSON (.json): Zotero, Pandoc"}
+
+
+@dataclass(frozen=True, slots=True)
+class ExportChoice:
+    ids: list[str]  # in the order they are written
+    what: str  # "starred papers", "papers of <view>"
+    format: str
+    path: str
+
+
+class ExportDialog(ModalScreen[ExportChoice | None]):
+    """Pick the papers, the format and the file. A problem with the path is shown beside it, and
+    what was typed stays."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, selections: list[tuple[str, list[str]]], format: str, path: str):
+        super().__init__()
+        self.choices = [(what, ids) for what, ids in selections if ids]
+        self.format = format if format in FORMATS else "bibtex"
+        self.default_path = path
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="export-dialog"):
+            yield Label("Export", classes="dialog-title")
+            with RadioSet(id="export-what"):
+                for i, (what, _ids) in enumerate(self.choices):
+                    yield RadioButton(Text(what), value=i == 0)  # a view's name is the user's text
+            with RadioSet(id="export-format"):
+                for name in FORMATS:
+                    yield RadioButton(FORMAT_LABELS[name], value=name == self.format)
+            yield Input(value=self.default_path, id="path")
+            yield Static("", id="path-error", classes="dialog-error", markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Export", variant="primary", id="ok")
+                yield Button("Cancel", id="cancel")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        # Enter exports at once; Shift+Tab reaches the format and the choice of papers.
+        self.query_one("#path", Input).focus()
+
+    def _chosen_format(self) -> str:
+        return FORMATS[max(self.query_one("#export-format", RadioSet).pressed_index, 0)]
+
+    @on(RadioSet.Changed, "#export-format")
+    def _format_changed(self) -> None:
+        """A path ending in another format's suffix follows the format (starred.bib -> starred.ris)."""
+        box = self.query_one("#path", Input)
+        path = Path(box.value)
+        if path.suffix in SUFFIXES.values():
+            box.value = str(path.with_suffix(SUFFIXES[self._chosen_format()]))
+
+    @on(Input.Changed, "#path")
+    def _path_changed(self) -> None:
+        self.query_one("#path-error", Static).update("")
+
+    @on(Input.Submitted, "#path")
+    @on(Button.Pressed, "#ok")
+    def _submit(self) -> None:
+        path = self.query_one("#path", Input).value.strip()
+        problem = path_problem(path)
+        if problem:
+            self.query_one("#path-error", Static).update(problem)
+            return
+        what, ids = self.choices[max(self.query_one("#export-what", RadioSet).pressed_index, 0)]
+        self.dismiss(ExportChoice(ids, what, self._chosen_format(), path))
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ExportActions(Screen):
+    """The export key of a screen that lists papers (`e`)."""
+
+    service: LibraryService
+
+    def export_selections(self) -> list[tuple[str, list[str]]]:
+        """(label, ids) choices the dialog offers, the default first; the screen says what it shows."""
+        raise NotImplementedError
+
+    def action_export(self) -> None:
+        if self.service.is_demo:
+            self.app.notify(
+                "The demo papers have no arXiv ids, so there is nothing to export. Sync your topics (R) and star real papers.",
+                severity="warning", timeout=10,
+            )
+            return
+        selections = [(label, ids) for label, ids in self.export_selections() if ids]
+        if not selections:
+            self.app.notify("Nothing to export: star papers with s, or pick a view with papers.", severity="warning")
+            return
+        format = self.service.setting("export_format") or "bibtex"
+        default = self.service.setting("export_path") or str(Path.home() / f"starred{SUFFIXES.get(format, '.bib')}")
+
+        def chosen(choice: ExportChoice | None) -> None:
+            if choice is not None:
+                self._export(choice)
+
+        self.app.push_screen(ExportDialog(selections, format, default), chosen)
+
+    @work(thread=True, group="export")
+    def _export(self, choice: ExportChoice) -> None:
+        target = Path(choice.path).expanduser()
+        try:
+            papers = self.service.papers(choice.ids)
+            text = self.service.export_text(choice.format, papers)
+            write_atomic(target, text.encode("utf-8"))
+        except ReaderError as error:
+            self.app.call_from_thread(self.app.notify, f"Export failed: {error}", severity="error", timeout=15)
+            return
+        self.service.set_setting("export_path", str(target))
+        self.service.set_setting("export_format", choice.format)
+        self.app.call_from_thread(
+            self.app.notify, f"Wrote {plural(len(papers), 'paper')} ({choice.what}) to {target} as {FORMAT_LABELS[choice.format].split(' ')[0]}"
+        )

@@ -1,0 +1,55 @@
+"""Triage from the cache, for the app and the command line: the ranking learned from the user's
+marks ("For you") and the terms rising in a topic. Slow work (reading search texts, training);
+callers run it off the event loop. No Textual here."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from reader.core import ranking, rising
+from reader.core.features import Corpus, FeatureBlock
+from reader.loading import shard_texts
+from reader.models import PaperIndex
+from reader.store import Store
+from reader.store.store import shard_of
+
+
+class RankingCorpus:
+    """The whole cache as the ranking's corpus, shard by shard. A shard whose file has not
+    changed keeps its features, so ranking again after a mark or a small sync costs the model's
+    training, not a re-read of the cache."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self._blocks: dict[str, tuple[tuple[int, int], FeatureBlock]] = {}
+
+    def corpus(self) -> Corpus:
+        blocks = {}
+        for shard in self.store.shards():
+            info = self.store.shard_file(shard).stat()
+            stamp = (info.st_mtime_ns, info.st_size)
+            known = self._blocks.get(shard)
+            if known is None or known[0] != stamp:
+                known = (stamp, ranking.featurize(ranking.rows_of_search_texts(shard_texts(self.store, shard))))
+            blocks[shard] = known
+        self._blocks = blocks
+        return Corpus(block for _, block in blocks.values())
+
+    def rank(
+        self, *, starred: set[str], read: set[str], hidden: set[str], candidates: list[str] | None = None
+    ) -> ranking.Ranking | ranking.NeedsStars:
+        return ranking.rank(self.corpus(), starred=starred, read=read, hidden=hidden, candidates=candidates)
+
+
+def recent_words(store: Store, index: PaperIndex, topic: str, as_of: date) -> list[tuple[date, str]]:
+    """(v1 date, words of title and abstract) of the topic's papers of the last twelve weeks:
+    what `rising.rising_terms` compares."""
+    first = (as_of - timedelta(days=rising.WINDOW_DAYS + rising.EARLIER_DAYS)).toordinal()
+    bit = index.bit(topic)
+    days = {pid: day for pid, day, mask in zip(index.ids, index.days, index.masks) if mask & bit and day >= first}
+    found = []
+    for shard in sorted({shard_of(pid) for pid in days}):
+        texts = shard_texts(store, shard)
+        rows = ranking.rows_of_search_texts({pid: text for pid, text in texts.items() if pid in days})
+        found += [(date.fromordinal(days[row.id]), row.words) for row in rows]
+    return found
