@@ -10,7 +10,7 @@ import rispy
 from reader.app.screens.export import ExportDialog
 from reader.app.widgets.chart import MomentumChart
 from reader.app.widgets.rising import RisingTable
-from reader.service import FOR_YOU, RISING, View
+from reader.service import ALL, FOR_YOU, HIDDEN, RISING, View
 from reader.store import Store
 from tests.test_app import card_text, make_app, ready
 from tests.themes import theme_papers
@@ -35,8 +35,11 @@ def store(data_dir, themes):
 
 async def choose(pilot, view: View) -> None:
     """Move the sidebar's highlight to `view` with the keys a user would press."""
-    await pilot.press("tab")
     sidebar = pilot.app.main.sidebar
+    if pilot.app.focused is not sidebar:
+        await pilot.press("tab")
+    assert pilot.app.focused is sidebar
+    await pilot.press("home")
     for _ in range(len(sidebar.views)):
         if pilot.app.main.view == view:
             break
@@ -126,3 +129,25 @@ async def test_export_dialog_writes_the_chosen_format_of_the_papers_shown(store,
         entries = json.loads(text)
     assert len(entries) == len(agents)
     assert store.setting("export_format") == format
+
+
+async def test_x_hides_a_paper_x_again_brings_it_back_and_hidden_lists_it(store, data_dir):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        first = app.main.paper_list.current
+        await pilot.press("x")
+        await ready(pilot)
+        assert Store(data_dir).marks().hidden == {first}
+        assert "x brings it back" in card_text(app, 0)  # still in place: x again undoes it
+        await pilot.press("x")
+        await ready(pilot)
+        assert Store(data_dir).marks().hidden == set()
+        await pilot.press("x")
+        await ready(pilot)
+        await choose(pilot, View.of_topic("Agents"))
+        await choose(pilot, HIDDEN)  # the sidebar gained a Hidden entry
+        assert app.main.paper_list.ids == [first]
+        assert "x brings it back" not in card_text(app, 0)
+        await choose(pilot, ALL)
+        assert first not in app.main.paper_list.ids

@@ -20,7 +20,8 @@ READ = Binding("r", "toggle_read", "Read", id="app.read")
 OPEN = Binding("o", "open_abstract", "Browser", id="app.open")
 PDF = Binding("p", "open_pdf", "PDF", show=False, id="app.pdf")
 COPY = Binding("y", "copy_bibtex", "Copy BibTeX", show=False, id="app.copy_bibtex")
-PAPER_BINDINGS = [STAR, READ, OPEN, PDF, COPY]
+HIDE = Binding("x", "toggle_hidden", "Hide", show=False, id="app.hide", tooltip="Not interested: hide the paper (x again brings it back)")
+PAPER_BINDINGS = [STAR, READ, OPEN, PDF, COPY, HIDE]
 
 
 def paper_link(paper: Paper, kind: str) -> str | None:
@@ -45,12 +46,14 @@ class PaperScreen(Screen):
     def marks_changed(self) -> None:
         raise NotImplementedError
 
-    def _set_marks(self, paper_id: str, *, read: bool | None = None, starred: bool | None = None) -> None:
+    def _set_marks(
+        self, paper_id: str, *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None
+    ) -> None:
         def failed(message: str) -> None:
             self.app.notify(message, severity="error", timeout=15)
             self.marks_changed()
 
-        self.service.set_marks(paper_id, read=read, starred=starred, on_error=failed)
+        self.service.set_marks(paper_id, read=read, starred=starred, hidden=hidden, on_error=failed)
         self.marks_changed()
 
     def action_toggle_star(self) -> None:
@@ -60,6 +63,14 @@ class PaperScreen(Screen):
     def action_toggle_read(self) -> None:
         if (paper_id := self.current_paper_id()) is not None:
             self._set_marks(paper_id, read=paper_id not in self.service.library.read)
+
+    def action_toggle_hidden(self) -> None:
+        """Not interested: the paper leaves every view (but Hidden) the next time a list is drawn,
+        and teaches For you; until then it stays in place, so x again undoes it."""
+        if (paper_id := self.current_paper_id()) is not None:
+            hide = paper_id not in self.service.library.hidden
+            self._set_marks(paper_id, hidden=hide)
+            self.app.notify("Hidden: not shown again (x brings it back)." if hide else "Shown again.")
 
     def _current_paper(self) -> Paper | None:
         """The current paper's whole record (one record read: a key press, not a frame)."""

@@ -16,7 +16,7 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header
 from textual.worker import get_current_worker
 
-from reader.app.paper_actions import COPY, OPEN, PDF, READ, STAR, PaperScreen
+from reader.app.paper_actions import COPY, HIDE, OPEN, PDF, READ, STAR, PaperScreen
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog
 from reader.app.screens.export import ExportActions
@@ -31,7 +31,7 @@ from reader.core.ranking import NeedsStars, Ranking
 from reader.core.rising import RisingTerm
 from reader.core.text import word_string
 from reader.errors import QueryError, ReaderError
-from reader.service import ALL, FOR_YOU, RISING, STARRED, CacheUpdate, LibraryService, View, open_service
+from reader.service import ALL, FOR_YOU, HIDDEN, RISING, STARRED, CacheUpdate, LibraryService, View, open_service
 
 FILTER_DELAY = 0.15  # seconds of typing quiet before a filter runs
 RERANK_DELAY = 2.0  # seconds of marking quiet before For you is ranked again
@@ -54,6 +54,7 @@ class MainScreen(PaperScreen, ExportActions):
         Binding("q", "app.quit", "Quit", id="app.quit"),
         PDF,
         COPY,
+        HIDE,
         Binding("escape", "clear_filter", "Clear filter", show=False, id="app.clear_filter"),
         Binding("f", "for_you_scope", "For you", show=False, id="app.for_you", tooltip="For you: every topic, or the last topic only"),
         Binding("a", "add_topic", "Add topic", show=False, id="app.add_topic"),
@@ -180,13 +181,16 @@ class MainScreen(PaperScreen, ExportActions):
         if self.service.topics:
             entries.append(SidebarEntry.heading("Topics"))
         entries += [SidebarEntry(View.of_topic(t.name), t.name, *library.counts(t.name)) for t in self.service.topics]
+        hidden = library.counts(hidden=True)
+        if hidden[0] or self.view == HIDDEN:
+            entries += [SidebarEntry.heading("Not interested"), SidebarEntry(HIDDEN, "Hidden", *hidden)]
         self.sidebar.set_entries(entries)
 
     def sidebar_label(self, view: View) -> str:
         """What the sidebar calls a view (also said in the export dialog)."""
         if view == ALL:
             return "All papers (demo)" if self.service.is_demo else "All papers"
-        return {"starred": "Starred", "foryou": "For you", "rising": "Rising"}.get(view.kind, view.name or view.kind)
+        return {"starred": "Starred", "foryou": "For you", "rising": "Rising", "hidden": "Hidden"}.get(view.kind, view.name or view.kind)
 
     def _for_you_detail(self) -> str:
         ranking = self.service.for_you
@@ -203,6 +207,8 @@ class MainScreen(PaperScreen, ExportActions):
             chart.show(None, "Starred", f"{plural(self.service.library.counts(starred=True)[0], 'starred paper')}")
         elif view == FOR_YOU:
             chart.show(None, "For you", self._for_you_headline())
+        elif view == HIDDEN:
+            chart.show(None, "Hidden", "Papers you are not interested in: left out of every other view · x shows one again")
         elif view == RISING:
             chart.show(None, "Rising", "Your topics by the last four weeks against the four before; Enter shows a topic")
         else:
@@ -234,6 +240,8 @@ class MainScreen(PaperScreen, ExportActions):
             return "Nothing unread here — u shows read papers too"
         if self.view == STARRED:
             return "No starred papers yet — s stars the highlighted paper"
+        if self.view == HIDDEN:
+            return "No hidden papers — x hides a paper you are not interested in"
         if self.view.topic is not None:
             return f"No papers in {self.view.topic} yet — R syncs it from arXiv"
         return "No papers yet — R syncs your topics, a adds a topic"
@@ -358,7 +366,9 @@ class MainScreen(PaperScreen, ExportActions):
         self.start_ranking()
 
     def _annotate(self, paper_id: str) -> tuple[tuple[str, str], ...]:
-        """A card's last line: why the paper is ranked where it is (For you)."""
+        """A card's last line: that it was just hidden, or why it is ranked where it is (For you)."""
+        if paper_id in self.service.library.hidden and self.view != HIDDEN:
+            return (("✕ hidden: left out of your views from now on · x brings it back", "paper-list--updated"),)
         ranking = self.service.for_you
         if self.view != FOR_YOU or not isinstance(ranking, Ranking):
             return ()
