@@ -161,7 +161,10 @@ class LibraryService:
             ranked = self.for_you.ids if isinstance(self.for_you, Ranking) else []
             return self._narrow(ranked, unread=unread, query=query)
         if view.kind == "tag":
-            tagged = set(self.store.papers_tagged(view.name or ""))
+            try:
+                tagged = set(self.store.papers_tagged(view.name or ""))
+            except StoreError:  # a tag deleted meanwhile
+                tagged = set()
             return self._narrow([pid for pid in self.library.order if pid in tagged], unread=unread, query=query)
         ids = self.library.select(topic=view.topic, starred=view == STARRED, hidden=view == HIDDEN, unread=unread)
         if query is not None:
