@@ -23,17 +23,18 @@ from reader.core.coverage import view_coverage
 from reader.core.exporting import render
 from reader.core.library import Library
 from reader.core.momentum import Momentum, headline, total_window
-from reader.core.query import Node
+from reader.core.query import Node, parse
 from reader.core.ranking import NeedsStars, Ranking
 from reader.core.rising import RisingTerm, TopicTrend, rising_terms, rising_topics
-from reader.errors import ReaderError, StoreError
+from reader.errors import QueryError, ReaderError, StoreError
 from reader.library_search import LibrarySearch, MemorySearch
 from reader.models import Paper, PaperIndex
 from reader.searchdb import Card
-from reader.store import Store, Topic
+from reader.store import Store, Topic, Watch
 from reader.store.library_state import note_text
 from reader.store.store import shard_of
 from reader.store.syncstate import TopicSyncState
+from reader.triage import TriageSets
 
 T = TypeVar("T")
 
@@ -113,8 +114,9 @@ class LibraryService:
         self._pending_notes: dict[str, str] = {}  # paper id -> the latest text typed, not yet written
         self._notes_lock = threading.Lock()
         self.for_you: Ranking | NeedsStars | None = None  # the latest ranking, set on the UI's thread
-        self.marks_version = 0  # counts mark changes: a ranking trained before the last one is stale
         self._ranking_corpus = None  # built at the first ranking
+        self.triage = TriageSets()  # new, updated, watched papers: read in a worker, taken on the UI's thread
+        self._visited: set[str] = set()  # topics looked at since the app started
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -160,6 +162,9 @@ class LibraryService:
         if view == FOR_YOU:
             ranked = self.for_you.ids if isinstance(self.for_you, Ranking) else []
             return self._narrow(ranked, unread=unread, query=query)
+        if view.kind in ("new", "updated", "watch"):
+            members = self.view_members(view)
+            return self._narrow([pid for pid in self.library.order if pid in members], unread=unread, query=query)
         if view.kind == "tag":
             try:
                 tagged = set(self.store.papers_tagged(view.name or ""))
@@ -193,7 +198,7 @@ class LibraryService:
         changes the marks) and handed to `rank_for_you` in a worker."""
         library = self.library
         return {
-            "version": self.marks_version,
+            "version": library.marks_version,
             "starred": set(library.starred),
             "read": set(library.read),
             "hidden": set(library.hidden),
@@ -229,6 +234,54 @@ class LibraryService:
 
     def _as_of(self) -> date:
         return self.settings.today()
+
+    def view_members(self, view: View) -> set[str]:
+        """The papers of a New, Updated or watch view, in no order."""
+        if view.kind == "new":
+            return self.triage.new
+        if view.kind == "updated":
+            return self.triage.updated
+        return self.triage.watched.get(view.name or "", set())
+
+    def count(self, members: set[str]) -> tuple[int, int]:
+        """(total, unread) of these papers, as the sidebar counts a view: hidden ones left out."""
+        library = self.library
+        shown = [pid for pid in members if pid in library.index and pid not in library.hidden]
+        return len(shown), sum(pid not in library.read for pid in shown)
+
+    def read_triage(self, *, visit: bool = False) -> TriageSets:
+        """New papers (since the previous visit: `visit` records this one, once per app start),
+        updated ones, and each watch's papers (from the search index). In a worker thread."""
+        store = self.store
+        if visit:
+            store.record_visit("app")
+        watched = {}
+        watches = store.watches()
+        for watch in watches:
+            try:
+                watched[watch.name] = set(self.search.matching(parse(watch.query)))
+            except QueryError:
+                watched[watch.name] = set()  # saved before the query rules changed: matches nothing
+        return TriageSets(
+            new=store.new_ids(),
+            new_by_topic={topic.name: store.new_ids(topic.name) for topic in store.topics()},
+            updated=store.updated_ids(),
+            read_versions=store.read_versions(),
+            watches=watches,
+            watched=watched,
+        )
+
+    def visit_topic(self, name: str) -> None:
+        """The user looked at a topic: its "new" counts from this visit on the next start."""
+        if name not in self._visited:
+            self._visited.add(name)
+            self._write(lambda: self.store.record_visit(name), None)
+
+    def add_watch(self, name: str, query: str) -> Watch:
+        return self.store.add_watch(name, query)
+
+    def remove_watch(self, name: str) -> None:
+        self.store.remove_watch(name)
 
     def papers(self, ids: list[str]) -> list[Paper]:
         """Whole records of `ids` from the store, in that order (for export: never from what
@@ -310,8 +363,9 @@ class LibraryService:
     ) -> Future:
         """Change marks in memory now and on disk in the writer thread. If the write fails, the
         change is undone in memory too and `on_error` says why (both on the UI's thread)."""
-        self.marks_version += 1
         library = self.library
+        if read:
+            self.triage.updated.discard(paper_id)  # read again: at the version the cache holds
         changes = {"read": read, "starred": starred, "hidden": hidden}
         before = {
             kind: paper_id in marked
@@ -370,6 +424,9 @@ class LibraryService:
     def tags_of(self, ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """Each paper's tags, sorted by name (an empty tuple for a paper without)."""
         return self.store.tags_of(ids)
+
+    def has_note(self, paper_id: str) -> bool:
+        return bool(self.note(paper_id))
 
     def note(self, paper_id: str) -> str:
         """The paper's note ("" when none), counting a text still waiting to be written."""
@@ -469,6 +526,12 @@ class DemoService(LibraryService):
 
     def _as_of(self) -> date:
         return self.demo.as_of
+
+    def read_triage(self, *, visit: bool = False) -> TriageSets:
+        return TriageSets()  # the demo papers are not in the cache: nothing is new, updated or watched
+
+    def visit_topic(self, name: str) -> None:
+        return
 
     def _ranker(self):
         return _DemoRanker(self.demo.papers.values())

@@ -4,14 +4,28 @@ callers run it off the event loop. No Textual here."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from reader.core import ranking, rising
 from reader.core.features import Corpus, FeatureBlock
 from reader.loading import shard_texts
 from reader.models import PaperIndex
-from reader.store import Store
+from reader.store import Store, Watch
 from reader.store.store import shard_of
+
+
+@dataclass(slots=True)
+class TriageSets:
+    """What the New, Updated and watch views show, read from the store in a worker. `updated`
+    loses a paper when it is read again (on the UI's thread)."""
+
+    new: set[str] = field(default_factory=set)  # arrived since the previous visit of the app
+    new_by_topic: dict[str, set[str]] = field(default_factory=dict)  # ... of each topic
+    updated: set[str] = field(default_factory=set)  # read at a version older than the cache's
+    read_versions: dict[str, int] = field(default_factory=dict)
+    watches: list[Watch] = field(default_factory=list)
+    watched: dict[str, set[str]] = field(default_factory=dict)  # watch name -> papers matching it
 
 
 class RankingCorpus:

@@ -76,8 +76,11 @@ async def test_first_screen_shows_sidebar_chart_and_newest_cards(store, papers):
         prompts = [str(sidebar.get_option_at_index(i).prompt) for i in range(sidebar.option_count)]
         assert prompts[0] == "All papers\n40 papers · 40 unread"
         assert prompts[1] == "Starred\n0 papers"
-        assert prompts[2:5] == ["For you\nranked by your stars", "Rising\nyour topics by momentum", "TOPICS"]
-        assert prompts[5] == "Agents\n30 papers · 30 unread"
+        assert prompts[2:7] == [
+            "For you\nranked by your stars", "New\nnothing since your last visit", "Updated\nnew versions of papers you read",
+            "Rising\nyour topics by momentum", "TOPICS",
+        ]
+        assert prompts[7] == "Agents\n30 papers · 30 unread"
         assert app.main.paper_list.ids[:3] == [p.id for p in papers[:3]]
         chart = app.query_one(MomentumChart)
         assert chart.headline.startswith("40 papers in the last four weeks")
@@ -113,14 +116,14 @@ async def test_sidebar_selects_topic_and_starred(store, papers):
         await ready(pilot)
         await pilot.press("tab")
         assert app.focused is app.main.sidebar
-        await pilot.press("j", "j", "j", "j")  # All -> Starred -> For you -> Rising -> (heading) Agents
+        await pilot.press(*"jjjjjj")  # All -> Starred -> For you -> New -> Updated -> Rising -> (heading) Agents
         assert app.main.view == View.of_topic("Agents")
         assert app.main.paper_list.ids == [p.id for p in papers[:30]]
         assert app.query_one(MomentumChart).title == "Agents"
         await pilot.press("enter")
         assert app.focused is app.main.paper_list
         await pilot.press("shift+tab")
-        await pilot.press("k", "k", "k")
+        await pilot.press(*"kkkkk")
         assert app.main.view == STARRED and app.main.paper_list.ids == []
 
 
@@ -448,7 +451,7 @@ async def test_enter_in_the_delete_dialog_cancels(store):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await pilot.press("tab", "j", "j", "j", "j", "d")
+        await pilot.press("tab", *"jjjjjj", "d")
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("enter")
         assert [t.name for t in store.topics()] == ["Agents", "Other"]
@@ -458,7 +461,7 @@ async def test_list_actions_stay_off_dialogs_and_the_detail_view(store):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await pilot.press("tab", "j", "j", "j", "j", "d")
+        await pilot.press("tab", *"jjjjjj", "d")
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("d", "a", "R")  # no second dialog, no topic dialog, no sync
         assert isinstance(app.screen, ConfirmDialog) and len(app.screen_stack) == 2 and not app.main.status.syncing
@@ -550,7 +553,7 @@ async def test_tab_moves_between_fields_in_every_dialog(store, tmp_path):
         assert isinstance(app.screen, ExportDialog)
         await pilot.press("tab")
         assert app.focused.id == "ok"
-        await pilot.press("escape", "tab", "j", "j", "j", "j", "d")
+        await pilot.press("escape", "tab", *"jjjjjj", "d")
         assert isinstance(app.screen, ConfirmDialog)
         assert "y answers yes" in str(app.screen.query_one(".dialog-hint").render())
         focused = app.focused

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import time
 
 import pytest
 import rispy
@@ -10,7 +12,7 @@ import rispy
 from reader.app.screens.export import ExportDialog
 from reader.app.widgets.chart import MomentumChart
 from reader.app.widgets.rising import RisingTable
-from reader.service import ALL, FOR_YOU, HIDDEN, RISING, View
+from reader.service import ALL, FOR_YOU, HIDDEN, NEW, RISING, UPDATED, View
 from reader.store import Store
 from tests.test_app import card_text, make_app, ready
 from tests.themes import theme_papers
@@ -151,3 +153,94 @@ async def test_x_hides_a_paper_x_again_brings_it_back_and_hidden_lists_it(store,
         assert "x brings it back" not in card_text(app, 0)
         await choose(pilot, ALL)
         assert first not in app.main.paper_list.ids
+
+
+@pytest.fixture
+def lived_in(store, themes):
+    """A cache used before: synced, visited, then two new papers, a paper read at v1 now at v2, a
+    watch, a tag and a note."""
+    agents, proteins = themes
+    store.record_sync("Agents", "abs:agents")
+    store.record_visit("app")
+    time.sleep(0.01)  # arrivals are stamped in milliseconds
+    newcomers = [dataclasses.replace(p, id=f"2611.{30000 + i}") for i, p in enumerate(proteins[:2])]
+    store.save_papers(newcomers, "Agents")
+    revised = agents[3]
+    store.set_marks([revised.id], read=True)
+    store.save_papers([dataclasses.replace(revised, version=revised.version + 1)], None)
+    store.add_watch("Levine", "au:levine")
+    store.set_tags([agents[0].id], add=["Group"])
+    store.set_note(agents[0].id, "Read for the *seminar*")
+    return newcomers, revised
+
+
+def prompts(app) -> list[str]:
+    sidebar = app.main.sidebar
+    return [str(sidebar.get_option_at_index(i).prompt) for i in range(sidebar.option_count)]
+
+
+async def test_new_updated_watches_and_tags_show_in_the_sidebar_views_and_cards(store, themes, lived_in):
+    agents, _ = themes
+    newcomers, revised = lived_in
+    levine = {p.id for p in agents + themes[1] if any(a.name == "S. Levine" for a in p.authors)}
+    app = make_app(store)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await ready(pilot)
+        shown = prompts(app)
+        assert "New\n2 papers · 2 unread" in shown and "Updated\n1 paper" in shown
+        assert "Agents\n22 papers · 21 unread · 2 new" in shown  # one read (the revised paper)
+        assert shown[shown.index("WATCHES") + 1] == f"Levine\n{len(levine)} papers · {len(levine)} unread"
+        assert shown[shown.index("TAGS") + 1] == "Group\n1 paper"
+
+        await choose(pilot, NEW)
+        assert set(app.main.paper_list.ids) == {p.id for p in newcomers}
+        await choose(pilot, UPDATED)
+        assert app.main.paper_list.ids == [revised.id]
+        assert f"updated since you read it (v{revised.version} → v{revised.version + 1})" in card_text(app, 0)
+        await choose(pilot, View.of_watch("Levine"))
+        assert set(app.main.paper_list.ids) == levine
+        assert "◆ Levine" in card_text(app, 0)
+        await choose(pilot, View.of_tag("Group"))
+        assert app.main.paper_list.ids == [agents[0].id]
+        assert "#Group" in card_text(app, 0) and "✎ note" in card_text(app, 0)
+
+        await choose(pilot, UPDATED)
+        await pilot.press("shift+tab", "enter", "escape")  # reading the new version clears it
+        await ready(pilot)
+        await choose(pilot, ALL)
+        await choose(pilot, UPDATED)
+        assert app.main.paper_list.ids == []
+        assert "Updated\nnew versions of papers you read" in prompts(app)
+
+
+async def test_watches_are_added_with_w_and_tags_renamed_and_deleted_after_asking(store, data_dir, lived_in):
+    app = make_app(store)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await ready(pilot)
+        await pilot.press("w", *"Finn", "tab", *"au:finn", "enter")
+        await ready(pilot)
+        assert [w.name for w in Store(data_dir).watches()] == ["Levine", "Finn"]
+        assert app.main.view == View.of_watch("Finn") and app.main.paper_list.ids
+        await pilot.press("d")
+        assert "Stop watching 'Finn'?" in str(app.screen.query_one(".dialog-title").render())
+        await pilot.press("y")
+        await ready(pilot)
+        assert [w.name for w in Store(data_dir).watches()] == ["Levine"]
+
+        await choose(pilot, View.of_tag("Group"))
+        await pilot.press("f2")
+        app.screen.query_one("#text").value = "Seminar"
+        await pilot.press("enter")
+        await ready(pilot)
+        app.service.flush()
+        await pilot.pause()
+        assert Store(data_dir).tags() == {"Seminar": 1}
+        assert app.main.view == View.of_tag("Seminar")
+        await pilot.press("d", "n")  # asked, and no
+        app.service.flush()
+        assert Store(data_dir).tags() == {"Seminar": 1}
+        await pilot.press("d", "y")
+        app.service.flush()
+        await ready(pilot)
+        assert Store(data_dir).tags() == {}
+        assert "TAGS" not in prompts(app)

@@ -65,7 +65,7 @@ def test_empty_topic(snap_compare, store):
 
     async def run_before(pilot):
         await settle(pilot)
-        await pilot.press("tab", *"jjjjj")  # Starred, For you, Rising, Agents, Fresh: a topic not synced yet
+        await pilot.press("tab", *"jjjjjjj")  # Starred, For you, New, Updated, Rising, Agents, Fresh: a topic not synced yet
         await pilot.pause()
 
     assert snap_compare(make_app(store), terminal_size=(120, 40), run_before=run_before)

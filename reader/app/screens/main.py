@@ -17,8 +17,8 @@ from textual.widgets import Footer, Header
 from textual.worker import get_current_worker
 
 from reader.app.paper_actions import COPY, HIDE, OPEN, PDF, READ, STAR, PaperScreen
+from reader.app.screens.collections import CollectionActions
 from reader.app.screens.detail import DetailScreen
-from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog
 from reader.app.screens.export import ExportActions
 from reader.app.widgets.chart import MomentumChart
 from reader.app.widgets.filter_box import FilterBox
@@ -31,13 +31,15 @@ from reader.core.ranking import NeedsStars, Ranking
 from reader.core.rising import RisingTerm
 from reader.core.text import word_string
 from reader.errors import QueryError, ReaderError
-from reader.service import ALL, FOR_YOU, HIDDEN, RISING, STARRED, CacheUpdate, LibraryService, View, open_service
+from reader.service import ALL, FOR_YOU, HIDDEN, NEW, RISING, STARRED, UPDATED, CacheUpdate, LibraryService, View, open_service
+from reader.triage import TriageSets
 
+VIEW_LABELS = {"starred": "Starred", "foryou": "For you", "new": "New", "updated": "Updated", "rising": "Rising", "hidden": "Hidden"}
 FILTER_DELAY = 0.15  # seconds of typing quiet before a filter runs
 RERANK_DELAY = 2.0  # seconds of marking quiet before For you is ranked again
 
 
-class MainScreen(PaperScreen, ExportActions):
+class MainScreen(PaperScreen, ExportActions, CollectionActions):
     # In the order the footer shows them: what a narrow footer drops is in the help screen.
     BINDINGS = [
         STAR,
@@ -58,7 +60,9 @@ class MainScreen(PaperScreen, ExportActions):
         Binding("escape", "clear_filter", "Clear filter", show=False, id="app.clear_filter"),
         Binding("f", "for_you_scope", "For you", show=False, id="app.for_you", tooltip="For you: every topic, or the last topic only"),
         Binding("a", "add_topic", "Add topic", show=False, id="app.add_topic"),
-        Binding("d", "delete_topic", "Delete topic", show=False, id="app.delete_topic"),
+        Binding("w", "add_watch", "Add watch", show=False, id="app.add_watch", tooltip="Watch names and words: au:levine, abs:\"process reward\""),
+        Binding("d", "delete", "Delete", show=False, id="app.delete_topic", tooltip="Delete the selected topic, watch or tag (papers stay)"),
+        Binding("f2", "rename_tag", "Rename tag", show=False, id="app.rename_tag"),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-very-narrow"), (70, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-small"), (32, "-tall")]
@@ -134,6 +138,27 @@ class MainScreen(PaperScreen, ExportActions):
             return
         self.app.call_from_thread(self._opened, library, due)
         self._prepare_search(None)
+        self._read_triage(visit=True)
+
+    def _read_triage(self, *, visit: bool = False) -> None:
+        """In a worker, once the search index is current: new, updated and watched papers."""
+        try:
+            triage = self.service.read_triage(visit=visit)
+        except ReaderError as error:
+            self.app.call_from_thread(self.app.notify, f"Cannot read new and watched papers: {error}", severity="error")
+            return
+        self.app.call_from_thread(self._triaged, triage)
+
+    @work(thread=True, exclusive=True, group="triage")
+    def reload_triage(self) -> None:
+        self._read_triage()
+
+    def _triaged(self, triage: TriageSets) -> None:
+        self.service.triage = triage
+        self.refresh_sidebar()
+        self.paper_list.refresh_cards()
+        if self.view.kind in ("new", "updated", "watch"):
+            self.refresh_list()
 
     def _opened(self, library, sync_due: bool) -> None:
         self.paper_list.set_library(library)
@@ -171,16 +196,26 @@ class MainScreen(PaperScreen, ExportActions):
         self.refresh_list(keep=keep)
 
     def refresh_sidebar(self) -> None:
-        library = self.service.library
+        library, service, triage = self.service.library, self.service, self.service.triage
         entries = [
             SidebarEntry(ALL, self.sidebar_label(ALL), *library.counts()),
             SidebarEntry(STARRED, "Starred", *library.counts(starred=True)),
             SidebarEntry(FOR_YOU, "For you", detail=self._for_you_detail()),
+            SidebarEntry(NEW, "New", *service.count(triage.new), detail=None if triage.new else "nothing since your last visit"),
+            SidebarEntry(UPDATED, "Updated", *service.count(triage.updated), detail=None if triage.updated else "new versions of papers you read"),
             SidebarEntry(RISING, "Rising", detail="your topics by momentum"),
         ]
-        if self.service.topics:
+        if service.topics:
             entries.append(SidebarEntry.heading("Topics"))
-        entries += [SidebarEntry(View.of_topic(t.name), t.name, *library.counts(t.name)) for t in self.service.topics]
+        for topic in service.topics:
+            new = service.count(triage.new_by_topic.get(topic.name, set()))[0]
+            entries.append(SidebarEntry(View.of_topic(topic.name), topic.name, *library.counts(topic.name), new=new))
+        if triage.watches:
+            entries.append(SidebarEntry.heading("Watches"))
+            entries += [SidebarEntry(View.of_watch(w.name), w.name, *service.count(triage.watched.get(w.name, set()))) for w in triage.watches]
+        if tags := service.tags():
+            entries.append(SidebarEntry.heading("Tags"))
+            entries += [SidebarEntry(View.of_tag(name), name, count) for name, count in tags.items()]
         hidden = library.counts(hidden=True)
         if hidden[0] or self.view == HIDDEN:
             entries += [SidebarEntry.heading("Not interested"), SidebarEntry(HIDDEN, "Hidden", *hidden)]
@@ -190,7 +225,7 @@ class MainScreen(PaperScreen, ExportActions):
         """What the sidebar calls a view (also said in the export dialog)."""
         if view == ALL:
             return "All papers (demo)" if self.service.is_demo else "All papers"
-        return {"starred": "Starred", "foryou": "For you", "rising": "Rising", "hidden": "Hidden"}.get(view.kind, view.name or view.kind)
+        return VIEW_LABELS.get(view.kind, view.name or view.kind)
 
     def _for_you_detail(self) -> str:
         ranking = self.service.for_you
@@ -207,6 +242,15 @@ class MainScreen(PaperScreen, ExportActions):
             chart.show(None, "Starred", f"{plural(self.service.library.counts(starred=True)[0], 'starred paper')}")
         elif view == FOR_YOU:
             chart.show(None, "For you", self._for_you_headline())
+        elif view == NEW:
+            chart.show(None, "New", "Papers that arrived since your last visit (a topic's first sync is not new)")
+        elif view == UPDATED:
+            chart.show(None, "Updated", "Papers you read that arXiv has since revised: opening one shows the new version")
+        elif view.kind == "watch":
+            query = next((w.query for w in self.service.triage.watches if w.name == view.name), "")
+            chart.show(None, f"Watch · {view.name}", f"Papers matching {query}")
+        elif view.kind == "tag":
+            chart.show(None, f"Tag · {view.name}", f"{plural(self.service.count(set(self.service.select(view)))[0], 'paper')} you tagged {view.name}")
         elif view == HIDDEN:
             chart.show(None, "Hidden", "Papers you are not interested in: left out of every other view · x shows one again")
         elif view == RISING:
@@ -242,6 +286,14 @@ class MainScreen(PaperScreen, ExportActions):
             return "No starred papers yet — s stars the highlighted paper"
         if self.view == HIDDEN:
             return "No hidden papers — x hides a paper you are not interested in"
+        if self.view == NEW:
+            return "Nothing new since your last visit — R syncs your topics"
+        if self.view == UPDATED:
+            return "None of the papers you read has a newer version"
+        if self.view.kind == "watch":
+            return f"No cached paper matches the watch {self.view.name} yet"
+        if self.view.kind == "tag":
+            return f"No papers tagged {self.view.name} — t tags the highlighted paper"
         if self.view.topic is not None:
             return f"No papers in {self.view.topic} yet — R syncs it from arXiv"
         return "No papers yet — R syncs your topics, a adds a topic"
@@ -263,6 +315,7 @@ class MainScreen(PaperScreen, ExportActions):
     def watch_view(self, view: View) -> None:
         if view.topic is not None:
             self._last_topic = view.topic
+            self.service.visit_topic(view.topic)
             if view.topic not in self._rising_terms:
                 self.find_rising_terms(view.topic)
         rising = view == RISING
@@ -270,7 +323,7 @@ class MainScreen(PaperScreen, ExportActions):
         self.paper_list.display = not rising
         if rising:
             self.rank_topics()
-        if view == FOR_YOU and self._ranked_version != self.service.marks_version:
+        if view == FOR_YOU and self._ranked_version != self.service.library.marks_version:
             self.start_ranking()
         self.refresh_chart()
         self.refresh_list(keep=None) if self.filter_query is not None else self._show(
@@ -283,7 +336,7 @@ class MainScreen(PaperScreen, ExportActions):
     def marks_changed(self) -> None:
         self.paper_list.refresh_cards()
         self.refresh_sidebar()
-        if self.view == FOR_YOU and self._ranked_version != self.service.marks_version:
+        if self.view == FOR_YOU and self._ranked_version != self.service.library.marks_version:
             # Retrain once the marking pauses, so a run of stars costs one ranking.
             if self._rerank_timer is not None:
                 self._rerank_timer.stop()
@@ -366,9 +419,26 @@ class MainScreen(PaperScreen, ExportActions):
         self.start_ranking()
 
     def _annotate(self, paper_id: str) -> tuple[tuple[str, str], ...]:
-        """A card's last line: that it was just hidden, or why it is ranked where it is (For you)."""
-        if paper_id in self.service.library.hidden and self.view != HIDDEN:
+        """A card's last line: that it was just hidden; else a newer version than the one read,
+        the watches it matches, the user's tags, a note, and (For you) why it is ranked there."""
+        service = self.service
+        if paper_id in service.library.hidden and self.view != HIDDEN:
             return (("✕ hidden: left out of your views from now on · x brings it back", "paper-list--updated"),)
+        parts: list[tuple[str, str]] = []
+        triage = service.triage
+        if paper_id in triage.updated:
+            index = service.library.index
+            position = index.position(paper_id)
+            version = index.versions[position] if position is not None else "?"
+            parts.append((f"↻ updated since you read it (v{triage.read_versions.get(paper_id, '?')} → v{version})  ", "paper-list--updated"))
+        parts += [(f"◆ {name}  ", "paper-list--watch") for name, ids in triage.watched.items() if paper_id in ids]
+        parts += [(f"#{tag}  ", "paper-list--user-tag") for tag in service.tags_of([paper_id]).get(paper_id, ())]
+        if service.has_note(paper_id):
+            parts.append(("✎ note  ", "paper-list--note"))
+        return tuple(parts) + self._reason(paper_id)
+
+    def _reason(self, paper_id: str) -> tuple[tuple[str, str], ...]:
+        """For you: the paper's score and the terms weighing most for it."""
         ranking = self.service.for_you
         if self.view != FOR_YOU or not isinstance(ranking, Ranking):
             return ()
@@ -473,9 +543,9 @@ class MainScreen(PaperScreen, ExportActions):
         if not topics:
             self.app.notify("No topics to sync: add one with a.", severity="warning")
             return
-        self._sync(topics)
+        self.start_sync(topics)
 
-    def _sync(self, topics) -> None:
+    def start_sync(self, topics) -> None:
         if not self.status.sync(self.service.store, self.service.settings, topics, self.client_factory):
             self.app.notify("A sync is already running.")
 
@@ -517,6 +587,7 @@ class MainScreen(PaperScreen, ExportActions):
         # The new papers' cards and words first, so the list never shows a paper it cannot draw.
         self._prepare_search(changed_ids)
         self.app.call_from_thread(self._updated, update, changed_ids)
+        self._read_triage()
 
     def _replace_service(self, service: LibraryService) -> None:
         self.service = service
@@ -539,56 +610,3 @@ class MainScreen(PaperScreen, ExportActions):
         if self.view != STARRED or self.filter_query is not None:
             choices.append((f"{plural(len(shown), 'paper')} shown ({where})", list(shown)))
         return choices
-
-    # --- topics ----------------------------------------------------------------------------------------
-
-    def action_add_topic(self) -> None:
-        def added(result: tuple[str, str] | None) -> None:
-            if result is not None:
-                self._add_topic(*result)
-
-        self.app.push_screen(AddTopicDialog([t.name for t in self.service.topics]), added)
-
-    @work(thread=True, group="topics")
-    def _add_topic(self, name: str, query: str) -> None:
-        try:
-            topic = self.service.add_topic(name, query)
-        except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, str(error), severity="error")
-            return
-        self.app.call_from_thread(self._topic_added, topic)
-
-    def _topic_added(self, topic) -> None:
-        self.refresh_sidebar()
-        self.view = View.of_topic(topic.name)
-        self.app.notify(f"Added '{topic.name}'. Syncing it now.")
-        if not self.status.syncing:
-            self._sync([topic])
-
-    def action_delete_topic(self) -> None:
-        topic = self.view.topic
-        if topic is None:
-            self.app.notify("Select a topic in the sidebar first.", severity="warning")
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._delete_topic(topic)
-
-        question = f"Delete the topic '{topic}'? Papers, stars and read marks are kept."
-        self.app.push_screen(ConfirmDialog(question, yes="Delete"), answered)
-
-    @work(thread=True, group="topics")
-    def _delete_topic(self, name: str) -> None:
-        try:
-            update = self.service.remove_topic(name)
-        except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, str(error), severity="error")
-            return
-        self.app.call_from_thread(self._topic_deleted, name, update)
-
-    def _topic_deleted(self, name: str, update: CacheUpdate) -> None:
-        self.service.apply_update(update)
-        self.view = ALL
-        self.refresh_everything()
-        self.app.notify(f"Deleted '{name}'. Its papers, stars and read marks stay in the cache.")

@@ -25,6 +25,7 @@ class SidebarEntry:
     total: int = 0
     unread: int = 0
     detail: str | None = None  # said instead of the counts
+    new: int = 0  # arrived since the previous visit
 
     @classmethod
     def heading(cls, label: str) -> SidebarEntry:
@@ -91,6 +92,8 @@ class TopicSidebar(OptionList):
             return prompt
         counts = f"{entry.total:,}" if compact else f"{entry.total:,} paper{'s' if entry.total != 1 else ''}"
         if entry.unread:
-            counts += f" · {entry.unread:,} {'new' if compact else 'unread'}"
+            counts += f" · {entry.unread:,} {'unr.' if compact else 'unread'}"
         prompt.append("\n" + counts, style="dim")
+        if entry.new:
+            prompt.append(f" · {entry.new:,} new", style="bold")
         return prompt
