@@ -77,8 +77,8 @@ async def test_first_screen_shows_sidebar_chart_and_newest_cards(store, papers):
         assert prompts[0] == "All papers\n40 papers · 40 unread"
         assert prompts[1] == "Starred\n0 papers"
         assert prompts[2:7] == [
-            "For you\nranked by your stars", "New\nnothing since your last visit", "Updated\nnew versions of papers you read",
-            "Rising\nyour topics by momentum", "TOPICS",
+            "For you\nby your stars", "New\nnothing new", "Updated\nno new versions",
+            "Rising\ntopic momentum", "TOPICS",
         ]
         assert prompts[7] == "Agents\n30 papers · 30 unread"
         assert app.main.paper_list.ids[:3] == [p.id for p in papers[:3]]

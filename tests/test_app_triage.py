@@ -188,7 +188,7 @@ async def test_new_updated_watches_and_tags_show_in_the_sidebar_views_and_cards(
         await ready(pilot)
         shown = prompts(app)
         assert "New\n2 papers · 2 unread" in shown and "Updated\n1 paper" in shown
-        assert "Agents\n22 papers · 21 unread · 2 new" in shown  # one read (the revised paper)
+        assert "Agents · 2 new\n22 papers · 21 unread" in shown  # one read (the revised paper)
         assert shown[shown.index("WATCHES") + 1] == f"Levine\n{len(levine)} papers · {len(levine)} unread"
         assert shown[shown.index("TAGS") + 1] == "Group\n1 paper"
 
@@ -210,7 +210,7 @@ async def test_new_updated_watches_and_tags_show_in_the_sidebar_views_and_cards(
         await choose(pilot, ALL)
         await choose(pilot, UPDATED)
         assert app.main.paper_list.ids == []
-        assert "Updated\nnew versions of papers you read" in prompts(app)
+        assert "Updated\nno new versions" in prompts(app)
 
 
 async def test_watches_are_added_with_w_and_tags_renamed_and_deleted_after_asking(store, data_dir, lived_in):

@@ -201,9 +201,9 @@ class MainScreen(PaperScreen, ExportActions, CollectionActions):
             SidebarEntry(ALL, self.sidebar_label(ALL), *library.counts()),
             SidebarEntry(STARRED, "Starred", *library.counts(starred=True)),
             SidebarEntry(FOR_YOU, "For you", detail=self._for_you_detail()),
-            SidebarEntry(NEW, "New", *service.count(triage.new), detail=None if triage.new else "nothing since your last visit"),
-            SidebarEntry(UPDATED, "Updated", *service.count(triage.updated), detail=None if triage.updated else "new versions of papers you read"),
-            SidebarEntry(RISING, "Rising", detail="your topics by momentum"),
+            SidebarEntry(NEW, "New", *service.count(triage.new), detail=None if triage.new else "nothing new"),
+            SidebarEntry(UPDATED, "Updated", *service.count(triage.updated), detail=None if triage.updated else "no new versions"),
+            SidebarEntry(RISING, "Rising", detail="topic momentum"),
         ]
         if service.topics:
             entries.append(SidebarEntry.heading("Topics"))
@@ -230,10 +230,10 @@ class MainScreen(PaperScreen, ExportActions, CollectionActions):
     def _for_you_detail(self) -> str:
         ranking = self.service.for_you
         if isinstance(ranking, NeedsStars):
-            return f"star {plural(ranking.missing, 'more paper')} to start"
+            return f"star {ranking.missing} more"
         if isinstance(ranking, Ranking):
-            return f"{len(ranking):,} unread, best first"
-        return "ranked by your stars"
+            return f"{len(ranking):,} ranked"
+        return "by your stars"
 
     def refresh_chart(self) -> None:
         chart = self.query_one("#chart", MomentumChart)
@@ -254,7 +254,7 @@ class MainScreen(PaperScreen, ExportActions, CollectionActions):
         elif view == HIDDEN:
             chart.show(None, "Hidden", "Papers you are not interested in: left out of every other view · x shows one again")
         elif view == RISING:
-            chart.show(None, "Rising", "Your topics by the last four weeks against the four before; Enter shows a topic")
+            chart.show(None, "Rising", "Topics by their last four weeks against the four before · Enter opens one")
         else:
             momentum, title, headline = self.service.chart(view)
             terms = self._rising_terms.get(view.topic) if view.topic is not None else None

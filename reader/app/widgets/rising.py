@@ -10,7 +10,7 @@ from textual.widgets import DataTable
 
 from reader.core.rising import TopicTrend
 
-COLUMNS = ("Topic", "Last 4 weeks", "4 weeks before", "Change", "Share of new papers")
+COLUMNS = ("Topic", "Last 4 wk", "4 wk before", "Change", "Share of all new")
 
 
 class RisingTable(DataTable):

@@ -87,13 +87,14 @@ class TopicSidebar(OptionList):
     @staticmethod
     def _prompt(entry: SidebarEntry, compact: bool = False) -> Text:
         prompt = Text(entry.label, style="bold", no_wrap=True, overflow="ellipsis")
+        if entry.new:  # on the name's line: the counts' line is full at the sidebar's width
+            prompt.append(f" +{entry.new:,}" if compact else f" · {entry.new:,} new", style="bold italic")
         if entry.detail is not None:
-            prompt.append("\n" + entry.detail, style="dim")
+            if not compact:  # a narrow sidebar keeps one line for what has no counts
+                prompt.append("\n" + entry.detail, style="dim")
             return prompt
         counts = f"{entry.total:,}" if compact else f"{entry.total:,} paper{'s' if entry.total != 1 else ''}"
         if entry.unread:
             counts += f" · {entry.unread:,} {'unr.' if compact else 'unread'}"
         prompt.append("\n" + counts, style="dim")
-        if entry.new:
-            prompt.append(f" · {entry.new:,} new", style="bold")
         return prompt
