@@ -121,11 +121,16 @@ class LibraryService:
     # --- reading --------------------------------------------------------------------------------
 
     def open(self) -> Library:
-        """Index, marks and topics, counted and charted (in a worker thread: ~0.2 s at 100,000
-        papers), so that the UI's thread draws them at once. Then `prepare_search`."""
-        marks = self.store.marks()
-        self.library = Library(PaperIndex(), marks.read, marks.starred, marks.hidden)
-        self.apply_update(self.read_update())
+        """Index, marks and topics (~30 ms at 100,000 papers): counts, chart and list order are
+        right before any record is read; the first paint waits for nothing more (counting for
+        it then takes the UI's thread once; later updates are counted in `read_update`). Then
+        `prepare_search`."""
+        index, marks = self.store.index(), self.store.marks()
+        self.topics = self.store.topics()
+        self._total_new_last4 = self.store.cached_total(total_window(self.settings.today()))
+        self._sync_states = self.store.sync_states()
+        self.library = Library(index, marks.read, marks.starred, marks.hidden)
+        self._momenta = {}
         return self.library
 
     def take_warnings(self) -> list[str]:
