@@ -12,7 +12,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
-from textual.timer import Timer
 from textual.widgets import Footer, Header
 from textual.worker import get_current_worker
 
@@ -20,6 +19,8 @@ from reader.app.paper_actions import COPY, HIDE, OPEN, PDF, READ, STAR, PaperScr
 from reader.app.screens.collections import CollectionActions
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.export import ExportActions
+from reader.app.screens.sync import SyncActions
+from reader.app.screens.triage import TriageActions
 from reader.app.widgets.chart import MomentumChart
 from reader.app.widgets.filter_box import FilterBox
 from reader.app.widgets.paper_list import PaperList
@@ -27,19 +28,15 @@ from reader.app.widgets.rising import RisingTable
 from reader.app.widgets.sidebar import SidebarEntry, TopicSidebar
 from reader.app.widgets.status import StatusLine, plural
 from reader.core.query import Node, parse
-from reader.core.ranking import NeedsStars, Ranking
-from reader.core.rising import RisingTerm
-from reader.core.text import word_string
+from reader.core.ranking import NeedsStars
 from reader.errors import QueryError, ReaderError
-from reader.service import ALL, FOR_YOU, HIDDEN, NEW, RISING, STARRED, UPDATED, CacheUpdate, LibraryService, View, open_service
-from reader.triage import TriageSets
+from reader.service import ALL, FOR_YOU, HIDDEN, NEW, RISING, STARRED, UPDATED, LibraryService, View
 
 VIEW_LABELS = {"starred": "Starred", "foryou": "For you", "new": "New", "updated": "Updated", "rising": "Rising", "hidden": "Hidden"}
 FILTER_DELAY = 0.15  # seconds of typing quiet before a filter runs
-RERANK_DELAY = 2.0  # seconds of marking quiet before For you is ranked again
 
 
-class MainScreen(PaperScreen, ExportActions, CollectionActions):
+class MainScreen(PaperScreen, TriageActions, SyncActions, ExportActions, CollectionActions):
     # In the order the footer shows them: what a narrow footer drops is in the help screen.
     BINDINGS = [
         STAR,
@@ -78,13 +75,7 @@ class MainScreen(PaperScreen, ExportActions, CollectionActions):
         self.filter_query: Node | None = None
         self._offline_told = False
         self.loaded = False  # the search index is current (until then, filters scan the shards)
-        self.for_you_topic: str | None = None  # For you ranks this topic's papers, or every topic's
-        self._last_topic: str | None = None  # the topic viewed last: what `f` narrows For you to
-        self._ranked_version = -1  # the marks the shown ranking learned from
-        self._ranking_pending = False
-        self._rerank_timer: Timer | None = None
-        self._rising_terms: dict[str, list[RisingTerm]] = {}  # per topic, until the next sync
-        self._reasons: dict[str, tuple[tuple[str, str], ...]] = {}  # For you: a card's reasons, drawn once
+        self.init_triage()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -139,26 +130,6 @@ class MainScreen(PaperScreen, ExportActions, CollectionActions):
         self.app.call_from_thread(self._opened, library, due)
         self._prepare_search(None)
         self._read_triage(visit=True)
-
-    def _read_triage(self, *, visit: bool = False) -> None:
-        """In a worker, once the search index is current: new, updated and watched papers."""
-        try:
-            triage = self.service.read_triage(visit=visit)
-        except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, f"Cannot read new and watched papers: {error}", severity="error")
-            return
-        self.app.call_from_thread(self._triaged, triage)
-
-    @work(thread=True, exclusive=True, group="triage")
-    def reload_triage(self) -> None:
-        self._read_triage()
-
-    def _triaged(self, triage: TriageSets) -> None:
-        self.service.triage = triage
-        self.refresh_sidebar()
-        self.paper_list.refresh_cards()
-        if self.view.kind in ("new", "updated", "watch"):
-            self.refresh_list()
 
     def _opened(self, library, sync_due: bool) -> None:
         self.paper_list.set_library(library)
@@ -227,14 +198,6 @@ class MainScreen(PaperScreen, ExportActions, CollectionActions):
             return "All papers (demo)" if self.service.is_demo else "All papers"
         return VIEW_LABELS.get(view.kind, view.name or view.kind)
 
-    def _for_you_detail(self) -> str:
-        ranking = self.service.for_you
-        if isinstance(ranking, NeedsStars):
-            return f"star {ranking.missing} more"
-        if isinstance(ranking, Ranking):
-            return f"{len(ranking):,} ranked"
-        return "by your stars"
-
     def refresh_chart(self) -> None:
         chart = self.query_one("#chart", MomentumChart)
         view = self.view
@@ -250,24 +213,14 @@ class MainScreen(PaperScreen, ExportActions, CollectionActions):
             query = next((w.query for w in self.service.triage.watches if w.name == view.name), "")
             chart.show(None, f"Watch · {view.name}", f"Papers matching {query}")
         elif view.kind == "tag":
-            chart.show(None, f"Tag · {view.name}", f"{plural(self.service.count(set(self.service.select(view)))[0], 'paper')} you tagged {view.name}")
+            chart.show(None, f"Tag · {view.name}", f"{plural(len(self.service.select(view)), 'paper')} you tagged {view.name}")
         elif view == HIDDEN:
             chart.show(None, "Hidden", "Papers you are not interested in: left out of every other view · x shows one again")
         elif view == RISING:
             chart.show(None, "Rising", "Topics by their last four weeks against the four before · Enter opens one")
         else:
             momentum, title, headline = self.service.chart(view)
-            terms = self._rising_terms.get(view.topic) if view.topic is not None else None
-            if terms:
-                title += " · rising: " + ", ".join(term.term for term in terms[:3])
-            chart.show(momentum, title, headline)
-
-    def _for_you_headline(self) -> str:
-        library = self.service.library
-        scope = f"the unread papers of {self.for_you_topic}" if self.for_you_topic else "the unread papers of every topic"
-        scope += " · f: every topic" if self.for_you_topic else (" · f: this topic only" if self._last_topic else "")
-        stale = " (updating…)" if self._ranking_pending else ""
-        return f"Ranked by {plural(len(library.starred), 'star')} and {plural(len(library.read), 'read paper')}: {scope}{stale}"
+            chart.show(momentum, title + (self.rising_title(view.topic) if view.topic else ""), headline)
 
     def _empty_message(self) -> str:
         """Say what is empty and what to do about it."""
@@ -313,18 +266,12 @@ class MainScreen(PaperScreen, ExportActions, CollectionActions):
         self.paper_list.border_title = f"Unread only · {plural(len(ids), 'paper')} · u shows all" if self.unread_only else ""
 
     def watch_view(self, view: View) -> None:
-        if view.topic is not None:
-            self._last_topic = view.topic
-            self.service.visit_topic(view.topic)
-            if view.topic not in self._rising_terms:
-                self.find_rising_terms(view.topic)
+        self.view_shown(view)
         rising = view == RISING
         self.query_one("#rising", RisingTable).display = rising
         self.paper_list.display = not rising
         if rising:
             self.rank_topics()
-        if view == FOR_YOU and self._ranked_version != self.service.library.marks_version:
-            self.start_ranking()
         self.refresh_chart()
         self.refresh_list(keep=None) if self.filter_query is not None else self._show(
             self.service.select(self.view, unread=self.unread_only), None
@@ -336,11 +283,7 @@ class MainScreen(PaperScreen, ExportActions, CollectionActions):
     def marks_changed(self) -> None:
         self.paper_list.refresh_cards()
         self.refresh_sidebar()
-        if self.view == FOR_YOU and self._ranked_version != self.service.library.marks_version:
-            # Retrain once the marking pauses, so a run of stars costs one ranking.
-            if self._rerank_timer is not None:
-                self._rerank_timer.stop()
-            self._rerank_timer = self.set_timer(RERANK_DELAY, self.start_ranking)
+        self.marks_touched()
 
     def current_paper_id(self) -> str | None:
         return self.paper_list.current
@@ -379,103 +322,6 @@ class MainScreen(PaperScreen, ExportActions, CollectionActions):
 
     def action_toggle_unread_only(self) -> None:
         self.unread_only = not self.unread_only
-
-    # --- triage: For you, Rising -----------------------------------------------------------------------
-
-    def start_ranking(self) -> None:
-        self._ranking_pending = True
-        self.refresh_chart()
-        self.rank_for_you(self.service.ranking_marks(self.for_you_topic))
-
-    @work(thread=True, exclusive=True, group="rank")
-    def rank_for_you(self, marks: dict) -> None:
-        """Train on the marks and rank (seconds at 100,000 papers); only the last one is shown."""
-        try:
-            result = self.service.rank_for_you(marks)
-        except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, f"Cannot rank the papers: {error}", severity="error")
-            return
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._ranked, result, marks["version"])
-
-    def _ranked(self, result: Ranking | NeedsStars, version: int) -> None:
-        self.service.for_you = result
-        self._ranked_version, self._ranking_pending = version, False
-        self._reasons.clear()
-        self.refresh_sidebar()
-        if self.view == FOR_YOU:
-            self.refresh_chart()
-            self.refresh_list()
-
-    def action_for_you_scope(self) -> None:
-        """For you: the papers of every topic, or of the topic viewed last."""
-        if self.view != FOR_YOU:
-            self.view = FOR_YOU
-            return
-        if self.for_you_topic is None and self._last_topic is None:
-            self.app.notify("Open a topic first: f then ranks its papers only.")
-            return
-        self.for_you_topic = None if self.for_you_topic else self._last_topic
-        self.start_ranking()
-
-    def _annotate(self, paper_id: str) -> tuple[tuple[str, str], ...]:
-        """A card's last line: that it was just hidden; else a newer version than the one read,
-        the watches it matches, the user's tags, a note, and (For you) why it is ranked there."""
-        service = self.service
-        if paper_id in service.library.hidden and self.view != HIDDEN:
-            return (("✕ hidden: left out of your views from now on · x brings it back", "paper-list--updated"),)
-        parts: list[tuple[str, str]] = []
-        triage = service.triage
-        if paper_id in triage.updated:
-            index = service.library.index
-            position = index.position(paper_id)
-            version = index.versions[position] if position is not None else "?"
-            parts.append((f"↻ updated since you read it (v{triage.read_versions.get(paper_id, '?')} → v{version})  ", "paper-list--updated"))
-        parts += [(f"◆ {name}  ", "paper-list--watch") for name, ids in triage.watched.items() if paper_id in ids]
-        parts += [(f"#{tag}  ", "paper-list--user-tag") for tag in service.tags_of([paper_id]).get(paper_id, ())]
-        if service.has_note(paper_id):
-            parts.append(("✎ note  ", "paper-list--note"))
-        return tuple(parts) + self._reason(paper_id)
-
-    def _reason(self, paper_id: str) -> tuple[tuple[str, str], ...]:
-        """For you: the paper's score and the terms weighing most for it."""
-        ranking = self.service.for_you
-        if self.view != FOR_YOU or not isinstance(ranking, Ranking):
-            return ()
-        found = self._reasons.get(paper_id)
-        if found is None:
-            score = ranking.score_of(paper_id)
-            because = ranking.because(paper_id)
-            card = self.paper_list.cached_card(paper_id)
-            if card is not None:  # authors as they write themselves (S. Levine), not as searched (s levine)
-                written = {word_string(name).strip(): name for name in card.authors}
-                because = [written.get(word_string(reason).strip(), reason) for reason in because]
-            text = f"{score:.2f}" + (f" · because: {', '.join(because)}" if because else "") if score is not None else ""
-            found = self._reasons[paper_id] = ((text, "paper-list--reason"),) if text else ()
-        return found
-
-    @work(thread=True, exclusive=True, group="rising")
-    def rank_topics(self) -> None:
-        trends = self.service.rising_topics()
-        self.app.call_from_thread(self.query_one("#rising", RisingTable).show, trends)
-
-    @work(thread=True, group="rising-terms")
-    def find_rising_terms(self, topic: str) -> None:
-        try:
-            terms = self.service.rising_terms(topic)
-        except ReaderError:
-            return  # the chart simply names no terms
-        self.app.call_from_thread(self._found_rising_terms, topic, terms)
-
-    def _found_rising_terms(self, topic: str, terms: list[RisingTerm]) -> None:
-        self._rising_terms[topic] = terms
-        if self.view.topic == topic:
-            self.refresh_chart()
-
-    @on(RisingTable.TopicChosen)
-    def _rising_topic_chosen(self, event: RisingTable.TopicChosen) -> None:
-        self.view = View.of_topic(event.topic)
-        self.paper_list.focus()
 
     # --- filter ----------------------------------------------------------------------------------------
 
@@ -535,70 +381,6 @@ class MainScreen(PaperScreen, ExportActions, CollectionActions):
         self._show(ids, keep)
         note = "" if self.loaded else " (search index not ready: scanned the cache)"
         box.border_subtitle = f"{plural(len(ids), 'match', 'matches')}{note}"
-
-    # --- sync --------------------------------------------------------------------------------------------
-
-    def action_sync(self) -> None:
-        topics = self.service.topics
-        if not topics:
-            self.app.notify("No topics to sync: add one with a.", severity="warning")
-            return
-        self.start_sync(topics)
-
-    def start_sync(self, topics) -> None:
-        if not self.status.sync(self.service.store, self.service.settings, topics, self.client_factory):
-            self.app.notify("A sync is already running.")
-
-    @on(StatusLine.SyncFinished)
-    def _sync_finished(self, event: StatusLine.SyncFinished) -> None:
-        report = event.report
-        if report is None:
-            self.app.notify(f"Sync failed: {event.error}", severity="error", timeout=15)
-            self.status.say(f"Sync failed: {event.error}")
-            return
-        if report.offline:
-            if not self._offline_told:
-                shown = "the demo set" if self.service.is_demo else "the cached papers"
-                self.app.notify(f"arXiv cannot be reached (no network?). Showing {shown}.", severity="warning", timeout=10)
-                self._offline_told = True
-            self.status.say(f"Offline: arXiv cannot be reached. Showing {'the demo set' if self.service.is_demo else 'the cache'}.")
-            return
-        for result in report.failed:
-            self.app.notify(f"{result.topic}: {result.error}", severity="error", timeout=15)
-        summary = f"Synced: {report.new:,} new, {report.updated:,} updated"
-        if report.failed:
-            summary += f"; {plural(len(report.failed), 'topic')} failed"
-        self.status.say(summary)
-        if report.changed_ids or self.service.is_demo:
-            self._reload_after_sync(report.changed_ids)
-
-    @work(thread=True, exclusive=True, group="reload")
-    def _reload_after_sync(self, changed_ids: list[str]) -> None:
-        try:
-            if self.service.is_demo:
-                service = open_service(self.service.store, self.service.settings)
-                if not service.is_demo:  # real papers arrived: leave the demo for the cache
-                    self.app.call_from_thread(self._replace_service, service)
-                return
-            update = self.service.read_update()
-        except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, f"Cannot read the cache: {error}", severity="error")
-            return
-        # The new papers' cards and words first, so the list never shows a paper it cannot draw.
-        self._prepare_search(changed_ids)
-        self.app.call_from_thread(self._updated, update, changed_ids)
-        self._read_triage()
-
-    def _replace_service(self, service: LibraryService) -> None:
-        self.service = service
-        self.app.service = service  # type: ignore[attr-defined]
-        self.open_cache()
-
-    def _updated(self, update: CacheUpdate, changed_ids: list[str]) -> None:
-        keep = self.paper_list.current
-        self.service.apply_update(update)
-        self.paper_list.forget_cards(changed_ids)
-        self.refresh_everything(keep=keep)
 
     # --- export ----------------------------------------------------------------------------------------
 
