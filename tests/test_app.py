@@ -410,7 +410,8 @@ async def test_hostile_authors_and_comments_are_plain_text(data_dir):
         assert "[red]Mallory[/red] · [@click=app.quit]Evil U[/]" in card_text(app, 0)
         await pilot.press("enter")
         body = str(app.screen.query_one("#detail-body").render())
-        assert "[red]Mallory[/red]" in body and "[link=file:///etc/passwd]click[/link]" in body
+        facts = str(app.screen.query_one("#detail-facts").render())
+        assert "[red]Mallory[/red]" in body and "[link=file:///etc/passwd]click[/link]" in facts
         assert app.is_running
 
 

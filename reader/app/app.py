@@ -14,6 +14,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from reader.app.paper_actions import TAG
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.help import HelpScreen, binding_rows
 from reader.app.screens.main import MainScreen
@@ -105,7 +106,7 @@ class ReaderApp(App):
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         return [
-            ("Papers", binding_rows(self, PaperList.BINDINGS)),
+            ("Papers", binding_rows(self, [*PaperList.BINDINGS, TAG])),
             ("Actions", binding_rows(self, MainScreen.BINDINGS)),
             ("Detail view", binding_rows(self, DetailScreen.BINDINGS)),
         ]

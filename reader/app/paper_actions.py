@@ -9,7 +9,9 @@ from textual import work
 from textual.binding import Binding
 from textual.screen import Screen
 
+from reader.app.screens.tags import TagDialog
 from reader.core.bibtex import export as export_bibtex
+from reader.errors import ReaderError
 from reader.models import Paper
 
 if TYPE_CHECKING:
@@ -21,7 +23,9 @@ OPEN = Binding("o", "open_abstract", "Browser", id="app.open")
 PDF = Binding("p", "open_pdf", "PDF", show=False, id="app.pdf")
 COPY = Binding("y", "copy_bibtex", "Copy BibTeX", show=False, id="app.copy_bibtex")
 HIDE = Binding("x", "toggle_hidden", "Hide", show=False, id="app.hide", tooltip="Not interested: hide the paper (x again brings it back)")
-PAPER_BINDINGS = [STAR, READ, OPEN, PDF, COPY, HIDE]
+TAG = Binding("t", "edit_tags", "Tags", show=False, id="app.tags", tooltip="Edit the paper's tags")
+PAPER_BINDINGS = [STAR, READ, OPEN, PDF, COPY, HIDE, TAG]
+DEMO_NOT_SAVED = "Demo papers are kept in memory only: tags and notes are not saved. R syncs your topics."
 
 
 def paper_link(paper: Paper, kind: str) -> str | None:
@@ -34,7 +38,9 @@ def paper_link(paper: Paper, kind: str) -> str | None:
 
 class PaperScreen(Screen):
     """A screen with a current paper: the main list and the detail view. Subclasses provide
-    `current_paper_id()` and `marks_changed()` (redraw what shows marks)."""
+    `current_paper_id()` and `marks_changed()` (redraw what shows marks, tags and notes)."""
+
+    BINDINGS = [TAG]  # a key of every paper screen (the main screen lists the others itself)
 
     def __init__(self, service: LibraryService):
         super().__init__()
@@ -71,6 +77,30 @@ class PaperScreen(Screen):
             hide = paper_id not in self.service.library.hidden
             self._set_marks(paper_id, hidden=hide)
             self.app.notify("Hidden: not shown again (x brings it back)." if hide else "Shown again.")
+
+    def action_edit_tags(self) -> None:
+        paper = self._current_paper()
+        if paper is None:
+            return
+        if self.service.is_demo:
+            self.app.notify(DEMO_NOT_SAVED, severity="warning")
+            return
+        try:
+            current = self.service.tags_of([paper.id])[paper.id]
+            in_use = self.service.tags()
+        except ReaderError as error:
+            self.app.notify(f"Cannot read the tags: {error}", severity="error", timeout=15)
+            return
+
+        def closed(after: tuple[str, ...] | None) -> None:
+            if after is not None and after != current:
+                self.tags_changed(paper.id, after)
+
+        self.app.push_screen(TagDialog(self.service, paper.id, paper.title, current, in_use), closed)
+
+    def tags_changed(self, paper_id: str, tags: tuple[str, ...]) -> None:
+        """A paper's tags were saved: redraw what shows them."""
+        self.marks_changed()
 
     def _current_paper(self) -> Paper | None:
         """The current paper's whole record (one record read: a key press, not a frame)."""

@@ -1,4 +1,4 @@
-"""The detail view of one paper: everything we know about it, scrollable."""
+"""The detail view of one paper: everything we know about it and the user's note, scrollable."""
 
 from __future__ import annotations
 
@@ -7,14 +7,18 @@ from typing import TYPE_CHECKING
 
 from rich.style import Style
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Markdown, Static
 
-from reader.app.paper_actions import PAPER_BINDINGS, PaperScreen, paper_link
+from reader.app.external_editor import EditorError, edit_text
+from reader.app.paper_actions import DEMO_NOT_SAVED, PAPER_BINDINGS, PaperScreen, paper_link
+from reader.app.widgets.note import NotePane, note_link
+from reader.errors import ReaderError
 from reader.models import Paper
+from reader.sanitize import clean_text
 
 if TYPE_CHECKING:
     from reader.service import LibraryService
@@ -23,9 +27,9 @@ if TYPE_CHECKING:
 LABEL_WIDTH = 14
 
 
-def detail_text(paper: Paper, topics: list[str], *, read: bool, starred: bool, width: int = 100) -> Text:
-    """The whole record as plain styled text (feed text is never parsed as markup); metadata
-    values wrap under themselves, not under their labels."""
+def detail_text(paper: Paper, *, read: bool, starred: bool, width: int = 100) -> Text:
+    """Title, marks, authors and abstract as plain styled text (feed text is never parsed as
+    markup); affiliations wrap under themselves, not under their authors."""
     text = Text()
     text.append(paper.title + "\n", style="bold")
     marks = ("★ starred · " if starred else "") + ("read" if read else "unread")
@@ -47,8 +51,15 @@ def detail_text(paper: Paper, topics: list[str], *, read: bool, starred: bool, w
         more = f" and {paper.extra_affiliations} more" if paper.extra_affiliations else ""
         indented(f"Affiliations: {'; '.join(paper.listed_affiliations)}{more}", 2, "italic dim")
     text.append("\nAbstract\n", style="bold underline")
-    text.append(paper.abstract + "\n\n")
+    text.append(paper.abstract)
+    return text
+
+
+def facts_text(paper: Paper, topics: list[str], tags: tuple[str, ...] = (), width: int = 100) -> Text:
+    """The metadata under the note, each value wrapped under itself, then the links."""
+    text = Text()
     rows = [
+        ("Tags", ", ".join(tags)),
         ("Categories", ", ".join(paper.categories)),
         ("Topics", ", ".join(topics)),
         ("Comment", paper.comment or ""),
@@ -74,8 +85,9 @@ def detail_text(paper: Paper, topics: list[str], *, read: bool, starred: bool, w
 
 
 class DetailScreen(PaperScreen):
-    """One paper in full. `[` and `]` move to the previous and next paper of the list without
-    going back to it; closing returns the paper last shown, for the list's cursor."""
+    """One paper in full, with the user's note. `[` and `]` move to the previous and next paper
+    of the list without going back to it; closing returns the paper last shown, for the list's
+    cursor."""
 
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="detail.close"),
@@ -83,6 +95,8 @@ class DetailScreen(PaperScreen):
         *PAPER_BINDINGS,
         Binding("right_square_bracket", "step(1)", "Next paper", id="detail.next"),
         Binding("left_square_bracket", "step(-1)", "Previous", id="detail.previous"),
+        Binding("N", "edit_note", "Note", id="detail.note", tooltip="Write the paper's note here (saved as you type)"),
+        Binding("E", "edit_note_externally", "Edit in $EDITOR", id="detail.note_editor"),
         Binding("j,down", "scroll_down", "Down", show=False, id="detail.down"),
         Binding("k,up", "scroll_up", "Up", show=False, id="detail.up"),
     ]
@@ -92,13 +106,21 @@ class DetailScreen(PaperScreen):
         self.ids = ids
         self.position = position
         self.paper: Paper | None = None  # the whole record, read once per paper shown
+        self.tags: tuple[str, ...] = ()
 
     @property
     def paper_id(self) -> str:
         return self.ids[self.position]
 
+    @property
+    def note(self) -> NotePane:
+        return self.query_one(NotePane)
+
     def compose(self) -> ComposeResult:
-        yield VerticalScroll(Static(id="detail-body"), id="detail")
+        with VerticalScroll(id="detail"):
+            yield Static(id="detail-body")
+            yield NotePane(self.service, id="note")
+            yield Static(id="detail-facts")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -107,33 +129,42 @@ class DetailScreen(PaperScreen):
 
     def _show_loading(self) -> None:
         self.query_one("#detail-body", Static).update(Text("Loading the record…"))
+        self.query_one("#detail-facts", Static).update("")
+        self.note.show(None, "")
 
     @work(thread=True, exclusive=True, group="detail")
     def load_paper(self, paper_id: str) -> None:
         paper = self.service.load_paper(paper_id)
-        self.app.call_from_thread(self._loaded, paper_id, paper)
+        note, problem = "", None
+        tags: tuple[str, ...] = ()
+        if paper is not None and not paper.demo:
+            try:
+                note, tags = self.service.note(paper_id), self.service.tags_of([paper_id])[paper_id]
+            except ReaderError as error:
+                problem = f"Cannot read the note and tags: {error}"
+        self.app.call_from_thread(self._loaded, paper_id, paper, note, tags, problem)
 
-    def _loaded(self, paper_id: str, paper: Paper | None) -> None:
+    def _loaded(self, paper_id: str, paper: Paper | None, note: str, tags: tuple[str, ...], problem: str | None) -> None:
         if paper_id != self.paper_id:
             return  # the user has moved on
-        self.paper = paper
+        self.paper, self.tags = paper, tags
+        if problem:
+            self.app.notify(problem, severity="error", timeout=15)
         self.refresh_detail()
+        self.note.show(paper_id if paper is not None and problem is None else None, note)
 
     def refresh_detail(self) -> None:
         body = self.query_one("#detail-body", Static)
+        facts = self.query_one("#detail-facts", Static)
         if self.paper is None:
             body.update(Text("This paper is no longer in the cache."))
+            facts.update("")
             return
         library = self.service.library
-        body.update(
-            detail_text(
-                self.paper,
-                library.topics_of(self.paper_id),
-                read=self.paper_id in library.read,
-                starred=self.paper_id in library.starred,
-                width=self.size.width - 6,  # the view's padding and scrollbar
-            )
-        )
+        width = self.size.width - 6  # the view's padding and scrollbar
+        read, starred = self.paper_id in library.read, self.paper_id in library.starred
+        body.update(detail_text(self.paper, read=read, starred=starred, width=width))
+        facts.update(facts_text(self.paper, library.topics_of(self.paper_id), self.tags, width=width))
 
     def current_paper_id(self) -> str | None:
         return self.paper_id
@@ -143,6 +174,11 @@ class DetailScreen(PaperScreen):
 
     def marks_changed(self) -> None:
         self.refresh_detail()
+
+    def tags_changed(self, paper_id: str, tags: tuple[str, ...]) -> None:
+        if paper_id == self.paper_id:
+            self.tags = tags
+        super().tags_changed(paper_id, tags)
 
     def on_resize(self) -> None:
         if self.paper is not None:
@@ -156,15 +192,59 @@ class DetailScreen(PaperScreen):
         self.position = position
         self.paper = None
         self._show_loading()
-        self.query_one("#detail", VerticalScroll).scroll_home(animate=False)
+        self._scroll.focus()
+        self._scroll.scroll_home(animate=False)
         self._set_marks(self.paper_id, read=True)
         self.load_paper(self.paper_id)
+
+    @property
+    def _scroll(self) -> VerticalScroll:
+        return self.query_one("#detail", VerticalScroll)
 
     def action_close(self) -> None:
         self.dismiss(self.paper_id)
 
     def action_scroll_down(self) -> None:
-        self.query_one("#detail", VerticalScroll).scroll_down()
+        self._scroll.scroll_down()
 
     def action_scroll_up(self) -> None:
-        self.query_one("#detail", VerticalScroll).scroll_up()
+        self._scroll.scroll_up()
+
+    # --- the note ---------------------------------------------------------------------------------
+
+    def _note_ready(self) -> bool:
+        """Whether the shown paper's note can be edited now (it is loaded, and kept)."""
+        if self.paper is not None and (self.service.is_demo or self.paper.demo):
+            self.app.notify(DEMO_NOT_SAVED, severity="warning")
+            return False
+        return self.note.paper_id == self.paper_id
+
+    def action_edit_note(self) -> None:
+        if self._note_ready():
+            self.note.edit()
+            self.call_after_refresh(self._scroll.scroll_to_widget, self.note.editor, animate=False)
+
+    def action_stop_editing_note(self) -> None:
+        self.note.stop_editing()
+        self._scroll.focus()
+
+    def action_edit_note_externally(self) -> None:
+        if not self._note_ready():
+            return
+        try:
+            edited = edit_text(self.app, self.note.text, self.paper_id)
+        except EditorError as error:
+            self.app.notify(str(error), severity="error", timeout=15)
+            return
+        if edited is not None:
+            self.note.replace(edited)
+            self.app.notify("Note saved.")
+
+    @on(Markdown.LinkClicked)
+    def _note_link_clicked(self, event: Markdown.LinkClicked) -> None:
+        event.stop()
+        url = note_link(event.href)
+        if url is None:
+            self.app.notify(f"Not opened: only http and https links open from a note ({clean_text(event.href)[:80]}).", severity="warning")
+        else:
+            self.open_in_browser(url)

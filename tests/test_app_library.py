@@ -1,0 +1,177 @@
+"""The app's tag editor and notes, driven with Pilot and checked in the store."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from textual.widgets import Markdown
+
+from reader.app.screens.detail import DetailScreen
+from reader.app.screens.tags import TagDialog, split_tags, tag_changes
+from reader.app.widgets.note import NoteEditor, note_link
+from reader.errors import StoreError
+from reader.store import Store
+from tests.sample_papers import sample_papers
+from tests.test_app import make_app, ready
+
+
+@pytest.fixture
+def papers():
+    return sample_papers(6)
+
+
+@pytest.fixture
+def store(data_dir, papers):
+    store = Store(data_dir)
+    store.add_topic("Agents", "ti:agents")
+    store.save_papers(papers, "Agents")
+    store.set_tags([papers[5].id], add=["benchmarks"])
+    return store
+
+
+def test_the_line_becomes_tags_to_add_and_remove():
+    assert split_tags(" to  read, Survey,, survey ,") == ["to read", "Survey"]
+    assert tag_changes(["Survey", "old"], ["survey", "new one"]) == (["new one"], ["old"])
+    with pytest.raises(StoreError):
+        split_tags("fine, " + "x" * 61)
+
+
+def test_only_http_links_of_a_note_open():
+    assert note_link("https://example.org/a b") == "https://example.org/a%20b"
+    assert note_link("HTTP://example.org") == "HTTP://example.org"
+    for refused in ("file:///etc/passwd", "javascript:alert(1)", "ftp://example.org", "https://", "/etc/passwd", "http://x\n.org"):
+        assert note_link(refused) is None
+
+
+async def test_t_adds_a_completed_tag_and_removes_one(store, papers, data_dir):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("t")
+        dialog = app.screen
+        assert isinstance(dialog, TagDialog) and dialog.line.value == ""
+        await pilot.press(*"to read, be")
+        await ready(pilot)
+        assert dialog.line._suggestion == "to read, benchmarks"  # completes the last item from the tags in use
+        await pilot.press("tab", "enter")
+        await ready(pilot)
+        assert not isinstance(app.screen, TagDialog)
+        assert Store(data_dir).tags_of([papers[0].id]) == {papers[0].id: ("benchmarks", "to read")}
+
+        await pilot.press("t")
+        assert app.screen.line.value == "benchmarks, to read, "
+        await pilot.press("ctrl+a", "ctrl+k", *"to read", "enter")
+        await ready(pilot)
+        assert Store(data_dir).tags_of([papers[0].id]) == {papers[0].id: ("to read",)}
+        assert Store(data_dir).tags() == {"benchmarks": 1, "to read": 1}
+
+        await pilot.press("t", *"x" * 61, "enter")  # a name the store refuses: said, and the line is kept
+        assert isinstance(app.screen, TagDialog) and "at most 60 characters" in str(app.screen.query_one("#tags-error").render())
+        assert app.screen.line.value == "to read, " + "x" * 61
+        await pilot.press("escape")
+        assert Store(data_dir).tags_of([papers[0].id]) == {papers[0].id: ("to read",)}
+
+
+async def test_tags_in_the_detail_view(store, papers, data_dir):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("enter")
+        await ready(pilot)
+        await pilot.press("t", *"[red]x[/red]", "enter")  # shown as typed, never as markup
+        await ready(pilot)
+        assert isinstance(app.screen, DetailScreen)
+        assert Store(data_dir).tags_of([papers[0].id]) == {papers[0].id: ("[red]x[/red]",)}
+        assert "Tags  [red]x[/red]" in str(app.screen.query_one("#detail-facts").render())
+
+
+async def test_a_note_typed_in_the_detail_view_is_saved_and_shown_as_markdown(store, papers, data_dir):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("enter")
+        await ready(pilot)
+        assert "No note yet" in str(app.screen.query_one("#note-empty").render())
+        await pilot.press("N")
+        assert isinstance(app.focused, NoteEditor)
+        await pilot.press(*"quick *idea*", "enter", "enter", *"- one")  # q is typed, not "back"
+        app.service.flush()
+        assert Store(data_dir).note(papers[0].id) == "quick *idea*\n\n- one"
+        await pilot.press("escape")
+        await ready(pilot)
+        assert isinstance(app.screen, DetailScreen) and not app.screen.note.editor.display
+        view = app.screen.query_one("#note-view", Markdown)
+        assert view.display and view.source == "quick *idea*\n\n- one"
+        assert "quick idea" in str(app.screen.query("MarkdownParagraph").first().render())
+        await pilot.press("escape")
+        assert not isinstance(app.screen, DetailScreen)
+
+
+async def test_links_in_a_note_open_only_http(store, papers, monkeypatch):
+    store.set_note(papers[0].id, "[x](file:///etc/passwd)\n\n[ftp](ftp://example.org/a)\n\n[web](https://example.org/ok)")
+    opened: list[str] = []
+    monkeypatch.setattr("webbrowser.open", lambda url: opened.append(url) or True)
+    app = make_app(store)
+    monkeypatch.setattr(app, "open_url", lambda url, **kwargs: opened.append(url))
+    async with app.run_test(size=(120, 50)) as pilot:
+        await ready(pilot)
+        await pilot.press("enter")
+        await ready(pilot)
+        paragraphs = list(app.screen.query("MarkdownParagraph"))
+        assert [str(p.render()) for p in paragraphs] == ["[x](file:///etc/passwd)", "ftp", "web"]
+        for paragraph in paragraphs:
+            await pilot.click(paragraph, offset=(1, 0))
+            await ready(pilot)
+        assert opened == ["https://example.org/ok"]
+        assert any(m.startswith("Not opened: only http and https") for m in app.message_log)
+
+
+def editor_script(tmp_path, body: str) -> str:
+    script = tmp_path / "editor.sh"
+    script.write_text(f"#!/bin/sh\n{body}\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+async def test_a_note_edited_in_the_editor(store, papers, data_dir, tmp_path, monkeypatch):
+    store.set_note(papers[0].id, "first line")
+    monkeypatch.setenv("EDITOR", editor_script(tmp_path, "printf 'from the editor\\n' >> \"$1\""))
+    app = make_app(store)
+    monkeypatch.setattr(app, "suspend", contextlib.nullcontext)  # the headless driver cannot hand the terminal over
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("enter")
+        await ready(pilot)
+        await pilot.press("E")
+        app.service.flush()
+        await ready(pilot)
+        assert Store(data_dir).note(papers[0].id) == "first line\nfrom the editor"
+        assert app.screen.query_one("#note-view", Markdown).source == "first line\nfrom the editor"
+        assert not list(tmp_path.glob("reader-note-*"))
+
+        monkeypatch.setenv("EDITOR", editor_script(tmp_path, "echo changed > \"$1\"; exit 1"))
+        await pilot.press("E")
+        assert "exited with status 1: the note is unchanged" in app.message_log[-1]
+        monkeypatch.setenv("EDITOR", str(tmp_path / "no-such-editor"))
+        await pilot.press("E")
+        assert app.message_log[-1].startswith("No editor:")
+        app.service.flush()
+        assert Store(data_dir).note(papers[0].id) == "first line\nfrom the editor"
+
+
+async def test_demo_says_tags_and_notes_are_not_saved(data_dir):
+    store = Store(data_dir)
+    store.add_topic("RL for LLM Agents", "ti:agent")
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert app.service.is_demo
+        await pilot.press("t")
+        assert not isinstance(app.screen, TagDialog)
+        assert "tags and notes are not saved" in app.message_log[-1]
+        await pilot.press("enter")
+        await ready(pilot)
+        await pilot.press("N")
+        assert not app.screen.note.editor.display
+        assert "tags and notes are not saved" in app.message_log[-1]
