@@ -150,6 +150,9 @@ async def test_a_note_edited_in_the_editor(store, papers, data_dir, tmp_path, mo
         assert app.screen.query_one("#note-view", Markdown).source == "first line\nfrom the editor"
         assert not list(tmp_path.glob("reader-note-*"))
 
+        monkeypatch.setenv("EDITOR", editor_script(tmp_path, "true"))
+        await pilot.press("E")
+        assert app.message_log[-1] == "The note is unchanged."
         monkeypatch.setenv("EDITOR", editor_script(tmp_path, "echo changed > \"$1\"; exit 1"))
         await pilot.press("E")
         assert "exited with status 1: the note is unchanged" in app.message_log[-1]
@@ -172,6 +175,7 @@ async def test_demo_says_tags_and_notes_are_not_saved(data_dir):
         assert "tags and notes are not saved" in app.message_log[-1]
         await pilot.press("enter")
         await ready(pilot)
+        assert not app.screen.note.display  # no "write a note" hint for a paper that cannot keep one
         await pilot.press("N")
         assert not app.screen.note.editor.display
         assert "tags and notes are not saved" in app.message_log[-1]

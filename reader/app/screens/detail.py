@@ -151,7 +151,8 @@ class DetailScreen(PaperScreen):
         if problem:
             self.app.notify(problem, severity="error", timeout=15)
         self.refresh_detail()
-        self.note.show(paper_id if paper is not None and problem is None else None, note)
+        kept = paper is not None and not paper.demo and problem is None  # demo papers have no note
+        self.note.show(paper_id if kept else None, note)
 
     def refresh_detail(self) -> None:
         body = self.query_one("#detail-body", Static)
@@ -228,7 +229,7 @@ class DetailScreen(PaperScreen):
         self.note.stop_editing()
         self._scroll.focus()
 
-    def action_edit_note_externally(self) -> None:
+    async def action_edit_note_externally(self) -> None:
         if not self._note_ready():
             return
         try:
@@ -236,9 +237,11 @@ class DetailScreen(PaperScreen):
         except EditorError as error:
             self.app.notify(str(error), severity="error", timeout=15)
             return
-        if edited is not None:
-            self.note.replace(edited)
-            self.app.notify("Note saved.")
+        if edited is None:
+            self.app.notify("The note is unchanged.")
+        else:
+            await self.note.replace(edited)  # a failed save is said under the note
+        self.refresh()  # the whole screen again: lines the editor left could otherwise stay
 
     @on(Markdown.LinkClicked)
     def _note_link_clicked(self, event: Markdown.LinkClicked) -> None:

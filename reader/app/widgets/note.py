@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.await_complete import AwaitComplete
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Markdown, Static, TextArea
@@ -79,13 +80,14 @@ class NotePane(Vertical):
         self._say("")
         self.stop_editing()
 
-    def stop_editing(self) -> None:
+    def stop_editing(self) -> AwaitComplete:
+        """Show the note rendered (awaitable: the Markdown is built in the background)."""
         self.editing = False
         self.editor.display = False
         self.query_one("#note-empty").display = not self.text.strip()
         view = self.query_one("#note-view", Markdown)
         view.display = bool(self.text.strip())
-        view.update(self.text)
+        return view.update(self.text)
 
     def edit(self) -> None:
         self.editing = True
@@ -105,13 +107,12 @@ class NotePane(Vertical):
         saved = self.service.set_note(self.paper_id, text, on_error=self._say)
         saved.add_done_callback(self._written)
 
-    def replace(self, text: str) -> None:
+    def replace(self, text: str) -> AwaitComplete:
         """A note written elsewhere (in $EDITOR): saved and shown."""
-        if self.paper_id is None or text == self.text:
-            return
-        self.text = text
-        self.service.set_note(self.paper_id, text, on_error=self._say).add_done_callback(self._written)
-        self.stop_editing()
+        if self.paper_id is not None and text != self.text:
+            self.text = text
+            self.service.set_note(self.paper_id, text, on_error=self._say).add_done_callback(self._written)
+        return self.stop_editing()
 
     def _written(self, done: Future) -> None:
         """In the writer thread: a write that kept the text clears an earlier failure's message."""
