@@ -179,3 +179,28 @@ async def test_demo_says_tags_and_notes_are_not_saved(data_dir):
         await pilot.press("N")
         assert not app.screen.note.editor.display
         assert "tags and notes are not saved" in app.message_log[-1]
+
+
+async def test_a_note_the_store_refuses_stays_in_the_editor_with_the_reason(store, papers, data_dir):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("enter")
+        await ready(pilot)
+        await pilot.press("N")
+        too_long = "x" * 100_001
+        app.screen.note.editor.text = too_long  # a paste larger than a note may be
+        await pilot.pause()
+        app.service.flush()
+        await ready(pilot)
+        error = app.screen.query_one("#note-error")
+        assert error.display and "at most 100,000 characters" in str(error.render())
+        assert app.screen.note.editor.text == too_long
+        assert Store(data_dir).note(papers[0].id) == ""
+        editor = app.screen.note.editor
+        editor.move_cursor(editor.document.end)
+        await pilot.press("backspace")  # short enough again: saved, and the reason goes
+        app.service.flush()
+        await ready(pilot)
+        assert Store(data_dir).note(papers[0].id) == "x" * 100_000
+        assert not app.screen.query_one("#note-error").display
