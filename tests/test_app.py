@@ -60,6 +60,21 @@ async def ready(pilot):
     await pilot.pause()
 
 
+async def choose(pilot, view: View) -> None:
+    """Move the sidebar's highlight to `view` with the keys a user would press."""
+    sidebar = pilot.app.main.sidebar
+    if pilot.app.focused is not sidebar:
+        await pilot.press("tab")
+    assert pilot.app.focused is sidebar
+    await pilot.press("home")
+    for _ in range(len(sidebar.views)):
+        if pilot.app.main.view == view:
+            break
+        await pilot.press("j")
+    assert pilot.app.main.view == view
+    await ready(pilot)
+
+
 def card_text(app, index: int = 0) -> str:
     """The lines of the index-th visible card as the screen shows them."""
     from reader.app.widgets.paper_list import CARD_HEIGHT

@@ -14,7 +14,7 @@ from reader.app.widgets.chart import MomentumChart
 from reader.app.widgets.rising import RisingTable
 from reader.service import ALL, FOR_YOU, HIDDEN, NEW, RISING, UPDATED, View
 from reader.store import Store
-from tests.test_app import card_text, make_app, ready
+from tests.test_app import card_text, choose, make_app, ready
 from tests.themes import theme_papers
 
 
@@ -33,21 +33,6 @@ def store(data_dir, themes):
     store.save_papers(agents, "Agents")
     store.save_papers(proteins, "Proteins")
     return store
-
-
-async def choose(pilot, view: View) -> None:
-    """Move the sidebar's highlight to `view` with the keys a user would press."""
-    sidebar = pilot.app.main.sidebar
-    if pilot.app.focused is not sidebar:
-        await pilot.press("tab")
-    assert pilot.app.focused is sidebar
-    await pilot.press("home")
-    for _ in range(len(sidebar.views)):
-        if pilot.app.main.view == view:
-            break
-        await pilot.press("j")
-    assert pilot.app.main.view == view
-    await ready(pilot)
 
 
 async def test_for_you_asks_for_stars_then_ranks_the_starred_theme_first_and_says_why(store, themes):

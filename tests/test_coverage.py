@@ -9,10 +9,11 @@ from reader.app.widgets.chart import MomentumChart
 from reader.cli import main
 from reader.core import momentum
 from reader.core.coverage import Coverage, common_coverage, trusted_spans
+from reader.service import View
 from reader.store import Store, Topic
 from tests.arxiv_server import Fault
 from tests.corpus import TODAY, recent_papers
-from tests.test_app import make_app
+from tests.test_app import choose, make_app
 from tests.test_sync import run_sync
 
 QUERY = "ti:agent"
@@ -86,8 +87,7 @@ async def test_a_sync_cut_short_leaves_earlier_weeks_uncovered_in_the_cli_and_on
         text = chart.render().plain.splitlines()
         assert text[0].startswith("All papers") and text[0].endswith("╱ not synced yet")
         assert text[1] == "The last four weeks are not synced yet"
-        await pilot.press("tab", "j", "j")  # Starred, Agents
-        await pilot.pause()
+        await choose(pilot, View.of_topic("Agents"))
         text = chart.render().plain.splitlines()
         assert text[0].startswith("Agents · 565 on arXiv · 200 cached") and text[0].endswith("╱ not synced yet")
         assert text[1] == "140 papers in the last four weeks; the four weeks before are not synced yet"

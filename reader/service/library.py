@@ -23,62 +23,21 @@ from reader.core.coverage import view_coverage
 from reader.core.exporting import render
 from reader.core.library import Library
 from reader.core.momentum import Momentum, headline, total_window
-from reader.core.query import Node, parse
+from reader.core.query import Node
 from reader.core.ranking import NeedsStars, Ranking
-from reader.core.rising import RisingTerm, TopicTrend, rising_terms, rising_topics
-from reader.errors import QueryError, ReaderError, StoreError
+from reader.errors import ReaderError, StoreError
 from reader.library_search import LibrarySearch, MemorySearch
 from reader.models import Paper, PaperIndex
 from reader.searchdb import Card
-from reader.store import Store, Topic, Watch
+from reader.service.triage import TriageMethods
+from reader.service.views import FOR_YOU, HIDDEN, STARRED, View
+from reader.store import Store, Topic
 from reader.store.library_state import note_text
 from reader.store.store import shard_of
 from reader.store.syncstate import TopicSyncState
 from reader.triage import TriageSets
 
 T = TypeVar("T")
-
-@dataclass(frozen=True, slots=True)
-class View:
-    """What the list shows: every paper, the starred ones, a triage view (papers ranked for
-    you, new since the last visit, updated since read, hidden), what is rising, or the papers
-    of one topic, watch or tag (`name`)."""
-
-    kind: str  # one of VIEW_KINDS
-    name: str | None = None
-
-    @classmethod
-    def of_topic(cls, name: str) -> View:
-        return cls("topic", name)
-
-    @classmethod
-    def of_watch(cls, name: str) -> View:
-        return cls("watch", name)
-
-    @classmethod
-    def of_tag(cls, name: str) -> View:
-        return cls("tag", name)
-
-    @property
-    def topic(self) -> str | None:
-        """The topic whose papers (and chart) this view shows, if it is a topic's view."""
-        return self.name if self.kind == "topic" else None
-
-    @property
-    def key(self) -> str:
-        """A stable string for widget ids and option lists."""
-        return f"{self.kind}:{self.name}" if self.name is not None else self.kind
-
-
-VIEW_KINDS = ("all", "starred", "foryou", "new", "updated", "hidden", "rising", "topic", "watch", "tag")
-ALL = View("all")
-STARRED = View("starred")
-FOR_YOU = View("foryou")
-NEW = View("new")
-UPDATED = View("updated")
-HIDDEN = View("hidden")
-RISING = View("rising")
-
 
 @dataclass(frozen=True, slots=True)
 class CacheUpdate:
@@ -93,7 +52,7 @@ class CacheUpdate:
     momenta: dict = dataclasses.field(default_factory=dict)  # view's topic -> Momentum
 
 
-class LibraryService:
+class LibraryService(TriageMethods):
     """The cache of one data directory."""
 
     is_demo = False
@@ -196,97 +155,9 @@ class LibraryService:
             ids = [pid for pid in ids if pid in matched]
         return ids
 
-    # --- triage -----------------------------------------------------------------------------------
-
-    def ranking_marks(self, topic: str | None = None) -> dict:
-        """What a ranking trains on and ranks, as of now: taken on the UI's thread (which alone
-        changes the marks) and handed to `rank_for_you` in a worker."""
-        library = self.library
-        return {
-            "version": library.marks_version,
-            "starred": set(library.starred),
-            "read": set(library.read),
-            "hidden": set(library.hidden),
-            "candidates": library.select(topic=topic) if topic is not None else None,
-        }
-
-    def rank_for_you(self, marks: dict) -> Ranking | NeedsStars:
-        """Train on `marks` (from `ranking_marks`) and rank the unread papers. Seconds at 100,000
-        papers: call it from a worker; `select(FOR_YOU)` shows the result once `for_you` is set
-        (on the UI's thread)."""
-        marks = dict(marks)
-        marks.pop("version")
-        return self._ranker().rank(**marks)
-
-    def _ranker(self):
-        if self._ranking_corpus is None:
-            from reader.triage import RankingCorpus
-
-            self._ranking_corpus = RankingCorpus(self.store)
-        return self._ranking_corpus
-
-    def rising_topics(self) -> list[TopicTrend]:
-        """The topics by momentum, largest rise first (a loop over the index per topic)."""
-        return rising_topics(self.library, [t.name for t in self.topics], self._as_of(), self._total_new_last4)
-
-    def rising_terms(self, topic: str, limit: int = 5) -> list[RisingTerm]:
-        """The terms whose share of the topic's papers grew most (reads the topic's recent search
-        texts: call it from a worker)."""
-        from reader.triage import recent_words
-
-        as_of = self._as_of()
-        return rising_terms(recent_words(self.store, self.library.index, topic, as_of), as_of, limit=limit)
 
     def _as_of(self) -> date:
         return self.settings.today()
-
-    def view_members(self, view: View) -> set[str]:
-        """The papers of a New, Updated or watch view, in no order."""
-        if view.kind == "new":
-            return self.triage.new
-        if view.kind == "updated":
-            return self.triage.updated
-        return self.triage.watched.get(view.name or "", set())
-
-    def count(self, members: set[str]) -> tuple[int, int]:
-        """(total, unread) of these papers, as the sidebar counts a view: hidden ones left out."""
-        library = self.library
-        shown = [pid for pid in members if pid in library.index and pid not in library.hidden]
-        return len(shown), sum(pid not in library.read for pid in shown)
-
-    def read_triage(self, *, visit: bool = False) -> TriageSets:
-        """New papers (since the previous visit: `visit` records this one, once per app start),
-        updated ones, and each watch's papers (from the search index). In a worker thread."""
-        store = self.store
-        if visit:
-            store.record_visit("app")
-        watched = {}
-        watches = store.watches()
-        for watch in watches:
-            try:
-                watched[watch.name] = set(self.search.matching(parse(watch.query)))
-            except QueryError:
-                watched[watch.name] = set()  # saved before the query rules changed: matches nothing
-        return TriageSets(
-            new=store.new_ids(),
-            new_by_topic={topic.name: store.new_ids(topic.name) for topic in store.topics()},
-            updated=store.updated_ids(),
-            read_versions=store.read_versions(),
-            watches=watches,
-            watched=watched,
-        )
-
-    def visit_topic(self, name: str) -> None:
-        """The user looked at a topic: its "new" counts from this visit on the next start."""
-        if name not in self._visited:
-            self._visited.add(name)
-            self._write(lambda: self.store.record_visit(name), None)
-
-    def add_watch(self, name: str, query: str) -> Watch:
-        return self.store.add_watch(name, query)
-
-    def remove_watch(self, name: str) -> None:
-        self.store.remove_watch(name)
 
     def papers(self, ids: list[str]) -> list[Paper]:
         """Whole records of `ids` from the store, in that order (for export: never from what
@@ -500,103 +371,3 @@ class LibraryService:
     def close(self) -> None:
         self._writer.shutdown(wait=True)
         self.search.close()
-
-
-class DemoService(LibraryService):
-    """The bundled demo set, shown when there is no cache yet: marks live in memory only, and
-    there is nothing to export (demo papers have no arXiv ids)."""
-
-    is_demo = True
-
-    def __init__(self, store: Store, settings: Settings):
-        from reader.demo import load_demo
-
-        super().__init__(store, settings)
-        self.demo = load_demo()
-        self.search = MemorySearch(self.demo.papers)
-
-    def open(self) -> Library:
-        self.topics = self.store.topics()
-        self.library = Library(self.demo.index)
-        return self.library
-
-    def load_paper(self, paper_id: str) -> Paper | None:
-        return self.demo.papers.get(paper_id)
-
-    def papers(self, ids: list[str]) -> list[Paper]:
-        return []
-
-    def momentum(self, view: View) -> Momentum:
-        return self.library.momentum(self.demo.as_of, topic=view.topic)  # as of the day the page was captured
-
-    def _as_of(self) -> date:
-        return self.demo.as_of
-
-    def read_triage(self, *, visit: bool = False) -> TriageSets:
-        return TriageSets()  # the demo papers are not in the cache: nothing is new, updated or watched
-
-    def visit_topic(self, name: str) -> None:
-        return
-
-    def _ranker(self):
-        return _DemoRanker(self.demo.papers.values())
-
-    def rising_terms(self, topic: str, limit: int = 5) -> list[RisingTerm]:
-        from reader.core.features import row_of_paper
-
-        papers = [(date.fromisoformat(p.published[:10]), row_of_paper(p).words) for p in self.demo.papers.values()]
-        return rising_terms(papers, self._as_of(), limit=limit)
-
-    def chart(self, view: View) -> tuple[Momentum, str, str]:
-        """The page's own headline figures for its topic, said apart from the bars: the bars
-        count only the 30 bundled papers of the page's total."""
-        momentum = self.momentum(view)
-        figures = self.demo.headline_figures
-        topic = view.topic or self.demo.topic
-        title = f"Demo · {topic}"
-        if view.topic in (None, self.demo.topic):
-            page = dataclasses.replace(
-                momentum, last4=figures["last4"], change_pct=figures["change_pct"], share_pct=figures["share_pct"]
-            )
-            bundled = len(self.demo.papers)
-            title += f" · bars: the {bundled} bundled papers of {figures['latest_papers']:,}"
-            return momentum, title, f"On the page: {headline(page)}"
-        return momentum, title, headline(momentum)
-
-    def notice(self) -> str | None:
-        return f"Demo set: {len(self.demo.papers)} papers of the '{self.demo.topic}' topic page (Sep 2026), kept in memory only: stars and read marks are not saved · R syncs your topics"
-
-    def _persist_marks(self, paper_id: str, *, read: bool | None, starred: bool | None, hidden: bool | None) -> None:
-        return  # demo marks are not saved: the demo papers are not in the cache
-
-    def _write(self, action: Callable[[], T], on_error: Callable[[str], None] | None) -> Future:
-        """Tags and notes are not kept for demo papers (they are not in the cache)."""
-        if on_error is not None:
-            self.run_on_ui(lambda: on_error("The demo set is kept in memory only: tags and notes are not saved"))
-        done: Future = Future()
-        done.set_result(None)
-        return done
-
-    def apply_update(self, update: CacheUpdate) -> None:
-        self.topics = update.topics  # the demo's papers stay as they are
-
-
-class _DemoRanker:
-    """The demo's 30 papers as the ranking's corpus (they are in memory, not in the cache)."""
-
-    def __init__(self, papers):
-        from reader.core.features import Corpus, row_of_paper
-
-        self.corpus = Corpus.of_rows([row_of_paper(paper) for paper in papers])
-
-    def rank(self, **marks) -> Ranking | NeedsStars:
-        from reader.core.ranking import rank
-
-        return rank(self.corpus, **marks)
-
-
-def open_service(store: Store, settings: Settings) -> LibraryService:
-    """The cache's service, or the demo's when the cache holds no papers yet."""
-    if len(store.index()) == 0:
-        return DemoService(store, settings)
-    return LibraryService(store, settings)

@@ -1,0 +1,22 @@
+"""The library service: the one way the app reaches the cache (and the demo set). See
+library.py for the service, views.py for what it selects, triage.py and demo.py."""
+
+from __future__ import annotations
+
+from reader.config import Settings
+from reader.service.demo import DemoService
+from reader.service.library import CacheUpdate, LibraryService
+from reader.service.views import ALL, FOR_YOU, HIDDEN, NEW, RISING, STARRED, UPDATED, VIEW_KINDS, View
+from reader.store import Store
+
+__all__ = [
+    "ALL", "FOR_YOU", "HIDDEN", "NEW", "RISING", "STARRED", "UPDATED", "VIEW_KINDS",
+    "CacheUpdate", "DemoService", "LibraryService", "View", "open_service",
+]
+
+
+def open_service(store: Store, settings: Settings) -> LibraryService:
+    """The cache's service, or the demo's when the cache holds no papers yet."""
+    if len(store.index()) == 0:
+        return DemoService(store, settings)
+    return LibraryService(store, settings)

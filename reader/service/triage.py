@@ -1,0 +1,125 @@
+"""The service's triage: For you (the ranking learned from the marks), Rising, and the papers of
+the New, Updated and watch views. Mixed into LibraryService; slow parts run in the caller's
+worker, and what the UI's thread reads (`for_you`, `triage`) is replaced whole."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from reader.core.library import Library
+from reader.core.query import parse
+from reader.core.ranking import NeedsStars, Ranking
+from reader.core.rising import RisingTerm, TopicTrend, rising_terms, rising_topics
+from reader.errors import QueryError
+from reader.service.views import View
+from reader.store import Store, Topic, Watch
+from reader.triage import TriageSets
+
+if TYPE_CHECKING:
+    from reader.library_search import LibrarySearch, MemorySearch
+
+
+class TriageMethods:
+    store: Store
+    library: Library
+    search: LibrarySearch | MemorySearch
+    topics: list[Topic]
+    for_you: Ranking | NeedsStars | None
+    triage: TriageSets
+    _ranking_corpus: Any
+    _visited: set[str]
+    _total_new_last4: int | None
+
+    if TYPE_CHECKING:
+        def _as_of(self) -> date: ...
+        def _write(self, action: Callable[[], Any], on_error: Callable[[str], None] | None) -> Future: ...
+
+    def ranking_marks(self, topic: str | None = None) -> dict:
+        """What a ranking trains on and ranks, as of now: taken on the UI's thread (which alone
+        changes the marks) and handed to `rank_for_you` in a worker."""
+        library = self.library
+        return {
+            "version": library.marks_version,
+            "starred": set(library.starred),
+            "read": set(library.read),
+            "hidden": set(library.hidden),
+            "candidates": library.select(topic=topic) if topic is not None else None,
+        }
+
+    def rank_for_you(self, marks: dict) -> Ranking | NeedsStars:
+        """Train on `marks` (from `ranking_marks`) and rank the unread papers. Seconds at 100,000
+        papers: call it from a worker; `select(FOR_YOU)` shows the result once `for_you` is set
+        (on the UI's thread)."""
+        marks = dict(marks)
+        marks.pop("version")
+        return self._ranker().rank(**marks)
+
+    def _ranker(self):
+        if self._ranking_corpus is None:
+            from reader.triage import RankingCorpus
+
+            self._ranking_corpus = RankingCorpus(self.store)
+        return self._ranking_corpus
+
+    def rising_topics(self) -> list[TopicTrend]:
+        """The topics by momentum, largest rise first (a loop over the index per topic)."""
+        return rising_topics(self.library, [t.name for t in self.topics], self._as_of(), self._total_new_last4)
+
+    def rising_terms(self, topic: str, limit: int = 5) -> list[RisingTerm]:
+        """The terms whose share of the topic's papers grew most (reads the topic's recent search
+        texts: call it from a worker)."""
+        from reader.triage import recent_words
+
+        as_of = self._as_of()
+        return rising_terms(recent_words(self.store, self.library.index, topic, as_of), as_of, limit=limit)
+
+    def view_members(self, view: View) -> set[str]:
+        """The papers of a New, Updated or watch view, in no order."""
+        if view.kind == "new":
+            return self.triage.new
+        if view.kind == "updated":
+            return self.triage.updated
+        return self.triage.watched.get(view.name or "", set())
+
+    def count(self, members: set[str]) -> tuple[int, int]:
+        """(total, unread) of these papers, as the sidebar counts a view: hidden ones left out."""
+        library = self.library
+        shown = [pid for pid in members if pid in library.index and pid not in library.hidden]
+        return len(shown), sum(pid not in library.read for pid in shown)
+
+    def read_triage(self, *, visit: bool = False) -> TriageSets:
+        """New papers (since the previous visit: `visit` records this one, once per app start),
+        updated ones, and each watch's papers (from the search index). In a worker thread."""
+        store = self.store
+        if visit:
+            store.record_visit("app")
+        watched = {}
+        watches = store.watches()
+        for watch in watches:
+            try:
+                watched[watch.name] = set(self.search.matching(parse(watch.query)))
+            except QueryError:
+                watched[watch.name] = set()  # saved before the query rules changed: matches nothing
+        return TriageSets(
+            new=store.new_ids(),
+            new_by_topic={topic.name: store.new_ids(topic.name) for topic in store.topics()},
+            updated=store.updated_ids(),
+            read_versions=store.read_versions(),
+            watches=watches,
+            watched=watched,
+        )
+
+    def visit_topic(self, name: str) -> None:
+        """The user looked at a topic: its "new" counts from this visit on the next start."""
+        if name not in self._visited:
+            self._visited.add(name)
+            self._write(lambda: self.store.record_visit(name), None)
+
+    def add_watch(self, name: str, query: str) -> Watch:
+        return self.store.add_watch(name, query)
+
+    def remove_watch(self, name: str) -> None:
+        self.store.remove_watch(name)
