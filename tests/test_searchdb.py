@@ -275,3 +275,30 @@ def test_cli_list_query_prints_from_cards_what_records_print(data_dir, capsys):
     store.save_papers([dataclasses.replace(papers[0], id="2612.29999", title="Zebrafish testing")])
     assert main(["--data-dir", str(data_dir), "list", "--query", "zebrafish", "--json"]) == 0
     assert [row["id"] for row in json.loads(capsys.readouterr().out)] == ["2612.29999"]
+
+
+def test_a_first_build_is_linked_into_place_whole_and_never_replaces_another(data_dir):
+    store = Store(data_dir)
+    store.save_papers(sample_papers(120, per_day=3))
+    index = SearchIndex.open(data_dir)
+    index.refresh(store)
+    # Built without a journal, then switched to WAL so that readers and writers can share it.
+    assert all(sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal" for path in index.paths)
+    path = index.paths[0]
+    shards = {s: store.shard_file(s) for s in store.shards() if searchdb.partition_of(s) == 0}
+    # A partition that appeared while this build ran (another process's) is kept as it is.
+    before = (path.stat().st_ino, path.read_bytes())
+    assert searchdb.partition.build_new(path, shards) == 0
+    assert (path.stat().st_ino, path.read_bytes()) == before
+    # A build whose process died leaves a half-written file: the next build removes it; a build
+    # under way in a live process (here: our parent's pid) is left alone.
+    abandoned = path.with_name(path.name + ".new-999999999")
+    abandoned.write_bytes(b"half a database")
+    running = path.with_name(f"{path.name}.new-{searchdb.os.getppid()}")
+    running.write_bytes(b"a build under way")
+    searchdb.partition.remove(path)
+    assert searchdb.partition.build_new(path, shards) == sum(len(store.load_papers([s])) for s in shards)
+    assert not abandoned.exists() and running.exists()
+    assert sorted(p.name for p in index.directory.iterdir() if ".new-" in p.name) == [running.name]
+    assert ids(index, "ti:testing") == scan(store.load_papers(), "ti:testing")
+    index.close()

@@ -114,13 +114,16 @@ class SearchIndex:
 
     # --- writing -------------------------------------------------------------------------------
 
-    def _writable(self, part: int) -> sqlite3.Connection:
-        """The partition ready to write: created, or started over when it is from another
-        format, damaged, or mostly stale rows."""
+    def _make_directory(self) -> None:
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise SearchIndexError(f"cannot create {self.directory}: {error.strerror}") from None
+
+    def _writable(self, part: int) -> sqlite3.Connection:
+        """The partition ready to write: created, or started over when it is from another
+        format, damaged, or mostly stale rows."""
+        self._make_directory()
         if part in self._damaged_parts:
             partition.remove(self.paths[part])  # derived data: start again from the shards
             self._damaged_parts.discard(part)
@@ -146,11 +149,19 @@ class SearchIndex:
         all, and forget shards that are gone). Returns how many papers were (re)indexed.
         `offload`: any sizeable work runs in child processes, so that this process's other
         threads (an app's event loop) never wait for the parsing to let go of the GIL."""
+        if any(not path.exists() for path in self.paths):
+            shards = None  # a partition not built yet is built with all of its shards
         names = store.shards() if shards is None else list(shards)
         files = {name: store.shard_file(name) for name in names}
         mine = {part: {s: p for s, p in files.items() if partition_of(s) == part} for part in range(PARTITIONS)}
         work: dict[int, tuple[dict[str, Path], list[str]]] = {}
+        new: set[int] = set()  # partitions with no file yet: built whole (partition.build_new)
         for part in range(PARTITIONS):
+            if not self.paths[part].exists() and part not in self._damaged_parts:
+                self._make_directory()
+                work[part] = (mine[part], [])
+                new.add(part)
+                continue
             known = partition.indexed_stamps(self._writable(part))
             stale = {s: p for s, p in mine[part].items() if partition.stamp_of(p) != known.get(s)}
             gone = [s for s in known if s not in mine[part]] if shards is None else []
@@ -161,6 +172,8 @@ class SearchIndex:
         done = 0
         for part, (stale, gone) in work.items():  # what the processes did is skipped as fresh
             try:
+                if part in new and not self.paths[part].exists():
+                    done += partition.build_new(self.paths[part], stale)
                 done += partition.update(self._db(part), stale, gone)
             except (sqlite3.DatabaseError, KeyError) as error:
                 if not _damaged(error):
@@ -168,6 +181,8 @@ class SearchIndex:
                 self._damaged_parts.add(part)
                 everything = {s: store.shard_file(s) for s in store.shards() if partition_of(s) == part}
                 done += partition.update(self._writable(part), everything, ())
+            except OSError as error:
+                raise SearchIndexError(f"cannot write {self.paths[part]}: {error.strerror}") from None
         return done
 
     @staticmethod

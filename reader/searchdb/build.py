@@ -12,6 +12,9 @@ from reader.searchdb import partition
 def main(argv: list[str]) -> int:
     path, *pairs = argv
     shards = {name: Path(file) for name, _, file in (pair.partition("=") for pair in pairs)}
+    if not Path(path).exists():
+        partition.build_new(Path(path), shards)
+        return 0
     db = partition.connect(Path(path))
     partition.prepare(db)
     partition.update(db, shards)

@@ -25,7 +25,7 @@ from reader.errors import StoreError
 from reader.searchdb.rows import COLUMNS, Card, Row, prose, row_of
 from reader.store.files import read_json
 
-FORMAT = 1  # bump when rows.py or the schema changes: every partition is then rebuilt
+FORMAT = 2  # bump when rows.py or the schema changes: every partition is then rebuilt
 BUSY_SECONDS = 60.0  # another process's first build of a partition may hold the write lock
 BUILD_HASH_BYTES = 128 * 1024 * 1024  # FTS5 keeps this much in memory before writing a segment
 Stamp = str
@@ -45,11 +45,12 @@ CREATE INDEX papers_date ON papers(date);
 CREATE TABLE notes(id TEXT PRIMARY KEY, note TEXT NOT NULL);
 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 INSERT INTO meta VALUES ('next_num', 1), ('stale', 0), ('live', 0);
-CREATE VIRTUAL TABLE words USING fts5({", ".join(COLUMNS)}, content='', tokenize='ascii');
+CREATE VIRTUAL TABLE words USING fts5({", ".join(COLUMNS)}, content='', tokenize='ascii', columnsize=0);
 INSERT INTO words(words, rank) VALUES ('hashsize', {BUILD_HASH_BYTES});
 PRAGMA user_version = {FORMAT};
 """
 _TABLES = ("shards", "papers", "cards", "notes", "meta", "words")
+_BUILDING = ".new-"  # partN.sqlite3.new-PID: a first build under way in process PID
 _LIST_MARK = "\x1f"  # between names in a card column (feed text never holds control characters)
 _CARD_COLUMNS = "id, version, primary_category, published, title, abstract, authors, author_count, affiliations, affiliation_count"
 _INSERT_CARD = "INSERT INTO cards VALUES (?,?,?,?,?,?,?,?,?,?)"
@@ -70,6 +71,52 @@ def connect(path: Path) -> sqlite3.Connection:
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = NORMAL")  # in WAL: never damaged by a crash, may forget the last write
     return db
+
+
+def build_new(path: Path, shards: Mapping[str, Path]) -> int:
+    """A partition that does not exist yet, built whole: written without a journal into a file
+    of its own, made durable, then linked into place (unless another process's build got there
+    first: the caller's update then brings that one up to date). Returns papers indexed."""
+    _remove_abandoned(path)
+    building = path.with_name(f"{path.name}{_BUILDING}{os.getpid()}")
+    try:
+        db = sqlite3.connect(building, isolation_level=None)
+        try:
+            # Nothing reads this file until it is complete, so nothing needs the journal.
+            db.execute("PRAGMA journal_mode = OFF")
+            db.execute("PRAGMA synchronous = OFF")
+            prepare(db)
+            done = update(db, shards)
+            db.execute("PRAGMA journal_mode = WAL")
+        finally:
+            db.close()
+        with open(building, "rb") as file:
+            os.fsync(file.fileno())
+        try:
+            os.link(building, path)  # never replaces a partition that appeared meanwhile
+        except FileExistsError:
+            return 0
+        return done
+    finally:
+        remove(building)
+
+
+def _remove_abandoned(path: Path) -> None:
+    """Half-built files of this partition left by processes that died while building it."""
+    for leftover in path.parent.glob(f"{path.name}{_BUILDING}*"):
+        pid = leftover.name.rpartition(_BUILDING)[2]
+        if pid.isdigit() and not _running(int(pid)):
+            remove(leftover)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # alive, but another user's
+    return True
 
 
 def prepare(db: sqlite3.Connection) -> None:
@@ -125,9 +172,13 @@ def update(db: sqlite3.Connection, shards: Mapping[str, Path], gone: Iterable[st
     except BaseException:
         db.execute("ROLLBACK")
         raise
-    if done > LARGE_UPDATE:  # a write-ahead log as large as the partition: give its space back
+    if done > LARGE_UPDATE and _in_wal(db):  # a write-ahead log as large as the partition: give its space back
         db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     return done
+
+
+def _in_wal(db: sqlite3.Connection) -> bool:
+    return db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
 def _update(db: sqlite3.Connection, shards: Mapping[str, Path], gone: Iterable[str]) -> int:
