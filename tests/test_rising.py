@@ -57,8 +57,9 @@ def test_topics_ranked_by_change_with_their_share():
 
     index = PaperIndex.build(entries("Steady", 6, 6) | entries("Up", 10, 5) | entries("New", 3, 0) | entries("Down", 4, 8))
     found = rising_topics(Library(index), ["Down", "New", "Steady", "Up", "Empty"], TODAY, total_new_last4=1000)
-    assert [t.topic for t in found] == ["Up", "Steady", "Down", "New", "Empty"]
-    assert found[0].to_json() == {"topic": "Up", "last4": 10, "prev4": 5, "change_pct": 100.0, "share_pct": 1.0}
-    assert found[2].change_pct == -50.0 and found[3].change_pct is None
+    # A topic with papers now and none before is new: it rises most of all, though no ratio says so.
+    assert [t.topic for t in found] == ["New", "Up", "Steady", "Down", "Empty"]
+    assert found[1].to_json() == {"topic": "Up", "last4": 10, "prev4": 5, "change_pct": 100.0, "share_pct": 1.0}
+    assert found[3].change_pct == -50.0 and found[0].change_pct is None
     assert rising_topics(Library(index), ["Up"], TODAY)[0].share_pct is None  # no total known
     assert rising_topics(Library(index), ["Up"], date(2027, 3, 1))[0].last4 == 0

@@ -102,7 +102,7 @@ def test_rising_topics_json(capsys, cache):
     changes = [row["change_pct"] for row in rows if row["change_pct"] is not None]
     assert changes == sorted(changes, reverse=True)
     code, out, _ = run(capsys, "rising")
-    assert "Language\t20 papers in the last four weeks, 28 in the four before (-29%)" in out
+    assert "Language\t20 papers in the last four weeks, 28 papers in the four before (-29%)" in out
 
 
 def test_rising_terms_of_a_topic_json(capsys, cache):

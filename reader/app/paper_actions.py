@@ -133,7 +133,7 @@ class PaperScreen(Screen):
             app.call_from_thread(app.copy_to_clipboard, url)
             app.call_from_thread(
                 app.notify, f"No browser could open it here. The link, copied to the clipboard:\n{url}",
-                severity="warning", timeout=30,
+                severity="warning", timeout=12,
             )
 
     def action_open_abstract(self) -> None:

@@ -102,7 +102,8 @@ def run(args: argparse.Namespace, settings) -> int:
         write_atomic(Path(args.output).expanduser(), text.encode("utf-8"))
         print(f"wrote {_entries(len(papers))} to {args.output}", file=sys.stderr)
     if not papers:
-        print("nothing matched: the file has no entries", file=sys.stderr)
+        written = "the output" if args.output is None or args.output == "-" else "the file"
+        print(f"nothing matched the selection: {written} has no entries", file=sys.stderr)
     return 0
 
 

@@ -13,13 +13,21 @@ DEFAULT_LIMIT = 20
 def register(commands) -> None:
     from reader.cli import _positive_int
 
-    rank = commands.add_parser("rank", help="unread papers ranked by what you star, hide and read")
+    rank = commands.add_parser(
+        "rank", help="unread papers ranked by what you star, hide and read",
+        description="Unread papers ranked by a model trained on your marks: starred papers are what you want, hidden "
+        "ones what you do not, papers read without a star count a little against their kind. Needs 3 stars.",
+    )
     rank.add_argument("--topic", metavar="NAME", help="only this topic's papers")
     rank.add_argument("--limit", type=_positive_int, default=DEFAULT_LIMIT, metavar="N", help=f"how many (default {DEFAULT_LIMIT})")
     rank.add_argument("--json", action="store_true", help="print a JSON array of {id, title, score, because}")
     rank.set_defaults(handler=cmd_rank)
 
-    rising = commands.add_parser("rising", help="topics by momentum, or a topic's rising terms")
+    rising = commands.add_parser(
+        "rising", help="topics by momentum, or a topic's rising terms",
+        description="Without --topic: your topics ranked by their last four weeks against the four before. With it: "
+        "the terms whose share of the topic's papers grew most in the last four weeks against the eight before.",
+    )
     rising.add_argument("--topic", metavar="NAME", help="the terms rising in this topic")
     rising.add_argument("--limit", type=_positive_int, default=DEFAULT_LIMIT, metavar="N", help=f"how many terms (default {DEFAULT_LIMIT})")
     rising.add_argument("--json", action="store_true", help="print a JSON array")
@@ -109,7 +117,10 @@ def cmd_rising(args: argparse.Namespace, settings) -> int:
 
 
 def _change(trend) -> str:
-    text = f"{trend.last4} papers in the last four weeks, {trend.prev4} in the four before"
+    def papers(count: int | None) -> str:
+        return "not synced" if count is None else f"{count} papers" if count != 1 else "1 paper"
+
+    text = f"{papers(trend.last4)} in the last four weeks, {papers(trend.prev4)} in the four before"
     if trend.change_pct is not None:
         text += f" ({trend.change_pct:+.0f}%)"
     if trend.share_pct is not None:

@@ -25,8 +25,8 @@ PHRASE_SHARE = 2 / 3  # a word mostly seen inside a rising phrase is left to the
 @dataclass(frozen=True, slots=True)
 class TopicTrend:
     topic: str
-    last4: int
-    prev4: int
+    last4: int | None  # None: those four weeks are not all synced
+    prev4: int | None
     change_pct: float | None  # None when the four weeks before had no papers
     share_pct: float | None  # of all new arXiv papers in the last four weeks, when that is known
 
@@ -54,12 +54,17 @@ class RisingTerm:
 def rising_topics(
     library: Library, topics: Iterable[str], as_of: date, total_new_last4: int | None = None
 ) -> list[TopicTrend]:
-    """Topics by change, largest rise first; topics with nothing to compare with come last."""
+    """Topics by change, largest rise first: a topic with papers now and none in the four weeks
+    before (covered, so truly none) first of all; topics with nothing to compare with last."""
     trends = []
     for topic in topics:
         m = library.momentum(as_of, topic=topic, total_new_last4=total_new_last4)
         trends.append(TopicTrend(topic, m.last4, m.prev4, m.change_pct, m.share_pct))
-    return sorted(trends, key=lambda t: (t.change_pct is None, -(t.change_pct or 0), -t.last4, t.topic.casefold()))
+    def order(t: TopicTrend) -> tuple:
+        new = bool(t.last4) and t.prev4 == 0
+        return (not new, t.change_pct is None, -(t.change_pct or 0), -(t.last4 or 0), t.topic.casefold())
+
+    return sorted(trends, key=order)
 
 
 def rising_terms(

@@ -33,6 +33,7 @@ class CollectionActions(Screen):
         def refresh_sidebar(self) -> None: ...
         def refresh_everything(self, *, keep: str | None = None) -> None: ...
         def start_sync(self, topics: list[Topic]) -> None: ...
+        def topic_removed(self, name: str) -> None: ...
 
     # --- topics ------------------------------------------------------------------------------------
 
@@ -70,6 +71,7 @@ class CollectionActions(Screen):
 
     def _topic_deleted(self, name: str, update: CacheUpdate) -> None:
         self.service.apply_update(update)
+        self.topic_removed(name)
         self.view = ALL
         self.refresh_everything()
         self.app.notify(f"Deleted '{name}'. Its papers, stars and read marks stay in the cache.")
@@ -124,18 +126,19 @@ class CollectionActions(Screen):
 
         def renamed(new: str | None) -> None:
             if new and new != old:
+                merged = new.casefold() != old.casefold() and any(t.casefold() == new.casefold() for t in self.service.tags())
                 self.service.rename_tag(old, new, on_error=self._tag_error).add_done_callback(
-                    lambda future: self.app.call_from_thread(self._tag_renamed, old, future.result())
+                    lambda future: self.app.call_from_thread(self._tag_renamed, old, future.result(), merged)
                 )
 
         title = f"Rename the tag '{old}' (its papers keep it; an existing tag's name merges the two)"
         self.app.push_screen(TextDialog(title, old, check), renamed)
 
-    def _tag_renamed(self, old: str, new: str | None) -> None:
+    def _tag_renamed(self, old: str, new: str | None, merged: bool) -> None:
         if new is not None:
             self.view = View.of_tag(new)
             self.refresh_sidebar()
-            self.app.notify(f"Renamed the tag '{old}' to '{new}'.")
+            self.app.notify(f"Renamed the tag '{old}' to '{new}'." + (" The two tags are now one." if merged else ""))
 
     def _tag_error(self, message: str) -> None:
         self.app.notify(message, severity="error", timeout=15)

@@ -15,7 +15,6 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static
 
-from reader.app.widgets.status import plural
 from reader.core.exporting import FORMATS, SUFFIXES, path_problem
 from reader.errors import ReaderError
 from reader.service import LibraryService
@@ -63,6 +62,7 @@ class ExportDialog(ModalScreen[ExportChoice | None]):
     def on_mount(self) -> None:
         # Enter exports at once; Shift+Tab reaches the format and the choice of papers.
         self.query_one("#path", Input).focus()
+        self._format_changed()  # a remembered path of another format's suffix follows the format
 
     def _chosen_format(self) -> str:
         return FORMATS[max(self.query_one("#export-format", RadioSet).pressed_index, 0)]
@@ -137,5 +137,5 @@ class ExportActions(Screen):
         self.service.set_setting("export_path", str(target))
         self.service.set_setting("export_format", choice.format)
         self.app.call_from_thread(
-            self.app.notify, f"Wrote {plural(len(papers), 'paper')} ({choice.what}) to {target} as {FORMAT_LABELS[choice.format].split(' ')[0]}"
+            self.app.notify, f"Wrote {choice.what} to {target} as {FORMAT_LABELS[choice.format].split(' ')[0]}"
         )

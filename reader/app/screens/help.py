@@ -60,5 +60,5 @@ def binding_rows(app, bindings: Sequence[Binding | tuple[str, ...]]) -> list[tup
             continue
         keys = keymap.get(binding.id, binding.key) if binding.id else binding.key
         shown = " / ".join(app.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
-        rows.append((shown, binding.description or binding.action))
+        rows.append((shown, binding.tooltip or binding.description or binding.action))
     return rows

@@ -57,7 +57,7 @@ class MainScreen(PaperScreen, TriageActions, SyncActions, ExportActions, Collect
         Binding("escape", "clear_filter", "Clear filter", show=False, id="app.clear_filter"),
         Binding("f", "for_you_scope", "For you", show=False, id="app.for_you", tooltip="For you: every topic, or the last topic only"),
         Binding("a", "add_topic", "Add topic", show=False, id="app.add_topic"),
-        Binding("w", "add_watch", "Add watch", show=False, id="app.add_watch", tooltip="Watch names and words: au:levine, abs:\"process reward\""),
+        Binding("w", "add_watch", "Add watch", show=False, id="app.add_watch", tooltip="Add a watch: names and words to spot in the cache, e.g. au:levine"),
         Binding("d", "delete", "Delete", show=False, id="app.delete_topic", tooltip="Delete the selected topic, watch or tag (papers stay)"),
         Binding("f2", "rename_tag", "Rename tag", show=False, id="app.rename_tag"),
     ]
@@ -307,6 +307,7 @@ class MainScreen(PaperScreen, TriageActions, SyncActions, ExportActions, Collect
             self.marks_changed()
             if paper_id is not None:
                 self.paper_list.show(self.paper_list.ids, keep=paper_id)
+                self.paper_list.set_cursor(self.paper_list.cursor)  # the whole card in view, wherever [ ] led
 
         self.app.push_screen(DetailScreen(self.service, ids, ids.index(event.paper_id)), closed)
 

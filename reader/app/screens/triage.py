@@ -47,6 +47,7 @@ class TriageActions(Screen):
         self._rerank_timer: Timer | None = None
         self._rising_terms: dict[str, list[RisingTerm]] = {}  # per topic, until the next sync
         self._reasons: dict[str, tuple[tuple[str, str], ...]] = {}  # For you: a card's reasons, drawn once
+        self._ranked_ids: set[str] = set()  # the ranking's papers
 
     def view_shown(self, view: View) -> None:
         """What the triage needs when the view changes: a visit, rising terms, a ranking."""
@@ -56,6 +57,14 @@ class TriageActions(Screen):
             if view.topic not in self._rising_terms:
                 self.find_rising_terms(view.topic)
         if view == FOR_YOU and self._ranked_version != self.service.library.marks_version:
+            self.start_ranking()
+
+    def topic_removed(self, name: str) -> None:
+        """For you no longer narrows to a topic that is gone."""
+        if self._last_topic == name:
+            self._last_topic = None
+        if self.for_you_topic == name:
+            self.for_you_topic = None
             self.start_ranking()
 
     def marks_touched(self) -> None:
@@ -96,7 +105,8 @@ class TriageActions(Screen):
         if isinstance(ranking, NeedsStars):
             return f"star {ranking.missing} more"
         if isinstance(ranking, Ranking):
-            return f"{len(ranking):,} ranked"
+            library = self.service.library  # those still to read: marks made since count against it
+            return f"{len(self._ranked_ids.difference(library.read, library.hidden, library.starred)):,} ranked"
         return "by your stars"
 
     def _for_you_headline(self) -> str:
@@ -124,6 +134,7 @@ class TriageActions(Screen):
 
     def _ranked(self, result: Ranking | NeedsStars, version: int) -> None:
         self.service.for_you = result
+        self._ranked_ids = set(result.ids) if isinstance(result, Ranking) else set()
         self._ranked_version, self._ranking_pending = version, False
         self._reasons.clear()
         self.refresh_sidebar()
@@ -148,6 +159,8 @@ class TriageActions(Screen):
         service = self.service
         if paper_id in service.library.hidden and self.view != HIDDEN:
             return (("✕ hidden: left out of your views from now on · x brings it back", "paper-list--updated"),)
+        if self.view == HIDDEN and paper_id not in service.library.hidden:
+            return (("↩ shown again in your views · x hides it again", "paper-list--updated"),)
         parts: list[tuple[str, str]] = []
         triage = service.triage
         if paper_id in triage.updated:

@@ -10,7 +10,12 @@ from textual.widgets import DataTable
 
 from reader.core.rising import TopicTrend
 
+TOPIC_WIDTH = 24
 COLUMNS = ("Topic", "Last 4 wk", "4 wk before", "Change", "Share of all new")
+
+
+def _figure(count: int | None) -> str:
+    return "—" if count is None else f"{count:,}"  # None: those weeks are not synced yet
 
 
 class RisingTable(DataTable):
@@ -29,16 +34,17 @@ class RisingTable(DataTable):
         self._topics: list[str] = []
 
     def on_mount(self) -> None:
-        self.add_columns(*COLUMNS)
+        self.add_column(COLUMNS[0], width=TOPIC_WIDTH)  # long names are cut: the figures stay in view
+        self.add_columns(*COLUMNS[1:])
 
     def show(self, trends: list[TopicTrend]) -> None:
         self.clear()
         self._topics = [trend.topic for trend in trends]
         for trend in trends:
-            change = "—" if trend.change_pct is None else f"{trend.change_pct:+.0f}%"
+            change = ("new" if trend.last4 and trend.prev4 == 0 else "—") if trend.change_pct is None else f"{trend.change_pct:+.0f}%"
             share = "—" if trend.share_pct is None else f"{trend.share_pct:.2f}%"
             # The topic's name is the user's text: a Text is never read as markup.
-            self.add_row(Text(trend.topic), f"{trend.last4:,}", f"{trend.prev4:,}", change, share)
+            self.add_row(Text(trend.topic, no_wrap=True, overflow="ellipsis"), _figure(trend.last4), _figure(trend.prev4), change, share)
         if not trends:
             self.add_row(Text("No topics yet: a adds one"), "", "", "", "")
 

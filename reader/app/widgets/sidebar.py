@@ -88,7 +88,7 @@ class TopicSidebar(OptionList):
     def _prompt(entry: SidebarEntry, compact: bool = False) -> Text:
         prompt = Text(entry.label, style="bold", no_wrap=True, overflow="ellipsis")
         if entry.new:  # on the name's line: the counts' line is full at the sidebar's width
-            prompt.append(f" +{entry.new:,}" if compact else f" · {entry.new:,} new", style="bold italic")
+            prompt.append(f" +{entry.new:,} new" if compact else f" · {entry.new:,} new", style="bold italic")
         if entry.detail is not None:
             if not compact:  # a narrow sidebar keeps one line for what has no counts
                 prompt.append("\n" + entry.detail, style="dim")
