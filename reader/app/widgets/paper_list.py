@@ -52,6 +52,11 @@ def affiliation_line(card: Card, room: int, shown: int = 2) -> str:
         text = ", ".join(names[:count]) + (f" +{more}" if more > 0 else "")
         if len(text) <= room:
             return text
+    if names:  # the first one cut at a word, rather than a bare count
+        more = f" +{total - 1}" if total > 1 else ""
+        first = short_affiliation(names[0], limit=room - len(more))
+        if len(first) >= 8:
+            return first + more
     return f"+{total}" if total and room >= len(f"+{total}") else ""
 
 
