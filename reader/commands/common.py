@@ -119,9 +119,7 @@ def selected_ids(
 
 def records(store, lib, ids: list[str]) -> list[Paper]:
     """The full records of `ids`, in that order (only their shards are read)."""
-    from reader.store.store import shard_of
-
-    lib.add_papers(store.load_papers(sorted({shard_of(pid) for pid in ids})).values())
+    lib.add_papers(store.papers_by_id(ids).values())
     print_warnings(store)
     return [lib.papers[pid] for pid in ids if pid in lib.papers]
 

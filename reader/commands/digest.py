@@ -43,8 +43,7 @@ def run(args: argparse.Namespace, settings) -> int:
     from reader.core.digest import TopicDigest, html_page, markdown
     from reader.core.exporting import path_problem
     from reader.core.momentum import headline, total_window
-    from reader.store.files import write_atomic
-    from reader.store.store import shard_of
+    from reader.store import write_atomic
 
     if args.output not in (None, "-"):
         problem = path_problem(args.output)
@@ -65,7 +64,7 @@ def run(args: argparse.Namespace, settings) -> int:
         chosen[name] = [pid for pid, day, mask in zip(index.ids, index.days, index.masks)
                         if mask & bit and day >= first_day and pid not in library.hidden]
     wanted = {pid for ids in chosen.values() for pid in ids}
-    papers = {p.id: p for p in exportable(store.load_papers(sorted({shard_of(pid) for pid in wanted})).values())}
+    papers = {p.id: p for p in exportable(store.papers_by_id(wanted).values())}
     total = store.cached_total(total_window(today))
     digests = [
         TopicDigest(name, headline(library.momentum(today, topic=name, total_new_last4=total)),

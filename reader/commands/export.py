@@ -74,7 +74,7 @@ def run(args: argparse.Namespace, settings) -> int:
         _topic_name,
         _validated_query,
     )
-    from reader.store.files import write_atomic
+    from reader.store import write_atomic
 
     _check_options(args)
     wanted = _wanted_ids(args.ids)
@@ -109,7 +109,7 @@ def run(args: argparse.Namespace, settings) -> int:
 
 def _update(path: Path, papers, *, unicode: bool, tags: dict[str, list[str]], notes: dict[str, str]) -> int:
     from reader.core.bibfile import update
-    from reader.store.files import write_atomic
+    from reader.store import write_atomic
 
     try:
         raw = path.read_bytes() if path.exists() else b""

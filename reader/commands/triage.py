@@ -42,7 +42,6 @@ def _dump(rows: list[dict]) -> None:
 def cmd_rank(args: argparse.Namespace, settings) -> int:
     from reader.cli import _library, _print_warnings, _store, _topic_name
     from reader.core import ranking
-    from reader.store.store import shard_of
     from reader.triage import RankingCorpus
 
     store = _store(args, settings)
@@ -59,7 +58,7 @@ def cmd_rank(args: argparse.Namespace, settings) -> int:
         return _needs_stars(result, args.json)
     best = list(zip(result.ids[: args.limit], result.scores[: args.limit]))
     # Whole records for titles, and for reasons that name authors as they write themselves.
-    papers = store.load_papers(sorted({shard_of(pid) for pid, _ in best}))
+    papers = store.papers_by_id(pid for pid, _ in best)
     _print_warnings(store)
     rows = []
     for pid, score in best:

@@ -162,7 +162,7 @@ class LibraryService(TriageMethods):
     def papers(self, ids: list[str]) -> list[Paper]:
         """Whole records of `ids` from the store, in that order (for export: never from what
         happens to be loaded). Ids the cache no longer holds are left out."""
-        records = self.store.load_papers(sorted({shard_of(pid) for pid in ids}))
+        records = self.store.papers_by_id(ids)
         return [records[pid] for pid in ids if pid in records]
 
     def export_text(self, format: str, papers: list[Paper], *, unicode: bool = False) -> str:

@@ -261,6 +261,12 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
                 self._forget(lost)
         return papers
 
+    def papers_by_id(self, ids: Iterable[str]) -> dict[str, Paper]:
+        """Full records of these papers (those the cache holds), reading only their shards."""
+        wanted = set(ids)
+        found = self.load_papers(sorted({shard_of(pid) for pid in wanted}))
+        return {pid: paper for pid, paper in found.items() if pid in wanted}
+
     def load_paper(self, paper_id: str) -> Paper | None:
         """One paper's full record, decoding only it when its shard is sound (the detail view)."""
         doc = find_document(self._shard_path(shard_of(paper_id)), "id", paper_id)

@@ -18,7 +18,7 @@ from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet,
 from reader.core.exporting import FORMATS, SUFFIXES, path_problem
 from reader.errors import ReaderError
 from reader.service import LibraryService
-from reader.store.files import write_atomic
+from reader.store import write_atomic
 
 FORMAT_LABELS = {"bibtex": "BibTeX (.bib)", "ris": "RIS (.ris): Zotero, EndNote, Mendeley", "csl-json": "CSL-JSON (.json): Zotero, Pandoc"}
 

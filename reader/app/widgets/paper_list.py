@@ -53,10 +53,10 @@ def affiliation_line(card: Card, room: int, shown: int = 2) -> str:
         if len(text) <= room:
             return text
     if names:  # the first one cut at a word, rather than a bare count
-        more = f" +{total - 1}" if total > 1 else ""
-        first = short_affiliation(names[0], limit=room - len(more))
+        rest = f" +{total - 1}" if total > 1 else ""
+        first = short_affiliation(names[0], limit=room - len(rest))
         if len(first) >= 8:
-            return first + more
+            return first + rest
     return f"+{total}" if total and room >= len(f"+{total}") else ""
 
 
