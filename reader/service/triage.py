@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from reader.library_search import LibrarySearch, MemorySearch
 
 
+REASONS_AHEAD = 20  # reasons worked out in the worker for the best papers, before the list shows them
+
+
 class TriageMethods:
     store: Store
     library: Library
@@ -55,7 +58,10 @@ class TriageMethods:
         (on the UI's thread)."""
         marks = dict(marks)
         marks.pop("version")
-        return self._ranker().rank(**marks)
+        result = self._ranker().rank(**marks)
+        if isinstance(result, Ranking):
+            result.top(REASONS_AHEAD)  # what the model learned, gathered here: the cards' reasons cost little after
+        return result
 
     def _ranker(self):
         if self._ranking_corpus is None:
