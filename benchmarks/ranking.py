@@ -1,4 +1,4 @@
-"""The "For you" ranking and rising terms at scale: `python -m benchmarks.ranking [--papers N]`.
+"""The "For you" ranking and rising terms at scale: `python -m benchmarks.ranking [--papers N] [--app]`.
 
 Uses benchmarks/cache.py's synthetic papers (sizes drawn from the recorded fixtures) with the
 marks build_cache gives them (every 97th starred, every 7th read) plus every 50th hidden, and
@@ -10,6 +10,7 @@ of --runs runs; machines here are shared and noisy, so compare within one run.""
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import statistics
 import time
@@ -47,11 +48,79 @@ def held(step: Callable[[], Any]) -> tuple[float, Any]:
     return size / 1e6, result
 
 
+async def in_the_app(count: int) -> None:
+    """The app on a cache of `count` papers: For you chosen, the seconds until its ranking shows
+    (first, then after a star), the cursor's latency and the longest event-loop block meanwhile,
+    and the process's peak memory after."""
+    import resource
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from reader.app import ReaderApp
+    from reader.config import Settings
+    from reader.service import FOR_YOU
+    from reader.store import Store
+
+    with tempfile.TemporaryDirectory() as work:
+        data = Path(work) / "cache"
+        # Built in a process of its own, so that the memory figure is the app's alone.
+        subprocess.run([sys.executable, "-c", f"from benchmarks.cache import build_cache; from datetime import date; "
+                        f"from pathlib import Path; build_cache(Path({str(data)!r}), {count}, date.fromisoformat({TODAY.isoformat()!r}))"], check=True)
+        app = ReaderApp(Store(data), Settings.from_env(), sync_on_start=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            main = app.main
+            while not main.loaded:
+                await asyncio.sleep(0.05)
+            await pilot.pause()
+            worst, moves, running = 0.0, [], True
+
+            async def watch_loop() -> None:
+                nonlocal worst
+                while running:
+                    started = time.perf_counter()
+                    await asyncio.sleep(0.005)
+                    worst = max(worst, time.perf_counter() - started - 0.005)
+
+            async def until_ranked() -> float:
+                started = time.perf_counter()
+                await asyncio.sleep(0.05)
+                while main._ranking_pending or main._ranked_version != main.service.library.marks_version:
+                    moved = time.perf_counter()
+                    main.paper_list.action_cursor_down()
+                    for y in range(main.paper_list.size.height):
+                        main.paper_list.render_line(y)
+                    moves.append(time.perf_counter() - moved)
+                    await asyncio.sleep(0.05)
+                return time.perf_counter() - started
+
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            watcher = asyncio.create_task(watch_loop())
+            main.view = FOR_YOU
+            first = await until_ranked()
+            await pilot.press("s")  # a star: ranked again once marking pauses (2 s), the corpus kept
+            again = await until_ranked() - 2.0
+            running = False
+            await watcher
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{count:,} papers in the app, For you chosen")
+    print(f"  first ranking shown (corpus built, trained)  {first:7.2f} s")
+    print(f"  again after a star (corpus kept)           {again:7.2f} s   (after the 2 s marking pause)")
+    print(f"  cursor move meanwhile, slowest             {max(moves) * 1000:7.1f} ms   (median {statistics.median(moves) * 1000:.1f} ms)")
+    print(f"  longest event-loop block meanwhile         {worst * 1000:7.1f} ms")
+    print(f"  peak memory of the app                     {rss:7.0f} MB   ({before:.0f} MB before For you)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--papers", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--app", action="store_true", help="the app instead: For you chosen on a cache of --papers")
     args = parser.parse_args()
+    if args.app:
+        asyncio.run(in_the_app(args.papers))
+        return
 
     papers = synthetic_papers(args.papers, TODAY)
     rows = [row_of_paper(p) for p in papers]
