@@ -113,7 +113,7 @@ def selected_ids(
         ids = [pid for pid in ids if pid in only]
     if query is not None:
         matched = index.matching(query)
-        ids = [pid for pid in ids if pid in matched]
+        ids = list(filter(matched.__contains__, ids))
     return ids[:limit]
 
 

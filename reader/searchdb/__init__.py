@@ -32,6 +32,7 @@ import sys
 import threading
 import zlib
 from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from reader.core.query import Node
@@ -76,6 +77,7 @@ class SearchIndex:
         self._all: list[sqlite3.Connection] = []  # every connection opened, to close them all
         self._lock = threading.Lock()
         self._damaged_parts: set[int] = set()  # seen damaged by a reader: rebuilt by the next refresh
+        self._pool: ThreadPoolExecutor | None = None  # the threads `matching` reads partitions from
 
     @classmethod
     def open(cls, data_dir: Path) -> SearchIndex:
@@ -107,9 +109,12 @@ class SearchIndex:
     def close(self) -> None:
         """Close every thread's connections (call when no other thread uses the index)."""
         with self._lock:
+            pool, self._pool = self._pool, None
             for db in self._all:
                 db.close()
             self._all.clear()
+        if pool is not None:
+            pool.shutdown()
         self._local = threading.local()
 
     # --- writing -------------------------------------------------------------------------------
@@ -220,11 +225,18 @@ class SearchIndex:
     # --- reading -------------------------------------------------------------------------------
 
     def matching(self, node: Node) -> set[str]:
-        """Ids of the indexed papers that satisfy the query."""
+        """Ids of the indexed papers that satisfy the query. The partitions are asked at once,
+        from threads of their own: SQLite lets go of the GIL while it reads."""
         found: set[str] = set()
-        for part in range(PARTITIONS):
-            found.update(self._read(part, lambda db: Matcher(db).ids(node)))
+        for ids in self._readers().map(lambda part: self._read(part, lambda db: Matcher(db).ids(node)), range(PARTITIONS)):
+            found.update(ids)
         return found
+
+    def _readers(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(PARTITIONS, thread_name_prefix="searchdb")
+            return self._pool
 
     def cards(self, ids: Iterable[str]) -> dict[str, Card]:
         """Cards of the given papers that the index holds, by id."""
