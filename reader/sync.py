@@ -10,13 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from reader.arxiv.client import ArxivClient, ClientOptions
+from reader.arxiv.client import ArxivClient
 from reader.arxiv.parse import AnnouncementFeed, FeedPage
 from reader.config import Settings
 from reader.core import coverage, momentum
 from reader.errors import ArxivUnreachableError, ReaderError
 from reader.models import Paper
 from reader.store import Store, Topic
+from reader.sync_types import SyncEvent, SyncReport, TopicResult, client_options
 
 PAGE_SIZE = 200  # the first page of a sync: most syncs need no more
 BULK_PAGE_SIZE = 1000  # later pages (arXiv serves up to 2,000): fewer requests for a first sync
@@ -27,20 +28,6 @@ ID_BATCH = 100  # ids per id_list request
 # Papers can be announced a few days after their submission date: an incremental sync looks
 # this far behind the last sync before it trusts that it has caught up.
 CATCH_UP_MARGIN = timedelta(days=7)
-
-
-@dataclass(slots=True)
-class TopicResult:
-    topic: str
-    new: int = 0
-    updated: int = 0
-    fetched: int = 0
-    requests: int = 0  # requests made to arXiv for the topic, retries included
-    arxiv_total: int | None = None  # arXiv's totalResults for the topic over the horizon
-    error: str | None = None
-    unreachable: bool = False  # arXiv could not be reached at all
-    note: str | None = None  # what the user should know though nothing failed ("1 entry skipped: ...")
-    changed_ids: list[str] = field(default_factory=list)  # stored new or newer: what a view reloads
 
 
 @dataclass(slots=True)
@@ -68,55 +55,8 @@ class FeedProblems:
         return "; ".join(parts) or None
 
 
-@dataclass(slots=True)
-class SyncEvent:
-    """Progress for displays: `topic` is None for events about the whole run."""
-
-    topic: str | None
-    message: str
-    fetched: int = 0
-    expected: int | None = None
-
-
-@dataclass(slots=True)
-class SyncReport:
-    topics: list[TopicResult] = field(default_factory=list)
-    versions: TopicResult | None = None  # newer versions found through the announcement feeds
-    total_new_last4: int | None = None
-    total_error: str | None = None
-
-    @property
-    def new(self) -> int:
-        return sum(t.new for t in self.topics)
-
-    @property
-    def updated(self) -> int:
-        return sum(t.updated for t in self.topics) + (self.versions.updated if self.versions else 0)
-
-    @property
-    def failed(self) -> list[TopicResult]:
-        return [t for t in self.topics if t.error]
-
-    @property
-    def offline(self) -> bool:
-        return bool(self.topics) and all(t.unreachable for t in self.topics)
-
-    @property
-    def changed_ids(self) -> list[str]:
-        results = self.topics + ([self.versions] if self.versions else [])
-        return [pid for t in results for pid in t.changed_ids]
-
-
 def client_for(settings: Settings, on_notice: Callable[[str], None] | None = None) -> ArxivClient:
-    options = ClientOptions(
-        api_url=settings.api_url,
-        rss_url=settings.rss_url,
-        delay=settings.delay,
-        timeout=settings.timeout,
-        retries=settings.retries,
-        backoff=settings.backoff,
-    )
-    return ArxivClient(options, on_notice=on_notice)
+    return ArxivClient(client_options(settings), on_notice=on_notice)
 
 
 class Syncer:

@@ -14,7 +14,7 @@ from reader.app.screens.export import ExportDialog
 from reader.app.screens.help import HelpScreen
 from reader.app.screens.main import MainScreen
 from reader.app.widgets.chart import MomentumChart
-from reader.arxiv.client import ArxivClient, ClientOptions
+from reader.arxiv.client import ClientOptions
 from reader.config import Settings
 from reader.service import ALL, STARRED, View
 from reader.store import Store
@@ -35,7 +35,7 @@ def settings(**changes) -> Settings:
 
 def make_app(store, fake=None, **kwargs) -> ReaderApp:
     options = ClientOptions(api_url=fake.api_url if fake else "http://127.0.0.1:9/api/query", rss_url="http://127.0.0.1:9/rss/", delay=0, retries=0, timeout=2)
-    return ReaderApp(store, settings(), client_factory=lambda: ArxivClient(options), sync_on_start=False, **kwargs)
+    return ReaderApp(store, settings(), client_options=options, sync_on_start=False, **kwargs)
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from reader.service import LibraryService, open_service
 from reader.store import Store
 
 if TYPE_CHECKING:
-    from reader.arxiv.client import ArxivClient
+    from reader.arxiv.options import ClientOptions
 
 
 def stylesheet() -> str:
@@ -42,20 +42,20 @@ class ReaderApp(App):
         store: Store,
         settings: Settings,
         *,
-        client_factory: Callable[[], ArxivClient] | None = None,
+        client_options: ClientOptions | None = None,  # the tests' loopback arXiv
         sync_on_start: bool = True,
     ):
         super().__init__()
         self.store = store
         self.settings = settings
         self.service: LibraryService = open_service(store, settings)
-        self.client_factory = client_factory
+        self.client_options = client_options
         self.sync_on_start = sync_on_start
         self._saved_theme = store.setting("theme")
         self.message_log: deque[str] = deque(maxlen=200)  # every notification, newest last
 
     def get_default_screen(self) -> Screen:
-        return MainScreen(self.service, sync_on_start=self.sync_on_start, client_factory=self.client_factory)
+        return MainScreen(self.service, sync_on_start=self.sync_on_start, client_options=self.client_options)
 
     @property
     def main(self) -> MainScreen:

@@ -21,8 +21,8 @@ from urllib.parse import quote
 
 import httpx
 
-from reader import __version__
 from reader.arxiv.decode import Decoder
+from reader.arxiv.options import ClientOptions
 from reader.arxiv.parse import (
     AnnouncementFeed,
     FeedPage,
@@ -41,11 +41,9 @@ from reader.sanitize import clean_text
 log = logging.getLogger("reader.arxiv")
 Parsed = TypeVar("Parsed")
 
-USER_AGENT = f"reader/{__version__} (terminal arXiv topic reader; polite: 1 request per 3 s, 1 connection)"
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024  # a full 2000-entry page is ~3.5 MB
 MAX_RETRY_AFTER = 600.0
 MAX_REDIRECTS = 3
-DEADLINE_FACTOR = 4  # a whole request may take this many times the per-read timeout
 RETRY_STATUSES = {429, 500, 502, 503, 504}
 REDIRECT_STATUSES = {301, 302, 303, 307, 308}
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -57,23 +55,6 @@ class _Retryable(Exception):
         self.wait = wait  # what the server asked for (Retry-After), if anything
         self.slow_down = slow_down  # a 429: back off much longer
         self.unreachable = unreachable  # no connection at all: one more try, then say so
-
-
-@dataclass(frozen=True, slots=True)
-class ClientOptions:
-    api_url: str
-    rss_url: str
-    delay: float = 3.0
-    timeout: float = 30.0
-    retries: int = 4
-    backoff: float = 5.0  # first retry waits this long (doubling); after a 429, six times as long
-    user_agent: str = USER_AGENT
-
-    @property
-    def deadline(self) -> float:
-        """Seconds a whole request may take, body included: a server dripping a byte at a time
-        resets the per-read timeout forever, never this."""
-        return self.timeout * DEADLINE_FACTOR
 
 
 @dataclass(frozen=True, slots=True)

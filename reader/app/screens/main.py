@@ -67,10 +67,10 @@ class MainScreen(PaperScreen, TriageActions, SyncActions, ExportActions, Collect
     view: var[View] = var(ALL, init=False)
     unread_only: var[bool] = var(False, init=False)
 
-    def __init__(self, service: LibraryService, *, sync_on_start: bool = True, client_factory=None):
+    def __init__(self, service: LibraryService, *, sync_on_start: bool = True, client_options=None):
         super().__init__(service)
         self.sync_on_start = sync_on_start
-        self.client_factory = client_factory
+        self.client_options = client_options
         self.filter_text = ""
         self.filter_query: Node | None = None
         self._offline_told = False

@@ -3,7 +3,6 @@ report said in the status line and notifications; the cache read again in a work
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -15,14 +14,14 @@ from reader.service import CacheUpdate, LibraryService, open_service
 
 if TYPE_CHECKING:
     from reader.app.widgets.paper_list import PaperList
-    from reader.arxiv.client import ArxivClient
+    from reader.arxiv.options import ClientOptions
 
 
 class SyncActions(Screen):
     """Mixed into MainScreen, which provides the panes and the search index's preparation."""
 
     service: LibraryService
-    client_factory: Callable[[], ArxivClient] | None  # tests' loopback arXiv; None: the settings'
+    client_options: ClientOptions | None  # tests' loopback arXiv; None: the settings'
 
     if TYPE_CHECKING:
         _offline_told: bool
@@ -44,7 +43,7 @@ class SyncActions(Screen):
         self.start_sync(topics)
 
     def start_sync(self, topics) -> None:
-        if not self.status.sync(self.service.store, self.service.settings, topics, self.client_factory):
+        if not self.status.sync(self.service.store, self.service.settings, topics, self.client_options):
             self.app.notify("A sync is already running.")
 
     @on(StatusLine.SyncFinished)

@@ -1,10 +1,8 @@
-"""The status line, and the background sync whose progress it shows."""
+"""The status line, and the background sync whose progress it shows (run in a child process:
+see reader/sync_process.py)."""
 
 from __future__ import annotations
 
-import asyncio
-import importlib
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -13,11 +11,13 @@ from textual.widgets import Static
 
 from reader.errors import ReaderError
 from reader.store import Store, Topic
+from reader.sync_process import sync_in_child, sync_job
+from reader.sync_types import SyncEvent, SyncReport
+from reader.sync_types import client_options as options_of
 
-if TYPE_CHECKING:  # the network stack loads with the first sync, not at start-up
-    from reader.arxiv.client import ArxivClient
+if TYPE_CHECKING:
+    from reader.arxiv.options import ClientOptions
     from reader.config import Settings
-    from reader.sync import SyncEvent, SyncReport
 
 
 def plural(count: int, one: str, many: str | None = None) -> str:
@@ -42,28 +42,25 @@ class StatusLine(Static):
     def say(self, message: str) -> None:
         self.update(message)
 
-    def sync(self, store: Store, settings: Settings, topics: list[Topic], client_factory: Callable[[], ArxivClient] | None) -> bool:
-        """Start syncing `topics`; False when a sync is already running."""
+    def sync(self, store: Store, settings: Settings, topics: list[Topic], client_options: ClientOptions | None) -> bool:
+        """Start syncing `topics` (arXiv as `client_options` say; None: as the settings say);
+        False when a sync is already running."""
         if self.syncing:
             return False
         self.syncing = True
         self.say(f"Syncing {plural(len(topics), 'topic')}…")
-        self._run_sync(store, settings, topics, client_factory)
+        self._run_sync(store, settings, topics, client_options)
         return True
 
     @work(exclusive=True, group="sync")
-    async def _run_sync(self, store: Store, settings: Settings, topics: list[Topic], client_factory) -> None:
-        # The network stack's first import takes ~0.3 s: in a thread, not on the event loop.
-        await asyncio.to_thread(importlib.import_module, "reader.sync")
-        from reader.sync import Syncer, client_for
-
+    async def _run_sync(self, store: Store, settings: Settings, topics: list[Topic], client_options: ClientOptions | None) -> None:
         report: SyncReport | None = None
         error: str | None = None
+        job = sync_job(
+            store, topics, today=settings.today(), horizon_weeks=settings.sync_weeks, options=client_options or options_of(settings)
+        )
         try:
-            client = client_factory() if client_factory else client_for(settings, on_notice=self.say)
-            async with client:
-                syncer = Syncer(store, client, today=settings.today(), horizon_weeks=settings.sync_weeks, on_event=self._event)
-                report = await syncer.run(topics)
+            report = await sync_in_child(job, on_event=self._event, on_notice=self.say)
         except ReaderError as problem:
             error = str(problem)
         finally:
