@@ -3,6 +3,7 @@ report said in the status line and notifications; the cache read again in a work
 
 from __future__ import annotations
 
+import gc
 from typing import TYPE_CHECKING
 
 from textual import on, work
@@ -45,9 +46,14 @@ class SyncActions(Screen):
     def start_sync(self, topics) -> None:
         if not self.status.sync(self.service.store, self.service.settings, topics, self.client_options):
             self.app.notify("A sync is already running.")
+            return
+        # What the app holds now outlives the sync: the garbage collector's full passes skip it
+        # until the sync ends (at 100,000 papers, one pass over it held the event loop ~100 ms).
+        gc.freeze()
 
     @on(StatusLine.SyncFinished)
     def _sync_finished(self, event: StatusLine.SyncFinished) -> None:
+        gc.unfreeze()  # collected as usual again: nothing stays pinned in memory
         report = event.report
         if report is None:
             self.app.notify(f"Sync failed: {event.error}", severity="error", timeout=15)
