@@ -99,6 +99,9 @@ class ReaderApp(App):
         await asyncio.to_thread(self.service.flush)  # marks still being written are kept
         self.exit()
 
+    def on_unmount(self) -> None:
+        self.service.close()  # pending writes done; the ranking process stopped, even mid-ranking
+
     # --- help and the command palette ---
 
     def action_help(self) -> None:

@@ -10,11 +10,12 @@ from datetime import date
 from reader.config import Settings
 from reader.core.library import Library
 from reader.core.momentum import Momentum, headline
-from reader.core.ranking import NeedsStars, Ranking
+from reader.core.ranking import NeedsStars
 from reader.core.rising import RisingTerm, rising_terms
 from reader.library_search import MemorySearch
 from reader.models import Paper
 from reader.service.library import CacheUpdate, LibraryService, T
+from reader.service.ranker import RankedList, ranked_list
 from reader.service.views import View
 from reader.store import Store
 from reader.triage import TriageSets
@@ -107,7 +108,7 @@ class _DemoRanker:
 
         self.corpus = Corpus.of_rows([row_of_paper(paper) for paper in papers])
 
-    def rank(self, **marks) -> Ranking | NeedsStars:
+    def rank(self, **marks) -> RankedList | NeedsStars:
         from reader.core.ranking import rank
 
-        return rank(self.corpus, **marks)
+        return ranked_list(rank(self.corpus, **marks))

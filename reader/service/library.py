@@ -24,11 +24,12 @@ from reader.core.exporting import render
 from reader.core.library import Library
 from reader.core.momentum import Momentum, headline, total_window
 from reader.core.query import Node
-from reader.core.ranking import NeedsStars, Ranking
+from reader.core.ranking import NeedsStars
 from reader.errors import ReaderError, StoreError
 from reader.library_search import LibrarySearch, MemorySearch
 from reader.models import Paper, PaperIndex
 from reader.searchdb import Card
+from reader.service.ranker import RankedList, RankerProcess
 from reader.service.triage import TriageMethods
 from reader.service.views import FOR_YOU, HIDDEN, STARRED, View
 from reader.store import Store, Topic
@@ -72,8 +73,8 @@ class LibraryService(TriageMethods):
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reader-writer")
         self._pending_notes: dict[str, str] = {}  # paper id -> the latest text typed, not yet written
         self._notes_lock = threading.Lock()
-        self.for_you: Ranking | NeedsStars | None = None  # the latest ranking, set on the UI's thread
-        self._ranking_corpus = None  # built at the first ranking
+        self.for_you: RankedList | NeedsStars | None = None  # the latest ranking, set on the UI's thread
+        self._ranker_process: RankerProcess | None = None  # started at the first ranking
         self.triage = TriageSets()  # new, updated, watched papers: read in a worker, taken on the UI's thread
         self._visited: set[str] = set()  # topics looked at since the app started
 
@@ -124,7 +125,7 @@ class LibraryService(TriageMethods):
         """Ids in the view's order (newest first, or best first For you): what the list shows (the
         view's papers, unread ones if asked, those matching the query if given)."""
         if view == FOR_YOU:
-            ranked = self.for_you.ids if isinstance(self.for_you, Ranking) else []
+            ranked = self.for_you.ids if isinstance(self.for_you, RankedList) else []
             return self._narrow(ranked, unread=unread, query=query)
         if view.kind in ("new", "updated", "watch"):
             members = self.view_members(view)
@@ -369,5 +370,7 @@ class LibraryService(TriageMethods):
         self._writer.submit(lambda: None).result()
 
     def close(self) -> None:
+        if self._ranker_process is not None:
+            self._ranker_process.close()
         self._writer.shutdown(wait=True)
         self.search.close()

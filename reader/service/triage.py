@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 from reader.core.library import Library
 from reader.core.query import parse
-from reader.core.ranking import NeedsStars, Ranking
+from reader.core.ranking import NeedsStars
 from reader.core.rising import RisingTerm, TopicTrend, rising_terms, rising_topics
 from reader.errors import QueryError
+from reader.service.ranker import RankedList, RankerProcess
 from reader.service.views import View
 from reader.store import Store, Topic, Watch
 from reader.triage import TriageSets
@@ -22,17 +23,14 @@ if TYPE_CHECKING:
     from reader.library_search import LibrarySearch, MemorySearch
 
 
-REASONS_AHEAD = 20  # reasons worked out in the worker for the best papers, before the list shows them
-
-
 class TriageMethods:
     store: Store
     library: Library
     search: LibrarySearch | MemorySearch
     topics: list[Topic]
-    for_you: Ranking | NeedsStars | None
+    for_you: RankedList | NeedsStars | None
     triage: TriageSets
-    _ranking_corpus: Any
+    _ranker_process: RankerProcess | None
     _visited: set[str]
     _total_new_last4: int | None
 
@@ -52,23 +50,18 @@ class TriageMethods:
             "candidates": library.select(topic=topic) if topic is not None else None,
         }
 
-    def rank_for_you(self, marks: dict) -> Ranking | NeedsStars:
-        """Train on `marks` (from `ranking_marks`) and rank the unread papers. Seconds at 100,000
-        papers: call it from a worker; `select(FOR_YOU)` shows the result once `for_you` is set
-        (on the UI's thread)."""
+    def rank_for_you(self, marks: dict) -> RankedList | NeedsStars:
+        """Train on `marks` (from `ranking_marks`) and rank the unread papers, in the ranking
+        process (seconds at 100,000 papers; this worker thread waits, the UI does not).
+        `select(FOR_YOU)` shows the result once `for_you` is set (on the UI's thread)."""
         marks = dict(marks)
         marks.pop("version")
-        result = self._ranker().rank(**marks)
-        if isinstance(result, Ranking):
-            result.top(REASONS_AHEAD)  # what the model learned, gathered here: the cards' reasons cost little after
-        return result
+        return self._ranker().rank(**marks)
 
-    def _ranker(self):
-        if self._ranking_corpus is None:
-            from reader.triage import RankingCorpus
-
-            self._ranking_corpus = RankingCorpus(self.store)
-        return self._ranking_corpus
+    def _ranker(self) -> Any:
+        if self._ranker_process is None:
+            self._ranker_process = RankerProcess(self.store.data_dir)
+        return self._ranker_process
 
     def rising_topics(self) -> list[TopicTrend]:
         """The topics by momentum, largest rise first (a loop over the index per topic)."""

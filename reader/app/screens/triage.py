@@ -12,11 +12,12 @@ from textual.worker import get_current_worker
 
 from reader.app.widgets.rising import RisingTable
 from reader.app.widgets.status import plural
-from reader.core.ranking import NeedsStars, Ranking
+from reader.core.ranking import NeedsStars
 from reader.core.rising import RisingTerm
 from reader.core.text import word_string
 from reader.errors import ReaderError
 from reader.service import FOR_YOU, HIDDEN, LibraryService, View
+from reader.service.ranker import RankedList
 from reader.triage import TriageSets
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ class TriageActions(Screen):
         ranking = self.service.for_you
         if isinstance(ranking, NeedsStars):
             return f"star {ranking.missing} more"
-        if isinstance(ranking, Ranking):
+        if isinstance(ranking, RankedList):
             library = self.service.library  # those still to read: marks made since count against it
             return f"{len(self._ranked_ids.difference(library.read, library.hidden, library.starred)):,} ranked"
         return "by your stars"
@@ -132,9 +133,9 @@ class TriageActions(Screen):
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._ranked, result, marks["version"])
 
-    def _ranked(self, result: Ranking | NeedsStars, version: int) -> None:
+    def _ranked(self, result: RankedList | NeedsStars, version: int) -> None:
         self.service.for_you = result
-        self._ranked_ids = set(result.ids) if isinstance(result, Ranking) else set()
+        self._ranked_ids = set(result.ids) if isinstance(result, RankedList) else set()
         self._ranked_version, self._ranking_pending = version, False
         self._reasons.clear()
         self.refresh_sidebar()
@@ -177,12 +178,12 @@ class TriageActions(Screen):
     def _reason(self, paper_id: str) -> tuple[tuple[str, str], ...]:
         """For you: the paper's score and the terms weighing most for it."""
         ranking = self.service.for_you
-        if self.view != FOR_YOU or not isinstance(ranking, Ranking):
+        if self.view != FOR_YOU or not isinstance(ranking, RankedList):
             return ()
         found = self._reasons.get(paper_id)
         if found is None:
             score = ranking.score_of(paper_id)
-            because = ranking.because(paper_id)
+            because = list(ranking.reasons.get(paper_id, ()))  # the best papers' (the model lives in its own process)
             card = self.paper_list.cached_card(paper_id)
             if card is not None:  # authors as they write themselves (S. Levine), not as searched (s levine)
                 written = {word_string(name).strip(): name for name in card.authors}

@@ -1,0 +1,115 @@
+"""For you's model in a process of its own. The features of every paper (hundreds of MB at
+100,000 papers), scikit-learn and the training never share the app's memory or its GIL, so the
+list stays responsive while a ranking is made. The process lives while the app does: a ranking
+after a mark reuses the features of the shards that did not change."""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from reader.core.ranking import NeedsStars, Ranking
+from reader.errors import ReaderError
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import Pool
+
+    from reader.triage import RankingCorpus
+
+REASONS_AHEAD = 100  # papers whose reasons come with a ranking: the best, which the list shows first
+WAIT_STEP = 0.2  # seconds between looks at whether the service was closed meanwhile
+
+
+@dataclass(slots=True)
+class RankedList:
+    """A ranking as plain data: ids best first, their scores, and the reasons of the best."""
+
+    ids: list[str]
+    scores: list[float]
+    reasons: dict[str, tuple[str, ...]]
+    _score_of: dict[str, float] | None = field(default=None, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def score_of(self, paper_id: str) -> float | None:
+        if self._score_of is None:
+            self._score_of = dict(zip(self.ids, self.scores))
+        return self._score_of.get(paper_id)
+
+
+def ranked_list(result: Ranking | NeedsStars, reasons_for: int = REASONS_AHEAD) -> RankedList | NeedsStars:
+    if isinstance(result, NeedsStars):
+        return result
+    return RankedList(result.ids, result.scores, {s.id: s.because for s in result.top(reasons_for)})
+
+
+# --- in the ranking process ----------------------------------------------------------------------
+
+_corpus: RankingCorpus | None = None  # kept between rankings: the features of unchanged shards stay
+
+
+def _rank_here(data_dir: str, marks: dict[str, Any]) -> tuple[str, Any]:
+    """Runs in the ranking process; returns ("ok", result) or ("error", message): an exception
+    of ours may not survive the trip back."""
+    global _corpus
+    from reader.store import Store
+    from reader.triage import RankingCorpus
+
+    try:
+        if _corpus is None or _corpus.store.data_dir != Path(data_dir):
+            _corpus = RankingCorpus(Store(Path(data_dir)))
+        return "ok", ranked_list(_corpus.rank(**marks))
+    except ReaderError as error:
+        return "error", str(error)
+
+
+# --- in the app ------------------------------------------------------------------------------------
+
+
+class RankerProcess:
+    """One process that ranks, started at the first ranking (a second or two of imports)."""
+
+    def __init__(self, data_dir: Path):
+        self.data_dir = data_dir
+        self._pool: Pool | None = None
+        self._closed = threading.Event()
+        self._lock = threading.Lock()
+
+    def rank(self, *, starred: set[str], read: set[str], hidden: set[str], candidates: list[str] | None) -> RankedList | NeedsStars:
+        """Blocks the calling (worker) thread until the ranking is made; ReaderError when the
+        service was closed meanwhile or the cache could not be read."""
+        marks = {"starred": starred, "read": read, "hidden": hidden, "candidates": candidates}
+        with self._lock:
+            if self._closed.is_set():
+                raise ReaderError("the app is closing")
+            if self._pool is None:
+                # The app captures sys.stderr with an object whose fileno() is -1, which
+                # multiprocessing would hand its helper process: give it the real one meanwhile.
+                with contextlib.redirect_stderr(sys.__stderr__ or sys.stderr):
+                    self._pool = multiprocessing.get_context("spawn").Pool(processes=1)
+            pending = self._pool.apply_async(_rank_here, (str(self.data_dir), marks))
+        while True:
+            try:
+                status, value = pending.get(timeout=WAIT_STEP)
+                break
+            except multiprocessing.TimeoutError:
+                if self._closed.is_set():
+                    raise ReaderError("the app is closing") from None
+        if status == "error":
+            raise ReaderError(value)
+        return value
+
+    def close(self) -> None:
+        """Stop the process at once, even mid-ranking (it writes nothing)."""
+        self._closed.set()
+        with self._lock:
+            if self._pool is not None:
+                self._pool.terminate()
+                self._pool.join()
+                self._pool = None
