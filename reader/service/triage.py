@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from reader.core.library import Library
 from reader.core.query import parse
-from reader.core.ranking import NeedsStars
+from reader.core.ranking import MIN_STARS, NeedsStars
 from reader.core.rising import RisingTerm, TopicTrend, rising_terms, rising_topics
 from reader.errors import QueryError
 from reader.service.ranker import RankedList, RankerProcess
@@ -56,6 +56,10 @@ class TriageMethods:
         `select(FOR_YOU)` shows the result once `for_you` is set (on the UI's thread)."""
         marks = dict(marks)
         marks.pop("version")
+        index = self.library.index
+        stars = sum(paper_id in index for paper_id in marks["starred"])
+        if stars < MIN_STARS:  # said at once, without starting the ranking process
+            return NeedsStars(stars)
         return self._ranker().rank(**marks)
 
     def _ranker(self) -> Any:
