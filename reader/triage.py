@@ -36,18 +36,23 @@ class RankingCorpus:
     def __init__(self, store: Store):
         self.store = store
         self._blocks: dict[str, tuple[tuple[int, int], FeatureBlock]] = {}
+        self._corpus: Corpus | None = None  # kept while no shard changed: its IDF and the stars' terms too
 
     def corpus(self) -> Corpus:
-        blocks = {}
+        blocks, changed = {}, self._corpus is None
         for shard in self.store.shards():
             info = self.store.shard_file(shard).stat()
             stamp = (info.st_mtime_ns, info.st_size)
             known = self._blocks.get(shard)
             if known is None or known[0] != stamp:
                 known = (stamp, ranking.featurize(ranking.rows_of_search_texts(shard_texts(self.store, shard))))
+                changed = True
             blocks[shard] = known
+        changed = changed or blocks.keys() != self._blocks.keys()
         self._blocks = blocks
-        return Corpus(block for _, block in blocks.values())
+        if changed or self._corpus is None:
+            self._corpus = Corpus(block for _, block in blocks.values())
+        return self._corpus
 
     def rank(
         self, *, starred: set[str], read: set[str], hidden: set[str], candidates: list[str] | None = None
