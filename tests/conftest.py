@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from reader.cli import main
 from tests.arxiv_server import FakeArxiv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,3 +41,23 @@ def _isolated_env(monkeypatch, tmp_path):
     monkeypatch.setenv("READER_LOG_DIR", str(tmp_path / "log"))
     monkeypatch.setenv("READER_ARXIV_API_URL", "http://127.0.0.1:9/api/query")
     monkeypatch.setenv("READER_ARXIV_RSS_URL", "http://127.0.0.1:9/rss/")
+
+
+@pytest.fixture
+def arxiv_env(fake_arxiv, monkeypatch):
+    """The command line pointed at the loopback arXiv, without delays, on the suite's fixed day."""
+    from tests.corpus import TODAY  # corpus.py reads fixtures through this module
+
+    monkeypatch.setenv("READER_ARXIV_API_URL", fake_arxiv.api_url)
+    monkeypatch.setenv("READER_ARXIV_RSS_URL", fake_arxiv.rss_url)
+    monkeypatch.setenv("READER_ARXIV_DELAY", "0")
+    monkeypatch.setenv("READER_ARXIV_BACKOFF", "0.01")
+    monkeypatch.setenv("READER_TODAY", TODAY.isoformat())
+    return fake_arxiv
+
+
+def run(capsys, *args):
+    """`reader ARGS...` in this process: (exit status, stdout, stderr)."""
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err

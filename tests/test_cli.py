@@ -9,30 +9,14 @@ import sys
 
 import pytest
 
-from reader.cli import main
-from tests.corpus import TODAY, recent_papers
+from tests.conftest import run
+from tests.corpus import recent_papers
 
 QUERY = "ti:agent AND cat:cs.LG"
 JSON_KEYS = {
     "id", "version", "title", "abstract", "authors", "categories", "primary_category", "published",
     "updated", "comment", "journal_ref", "doi", "topics", "read", "read_version", "starred", "hidden", "tags", "note",
 }
-
-
-@pytest.fixture
-def arxiv_env(fake_arxiv, monkeypatch):
-    monkeypatch.setenv("READER_ARXIV_API_URL", fake_arxiv.api_url)
-    monkeypatch.setenv("READER_ARXIV_RSS_URL", fake_arxiv.rss_url)
-    monkeypatch.setenv("READER_ARXIV_DELAY", "0")
-    monkeypatch.setenv("READER_ARXIV_BACKOFF", "0.01")
-    monkeypatch.setenv("READER_TODAY", TODAY.isoformat())
-    return fake_arxiv
-
-
-def run(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def synced(capsys, fake, n=30):

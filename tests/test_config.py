@@ -7,13 +7,7 @@ import re
 
 import pytest
 
-from reader.cli import main
-
-
-def run(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.conftest import run
 
 
 @pytest.mark.parametrize(

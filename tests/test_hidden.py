@@ -7,12 +7,12 @@ import json
 
 import pytest
 
-from reader.cli import main
 from reader.config import Settings
 from reader.core.library import Library
 from reader.errors import StoreError
 from reader.service import ALL, LibraryService
 from reader.store import Store
+from tests.conftest import run
 from tests.test_reliability import kill_after, seeded
 
 HIDE_LOOP = """
@@ -28,12 +28,6 @@ while True:
     print(paper_id, flush=True)
     i += 1
 """
-
-
-def run(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def listed(capsys, data_dir, *args) -> list[dict]:

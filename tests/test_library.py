@@ -10,13 +10,12 @@ import sys
 
 import pytest
 
-from reader.cli import main
 from reader.errors import StoreError
 from reader.firstrun import ensure_example_topics
 from reader.service import View
 from reader.store import Store
 from reader.store.library_state import LONGEST_NOTE
-from tests.conftest import ROOT
+from tests.conftest import ROOT, run
 from tests.sample_papers import sample_papers
 from tests.test_reliability import DAMAGE, kill_after
 
@@ -29,12 +28,6 @@ def seeded(data_dir):
     papers = sample_papers(12)
     store.save_papers(papers, "Kept")
     return store, [p.id for p in papers]
-
-
-def run(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # --- the store -----------------------------------------------------------------------------------

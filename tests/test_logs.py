@@ -5,29 +5,11 @@ from __future__ import annotations
 
 import logging
 
-import pytest
-
 from reader import logs
-from reader.cli import main
-from tests.corpus import TODAY, recent_papers
+from tests.conftest import run
+from tests.corpus import recent_papers
 
 QUERY = "ti:agent AND cat:cs.LG"
-
-
-@pytest.fixture
-def arxiv_env(fake_arxiv, monkeypatch):
-    monkeypatch.setenv("READER_ARXIV_API_URL", fake_arxiv.api_url)
-    monkeypatch.setenv("READER_ARXIV_RSS_URL", fake_arxiv.rss_url)
-    monkeypatch.setenv("READER_ARXIV_DELAY", "0")
-    monkeypatch.setenv("READER_ARXIV_BACKOFF", "0.01")
-    monkeypatch.setenv("READER_TODAY", TODAY.isoformat())
-    return fake_arxiv
-
-
-def run(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_a_failed_topic_says_where_the_log_is_and_the_log_has_the_cause(capsys, arxiv_env, tmp_path):

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from reader.cli import main
 from reader.store import Store
-from tests.corpus import TODAY, recent_papers
+from tests.conftest import run
+from tests.corpus import recent_papers
 from tests.test_reliability import kill_after, seeded
 
 QUERY = "ti:agent AND cat:cs.LG"
@@ -29,22 +29,6 @@ while True:
     print(paper_id, f"topic-{i % 7}", flush=True)
     i += 1
 """
-
-
-@pytest.fixture
-def arxiv_env(fake_arxiv, monkeypatch):
-    monkeypatch.setenv("READER_ARXIV_API_URL", fake_arxiv.api_url)
-    monkeypatch.setenv("READER_ARXIV_RSS_URL", fake_arxiv.rss_url)
-    monkeypatch.setenv("READER_ARXIV_DELAY", "0")
-    monkeypatch.setenv("READER_ARXIV_BACKOFF", "0.01")
-    monkeypatch.setenv("READER_TODAY", TODAY.isoformat())
-    return fake_arxiv
-
-
-def run(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def listed(capsys, *args) -> list[dict]:

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from reader.cli import main
 from reader.core.ranking import row_of_paper
 from reader.core.terms import terms
 from reader.store import Store
+from tests.conftest import run
 from tests.corpus import TODAY
 from tests.themes import rising_papers, theme_papers
 
@@ -24,12 +24,6 @@ def cache(data_dir, monkeypatch):
         store.add_topic(name, f"ti:{name.lower()}")
         store.save_papers(members, name)
     return store, papers["agents"], papers["proteins"]
-
-
-def run(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_rank_json_puts_the_starred_theme_first_and_says_why(capsys, cache):

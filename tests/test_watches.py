@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from reader.cli import main
 from reader.errors import StoreError
 from reader.store import Store, Watch
+from tests.conftest import run
 from tests.test_reliability import kill_after, seeded
 
 WATCH_LOOP = """
@@ -25,12 +25,6 @@ while True:
     print(f"w{i}", flush=True)
     i += 1
 """
-
-
-def run(capsys, *args):
-    code = main(list(args))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_watches_round_trip_unique_ignoring_case(data_dir):
