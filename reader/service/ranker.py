@@ -72,6 +72,10 @@ def _rank_here(data_dir: str, marks: dict[str, Any]) -> tuple[str, Any]:
 # --- in the app ------------------------------------------------------------------------------------
 
 
+class RankingStopped(ReaderError):
+    """The service was closed while a ranking was made (the app is quitting): nothing to say."""
+
+
 class RankerProcess:
     """One process that ranks, started at the first ranking (a second or two of imports)."""
 
@@ -87,7 +91,7 @@ class RankerProcess:
         marks = {"starred": starred, "read": read, "hidden": hidden, "candidates": candidates}
         with self._lock:
             if self._closed.is_set():
-                raise ReaderError("the app is closing")
+                raise RankingStopped("the app is closing")
             if self._pool is None:
                 # The app captures sys.stderr with an object whose fileno() is -1, which
                 # multiprocessing would hand its helper process: give it the real one meanwhile.
@@ -100,7 +104,7 @@ class RankerProcess:
                 break
             except multiprocessing.TimeoutError:
                 if self._closed.is_set():
-                    raise ReaderError("the app is closing") from None
+                    raise RankingStopped("the app is closing") from None
         if status == "error":
             raise ReaderError(value)
         return value

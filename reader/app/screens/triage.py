@@ -17,7 +17,7 @@ from reader.core.rising import RisingTerm
 from reader.core.text import word_string
 from reader.errors import ReaderError
 from reader.service import FOR_YOU, HIDDEN, LibraryService, View
-from reader.service.ranker import RankedList
+from reader.service.ranker import RankedList, RankingStopped
 from reader.triage import TriageSets
 
 if TYPE_CHECKING:
@@ -127,11 +127,18 @@ class TriageActions(Screen):
         """Train on the marks and rank (seconds at 100,000 papers); only the last one is shown."""
         try:
             result = self.service.rank_for_you(marks)
+        except RankingStopped:
+            return  # the app is quitting
         except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, f"Cannot rank the papers: {error}", severity="error")
+            self.app.call_from_thread(self._ranking_failed, str(error))
             return
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._ranked, result, marks["version"])
+
+    def _ranking_failed(self, message: str) -> None:
+        self._ranking_pending = False
+        self.refresh_chart()
+        self.app.notify(f"Cannot rank the papers: {message}", severity="error")
 
     def _ranked(self, result: RankedList | NeedsStars, version: int) -> None:
         self.service.for_you = result
