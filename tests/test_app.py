@@ -442,14 +442,21 @@ async def test_a_damaged_index_is_reported_and_rebuilt(store, data_dir):
         assert len(app.main.paper_list.ids) == 40
 
 
-async def test_keymap_file_remaps_keys(store, data_dir):
-    (data_dir / "keymap.toml").write_text('"app.star" = "x"\n')
+async def test_keymap_file_remaps_keys_says_which_line_is_wrong_and_moves_beside_the_config(store, data_dir, tmp_path):
+    (data_dir / "keymap.toml").write_text('"app.star" = "z"\n"list.down" = 5\n"app.stra" = "q"\n')
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await pilot.press("x")
+        await pilot.press("z")
         assert app.main.paper_list.current in app.service.library.starred
-        assert any(keys == "x" and what == "Star" for keys, what in app.help_sections()[1][1])
+        assert any(keys == "z" and what == "Star" for keys, what in app.help_sections()[1][1])
+        await pilot.press("j")  # line 2 was ignored: j still moves down
+        assert app.main.paper_list.cursor == 1
+    said = " ".join(app.message_log)
+    assert "line 2: 'list.down' needs keys as text" in said
+    assert "line 3: unknown binding id 'app.stra' (did you mean app.star?)" in said
+    assert "moved from" in said and (tmp_path / "config" / "keymap.toml").is_file()
+    assert not (data_dir / "keymap.toml").exists()
 
 
 async def test_every_action_is_in_the_command_palette(store, papers):

@@ -4,7 +4,6 @@ service; the main screen does the rest."""
 from __future__ import annotations
 
 import asyncio
-import tomllib
 from collections import deque
 from collections.abc import Callable, Iterable
 from importlib import resources
@@ -19,8 +18,9 @@ from reader.app.screens.detail import DetailScreen
 from reader.app.screens.help import HelpScreen, binding_rows
 from reader.app.screens.main import MainScreen
 from reader.app.widgets.paper_list import PaperList
-from reader.config import Settings
+from reader.config import Settings, config_dir
 from reader.errors import ReaderError
+from reader.keymap import load_keymap
 from reader.service import LibraryService, open_service
 from reader.store import Store
 
@@ -31,6 +31,20 @@ if TYPE_CHECKING:
 def stylesheet() -> str:
     """The stylesheet, read as package data (styles/ is its source; see pyproject.toml)."""
     return resources.files("reader").joinpath("styles", "reader.tcss").read_text("utf-8")
+
+
+def known_binding_ids() -> set[str]:
+    """Every binding id a keymap may name: those of each screen and widget with keys."""
+    from reader.app.screens import detail, dialogs, export, help, main, tags
+    from reader.app.widgets import filter_box, note, paper_list, rising, sidebar
+
+    ids = set()
+    for module in (detail, dialogs, export, help, main, tags, filter_box, note, paper_list, rising, sidebar):
+        for value in vars(module).values():
+            for binding in getattr(value, "BINDINGS", []) if isinstance(value, type) else []:
+                if isinstance(binding, Binding) and binding.id:
+                    ids.add(binding.id)
+    return ids
 
 
 class ReaderApp(App):
@@ -85,15 +99,12 @@ class ReaderApp(App):
         self.service.set_setting("theme", theme.name, on_error=lambda message: self.notify(message, severity="warning"))
 
     def _apply_keymap(self) -> None:
-        """Keys the user remapped in keymap.toml (binding id = "keys"), e.g. `"app.star" = "x"`."""
-        path = self.store.data_dir / "keymap.toml"
-        if not path.exists():
-            return
-        try:
-            keymap = tomllib.loads(path.read_text("utf-8"))
-            self.set_keymap({str(k): str(v) for k, v in keymap.items()})
-        except (OSError, ValueError) as error:
-            self.notify(f"keymap.toml ignored: {error}", severity="warning")
+        """Keys the user remapped in keymap.toml beside config.toml (binding id = "keys", e.g.
+        `"app.star" = "x"`); each wrong line is said, with its number, and only it is ignored."""
+        bindings, messages = load_keymap(known_binding_ids(), config_dir=config_dir(), data_dir=self.store.data_dir)
+        self.set_keymap(bindings)
+        for message in messages:
+            self.notify(message, title="keymap.toml", severity="warning", timeout=20)
 
     async def action_quit(self) -> None:
         await asyncio.to_thread(self.service.flush)  # marks still being written are kept
