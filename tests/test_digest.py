@@ -9,8 +9,9 @@ import json
 import pytest
 
 from reader.models import Author
+from tests.conftest import run
 from tests.corpus import TODAY, recent_papers
-from tests.test_cli import QUERY, arxiv_env, run  # noqa: F401 (arxiv_env is a fixture)
+from tests.test_cli import QUERY
 
 HOSTILE_TITLE = '<script>alert(1)</script> [click](javascript:alert(1)) <img src="https://evil.example/x.png"> # not a heading'
 

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from tests.test_cli import QUERY, arxiv_env, run, synced  # noqa: F401 (arxiv_env is a fixture)
+from tests.conftest import run
+from tests.test_cli import synced
 
 
 @pytest.fixture
