@@ -4,6 +4,7 @@ service; the main screen does the rest."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable
 from importlib import resources
@@ -141,6 +142,6 @@ def run_app(store: Store, settings: Settings) -> int:
     try:
         ReaderApp(store, settings).run()
     except ReaderError as error:
-        print(f"reader: error: {error}")
+        print(f"reader: error: {error}", file=sys.stderr)
         return 1
     return 0
