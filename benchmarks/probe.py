@@ -24,6 +24,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.loopwatch import LoopWatch
+
 
 def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -206,39 +208,27 @@ async def contended(data_dir: str, count: int) -> None:
             while not main.loaded:
                 await asyncio.sleep(0.05)
             await pilot.pause()
-            worst = 0.0
-            running = True
-
-            async def watch_loop():
-                nonlocal worst
-                while running:
+            async with LoopWatch() as watch:
+                writes.clear()
+                main.start_sync([store.topic("Fresh")])
+                stars = []
+                plist = main.paper_list
+                while main.status.syncing and len(stars) < 50:
                     started = time.perf_counter()
-                    await asyncio.sleep(0.005)
-                    worst = max(worst, time.perf_counter() - started - 0.005)
-
-            watcher = asyncio.create_task(watch_loop())
-            writes.clear()
-            main.start_sync([store.topic("Fresh")])
-            stars = []
-            plist = main.paper_list
-            while main.status.syncing and len(stars) < 50:
-                started = time.perf_counter()
-                paper_id = plist.current
-                future = main.service.set_marks(paper_id, starred=paper_id not in main.service.library.starred)
-                for y in range(plist.size.height):
-                    plist.render_line(y)
-                await asyncio.wrap_future(future)
-                stars.append(time.perf_counter() - started)
-                plist.action_cursor_down()
-                await asyncio.sleep(0.02)
-            while main.status.syncing:
-                await asyncio.sleep(0.05)
-            running = False
-            await watcher
+                    paper_id = plist.current
+                    future = main.service.set_marks(paper_id, starred=paper_id not in main.service.library.starred)
+                    for y in range(plist.size.height):
+                        plist.render_line(y)
+                    await asyncio.wrap_future(future)
+                    stars.append(time.perf_counter() - started)
+                    plist.action_cursor_down()
+                    await asyncio.sleep(0.02)
+                while main.status.syncing:
+                    await asyncio.sleep(0.05)
     finally:
         server.kill()
     emit(stars=len(stars), star_saved_max_ms=max(stars) * 1000 if stars else None,
-         star_saved_median_ms=statistics.median(stars) * 1000 if stars else None, max_block_ms=worst * 1000,
+         star_saved_median_ms=statistics.median(stars) * 1000 if stars else None, max_block_ms=watch.worst_ms,
          user_write_max_ms=max(writes) * 1000 if writes else None, user_write_median_ms=statistics.median(writes) * 1000 if writes else None)
 
 
@@ -277,28 +267,16 @@ async def sync(data_dir: str, count: int) -> None:
     try:
         api_url = json.loads(server.stdout.readline())["api_url"]
         store = Store(Path(data_dir))
-        worst = 0.0
-        running = True
-
-        async def watch_loop():
-            nonlocal worst
-            while running:
-                started = time.perf_counter()
-                await asyncio.sleep(0.005)
-                worst = max(worst, time.perf_counter() - started - 0.005)
-
-        watcher = asyncio.create_task(watch_loop())
-        options = ClientOptions(api_url=api_url, rss_url=api_url, delay=0.0, retries=0)
-        started = time.perf_counter()
-        async with ArxivClient(options) as client:
-            syncer = Syncer(store, client, today=date(2026, 12, 2), horizon_weeks=60)
-            report = await syncer.sync_topic(Topic("Fresh", "ti:fresh"))
-        elapsed = time.perf_counter() - started
-        running = False
-        await watcher
+        async with LoopWatch() as watch:
+            options = ClientOptions(api_url=api_url, rss_url=api_url, delay=0.0, retries=0)
+            started = time.perf_counter()
+            async with ArxivClient(options) as client:
+                syncer = Syncer(store, client, today=date(2026, 12, 2), horizon_weeks=60)
+                report = await syncer.sync_topic(Topic("Fresh", "ti:fresh"))
+            elapsed = time.perf_counter() - started
     finally:
         server.kill()
-    emit(papers=report.fetched, new=report.new, error=report.error, papers_per_s=report.fetched / elapsed, max_block_ms=worst * 1000, rss_mb=rss_mb())
+    emit(papers=report.fetched, new=report.new, error=report.error, papers_per_s=report.fetched / elapsed, max_block_ms=watch.worst_ms, rss_mb=rss_mb())
 
 
 def main() -> None:

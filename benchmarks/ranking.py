@@ -20,6 +20,7 @@ from datetime import date
 from typing import Any
 
 from benchmarks.cache import synthetic_papers
+from benchmarks.loopwatch import LoopWatch
 from reader.core import features, ranking, rising
 from reader.core.ranking import Corpus, featurize, rank, row_of_paper
 
@@ -74,14 +75,7 @@ async def in_the_app(count: int) -> None:
             while not main.loaded:
                 await asyncio.sleep(0.05)
             await pilot.pause()
-            worst, moves, running = 0.0, [], True
-
-            async def watch_loop() -> None:
-                nonlocal worst
-                while running:
-                    started = time.perf_counter()
-                    await asyncio.sleep(0.005)
-                    worst = max(worst, time.perf_counter() - started - 0.005)
+            moves: list[float] = []
 
             async def until_ranked() -> float:
                 started = time.perf_counter()
@@ -96,19 +90,17 @@ async def in_the_app(count: int) -> None:
                 return time.perf_counter() - started
 
             before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            watcher = asyncio.create_task(watch_loop())
-            main.view = FOR_YOU
-            first = await until_ranked()
-            await pilot.press("s")  # a star: ranked again once marking pauses (2 s), the corpus kept
-            again = await until_ranked() - 2.0
-            running = False
-            await watcher
+            async with LoopWatch() as watch:
+                main.view = FOR_YOU
+                first = await until_ranked()
+                await pilot.press("s")  # a star: ranked again once marking pauses (2 s), the corpus kept
+                again = await until_ranked() - 2.0
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{count:,} papers in the app, For you chosen")
     print(f"  first ranking shown (corpus built, trained)  {first:7.2f} s")
     print(f"  again after a star (corpus kept)           {again:7.2f} s   (after the 2 s marking pause)")
     print(f"  cursor move meanwhile, slowest             {max(moves) * 1000:7.1f} ms   (median {statistics.median(moves) * 1000:.1f} ms)")
-    print(f"  longest event-loop block meanwhile         {worst * 1000:7.1f} ms")
+    print(f"  longest event-loop block meanwhile         {watch.worst_ms:7.1f} ms")
     print(f"  peak memory of the app                     {rss:7.0f} MB   ({before:.0f} MB before For you)")
 
 

@@ -17,6 +17,8 @@ import time
 from datetime import date
 from pathlib import Path
 
+from benchmarks.loopwatch import LoopWatch
+
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = date(2026, 12, 2)
 QUERY = "cat:cs.LG OR cat:cs.AI"
@@ -43,29 +45,17 @@ async def sync(api_url: str, data_dir: Path) -> dict:
 
     store = Store(data_dir)
     store.add_topic("ML", QUERY)
-    worst = 0.0
-    running = True
-
-    async def watch_loop():
-        nonlocal worst
-        while running:
-            started = time.perf_counter()
-            await asyncio.sleep(0.005)
-            worst = max(worst, time.perf_counter() - started - 0.005)
-
-    watcher = asyncio.create_task(watch_loop())
-    options = ClientOptions(api_url=api_url, rss_url=api_url, delay=0.0, retries=0)
-    started = time.perf_counter()
-    async with ArxivClient(options) as client:
-        result = await Syncer(store, client, today=TODAY, horizon_weeks=HORIZON_WEEKS).sync_topic(Topic("ML", QUERY))
-    elapsed = time.perf_counter() - started
-    running = False
-    await watcher
+    async with LoopWatch() as watch:
+        options = ClientOptions(api_url=api_url, rss_url=api_url, delay=0.0, retries=0)
+        started = time.perf_counter()
+        async with ArxivClient(options) as client:
+            result = await Syncer(store, client, today=TODAY, horizon_weeks=HORIZON_WEEKS).sync_topic(Topic("ML", QUERY))
+        elapsed = time.perf_counter() - started
     state = store.sync_state("ML")
     return {
         "papers": result.fetched, "cached": len(store.index()), "arxiv_total": result.arxiv_total,
         "requests": result.requests, "error": result.error, "seconds": elapsed,
-        "papers_per_s": result.fetched / elapsed, "max_block_ms": worst * 1000, "spans": len(state.spans),
+        "papers_per_s": result.fetched / elapsed, "max_block_ms": watch.worst_ms, "spans": len(state.spans),
     }
 
 
