@@ -241,6 +241,37 @@ def test_readers_in_other_threads_see_the_old_or_the_new_answer(data_dir):
         assert all(part(found, n) in (part(old, n), part(new, n)) for n in range(PARTITIONS))
 
 
+def test_closing_while_other_threads_query_and_refresh_stops_them_cleanly(data_dir):
+    # Closing a connection that another thread is using crashes the process (an app quit while
+    # its start-up refresh ran did, one exit in three): close interrupts and waits instead.
+    store, index = filled(data_dir, 400)
+    outcomes, started = [], threading.Barrier(3)
+
+    def keep(call):
+        started.wait()
+        try:
+            while True:
+                call()
+        except SearchIndexError as error:
+            outcomes.append(str(error))
+
+    def refresh():
+        store.save_papers([dataclasses.replace(p, version=p.version + 1) for p in sample_papers(400)[::3]])
+        index.refresh(store)
+
+    threads = [threading.Thread(target=keep, args=(call,)) for call in (lambda: ids(index, "abs:agents OR au:smith"), refresh)]
+    for thread in threads:
+        thread.start()
+    started.wait()
+    index.close()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert not any(thread.is_alive() for thread in threads)
+    assert len(outcomes) == 2 and all("closed" in outcome or "interrupted" in outcome for outcome in outcomes)
+    with pytest.raises(SearchIndexError, match="closed"):
+        ids(index, "abs:agents")
+
+
 def test_a_large_refresh_builds_partitions_in_processes(data_dir, monkeypatch):
     monkeypatch.setattr(searchdb, "PARALLEL_BYTES", 0)
     monkeypatch.setattr(searchdb.os, "cpu_count", lambda: 2)

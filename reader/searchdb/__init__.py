@@ -18,6 +18,8 @@ rows.py for how the words are laid out and match.py for how a query becomes SQL.
 
 Threads: `refresh` and `set_notes` from one writer thread at a time; `matching` and `cards`
 from any thread (each thread has its own connections; WAL lets them read while a write runs).
+`close` may come from any thread at any time: it interrupts what runs, waits for it to stop,
+and only then closes the connections (closing one in use would crash the process).
 A refresh becomes visible partition by partition, each all at once (as a sync's shards do).
 Other processes may refresh the same files: SQLite's lock orders the writers, and a writer
 skips shards another one brought up to date while it waited.
@@ -31,8 +33,9 @@ import subprocess
 import sys
 import threading
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 from reader.core.query import Node
@@ -50,6 +53,8 @@ PARTITIONS = 4
 PARALLEL_BYTES = 32 * 1024 * 1024
 # With `offload`, a refresh reading more than this (a shard is ~2 MB) runs in child processes.
 OFFLOAD_BYTES = 1024 * 1024
+# How long `close` waits for a running query or refresh to notice it was interrupted.
+CLOSE_WAIT_SECONDS = 5.0
 # Not a database, damaged pages, or tables that are not ours (SQLITE_ERROR: "no such table"):
 # rebuilt. Locks, a full disk or an unwritable directory are errors to report instead.
 _DAMAGED = (sqlite3.SQLITE_ERROR, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_MISMATCH)
@@ -76,6 +81,10 @@ class SearchIndex:
         self._local = threading.local()  # this thread's connections: part -> (inode, connection)
         self._all: list[sqlite3.Connection] = []  # every connection opened, to close them all
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)  # notified when no call is running
+        self._running = 0  # calls under way (refresh, set_notes, matching, cards)
+        self._closed = False
+        self._children: list[subprocess.Popen] = []  # partitions being built in other processes
         self._damaged_parts: set[int] = set()  # seen damaged by a reader: rebuilt by the next refresh
         self._pool: ThreadPoolExecutor | None = None  # the threads `matching` reads partitions from
 
@@ -107,15 +116,47 @@ class SearchIndex:
         return db
 
     def close(self) -> None:
-        """Close every thread's connections (call when no other thread uses the index)."""
+        """Stop what runs (queries interrupted, build processes ended), then close every
+        thread's connections. Later calls raise SearchIndexError."""
         with self._lock:
-            pool, self._pool = self._pool, None
+            self._closed = True
             for db in self._all:
-                db.close()
-            self._all.clear()
+                db.interrupt()
+            for child in self._children:
+                child.kill()
+            stopped = self._idle.wait_for(lambda: self._running == 0, timeout=CLOSE_WAIT_SECONDS)
+            pool, self._pool = self._pool, None
+            if stopped:  # else the process is ending with a call stuck in SQLite: leave them be
+                for db in self._all:
+                    db.close()
+                self._all.clear()
         if pool is not None:
             pool.shutdown()
         self._local = threading.local()
+
+    @contextmanager
+    def _in_use(self) -> Iterator[None]:
+        """Around every public call, so that `close` knows when none is running; a query that
+        `close` interrupted ends as SearchIndexError."""
+        with self._lock:
+            if self._closed:
+                raise SearchIndexError("the search index is closed")
+            self._running += 1
+        try:
+            yield
+        except sqlite3.OperationalError as error:
+            if self._closed:
+                raise SearchIndexError("the search index is closed") from None
+            raise error
+        finally:
+            with self._lock:
+                self._running -= 1
+                if not self._running:
+                    self._idle.notify_all()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise SearchIndexError("the search index is closed")
 
     # --- writing -------------------------------------------------------------------------------
 
@@ -154,6 +195,10 @@ class SearchIndex:
         all, and forget shards that are gone). Returns how many papers were (re)indexed.
         `offload`: any sizeable work runs in child processes, so that this process's other
         threads (an app's event loop) never wait for the parsing to let go of the GIL."""
+        with self._in_use():
+            return self._refresh(store, shards, offload)
+
+    def _refresh(self, store: Store, shards: Iterable[str] | None, offload: bool) -> int:
         if any(not path.exists() for path in self.paths):
             shards = None  # a partition not built yet is built with all of its shards
         names = store.shards() if shards is None else list(shards)
@@ -174,6 +219,7 @@ class SearchIndex:
                 work[part] = (stale, gone)
         if self._worth_processes(work, offload):
             self._build_in_processes(work)
+            self._check_open()  # a child that `close` ended left work not to be done here
         done = 0
         for part, (stale, gone) in work.items():  # what the processes did is skipped as fresh
             try:
@@ -204,16 +250,27 @@ class SearchIndex:
         running: list[subprocess.Popen] = []
         slots = os.cpu_count() or 1
         while waiting or running:
-            while waiting and len(running) < slots:
+            while waiting and len(running) < slots and not self._closed:
                 part, stale = waiting.pop(0)
                 argv = [sys.executable, "-m", "reader.searchdb.build", str(self.paths[part])]
                 argv += [f"{shard}={path}" for shard, path in stale.items()]
-                running.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-            running.pop(0).wait()
+                with self._lock:  # so that `close` can end it
+                    running.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                    self._children.append(running[-1])
+            if not running:
+                break
+            child = running.pop(0)
+            child.wait()
+            with self._lock:
+                self._children.remove(child)
 
     def set_notes(self, store: Store, notes: Mapping[str, str]) -> int:
         """Index the user's notes (paper id -> text; all of them: a note left out is removed).
         Returns how many papers' notes changed."""
+        with self._in_use():
+            return self._set_notes(store, notes)
+
+    def _set_notes(self, store: Store, notes: Mapping[str, str]) -> int:
         changed = 0
         for part in range(PARTITIONS):
             db = self._writable(part)
@@ -228,8 +285,9 @@ class SearchIndex:
         """Ids of the indexed papers that satisfy the query. The partitions are asked at once,
         from threads of their own: SQLite lets go of the GIL while it reads."""
         found: set[str] = set()
-        for ids in self._readers().map(lambda part: self._read(part, lambda db: Matcher(db).ids(node)), range(PARTITIONS)):
-            found.update(ids)
+        with self._in_use():
+            for ids in self._readers().map(lambda part: self._read(part, lambda db: Matcher(db).ids(node)), range(PARTITIONS)):
+                found.update(ids)
         return found
 
     def _readers(self) -> ThreadPoolExecutor:
@@ -244,8 +302,9 @@ class SearchIndex:
         for pid in ids:
             by_part.setdefault(partition_of(shard_of(pid)), []).append(pid)
         found: dict[str, Card] = {}
-        for part, wanted in by_part.items():
-            found.update(self._read(part, lambda db, wanted=wanted: partition.cards(db, wanted)))
+        with self._in_use():
+            for part, wanted in by_part.items():
+                found.update(self._read(part, lambda db, wanted=wanted: partition.cards(db, wanted)))
         return found
 
     def _read(self, part, reading):
