@@ -7,6 +7,7 @@ import argparse
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
+from itertools import islice
 
 from reader.config import Settings, default_data_dir
 from reader.errors import QueryError, ReaderError, StoreError
@@ -113,7 +114,7 @@ def selected_ids(
         ids = [pid for pid in ids if pid in only]
     if query is not None:
         matched = index.matching(query)
-        ids = list(filter(matched.__contains__, ids))
+        return list(islice(filter(matched.__contains__, ids), limit))  # stops at the limit
     return ids[:limit]
 
 

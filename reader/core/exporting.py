@@ -7,7 +7,6 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from reader.core import bibtex, csljson, ris
 from reader.models import Paper
 
 FORMATS = ("bibtex", "ris", "csl-json")
@@ -24,6 +23,8 @@ def render(
 ) -> str:
     """The papers as a file of the given format; `unicode` concerns BibTeX only (RIS and CSL-JSON
     are always UTF-8)."""
+    from reader.core import bibtex, csljson, ris  # here: every command line imports this module
+
     if format == "bibtex":
         return bibtex.export(papers, unicode=unicode, tags=tags, notes=notes)
     if format == "ris":

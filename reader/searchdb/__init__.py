@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import subprocess
 import sys
 import threading
 import zlib
@@ -37,6 +36,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reader.core.query import Node
 from reader.errors import ReaderError
@@ -45,6 +45,9 @@ from reader.searchdb.match import Matcher
 from reader.searchdb.rows import Card
 from reader.store import Store
 from reader.store.store import shard_of
+
+if TYPE_CHECKING:
+    import subprocess  # imported where a build starts processes: most commands never do
 
 __all__ = ["PARTITIONS", "Card", "SearchIndex", "SearchIndexError"]
 
@@ -246,6 +249,8 @@ class SearchIndex:
     def _build_in_processes(self, work: dict[int, tuple[dict[str, Path], list[str]]]) -> None:
         """Run partitions' updates in child processes, as many at once as there are cores. A
         child that fails leaves its work to the caller (done in this process)."""
+        import subprocess
+
         waiting = [(part, stale) for part, (stale, _) in work.items() if stale]
         running: list[subprocess.Popen] = []
         slots = os.cpu_count() or 1

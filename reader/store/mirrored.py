@@ -13,7 +13,7 @@ damaged, and a copy is only ever written from content that passed the check.
 
 from __future__ import annotations
 
-import secrets
+import os
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -178,7 +178,7 @@ class MirroredFile(Generic[T]):
 
     def _write(self, value: T) -> None:
         data = self._dump(value)
-        data["meta"]["1"]["write"] = secrets.token_hex(8)
+        data["meta"]["1"]["write"] = os.urandom(8).hex()  # (what secrets.token_hex does, without its imports)
         payload = encode_json(data)
         write_atomic(self.path, payload)  # the change is saved once this returns...
         stamp = self._stamp(self.path)
