@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -74,6 +75,33 @@ def test_list_query_filters(capsys, arxiv_env):
     code, out, err = run(capsys, "list", "--query", "ti:(a b)")
     assert code == 1 and "invalid query" in err and "ti:a OR ti:b" in err
 
+
+
+@pytest.mark.parametrize("filters", [(), ("--topic", "b"), ("--unread",), ("--starred",), ("--hidden",), ("--topic", "A", "--unread")])
+def test_list_query_lines_hold_the_papers_of_its_json(capsys, data_dir, filters):
+    """The lines come from the index's order alone (Store.index_order) and the search index's
+    cards; --json from the whole index and the records: the same papers, in the same order."""
+    from reader.store import Store
+
+    store = Store(data_dir)
+    papers = recent_papers(60)
+    store.add_topic("A", "ti:a")
+    store.add_topic("B", "ti:b")
+    store.save_papers(papers[:40], "A")
+    store.save_papers(papers[25:], "B")
+    ids = [p.id for p in papers]
+    store.set_marks(ids[::3], read=True)
+    store.set_marks(ids[::4], starred=True)
+    store.set_marks(ids[::5], hidden=True)
+    shown = 0
+    for query in ("cat:cs", "learning", "ti:agent ANDNOT cat:cs.LG"):
+        code, out, _ = run(capsys, "list", "--query", query, "--limit", "12", *filters)
+        listed = re.findall(r"^\S+  ..  (\S+)v\d+  \[", out, flags=re.MULTILINE)
+        assert code == 0 and len(listed) == len(out.splitlines()) // 2
+        code, out, _ = run(capsys, "list", "--query", query, "--limit", "12", *filters, "--json")
+        assert code == 0 and listed == [row["id"] for row in json.loads(out)]
+        shown += len(listed)
+    assert shown
 
 @pytest.mark.parametrize(
     "args, message",

@@ -129,3 +129,40 @@ def test_a_wrong_shaped_search_text_is_rebuilt(data_dir, capsys, bad):
     assert texts and bad not in texts.values()  # rebuilt from the records
     assert all(isinstance(text, str) for text in texts.values())
     assert Store(data_dir).search_texts(store.shards()[0]) is not None  # and saved
+
+
+def compact(data: dict) -> str:
+    """JSON in the form the store writes index.json (which `reader list --query` reads in part)."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+INDEX_DAMAGE = {
+    **{case: change for case, (name, change) in CASES.items() if name == "index.json"},
+    "numbers that are not JSON": "[,",
+    "a version with a fraction": ".5",
+}
+
+
+@pytest.mark.parametrize("case", INDEX_DAMAGE)
+def test_a_query_listing_repairs_damage_in_the_index_columns_it_does_not_use(data_dir, capsys, case):
+    """`reader list --query` decodes only the index's ids and topic masks; damage anywhere else in
+    index.json still sends it to the whole read, which repairs it, and the listing stays the same."""
+    seeded(data_dir)
+    argv = ["--data-dir", str(data_dir), "list", "--query", "cat:cs"]
+    assert main(argv) == 0
+    before = capsys.readouterr().out
+    path = data_dir / "index.json"
+    change = INDEX_DAMAGE[case]
+    if isinstance(change, str):  # a text edit: what json.dumps cannot write
+        text = path.read_text()
+        column = '"days":[' if change == "[," else '"versions":[1'
+        assert column in text
+        path.write_text(text.replace(column, column + change.removeprefix("["), 1))
+    else:
+        data = json.loads(path.read_text())
+        change(data)
+        path.write_text(compact(data))
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "index.json is damaged" in err and list(data_dir.glob("index.json.damaged-*"))
+    assert out == before and out.count("\n") >= 2

@@ -245,3 +245,16 @@ def test_load_paper_reads_one_record_and_is_not_fooled_by_text(data_dir):
     assert store.load_paper(papers[1].id) == store.load_papers()[papers[1].id]
     assert store.load_paper(decoy.id).title == decoy.title
     assert store.load_paper("2609.99999") is None
+
+
+def test_index_order_holds_the_whole_index_ids_and_topics(data_dir):
+    store = filled(data_dir, 30)
+    store.add_topic("U", "ti:y")
+    store.save_papers(recent_papers(45)[10:], "U")  # papers of both topics, of one, and new ones
+    whole = Store(data_dir).index()
+    order = Store(data_dir).index_order()
+    assert (order.topics, order.ids, order.masks) == (whole.topics, whole.ids, whole.masks)
+    assert set(whole.masks) == {1, 2, 3}
+    assert order.versions == [] and order.days == []  # read without decoding the other columns
+    store.index()
+    assert store.index_order().versions == store.index().versions  # already loaded: the whole one

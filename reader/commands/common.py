@@ -87,11 +87,13 @@ def cached_ids(store, refs: list[str]) -> dict[str, int]:
     return {pid: cached[pid] for pid, _ in wanted}
 
 
-def library(store):
+def library(store, *, order_only: bool = False):
+    """The papers with the user's marks; `order_only`: over Store.index_order (enough to select
+    ids, not for versions, days or arrivals)."""
     from reader.core.library import Library
 
     marks = store.marks()
-    return Library(store.index(), marks.read, marks.starred, marks.hidden)
+    return Library(store.index_order() if order_only else store.index(), marks.read, marks.starred, marks.hidden)
 
 
 def selected_papers(

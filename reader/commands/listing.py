@@ -51,12 +51,13 @@ def register(commands) -> None:
 def cmd_list(args, settings) -> int:
     store = open_store(args, settings)
     query = validated_query(args.query, for_arxiv=False) if args.query else None
-    lib = library(store)
     filters = {"topic": topic_name(store, args.topic), "starred": args.starred, "unread": args.unread, "hidden": args.hidden}
     only = _narrowed(
         tagged_ids(store, args.tag), store.new_ids() if args.new else None, store.updated_ids() if args.updated else None
     )
     watched = watch_query(store, args.watch)
+    # Lines made from the search index's cards need only the index's order (no full records).
+    lib = library(store, order_only=(query is not None or watched is not None) and not args.json)
     with search_index(store) if query is not None or watched is not None else nullcontext() as index:
         if index is not None and watched is not None:  # (the index is open whenever a watch is asked for)
             only = _narrowed(only, index.matching(watched))

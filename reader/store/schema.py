@@ -9,6 +9,8 @@ columns and records: cheap next to parsing the JSON.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
@@ -119,6 +121,50 @@ def check_index(data: dict) -> PaperIndex:
     expect(arrived is None or (is_int_list(arrived, 0) and len(arrived) == n), "index: arrival times that are not whole numbers, one per paper")
     return PaperIndex(topics, ids, doc["versions"], doc["days"], doc["masks"], arrived)
 
+
+# index.json as the store writes it: compact, its columns in this order.
+_INDEX_HEAD = re.compile(r'\{"meta":\{"1":\{"schema":[0-9]+\}\},"index":\{"1":\{"topics":')
+_NUMBERS = r"\[[0-9,]*\]"
+_INDEX_TAIL = re.compile(
+    rf',"versions":({_NUMBERS}),"days":({_NUMBERS}),"masks":({_NUMBERS})(?:,"arrived":({_NUMBERS}))?\}}\}}\}}\s*'
+)
+
+
+def check_index_order(text: str) -> PaperIndex | None:
+    """The topics, ids and topic masks of index.json's text (what a listing filters on), without
+    decoding the other columns: 100,000 papers' numbers take most of a whole read. Versions,
+    days and arrivals are left empty; only their shape is checked here (lists of whole numbers,
+    one per paper), their values on every whole read. None when the text is not in the store's
+    own form, or is damaged: the caller then reads it whole (check_index), which repairs it."""
+    head = _INDEX_HEAD.match(text)
+    if head is None:
+        return None
+    decoder = json.JSONDecoder()
+    try:
+        topics, at = decoder.raw_decode(text, head.end())
+        if not text.startswith(',"ids":', at):
+            return None
+        ids, at = decoder.raw_decode(text, at + len(',"ids":'))
+        tail = _INDEX_TAIL.fullmatch(text, at)
+        if tail is None or not (is_str_list(topics) and is_str_list(ids)):
+            return None
+        if any(_how_many(column) != len(ids) for column in tail.groups() if column is not None):
+            return None
+        masks = json.loads(tail.group(3))
+    except ValueError:
+        return None
+    if not is_int_list(masks, 0, (1 << len(topics)) - 1):
+        return None
+    return PaperIndex(topics, ids, masks=masks)
+
+
+def _how_many(numbers: str) -> int | None:
+    """How many numbers a list of digits and commas holds; None when it is not JSON (`[1,,2]`)."""
+    if numbers == "[]":
+        return 0
+    if ",," in numbers or numbers.startswith("[,") or numbers.endswith(",]"):
+        return None
+    return numbers.count(",") + 1
 
 # --- papers/*.json -------------------------------------------------------------------------------
 
