@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from reader.core.query import Node, search_text
 from reader.core.search import SearchBlock
@@ -68,6 +68,16 @@ class LibrarySearch:
             except SearchIndexError:
                 self.ready = False  # damaged meanwhile: the next refresh rebuilds it
         return self._scan(query)
+
+    def ordered(self, query: Node, order: list[str], position: Mapping[str, int]) -> list[str]:
+        """The ids of `order` that satisfy `query`, in its order (`position`: id -> index in it)."""
+        if self.ready:
+            try:
+                return self.index.ordered(query, order, position)
+            except SearchIndexError:
+                self.ready = False
+        matched = self._scan(query)
+        return list(filter(matched.__contains__, order))
 
     def cards(self, ids: Iterable[str]) -> dict[str, Card]:
         """Cards of these papers (those the cache holds), by id."""
@@ -133,6 +143,10 @@ class MemorySearch:
 
     def matching(self, query: Node) -> set[str]:
         return self._block.matching(query)
+
+    def ordered(self, query: Node, order: list[str], position: Mapping[str, int]) -> list[str]:
+        matched = self._block.matching(query)
+        return list(filter(matched.__contains__, order))
 
     def cards(self, ids: Iterable[str]) -> dict[str, Card]:
         return {pid: self._cards[pid] for pid in ids if pid in self._cards}

@@ -232,10 +232,14 @@ class PaperIndex:
     def _names(self, mask: int) -> list[str]:
         return [t for i, t in enumerate(self.topics) if mask >> i & 1]
 
-    def position(self, paper_id: str) -> int | None:
+    def positions(self) -> dict[str, int]:
+        """Paper id -> its index in `ids` (made at the first call)."""
         if self._positions is None:
-            self._positions = {pid: i for i, pid in enumerate(self.ids)}
-        return self._positions.get(paper_id)
+            self._positions = dict(zip(self.ids, range(len(self.ids))))
+        return self._positions
+
+    def position(self, paper_id: str) -> int | None:
+        return self.positions().get(paper_id)
 
     def get(self, paper_id: str) -> IndexEntry | None:
         i = self.position(paper_id)

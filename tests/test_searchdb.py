@@ -56,19 +56,31 @@ def scan(papers, query, notes=None):
     return block.matching(parse(query, implicit_and=True))
 
 
+def ordered(index, query, order):
+    """The index's answer in a list's order (what the app's list shows)."""
+    return index.ordered(parse(query, implicit_and=True), order, {pid: i for i, pid in enumerate(order)})
+
+
 def test_every_query_of_the_test_suite_matches_as_the_scan_does(corpus):
-    _store, index, papers = corpus
+    store, index, papers = corpus
     queries = suite_queries()
     assert len(queries) > 100
     differ = [q for q in queries if index.matching(parse(q, implicit_and=True)) != scan(papers, q)]
     assert differ == []
+    order = store.index().ids
+    unordered = [q for q in queries if ordered(index, q, order) != [pid for pid in order if pid in scan(papers, q)]]
+    assert unordered == []
 
 
 def test_generated_queries_over_every_field_and_operator_match_as_the_scan_does(corpus):
-    _store, index, papers = corpus
+    store, index, papers = corpus
     queries = generated_queries(list(papers.values()), 600)
     answers = [(q, index.matching(parse(q, implicit_and=True)), scan(papers, q)) for q in queries]
     assert [q for q, got, expected in answers if got != expected] == []
+    # in a list's order, also a list of some of the papers only (the others are left out)
+    for order in (store.index().ids, store.index().ids[::3]):
+        differ = [q for q, _, expected in answers if ordered(index, q, order) != [pid for pid in order if pid in expected]]
+        assert differ == []
     # the comparison is not vacuous: many queries match something, few match everything
     assert sum(1 for _, got, _ in answers if 0 < len(got) < len(papers)) > len(queries) // 3
 
@@ -137,12 +149,17 @@ def test_changed_shards_are_reindexed_and_only_changed_papers_replaced(data_dir)
     assert index.refresh(store) == 0  # nothing changed: nothing read
     papers = sample_papers(40)
     before = ids(index, "ti:credit")
+    order = store.index().ids
+    assert ordered(index, "ti:assignment", order) == [pid for pid in order if pid in before]
     newer = dataclasses.replace(papers[1], version=papers[1].version + 1, title="Zebrafish credit")
     store.save_papers([newer, *papers[2:6]])  # four unchanged papers saved again beside it
     assert index.refresh(store) == 1
     assert ids(index, "ti:zebrafish") == {newer.id}
     assert ids(index, "ti:credit") == before
     assert ids(index, "ti:assignment") == before - {newer.id}
+    # answers in a list's order follow the change too (its old row is stale: left out)
+    assert ordered(index, "ti:zebrafish", order) == [newer.id]
+    assert ordered(index, "ti:assignment", order) == [pid for pid in order if pid in before - {newer.id}]
     assert index.cards([newer.id])[newer.id].version == newer.version
 
 

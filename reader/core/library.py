@@ -107,15 +107,21 @@ class Library:
         unread: bool = False,
         hidden: bool | None = False,
         query: Node | None = None,
+        among: list[str] | None = None,
     ) -> list[str]:
         """Ids newest first that pass every given filter: the hidden papers only when `hidden`,
-        none of them when False, hidden or not when None."""
+        none of them when False, hidden or not when None; only those of `among` (ids of the
+        index, newest first) when given."""
         index, read, stars = self.index, self.read, self.starred
         if topic is not None:
             bit = index.bit(topic)
-            ids = [pid for pid, mask in zip(index.ids, index.masks) if mask & bit]
+            if among is None:
+                ids = [pid for pid, mask in zip(index.ids, index.masks) if mask & bit]
+            else:
+                masks, positions = index.masks, index.positions()
+                ids = [pid for pid in among if (i := positions.get(pid)) is not None and masks[i] & bit]
         else:
-            ids = index.ids
+            ids = index.ids if among is None else among
         if hidden:
             ids = [pid for pid in ids if pid in self.hidden]
         elif hidden is False and self.hidden:

@@ -3,6 +3,7 @@
     index = SearchIndex.open(data_dir)   # no disk work yet
     index.refresh(store)                 # bring stale shards up to date (cheap when none are)
     index.matching(parse("deep neural", implicit_and=True))   # -> set of ids
+    index.ordered(node, order, positions)   # -> the ids of a list that match, in its order
     index.cards(ids)                     # -> {id: Card}: what a list shows, ~50 at a time
     index.set_notes(store, notes)        # the user's notes: `note:` and plain words search them
     index.close()
@@ -16,8 +17,8 @@ a first build of a large cache runs the partitions in parallel processes.
 Answers equal the scan evaluator's (core/search.py), which tests keep as the reference: see
 rows.py for how the words are laid out and match.py for how a query becomes SQL.
 
-Threads: `refresh` and `set_notes` from one writer thread at a time; `matching` and `cards`
-from any thread (each thread has its own connections; WAL lets them read while a write runs).
+Threads: `refresh` and `set_notes` from one writer thread at a time; `matching`, `ordered`
+and `cards` from any thread (each thread has its own connections; WAL lets them read while a write runs).
 `close` may come from any thread at any time: it interrupts what runs, waits for it to stop,
 and only then closes the connections (closing one in use would crash the process).
 A refresh becomes visible partition by partition, each all at once (as a sync's shards do).
@@ -32,7 +33,8 @@ import sqlite3
 import sys
 import threading
 import zlib
-from collections.abc import Iterable, Iterator, Mapping
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -42,6 +44,7 @@ from reader.core.query import Node
 from reader.errors import ReaderError
 from reader.searchdb import partition
 from reader.searchdb.match import Matcher
+from reader.searchdb.rowmap import RowMap, gather
 from reader.searchdb.rows import Card
 from reader.store import Store
 from reader.store.store import shard_of
@@ -90,6 +93,7 @@ class SearchIndex:
         self._children: list[subprocess.Popen] = []  # partitions being built in other processes
         self._damaged_parts: set[int] = set()  # seen damaged by a reader: rebuilt by the next refresh
         self._pool: ThreadPoolExecutor | None = None  # the threads `matching` reads partitions from
+        self._rowmaps = [RowMap() for _ in range(PARTITIONS)]  # for `ordered`, made at its first call
 
     @classmethod
     def open(cls, data_dir: Path) -> SearchIndex:
@@ -294,6 +298,34 @@ class SearchIndex:
             for ids in self._readers().map(lambda part: self._read(part, lambda db: Matcher(db).ids(node)), range(PARTITIONS)):
                 found.update(ids)
         return found
+
+    def ordered(self, node: Node, order: Sequence[str], position: Mapping[str, int]) -> list[str]:
+        """The ids of `order` that satisfy the query, in its order (`position` maps each id of
+        `order` to its index). Equal to filtering `order` by `matching`, at a fraction of the
+        cost when many match; the first call (and the first after the index or `order`
+        changed) also reads every paper's row number."""
+        end = len(order)
+        found: list[int] = []
+        with self._in_use():
+            for positions in self._readers().map(
+                lambda part: self._read(part, lambda db: self._positions(part, db, node, order, position)), range(PARTITIONS)
+            ):
+                found += positions
+        found.sort()  # a few long runs (rows are numbered about in date order): merged, not sorted
+        del found[bisect_left(found, end):]  # stale rows, papers not in `order`
+        return gather(order, found)
+
+    def _positions(self, part: int, db: sqlite3.Connection, node: Node, order: Sequence[str], position: Mapping[str, int]) -> list[int]:
+        """Positions in `order` of the partition's matches (len(order) for rows not in it)."""
+        rowmap = self._rowmaps[part]
+        with rowmap.lock:
+            db.execute("BEGIN")  # the map and the matches of one state of the partition
+            try:
+                table = rowmap.positions(db, order, position)
+                return gather(table, Matcher(db).row_list(node))
+            finally:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")  # read only: nothing to keep
 
     def _readers(self) -> ThreadPoolExecutor:
         with self._lock:

@@ -9,6 +9,7 @@ takes) is combined from sets of row numbers. Work grows with the matches, not wi
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
 
@@ -93,6 +94,16 @@ class Matcher:
             "SELECT group_concat(id, ' ') FROM papers WHERE num IN (SELECT value FROM json_each(?))",
             ("[" + ",".join(map(str, rows)) + "]",),
         ).fetchone()[0])
+
+    def row_list(self, node: Node) -> list[int]:
+        """Row numbers matching `node`, some maybe stale rows (without reading `papers` when
+        the query is text alone: the caller maps rows to papers, see rowmap.py)."""
+        expression = _fts(node) if _depth(node) <= FTS_MAX_DEPTH else None
+        if isinstance(expression, str):
+            return json.loads(self.db.execute(
+                "SELECT json_group_array(rowid) FROM words WHERE words MATCH ?", (expression,)
+            ).fetchone()[0])
+        return list(self.rows(node))
 
     @staticmethod
     def _split(joined: str | None) -> list[str]:

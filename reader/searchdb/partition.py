@@ -4,7 +4,8 @@
     papers   num (the full-text row), id, shard, fingerprint, date key, card columns
     words    FTS5, contentless: the words of ti abs au co jr cat id note, rowid = papers.num
     notes    id -> the note last indexed (a copy: user state is the record)
-    meta     next_num (row numbers are never reused) and stale (rows of replaced papers)
+    meta     next_num (row numbers are never reused), stale (rows of replaced papers), and
+             generation: a new random number whenever papers' rows change (rowmap.py keys on it)
 
 A contentless FTS5 table cannot delete a row without its old words, so a replaced paper gets a
 new row and the old one is left behind, unreachable: every query joins with `papers`. Only
@@ -44,7 +45,7 @@ CREATE INDEX papers_shard ON papers(shard);
 CREATE INDEX papers_date ON papers(date);
 CREATE TABLE notes(id TEXT PRIMARY KEY, note TEXT NOT NULL);
 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-INSERT INTO meta VALUES ('next_num', 1), ('stale', 0), ('live', 0);
+INSERT INTO meta VALUES ('next_num', 1), ('stale', 0), ('live', 0), ('generation', random());
 CREATE VIRTUAL TABLE words USING fts5({", ".join(COLUMNS)}, content='', tokenize='ascii', columnsize=0);
 INSERT INTO words(words, rank) VALUES ('hashsize', {BUILD_HASH_BYTES});
 PRAGMA user_version = {FORMAT};
@@ -229,6 +230,8 @@ def _update(db: sqlite3.Connection, shards: Mapping[str, Path], gone: Iterable[s
     db.executemany("INSERT OR REPLACE INTO shards VALUES (?, ?)", stamps)
     changes = {"next_num": next_num, "stale": stale + len(dropped), "live": live + len(papers) - len(dropped)}
     db.executemany("UPDATE meta SET value = ? WHERE key = ?", ((v, k) for k, v in changes.items()))
+    if papers or dropped:  # (a partition written before generations were kept gets one now)
+        db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', random())")
     return len(papers)
 
 

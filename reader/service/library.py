@@ -136,11 +136,11 @@ class LibraryService(TriageMethods):
             except StoreError:  # a tag deleted meanwhile
                 tagged = set()
             return self._narrow([pid for pid in self.library.order if pid in tagged], unread=unread, query=query)
-        ids = self.library.select(topic=view.topic, starred=view == STARRED, hidden=view == HIDDEN, unread=unread)
-        if query is not None:
-            matched = self.search.matching(query)
-            ids = list(filter(matched.__contains__, ids))  # builtins only: twice as fast at 100,000
-        return ids
+        matched = None
+        if query is not None:  # the matches in the index's order, then the view's other filters
+            index = self.library.index
+            matched = self.search.ordered(query, index.ids, index.positions())
+        return self.library.select(topic=view.topic, starred=view == STARRED, hidden=view == HIDDEN, unread=unread, among=matched)
 
     def _narrow(self, ids: list[str], *, unread: bool, query: Node | None) -> list[str]:
         """`ids` in their order, less the hidden ones, the read ones (if asked) and those not
