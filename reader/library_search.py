@@ -79,6 +79,15 @@ class LibrarySearch:
         matched = self._scan(query)
         return list(filter(matched.__contains__, order))
 
+    def prepare_order(self, order: list[str], position: Mapping[str, int]) -> None:
+        """What `ordered` needs for this order, read now (a worker thread) rather than at the
+        first filter (~100 ms at 100,000 papers)."""
+        if self.ready:
+            try:
+                self.index.map_rows(order, position)
+            except SearchIndexError:
+                self.ready = False
+
     def cards(self, ids: Iterable[str]) -> dict[str, Card]:
         """Cards of these papers (those the cache holds), by id."""
         if self.ready:
@@ -147,6 +156,9 @@ class MemorySearch:
     def ordered(self, query: Node, order: list[str], position: Mapping[str, int]) -> list[str]:
         matched = self._block.matching(query)
         return list(filter(matched.__contains__, order))
+
+    def prepare_order(self, order: list[str], position: Mapping[str, int]) -> None:
+        return
 
     def cards(self, ids: Iterable[str]) -> dict[str, Card]:
         return {pid: self._cards[pid] for pid in ids if pid in self._cards}

@@ -315,14 +315,22 @@ class SearchIndex:
         del found[bisect_left(found, end):]  # stale rows, papers not in `order`
         return gather(order, found)
 
-    def _positions(self, part: int, db: sqlite3.Connection, node: Node, order: Sequence[str], position: Mapping[str, int]) -> list[int]:
+    def map_rows(self, order: Sequence[str], position: Mapping[str, int]) -> None:
+        """Read now what `ordered` needs for this order (in a worker thread, after a refresh),
+        so that the next filter does not."""
+        with self._in_use():
+            list(self._readers().map(
+                lambda part: self._read(part, lambda db: self._positions(part, db, None, order, position)), range(PARTITIONS)
+            ))
+
+    def _positions(self, part: int, db: sqlite3.Connection, node: Node | None, order: Sequence[str], position: Mapping[str, int]) -> list[int]:
         """Positions in `order` of the partition's matches (len(order) for rows not in it)."""
         rowmap = self._rowmaps[part]
         with rowmap.lock:
             db.execute("BEGIN")  # the map and the matches of one state of the partition
             try:
                 table = rowmap.positions(db, order, position)
-                return gather(table, Matcher(db).row_list(node))
+                return gather(table, Matcher(db).row_list(node)) if node is not None else []
             finally:
                 if db.in_transaction:
                     db.execute("ROLLBACK")  # read only: nothing to keep

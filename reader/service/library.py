@@ -105,6 +105,8 @@ class LibraryService(TriageMethods):
         cache, meanwhile filters and cards come from the shards. Raises ReaderError when the
         index cannot be written (they keep coming from the shards)."""
         self.search.refresh(None if changed is None else sorted({shard_of(pid) for pid in changed}))
+        index = self.library.index
+        self.search.prepare_order(index.ids, index.positions())
 
     @property
     def search_ready(self) -> bool:
