@@ -132,7 +132,9 @@ class PaperList(ScrollView, can_focus=True):
         self.fetch_cards = fetch_cards
         self.ids: list[str] = []
         self.empty_message = "No papers"
-        self._cards: LRUCache[tuple, list[Strip]] = LRUCache(256)  # drawn cards
+        # Drawn cards, by all that a card's look depends on but its place in the list: kept
+        # when the ids shown change (a filter's results mostly start with the same newest papers).
+        self._cards: LRUCache[tuple, list[Strip]] = LRUCache(256)
         self._card_data: LRUCache[str, Card] = LRUCache(CARDS_KEPT)
         self._unavailable: set[str] = set()  # asked for, not there (not indexed yet)
         # What the screen knows beyond the paper (why it is ranked, the user's tags, a note, a
@@ -147,7 +149,6 @@ class PaperList(ScrollView, can_focus=True):
         self.ids = ids
         self.virtual_size = Size(self.size.width, len(ids) * CARD_HEIGHT)
         position = self._position_of(keep)
-        self._cards.clear()
         if position is None:
             self.set_cursor(0 if keep is None else min(self.cursor, max(len(ids) - 1, 0)), scroll="top" if keep is None else "keep")
         else:
