@@ -99,13 +99,14 @@ class LibraryService(TriageMethods):
         self.store.warnings.clear()
         return warnings
 
-    def prepare_search(self, changed: Iterable[str] | None = None) -> None:
+    def prepare_search(self, changed: Iterable[str] | None = None, index: PaperIndex | None = None) -> None:
         """Bring the search index up to date with the cache (or with the papers a sync changed),
         in a worker thread: ~20 ms when nothing changed, seconds for a first build of a large
         cache, meanwhile filters and cards come from the shards. Raises ReaderError when the
-        index cannot be written (they keep coming from the shards)."""
+        index cannot be written (they keep coming from the shards). Filters are then ready to
+        answer in the order of `index` (the library's when None; a sync's next one)."""
         self.search.refresh(None if changed is None else sorted({shard_of(pid) for pid in changed}))
-        index = self.library.index
+        index = index or self.library.index
         self.search.prepare_order(index.ids, index.positions())
 
     @property

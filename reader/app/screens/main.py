@@ -30,6 +30,7 @@ from reader.app.widgets.status import StatusLine, plural
 from reader.core.query import Node, parse
 from reader.core.ranking import NeedsStars
 from reader.errors import QueryError, ReaderError
+from reader.models import PaperIndex
 from reader.service import ALL, FOR_YOU, HIDDEN, NEW, RISING, STARRED, UPDATED, LibraryService, View
 
 VIEW_LABELS = {"starred": "Starred", "foryou": "For you", "new": "New", "updated": "Updated", "rising": "Rising", "hidden": "Hidden"}
@@ -141,11 +142,12 @@ class MainScreen(PaperScreen, TriageActions, SyncActions, ExportActions, Collect
         if sync_due:
             self.action_sync()
 
-    def _prepare_search(self, changed: list[str] | None) -> None:
+    def _prepare_search(self, changed: list[str] | None, index: PaperIndex | None = None) -> None:
         """In a worker: the search index brought up to date with the cache (or with the papers a
-        sync changed); when it cannot be, filters and cards keep reading the shards."""
+        sync changed, ready for filters in `index`'s order); when it cannot be, filters and
+        cards keep reading the shards."""
         try:
-            self.service.prepare_search(changed)
+            self.service.prepare_search(changed, index)
         except ReaderError as error:
             message = f"Search index: {error}. Filters scan the cache instead (slower)."
             self.app.call_from_thread(self.app.notify, message, severity="warning", timeout=15)

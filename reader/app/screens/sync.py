@@ -16,6 +16,7 @@ from reader.service import CacheUpdate, LibraryService, open_service
 if TYPE_CHECKING:
     from reader.app.widgets.paper_list import PaperList
     from reader.arxiv.options import ClientOptions
+    from reader.models import PaperIndex
 
 
 class SyncActions(Screen):
@@ -33,7 +34,7 @@ class SyncActions(Screen):
         def status(self) -> StatusLine: ...
         def refresh_everything(self, *, keep: str | None = None) -> None: ...
         def open_cache(self) -> object: ...
-        def _prepare_search(self, changed: list[str] | None) -> None: ...
+        def _prepare_search(self, changed: list[str] | None, index: PaperIndex | None = None) -> None: ...
         def _read_triage(self, *, visit: bool = False) -> None: ...
 
     def action_sync(self) -> None:
@@ -88,7 +89,7 @@ class SyncActions(Screen):
             self.app.call_from_thread(self.app.notify, f"Cannot read the cache: {error}", severity="error")
             return
         # The new papers' cards and words first, so the list never shows a paper it cannot draw.
-        self._prepare_search(changed_ids)
+        self._prepare_search(changed_ids, update.index)  # the order the list shows next
         self.app.call_from_thread(self._updated, update, changed_ids)
         self._read_triage()
 
