@@ -108,6 +108,29 @@ async def test_a_note_typed_in_the_detail_view_is_saved_and_shown_as_markdown(st
         assert not isinstance(app.screen, DetailScreen)
 
 
+async def test_the_detail_view_shows_each_paper_as_it_is_now(store, papers, data_dir):
+    # The paper under the cursor is read ahead of Enter, and the detail view is one screen kept
+    # between openings: neither may show what changed since, or what the last paper showed.
+    store.set_note(papers[0].id, "first note")
+    app = make_app(store)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await ready(pilot)  # the first paper's record is read ahead by now
+        Store(data_dir).set_note(papers[0].id, "written *since*")  # by another reader process
+        await pilot.press("enter")
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, DetailScreen)
+        assert screen.query_one("#note-view", Markdown).source == "written *since*"
+        await pilot.press("j", "j", "j", "j", "j", "j")  # scrolled down the first paper
+        assert screen.query_one("#detail").scroll_y > 0
+        await pilot.press("escape", "j", "enter")
+        await ready(pilot)
+        assert app.screen is screen and screen.paper_id == papers[1].id
+        assert papers[1].title in str(screen.query_one("#detail-body").render())
+        assert screen.query_one("#detail").scroll_y == 0
+        assert screen.query_one("#note-empty").display and not screen.query_one("#note-view").display
+
+
 async def test_links_in_a_note_open_only_http(store, papers, monkeypatch):
     store.set_note(papers[0].id, "[x](file:///etc/passwd)\n\n[ftp](ftp://example.org/a)\n\n[web](https://example.org/ok)")
     opened: list[str] = []

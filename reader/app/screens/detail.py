@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.style import Style
@@ -11,10 +12,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Markdown, Static
+from textual.widgets import Markdown, Static
+from textual.worker import get_current_worker
 
 from reader.app.external_editor import EditorError, edit_text
 from reader.app.paper_actions import DEMO_NOT_SAVED, PAPER_BINDINGS, PaperScreen, paper_link
+from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.note import NotePane, note_link
 from reader.errors import ReaderError
 from reader.models import Paper
@@ -84,10 +87,37 @@ def facts_text(paper: Paper, topics: list[str], tags: tuple[str, ...] = (), widt
     return text
 
 
+@dataclass(frozen=True)
+class PaperRecord:
+    """What the detail view shows of one paper beyond its card, read in a worker."""
+
+    paper_id: str
+    paper: Paper | None  # None: no longer in the cache
+    note: str = ""
+    tags: tuple[str, ...] = ()
+    problem: str | None = None  # why the note and tags could not be read
+
+    @classmethod
+    def read(cls, service: LibraryService, paper_id: str) -> PaperRecord:
+        """Disk work (one record of one shard, the note, the tags): call it in a worker."""
+        paper = service.load_paper(paper_id)
+        if paper is None or paper.demo:
+            return cls(paper_id, paper)
+        try:
+            return cls(paper_id, paper, service.note(paper_id), service.tags_of([paper_id])[paper_id])
+        except ReaderError as error:
+            return cls(paper_id, paper, problem=f"Cannot read the note and tags: {error}")
+
+
 class DetailScreen(PaperScreen):
     """One paper in full, with the user's note. `[` and `]` move to the previous and next paper
     of the list without going back to it; closing returns the paper last shown, for the list's
-    cursor."""
+    cursor.
+
+    One instance serves every opening (the main screen installs it, so Textual keeps it when
+    closed), and it is pushed with the record already read (`show_paper`): composing it anew,
+    and a worker reading the record while the screen's first frame was drawn, made opening it
+    three times slower."""
 
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="detail.close"),
@@ -101,12 +131,14 @@ class DetailScreen(PaperScreen):
         Binding("k,up", "scroll_up", "Up", show=False, id="detail.up"),
     ]
 
-    def __init__(self, service: LibraryService, ids: list[str], position: int):
+    def __init__(self, service: LibraryService):
         super().__init__(service)
-        self.ids = ids
-        self.position = position
+        self.ids: list[str] = []
+        self.position = 0
         self.paper: Paper | None = None  # the whole record, read once per paper shown
         self.tags: tuple[str, ...] = ()
+        self._first: PaperRecord | None = None  # shown once the screen is first mounted
+        self._shown: PaperRecord | None = None
 
     @property
     def paper_id(self) -> str:
@@ -121,11 +153,26 @@ class DetailScreen(PaperScreen):
             yield Static(id="detail-body")
             yield NotePane(self.service, id="note")
             yield Static(id="detail-facts")
-        yield Footer()
+        yield KeyFooter()
+
+    def show_paper(self, ids: list[str], position: int, record: PaperRecord, *, read_again: bool = False) -> None:
+        """Show `record`, the paper at `position` of `ids` (the list it came from), from the top.
+        `read_again`: the record was read ahead (a tag or a note may have changed since), so it
+        is read again, and shown again if it differs."""
+        self.ids, self.position = ids, position
+        if read_again:
+            self.load_paper(record.paper_id)
+        if not self.is_mounted:
+            self._first = record
+            return
+        self._loaded(record)
+        self._scroll.focus()
+        self._scroll.scroll_home(animate=False, immediate=True)
 
     def on_mount(self) -> None:
-        self._show_loading()
-        self.load_paper(self.paper_id)
+        if self._first is not None:
+            self._loaded(self._first)
+            self._first = None
 
     def _show_loading(self) -> None:
         self.query_one("#detail-body", Static).update(Text("Loading the record…"))
@@ -134,25 +181,20 @@ class DetailScreen(PaperScreen):
 
     @work(thread=True, exclusive=True, group="detail")
     def load_paper(self, paper_id: str) -> None:
-        paper = self.service.load_paper(paper_id)
-        note, problem = "", None
-        tags: tuple[str, ...] = ()
-        if paper is not None and not paper.demo:
-            try:
-                note, tags = self.service.note(paper_id), self.service.tags_of([paper_id])[paper_id]
-            except ReaderError as error:
-                problem = f"Cannot read the note and tags: {error}"
-        self.app.call_from_thread(self._loaded, paper_id, paper, note, tags, problem)
+        record = PaperRecord.read(self.service, paper_id)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._loaded, record)
 
-    def _loaded(self, paper_id: str, paper: Paper | None, note: str, tags: tuple[str, ...], problem: str | None) -> None:
-        if paper_id != self.paper_id:
-            return  # the user has moved on
-        self.paper, self.tags = paper, tags
-        if problem:
-            self.app.notify(problem, severity="error", timeout=15)
+    def _loaded(self, record: PaperRecord) -> None:
+        if record.paper_id != self.paper_id or record == self._shown:
+            return  # the user has moved on, or the record read again is the one shown
+        self._shown = record
+        self.paper, self.tags = record.paper, record.tags
+        if record.problem:
+            self.app.notify(record.problem, severity="error", timeout=15)
         self.refresh_detail()
-        kept = paper is not None and not paper.demo and problem is None  # demo papers have no note
-        self.note.show(paper_id if kept else None, note)
+        kept = record.paper is not None and not record.paper.demo and record.problem is None  # demo papers have no note
+        self.note.show(record.paper_id if kept else None, record.note)
 
     def refresh_detail(self) -> None:
         body = self.query_one("#detail-body", Static)
@@ -162,7 +204,7 @@ class DetailScreen(PaperScreen):
             facts.update("")
             return
         library = self.service.library
-        width = self.size.width - 6  # the view's padding and scrollbar
+        width = self.app.size.width - 6  # the view's padding and scrollbar (known before a first layout)
         read, starred = self.paper_id in library.read, self.paper_id in library.starred
         body.update(detail_text(self.paper, read=read, starred=starred, width=width))
         facts.update(facts_text(self.paper, library.topics_of(self.paper_id), self.tags, width=width))

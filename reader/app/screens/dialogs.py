@@ -9,8 +9,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, Static
+from textual.widgets import Button, Input, Label, Static
 
+from reader.app.widgets.footer import KeyFooter
 from reader.core.query import parse
 from reader.errors import QueryError
 
@@ -40,7 +41,7 @@ class AddTopicDialog(ModalScreen[tuple[str, str] | None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Add", variant="primary", id="add")
                 yield Button("Cancel", id="cancel")
-        yield Footer()
+        yield KeyFooter()
 
     def _problem(self) -> str | None:
         name = self.query_one("#topic-name", Input).value.strip()
@@ -96,7 +97,7 @@ class ConfirmDialog(ModalScreen[bool]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button(self.yes, variant="error", id="yes")
                 yield Button("Cancel", id="no")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()  # Enter on a destructive question means "no"
@@ -127,7 +128,7 @@ class TextDialog(ModalScreen[str | None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save", variant="primary", id="ok")
                 yield Button("Cancel", id="cancel")
-        yield Footer()
+        yield KeyFooter()
 
     def on_input_changed(self) -> None:
         self.query_one("#text-error", Static).update("")

@@ -13,8 +13,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
+from reader.app.widgets.footer import KeyFooter
 from reader.core.exporting import FORMATS, SUFFIXES, path_problem
 from reader.errors import ReaderError
 from reader.service import LibraryService
@@ -57,7 +58,7 @@ class ExportDialog(ModalScreen[ExportChoice | None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Export", variant="primary", id="ok")
                 yield Button("Cancel", id="cancel")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         # Enter exports at once; Shift+Tab reaches the format and the choice of papers.

@@ -14,8 +14,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.suggester import Suggester
-from textual.widgets import Button, Footer, Input, Static
+from textual.widgets import Button, Input, Static
 
+from reader.app.widgets.footer import KeyFooter
 from reader.errors import StoreError
 from reader.store.library_state import tag_name
 
@@ -118,7 +119,7 @@ class TagDialog(ModalScreen[tuple[str, ...] | None]):
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Save", variant="primary", id="save")
                 yield Button("Cancel", id="cancel")
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def line(self) -> TagInput:

@@ -57,21 +57,20 @@ class NotePane(Vertical):
         self.paper_id: str | None = None
         self.text = ""  # the note as last typed or loaded
         self.editing = False
+        self.display = False  # until a paper is shown (not in on_mount: the screen may show one first)
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Note", style="bold underline"), classes="note-title")
         yield Static(Text(EMPTY_HINT, style="dim"), id="note-empty")
         yield Markdown(id="note-view", open_links=False)
-        yield NoteEditor(id="note-editor", soft_wrap=True, tab_behavior="indent")
+        editor = NoteEditor(id="note-editor", soft_wrap=True, tab_behavior="indent")
+        editor.display = False
+        yield editor
         yield Static("", id="note-error", markup=False)
 
     @property
     def editor(self) -> NoteEditor:
         return self.query_one(NoteEditor)
-
-    def on_mount(self) -> None:
-        self.display = False  # until a paper is loaded
-        self.editor.display = False
 
     def show(self, paper_id: str | None, text: str) -> None:
         """The note of `paper_id` (None: no paper, nothing shown), rendered."""

@@ -123,6 +123,13 @@ class PaperList(ScrollView, can_focus=True):
             super().__init__()
             self.paper_id = paper_id
 
+    class Highlighted(Message):
+        """The cursor is on another paper (the screen reads its record ahead of an Enter)."""
+
+        def __init__(self, paper_id: str):
+            super().__init__()
+            self.paper_id = paper_id
+
     def __init__(
         self, library: Library, fetch_cards: Callable[[list[str]], dict[str, Card]], *,
         name: str | None = None, id: str | None = None,
@@ -137,6 +144,7 @@ class PaperList(ScrollView, can_focus=True):
         self._cards: LRUCache[tuple, list[Strip]] = LRUCache(256)
         self._card_data: LRUCache[str, Card] = LRUCache(CARDS_KEPT)
         self._unavailable: set[str] = set()  # asked for, not there (not indexed yet)
+        self._highlighted: str | None = None  # the paper last posted as Highlighted
         # What the screen knows beyond the paper (why it is ranked, the user's tags, a note, a
         # newer version than the one read): (text, component class) parts of a card's last line.
         self.annotate: Callable[[str], tuple[tuple[str, str], ...]] = lambda paper_id: ()
@@ -230,6 +238,9 @@ class PaperList(ScrollView, can_focus=True):
 
     def watch_cursor(self) -> None:
         self.refresh()  # cards are cached with and without the cursor
+        if self.current is not None and self.current != self._highlighted:
+            self._highlighted = self.current
+            self.post_message(self.Highlighted(self.current))
 
     def action_cursor_down(self) -> None:
         self.set_cursor(self.cursor + 1)
