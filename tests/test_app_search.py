@@ -11,7 +11,8 @@ import pytest
 from reader.app.widgets.paper_list import CARD_HEIGHT
 from reader.core.query import parse, search_text
 from reader.core.search import SearchBlock
-from reader.service import ALL, STARRED, View
+from reader.service import ALL, FOR_YOU, STARRED, View
+from reader.service.ranker import RankedList
 from reader.store import Store
 from tests.sample_papers import sample_papers
 from tests.searchdb_corpus import fixture_papers, generated_queries, made_papers
@@ -35,6 +36,7 @@ def store(data_dir):
     store.save_papers(papers[1::2], None)
     store.set_marks([p.id for p in papers[::3]], read=True)
     store.set_marks([p.id for p in papers[::4]], starred=True)
+    store.set_tags([p.id for p in papers[1::5]], add=["toread"])
     return store
 
 
@@ -47,6 +49,8 @@ def reference(store: Store, view: View, unread: bool, query: str) -> list[str]:
     ids = [pid for pid in index.ids if view.topic is None or view.topic in index.topics_of(pid)]
     if view == STARRED:
         ids = [pid for pid in ids if pid in marks.starred]
+    if view.kind == "tag":
+        ids = [pid for pid in ids if pid in store.papers_tagged(view.name)]
     return [pid for pid in ids if pid in matched and not (unread and pid in marks.read)]
 
 
@@ -70,13 +74,20 @@ async def test_filters_from_the_index_match_the_scan_in_every_view(store):
         await ready(pilot)
         main = app.main
         assert main.loaded and main.service.search_ready
-        for view, unread in ((ALL, False), (View.of_topic("Agents"), False), (STARRED, False), (ALL, True)):
+        views = ((ALL, False), (View.of_topic("Agents"), False), (STARRED, False), (ALL, True), (View.of_tag("toread"), False))
+        for view, unread in views:
             await filter_by(pilot, "")
             main.view, main.unread_only = view, unread
             await ready(pilot)
             for query in queries:
                 await filter_by(pilot, query)
                 assert main.paper_list.ids == reference(store, view, unread, query), (view, unread, query)
+        # For you: its ranking's order (here the oldest first), the same papers
+        ranked = store.index().ids[::-1]
+        main.service.for_you = RankedList(ranked, [0.0] * len(ranked), {})
+        for query in queries:
+            expected = reference(store, ALL, False, query)[::-1]
+            assert main.service.select(FOR_YOU, query=parse(query, implicit_and=True)) == expected, query
 
 
 async def test_cards_are_drawn_from_the_index_as_the_records_read(store):
