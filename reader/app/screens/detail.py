@@ -165,14 +165,14 @@ class DetailScreen(PaperScreen):
         if not self.is_mounted:
             self._first = record
             return
-        self._loaded(record)
+        self._show(record)
         self._scroll.focus()
         self._scroll.scroll_home(animate=False, immediate=True)
 
     def on_mount(self) -> None:
-        if self._first is not None:
-            self._loaded(self._first)
-            self._first = None
+        record, self._first = self._first, None
+        if record is not None:
+            self._show(record)
 
     def _show_loading(self) -> None:
         self.query_one("#detail-body", Static).update(Text("Loading the record…"))
@@ -188,6 +188,12 @@ class DetailScreen(PaperScreen):
     def _loaded(self, record: PaperRecord) -> None:
         if record.paper_id != self.paper_id or record == self._shown:
             return  # the user has moved on, or the record read again is the one shown
+        if not self.is_mounted:
+            self._first = record  # read again before the first mount: the newer one is shown
+        else:
+            self._show(record)
+
+    def _show(self, record: PaperRecord) -> None:
         self._shown = record
         self.paper, self.tags = record.paper, record.tags
         if record.problem:
