@@ -247,6 +247,24 @@ def test_load_paper_reads_one_record_and_is_not_fooled_by_text(data_dir):
     assert store.load_paper("2609.99999") is None
 
 
+@pytest.mark.parametrize("cut", [40, 41, 42, 43, 200, 1_000_000])
+def test_load_paper_reads_a_record_longer_than_its_first_bytes(data_dir, monkeypatch, cut):
+    # load_paper decodes a record's first bytes only (a cut may fall inside a character, or
+    # inside the record: then it reads on): every record comes back whole, as the shard holds it.
+    from reader.models import Paper
+    from reader.store import files
+    from reader.store.store import shard_of
+
+    monkeypatch.setattr(files, "_RECORD_BYTES", cut)
+    papers = [dataclasses.replace(p, title="Über ✓ " * (i + 1), abstract="é€😀 " * 50) for i, p in enumerate(recent_papers(3))]
+    store = Store(data_dir)
+    store.save_papers(papers)
+    every = store.load_papers()
+    for paper in papers:
+        found = files.find_document(store.shard_file(shard_of(paper.id)), "id", paper.id)
+        assert found is not None and Paper.from_json(found) == every[paper.id] == store.load_paper(paper.id)
+
+
 def test_index_order_holds_the_whole_index_ids_and_topics(data_dir):
     store = filled(data_dir, 30)
     store.add_topic("U", "ti:y")

@@ -6,6 +6,7 @@ the old file: a crash at any moment leaves either the old file or the new one, n
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import time
@@ -18,6 +19,8 @@ from tinydb.storages import Storage
 
 from reader.errors import StoreError, StoreLockedError
 from reader.store.schema import ShapeError
+
+_RECORD_BYTES = 64 * 1024  # a paper's record is a few kB; one with thousands of authors, more
 
 try:
     import fcntl
@@ -68,11 +71,17 @@ def find_document(path: Path, key: str, value: str) -> dict[str, Any] | None:
     start = raw.find(b"{" + encode_json({key: value})[1:-1] + b",")
     if start < 0:
         return None
-    try:
-        document, _ = json.JSONDecoder().raw_decode(raw[start:].decode("utf-8"))
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return document if isinstance(document, dict) else None
+    decoder = json.JSONDecoder()
+    # Most records fit in the first bytes: decoding the rest of a 2 MB shard for one of them cost
+    # more time (and memory) than the search for it. A record cut short fails, then all is read.
+    head = codecs.getincrementaldecoder("utf-8")()
+    for text in (lambda: head.decode(raw[start : start + _RECORD_BYTES]), lambda: raw[start:].decode("utf-8")):
+        try:
+            document, _ = decoder.raw_decode(text())
+        except ValueError:  # UnicodeDecodeError included
+            continue
+        return document if isinstance(document, dict) else None
+    return None
 
 
 def encode_json(data: Any) -> bytes:
