@@ -148,6 +148,7 @@ class PaperList(ScrollView, can_focus=True):
         # What the screen knows beyond the paper (why it is ranked, the user's tags, a note, a
         # newer version than the one read): (text, component class) parts of a card's last line.
         self.annotate: Callable[[str], tuple[tuple[str, str], ...]] = lambda paper_id: ()
+        self._notes: dict[str, tuple[tuple[str, str], ...]] = {}  # annotations of the cards drawn lately
 
     # --- content ---
 
@@ -155,6 +156,7 @@ class PaperList(ScrollView, can_focus=True):
         """Show these papers; keep the cursor on paper `keep` (at the same screen row) if present."""
         old_row = self.cursor * CARD_HEIGHT - self.scroll_y
         self.ids = ids
+        self._notes.clear()  # the view may be another: its cards' last lines too
         self.virtual_size = Size(self.size.width, len(ids) * CARD_HEIGHT)
         position = self._position_of(keep)
         if position is None:
@@ -183,6 +185,7 @@ class PaperList(ScrollView, can_focus=True):
     def refresh_cards(self) -> None:
         """Redraw after marks or the library changed."""
         self._cards.clear()
+        self._notes.clear()
         self.refresh()
 
     def forget_cards(self, ids: list[str] | None = None) -> None:
@@ -300,7 +303,11 @@ class PaperList(ScrollView, can_focus=True):
         paper_id = self.ids[index]
         library = self.library
         data = self._card(index)
-        notes = self.annotate(paper_id)
+        notes = self._notes.get(paper_id) if row else None
+        if notes is None:  # worked out at a card's first line, not at each (it reads the tags)
+            notes = self._notes[paper_id] = self.annotate(paper_id)
+            if len(self._notes) > 4 * self._page() + 8:
+                self._notes = {paper_id: notes}
         key = (paper_id, width, index == self.cursor, paper_id in library.read, paper_id in library.starred, data is not None, notes)
         card = self._cards.get(key)
         if card is None:
