@@ -22,6 +22,8 @@ import time
 from datetime import date
 from pathlib import Path
 
+from benchmarks import as_installed
+
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = date(2026, 12, 2)
 
@@ -56,6 +58,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=100_000)
     args = parser.parse_args()
+    as_installed()
     sys.path.insert(0, str(ROOT))
     from benchmarks.cache import build_cache
     from reader.store import Store

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
+from benchmarks import as_installed
 from benchmarks.cache import synthetic_papers
 from benchmarks.loopwatch import LoopWatch
 from reader.core import features, ranking, rising
@@ -110,6 +111,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--app", action="store_true", help="the app instead: For you chosen on a cache of --papers")
     args = parser.parse_args()
+    as_installed()
     if args.app:
         asyncio.run(in_the_app(args.papers))
         return

@@ -19,6 +19,8 @@ import time
 from datetime import date
 from pathlib import Path
 
+from benchmarks import as_installed
+
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = date(2026, 12, 2)
 
@@ -70,6 +72,7 @@ def main() -> None:
     parser.add_argument("--sync-papers", type=int, default=10000, help="papers ingested by the sync figure")
     parser.add_argument("--search-growth", default="300000", help="larger caches measured for the search index only ('' for none)")
     args = parser.parse_args()
+    as_installed()
     sys.path.insert(0, str(ROOT))
     from benchmarks import search
     from benchmarks.cache import build_cache

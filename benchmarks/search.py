@@ -26,6 +26,8 @@ import time
 from datetime import date
 from pathlib import Path
 
+from benchmarks import as_installed
+
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = date(2026, 12, 2)
 QUERIES = {
@@ -159,6 +161,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="100000,300000")
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
+    as_installed()
     sys.path.insert(0, str(ROOT))
     from benchmarks.cache import build_cache
 

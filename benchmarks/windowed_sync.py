@@ -17,6 +17,7 @@ import time
 from datetime import date
 from pathlib import Path
 
+from benchmarks import as_installed
 from benchmarks.loopwatch import LoopWatch
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,6 +66,7 @@ def main() -> None:
     parser.add_argument("--cap", type=int, default=10_000, help="the server's result cap (arXiv's: 10,000)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    as_installed()
     sys.path.insert(0, str(ROOT))
     if args.serve:
         serve(args.papers, args.cap)
