@@ -63,6 +63,29 @@ def test_a_failed_write_leaves_the_previous_file(data_dir, monkeypatch):
     assert Store(data_dir).marks().starred == {paper_id}
 
 
+def test_a_write_of_the_file_failing_leaves_its_copy_as_it_was(data_dir, monkeypatch):
+    # The file and its copy are written at once: when the file's write fails (the change is not
+    # saved), the copy that was written does not keep the change either.
+    store = filled(data_dir)
+    paper_id = next(iter(store.index()))
+    store.set_marks([paper_id], starred=True)
+    before = (data_dir / "user.json.bak").read_bytes()
+    real_replace = os.replace
+
+    def replace(src, dst):
+        if str(dst).endswith("user.json"):
+            raise OSError(28, "No space left on device")
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(StoreError, match="No space left on device"):
+        store.set_marks([paper_id], starred=False)
+    monkeypatch.undo()
+    assert (data_dir / "user.json.bak").read_bytes() == before
+    (data_dir / "user.json").write_bytes(b"damaged")
+    assert Store(data_dir).marks().starred == {paper_id}
+
+
 def test_damaged_user_file_is_restored_from_the_last_good_copy(data_dir):
     store = filled(data_dir)
     paper_id = next(iter(store.index()))
@@ -263,6 +286,21 @@ def test_load_paper_reads_a_record_longer_than_its_first_bytes(data_dir, monkeyp
     for paper in papers:
         found = files.find_document(store.shard_file(shard_of(paper.id)), "id", paper.id)
         assert found is not None and Paper.from_json(found) == every[paper.id] == store.load_paper(paper.id)
+
+
+def test_index_json_decoded_a_column_at_a_time_equals_it_decoded_whole(data_dir):
+    from reader.store.schema import index_document
+
+    store = Store(data_dir)
+    assert store.index().ids == []
+    store.add_topic("T", "ti:x")
+    store.save_papers(recent_papers(30), "T")
+    text = (data_dir / "index.json").read_text()
+    assert index_document(text) == json.loads(text)
+    without_arrivals = text.replace(',"arrived":[' + text.split(',"arrived":[')[1].split("]")[0] + "]", "")
+    assert "arrived" not in without_arrivals and index_document(without_arrivals) == json.loads(without_arrivals)
+    assert index_document(json.dumps(json.loads(text), indent=1)) is None  # not the store's form: decoded whole
+    assert index_document(text.replace('"days":[', '"days":[1,,')) is None
 
 
 def test_index_order_holds_the_whole_index_ids_and_topics(data_dir):

@@ -1,11 +1,13 @@
 """A file of user state kept twice, both copies current: `user.json` and `user.json.bak`.
 
-Every write replaces the file, then its copy, each atomically (files.py), before the change is
+Every write replaces the file and its copy, each atomically (files.py), before the change is
 acknowledged. So at any moment at least one of the two holds every acknowledged change: a kill
-between the two writes leaves the file newer than its copy (the copy is brought up to date at the
-next open), and damage to either one, by anything, is repaired from the other. Nothing the user
-did is lost to a single damaged file, and a change costs two small writes, whatever the size of
-the paper cache.
+during a write leaves one newer than the other (the copy is made equal to the file at the next
+open: the change was not acknowledged), and damage to either one, by anything, is repaired from
+the other. Nothing the user did is lost to a single damaged file, and a change costs two small
+writes, whatever the size of the paper cache. The two are written at once, from two threads: each
+waits on its fsync, and the file system commits both together (a star while a sync saves papers
+waited for two commits in a row).
 
 Reads are checked (schema.py) before use: a file that is valid JSON of the wrong shape counts as
 damaged, and a copy is only ever written from content that passed the check.
@@ -14,8 +16,9 @@ damaged, and a copy is only ever written from content that passed the check.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -180,13 +183,25 @@ class MirroredFile(Generic[T]):
         data = self._dump(value)
         data["meta"]["1"]["write"] = os.urandom(8).hex()  # (what secrets.token_hex does, without its imports)
         payload = encode_json(data)
-        write_atomic(self.path, payload)  # the change is saved once this returns...
+        copying = _Copy(self.backup, payload)
+        try:
+            write_atomic(self.path, payload)  # the change is saved once this returns...
+        except StoreError:
+            if copying.error() is None:  # not saved: the copy goes back to the file's content
+                with suppress(OSError, StoreError):
+                    if self.path.exists():
+                        write_atomic(self.backup, self.path.read_bytes())
+                    else:
+                        self.backup.unlink()
+            raise
+        finally:
+            copy_error = copying.error()  # ...and its copy is written
         stamp = self._stamp(self.path)
         self._cached = None if stamp is None else (stamp, payload[:_HEAD], value)
-        try:
-            write_atomic(self.backup, payload)  # ...and its copy follows
-        except StoreError as error:
-            self._warn(f"saved, but could not update the copy {self.backup.name}: {error}")
+        if isinstance(copy_error, StoreError):
+            self._warn(f"saved, but could not update the copy {self.backup.name}: {copy_error}")
+        elif copy_error is not None:
+            raise copy_error
 
 
 def _read_bytes(path: Path) -> bytes | None:
@@ -194,3 +209,24 @@ def _read_bytes(path: Path) -> bytes | None:
         return path.read_bytes()
     except OSError:
         return None
+
+
+class _Copy:
+    """A copy written by a thread of its own while the caller writes the file (a new thread
+    each time: a pool's thread would not exist in a process forked from this one)."""
+
+    def __init__(self, path: Path, payload: bytes):
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._write, args=(path, payload), name="mirror-copy")
+        self._thread.start()
+
+    def _write(self, path: Path, payload: bytes) -> None:
+        try:
+            write_atomic(path, payload)
+        except BaseException as error:  # noqa: BLE001 - handed to the caller by error()
+            self._error = error
+
+    def error(self) -> BaseException | None:
+        """Waits for the copy; what stopped it, if anything."""
+        self._thread.join()
+        return self._error
