@@ -123,19 +123,17 @@ def check_index(data: dict) -> PaperIndex:
 
 
 # index.json as the store writes it: compact, its columns in this order.
-_INDEX_HEAD = re.compile(r'\{"meta":\{"1":\{"schema":[0-9]+\}\},"index":\{"1":\{"topics":')
+_INDEX_HEAD = re.compile(r'\{"meta":\{"1":\{"schema":([0-9]+)\}\},"index":\{"1":\{"topics":')
 _NUMBERS = r"\[[0-9,]*\]"
 _INDEX_TAIL = re.compile(
     rf',"versions":({_NUMBERS}),"days":({_NUMBERS}),"masks":({_NUMBERS})(?:,"arrived":({_NUMBERS}))?\}}\}}\}}\s*'
 )
 
 
-def check_index_order(text: str) -> PaperIndex | None:
-    """The topics, ids and topic masks of index.json's text (what a listing filters on), without
-    decoding the other columns: 100,000 papers' numbers take most of a whole read. Versions,
-    days and arrivals are left empty; only their shape is checked here (lists of whole numbers,
-    one per paper), their values on every whole read. None when the text is not in the store's
-    own form, or is damaged: the caller then reads it whole (check_index), which repairs it."""
+def _index_columns(text: str) -> tuple[int, list[str], list[str], re.Match[str]] | None:
+    """Index.json's text in the store's own form, split into its columns: the schema number,
+    the topics and ids decoded, the number columns as text (a match of _INDEX_TAIL, each list
+    checked to hold one number per paper). None when it is in another form, or damaged."""
     head = _INDEX_HEAD.match(text)
     if head is None:
         return None
@@ -145,14 +143,43 @@ def check_index_order(text: str) -> PaperIndex | None:
         if not text.startswith(',"ids":', at):
             return None
         ids, at = decoder.raw_decode(text, at + len(',"ids":'))
-        tail = _INDEX_TAIL.fullmatch(text, at)
-        if tail is None or not (is_str_list(topics) and is_str_list(ids)):
-            return None
-        if any(_how_many(column) != len(ids) for column in tail.groups() if column is not None):
-            return None
-        masks = json.loads(tail.group(3))
     except ValueError:
         return None
+    tail = _INDEX_TAIL.fullmatch(text, at)
+    if tail is None or not (is_str_list(topics) and is_str_list(ids)):
+        return None
+    if any(_how_many(column) != len(ids) for column in tail.groups() if column is not None):
+        return None
+    return int(head.group(1)), topics, ids, tail
+
+
+def index_document(text: str) -> dict | None:
+    """Index.json's text decoded as json.loads would, a column at a time: one decoder call over
+    the whole file held the GIL ~40 ms at 100,000 papers (the app's event loop stood still
+    while a worker reloaded the index after a sync); a column takes a fraction of it. None when
+    the text is not in the store's own form (then decode it whole)."""
+    columns = _index_columns(text)
+    if columns is None:
+        return None
+    schema, topics, ids, tail = columns
+    doc = {"topics": topics, "ids": ids}
+    for name, numbers in zip(("versions", "days", "masks", "arrived"), tail.groups()):
+        if numbers is not None:
+            doc[name] = json.loads(numbers)
+    return {"meta": {"1": {"schema": schema}}, "index": {"1": doc}}
+
+
+def check_index_order(text: str) -> PaperIndex | None:
+    """The topics, ids and topic masks of index.json's text (what a listing filters on), without
+    decoding the other columns: 100,000 papers' numbers take most of a whole read. Versions,
+    days and arrivals are left empty; only their shape is checked here (lists of whole numbers,
+    one per paper), their values on every whole read. None when the text is not in the store's
+    own form, or is damaged: the caller then reads it whole (check_index), which repairs it."""
+    columns = _index_columns(text)
+    if columns is None:
+        return None
+    _, topics, ids, tail = columns
+    masks = json.loads(tail.group(3))
     if not is_int_list(masks, 0, (1 << len(topics)) - 1):
         return None
     return PaperIndex(topics, ids, masks=masks)

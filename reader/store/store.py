@@ -36,6 +36,7 @@ from reader.store.files import (
     file_lock,
     find_document,
     move_aside,
+    parse_json,
     read_json,
     write_atomic,
     write_json_atomic,
@@ -47,6 +48,7 @@ from reader.store.schema import (
     check_index,
     check_index_order,
     check_search_texts,
+    index_document,
     is_record,
 )
 from reader.store.syncstate import SyncStateMethods
@@ -180,7 +182,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         if self._index is not None and not force and stamp == self._index_stamp:
             return self._index
         try:
-            data = read_json(self._index_path)
+            data = self._read_index_json()
             self._index = check_index(data) if data else PaperIndex()
         except (CorruptFileError, ShapeError) as error:
             problem = str(error) if isinstance(error, CorruptFileError) else f"index.json is damaged ({error})"
@@ -189,6 +191,21 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
             return self._rebuild_index()
         self._index_stamp = stamp
         return self._index
+
+    def _read_index_json(self) -> dict | None:
+        """index.json's document, decoded a column at a time when it is in the store's own form
+        (a worker reading it then never holds the GIL for long), else whole."""
+        try:
+            raw = self._index_path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            raise StoreError(f"cannot read {self._index_path}: {error.strerror}") from None
+        try:
+            document = index_document(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            document = None
+        return document if document is not None else parse_json(raw, self._index_path)
 
     def _write_index(self, index: PaperIndex) -> None:
         text = f'{{"meta":{{"1":{{"schema":{SCHEMA_VERSION}}}}},"index":{{"1":{index.to_json_text()}}}}}'
