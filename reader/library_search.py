@@ -33,6 +33,18 @@ class LibrarySearch:
         self._refreshing = threading.Lock()  # one refresh at a time
         self._shard_cards: OrderedDict[str, dict[str, Card]] = OrderedDict()
 
+    def start(self) -> None:
+        """Begin bringing the index up to date at once, in a thread of its own: the app calls
+        this as it starts, so that a first build (seconds) runs alongside the app's own start;
+        its `refresh` then waits for this one and finds little left to do."""
+        threading.Thread(target=self._refresh_quietly, name="search-start", daemon=True).start()
+
+    def _refresh_quietly(self) -> None:
+        try:
+            self.refresh()
+        except ReaderError:
+            pass  # the app's own refresh meets the error again and says so
+
     def refresh(self, shards: Iterable[str] | None = None) -> int:
         """Bring the index up to date with the shards (all, or these after a sync), in a worker
         thread: the parsing runs in child processes, so the app's event loop keeps the GIL.
@@ -143,6 +155,9 @@ class MemorySearch:
     def __init__(self, papers: dict[str, Paper]):
         self._block = SearchBlock({pid: search_text(paper) for pid, paper in papers.items()})
         self._cards = {pid: card_of(paper) for pid, paper in papers.items()}
+
+    def start(self) -> None:
+        return
 
     def refresh(self, shards: Iterable[str] | None = None) -> int:
         return 0

@@ -8,6 +8,7 @@ import dataclasses
 import json
 import sqlite3
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -350,3 +351,17 @@ def test_a_first_build_is_linked_into_place_whole_and_never_replaces_another(dat
     assert sorted(p.name for p in index.directory.iterdir() if ".new-" in p.name) == [running.name]
     assert ids(index, "ti:testing") == scan(store.load_papers(), "ti:testing")
     index.close()
+
+
+def test_a_build_gives_each_core_one_process_and_about_the_same_bytes(tmp_path):
+    work = []
+    for part, size in enumerate([500, 400, 300, 200, 100]):
+        shard = tmp_path / f"shard{part}.json"
+        shard.write_bytes(b"x" * size)
+        work.append((tmp_path / f"part{part}.sqlite3", {f"shard{part}": shard}))
+    shares = searchdb._shares(work, 2)
+    assert [sorted(Path(path).name for path in share) for share in shares] == [
+        ["part0.sqlite3", "part3.sqlite3", "part4.sqlite3"], ["part1.sqlite3", "part2.sqlite3"],
+    ]
+    assert shares[1][str(tmp_path / "part1.sqlite3")] == {"shard1": str(tmp_path / "shard1.json")}
+    assert len(searchdb._shares(work[:1], 2)) == 1

@@ -79,6 +79,7 @@ class ReaderApp(App):
         return screen
 
     def on_mount(self) -> None:
+        self.service.start_search()  # a first build of the index runs meanwhile the app starts
         loop = asyncio.get_running_loop()
 
         def run_on_ui(function: Callable[[], None]) -> None:

@@ -28,6 +28,7 @@ skips shards another one brought up to date while it waited.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import sys
@@ -78,6 +79,19 @@ def _damaged(error: Exception) -> bool:
     if isinstance(error, KeyError):  # our meta rows are missing
         return True
     return (getattr(error, "sqlite_errorcode", 0) & 0xFF) in _DAMAGED or "malformed" in str(error)
+
+
+def _shares(work: list[tuple[Path, dict[str, Path]]], processes: int) -> list[dict[str, dict[str, str]]]:
+    """Partitions' work ({partition file: {shard: shard file}}) split among at most `processes`
+    children: each partition, the largest first, goes to the child with the fewest bytes so far."""
+    sized = sorted(((sum(p.stat().st_size for p in stale.values() if p.exists()), str(path), stale) for path, stale in work), reverse=True)
+    loads = [0] * min(processes, len(work))
+    shares: list[dict[str, dict[str, str]]] = [{} for _ in loads]
+    for size, path, stale in sized:
+        child = loads.index(min(loads))
+        loads[child] += size
+        shares[child][path] = {shard: str(file) for shard, file in stale.items()}
+    return shares
 
 
 class SearchIndex:
@@ -251,24 +265,19 @@ class SearchIndex:
         return (os.cpu_count() or 1) > 1 and sum(1 for s in sizes if s) > 1 and sum(sizes) > PARALLEL_BYTES
 
     def _build_in_processes(self, work: dict[int, tuple[dict[str, Path], list[str]]]) -> None:
-        """Run partitions' updates in child processes, as many at once as there are cores. A
-        child that fails leaves its work to the caller (done in this process)."""
+        """Run partitions' updates in child processes, one per core, each given about the same
+        bytes to read. A child that fails leaves its work to the caller (done in this process)."""
         import subprocess
 
-        waiting = [(part, stale) for part, (stale, _) in work.items() if stale]
         running: list[subprocess.Popen] = []
-        slots = os.cpu_count() or 1
-        while waiting or running:
-            while waiting and len(running) < slots and not self._closed:
-                part, stale = waiting.pop(0)
-                argv = [sys.executable, "-m", "reader.searchdb.build", str(self.paths[part])]
-                argv += [f"{shard}={path}" for shard, path in stale.items()]
-                with self._lock:  # so that `close` can end it
-                    running.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-                    self._children.append(running[-1])
-            if not running:
-                break
-            child = running.pop(0)
+        for share in _shares([(self.paths[part], stale) for part, (stale, _) in work.items() if stale], os.cpu_count() or 1):
+            argv = [sys.executable, "-m", "reader.searchdb.build", json.dumps(share)]
+            with self._lock:  # so that `close` can end them
+                if self._closed:
+                    break
+                running.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                self._children.append(running[-1])
+        for child in running:
             child.wait()
             with self._lock:
                 self._children.remove(child)

@@ -1,8 +1,10 @@
-"""A child process that brings one partition up to date: `python -m reader.searchdb.build
-PARTITION_FILE SHARD=SHARD_FILE ...` (run by SearchIndex.refresh, one per core)."""
+"""A child process that brings partitions up to date, one after the other: `python -m
+reader.searchdb.build JSON`, JSON = {partition file: {shard: shard file}} (run by
+SearchIndex.refresh, one per core: a process's start is paid once per core, not per partition)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -10,16 +12,20 @@ from reader.searchdb import partition
 
 
 def main(argv: list[str]) -> int:
-    path, *pairs = argv
-    shards = {name: Path(file) for name, _, file in (pair.partition("=") for pair in pairs)}
-    if not Path(path).exists():
-        partition.build_new(Path(path), shards)
-        return 0
-    db = partition.connect(Path(path))
+    (work,) = argv
+    for path, shards in json.loads(work).items():
+        build(Path(path), {name: Path(file) for name, file in shards.items()})
+    return 0
+
+
+def build(path: Path, shards: dict[str, Path]) -> None:
+    if not path.exists():
+        partition.build_new(path, shards)
+        return
+    db = partition.connect(path)
     partition.prepare(db)
     partition.update(db, shards)
     db.close()
-    return 0
 
 
 if __name__ == "__main__":

@@ -99,6 +99,10 @@ class LibraryService(TriageMethods):
         self.store.warnings.clear()
         return warnings
 
+    def start_search(self) -> None:
+        """Begin `prepare_search`'s work at once, in the background (the app, as it starts)."""
+        self.search.start()
+
     def prepare_search(self, changed: Iterable[str] | None = None, index: PaperIndex | None = None) -> None:
         """Bring the search index up to date with the cache (or with the papers a sync changed),
         in a worker thread: ~20 ms when nothing changed, seconds for a first build of a large
