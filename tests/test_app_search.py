@@ -139,6 +139,41 @@ async def test_a_sync_keeps_the_index_current(store, fake_arxiv):
         assert shown_titles(app) == [newer[0].title]
 
 
+async def test_for_you_filters_a_ranking_older_than_the_library(store, fake_arxiv):
+    """A ranking made before a sync: ids the cache no longer holds are never shown, papers
+    the sync brought are not ranked yet; filters in All papers between stay right."""
+    newer = sample_papers(5, id_base=60000)
+    newer[0].title = "Zebrafish agents in the wild"
+    fake_arxiv.queries["ti:agents"] = newer
+    ids = store.index().ids
+    ranked = ids[1::2][::-1] + ["2999.00001", "2999.00002"] + ids[::2]  # a scrambled order, two gone ids
+    app = make_app(store, fake_arxiv)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        service = app.main.service
+        service.for_you = RankedList(ranked, [0.0] * len(ranked), {})
+
+        def check(ranking: list[str]) -> None:
+            for query in ("learning", "cat:cs", "ti:agents", "zebrafish OR au:wang"):
+                node = parse(query, implicit_and=True)
+                matched = set(reference(store, ALL, False, query))
+                assert service.select(FOR_YOU, query=node) == [pid for pid in ranking if pid in matched], query
+                assert service.select(ALL, query=node) == reference(store, ALL, False, query), query
+
+        check(ranked)
+        await pilot.press("R")
+        await ready(pilot)
+        await ready(pilot)
+        assert newer[0].id in service.library.index
+        check(ranked)  # the papers the sync brought are not in this ranking
+        zebrafish = parse("zebrafish", implicit_and=True)
+        assert newer[0].id in service.select(ALL, query=zebrafish) and newer[0].id not in service.select(FOR_YOU, query=zebrafish)
+        ranked = [*ranked[:7], newer[0].id, *ranked[7:]]
+        service.for_you = RankedList(ranked, [0.0] * len(ranked), {})
+        check(ranked)
+        assert newer[0].id in service.select(FOR_YOU, query=zebrafish)
+
+
 @pytest.mark.parametrize("indexed", [True, False])
 async def test_notes_are_found_as_soon_as_they_are_saved(store, data_dir, indexed):
     if not indexed:

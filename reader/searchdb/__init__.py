@@ -320,7 +320,7 @@ class SearchIndex:
                 lambda part: self._read(part, lambda db: self._positions(part, db, node, order, position)), range(PARTITIONS)
             ):
                 found += positions
-        found.sort()  # a few long runs (rows are numbered about in date order): merged, not sorted
+        found.sort()  # the library's order: a few long runs (rows are numbered about in date order), merged
         del found[bisect_left(found, end):]  # stale rows, papers not in `order`
         return gather(order, found)
 

@@ -6,8 +6,9 @@ tens of thousands of matches is most of the cost. Everything is done by C loops 
 itemgetter gathers, one sort of a few long runs) rather than a Python step per match.
 
 A map is kept while the partition's generation (partition.py's meta) is the one it was read at,
-and its positions while the list is the same object; the caller reads the generation, the map
-and the matches in one read transaction, so they are of one state.
+and its positions while the list is the same object (those of the last ORDERS_KEPT lists: the
+library's and For you's ranking); the caller reads the generation, the map and the matches in
+one read transaction, so they are of one state.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from operator import itemgetter
 from typing import TypeVar
 
 T = TypeVar("T")
+
+ORDERS_KEPT = 2  # lists whose positions are kept: a filter in either view never remaps
 
 
 def gather(table: Sequence[T], indexes: Sequence[int]) -> list[T]:
@@ -34,8 +37,8 @@ class RowMap:
         self.lock = threading.Lock()  # one reader of the partition at a time may update the map
         self._generation: object = object()  # none read yet
         self._ids: list[str] = []  # row number -> paper id; "": no such live row
-        self._order: Sequence[str] | None = None
-        self._positions: list[int] = []  # row number -> position in _order; len(_order): none
+        # (list, row number -> position in it or len(list) for none), the latest used first
+        self._orders: list[tuple[Sequence[str], list[int]]] = []
 
     def positions(self, db: sqlite3.Connection, order: Sequence[str], position: Mapping[str, int]) -> list[int]:
         """Row number -> position in `order` (`position` maps each of its ids to its index;
@@ -47,9 +50,10 @@ class RowMap:
             table = [""] * next_num
             for num, pid in zip(json.loads(nums), json.loads(ids)):
                 table[num] = pid
-            self._ids, self._generation, self._order = table, generation, None
-        if self._order is not order:
+            self._ids, self._generation, self._orders = table, generation, []
+        kept = next((held for held in self._orders if held[0] is order), None)
+        if kept is None:
             end = len(order)
-            self._positions = [position.get(pid, end) for pid in self._ids]
-            self._order = order
-        return self._positions
+            kept = (order, [position.get(pid, end) for pid in self._ids])
+        self._orders = [kept, *(other for other in self._orders if other is not kept)][:ORDERS_KEPT]
+        return kept[1]

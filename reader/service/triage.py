@@ -36,6 +36,7 @@ class TriageMethods:
 
     if TYPE_CHECKING:
         def _as_of(self) -> date: ...
+        def _ranked_order(self, ranking: RankedList) -> tuple[list[str], dict[str, int]]: ...
         def _write(self, action: Callable[[], Any], on_error: Callable[[str], None] | None) -> Future: ...
 
     def ranking_marks(self, topic: str | None = None) -> dict:
@@ -60,7 +61,10 @@ class TriageMethods:
         stars = sum(paper_id in index for paper_id in marks["starred"])
         if stars < MIN_STARS:  # said at once, without starting the ranking process
             return NeedsStars(stars)
-        return self._ranker().rank(**marks)
+        ranking = self._ranker().rank(**marks)
+        if isinstance(ranking, RankedList):  # its first filter then finds its order made
+            self.search.prepare_order(*self._ranked_order(ranking))
+        return ranking
 
     def _ranker(self) -> Any:
         if self._ranker_process is None:
