@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import sqlite3
 import threading
 from pathlib import Path
@@ -16,8 +17,10 @@ from reader import searchdb
 from reader.cli import main
 from reader.core.query import parse, search_text
 from reader.core.search import SearchBlock
+from reader.core.text import word_string
 from reader.models import Author
 from reader.searchdb import PARTITIONS, SearchIndex, SearchIndexError
+from reader.searchdb.rows import prose
 from reader.store import Store
 from reader.store.store import shard_of
 from tests.sample_papers import sample_papers
@@ -365,3 +368,13 @@ def test_a_build_gives_each_core_one_process_and_about_the_same_bytes(tmp_path):
     ]
     assert shares[1][str(tmp_path / "part1.sqlite3")] == {"shard1": str(tmp_path / "shard1.json")}
     assert len(searchdb._shares(work[:1], 2)) == 1
+
+
+@pytest.mark.parametrize("text", [
+    "Schrödinger’s “cat” – 中文字 αβ-γ", "a_b\u00a0c", "ǅemal İstanbul ﬁne", "x\u0903y Ⅻ ½ ²",
+    'e\u0301t\u00e9 Schr\\"{o}dinger \\o{} \\alpha-stable', "Łódź—Kraków…", "plain ascii, only",
+])
+def test_a_word_column_holds_the_words_the_scan_sees(text):
+    in_column = prose(text)
+    assert in_column.isascii()  # SQLite's ascii tokenizer: letters and digits, split at the rest
+    assert re.findall("[a-z0-9]+", in_column.lower()) == word_string(text).split()

@@ -16,7 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from reader.core.query import code_tokens, date_key
-from reader.core.text import fold, word_string
+from reader.core.text import fold
 from reader.models import Paper
 
 # The full-text columns, in order: the scan's TEXT_FIELDS, then the user's note.
@@ -31,10 +31,31 @@ _ASCII_CODE = {c: f"\ue000{c:x}\ue001" for c in range(128) if not chr(c).isalnum
 
 
 def prose(text: str) -> str:
-    """Text for a word column: tokenized by SQLite exactly as word_string splits it."""
+    """Text for a word column: tokenized by SQLite exactly as word_string splits it (the ASCII
+    letters and digits of the folded text, non-ASCII letters spelled as word_string spells them,
+    everything else a separator), without word_string's whole-text regex passes."""
     if text.isascii() and "\\" not in text:
         return text
-    return word_string(text).strip()
+    folded = fold(text)
+    if folded.isascii():
+        return folded
+    return _NON_ASCII_RUN.sub(_spell_non_ascii, folded)
+
+
+class _NonAsciiSpelling(dict):
+    """code point -> `x3b1x` for a letter or digit (as word_string spells it), a space otherwise."""
+
+    def __missing__(self, point: int) -> str:
+        spelled = self[point] = f"x{point:x}x" if chr(point).isalnum() else " "
+        return spelled
+
+
+_NON_ASCII_RUN = re.compile(r"[^\x00-\x7f]+")
+_NON_ASCII_SPELLING = _NonAsciiSpelling()
+
+
+def _spell_non_ascii(run: re.Match[str]) -> str:
+    return run.group().translate(_NON_ASCII_SPELLING)
 
 
 def code(token: str) -> str:
