@@ -360,8 +360,7 @@ def test_a_build_gives_each_core_one_process_and_about_the_same_bytes(tmp_path):
     work = []
     for part, size in enumerate([500, 400, 300, 200, 100]):
         shard = tmp_path / f"shard{part}.json"
-        shard.write_bytes(b"x" * size)
-        work.append((tmp_path / f"part{part}.sqlite3", {f"shard{part}": shard}))
+        work.append((size, tmp_path / f"part{part}.sqlite3", {f"shard{part}": shard}))
     shares = searchdb._shares(work, 2)
     assert [sorted(Path(path).name for path in share) for share in shares] == [
         ["part0.sqlite3", "part3.sqlite3", "part4.sqlite3"], ["part1.sqlite3", "part2.sqlite3"],

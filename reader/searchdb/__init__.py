@@ -81,17 +81,27 @@ def _damaged(error: Exception) -> bool:
     return (getattr(error, "sqlite_errorcode", 0) & 0xFF) in _DAMAGED or "malformed" in str(error)
 
 
-def _shares(work: list[tuple[Path, dict[str, Path]]], processes: int) -> list[dict[str, dict[str, str]]]:
-    """Partitions' work ({partition file: {shard: shard file}}) split among at most `processes`
-    children: each partition, the largest first, goes to the child with the fewest bytes so far."""
-    sized = sorted(((sum(p.stat().st_size for p in stale.values() if p.exists()), str(path), stale) for path, stale in work), reverse=True)
+def _shares(work: list[tuple[int, Path, dict[str, Path]]], processes: int) -> list[dict[str, dict[str, str]]]:
+    """Partitions' work (bytes to read, partition file, {shard: shard file}) split among at most
+    `processes` children: each partition, the largest first, goes to the child with the fewest
+    bytes so far. Each share is {partition file: {shard: shard file}}."""
     loads = [0] * min(processes, len(work))
     shares: list[dict[str, dict[str, str]]] = [{} for _ in loads]
-    for size, path, stale in sized:
+    for size, path, stale in sorted(work, key=lambda job: -job[0]):
         child = loads.index(min(loads))
         loads[child] += size
-        shares[child][path] = {shard: str(file) for shard, file in stale.items()}
+        shares[child][str(path)] = {shard: str(file) for shard, file in stale.items()}
     return shares
+
+
+def _bytes(files: Iterable[Path]) -> int:
+    total = 0
+    for path in files:
+        try:
+            total += path.stat().st_size
+        except OSError:
+            pass  # gone meanwhile: nothing to read
+    return total
 
 
 class SearchIndex:
@@ -238,8 +248,10 @@ class SearchIndex:
             gone = [s for s in known if s not in mine[part]] if shards is None else []
             if stale or gone:
                 work[part] = (stale, gone)
-        if self._worth_processes(work, offload):
-            self._build_in_processes(work)
+        # Each file's size read once: in a thread, every system call waits for the GIL again.
+        sizes = {part: _bytes(stale.values()) for part, (stale, _) in work.items()}
+        if self._worth_processes(list(sizes.values()), offload):
+            self._build_in_processes(work, sizes)
             self._check_open()  # a child that `close` ended left work not to be done here
         done = 0
         for part, (stale, gone) in work.items():  # what the processes did is skipped as fresh
@@ -258,19 +270,18 @@ class SearchIndex:
         return done
 
     @staticmethod
-    def _worth_processes(work: dict[int, tuple[dict[str, Path], list[str]]], offload: bool) -> bool:
-        sizes = [sum(p.stat().st_size for p in stale.values() if p.exists()) for stale, _ in work.values()]
+    def _worth_processes(sizes: list[int], offload: bool) -> bool:
         if offload:
             return sum(sizes) > OFFLOAD_BYTES
         return (os.cpu_count() or 1) > 1 and sum(1 for s in sizes if s) > 1 and sum(sizes) > PARALLEL_BYTES
 
-    def _build_in_processes(self, work: dict[int, tuple[dict[str, Path], list[str]]]) -> None:
+    def _build_in_processes(self, work: dict[int, tuple[dict[str, Path], list[str]]], sizes: dict[int, int]) -> None:
         """Run partitions' updates in child processes, one per core, each given about the same
         bytes to read. A child that fails leaves its work to the caller (done in this process)."""
         import subprocess
 
         running: list[subprocess.Popen] = []
-        for share in _shares([(self.paths[part], stale) for part, (stale, _) in work.items() if stale], os.cpu_count() or 1):
+        for share in _shares([(sizes[part], self.paths[part], stale) for part, (stale, _) in work.items() if stale], os.cpu_count() or 1):
             argv = [sys.executable, "-m", "reader.searchdb.build", json.dumps(share)]
             with self._lock:  # so that `close` can end them
                 if self._closed:
