@@ -50,10 +50,19 @@ class TopicSidebar(OptionList):
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
         self._views: list[View | None] = []  # per option; None for a heading
+        self._entries: tuple[list[SidebarEntry], bool] | None = None  # as last shown, and compact or not
 
     def set_entries(self, entries: list[SidebarEntry]) -> None:
-        """Replace the entries (names and counts), keeping the view highlighted."""
+        """Replace the entries (names and counts), keeping the view highlighted. A star changes
+        a few counts: only those prompts are replaced (building the list anew took most of the
+        time a star's key press took)."""
         compact = 0 < self.size.width < 26
+        before, self._entries = self._entries, (entries, compact)
+        if before is not None and before[1] == compact and [e.view for e in before[0]] == [e.view for e in entries]:
+            for index, (old, new) in enumerate(zip(before[0], entries)):
+                if old != new:
+                    self.replace_option_prompt_at_index(index, self._option(new, compact).prompt)
+            return
         self._views = [e.view for e in entries]
         with self.prevent(OptionList.OptionHighlighted):
             self.clear_options()
