@@ -6,6 +6,7 @@ import dataclasses
 import time
 
 import pytest
+from textual import events
 
 from reader.app import ReaderApp
 from reader.app.screens.detail import DetailScreen
@@ -672,3 +673,19 @@ async def test_the_palette_shows_keys_as_the_footer_does(store):
         await ready(pilot)
         helps = {c.title: c.help for c in app.get_system_commands(app.screen)}
         assert helps["Filter"] == "key: /" and helps["Help"] == "key: ?"
+
+
+async def test_keys_typed_in_a_burst_after_leaving_the_detail_view_act_on_the_list(store, papers):
+    """Escape, j, Enter arriving together: Enter opens the paper j moved to, not the one just left."""
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("enter")
+        assert isinstance(app.screen, DetailScreen) and app.screen.paper_id == papers[0].id
+        for key, char in (("escape", None), ("j", "j"), ("enter", "\r")):
+            app.post_message(events.Key(key, char))  # no pause between them, as a fast typist sends them
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, DetailScreen) and app.screen.paper_id == papers[1].id
+        await pilot.press("escape")
+        assert app.main.paper_list.current == papers[1].id
