@@ -15,7 +15,7 @@ from typing import Any
 from reader.errors import StoreError
 from reader.models import ARXIV_ID
 from reader.sanitize import clean_multiline
-from reader.store.schema import check_meta, expect, is_str_list
+from reader.store.schema import check_not_newer, expect, is_str_list, numbered, unknown_tables
 from reader.store.userstate import checked_name
 
 LIBRARY_SCHEMA = 1
@@ -57,9 +57,7 @@ class LibraryDoc:
         doc = cls()
         if data is None:
             return doc
-        schema = check_meta(data)
-        if schema > LIBRARY_SCHEMA:
-            raise StoreError(f"library.json was written by a newer reader (schema {schema}); please upgrade")
+        check_not_newer(data, "library.json", LIBRARY_SCHEMA)
         for tag in data.get("tags", {}).values():
             name = tag.get("name")
             expect(type(name) is str and name.strip(), "tags: a tag without a name")
@@ -71,14 +69,14 @@ class LibraryDoc:
             expect(type(pid) is str and ARXIV_ID.match(pid), "notes: a note without a paper id")
             expect(type(note.get("text")) is str, f"notes: the note of {pid} is not text")
             doc.notes[pid] = note["text"]
-        doc.extra = {name: table for name, table in data.items() if name not in ("meta", "tags", "notes")}
+        doc.extra = unknown_tables(data, ("meta", "tags", "notes"))
         return doc
 
     def dump(self) -> dict[str, Any]:
         return {
             "meta": {"1": {"schema": LIBRARY_SCHEMA}},
-            "tags": _numbered({"name": name, "ids": list(ids)} for name, ids in self.tags.items()),
-            "notes": _numbered({"id": pid, "text": text} for pid, text in self.notes.items()),
+            "tags": numbered({"name": name, "ids": list(ids)} for name, ids in self.tags.items()),
+            "notes": numbered({"id": pid, "text": text} for pid, text in self.notes.items()),
             **self.extra,
         }
 
@@ -151,7 +149,3 @@ class LibraryDoc:
 
 def _tag_order(name: str) -> tuple[str, str]:
     return name.casefold(), name
-
-
-def _numbered(docs) -> dict[str, Any]:
-    return {str(i): doc for i, doc in enumerate(docs, 1)}

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date, datetime
 from typing import Any
 
+from reader.errors import StoreError
 from reader.models import ARXIV_ID, PaperIndex
 
 MIN_DAY = date(1986, 1, 1).toordinal()  # before arXiv (1991), with room for old preprints
@@ -243,5 +244,22 @@ def check_meta(data: dict) -> int:
     return max(numbers, default=1)
 
 
-def doc_list(data: dict, table: str) -> list[dict[str, Any]]:
-    return list(data.get(table, {}).values())
+# --- user.json, library.json: the user's files (mirrored.py), in TinyDB's layout ------------------
+
+
+def check_not_newer(data: dict, file_name: str, newest: int) -> None:
+    """A user file written by a newer reader is refused with a one-line error (not handled as
+    damage: it stays as it is for that reader)."""
+    schema = check_meta(data)
+    if schema > newest:
+        raise StoreError(f"{file_name} was written by a newer reader (schema {schema}); please upgrade")
+
+
+def unknown_tables(data: dict, known: tuple[str, ...]) -> dict[str, Any]:
+    """The tables a newer reader added: kept as they are and written back unchanged."""
+    return {name: table for name, table in data.items() if name not in known}
+
+
+def numbered(docs: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """A table of documents numbered from 1, in order."""
+    return {str(i): doc for i, doc in enumerate(docs, 1)}

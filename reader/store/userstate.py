@@ -28,7 +28,7 @@ from typing import Any
 
 from reader.errors import StoreError
 from reader.sanitize import clean_text
-from reader.store.schema import check_meta, expect, is_int_list, is_str_list, only_doc
+from reader.store.schema import check_not_newer, expect, is_int_list, is_str_list, numbered, only_doc, unknown_tables
 
 USER_SCHEMA = 1
 MARK_KINDS = ("read", "starred")
@@ -75,9 +75,7 @@ class UserDoc:
         doc = cls()
         if data is None:
             return doc
-        schema = check_meta(data)
-        if schema > USER_SCHEMA:
-            raise StoreError(f"user.json was written by a newer reader (schema {schema}); please upgrade")
+        check_not_newer(data, "user.json", USER_SCHEMA)
         for topic in data.get("topics", {}).values():
             expect(type(topic.get("name")) is str and topic["name"].strip(), "topics: a topic without a name")
             expect(type(topic.get("query")) is str, f"topics: {topic['name']!r} has no query")
@@ -110,21 +108,21 @@ class UserDoc:
             expect(is_int_list([current], 0) and (previous is None or is_int_list([previous], 0, current)),
                    f"visits: the times of {key!r} are not times in order")
             doc.visits[key] = (previous, current)
-        doc.extra = {name: table for name, table in data.items() if name not in KNOWN_TABLES}
+        doc.extra = unknown_tables(data, KNOWN_TABLES)
         return doc
 
     def dump(self) -> dict[str, Any]:
         return {
             "meta": {"1": {"schema": USER_SCHEMA}},
-            "topics": _numbered(self.topics),
-            "settings": _numbered({"key": key, "value": value} for key, value in self.settings.items()),
+            "topics": numbered(self.topics),
+            "settings": numbered({"key": key, "value": value} for key, value in self.settings.items()),
             "marks": {
                 "1": {"kind": "read", "ids": list(self.marks["read"]), "versions": list(self.marks["read"].values())},
                 "2": {"kind": "starred", "ids": list(self.marks["starred"])},
             },
             "hidden": {"1": {"ids": list(self.hidden)}},
-            "watches": _numbered(self.watches),
-            "visits": _numbered({"key": key, "previous": previous, "current": current}
+            "watches": numbered(self.watches),
+            "visits": numbered({"key": key, "previous": previous, "current": current}
                                 for key, (previous, current) in self.visits.items()),
             **self.extra,
         }
@@ -176,7 +174,3 @@ def checked_name(name: str, what: str, longest: int = 100) -> str:
     if len(tidy) > longest:
         raise StoreError(f"a {what} name can be at most {longest} characters long")
     return tidy
-
-
-def _numbered(docs) -> dict[str, Any]:
-    return {str(i): doc for i, doc in enumerate(docs, 1)}
