@@ -131,7 +131,7 @@ def cmd_sync(args, settings) -> int:
             print(f"announcements: {report.versions.updated} newer versions of cached papers")
     if report.total_error:
         logs.log.error("%s", report.total_error)
-        print(f"warning: {report.total_error}{log_note}", file=sys.stderr)
+        common.print_warning(f"{report.total_error}{log_note}")
     print(f"synced {len(report.topics) - len(report.failed)} of {len(report.topics)} topics: {report.new} new, {report.updated} updated")
     return EXIT_ERROR if report.failed else 0
 
@@ -173,7 +173,8 @@ class _Parser(argparse.ArgumentParser):
     """Usage mistakes are one line and exit status 1, like every other error."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(EXIT_ERROR, f"reader: error: {message} (see `{self.prog} --help`)\n")
+        common.print_error(f"{message} (see `{self.prog} --help`)")
+        self.exit(EXIT_ERROR)
 
 
 def _default_data_dir() -> str:
@@ -270,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
         with logs.logging_to(logs.log_file(), verbose=args.verbose if handler is not cmd_app else 0):
             return handler(args, settings)
     except ReaderError as error:
-        print(f"reader: error: {error}", file=sys.stderr)
+        common.print_error(error)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("reader: interrupted", file=sys.stderr)

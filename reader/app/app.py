@@ -4,7 +4,6 @@ service; the main screen does the rest."""
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections import deque
 from collections.abc import Callable, Iterable
 from importlib import resources
@@ -20,7 +19,6 @@ from reader.app.screens.help import HelpScreen, binding_rows
 from reader.app.screens.main import MainScreen
 from reader.app.widgets.paper_list import PaperList
 from reader.config import Settings, config_dir
-from reader.errors import ReaderError
 from reader.keymap import load_keymap
 from reader.service import LibraryService, open_service
 from reader.store import Store
@@ -140,9 +138,5 @@ class ReaderApp(App):
 
 
 def run_app(store: Store, settings: Settings) -> int:
-    try:
-        ReaderApp(store, settings).run()
-    except ReaderError as error:
-        print(f"reader: error: {error}", file=sys.stderr)
-        return 1
+    ReaderApp(store, settings).run()  # a ReaderError is printed by reader.cli.main, as any command's
     return 0

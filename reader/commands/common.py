@@ -34,8 +34,17 @@ def open_store(args: argparse.Namespace, settings: Settings, *, report: bool = T
 
 def print_warnings(store) -> None:
     for warning in store.warnings:
-        print(f"reader: warning: {warning}", file=sys.stderr)
+        print_warning(warning)
     store.warnings.clear()
+
+
+def print_warning(message: object) -> None:
+    print(f"reader: warning: {message}", file=sys.stderr)
+
+
+def print_error(message: object) -> None:
+    """The one line every error of the command ends with (the caller exits with status 1)."""
+    print(f"reader: error: {message}", file=sys.stderr)
 
 
 def validated_query(query: str, *, for_arxiv: bool):
