@@ -81,22 +81,23 @@ class LibrarySearch:
                 self.ready = False  # damaged meanwhile: the next refresh rebuilds it
         return self._scan(query)
 
-    def ordered(self, query: Node, order: list[str], position: Mapping[str, int]) -> list[str]:
-        """The ids of `order` that satisfy `query`, in its order (`position`: id -> index in it)."""
+    def ordered(self, query: Node, order: list[str], position: Mapping[str, int], *, ranked: bool = False) -> list[str]:
+        """The ids of `order` that satisfy `query`, in its order (`position`: id -> index in it;
+        `ranked`: the order is a ranking's, For you's: see SearchIndex.ordered)."""
         if self.ready:
             try:
-                return self.index.ordered(query, order, position)
+                return self.index.ordered(query, order, position, ranked=ranked)
             except SearchIndexError:
                 self.ready = False
         matched = self._scan(query)
         return list(filter(matched.__contains__, order))
 
-    def prepare_order(self, order: list[str], position: Mapping[str, int]) -> None:
+    def prepare_order(self, order: list[str], position: Mapping[str, int], *, ranked: bool = False) -> None:
         """What `ordered` needs for this order, read now (a worker thread) rather than at the
         first filter (~100 ms at 100,000 papers)."""
         if self.ready:
             try:
-                self.index.map_rows(order, position)
+                self.index.map_rows(order, position, ranked=ranked)
             except SearchIndexError:
                 self.ready = False
 
@@ -168,11 +169,11 @@ class MemorySearch:
     def matching(self, query: Node) -> set[str]:
         return self._block.matching(query)
 
-    def ordered(self, query: Node, order: list[str], position: Mapping[str, int]) -> list[str]:
+    def ordered(self, query: Node, order: list[str], position: Mapping[str, int], *, ranked: bool = False) -> list[str]:
         matched = self._block.matching(query)
         return list(filter(matched.__contains__, order))
 
-    def prepare_order(self, order: list[str], position: Mapping[str, int]) -> None:
+    def prepare_order(self, order: list[str], position: Mapping[str, int], *, ranked: bool = False) -> None:
         return
 
     def cards(self, ids: Iterable[str]) -> dict[str, Card]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import random
 import re
 import sqlite3
 import threading
@@ -60,9 +61,9 @@ def scan(papers, query, notes=None):
     return block.matching(parse(query, implicit_and=True))
 
 
-def ordered(index, query, order):
-    """The index's answer in a list's order (what the app's list shows)."""
-    return index.ordered(parse(query, implicit_and=True), order, {pid: i for i, pid in enumerate(order)})
+def ordered(index, query, order, ranked=False):
+    """The index's answer in a list's order (what the app's list shows; `ranked`: For you's)."""
+    return index.ordered(parse(query, implicit_and=True), order, {pid: i for i, pid in enumerate(order)}, ranked=ranked)
 
 
 def test_every_query_of_the_test_suite_matches_as_the_scan_does(corpus):
@@ -81,9 +82,12 @@ def test_generated_queries_over_every_field_and_operator_match_as_the_scan_does(
     queries = generated_queries(list(papers.values()), 600)
     answers = [(q, index.matching(parse(q, implicit_and=True)), scan(papers, q)) for q in queries]
     assert [q for q, got, expected in answers if got != expected] == []
-    # in a list's order, also a list of some of the papers only (the others are left out)
-    for order in (store.index().ids, store.index().ids[::3]):
-        differ = [q for q, _, expected in answers if ordered(index, q, order) != [pid for pid in order if pid in expected]]
+    # in a list's order, also a list of some of the papers only (the others are left out), and
+    # in a ranking's order, unrelated to the rows' (For you's: answered by numpy, not sorted)
+    library = store.index().ids
+    shuffled = random.Random(3).sample(library, len(library))
+    for order, ranked in ((library, False), (library[::3], False), (shuffled, False), (shuffled, True), (shuffled[::3], True)):
+        differ = [q for q, _, expected in answers if ordered(index, q, order, ranked) != [pid for pid in order if pid in expected]]
         assert differ == []
     # the comparison is not vacuous: many queries match something, few match everything
     assert sum(1 for _, got, _ in answers if 0 < len(got) < len(papers)) > len(queries) // 3
@@ -162,8 +166,9 @@ def test_changed_shards_are_reindexed_and_only_changed_papers_replaced(data_dir)
     assert ids(index, "ti:credit") == before
     assert ids(index, "ti:assignment") == before - {newer.id}
     # answers in a list's order follow the change too (its old row is stale: left out)
-    assert ordered(index, "ti:zebrafish", order) == [newer.id]
-    assert ordered(index, "ti:assignment", order) == [pid for pid in order if pid in before - {newer.id}]
+    for ranked in (False, True):
+        assert ordered(index, "ti:zebrafish", order, ranked) == [newer.id]
+        assert ordered(index, "ti:assignment", order, ranked) == [pid for pid in order if pid in before - {newer.id}]
     assert index.cards([newer.id])[newer.id].version == newer.version
 
 

@@ -39,12 +39,13 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from reader.core.query import Node
 from reader.errors import ReaderError
 from reader.searchdb import partition
 from reader.searchdb.match import Matcher
+from reader.searchdb.ranked import ids_array, matched_positions, pick
 from reader.searchdb.rowmap import RowMap, gather
 from reader.searchdb.rows import Card
 from reader.store import Store
@@ -52,6 +53,8 @@ from reader.store.store import shard_of
 
 if TYPE_CHECKING:
     import subprocess  # imported where a build starts processes: most commands never do
+
+    import numpy as np  # For you's filters import it (ranked.py); others never do
 
 __all__ = ["PARTITIONS", "Card", "SearchIndex", "SearchIndexError"]
 
@@ -118,6 +121,7 @@ class SearchIndex:
         self._damaged_parts: set[int] = set()  # seen damaged by a reader: rebuilt by the next refresh
         self._pool: ThreadPoolExecutor | None = None  # the threads `matching` reads partitions from
         self._rowmaps = [RowMap() for _ in range(PARTITIONS)]  # for `ordered`, made at its first call
+        self._ranked_ids: tuple[Sequence[str], np.ndarray] | None = None  # the latest ranked order's, for `pick`
 
     @classmethod
     def open(cls, data_dir: Path) -> SearchIndex:
@@ -319,41 +323,57 @@ class SearchIndex:
                 found.update(ids)
         return found
 
-    def ordered(self, node: Node, order: Sequence[str], position: Mapping[str, int]) -> list[str]:
+    def ordered(self, node: Node, order: Sequence[str], position: Mapping[str, int], *, ranked: bool = False) -> list[str]:
         """The ids of `order` that satisfy the query, in its order (`position` maps each id of
         `order` to its index). Equal to filtering `order` by `matching`, at a fraction of the
         cost when many match; the first call (and the first after the index or `order`
-        changed) also reads every paper's row number."""
-        end = len(order)
-        found: list[int] = []
+        changed) also reads every paper's row number. `ranked`: `order` is a ranking's, not
+        the library's: its matches are picked with numpy (ranked.py), not sorted."""
         with self._in_use():
-            for positions in self._readers().map(
-                lambda part: self._read(part, lambda db: self._positions(part, db, node, order, position)), range(PARTITIONS)
-            ):
-                found += positions
-        found.sort()  # the library's order: a few long runs (rows are numbered about in date order), merged
-        del found[bisect_left(found, end):]  # stale rows, papers not in `order`
-        return gather(order, found)
+            found = list(self._readers().map(
+                lambda part: self._read(part, lambda db: self._positions(part, db, node, order, position, ranked)), range(PARTITIONS)
+            ))
+        if ranked:
+            return pick(self._ids_array(order), found)
+        positions: list[int] = []
+        for part in found:
+            positions += part
+        positions.sort()  # the library's order: a few long runs (rows are numbered about in date order), merged
+        del positions[bisect_left(positions, len(order)):]  # stale rows, papers not in `order`
+        return gather(order, positions)
 
-    def map_rows(self, order: Sequence[str], position: Mapping[str, int]) -> None:
+    def map_rows(self, order: Sequence[str], position: Mapping[str, int], *, ranked: bool = False) -> None:
         """Read now what `ordered` needs for this order (in a worker thread, after a refresh),
         so that the next filter does not."""
         with self._in_use():
             list(self._readers().map(
-                lambda part: self._read(part, lambda db: self._positions(part, db, None, order, position)), range(PARTITIONS)
+                lambda part: self._read(part, lambda db: self._positions(part, db, None, order, position, ranked)), range(PARTITIONS)
             ))
+        if ranked:
+            self._ids_array(order)
 
-    def _positions(self, part: int, db: sqlite3.Connection, node: Node | None, order: Sequence[str], position: Mapping[str, int]) -> list[int]:
-        """Positions in `order` of the partition's matches (len(order) for rows not in it)."""
+    def _positions(self, part: int, db: sqlite3.Connection, node: Node | None, order: Sequence[str], position: Mapping[str, int], ranked: bool) -> Any:
+        """Positions in `order` of the partition's matches (len(order) for rows not in it): a
+        list, or with `ranked` a numpy array."""
         rowmap = self._rowmaps[part]
         with rowmap.lock:
             db.execute("BEGIN")  # the map and the matches of one state of the partition
             try:
+                if ranked:
+                    array = rowmap.position_array(db, order, position)
+                    return matched_positions(array, Matcher(db).row_text(node)) if node is not None else None
                 table = rowmap.positions(db, order, position)
-                return gather(table, Matcher(db).row_list(node)) if node is not None else []
+                return gather(table, Matcher(db).row_list(node)) if node is not None else None
             finally:
                 if db.in_transaction:
                     db.execute("ROLLBACK")  # read only: nothing to keep
+
+    def _ids_array(self, order: Sequence[str]) -> np.ndarray:
+        """A ranking's order as `pick` takes it, made once per order."""
+        held = self._ranked_ids
+        if held is None or held[0] is not order:
+            held = self._ranked_ids = (order, ids_array(order))
+        return held[1]
 
     def _readers(self) -> ThreadPoolExecutor:
         with self._lock:

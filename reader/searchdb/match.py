@@ -105,6 +105,15 @@ class Matcher:
             ).fetchone()[0])
         return list(self.rows(node))
 
+    def row_text(self, node: Node) -> str:
+        """`row_list`'s numbers joined by commas ("" for none), as SQLite spells them: for a
+        parser other than Python's (ranked.py)."""
+        expression = _fts(node) if _depth(node) <= FTS_MAX_DEPTH else None
+        if isinstance(expression, str):
+            joined = self.db.execute("SELECT group_concat(rowid, ',') FROM words WHERE words MATCH ?", (expression,)).fetchone()[0]
+            return joined or ""
+        return ",".join(map(str, self.rows(node)))
+
     @staticmethod
     def _split(joined: str | None) -> list[str]:
         return joined.split(" ") if joined else []

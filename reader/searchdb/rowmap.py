@@ -7,8 +7,9 @@ itemgetter gathers, one sort of a few long runs) rather than a Python step per m
 
 A map is kept while the partition's generation (partition.py's meta) is the one it was read at,
 and its positions while the list is the same object (those of the last ORDERS_KEPT lists: the
-library's and For you's ranking); the caller reads the generation, the map and the matches in
-one read transaction, so they are of one state.
+library's and For you's ranking), also as a numpy array when For you asked (see ranked.py);
+the caller reads the generation, the map and the matches in one read transaction, so they are
+of one state.
 """
 
 from __future__ import annotations
@@ -17,8 +18,14 @@ import json
 import sqlite3
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from operator import itemgetter
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
+
+from reader.searchdb.ranked import positions_array
+
+if TYPE_CHECKING:
+    import numpy as np
 
 T = TypeVar("T")
 
@@ -32,17 +39,33 @@ def gather(table: Sequence[T], indexes: Sequence[int]) -> list[T]:
     return [table[i] for i in indexes]
 
 
+@dataclass
+class _Positions:
+    order: Sequence[str]
+    table: list[int]  # row number -> position in `order`, or len(order) for none
+    array: np.ndarray | None = None  # the same as a numpy array, once asked for
+
+
 class RowMap:
     def __init__(self) -> None:
         self.lock = threading.Lock()  # one reader of the partition at a time may update the map
         self._generation: object = object()  # none read yet
         self._ids: list[str] = []  # row number -> paper id; "": no such live row
-        # (list, row number -> position in it or len(list) for none), the latest used first
-        self._orders: list[tuple[Sequence[str], list[int]]] = []
+        self._orders: list[_Positions] = []  # the latest used first
 
     def positions(self, db: sqlite3.Connection, order: Sequence[str], position: Mapping[str, int]) -> list[int]:
         """Row number -> position in `order` (`position` maps each of its ids to its index;
         len(order) for rows not in it). Call inside the read transaction of the query."""
+        return self._kept(db, order, position).table
+
+    def position_array(self, db: sqlite3.Connection, order: Sequence[str], position: Mapping[str, int]) -> np.ndarray:
+        """`positions` as a numpy array (made at the first call for this order)."""
+        kept = self._kept(db, order, position)
+        if kept.array is None:
+            kept.array = positions_array(kept.table)
+        return kept.array
+
+    def _kept(self, db: sqlite3.Connection, order: Sequence[str], position: Mapping[str, int]) -> _Positions:
         generation = db.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()
         if generation != self._generation:
             next_num = db.execute("SELECT value FROM meta WHERE key = 'next_num'").fetchone()[0]
@@ -51,9 +74,9 @@ class RowMap:
             for num, pid in zip(json.loads(nums), json.loads(ids)):
                 table[num] = pid
             self._ids, self._generation, self._orders = table, generation, []
-        kept = next((held for held in self._orders if held[0] is order), None)
+        kept = next((held for held in self._orders if held.order is order), None)
         if kept is None:
             end = len(order)
-            kept = (order, [position.get(pid, end) for pid in self._ids])
+            kept = _Positions(order, [position.get(pid, end) for pid in self._ids])
         self._orders = [kept, *(other for other in self._orders if other is not kept)][:ORDERS_KEPT]
-        return kept[1]
+        return kept

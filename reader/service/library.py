@@ -140,7 +140,7 @@ class LibraryService(TriageMethods):
             if query is None:
                 return self._narrow(ranking.ids, unread=unread)
             order, position = self._ranked_order(ranking)
-            return self._narrow(self.search.ordered(query, order, position), unread=unread)
+            return self._narrow(self.search.ordered(query, order, position, ranked=True), unread=unread)
         # The query's matches first, in the library's order (see SearchIndex.ordered), then the
         # view's own filters over them.
         matched = None if query is None else self._matching_in_order(query)

@@ -63,7 +63,7 @@ class TriageMethods:
             return NeedsStars(stars)
         ranking = self._ranker().rank(**marks)
         if isinstance(ranking, RankedList):  # its first filter then finds its order made
-            self.search.prepare_order(*self._ranked_order(ranking))
+            self.search.prepare_order(*self._ranked_order(ranking), ranked=True)
         return ranking
 
     def _ranker(self) -> Any:
