@@ -273,7 +273,7 @@ async def test_add_and_delete_topic(store, fake_arxiv):
         await pilot.press("a")
         assert isinstance(app.screen, AddTopicDialog)
         await pilot.press(*"New", "enter", *"cat:cs.LG AND", "enter")
-        assert "Invalid query" in str(app.screen.query_one("#topic-error").render())
+        assert "Invalid query" in str(app.screen.query_one(".dialog-error").render())
         await pilot.press("backspace", "backspace", "backspace", "backspace", "enter")
         await ready(pilot)
         await ready(pilot)
@@ -579,7 +579,7 @@ async def test_tab_moves_between_fields_in_every_dialog(store, tmp_path):
         await ready(pilot)
         assert isinstance(app.screen, ExportDialog)
         await pilot.press("tab")
-        assert app.focused.id == "ok"
+        assert app.focused.id == "submit"
         await pilot.press("escape", "tab", *"jjjjjj", "d")
         assert isinstance(app.screen, ConfirmDialog)
         assert "y answers yes" in str(app.screen.query_one(".dialog-hint").render())
@@ -600,7 +600,7 @@ async def test_export_to_a_folder_is_refused_in_the_dialog_and_the_path_kept(sto
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, ExportDialog) and app.screen.query_one("#path").value == typed
-        error = str(app.screen.query_one("#path-error").render())
+        error = str(app.screen.query_one(".dialog-error").render())
         assert "folder" in error
     assert not (tmp_path / "nodir").exists()
 

@@ -67,7 +67,7 @@ async def test_t_adds_a_completed_tag_and_removes_one(store, papers, data_dir):
         assert Store(data_dir).tags() == {"benchmarks": 1, "to read": 1}
 
         await pilot.press("t", *"x" * 61, "enter")  # a name the store refuses: said, and the line is kept
-        assert isinstance(app.screen, TagDialog) and "at most 60 characters" in str(app.screen.query_one("#tags-error").render())
+        assert isinstance(app.screen, TagDialog) and "at most 60 characters" in str(app.screen.query_one(".dialog-error").render())
         assert app.screen.line.value == "to read, " + "x" * 61
         await pilot.press("escape")
         assert Store(data_dir).tags_of([papers[0].id]) == {papers[0].id: ("to read",)}

@@ -1,10 +1,13 @@
-"""Small modal dialogs: add a topic, confirm. Each has its own footer; Tab and
-Shift+Tab move between its fields and buttons."""
+"""Small modal dialogs: add a topic, confirm, a line of text, and the form the dialogs that ask
+for something share (FormDialog). Each has its own footer; Tab and Shift+Tab move between its
+fields and buttons."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -15,33 +18,76 @@ from reader.app.widgets.footer import KeyFooter
 from reader.core.query import parse
 from reader.errors import QueryError
 
+ResultType = TypeVar("ResultType")
+
 ADD_TEXTS = {
     "topic": ("Add a topic", "Name, e.g. RL for LLM Agents", 'arXiv query, e.g. abs:"reinforcement learning" AND cat:cs.LG'),
     "watch": ("Add a watch: names and words to spot in the cache", "Name, e.g. Levine", 'arXiv query, e.g. au:levine OR abs:"process reward"'),
 }
 
 
-class AddTopicDialog(ModalScreen[tuple[str, str] | None]):
-    """Name and arXiv query of a topic (or a watch: `kind`), validated before it can be saved."""
+class FormDialog(ModalScreen[ResultType]):
+    """A dialog that asks for something: its fields (`form`), a line saying what is wrong with
+    them, and a button that sends them beside Cancel. Enter in a field moves to the next one and
+    in the last sends them too; typing clears the line; Esc cancels (the result is None)."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    SUBMIT_LABEL = "Save"
+
+    def form(self) -> ComposeResult:
+        """The title and the fields."""
+        raise NotImplementedError
+
+    def submit(self) -> None:
+        """Check the fields: `say` what is wrong with them, or dismiss with the result."""
+        raise NotImplementedError
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield from self.form()
+            yield Static("", classes="dialog-error", markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button(self.SUBMIT_LABEL, variant="primary", id="submit")
+                yield Button("Cancel", id="cancel")
+        yield KeyFooter()
+
+    def say(self, problem: str) -> None:
+        self.query_one(".dialog-error", Static).update(problem)
+
+    def on_input_changed(self) -> None:
+        self.say("")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        fields = list(self.query(Input))
+        if event.input is fields[-1]:
+            self.submit()
+        else:
+            fields[fields.index(event.input) + 1].focus()
+
+    @on(Button.Pressed, "#submit")
+    def _submit_pressed(self) -> None:
+        self.submit()
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class AddTopicDialog(FormDialog[tuple[str, str] | None]):
+    """Name and arXiv query of a topic (or a watch: `kind`), validated before it can be saved."""
+
+    SUBMIT_LABEL = "Add"
 
     def __init__(self, existing: list[str], kind: str = "topic"):
         super().__init__()
         self.existing = {name.casefold() for name in existing}
         self.kind = kind
 
-    def compose(self) -> ComposeResult:
+    def form(self) -> ComposeResult:
         title, name_hint, query_hint = ADD_TEXTS[self.kind]
-        with Vertical(classes="dialog"):
-            yield Label(title, classes="dialog-title")
-            yield Input(placeholder=name_hint, id="topic-name")
-            yield Input(placeholder=query_hint, id="topic-query")
-            yield Static("", id="topic-error", classes="dialog-error", markup=False)
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Add", variant="primary", id="add")
-                yield Button("Cancel", id="cancel")
-        yield KeyFooter()
+        yield Label(title, classes="dialog-title")
+        yield Input(placeholder=name_hint, id="topic-name")
+        yield Input(placeholder=query_hint, id="topic-query")
 
     def _problem(self) -> str | None:
         name = self.query_one("#topic-name", Input).value.strip()
@@ -56,30 +102,12 @@ class AddTopicDialog(ModalScreen[tuple[str, str] | None]):
             return f"Invalid query: {error.describe()}"
         return None
 
-    def on_input_changed(self) -> None:
-        self.query_one("#topic-error", Static).update("")
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "topic-name":
-            self.query_one("#topic-query", Input).focus()
-        else:
-            self._submit()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "add":
-            self._submit()
-        else:
-            self.dismiss(None)
-
-    def _submit(self) -> None:
+    def submit(self) -> None:
         problem = self._problem()
         if problem:
-            self.query_one("#topic-error", Static).update(problem)
+            self.say(problem)
             return
         self.dismiss((self.query_one("#topic-name", Input).value.strip(), self.query_one("#topic-query", Input).value.strip()))
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 class ConfirmDialog(ModalScreen[bool]):
@@ -109,10 +137,8 @@ class ConfirmDialog(ModalScreen[bool]):
         self.dismiss(answer)
 
 
-class TextDialog(ModalScreen[str | None]):
+class TextDialog(FormDialog[str | None]):
     """One line of text (e.g. a tag's new name); `check` says what is wrong with it, beside the field."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, title: str, value: str, check: Callable[[str], str | None]):
         super().__init__()
@@ -120,35 +146,14 @@ class TextDialog(ModalScreen[str | None]):
         self.value = value
         self.check = check
 
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog"):
-            yield Static(self.title_text, classes="dialog-title", markup=False)
-            yield Input(value=self.value, id="text")
-            yield Static("", id="text-error", classes="dialog-error", markup=False)
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Save", variant="primary", id="ok")
-                yield Button("Cancel", id="cancel")
-        yield KeyFooter()
+    def form(self) -> ComposeResult:
+        yield Static(self.title_text, classes="dialog-title", markup=False)
+        yield Input(value=self.value, id="text")
 
-    def on_input_changed(self) -> None:
-        self.query_one("#text-error", Static).update("")
-
-    def on_input_submitted(self) -> None:
-        self._submit()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "ok":
-            self._submit()
-        else:
-            self.dismiss(None)
-
-    def _submit(self) -> None:
+    def submit(self) -> None:
         value = self.query_one("#text", Input).value.strip()
         problem = self.check(value)
         if problem:
-            self.query_one("#text-error", Static).update(problem)
+            self.say(problem)
             return
         self.dismiss(value)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -10,12 +10,10 @@ from pathlib import Path
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
+from textual.screen import Screen
+from textual.widgets import Input, Label, RadioButton, RadioSet
 
-from reader.app.widgets.footer import KeyFooter
+from reader.app.screens.dialogs import FormDialog
 from reader.core.exporting import FORMATS, SUFFIXES, path_problem
 from reader.errors import ReaderError
 from reader.service import LibraryService
@@ -32,11 +30,11 @@ class ExportChoice:
     path: str
 
 
-class ExportDialog(ModalScreen[ExportChoice | None]):
+class ExportDialog(FormDialog[ExportChoice | None]):
     """Pick the papers, the format and the file. A problem with the path is shown beside it, and
     what was typed stays."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    SUBMIT_LABEL = "Export"
 
     def __init__(self, selections: list[tuple[str, list[str]]], format: str, path: str):
         super().__init__()
@@ -44,21 +42,15 @@ class ExportDialog(ModalScreen[ExportChoice | None]):
         self.format = format if format in FORMATS else "bibtex"
         self.default_path = path
 
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog", id="export-dialog"):
-            yield Label("Export", classes="dialog-title")
-            with RadioSet(id="export-what"):
-                for i, (what, _ids) in enumerate(self.choices):
-                    yield RadioButton(Text(what), value=i == 0)  # a view's name is the user's text
-            with RadioSet(id="export-format"):
-                for name in FORMATS:
-                    yield RadioButton(FORMAT_LABELS[name], value=name == self.format)
-            yield Input(value=self.default_path, id="path")
-            yield Static("", id="path-error", classes="dialog-error", markup=False)
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Export", variant="primary", id="ok")
-                yield Button("Cancel", id="cancel")
-        yield KeyFooter()
+    def form(self) -> ComposeResult:
+        yield Label("Export", classes="dialog-title")
+        with RadioSet(id="export-what"):
+            for i, (what, _ids) in enumerate(self.choices):
+                yield RadioButton(Text(what), value=i == 0)  # a view's name is the user's text
+        with RadioSet(id="export-format"):
+            for name in FORMATS:
+                yield RadioButton(FORMAT_LABELS[name], value=name == self.format)
+        yield Input(value=self.default_path, id="path")
 
     def on_mount(self) -> None:
         # Enter exports at once; Shift+Tab reaches the format and the choice of papers.
@@ -76,24 +68,14 @@ class ExportDialog(ModalScreen[ExportChoice | None]):
         if path.suffix in SUFFIXES.values():
             box.value = str(path.with_suffix(SUFFIXES[self._chosen_format()]))
 
-    @on(Input.Changed, "#path")
-    def _path_changed(self) -> None:
-        self.query_one("#path-error", Static).update("")
-
-    @on(Input.Submitted, "#path")
-    @on(Button.Pressed, "#ok")
-    def _submit(self) -> None:
+    def submit(self) -> None:
         path = self.query_one("#path", Input).value.strip()
         problem = path_problem(path)
         if problem:
-            self.query_one("#path-error", Static).update(problem)
+            self.say(problem)
             return
         what, ids = self.choices[max(self.query_one("#export-what", RadioSet).pressed_index, 0)]
         self.dismiss(ExportChoice(ids, what, self._chosen_format(), path))
-
-    @on(Button.Pressed, "#cancel")
-    def action_cancel(self) -> None:
-        self.dismiss(None)
 
 
 class ExportActions(Screen):

@@ -11,12 +11,10 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.suggester import Suggester
-from textual.widgets import Button, Input, Static
+from textual.widgets import Input, Static
 
-from reader.app.widgets.footer import KeyFooter
+from reader.app.screens.dialogs import FormDialog
 from reader.errors import StoreError
 from reader.store.library_state import tag_name
 
@@ -83,11 +81,9 @@ class TagInput(Input):
             self.screen.focus_next()
 
 
-class TagDialog(ModalScreen[tuple[str, ...] | None]):
+class TagDialog(FormDialog[tuple[str, ...] | None]):
     """Edit one paper's tags. Enter saves (and closes once the write is done, with the paper's
     tags after); a failed write keeps the dialog and the line as typed, with the reason."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self, service: LibraryService, paper_id: str, title: str, current: tuple[str, ...], in_use: dict[str, int]):
         super().__init__()
@@ -98,70 +94,46 @@ class TagDialog(ModalScreen[tuple[str, ...] | None]):
         self.in_use = in_use
         self._saving = False
 
-    def compose(self) -> ComposeResult:
+    def form(self) -> ComposeResult:
         by_use = sorted(self.in_use, key=lambda name: (-self.in_use[name], name.casefold()))
-        with Vertical(classes="dialog"):
-            yield Static(Text.assemble(("Tags of ", "bold"), (self.paper_title, "bold")), classes="dialog-title")
-            # Ready for one more tag: typing adds, it does not replace the tags shown.
-            yield TagInput(
-                "".join(f"{name}, " for name in self.current), placeholder="e.g. to read, benchmarks, survey",
-                suggester=TagSuggester(by_use), select_on_focus=False, id="tags-line",
-            )
-            if by_use:
-                listed = ", ".join(f"{name} ({self.in_use[name]})" for name in by_use[:SHOWN_TAGS])
-                more = f" and {len(by_use) - SHOWN_TAGS} more" if len(by_use) > SHOWN_TAGS else ""
-                yield Static(Text(f"In use: {listed}{more}", style="dim"), classes="dialog-hint")
-            yield Static(
-                Text("Separate tags with commas; → or Tab completes a tag in use; Enter saves, Esc cancels.", style="dim"),
-                classes="dialog-hint",
-            )
-            yield Static("", id="tags-error", classes="dialog-error", markup=False)
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Save", variant="primary", id="save")
-                yield Button("Cancel", id="cancel")
-        yield KeyFooter()
+        yield Static(Text.assemble(("Tags of ", "bold"), (self.paper_title, "bold")), classes="dialog-title")
+        # Ready for one more tag: typing adds, it does not replace the tags shown.
+        yield TagInput(
+            "".join(f"{name}, " for name in self.current), placeholder="e.g. to read, benchmarks, survey",
+            suggester=TagSuggester(by_use), select_on_focus=False, id="tags-line",
+        )
+        if by_use:
+            listed = ", ".join(f"{name} ({self.in_use[name]})" for name in by_use[:SHOWN_TAGS])
+            more = f" and {len(by_use) - SHOWN_TAGS} more" if len(by_use) > SHOWN_TAGS else ""
+            yield Static(Text(f"In use: {listed}{more}", style="dim"), classes="dialog-hint")
+        yield Static(
+            Text("Separate tags with commas; → or Tab completes a tag in use; Enter saves, Esc cancels.", style="dim"),
+            classes="dialog-hint",
+        )
 
     @property
     def line(self) -> TagInput:
         return self.query_one("#tags-line", TagInput)
 
-    def _say(self, problem: str) -> None:
-        self.query_one("#tags-error", Static).update(problem)
-
-    def on_input_changed(self) -> None:
-        self._say("")
-
-    def on_input_submitted(self) -> None:
-        self._save()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        if event.button.id == "save":
-            self._save()
-        else:
-            self.dismiss(None)
-
-    def _save(self) -> None:
+    def submit(self) -> None:
         if self._saving:
             return
         try:
             wanted = split_tags(self.line.value)
         except StoreError as error:
-            self._say(f"Not saved: {error}")
+            self.say(f"Not saved: {error}")
             return
         add, remove = tag_changes(self.current, wanted)
         if not add and not remove:
             self.dismiss(self.current)
             return
         self._saving = True
-        written = self.service.set_tags([self.paper_id], add=add, remove=remove, on_error=self._say)
+        written = self.service.set_tags([self.paper_id], add=add, remove=remove, on_error=self.say)
         written.add_done_callback(lambda done: self.service.run_on_ui(lambda: self._written(done)))
 
     def _written(self, done: Future) -> None:
-        """On the UI's thread, after the write (and after `_say` of its error, if it failed)."""
+        """On the UI's thread, after the write (and after `say` of its error, if it failed)."""
         self._saving = False
         after = done.result()
         if after is not None and self.is_attached:
             self.dismiss(after[self.paper_id])
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
