@@ -7,6 +7,7 @@ terminal."""
 
 from __future__ import annotations
 
+import asyncio
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -57,6 +58,7 @@ class NotePane(Vertical):
         self.paper_id: str | None = None
         self.text = ""  # the note as last typed or loaded
         self.editing = False
+        self._rendered: str | None = None  # the text the Markdown shows (None: none given yet)
         self.display = False  # until a paper is shown (not in on_mount: the screen may show one first)
 
     def compose(self) -> ComposeResult:
@@ -86,6 +88,9 @@ class NotePane(Vertical):
         self.query_one("#note-empty").display = not self.text.strip()
         view = self.query_one("#note-view", Markdown)
         view.display = bool(self.text.strip())
+        if self.text == self._rendered:
+            return AwaitComplete(asyncio.sleep(0))  # unchanged: rebuilding the Markdown costs a layout
+        self._rendered = self.text
         return view.update(self.text)
 
     def edit(self) -> None:
@@ -122,5 +127,6 @@ class NotePane(Vertical):
         """Why the note is not saved (it stays in the editor: nothing typed is lost)."""
         if self.is_attached:
             error = self.query_one("#note-error", Static)
-            error.update(problem)
+            if str(error.content) != problem:
+                error.update(problem)
             error.display = bool(problem)
