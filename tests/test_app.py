@@ -15,6 +15,7 @@ from reader.app.screens.export import ExportDialog
 from reader.app.screens.help import HelpScreen
 from reader.app.screens.main import MainScreen
 from reader.app.widgets.chart import MomentumChart
+from reader.app.widgets.footer import KeyFooter
 from reader.arxiv.client import ClientOptions
 from reader.config import Settings
 from reader.service import ALL, STARRED, View
@@ -640,7 +641,7 @@ async def test_empty_states_say_what_is_empty_and_what_to_do(store):
         await pilot.press("u")
         assert main.paper_list.empty_message == "Nothing unread here — u shows read papers too"
         assert "Unread only · 0 papers" in main.paper_list.border_title
-        assert "Unread" in [k.description for k in app.screen.query("FooterKey")]
+        assert "Unread" in [key.description for key in app.screen.query_one(KeyFooter).keys]
 
 
 def test_cards_shorten_affiliations_and_drop_whole_tags():
@@ -689,3 +690,21 @@ async def test_keys_typed_in_a_burst_after_leaving_the_detail_view_act_on_the_li
         assert isinstance(app.screen, DetailScreen) and app.screen.paper_id == papers[1].id
         await pilot.press("escape")
         assert app.main.paper_list.current == papers[1].id
+
+
+async def test_a_click_on_a_key_in_the_footer_presses_it_and_hovering_shows_its_tooltip(store, papers, data_dir):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        footer = app.screen.query_one(KeyFooter)
+        line = str(footer.render())
+        assert line.startswith("⏎ Open s Star r Read") and line.rstrip().endswith("▏^p palette")
+        await pilot.click(KeyFooter, offset=(line.index("Star"), 0))
+        assert Store(data_dir).marks().starred == {papers[0].id}
+        await pilot.hover(KeyFooter, offset=(line.index("Next"), 0))
+        assert footer.tooltip == "Next unread paper"
+        await pilot.hover(KeyFooter, offset=(line.index("palette"), 0))
+        assert footer.tooltip is not None and "palette" in str(footer.tooltip).lower()
+        await pilot.click(KeyFooter, offset=(line.index("Open"), 0))
+        assert isinstance(app.screen, DetailScreen)
+        assert str(app.screen.query_one(KeyFooter).render()).startswith(" esc Back  ? Help  s Star")

@@ -1,25 +1,144 @@
-"""The footer of every screen: Textual's, recomposed only when the keys it shows change."""
+"""The key bar at the bottom of every screen: the keys the screen offers now, drawn by one widget."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widget import Widget
 
 
-class KeyFooter(Footer):
-    """Textual recomposes its Footer whenever a screen's bindings may have changed (each screen
-    switch, each move of the focus), mounting one widget per key again: two thirds of the time
-    it took to open the detail view. This one does so only when what it would show differs."""
+@dataclass(frozen=True)
+class ShownKey:
+    key: str  # what a click presses
+    display: str  # as the keymap and the terminal name it, e.g. "⏎" or "^p"
+    description: str
+    enabled: bool
+    tooltip: str
 
-    _keys: tuple | None = None  # what the footer was composed from
 
-    def bindings_changed(self, screen: Screen) -> None:
-        keys = tuple(
-            (binding.key, binding.description, binding.action, binding.show, binding.group, enabled, tooltip)
-            for _, binding, enabled, tooltip in screen.active_bindings.values()
-        )
-        if keys == self._keys and self._bindings_ready:
+class KeyFooter(Widget, can_focus=False):
+    """The screen's active bindings that are shown (one key per action, in the order Textual
+    gives them) and the command palette's key at the right, as Textual's Footer lays them out.
+
+    One widget drawing one line, where Footer mounts a widget per key and mounts them again at
+    every change of the bindings: a screen switch restyles and lays out each widget of the new
+    screen, and the footer's widgets were a third of the time it took to open the detail view.
+    A click presses the key (a disabled one rings the bell); a key under the mouse is
+    highlighted and shows its tooltip."""
+
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES = {"key-footer--key", "key-footer--description", "key-footer--hover", "key-footer--separator"}
+    DEFAULT_CSS = """
+    KeyFooter {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+        & > .key-footer--key {
+            color: $footer-key-foreground;
+            background: $footer-key-background;
+            text-style: bold;
+        }
+        & > .key-footer--description {
+            color: $footer-description-foreground;
+            background: $footer-description-background;
+        }
+        & > .key-footer--hover {
+            background: $block-hover-background;
+        }
+        & > .key-footer--separator {
+            color: $foreground 20%;
+        }
+    }
+    """
+
+    def __init__(self, *, compact: bool = False, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.compact = compact  # no padding around keys (the main screen's many keys fit)
+        self.keys: tuple[ShownKey, ...] = ()
+        self.palette: ShownKey | None = None
+        self._spans: list[tuple[int, int, ShownKey]] = []  # each key's columns, as last drawn
+        self._hover: ShownKey | None = None
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+        self._bindings_changed(self.screen)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, screen: Screen) -> None:
+        """Redrawn (one line, no layout) only when what it shows differs."""
+        if not self.is_attached or screen is not self.screen:
             return
-        if screen.app.app_focus and self.is_attached and screen is self.screen:
-            self._keys = keys  # Footer recomposes now (else it waits: focus away from the app)
-        super().bindings_changed(screen)
+        keys: dict[str, ShownKey] = {}
+        palette = None
+        app = self.app
+        for _, binding, enabled, tooltip in screen.active_bindings.values():
+            shown = ShownKey(binding.key, app.get_key_display(binding), binding.description, enabled, tooltip)
+            if binding.show:
+                keys.setdefault(binding.action, shown)
+            elif binding.key == app.COMMAND_PALETTE_BINDING and app.ENABLE_COMMAND_PALETTE:
+                palette = ShownKey(binding.key, shown.display, binding.description, enabled, binding.tooltip or binding.description)
+        if (tuple(keys.values()), palette) != (self.keys, self.palette):
+            self.keys, self.palette = tuple(keys.values()), palette
+            self.refresh()
+
+    def render(self) -> Text:
+        key_style = self.get_component_rich_style("key-footer--key")
+        description_style = self.get_component_rich_style("key-footer--description")
+        hover = self.get_component_rich_style("key-footer--hover")
+        line = Text(no_wrap=True, overflow="crop", end="")
+        spans: list[tuple[int, int, ShownKey]] = []
+
+        def add(key: ShownKey, label: tuple[str, str]) -> None:
+            start = line.cell_len
+            extra = hover if key == self._hover else Style()
+            dim = Style() if key.enabled else Style(dim=True)
+            line.append(label[0], key_style + extra + dim)
+            line.append(label[1], description_style + extra + dim)
+            spans.append((start, line.cell_len, key))
+
+        for key in self.keys:
+            if self.compact:
+                add(key, (key.display, f" {key.description}" if key.description else ""))
+                line.append(" ")
+            else:
+                add(key, (f" {key.display} ", f"{key.description} " if key.description else ""))
+        if self.palette is not None:  # at the right edge, over the keys that do not fit
+            label = (self.palette.display, f" {self.palette.description}")
+            room = max(0, self.size.width - len(label[0]) - len(label[1]) - 1)
+            line.truncate(room, pad=True)
+            spans = [(start, min(end, room), key) for start, end, key in spans if start < room]
+            line.append("▏", self.get_component_rich_style("key-footer--separator"))
+            add(self.palette, label)
+        self._spans = spans
+        return line
+
+    def _key_at(self, x: int) -> ShownKey | None:
+        return next((key for start, end, key in self._spans if start <= x < end), None)
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        key = self._key_at(event.x)
+        if key is None:
+            return
+        if key.enabled:
+            self.app.simulate_key(key.key)
+        else:
+            self.app.bell()
+
+    def on_mouse_move(self, event: events.MouseMove) -> None:
+        self._set_hover(self._key_at(event.x))
+
+    def on_leave(self) -> None:
+        self._set_hover(None)
+
+    def _set_hover(self, key: ShownKey | None) -> None:
+        if key != self._hover:
+            self._hover = key
+            self.tooltip = (key.tooltip or None) if key is not None else None
+            self.refresh()
