@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import NoReturn
 
@@ -68,7 +67,7 @@ def _list_topics(store, *, as_json: bool) -> None:
             "covered_since": since.isoformat() if since else None,
         })
     if as_json:
-        print(json.dumps(rows, indent=2))
+        common.print_json(rows)
         return
     library = _library(store)
     for topic, row in zip(topics, rows):
@@ -147,7 +146,7 @@ def cmd_momentum(args, settings) -> int:
     coverage = view_coverage(store.coverage_spans(), topic)
     result = library.momentum(as_of, topic=topic, total_new_last4=store.cached_total(total_window(as_of)), coverage=coverage)
     if args.json:
-        print(json.dumps(result.to_json(topic), indent=2))
+        common.print_json(result.to_json(topic))
         return 0
     print(f"{topic or 'All papers'}, as of {as_of.isoformat()}: {headline(result)}")
     peak = max((w.count for w in result.weeks if w.count is not None), default=0) or 1

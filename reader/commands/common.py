@@ -4,6 +4,7 @@ printing them. One-line errors are ReaderErrors: `reader.cli.main` prints them a
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
@@ -149,6 +150,12 @@ def search_index(store) -> Iterator:
         yield index
     finally:
         index.close()
+
+
+def print_json(value) -> None:
+    """What --json prints: indented, with text as it is (no \\u escapes), as the other output."""
+    json.dump(value, sys.stdout, ensure_ascii=False, indent=2)
+    print()
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:

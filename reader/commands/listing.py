@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from contextlib import nullcontext
 
 from reader.commands.common import (
     library,
     open_store,
+    print_json,
     records,
     search_index,
     selected_ids,
@@ -68,8 +68,7 @@ def cmd_list(args, settings) -> int:
                 paper_json(p, lib, tags=tags[p.id], note=notes.get(p.id), read_version=read_versions.get(p.id))
                 for p in records(store, lib, ids)
             ]
-            json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
-            print()
+            print_json(rows)
             return 0
         if index is not None:  # cards hold what a line shows: a query's list reads no shard at all
             cards = index.cards(ids)

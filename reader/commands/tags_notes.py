@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
-from reader.commands.common import cached_ids, open_store, plural
+from reader.commands.common import cached_ids, open_store, plural, print_json
 from reader.commands.completion import completes_names
 from reader.commands.marks import ID_HELP
 from reader.errors import ReaderError
@@ -67,7 +66,7 @@ def cmd_tags(args, settings) -> int:
         count = store.delete_tag(args.name)
         print(f"deleted tag {args.name!r} from {plural(count, 'paper')} (the papers stay)")
     elif args.json:
-        print(json.dumps([{"name": name, "count": count} for name, count in store.tags().items()], ensure_ascii=False, indent=2))
+        print_json([{"name": name, "count": count} for name, count in store.tags().items()])
     else:
         tags = store.tags()
         if not tags:

@@ -4,8 +4,9 @@ a topic's rising terms)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+
+from reader.commands.common import print_json
 
 DEFAULT_LIMIT = 20
 
@@ -32,11 +33,6 @@ def register(commands) -> None:
     rising.add_argument("--limit", type=_positive_int, default=DEFAULT_LIMIT, metavar="N", help=f"how many terms (default {DEFAULT_LIMIT})")
     rising.add_argument("--json", action="store_true", help="print a JSON array")
     rising.set_defaults(handler=cmd_rising)
-
-
-def _dump(rows: list[dict]) -> None:
-    json.dump(rows, sys.stdout, ensure_ascii=False, indent=2)
-    print()
 
 
 def cmd_rank(args: argparse.Namespace, settings) -> int:
@@ -67,7 +63,7 @@ def cmd_rank(args: argparse.Namespace, settings) -> int:
             rows.append({"id": pid, "title": paper.title, "score": round(score, 4),
                          "because": result.explain(ranking.row_of_paper(paper))})
     if args.json:
-        _dump(rows)
+        print_json(rows)
         return 0
     if not rows:
         print("nothing to rank: every paper here is read, starred or hidden", file=sys.stderr)
@@ -81,7 +77,7 @@ def cmd_rank(args: argparse.Namespace, settings) -> int:
 def _needs_stars(needs, as_json: bool) -> int:
     print(needs.message, file=sys.stderr)
     if as_json:
-        _dump([])
+        print_json([])
     return 0
 
 
@@ -98,14 +94,14 @@ def cmd_rising(args: argparse.Namespace, settings) -> int:
     if topic is None:
         trends = rising.rising_topics(library, [t.name for t in store.topics()], as_of, store.cached_total(total_window(as_of)))
         if args.json:
-            _dump([trend.to_json() for trend in trends])
+            print_json([trend.to_json() for trend in trends])
             return 0
         for trend in trends:
             print(f"{trend.topic}\t{_change(trend)}")
         return 0
     terms = rising.rising_terms(recent_words(store, library.index, topic, as_of), as_of, limit=args.limit)
     if args.json:
-        _dump([term.to_json() for term in terms])
+        print_json([term.to_json() for term in terms])
         return 0
     if not terms:
         print(f"nothing rising in {topic!r} as of {as_of}: it needs papers in the last four weeks "

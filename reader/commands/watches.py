@@ -3,10 +3,9 @@ syntax matched against the cache (`reader list --watch NAME` lists a watch's pap
 
 from __future__ import annotations
 
-import json
 import sys
 
-from reader.commands.common import open_store, validated_query
+from reader.commands.common import open_store, print_json, validated_query
 from reader.commands.completion import completes_names
 from reader.errors import ReaderError
 
@@ -37,7 +36,7 @@ def cmd_watches(args, settings) -> int:
         watch = store.remove_watch(args.name)
         print(f"removed watch {watch.name!r}")
     elif args.json:
-        print(json.dumps([{"name": w.name, "query": w.query} for w in store.watches()], ensure_ascii=False, indent=2))
+        print_json([{"name": w.name, "query": w.query} for w in store.watches()])
     else:
         watches = store.watches()
         if not watches:
