@@ -17,7 +17,7 @@ from textual.worker import get_current_worker
 
 from reader.app.paper_actions import COPY, HIDE, OPEN, PDF, READ, STAR, PaperScreen
 from reader.app.screens.collections import CollectionActions
-from reader.app.screens.detail import DetailScreen, PaperRecord
+from reader.app.screens.detail import DetailOpening
 from reader.app.screens.export import ExportActions
 from reader.app.screens.sync import SyncActions
 from reader.app.screens.triage import TriageActions
@@ -38,7 +38,7 @@ VIEW_LABELS = {"starred": "Starred", "foryou": "For you", "new": "New", "updated
 FILTER_DELAY = 0.15  # seconds of typing quiet before a filter runs
 
 
-class MainScreen(PaperScreen, TriageActions, SyncActions, ExportActions, CollectionActions):
+class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportActions, CollectionActions):
     # In the order the footer shows them: what a narrow footer drops is in the help screen.
     BINDINGS = [
         STAR,
@@ -76,8 +76,7 @@ class MainScreen(PaperScreen, TriageActions, SyncActions, ExportActions, Collect
         self.filter_text = ""
         self.filter_query: Node | None = None
         self._offline_told = False
-        self._detail: DetailScreen | None = None
-        self._read_ahead_record: PaperRecord | None = None  # the paper under the cursor, read ahead
+        self.init_detail()
         self.loaded = False  # the search index is current (until then, filters scan the shards)
         self.init_triage()
 
@@ -302,53 +301,6 @@ class MainScreen(PaperScreen, TriageActions, SyncActions, ExportActions, Collect
     @on(TopicSidebar.OptionSelected, "#sidebar")
     def _sidebar_enter(self) -> None:
         self.paper_list.focus()
-
-    @on(PaperList.Highlighted)
-    def _highlighted(self, event: PaperList.Highlighted) -> None:
-        self._read_ahead(event.paper_id)
-
-    @work(thread=True, exclusive=True, group="read-ahead")
-    def _read_ahead(self, paper_id: str) -> None:
-        """The record of the paper under the cursor, read before Enter is pressed (~1 ms)."""
-        record = PaperRecord.read(self.service, paper_id)
-        if not get_current_worker().is_cancelled:
-            self._read_ahead_record = record  # one reference assigned: safe from this thread
-
-    @on(PaperList.Opened)
-    def _open_detail(self, event: PaperList.Opened) -> None:
-        self._set_marks(event.paper_id, read=True)
-        ids, record = self.paper_list.ids, self._read_ahead_record
-        if record is not None and record.paper_id == event.paper_id:
-            self._push_detail(ids, ids.index(event.paper_id), record, read_again=True)
-        else:
-            self._read_for_detail(ids, event.paper_id)
-
-    @work(thread=True, exclusive=True, group="detail")
-    def _read_for_detail(self, ids: list[str], paper_id: str) -> None:
-        """The record first, then the screen: it appears whole, drawn once."""
-        record = PaperRecord.read(self.service, paper_id)
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._push_detail, ids, ids.index(paper_id), record)
-
-    def _push_detail(self, ids: list[str], position: int, record: PaperRecord, *, read_again: bool = False) -> None:
-        if self.app.screen is not self:
-            return  # a dialog opened meanwhile
-        self.detail_screen.show_paper(ids, position, record, read_again=read_again)
-        self.app.push_screen(self.detail_screen, self._detail_closed)
-
-    def _detail_closed(self, paper_id: str | None) -> None:
-        self.marks_changed()
-        if paper_id is not None:
-            self.paper_list.show(self.paper_list.ids, keep=paper_id)
-            self.paper_list.set_cursor(self.paper_list.cursor)  # the whole card in view, wherever [ ] led
-
-    @property
-    def detail_screen(self) -> DetailScreen:
-        """The detail view, made at its first opening and kept (see DetailScreen)."""
-        if self._detail is None:
-            self._detail = DetailScreen(self.service)
-            self.app.install_screen(self._detail, "detail")
-        return self._detail
 
     def on_screen_resume(self) -> None:
         self.marks_changed()
