@@ -708,3 +708,17 @@ async def test_a_click_on_a_key_in_the_footer_presses_it_and_hovering_shows_its_
         await pilot.click(KeyFooter, offset=(line.index("Open"), 0))
         assert isinstance(app.screen, DetailScreen)
         assert str(app.screen.query_one(KeyFooter).render()).startswith(" esc Back  ? Help  s Star")
+
+
+async def test_the_sidebar_shortens_its_counts_when_the_terminal_narrows_and_back(store):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        sidebar = app.main.sidebar
+        assert str(sidebar.get_option_at_index(0).prompt).endswith("papers · 40 unread")
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        assert str(sidebar.get_option_at_index(0).prompt) == "All papers\n40 · 40 unr."
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        assert str(sidebar.get_option_at_index(0).prompt) == "All papers\n40 papers · 40 unread"

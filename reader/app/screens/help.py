@@ -12,6 +12,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from reader.app.widgets.footer import KeyFooter
+
 EXTRA_KEYS = [
     ("tab / shift+tab", "Switch between the sidebar and the list"),
     ("escape", "Close the detail view or a dialog; clear the filter"),
@@ -49,6 +51,7 @@ class HelpScreen(ModalScreen):
             yield Static(key_table(self.sections + [("Everywhere", EXTRA_KEYS)]))
             yield Static(Text(ABOUT_FILTER, style="dim"))
             yield Static(Text("Press Esc to close.", style="dim"))
+        yield KeyFooter()  # its own keys, not the list's showing through from below
 
 
 def binding_rows(app, bindings: Sequence[Binding | tuple[str, ...]]) -> list[tuple[str, str]]:

@@ -56,7 +56,7 @@ class TopicSidebar(OptionList):
         """Replace the entries (names and counts), keeping the view highlighted. A star changes
         a few counts: only those prompts are replaced (building the list anew took most of the
         time a star's key press took)."""
-        compact = 0 < self.size.width < 26
+        compact = self._compact()
         before, self._entries = self._entries, (entries, compact)
         if before is not None and before[1] == compact and [e.view for e in before[0]] == [e.view for e in entries]:
             for index, (old, new) in enumerate(zip(before[0], entries)):
@@ -68,6 +68,14 @@ class TopicSidebar(OptionList):
             self.clear_options()
             self.add_options([self._option(entry, compact) for entry in entries])
             self._highlight_view()
+
+    def _compact(self) -> bool:
+        """Whether the counts take their short form: the sidebar is narrow (a narrow terminal)."""
+        return 0 < self.size.width < 26
+
+    def on_resize(self) -> None:
+        if self._entries is not None and self._entries[1] != self._compact():
+            self.set_entries(self._entries[0])
 
     def watch_view(self) -> None:
         with self.prevent(OptionList.OptionHighlighted):
