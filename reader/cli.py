@@ -19,6 +19,7 @@ from reader.commands.common import topic_name as _topic_name
 from reader.commands.common import validated_query as _validated_query
 from reader.commands.listing import positive_int as _positive_int  # noqa: F401 (commands/triage.py imports it from here)
 from reader.config import default_data_dir, load_settings, parse_day
+from reader.core.text import plural
 from reader.errors import ReaderError
 
 EXIT_ERROR = 1
@@ -116,7 +117,7 @@ def cmd_sync(args, settings) -> int:
         if result.error:
             line += f" - FAILED: {result.error}{log_note}"
         else:
-            line += f" in {result.requests} request{'s' if result.requests != 1 else ''}"
+            line += f" in {plural(result.requests, 'request')}"
             line += f"; {result.arxiv_total:,} on arXiv" if result.arxiv_total is not None else ""
         (logs.log.error if result.error else logs.log.info)("%s", line)
         print(line)

@@ -14,6 +14,7 @@ from reader.arxiv.client import ArxivClient
 from reader.arxiv.parse import AnnouncementFeed, FeedPage
 from reader.config import Settings
 from reader.core import coverage, momentum
+from reader.core.text import plural
 from reader.errors import ArxivUnreachableError, ReaderError
 from reader.models import Paper
 from reader.store import Store, Topic
@@ -47,7 +48,7 @@ class FeedProblems:
         if self.skipped:
             count = len(self.skipped)
             more = f" (and {count - 1} more)" if count > 1 else ""
-            parts.append(f"{count} {'entry' if count == 1 else 'entries'} skipped: {self.skipped[0]}{more}")
+            parts.append(f"{plural(count, 'entry', 'entries')} skipped: {self.skipped[0]}{more}")
         if self.removed_categories:
             terms = list(dict.fromkeys(self.removed_categories))
             shown = ", ".join(terms[:3]) + (f" and {len(terms) - 3} more" if len(terms) > 3 else "")

@@ -156,7 +156,3 @@ def print_json(value) -> None:
     """What --json prints: indented, with text as it is (no \\u escapes), as the other output."""
     json.dump(value, sys.stdout, ensure_ascii=False, indent=2)
     print()
-
-
-def plural(count: int, word: str, many: str | None = None) -> str:
-    return f"{count} {word if count == 1 else many or word + 's'}"

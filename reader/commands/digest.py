@@ -8,6 +8,7 @@ import sys
 from datetime import date, timedelta
 from pathlib import Path
 
+from reader.core.text import plural
 from reader.errors import ReaderError
 
 LAST_DIGEST = "last_digest"  # setting: the day the last digest was made
@@ -77,6 +78,6 @@ def run(args: argparse.Namespace, settings) -> int:
     else:
         write_atomic(Path(args.output).expanduser(), text.encode("utf-8"))
         count = sum(len(d.papers) for d in digests)
-        print(f"wrote {count} paper{'s' if count != 1 else ''} in {len(digests)} topics to {args.output}", file=sys.stderr)
+        print(f"wrote {plural(count, 'paper')} in {len(digests)} topics to {args.output}", file=sys.stderr)
     store.set_setting(LAST_DIGEST, today.isoformat())
     return 0

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from reader.commands.common import cached_ids, open_store, plural
+from reader.commands.common import cached_ids, open_store
+from reader.core.text import plural
 
 # command -> (help, the change to the marks)
 MARK_COMMANDS = {

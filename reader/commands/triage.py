@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from reader.commands.common import print_json
+from reader.core.text import plural
 
 DEFAULT_LIMIT = 20
 
@@ -113,7 +114,7 @@ def cmd_rising(args: argparse.Namespace, settings) -> int:
 
 def _change(trend) -> str:
     def papers(count: int | None) -> str:
-        return "not synced" if count is None else f"{count} papers" if count != 1 else "1 paper"
+        return "not synced" if count is None else plural(count, "paper")
 
     text = f"{papers(trend.last4)} in the last four weeks, {papers(trend.prev4)} in the four before"
     if trend.change_pct is not None:

@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from reader.core import citation
 from reader.core.latex import decode_tex
+from reader.core.text import plural
 from reader.models import Paper
 
 MAX_AUTHORS = 8
@@ -49,10 +50,6 @@ def _doi_url(paper: Paper) -> str | None:
     return f"https://doi.org/{quote(doi, safe='/')}" if doi else None
 
 
-def _count(n: int) -> str:
-    return f"{n} new paper{'s' if n != 1 else ''}"
-
-
 # --- Markdown ---------------------------------------------------------------------------------------
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$&])")
@@ -66,7 +63,7 @@ def _md(text: str) -> str:
 def markdown(digests: list[TopicDigest], since: date, today: date) -> str:
     lines = [f"# arXiv digest, {today.isoformat()}", "", f"Papers first submitted since {since.isoformat()}.", ""]
     for digest in digests:
-        lines += [f"## {_md(digest.name)}", "", f"{_md(digest.headline)}\\. {_count(len(digest.papers))}\\.", ""]
+        lines += [f"## {_md(digest.name)}", "", f"{_md(digest.headline)}\\. {plural(len(digest.papers), 'new paper')}\\.", ""]
         for paper in digest.papers:
             links = [f"[arXiv:{paper.id}]({citation.abs_url(paper)})"]
             doi = _doi_url(paper)
@@ -122,7 +119,7 @@ def html_page(digests: list[TopicDigest], since: date, today: date) -> str:
     ]
     for digest in digests:
         parts.append(f"<h2>{_e(digest.name)}</h2>")
-        parts.append(f'<p class="headline">{_e(digest.headline)}. {_count(len(digest.papers))}.</p>')
+        parts.append(f'<p class="headline">{_e(digest.headline)}. {plural(len(digest.papers), "new paper")}.</p>')
         if digest.papers:
             parts.append("<ol>" + "".join(_html_paper(p) for p in digest.papers) + "</ol>")
     parts += ["</body>", "</html>"]

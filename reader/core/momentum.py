@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from reader.core.coverage import Coverage
+from reader.core.text import plural
 
 CHART_WEEKS = 12
 WINDOW_DAYS = 28
@@ -118,8 +119,7 @@ def headline(m: Momentum) -> str:
     or why a figure is missing."""
     if m.last4 is None:
         return "The last four weeks are not synced yet"
-    noun = "paper" if m.last4 == 1 else "papers"
-    text = f"{m.last4:,} {noun} in the last four weeks"
+    text = f"{plural(m.last4, 'paper', thousands=True)} in the last four weeks"
     if m.prev4 is None:
         text += "; the four weeks before are not synced yet"
     elif m.change_pct is None:

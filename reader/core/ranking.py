@@ -31,6 +31,7 @@ from reader.core.features import (
     rows_of_search_texts,
 )
 from reader.core.terms import Distinct
+from reader.core.text import plural
 
 __all__ = [
     "Corpus", "FeatureBlock", "NeedsStars", "Ranking", "Row", "Scored", "featurize", "rank", "row_of_paper",
@@ -60,7 +61,7 @@ class NeedsStars:
 
     @property
     def message(self) -> str:
-        more = f"{self.missing} more paper{'s' if self.missing != 1 else ''}"
+        more = f"{plural(self.missing, 'more paper')}"
         return (
             f"Star {more} to get papers ranked for you ({self.stars} of {self.needed} stars so far): "
             "the ranking learns from what you star, and from what you hide or read without starring."

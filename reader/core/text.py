@@ -1,4 +1,5 @@
-"""Normalising text for search: lower case, accents and TeX accent commands folded, word tokens."""
+"""Text helpers with no Textual: normalising text for search (lower case, accents and TeX accent
+commands folded, word tokens), and counted nouns (`plural`) for the app and the CLI alike."""
 
 from __future__ import annotations
 
@@ -53,3 +54,10 @@ def word_string(text: str) -> str:
             # Python store every character of the block in two or four bytes).
             spaced = _NON_ASCII.sub(lambda m: f"x{ord(m.group()):x}x", spaced)
     return " " + " ".join(spaced.split()) + " "
+
+
+def plural(count: int, one: str, many: str | None = None, *, thousands: bool = False) -> str:
+    """`1 topic`, `2 topics`, `3 matches` (`many` for irregular plurals); `thousands`: `1,204 papers`
+    (the app's screens; the CLI's tab-separated output keeps plain digits for scripts)."""
+    number = f"{count:,}" if thousands else str(count)
+    return f"{number} {one if count == 1 else (many or one + 's')}"

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from tinydb import Query
 
+from reader.core.text import plural
 from reader.errors import StoreError
 from reader.models import IndexEntry, Paper, PaperIndex
 from reader.store.files import (
@@ -262,7 +263,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
             aside = move_aside(path)
             self._write_shard(shard, good)
             self.warnings.append(
-                f"papers/{path.name} had {damaged} damaged record{'s' if damaged != 1 else ''}: moved to {aside.name}; "
+                f"papers/{path.name} had {plural(damaged, 'damaged record')}: moved to {aside.name}; "
                 f"kept its {len(good)} good papers (the others are fetched again at the next sync)"
             )
         return good

@@ -27,9 +27,10 @@ from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.paper_list import PaperList
 from reader.app.widgets.rising import RisingTable
 from reader.app.widgets.sidebar import SidebarEntry, TopicSidebar
-from reader.app.widgets.status import StatusLine, plural
+from reader.app.widgets.status import StatusLine
 from reader.core.query import Node, parse
 from reader.core.ranking import NeedsStars
+from reader.core.text import plural
 from reader.errors import QueryError, ReaderError
 from reader.models import PaperIndex
 from reader.service import ALL, FOR_YOU, HIDDEN, NEW, RISING, STARRED, UPDATED, LibraryService, View
@@ -206,7 +207,7 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
         chart = self.query_one("#chart", MomentumChart)
         view = self.view
         if view == STARRED:
-            chart.show(None, "Starred", f"{plural(self.service.library.counts(starred=True)[0], 'starred paper')}")
+            chart.show(None, "Starred", plural(self.service.library.counts(starred=True)[0], "starred paper", thousands=True))
         elif view == FOR_YOU:
             chart.show(None, "For you", self._for_you_headline())
         elif view == NEW:
@@ -217,7 +218,7 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
             query = next((w.query for w in self.service.triage.watches if w.name == view.name), "")
             chart.show(None, f"Watch · {view.name}", f"Papers matching {query}")
         elif view.kind == "tag":
-            chart.show(None, f"Tag · {view.name}", f"{plural(len(self.service.select(view)), 'paper')} you tagged {view.name}")
+            chart.show(None, f"Tag · {view.name}", f"{plural(len(self.service.select(view)), 'paper', thousands=True)} you tagged {view.name}")
         elif view == HIDDEN:
             chart.show(None, "Hidden", "Papers you are not interested in: left out of every other view · x shows one again")
         elif view == RISING:
@@ -267,7 +268,7 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
         self.paper_list.empty_message = self._empty_message()
         self.paper_list.show(ids, keep=keep)
         self.paper_list.set_class(self.unread_only, "-unread-only")
-        self.paper_list.border_title = f"Unread only · {plural(len(ids), 'paper')} · u shows all" if self.unread_only else ""
+        self.paper_list.border_title = f"Unread only · {plural(len(ids), 'paper', thousands=True)} · u shows all" if self.unread_only else ""
 
     def watch_view(self, view: View) -> None:
         self.view_shown(view)
@@ -372,7 +373,7 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
             return
         self._show(ids, keep)
         note = "" if self.loaded else " (search index not ready: scanned the cache)"
-        box.border_subtitle = f"{plural(len(ids), 'match', 'matches')}{note}"
+        box.border_subtitle = f"{plural(len(ids), 'match', 'matches', thousands=True)}{note}"
 
     # --- export ----------------------------------------------------------------------------------------
 
@@ -380,7 +381,7 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
         starred = self.service.select(STARRED)
         shown = self.paper_list.ids
         where = self.sidebar_label(self.view) + (f", filter {self.filter_text}" if self.filter_query is not None else "")
-        choices = [(f"{plural(len(starred), 'starred paper')}", starred)]
+        choices = [(plural(len(starred), "starred paper", thousands=True), starred)]
         if self.view != STARRED or self.filter_query is not None:
-            choices.append((f"{plural(len(shown), 'paper')} shown ({where})", list(shown)))
+            choices.append((f"{plural(len(shown), 'paper', thousands=True)} shown ({where})", list(shown)))
         return choices

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.screen import Screen
 
-from reader.app.widgets.status import StatusLine, plural
+from reader.app.widgets.status import StatusLine
+from reader.core.text import plural
 from reader.errors import ReaderError
 from reader.service import CacheUpdate, LibraryService, open_service
 
@@ -71,7 +72,7 @@ class SyncActions(Screen):
             self.app.notify(f"{result.topic}: {result.error}", severity="error", timeout=15)
         summary = f"Synced: {report.new:,} new, {report.updated:,} updated"
         if report.failed:
-            summary += f"; {plural(len(report.failed), 'topic')} failed"
+            summary += f"; {plural(len(report.failed), 'topic', thousands=True)} failed"
         self.status.say(summary)
         if report.changed_ids or self.service.is_demo:
             self._reload_after_sync(report.changed_ids)

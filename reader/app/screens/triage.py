@@ -11,10 +11,9 @@ from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from reader.app.widgets.rising import RisingTable
-from reader.app.widgets.status import plural
 from reader.core.ranking import NeedsStars
 from reader.core.rising import RisingTerm
-from reader.core.text import word_string
+from reader.core.text import plural, word_string
 from reader.errors import ReaderError
 from reader.service import FOR_YOU, HIDDEN, LibraryService, View
 from reader.service.ranker import RankedList, RankingStopped
@@ -115,7 +114,7 @@ class TriageActions(Screen):
         scope = f"the unread papers of {self.for_you_topic}" if self.for_you_topic else "the unread papers of every topic"
         scope += " · f: every topic" if self.for_you_topic else (" · f: this topic only" if self._last_topic else "")
         stale = " (updating…)" if self._ranking_pending else ""
-        return f"Ranked by {plural(len(library.starred), 'star')} and {plural(len(library.read), 'read paper')}: {scope}{stale}"
+        return f"Ranked by {plural(len(library.starred), 'star', thousands=True)} and {plural(len(library.read), 'read paper', thousands=True)}: {scope}{stale}"
 
     def start_ranking(self) -> None:
         self._ranking_pending = True

@@ -13,6 +13,7 @@ from textual.reactive import var
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from reader.core.text import plural
 from reader.service import ALL, View
 
 
@@ -110,7 +111,7 @@ class TopicSidebar(OptionList):
             if not compact:  # a narrow sidebar keeps one line for what has no counts
                 prompt.append("\n" + entry.detail, style="dim")
             return prompt
-        counts = f"{entry.total:,}" if compact else f"{entry.total:,} paper{'s' if entry.total != 1 else ''}"
+        counts = f"{entry.total:,}" if compact else plural(entry.total, 'paper', thousands=True)
         if entry.unread:
             counts += f" · {entry.unread:,} {'unr.' if compact else 'unread'}"
         prompt.append("\n" + counts, style="dim")

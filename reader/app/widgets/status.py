@@ -9,6 +9,7 @@ from textual import work
 from textual.message import Message
 from textual.widgets import Static
 
+from reader.core.text import plural
 from reader.errors import ReaderError
 from reader.store import Store, Topic
 from reader.sync_process import sync_in_child, sync_job
@@ -18,11 +19,6 @@ from reader.sync_types import client_options as options_of
 if TYPE_CHECKING:
     from reader.arxiv.options import ClientOptions
     from reader.config import Settings
-
-
-def plural(count: int, one: str, many: str | None = None) -> str:
-    """`1 topic`, `2 topics`, `1,204 papers`."""
-    return f"{count:,} {one if count == 1 else (many or one + 's')}"
 
 
 class StatusLine(Static):
@@ -48,7 +44,7 @@ class StatusLine(Static):
         if self.syncing:
             return False
         self.syncing = True
-        self.say(f"Syncing {plural(len(topics), 'topic')}…")
+        self.say(f"Syncing {plural(len(topics), 'topic', thousands=True)}…")
         self._run_sync(store, settings, topics, client_options)
         return True
 
