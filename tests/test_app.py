@@ -705,6 +705,12 @@ async def test_a_click_on_a_key_in_the_footer_presses_it_and_hovering_shows_its_
         assert footer.tooltip == "Next unread paper"
         await pilot.hover(KeyFooter, offset=(line.index("palette"), 0))
         assert footer.tooltip is not None and "palette" in str(footer.tooltip).lower()
+        app.post_message(events.AppBlur())  # the terminal's window loses the focus: the keys stay
+        await pilot.pause()
+        assert str(footer.render()) == line
+        app.post_message(events.AppFocus())
+        await pilot.pause()
+        assert str(footer.render()) == line
         await pilot.click(KeyFooter, offset=(line.index("Open"), 0))
         assert isinstance(app.screen, DetailScreen)
         assert str(app.screen.query_one(KeyFooter).render()).startswith(" esc Back  ? Help  s Star")

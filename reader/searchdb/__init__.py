@@ -39,7 +39,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reader.core.query import Node
 from reader.errors import ReaderError
@@ -121,7 +121,9 @@ class SearchIndex:
         self._damaged_parts: set[int] = set()  # seen damaged by a reader: rebuilt by the next refresh
         self._pool: ThreadPoolExecutor | None = None  # the threads `matching` reads partitions from
         self._rowmaps = [RowMap() for _ in range(PARTITIONS)]  # for `ordered`, made at its first call
-        self._ranked_ids: tuple[Sequence[str], np.ndarray] | None = None  # the latest ranked order's, for `pick`
+        # The latest ranked order's, for `pick`; set from reader threads without a lock: at worst
+        # two make it at once, and either is right.
+        self._ranked_ids: tuple[Sequence[str], np.ndarray] | None = None
 
     @classmethod
     def open(cls, data_dir: Path) -> SearchIndex:
@@ -352,7 +354,7 @@ class SearchIndex:
         if ranked:
             self._ids_array(order)
 
-    def _positions(self, part: int, db: sqlite3.Connection, node: Node | None, order: Sequence[str], position: Mapping[str, int], ranked: bool) -> Any:
+    def _positions(self, part: int, db: sqlite3.Connection, node: Node | None, order: Sequence[str], position: Mapping[str, int], ranked: bool) -> list[int] | np.ndarray | None:
         """Positions in `order` of the partition's matches (len(order) for rows not in it): a
         list, or with `ranked` a numpy array."""
         rowmap = self._rowmaps[part]

@@ -98,16 +98,11 @@ class Matcher:
     def row_list(self, node: Node) -> list[int]:
         """Row numbers matching `node`, some maybe stale rows (without reading `papers` when
         the query is text alone: the caller maps rows to papers, see rowmap.py)."""
-        expression = _fts(node) if _depth(node) <= FTS_MAX_DEPTH else None
-        if isinstance(expression, str):
-            return json.loads(self.db.execute(
-                "SELECT json_group_array(rowid) FROM words WHERE words MATCH ?", (expression,)
-            ).fetchone()[0])
-        return list(self.rows(node))
+        return json.loads("[" + self.row_text(node) + "]")
 
     def row_text(self, node: Node) -> str:
-        """`row_list`'s numbers joined by commas ("" for none), as SQLite spells them: for a
-        parser other than Python's (ranked.py)."""
+        """`row_list`'s numbers joined by commas ("" for none), as SQLite spells them: a text
+        query's are joined by SQLite, and numpy parses them for ranked.py."""
         expression = _fts(node) if _depth(node) <= FTS_MAX_DEPTH else None
         if isinstance(expression, str):
             joined = self.db.execute("SELECT group_concat(rowid, ',') FROM words WHERE words MATCH ?", (expression,)).fetchone()[0]

@@ -237,14 +237,14 @@ def check_search_texts(data: dict, valid_text: Callable[[str], bool] | None) -> 
     return texts
 
 
+# --- user.json, library.json: the user's files (mirrored.py), in TinyDB's layout ------------------
+
+
 def check_meta(data: dict) -> int:
     """The schema number a file was written with (1 when it does not say)."""
     numbers = [doc.get("schema", 1) for doc in data.get("meta", {}).values()]
     expect(all(type(n) is int for n in numbers), "meta: a schema number that is not a number")
     return max(numbers, default=1)
-
-
-# --- user.json, library.json: the user's files (mirrored.py), in TinyDB's layout ------------------
 
 
 def check_not_newer(data: dict, file_name: str, newest: int) -> None:

@@ -52,7 +52,8 @@ class FormDialog(ModalScreen[ResultType]):
         yield KeyFooter()
 
     def say(self, problem: str) -> None:
-        self.query_one(".dialog-error", Static).update(problem)
+        if self.is_attached:  # a write's failure may come after the dialog closed
+            self.query_one(".dialog-error", Static).update(problem)
 
     def on_input_changed(self) -> None:
         self.say("")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -72,8 +73,10 @@ class KeyFooter(Widget, can_focus=False):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen) -> None:
-        """Redrawn (one line, no layout) only when what it shows differs."""
-        if not self.is_attached or screen is not self.screen:
+        """Redrawn (one line, no layout) only when what it shows differs. Not while the terminal
+        is out of focus: Textual takes the focus from the widget then, and its keys would go
+        (Textual refreshes the bindings when the focus comes back)."""
+        if not self.is_attached or screen is not self.screen or not self.app.app_focus:
             return
         keys: dict[str, ShownKey] = {}
         palette = None
@@ -86,6 +89,8 @@ class KeyFooter(Widget, can_focus=False):
                 palette = ShownKey(binding.key, shown.display, binding.description, enabled, binding.tooltip or binding.description)
         if (tuple(keys.values()), palette) != (self.keys, self.palette):
             self.keys, self.palette = tuple(keys.values()), palette
+            if self._hover not in (*self.keys, palette):
+                self._set_hover(None)  # its tooltip went with it
             self.refresh()
 
     def render(self) -> Text:
@@ -111,7 +116,7 @@ class KeyFooter(Widget, can_focus=False):
                 add(key, (f" {key.display} ", f"{key.description} " if key.description else ""))
         if self.palette is not None:  # at the right edge, over the keys that do not fit
             label = (self.palette.display, f" {self.palette.description}")
-            room = max(0, self.size.width - len(label[0]) - len(label[1]) - 1)
+            room = max(0, self.size.width - cell_len(label[0] + label[1]) - 1)
             line.truncate(room, pad=True)
             spans = [(start, min(end, room), key) for start, end, key in spans if start < room]
             line.append("▏", self.get_component_rich_style("key-footer--separator"))
