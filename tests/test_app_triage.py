@@ -206,6 +206,7 @@ async def test_watches_are_added_with_w_and_tags_renamed_and_deleted_after_askin
         await ready(pilot)
         assert [w.name for w in Store(data_dir).watches()] == ["Levine", "Finn"]
         assert app.main.view == View.of_watch("Finn") and app.main.paper_list.ids
+        assert app.query_one(MomentumChart).headline == "Papers matching au:finn"
         await pilot.press("d")
         assert "Stop watching 'Finn'?" in str(app.screen.query_one(".dialog-title").render())
         await pilot.press("y")

@@ -25,7 +25,7 @@ COPY = Binding("y", "copy_bibtex", "Copy BibTeX", show=False, id="app.copy_bibte
 HIDE = Binding("x", "toggle_hidden", "Hide", show=False, id="app.hide", tooltip="Not interested: hide the paper (x again brings it back)")
 TAG = Binding("t", "edit_tags", "Tags", show=False, id="app.tags", tooltip="Edit the paper's tags")
 PAPER_BINDINGS = [STAR, READ, OPEN, PDF, COPY, HIDE, TAG]
-DEMO_NOT_SAVED = "Demo papers are kept in memory only: tags and notes are not saved. R syncs your topics."
+DEMO_NOT_SAVED = "Demo papers are kept in memory only: stars, read marks, tags and notes last until you quit. R syncs your topics."
 
 
 def paper_link(paper: Paper, kind: str) -> str | None:
@@ -45,6 +45,7 @@ class PaperScreen(Screen):
     def __init__(self, service: LibraryService):
         super().__init__()
         self.service = service
+        self._demo_told = False  # the first mark on a demo paper says it will not be kept
 
     def current_paper_id(self) -> str | None:
         raise NotImplementedError
@@ -61,6 +62,9 @@ class PaperScreen(Screen):
 
         self.service.set_marks(paper_id, read=read, starred=starred, hidden=hidden, on_error=failed)
         self.marks_changed()
+        if self.service.is_demo and not self._demo_told:
+            self._demo_told = True
+            self.app.notify(DEMO_NOT_SAVED, severity="warning", timeout=10)
 
     def action_toggle_star(self) -> None:
         if (paper_id := self.current_paper_id()) is not None:

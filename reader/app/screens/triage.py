@@ -99,6 +99,7 @@ class TriageActions(Screen):
         self.paper_list.refresh_cards()
         if self.view.kind in ("new", "updated", "watch"):
             self.refresh_list()
+            self.refresh_chart()  # a watch's header shows its query, known from now on
 
     def _for_you_detail(self) -> str:
         ranking = self.service.for_you
