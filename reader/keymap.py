@@ -1,15 +1,16 @@
-"""keymap.toml: the user's key bindings, by binding id (`"app.star" = "x"`), beside config.toml.
+"""keymap.toml: the user's key bindings, by binding id (`"app.star" = "z"`), beside config.toml.
 
 A line that is wrong (bad TOML, an unknown binding id, a value that is not a key list) is reported
 with its line number and ignored; every other line still applies. The file used to live in the data
-directory: found there, it is moved once beside the config file, with a notice."""
+directory: found there, it is moved once beside the config file, with a notice. A remap that gives
+a key to two bindings active together is said, naming the one left without it."""
 
 from __future__ import annotations
 
 import difflib
 import re
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from reader.config import flatten, toml_error, toml_key_lines
@@ -96,3 +97,31 @@ def parse_keymap(text: str, known_ids: set[str]) -> tuple[dict[str, str], list[s
 def _line_number(problem: str) -> int:
     number = problem.removeprefix("line ").partition(":")[0]
     return int(number) if number.isdigit() else 0
+
+
+def key_clashes(bindings: dict[str, str], groups: Iterable[Sequence[tuple[str, str, str]]]) -> list[str]:
+    """One sentence per key that the remap `bindings` gives to two bindings active at once. Each
+    group is the (id, name, default keys) of bindings active together (a screen's and its focused
+    widget's); a binding that keeps its default keys loses the one taken, and is told so."""
+    messages: list[str] = []
+    for group in groups:
+        keys_of = {binding_id: (bindings.get(binding_id) or default).split(",") for binding_id, _, default in group}
+        loser_names = {binding_id: name for binding_id, name, _ in group}
+        name_of = {binding_id: f"{name} ({binding_id})" for binding_id, name, _ in group}
+        holders_of: dict[str, list[str]] = {}
+        for binding_id, _, _ in group:
+            for key in keys_of[binding_id]:
+                holders_of.setdefault(key, []).append(binding_id)
+        for key, holders in holders_of.items():
+            if len(holders) < 2 or not any(holder in bindings for holder in holders):
+                continue
+            sentence = f"{KEYMAP_FILE_NAME}: {key} is now both {' and '.join(name_of[h] for h in holders)}"
+            losers = [holder for holder in holders if holder not in bindings]
+            for loser in losers:
+                rest = [other for other in keys_of[loser] if len(holders_of[other]) == 1]
+                sentence += f"; {loser_names[loser]} " + (f"keeps only {', '.join(rest)}" if rest else "has no key")
+            if not losers:
+                sentence += "; only one of them will run: give the other another key"
+            if sentence not in messages:
+                messages.append(sentence)
+    return messages

@@ -445,7 +445,7 @@ async def test_a_damaged_index_is_reported_and_rebuilt(store, data_dir):
 
 
 async def test_keymap_file_remaps_keys_says_which_line_is_wrong_and_moves_beside_the_config(store, data_dir, tmp_path):
-    (data_dir / "keymap.toml").write_text('"app.star" = "z"\n"list.down" = 5\n"app.stra" = "q"\n')
+    (data_dir / "keymap.toml").write_text('"app.star" = "z"\n"list.down" = 5\n"app.stra" = "q"\n"app.pdf" = "x"\n')
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -457,6 +457,7 @@ async def test_keymap_file_remaps_keys_says_which_line_is_wrong_and_moves_beside
     said = " ".join(app.message_log)
     assert "line 2: 'list.down' needs keys as text" in said
     assert "line 3: unknown binding id 'app.stra' (did you mean app.star?)" in said
+    assert "keymap.toml: x is now both PDF (app.pdf) and Hide (app.hide); Hide has no key" in app.message_log
     assert "moved from" in said and (tmp_path / "config" / "keymap.toml").is_file()
     assert not (data_dir / "keymap.toml").exists()
 

@@ -3,7 +3,7 @@ file moves once from the data directory to the config directory."""
 
 from __future__ import annotations
 
-from reader.keymap import load_keymap, parse_keymap
+from reader.keymap import key_clashes, load_keymap, parse_keymap
 
 KNOWN = {"app.star", "app.read", "app.quit", "list.down", "list.up", "sidebar.down"}
 
@@ -78,3 +78,23 @@ def test_a_keymap_that_is_not_utf8_is_ignored_with_one_message(tmp_path):
     (tmp_path / "keymap.toml").write_bytes(b'"app.star" = "\xff"\n')
     bindings, messages = load_keymap(KNOWN, config_dir=tmp_path, data_dir=tmp_path / "d")
     assert bindings == {} and messages == [f"{tmp_path / 'keymap.toml'} ignored: cannot read it (it is not UTF-8 text)"]
+
+
+def test_a_remap_onto_a_key_in_use_together_says_who_lost_it():
+    from reader.app.app import binding_groups
+
+    groups = binding_groups()
+    assert key_clashes({"app.star": "x"}, groups) == ["keymap.toml: x is now both Star (app.star) and Hide (app.hide); Hide has no key"]
+    # the list's Enter taking o on the main screen; Browser had only o
+    assert key_clashes({"list.open": "enter,o"}, groups) == ["keymap.toml: o is now both Browser (app.open) and Open (list.open); Browser has no key"]
+    assert key_clashes({"detail.down": "j,down,k"}, groups) == ["keymap.toml: k is now both Down (detail.down) and Up (detail.up); Up keeps only up"]
+    assert key_clashes({"app.star": "x", "app.hide": "x"}, groups) == [
+        "keymap.toml: x is now both Star (app.star) and Hide (app.hide); only one of them will run: give the other another key"
+    ]
+
+
+def test_remaps_onto_free_keys_or_keys_of_other_screens_say_nothing():
+    from reader.app.app import binding_groups
+
+    # z is free; j moves both the list and the sidebar, which never have focus together
+    assert key_clashes({"app.star": "z", "sidebar.down": "J", "list.down": "J"}, binding_groups()) == []

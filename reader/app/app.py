@@ -19,7 +19,7 @@ from reader.app.screens.help import HelpScreen, binding_rows
 from reader.app.screens.main import MainScreen
 from reader.app.widgets.paper_list import PaperList
 from reader.config import Settings, config_dir
-from reader.keymap import load_keymap
+from reader.keymap import key_clashes, load_keymap
 from reader.service import LibraryService, open_service
 from reader.store import Store
 
@@ -44,6 +44,20 @@ def known_binding_ids() -> set[str]:
                 if isinstance(binding, Binding) and binding.id:
                     ids.add(binding.id)
     return ids
+
+
+def binding_groups() -> list[list[tuple[str, str, str]]]:
+    """(id, name, default keys) of the bindings active together: a screen's, its base classes',
+    and those of the widget that may have focus on it."""
+    from reader.app.widgets.rising import RisingTable
+    from reader.app.widgets.sidebar import TopicSidebar
+
+    def bindings_of(*classes: type) -> list[tuple[str, str, str]]:
+        found = [b for c in classes for k in c.__mro__ for b in vars(k).get("BINDINGS", []) if isinstance(b, Binding) and b.id]
+        return list({b.id: (b.id, b.description, b.key) for b in found if b.id}.values())
+
+    focusable = (PaperList, TopicSidebar, RisingTable)
+    return [bindings_of(MainScreen, widget) for widget in focusable] + [bindings_of(DetailScreen)]
 
 
 class ReaderApp(App):
@@ -100,10 +114,10 @@ class ReaderApp(App):
 
     def _apply_keymap(self) -> None:
         """Keys the user remapped in keymap.toml beside config.toml (binding id = "keys", e.g.
-        `"app.star" = "x"`); each wrong line is said, with its number, and only it is ignored."""
+        `"app.star" = "z"`); each wrong line is said, with its number, and only it is ignored."""
         bindings, messages = load_keymap(known_binding_ids(), config_dir=config_dir(), data_dir=self.store.data_dir)
         self.set_keymap(bindings)
-        for message in messages:
+        for message in messages + key_clashes(bindings, binding_groups()):
             self.notify(message, title="keymap.toml", severity="warning", timeout=20)
 
     async def action_quit(self) -> None:
