@@ -17,7 +17,7 @@ from reader.app.screens.main import MainScreen
 from reader.app.widgets.chart import MomentumChart
 from reader.app.widgets.footer import KeyFooter
 from reader.arxiv.client import ClientOptions
-from reader.config import Settings
+from reader.config import Settings, Source
 from reader.service import ALL, STARRED, View
 from reader.store import Store
 from tests.corpus import TODAY, record_synced
@@ -35,9 +35,9 @@ def settings(**changes) -> Settings:
     return Settings(**values)
 
 
-def make_app(store, fake=None, **kwargs) -> ReaderApp:
+def make_app(store, fake=None, *, app_settings: Settings | None = None, **kwargs) -> ReaderApp:
     options = ClientOptions(api_url=fake.api_url if fake else "http://127.0.0.1:9/api/query", rss_url="http://127.0.0.1:9/rss/", delay=0, retries=0, timeout=2)
-    return ReaderApp(store, settings(), client_options=options, sync_on_start=False, **kwargs)
+    return ReaderApp(store, app_settings or settings(), client_options=options, sync_on_start=False, **kwargs)
 
 
 @pytest.fixture
@@ -386,6 +386,18 @@ async def test_theme_is_remembered(store, data_dir):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert app.theme == "textual-light"
+
+
+async def test_theme_setting_applies_and_an_unknown_one_is_said(store):
+    app = make_app(store, app_settings=settings(theme="nosuchtheme", sources={"theme": Source("file", "line 2")}))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert app.theme == "textual-dark"
+    assert "theme 'nosuchtheme' (config file line 2) is not a theme; the default is used" in app.message_log
+    app = make_app(store, app_settings=settings(theme="nord"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert app.theme == "nord"
 
 
 async def test_quit(store):

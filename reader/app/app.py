@@ -98,8 +98,7 @@ class ReaderApp(App):
             loop.call_soon_threadsafe(function)
 
         self.service.run_on_ui = run_on_ui
-        if self._saved_theme in self.available_themes:
-            self.theme = self._saved_theme
+        self._apply_theme()
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self._apply_keymap()
 
@@ -108,6 +107,16 @@ class ReaderApp(App):
         be read as markup (a `[@click=...]` in an arXiv error would otherwise be an action)."""
         self.message_log.append(message)
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+
+    def _apply_theme(self) -> None:
+        """The theme setting if it names a theme, else the one chosen last (the setting's default)."""
+        wanted = self.settings.theme
+        if wanted and wanted not in self.available_themes:
+            where = self.settings.sources.get("theme")
+            self.notify(f"theme {wanted!r}{f' ({where})' if where else ''} is not a theme; the default is used", severity="warning", timeout=20)
+            wanted = None
+        if (wanted or self._saved_theme) in self.available_themes:
+            self.theme = wanted or self._saved_theme
 
     def _remember_theme(self, theme) -> None:
         self.service.set_setting("theme", theme.name, on_error=lambda message: self.notify(message, severity="warning"))
