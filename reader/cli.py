@@ -75,7 +75,7 @@ def _list_topics(store, *, as_json: bool) -> None:
         total, unread = library.counts(topic.name)
         on_arxiv = f" ({row['arxiv_total']:,} on arXiv)" if row["arxiv_total"] is not None else ""
         covered = f", complete since {row['covered_since']}" if row["covered_since"] else ""
-        print(f"{topic.name}\t{total} papers{on_arxiv}, {unread} unread\tlast sync: {row['last_sync'] or 'never'}{covered}\t{topic.query}")
+        print(f"{topic.name}\t{total:,} papers{on_arxiv}, {unread:,} unread\tlast sync: {row['last_sync'] or 'never'}{covered}\t{topic.query}")
 
 
 def cmd_sync(args, settings) -> int:
@@ -113,11 +113,11 @@ def cmd_sync(args, settings) -> int:
         logs.log.error("sync stopped: %s", error)
         raise ReaderError(f"{error}{log_note}") from None
     for result in report.topics:
-        line = f"{result.topic}: {result.new} new, {result.updated} updated ({result.fetched} fetched)"
+        line = f"{result.topic}: {result.new:,} new, {result.updated:,} updated ({result.fetched:,} fetched)"
         if result.error:
             line += f" - FAILED: {result.error}{log_note}"
         else:
-            line += f" in {plural(result.requests, 'request')}"
+            line += f" in {plural(result.requests, 'request', thousands=True)}"
             line += f"; {result.arxiv_total:,} on arXiv" if result.arxiv_total is not None else ""
         (logs.log.error if result.error else logs.log.info)("%s", line)
         print(line)
@@ -128,11 +128,11 @@ def cmd_sync(args, settings) -> int:
             logs.log.error("%s", report.versions.error)
             print(f"{report.versions.error}{log_note}")
         else:
-            print(f"announcements: {report.versions.updated} newer versions of cached papers")
+            print(f"announcements: {report.versions.updated:,} newer versions of cached papers")
     if report.total_error:
         logs.log.error("%s", report.total_error)
         common.print_warning(f"{report.total_error}{log_note}")
-    print(f"synced {len(report.topics) - len(report.failed)} of {len(report.topics)} topics: {report.new} new, {report.updated} updated")
+    print(f"synced {len(report.topics) - len(report.failed)} of {len(report.topics)} topics: {report.new:,} new, {report.updated:,} updated")
     return EXIT_ERROR if report.failed else 0
 
 
@@ -155,7 +155,7 @@ def cmd_momentum(args, settings) -> int:
         if week.count is None:
             print(f"  {week.start:%b %d}  {'/' * 40}  not synced yet")
         else:
-            print(f"  {week.start:%b %d}  {'#' * round(week.count / peak * 40):<40}  {week.count}")
+            print(f"  {week.start:%b %d}  {'#' * round(week.count / peak * 40):<40}  {week.count:,}")
     return 0
 
 

@@ -47,8 +47,8 @@ class FeedProblems:
         parts = []
         if self.skipped:
             count = len(self.skipped)
-            more = f" (and {count - 1} more)" if count > 1 else ""
-            parts.append(f"{plural(count, 'entry', 'entries')} skipped: {self.skipped[0]}{more}")
+            more = f" (and {count - 1:,} more)" if count > 1 else ""
+            parts.append(f"{plural(count, 'entry', 'entries', thousands=True)} skipped: {self.skipped[0]}{more}")
         if self.removed_categories:
             terms = list(dict.fromkeys(self.removed_categories))
             shown = ", ".join(terms[:3]) + (f" and {len(terms) - 3} more" if len(terms) > 3 else "")

@@ -10,7 +10,7 @@ from reader.core.ranking import row_of_paper
 from reader.core.terms import terms
 from reader.store import Store
 from tests.conftest import run
-from tests.corpus import TODAY
+from tests.corpus import TODAY, recent_papers
 from tests.themes import rising_papers, theme_papers
 
 
@@ -123,3 +123,20 @@ def test_rank_leaves_hidden_papers_out_and_learns_from_them(capsys, cache):
     assert set(after) == set(before) - set(hidden)
     # Hidden papers are negatives: the rest of their theme scores lower than before.
     assert all(after[p.id] < before[p.id] for p in proteins[5:])
+
+
+def test_counts_said_to_a_person_have_thousands_separators_and_json_keeps_numbers(capsys, data_dir, monkeypatch):
+    monkeypatch.setenv("READER_TODAY", TODAY.isoformat())
+    store = Store(data_dir)
+    store.set_setting("examples_added", True)
+    store.add_topic("Busy", "ti:busy")
+    store.save_papers(recent_papers(1010, per_day=40), "Busy")  # every one in the last four weeks
+    code, out, err = run(capsys, "rising")
+    assert code == 0, err
+    assert "Busy\t1,010 papers in the last four weeks, 0 papers in the four before" in out
+    code, out, _ = run(capsys, "rising", "--json")
+    assert json.loads(out)[0]["last4"] == 1010
+    code, out, _ = run(capsys, "topics")
+    assert out.startswith("Busy\t1,010 papers, 1,010 unread\t")
+    code, out, _ = run(capsys, "star", *(p.id for p in recent_papers(1010, per_day=40)))
+    assert out == "star: 1,010 papers\n"

@@ -78,6 +78,6 @@ def run(args: argparse.Namespace, settings) -> int:
     else:
         write_atomic(Path(args.output).expanduser(), text.encode("utf-8"))
         count = sum(len(d.papers) for d in digests)
-        print(f"wrote {plural(count, 'paper')} in {len(digests)} topics to {args.output}", file=sys.stderr)
+        print(f"wrote {plural(count, 'paper', thousands=True)} in {len(digests)} topics to {args.output}", file=sys.stderr)
     store.set_setting(LAST_DIGEST, today.isoformat())
     return 0

@@ -101,7 +101,7 @@ def run(args: argparse.Namespace, settings) -> int:
         sys.stdout.write(text)
     else:
         write_atomic(Path(args.output).expanduser(), text.encode("utf-8"))
-        print(f"wrote {plural(len(papers), 'entry', 'entries')} to {args.output}", file=sys.stderr)
+        print(f"wrote {plural(len(papers), 'entry', 'entries', thousands=True)} to {args.output}", file=sys.stderr)
     if not papers:
         written = "the output" if args.output is None or args.output == "-" else "the file"
         print(f"nothing matched the selection: {written} has no entries", file=sys.stderr)
@@ -120,6 +120,6 @@ def _update(path: Path, papers, *, unicode: bool, tags: dict[str, list[str]], no
     result = update(raw.decode("utf-8", "surrogateescape"), papers, unicode=unicode, tags=tags, notes=notes)
     if result.added:
         write_atomic(path, result.text.encode("utf-8", "surrogateescape"))
-    print(f"{path}: added {plural(len(result.added), 'entry', 'entries')}, {len(result.kept)} already there (kept as they are)",
+    print(f"{path}: added {plural(len(result.added), 'entry', 'entries', thousands=True)}, {len(result.kept):,} already there (kept as they are)",
           file=sys.stderr)
     return 0

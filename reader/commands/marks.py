@@ -29,5 +29,5 @@ def cmd_mark(args, settings) -> int:
     store = open_store(args, settings)
     ids = list(cached_ids(store, args.ids))
     store.set_marks(ids, **MARK_COMMANDS[args.command][1])
-    print(f"{args.command}: {plural(len(ids), 'paper')}")
+    print(f"{args.command}: {plural(len(ids), 'paper', thousands=True)}")
     return 0

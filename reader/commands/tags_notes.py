@@ -62,10 +62,10 @@ def cmd_tags(args, settings) -> int:
     store = open_store(args, settings)
     if args.tags_command == "rename":
         name = store.rename_tag(args.old, args.new)
-        print(f"renamed tag {args.old!r} to {name!r} ({plural(store.tags()[name], 'paper')})")
+        print(f"renamed tag {args.old!r} to {name!r} ({plural(store.tags()[name], 'paper', thousands=True)})")
     elif args.tags_command == "delete":
         count = store.delete_tag(args.name)
-        print(f"deleted tag {args.name!r} from {plural(count, 'paper')} (the papers stay)")
+        print(f"deleted tag {args.name!r} from {plural(count, 'paper', thousands=True)} (the papers stay)")
     elif args.json:
         print_json([{"name": name, "count": count} for name, count in store.tags().items()])
     else:
@@ -89,7 +89,7 @@ def cmd_note(args, settings) -> int:
         return 0
     text = _standard_input() if args.text == "-" else args.text
     note = store.set_note(pid, text)
-    print(f"{pid}: note saved ({plural(len(note), 'character')})" if note else f"{pid}: note removed", file=sys.stderr)
+    print(f"{pid}: note saved ({plural(len(note), 'character', thousands=True)})" if note else f"{pid}: note removed", file=sys.stderr)
     return 0
 
 

@@ -108,13 +108,13 @@ def cmd_rising(args: argparse.Namespace, settings) -> int:
         print(f"nothing rising in {topic!r} as of {as_of}: it needs papers in the last four weeks "
               "and in the eight before, and terms in at least three recent papers", file=sys.stderr)
     for term in terms:
-        print(f"{term.term}\t{term.last4} papers in the last four weeks, {term.prev8} in the eight before\tx{term.growth:.1f}")
+        print(f"{term.term}\t{term.last4:,} papers in the last four weeks, {term.prev8:,} in the eight before\tx{term.growth:.1f}")
     return 0
 
 
 def _change(trend) -> str:
     def papers(count: int | None) -> str:
-        return "not synced" if count is None else plural(count, "paper")
+        return "not synced" if count is None else plural(count, "paper", thousands=True)
 
     text = f"{papers(trend.last4)} in the last four weeks, {papers(trend.prev4)} in the four before"
     if trend.change_pct is not None:

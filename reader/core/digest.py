@@ -63,7 +63,7 @@ def _md(text: str) -> str:
 def markdown(digests: list[TopicDigest], since: date, today: date) -> str:
     lines = [f"# arXiv digest, {today.isoformat()}", "", f"Papers first submitted since {since.isoformat()}.", ""]
     for digest in digests:
-        lines += [f"## {_md(digest.name)}", "", f"{_md(digest.headline)}\\. {plural(len(digest.papers), 'new paper')}\\.", ""]
+        lines += [f"## {_md(digest.name)}", "", f"{_md(digest.headline)}\\. {plural(len(digest.papers), 'new paper', thousands=True)}\\.", ""]
         for paper in digest.papers:
             links = [f"[arXiv:{paper.id}]({citation.abs_url(paper)})"]
             doi = _doi_url(paper)
@@ -119,7 +119,7 @@ def html_page(digests: list[TopicDigest], since: date, today: date) -> str:
     ]
     for digest in digests:
         parts.append(f"<h2>{_e(digest.name)}</h2>")
-        parts.append(f'<p class="headline">{_e(digest.headline)}. {plural(len(digest.papers), "new paper")}.</p>')
+        parts.append(f'<p class="headline">{_e(digest.headline)}. {plural(len(digest.papers), "new paper", thousands=True)}.</p>')
         if digest.papers:
             parts.append("<ol>" + "".join(_html_paper(p) for p in digest.papers) + "</ol>")
     parts += ["</body>", "</html>"]

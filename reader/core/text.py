@@ -58,6 +58,6 @@ def word_string(text: str) -> str:
 
 def plural(count: int, one: str, many: str | None = None, *, thousands: bool = False) -> str:
     """`1 topic`, `2 topics`, `3 matches` (`many` for irregular plurals); `thousands`: `1,204 papers`
-    (the app's screens; the CLI's tab-separated output keeps plain digits for scripts)."""
+    (every count said to a person; a bare number in a tab-separated column stays plain for scripts)."""
     number = f"{count:,}" if thousands else str(count)
     return f"{number} {one if count == 1 else (many or one + 's')}"
