@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 
+from reader.core.coverage import day_end, day_start
 from reader.core.ranking import row_of_paper
 from reader.core.terms import terms
 from reader.store import Store
@@ -23,6 +25,9 @@ def cache(data_dir, monkeypatch):
     for name, members in [("Agents", papers["agents"]), ("Proteins", papers["proteins"]), ("Language", rising_papers())]:
         store.add_topic(name, f"ti:{name.lower()}")
         store.save_papers(members, name)
+        # Synced whole for the last 20 weeks: the momentum figures count only what a sync covered.
+        covered = [(day_start(TODAY - timedelta(weeks=20)), day_end(TODAY))]
+        store.record_progress(name, f"ti:{name.lower()}", covered, TODAY.isoformat(), None)
     return store, papers["agents"], papers["proteins"]
 
 
@@ -97,6 +102,10 @@ def test_rising_topics_json(capsys, cache):
     assert changes == sorted(changes, reverse=True)
     code, out, _ = run(capsys, "rising")
     assert "Language\t20 papers in the last four weeks, 28 papers in the four before (-29%)" in out
+    Store(cache[0].data_dir).add_topic("Unsynced", "ti:language")  # never synced: no figures, not "0 papers"
+    code, out, _ = run(capsys, "rising", "--json")
+    unsynced = next(row for row in json.loads(out) if row["topic"] == "Unsynced")
+    assert unsynced["last4"] is None and unsynced["change_pct"] is None  # as its chart says: not synced yet
 
 
 def test_rising_terms_of_a_topic_json(capsys, cache):

@@ -41,6 +41,7 @@ def _since(text: str, store, today: date) -> date:
 def run(args: argparse.Namespace, settings) -> int:
     from reader.cli import _library, _store, _topic_name
     from reader.core.citation import exportable
+    from reader.core.coverage import view_coverage
     from reader.core.digest import TopicDigest, html_page, markdown
     from reader.core.exporting import path_problem
     from reader.core.momentum import headline, total_window
@@ -67,8 +68,9 @@ def run(args: argparse.Namespace, settings) -> int:
     wanted = {pid for ids in chosen.values() for pid in ids}
     papers = {p.id: p for p in exportable(store.papers_by_id(wanted).values())}
     total = store.cached_total(total_window(today))
+    spans = store.coverage_spans()  # a window not synced has no figure, as in the topic's chart
     digests = [
-        TopicDigest(name, headline(library.momentum(today, topic=name, total_new_last4=total)),
+        TopicDigest(name, headline(library.momentum(today, topic=name, total_new_last4=total, coverage=view_coverage(spans, name))),
                     [papers[pid] for pid in ids if pid in papers])
         for name, ids in chosen.items()
     ]

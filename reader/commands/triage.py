@@ -93,7 +93,7 @@ def cmd_rising(args: argparse.Namespace, settings) -> int:
     as_of = settings.today()
     library = _library(store)
     if topic is None:
-        trends = rising.rising_topics(library, [t.name for t in store.topics()], as_of, store.cached_total(total_window(as_of)))
+        trends = rising.rising_topics(library, [t.name for t in store.topics()], as_of, store.coverage_spans(), store.cached_total(total_window(as_of)))
         if args.json:
             print_json([trend.to_json() for trend in trends])
             return 0

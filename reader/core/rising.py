@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from reader.core.coverage import Span, view_coverage
 from reader.core.library import Library
 from reader.core.momentum import WINDOW_DAYS, last4_window
 from reader.core.terms import Distinct, terms
@@ -52,13 +53,16 @@ class RisingTerm:
 
 
 def rising_topics(
-    library: Library, topics: Iterable[str], as_of: date, total_new_last4: int | None = None
+    library: Library, topics: Iterable[str], as_of: date, spans: dict[str, tuple[Span, ...]] | None, total_new_last4: int | None = None
 ) -> list[TopicTrend]:
     """Topics by change, largest rise first: a topic with papers now and none in the four weeks
-    before (covered, so truly none) first of all; topics with nothing to compare with last."""
+    before (covered, so truly none) first of all; topics with nothing to compare with last.
+    `spans`: what each topic's syncs fetched whole (Store.coverage_spans), so that a window not
+    synced has no figure, as in the topic's chart; None counts every day (the demo set)."""
     trends = []
     for topic in topics:
-        m = library.momentum(as_of, topic=topic, total_new_last4=total_new_last4)
+        coverage = None if spans is None else view_coverage(spans, topic)
+        m = library.momentum(as_of, topic=topic, total_new_last4=total_new_last4, coverage=coverage)
         trends.append(TopicTrend(topic, m.last4, m.prev4, m.change_pct, m.share_pct))
     def order(t: TopicTrend) -> tuple:
         new = bool(t.last4) and t.prev4 == 0

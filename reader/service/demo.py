@@ -51,6 +51,9 @@ class DemoService(LibraryService):
     def _as_of(self) -> date:
         return self.demo.as_of
 
+    def _coverage_spans(self) -> None:
+        return None  # the bundled page's papers: every day counts, as in its chart
+
     def read_triage(self, *, visit: bool = False) -> TriageSets:
         return TriageSets()  # the demo papers are not in the cache: nothing is new, updated or watched
 

@@ -9,6 +9,7 @@ from concurrent.futures import Future
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from reader.core.coverage import Span
 from reader.core.library import Library
 from reader.core.query import parse
 from reader.core.ranking import MIN_STARS, NeedsStars
@@ -73,7 +74,11 @@ class TriageMethods:
 
     def rising_topics(self) -> list[TopicTrend]:
         """The topics by momentum, largest rise first (a loop over the index per topic)."""
-        return rising_topics(self.library, [t.name for t in self.topics], self._as_of(), self._total_new_last4)
+        return rising_topics(self.library, [t.name for t in self.topics], self._as_of(), self._coverage_spans(), self._total_new_last4)
+
+    def _coverage_spans(self) -> dict[str, tuple[Span, ...]] | None:
+        """What each topic's syncs fetched whole (a disk read: call it from a worker)."""
+        return self.store.coverage_spans()
 
     def rising_terms(self, topic: str, limit: int = 5) -> list[RisingTerm]:
         """The terms whose share of the topic's papers grew most (reads the topic's recent search
