@@ -176,6 +176,14 @@ class _Parser(argparse.ArgumentParser):
         common.print_error(f"{message} (see `{self.prog} --help`)")
         self.exit(EXIT_ERROR)
 
+    def parse_known_args(self, args=None, namespace=None):
+        """Every parser, a subcommand's included, refuses what it does not know itself, so the
+        error points to that subcommand's help (argparse leaves it to the top: `reader --help`)."""
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
 
 def _default_data_dir() -> str:
     """The data directory used when --data-dir is not given, and where that comes from."""

@@ -200,7 +200,9 @@ def test_a_version_the_cache_does_not_have_is_refused(capsys, arxiv_env):
         (("star", "https://example.org/abs/2609.12345"), "is not an arXiv id"),
         (("star", "2609.12345v0"), "arXiv versions start at v1"),
         (("list", "--limit", "0"), "argument --limit: must be at least 1 (see `reader list --help`)"),
-        (("list", "--bogus"), "unrecognized arguments: --bogus"),
+        (("list", "--bogus"), "unrecognized arguments: --bogus (see `reader list --help`)"),
+        (("topics", "add", "a", "ti:a", "extra"), "unrecognized arguments: extra (see `reader topics add --help`)"),
+        (("--bogus", "list"), "unrecognized arguments: --bogus (see `reader --help`)"),
         (("frobnicate",), "invalid choice: 'frobnicate'"),
     ],
 )
