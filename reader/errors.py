@@ -18,12 +18,13 @@ class QueryError(ReaderError):
         self.position = position
 
     def describe(self) -> str:
-        """The message with the column and the text there: `unbalanced ( at column 5: '(a b'`."""
+        """The message, then where, in brackets (messages have colons of their own):
+        `this parenthesis is never closed (at column 5: '(a b')`."""
         if self.position is None or not self.query.strip():
             return str(self)
         if self.position >= len(self.query):
-            return f"{self} at column {self.position + 1} (the end of the query)"
-        return f"{self} at column {self.position + 1}: {self.query[self.position:][:20]!r}"
+            return f"{self} (at column {self.position + 1}, the end of the query)"
+        return f"{self} (at column {self.position + 1}: {self.query[self.position:][:20]!r})"
 
 
 class ArxivError(ReaderError):

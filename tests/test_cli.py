@@ -190,8 +190,9 @@ def test_a_version_the_cache_does_not_have_is_refused(capsys, arxiv_env):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (("topics", "add", "X", "ti:quantum AND"), "the query ends where a term was expected at column 15 (the end of the query)"),
-        (("topics", "add", "X", "ti:a OR OR ti:b"), "at column 9: 'OR ti:b'"),
+        (("topics", "add", "X", "ti:quantum AND"), "the query ends where a term was expected (at column 15, the end of the query)"),
+        (("topics", "add", "X", "ti:a OR OR ti:b"), "(at column 9: 'OR ti:b')"),
+        (("list", "--query", "ti:("), "invalid query 'ti:(': ti:( ... ) is not arXiv syntax: write (ti:a OR ti:b) instead (at column 1: 'ti:(')"),
         (("topics", "add", "\udcff", "ti:x"), "'\ufffd' is not valid UTF-8 text"),
         (("list", "--query", "caf\udce9"), "'caf\ufffd' is not valid UTF-8 text"),
         (("topics", "add", "a\x1b[2Jb", "ti:x"), "cannot contain control characters"),
