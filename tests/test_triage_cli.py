@@ -12,7 +12,7 @@ from reader.core.ranking import row_of_paper
 from reader.core.terms import terms
 from reader.store import Store
 from tests.conftest import run
-from tests.corpus import TODAY, recent_papers
+from tests.corpus import TODAY, recent_papers, record_synced
 from tests.themes import rising_papers, theme_papers
 
 
@@ -140,6 +140,7 @@ def test_counts_said_to_a_person_have_thousands_separators_and_json_keeps_number
     store.set_setting("examples_added", True)
     store.add_topic("Busy", "ti:busy")
     store.save_papers(recent_papers(1010, per_day=40), "Busy")  # every one in the last four weeks
+    record_synced(store, "Busy", "ti:busy")
     code, out, err = run(capsys, "rising")
     assert code == 0, err
     assert "Busy\t1,010 papers in the last four weeks, 0 papers in the four before" in out
