@@ -43,6 +43,10 @@ async def test_for_you_asks_for_stars_then_ranks_the_starred_theme_first_and_say
         await choose(pilot, FOR_YOU)
         assert app.main.paper_list.ids == []
         assert "Star 3 more papers" in app.main.paper_list.empty_message
+        plist = app.main.paper_list
+        shown = " ".join(plist.render_line(y).text.strip() for y in range(1, 5)).strip()
+        assert shown == plist.empty_message  # wrapped at words, nothing cut off
+        assert app.query_one(MomentumChart).headline == "Not ranked yet: 0 of 3 stars so far"
 
         store.set_marks([p.id for p in agents[:5]], starred=True)
         for paper in agents[:5]:
@@ -72,6 +76,21 @@ async def test_for_you_ranks_again_after_marks_change(store, themes):
         await ready(pilot)
         assert first not in app.main.paper_list.ids
         assert "4 stars" in app.query_one(MomentumChart).headline
+
+
+async def test_for_you_header_wraps_at_a_separator_in_a_narrow_terminal(store, themes):
+    agents, _ = themes
+    store.set_marks([p.id for p in agents[:3]], starred=True)
+    app = make_app(store)
+    async with app.run_test(size=(70, 22)) as pilot:
+        await ready(pilot)
+        await choose(pilot, View.of_topic("Agents"))
+        await choose(pilot, FOR_YOU)  # a topic seen: the header offers "f: this topic only" too
+        chart = app.query_one(MomentumChart)
+        assert chart.headline.startswith("Ranked by 3 stars") and " · f: " in chart.headline
+        lines = chart.render().plain.splitlines()
+        assert lines[:2] == ["Ranked by 3 stars and 0 read papers: the", "unread papers of every topic"]  # no title: too low
+        assert not any(line.rstrip().endswith("·") or line.startswith("·") for line in lines)
 
 
 async def test_rising_lists_topics_and_enter_opens_one(store):

@@ -115,6 +115,9 @@ class TriageActions(Screen):
         scope = f"the unread papers of {self.for_you_topic}" if self.for_you_topic else "the unread papers of every topic"
         scope += " · f: every topic" if self.for_you_topic else (" · f: this topic only" if self._last_topic else "")
         stale = " (updating…)" if self._ranking_pending else ""
+        ranking = self.service.for_you
+        if isinstance(ranking, NeedsStars):  # no ranking yet: the header says so, not "Ranked by"
+            return f"Not ranked yet: {ranking.stars} of {ranking.needed} stars so far{stale}"
         return f"Ranked by {plural(len(library.starred), 'star', thousands=True)} and {plural(len(library.read), 'read paper', thousands=True)}: {scope}{stale}"
 
     def start_ranking(self) -> None:

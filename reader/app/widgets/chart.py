@@ -92,7 +92,11 @@ class MomentumChart(Widget):
         trend, _, share = self.headline.partition(" · ")
         if share and len(trend) <= width:
             return [trend, share]
-        return textwrap.wrap(self.headline, width)[:2]
+        lines = textwrap.wrap(self.headline, width)
+        kept = lines[:2]
+        if len(lines) > 2 and " · " in kept[-1]:  # what is dropped goes from a separator, not mid-part
+            kept[-1] = kept[-1].rpartition(" · ")[0]
+        return [line.removeprefix("· ").removesuffix(" ·") for line in kept]  # never a dangling "·"
 
     def _axis(self, m: Momentum, slot: int, width: int) -> Text:
         style = Style(color=self.get_component_rich_style("chart--axis").color)

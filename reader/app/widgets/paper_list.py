@@ -44,7 +44,8 @@ def short_affiliation(affiliation: str, limit: int = 40) -> str:
 
 
 def affiliation_line(card: Card, room: int, shown: int = 2) -> str:
-    """Shortened affiliations that fit `room`, whole ones only, with the "+N" always shown."""
+    """Shortened affiliations that fit `room`, whole ones only, then "+N" for the rest; nothing
+    when not even a shortened first name fits (a bare "+N" would say nothing)."""
     names = list(dict.fromkeys(short_affiliation(a) for a in card.affiliations))
     total = len(names) + card.affiliation_count - len(card.affiliations)
     for count in range(min(shown, len(names)), 0, -1):
@@ -57,7 +58,7 @@ def affiliation_line(card: Card, room: int, shown: int = 2) -> str:
         first = short_affiliation(names[0], limit=room - len(rest))
         if len(first) >= 8:
             return first + rest
-    return f"+{total}" if total and room >= len(f"+{total}") else ""
+    return ""
 
 
 def tag_line(tags: list[str], room: int, gap: str = "  ") -> str:
@@ -292,10 +293,12 @@ class PaperList(ScrollView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         line = int(self.scroll_y) + y
-        if not self.ids:
-            if y == 1:
+        if not self.ids:  # the message from the second line, wrapped at words (it may be a hint of a sentence or two)
+            wrapped = Text(self.empty_message).wrap(self.app.console, max(10, width - MARGIN - 1))
+            if 1 <= y <= len(wrapped):
                 style = self.rich_style + self._part_style("paper-list--empty")
-                return Strip([Segment(" " * MARGIN + self.empty_message, style)]).adjust_cell_length(width, self.rich_style)
+                text = wrapped[y - 1].plain.rstrip()
+                return Strip([Segment(" " * MARGIN + text, style)]).adjust_cell_length(width, self.rich_style)
             return Strip.blank(width, self.rich_style)
         index, row = divmod(line, CARD_HEIGHT)
         if index >= len(self.ids):
