@@ -79,10 +79,9 @@ async def choose(pilot, view: View) -> None:
 
 def card_text(app, index: int = 0) -> str:
     """The lines of the index-th visible card as the screen shows them."""
-    from reader.app.widgets.paper_list import CARD_HEIGHT
-
-    first = index * CARD_HEIGHT - int(app.main.paper_list.scroll_y)
-    return "\n".join(app.main.paper_list.render_line(first + row).text for row in range(CARD_HEIGHT))
+    plist = app.main.paper_list
+    first = index * plist.card_height - int(plist.scroll_y)
+    return "\n".join(plist.render_line(first + row).text for row in range(plist.card_height))
 
 
 async def test_first_screen_shows_sidebar_chart_and_newest_cards(store, papers):

@@ -57,9 +57,13 @@ async def test_for_you_asks_for_stars_then_ranks_the_starred_theme_first_and_say
         agent_ids = {p.id for p in agents[5:]}
         assert set(shown[: len(agent_ids)]) == agent_ids  # every other agents paper above every protein paper
         assert not set(shown) & {p.id for p in agents[:5]}  # starred papers are chosen already
-        last_line = card_text(app, 0).splitlines()[-1]
-        assert "because:" in last_line
+        *_, reasons, gap = card_text(app, 0).splitlines()
+        assert "because:" in reasons
+        assert gap.strip("▌ ") == ""  # a blank line between cards, though the reasons fill the last text line
+        assert shown[1] in card_text(app, 1).splitlines()[0]  # the next card starts after that blank line
         assert "For you" in app.query_one(MomentumChart).title
+        await choose(pilot, ALL)  # the other views keep their height
+        assert "because:" not in card_text(app, 0) and app.main.paper_list.ids[1] in card_text(app, 1).splitlines()[0]
 
 
 async def test_for_you_ranks_again_after_marks_change(store, themes):

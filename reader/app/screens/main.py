@@ -266,7 +266,7 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
 
     def _show(self, ids: list[str], keep: str | None) -> None:
         self.paper_list.empty_message = self._empty_message()
-        self.paper_list.show(ids, keep=keep)
+        self.paper_list.show(ids, keep=keep, spaced=self.view == FOR_YOU)
         self.paper_list.set_class(self.unread_only, "-unread-only")
         self.paper_list.border_title = f"Unread only · {plural(len(ids), 'paper', thousands=True)} · u shows all" if self.unread_only else ""
 

@@ -139,6 +139,7 @@ class PaperList(ScrollView, can_focus=True):
         self.library = library
         self.fetch_cards = fetch_cards
         self.ids: list[str] = []
+        self.card_height = CARD_HEIGHT
         self.empty_message = "No papers"
         # Drawn cards, by all that a card's look depends on but its place in the list: kept
         # when the ids shown change (a filter's results mostly start with the same newest papers).
@@ -153,18 +154,23 @@ class PaperList(ScrollView, can_focus=True):
 
     # --- content ---
 
-    def show(self, ids: list[str], *, keep: str | None = None) -> None:
-        """Show these papers; keep the cursor on paper `keep` (at the same screen row) if present."""
-        old_row = self.cursor * CARD_HEIGHT - self.scroll_y
+    def show(self, ids: list[str], *, keep: str | None = None, spaced: bool | None = None) -> None:
+        """Show these papers; keep the cursor on paper `keep` (at the same screen row) if present.
+        `spaced`: a blank line after each card, for a view whose cards' last line is never blank
+        (For you's reasons), so that its cards do not run together; None keeps the spacing."""
+        old_row = self.cursor * self.card_height - self.scroll_y
         self.ids = ids
+        if spaced is not None and self.card_height != CARD_HEIGHT + spaced:
+            self.card_height = CARD_HEIGHT + spaced
+            self._cards.clear()
         self._notes.clear()  # the view may be another: its cards' last lines too
-        self.virtual_size = Size(self.size.width, len(ids) * CARD_HEIGHT)
+        self.virtual_size = Size(self.size.width, len(ids) * self.card_height)
         position = self._position_of(keep)
         if position is None:
             self.set_cursor(0 if keep is None else min(self.cursor, max(len(ids) - 1, 0)), scroll="top" if keep is None else "keep")
         else:
             self.cursor = position
-            self.scroll_to(y=max(0, position * CARD_HEIGHT - old_row), animate=False, immediate=True)
+            self.scroll_to(y=max(0, position * self.card_height - old_row), animate=False, immediate=True)
         self.refresh()
 
     def _position_of(self, paper_id: str | None) -> int | None:
@@ -210,7 +216,7 @@ class PaperList(ScrollView, can_focus=True):
         card = self._card_data.get(paper_id)
         if card is not None or paper_id in self._unavailable:
             return card
-        page = max(1, self.size.height // CARD_HEIGHT + 1)
+        page = max(1, self.size.height // self.card_height + 1)
         window = self.ids[max(0, index - page) : index + 2 * page]
         wanted = [pid for pid in window if self._card_data.get(pid) is None]
         found = self.fetch_cards(wanted)
@@ -222,7 +228,7 @@ class PaperList(ScrollView, can_focus=True):
         return found.get(paper_id)
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.size.width, len(self.ids) * CARD_HEIGHT)
+        self.virtual_size = Size(self.size.width, len(self.ids) * self.card_height)
         self._cards.clear()
 
     def notify_style_update(self) -> None:
@@ -234,11 +240,11 @@ class PaperList(ScrollView, can_focus=True):
     def set_cursor(self, index: int, *, scroll: str = "nearest") -> None:
         index = max(0, min(index, len(self.ids) - 1)) if self.ids else 0
         self.cursor = index
-        top = index * CARD_HEIGHT
+        top = index * self.card_height
         if scroll == "top" or top < self.scroll_y:
             self.scroll_to(y=top, animate=False, immediate=True)
-        elif top + CARD_HEIGHT > self.scroll_y + self.size.height:
-            self.scroll_to(y=top + CARD_HEIGHT - self.size.height, animate=False, immediate=True)
+        elif top + self.card_height > self.scroll_y + self.size.height:
+            self.scroll_to(y=top + self.card_height - self.size.height, animate=False, immediate=True)
 
     def watch_cursor(self) -> None:
         self.refresh()  # cards are cached with and without the cursor
@@ -259,7 +265,7 @@ class PaperList(ScrollView, can_focus=True):
         self.set_cursor(len(self.ids) - 1)
 
     def _page(self) -> int:
-        return max(1, self.size.height // CARD_HEIGHT)
+        return max(1, self.size.height // self.card_height)
 
     def action_page_down(self) -> None:
         self.set_cursor(self.cursor + self._page())
@@ -282,7 +288,7 @@ class PaperList(ScrollView, can_focus=True):
         return False
 
     async def _on_click(self, event) -> None:
-        index = int(self.scroll_y + event.y) // CARD_HEIGHT
+        index = int(self.scroll_y + event.y) // self.card_height
         if 0 <= index < len(self.ids):
             if index == self.cursor and event.chain >= 2:
                 self.action_open()
@@ -300,7 +306,7 @@ class PaperList(ScrollView, can_focus=True):
                 text = wrapped[y - 1].plain.rstrip()
                 return Strip([Segment(" " * MARGIN + text, style)]).adjust_cell_length(width, self.rich_style)
             return Strip.blank(width, self.rich_style)
-        index, row = divmod(line, CARD_HEIGHT)
+        index, row = divmod(line, self.card_height)
         if index >= len(self.ids):
             return Strip.blank(width, self.rich_style)
         paper_id = self.ids[index]
@@ -352,7 +358,7 @@ class PaperList(ScrollView, can_focus=True):
             return [
                 line(star, unread, (f"{published} · {paper_id}", style("paper-list--meta"))),
                 line(("loading…", style("paper-list--abstract"))),
-                *[line() for _ in range(CARD_HEIGHT - 2)],
+                *[line() for _ in range(self.card_height - 2)],
             ]
         ident = "demo paper" if paper.demo else f"{paper.id}v{paper.version}"
         meta = f"{paper.published} · {paper.primary_category} · "
@@ -376,4 +382,5 @@ class PaperList(ScrollView, can_focus=True):
                 (f" · {affiliations}" if affiliations else "", style("paper-list--affiliations")),
             ),
             line(*_fit_parts(notes, inner, style)),
+            *[line() for _ in range(self.card_height - CARD_HEIGHT)],
         ]
