@@ -734,6 +734,9 @@ async def test_the_sidebar_shortens_its_counts_when_the_terminal_narrows_and_bac
         await ready(pilot)
         sidebar = app.main.sidebar
         assert str(sidebar.get_option_at_index(0).prompt).endswith("papers · 40 unread")
+        await pilot.resize_terminal(80, 24)  # a narrower sidebar: the longest form that fits
+        await pilot.pause()
+        assert str(sidebar.get_option_at_index(0).prompt) == "All papers\n40 · 40 unread"
         await pilot.resize_terminal(60, 20)
         await pilot.pause()
         assert str(sidebar.get_option_at_index(0).prompt) == "All papers\n40 · 40 unr."

@@ -51,31 +51,32 @@ class TopicSidebar(OptionList):
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
         self._views: list[View | None] = []  # per option; None for a heading
-        self._entries: tuple[list[SidebarEntry], bool] | None = None  # as last shown, and compact or not
+        self._entries: tuple[list[SidebarEntry], tuple[bool, int]] | None = None  # as last shown, and the fit
 
     def set_entries(self, entries: list[SidebarEntry]) -> None:
         """Replace the entries (names and counts), keeping the view highlighted. A star changes
         a few counts: only those prompts are replaced (building the list anew took most of the
         time a star's key press took)."""
-        compact = self._compact()
-        before, self._entries = self._entries, (entries, compact)
-        if before is not None and before[1] == compact and [e.view for e in before[0]] == [e.view for e in entries]:
+        fit = self._fit()
+        before, self._entries = self._entries, (entries, fit)
+        if before is not None and before[1] == fit and [e.view for e in before[0]] == [e.view for e in entries]:
             for index, (old, new) in enumerate(zip(before[0], entries)):
                 if old != new:
-                    self.replace_option_prompt_at_index(index, self._option(new, compact).prompt)
+                    self.replace_option_prompt_at_index(index, self._option(new, *fit).prompt)
             return
         self._views = [e.view for e in entries]
         with self.prevent(OptionList.OptionHighlighted):
             self.clear_options()
-            self.add_options([self._option(entry, compact) for entry in entries])
+            self.add_options([self._option(entry, *fit) for entry in entries])
             self._highlight_view()
 
-    def _compact(self) -> bool:
-        """Whether the counts take their short form: the sidebar is narrow (a narrow terminal)."""
-        return 0 < self.size.width < 26
+    def _fit(self) -> tuple[bool, int]:
+        """Whether the sidebar is narrow (a narrow terminal: shorter labels), and the columns an
+        entry's line has (0 before the first layout)."""
+        return 0 < self.size.width < 26, max(0, self.scrollable_content_region.width - 2)  # the options' padding
 
     def on_resize(self) -> None:
-        if self._entries is not None and self._entries[1] != self._compact():
+        if self._entries is not None and self._entries[1] != self._fit():
             self.set_entries(self._entries[0])
 
     def watch_view(self) -> None:
@@ -97,13 +98,13 @@ class TopicSidebar(OptionList):
             self.post_message(self.ViewChosen(view))
 
     @classmethod
-    def _option(cls, entry: SidebarEntry, compact: bool) -> Option:
+    def _option(cls, entry: SidebarEntry, compact: bool, room: int) -> Option:
         if entry.view is None:
             return Option(Text(entry.label.upper(), style="dim bold", no_wrap=True, overflow="ellipsis"), disabled=True)
-        return Option(cls._prompt(entry, compact), id=entry.view.key)
+        return Option(cls._prompt(entry, compact, room), id=entry.view.key)
 
     @staticmethod
-    def _prompt(entry: SidebarEntry, compact: bool = False) -> Text:
+    def _prompt(entry: SidebarEntry, compact: bool = False, room: int = 0) -> Text:
         prompt = Text(entry.label, style="bold", no_wrap=True, overflow="ellipsis")
         if entry.new:  # on the name's line: the counts' line is full at the sidebar's width
             prompt.append(f" +{entry.new:,} new" if compact else f" · {entry.new:,} new", style="bold italic")
@@ -111,8 +112,12 @@ class TopicSidebar(OptionList):
             if not compact:  # a narrow sidebar keeps one line for what has no counts
                 prompt.append("\n" + entry.detail, style="dim")
             return prompt
-        counts = f"{entry.total:,}" if compact else plural(entry.total, 'paper', thousands=True)
+        # The counts in the longest form that fits on one line (the shortest when none does).
+        total, unread = plural(entry.total, "paper", thousands=True), f"{entry.unread:,}"
         if entry.unread:
-            counts += f" · {entry.unread:,} {'unr.' if compact else 'unread'}"
+            forms = [f"{total} · {unread} unread", f"{entry.total:,} · {unread} unread", f"{entry.total:,} · {unread} unr."]
+        else:
+            forms = [total, f"{entry.total:,}"]
+        counts = next((form for form in forms if not room or len(form) <= room), forms[-1])
         prompt.append("\n" + counts, style="dim")
         return prompt
