@@ -281,7 +281,7 @@ async def sync(data_dir: str, count: int) -> None:
 
     from reader.arxiv.client import ArxivClient, ClientOptions
     from reader.store import Store, Topic
-    from reader.sync import Syncer
+    from reader.sync.syncer import Syncer
 
     server = subprocess.Popen([sys.executable, "-m", "benchmarks.probe", "serve", str(count)], stdout=subprocess.PIPE, text=True)
     try:

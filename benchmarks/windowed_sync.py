@@ -42,7 +42,7 @@ def serve(count: int, cap: int) -> None:
 async def sync(api_url: str, data_dir: Path) -> dict:
     from reader.arxiv.client import ArxivClient, ClientOptions
     from reader.store import Store, Topic
-    from reader.sync import Syncer
+    from reader.sync.syncer import Syncer
 
     store = Store(data_dir)
     store.add_topic("ML", QUERY)
@@ -71,7 +71,7 @@ def main() -> None:
     if args.serve:
         serve(args.papers, args.cap)
         return
-    from reader import sync as sync_module
+    from reader.sync import syncer as sync_module
 
     if args.cap != sync_module.ARXIV_RESULT_CAP:
         sync_module.ARXIV_RESULT_CAP = args.cap

@@ -82,8 +82,8 @@ def cmd_sync(args, settings) -> int:
     import asyncio  # here, not at the top: every other command starts faster without it
 
     from reader import logs
-    from reader.progress import PlainLines, SyncProgress, TerminalBars
-    from reader.sync import Syncer, SyncEvent, client_for
+    from reader.commands.progress import PlainLines, SyncProgress, TerminalBars
+    from reader.sync.syncer import Syncer, SyncEvent, client_for
 
     store = _store(args, settings)
     topics = [store.topic(_topic_name(store, n)) for n in args.topic] if args.topic else store.topics()

@@ -13,7 +13,7 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 from reader.config import log_dir
-from reader.sanitize import clean_text
+from reader.core.sanitize import clean_text
 
 LOG_FILE_NAME = "reader.log"
 MAX_BYTES = 1_000_000  # then reader.log.1 ... reader.log.3: at most 4 MB in all

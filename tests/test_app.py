@@ -357,7 +357,7 @@ async def test_feed_text_is_shown_literally(data_dir):
         recent_papers(1)[0], title="[bold]x[/] [@click=app.quit]y[/] [link=http://evil]z[/link]",
         abstract="\x1b[31mred\x1b[0m [b]not bold[/b]",
     )
-    from reader.sanitize import clean_text
+    from reader.core.sanitize import clean_text
 
     hostile = dataclasses.replace(hostile, abstract=clean_text(hostile.abstract))
     store.save_papers([hostile])

@@ -49,7 +49,7 @@ def test_figures_need_their_28_days_covered():
 
 
 async def test_a_sync_cut_short_leaves_earlier_weeks_uncovered_in_the_cli_and_on_the_chart(fake_arxiv, data_dir, capsys, monkeypatch):
-    from reader import sync as sync_module
+    from reader.sync import syncer as sync_module
 
     monkeypatch.setattr(sync_module, "PAGE_SIZE", 50)
     monkeypatch.setattr(sync_module, "BULK_PAGE_SIZE", 50)

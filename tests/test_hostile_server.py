@@ -201,7 +201,7 @@ async def test_several_bad_entries_are_counted_together(fake_arxiv, store):
 
 
 async def test_a_page_of_only_bad_entries_is_not_mistaken_for_an_empty_page(fake_arxiv, store, monkeypatch):
-    from reader import sync as sync_module
+    from reader.sync import syncer as sync_module
 
     monkeypatch.setattr(sync_module, "PAGE_SIZE", 3)
     monkeypatch.setattr(sync_module, "BULK_PAGE_SIZE", 3)

@@ -11,9 +11,9 @@ import sys
 import pytest
 
 from reader.errors import StoreError
-from reader.firstrun import ensure_example_topics
 from reader.service import View
 from reader.store import Store
+from reader.store.firstrun import ensure_example_topics
 from reader.store.library_state import LONGEST_NOTE
 from tests.conftest import ROOT, run
 from tests.sample_papers import sample_papers

@@ -7,9 +7,9 @@ import time
 import pytest
 
 from reader.arxiv.parse import parse_api_page, parse_rss
+from reader.core.sanitize import clean_text
 from reader.errors import ArxivAPIError, FeedFormatError
 from reader.models import Author
-from reader.sanitize import clean_text
 from tests.atom import error_feed
 from tests.conftest import fixture_bytes
 

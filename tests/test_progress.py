@@ -7,10 +7,10 @@ import os
 import re
 import sys
 
-from reader import sync as sync_module
 from reader.cli import main
-from reader.progress import SyncProgress, duration
-from reader.sync import SyncEvent
+from reader.commands.progress import SyncProgress, duration
+from reader.sync import syncer as sync_module
+from reader.sync.syncer import SyncEvent
 from tests.arxiv_server import Fault
 from tests.conftest import ROOT
 from tests.corpus import TODAY, recent_papers

@@ -15,8 +15,8 @@ import pytest
 
 from reader.cli import main
 from reader.errors import StoreLockedError
-from reader.firstrun import ensure_example_topics
 from reader.store import Store
+from reader.store.firstrun import ensure_example_topics
 from tests.sample_papers import sample_papers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +40,7 @@ import asyncio, sys
 from pathlib import Path
 from reader.arxiv.client import ArxivClient, ClientOptions
 from reader.store import Store, Topic
-from reader.sync import Syncer
+from reader.sync.syncer import Syncer
 from tests.corpus import TODAY
 
 async def run():

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from reader.cli import main
-from reader.firstrun import ensure_example_topics
-from reader.loading import shard_texts
+from reader.service.search_texts import shard_texts
 from reader.store import Store
+from reader.store.firstrun import ensure_example_topics
 from tests.sample_papers import sample_papers
 
 

@@ -7,10 +7,10 @@ import itertools
 
 import pytest
 
-from reader import sync as sync_module
 from reader.config import Settings
 from reader.store import Store, Topic
-from reader.sync import Syncer, client_for
+from reader.sync import syncer as sync_module
+from reader.sync.syncer import Syncer, client_for
 from tests.arxiv_server import Fault
 from tests.atom import feed_xml
 from tests.corpus import TODAY, recent_papers

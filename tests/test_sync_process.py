@@ -1,4 +1,4 @@
-"""The app's sync in a child process (reader/sync_process.py), against the loopback arXiv."""
+"""The app's sync in a child process (reader/sync/process.py), against the loopback arXiv."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from reader.arxiv.client import ClientOptions
 from reader.errors import ReaderError, StoreLockedError
 from reader.store import Store, Topic
-from reader.sync import SyncEvent
-from reader.sync_process import sync_in_child, sync_job
+from reader.sync.process import sync_in_child, sync_job
+from reader.sync.syncer import SyncEvent
 from tests.arxiv_server import Fault
 from tests.corpus import TODAY, recent_papers
 

@@ -11,8 +11,8 @@ import sys
 import time
 from datetime import timedelta
 
-from reader import sync as sync_module
 from reader.store import Store, Topic
+from reader.sync import syncer as sync_module
 from tests.conftest import ROOT
 from tests.corpus import TODAY, recent_papers
 from tests.test_sync import run_sync
@@ -57,7 +57,7 @@ def test_a_killed_first_sync_resumes_without_fetching_finished_windows(fake_arxi
     fake_arxiv.queries[QUERY] = served
     Store(data_dir).add_topic("ML", QUERY)
     script = (
-        "import sys; from reader import sync; from reader.cli import main; "
+        "import sys; from reader.sync import syncer as sync; from reader.cli import main; "
         "sync.PAGE_SIZE = sync.BULK_PAGE_SIZE = 100; sync.SAVE_EVERY = 500; sync.ARXIV_RESULT_CAP = 1000; "
         "sys.exit(main(['sync']))"
     )

@@ -30,13 +30,13 @@ from reader.arxiv.parse import (
     parse_error_body,
     parse_rss,
 )
+from reader.core.sanitize import clean_text
 from reader.errors import (
     ArxivAPIError,
     ArxivError,
     ArxivUnreachableError,
     FeedFormatError,
 )
-from reader.sanitize import clean_text
 
 log = logging.getLogger("reader.arxiv")
 Parsed = TypeVar("Parsed")

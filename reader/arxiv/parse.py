@@ -15,9 +15,9 @@ from xml.etree.ElementTree import Element, ParseError
 import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 
+from reader.core.sanitize import clean_text
 from reader.errors import ArxivAPIError, FeedFormatError
 from reader.models import Author, Paper, abs_url, is_category, pdf_url, split_version
-from reader.sanitize import clean_text
 
 ATOM = "{http://www.w3.org/2005/Atom}"
 ARXIV = "{http://arxiv.org/schemas/atom}"

@@ -22,8 +22,8 @@ opened: list = []
 def open_store(args: argparse.Namespace, settings: Settings, *, report: bool = True):
     """The data directory's store (with the example topics on first use). Its repairs are
     printed unless `report` is False (the app shows them itself)."""
-    from reader.firstrun import ensure_example_topics
     from reader.store import Store
+    from reader.store.firstrun import ensure_example_topics
 
     store = Store(settings.data_dir or default_data_dir())
     ensure_example_topics(store)

@@ -39,7 +39,7 @@ def register(commands) -> None:
 def cmd_rank(args: argparse.Namespace, settings) -> int:
     from reader.cli import _library, _print_warnings, _store, _topic_name
     from reader.core import ranking
-    from reader.triage import RankingCorpus
+    from reader.service.triage_sets import RankingCorpus
 
     store = _store(args, settings)
     topic = _topic_name(store, args.topic)
@@ -86,7 +86,7 @@ def cmd_rising(args: argparse.Namespace, settings) -> int:
     from reader.cli import _library, _store, _topic_name
     from reader.core import rising
     from reader.core.momentum import total_window
-    from reader.triage import recent_words
+    from reader.service.triage_sets import recent_words
 
     store = _store(args, settings)
     topic = _topic_name(store, args.topic)

@@ -9,8 +9,8 @@ from collections.abc import Iterable
 from datetime import date
 
 from reader.core.latex import decode_tex
+from reader.core.sanitize import clean_text
 from reader.models import VERSIONED_ID, Paper
-from reader.sanitize import clean_text
 
 NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
 CORPORATE = re.compile(

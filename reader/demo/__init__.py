@@ -9,8 +9,8 @@ from datetime import date
 from importlib import resources
 from urllib.parse import urlencode
 
+from reader.core.sanitize import clean_text
 from reader.models import Author, IndexEntry, Paper, PaperIndex
-from reader.sanitize import clean_text
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,6 @@
 """The library service: the one way the app reaches the cache (and the demo set). See
-library.py for the service, views.py for what it selects, triage.py and demo.py."""
+library.py for the service, views.py for what it selects, search.py for filters and cards
+(search_texts.py the shards' texts they scan), triage.py and triage_sets.py, and demo.py."""
 
 from __future__ import annotations
 

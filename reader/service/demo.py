@@ -12,13 +12,13 @@ from reader.core.library import Library
 from reader.core.momentum import Momentum, headline
 from reader.core.ranking import NeedsStars
 from reader.core.rising import RisingTerm, rising_terms
-from reader.library_search import MemorySearch
 from reader.models import Paper
 from reader.service.library import CacheUpdate, LibraryService, T
 from reader.service.ranker import RankedList, ranked_list
+from reader.service.search import MemorySearch
+from reader.service.triage_sets import TriageSets
 from reader.service.views import View
 from reader.store import Store
-from reader.triage import TriageSets
 
 
 class DemoService(LibraryService):

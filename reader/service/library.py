@@ -1,7 +1,7 @@
 """The library service: the one way the app reaches the cache (and the demo set).
 
 It holds the in-memory `Library` (index and marks: counts, chart and list order) that screens
-draw from, answers filters and cards from the search index (library_search.py) rather than
+draw from, answers filters and cards from the search index (search.py) rather than
 holding every record, and does every disk access for them: reads run in the caller's worker
 thread (cards, a few at a time, on any thread); writes of user state go,
 in order, through one writer thread, so a key press never waits for a disk (or for a sync's
@@ -26,17 +26,17 @@ from reader.core.momentum import Momentum, headline, total_window
 from reader.core.query import Node
 from reader.core.ranking import NeedsStars
 from reader.errors import ReaderError, StoreError
-from reader.library_search import LibrarySearch, MemorySearch
 from reader.models import Paper, PaperIndex
 from reader.searchdb import Card
 from reader.service.ranker import RankedList, RankerProcess
+from reader.service.search import LibrarySearch, MemorySearch
 from reader.service.triage import TriageMethods
+from reader.service.triage_sets import TriageSets
 from reader.service.views import FOR_YOU, HIDDEN, STARRED, View
 from reader.store import Store, Topic
 from reader.store.library_state import note_text
 from reader.store.store import shard_of
 from reader.store.syncstate import TopicSyncState
-from reader.triage import TriageSets
 
 T = TypeVar("T")
 

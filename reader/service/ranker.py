@@ -19,7 +19,7 @@ from reader.errors import ReaderError
 if TYPE_CHECKING:
     from multiprocessing.pool import Pool
 
-    from reader.triage import RankingCorpus
+    from reader.service.triage_sets import RankingCorpus
 
 REASONS_AHEAD = 100  # papers whose reasons come with a ranking: the best, which the list shows first
 WAIT_STEP = 0.2  # seconds between looks at whether the service was closed meanwhile
@@ -58,8 +58,8 @@ def _rank_here(data_dir: str, marks: dict[str, Any]) -> tuple[str, Any]:
     """Runs in the ranking process; returns ("ok", result) or ("error", message): an exception
     of ours may not survive the trip back."""
     global _corpus
+    from reader.service.triage_sets import RankingCorpus
     from reader.store import Store
-    from reader.triage import RankingCorpus
 
     try:
         if _corpus is None or _corpus.store.data_dir != Path(data_dir):

@@ -16,12 +16,12 @@ from reader.core.ranking import MIN_STARS, NeedsStars
 from reader.core.rising import RisingTerm, TopicTrend, rising_terms, rising_topics
 from reader.errors import QueryError
 from reader.service.ranker import RankedList, RankerProcess
+from reader.service.triage_sets import TriageSets
 from reader.service.views import View
 from reader.store import Store, Topic, Watch
-from reader.triage import TriageSets
 
 if TYPE_CHECKING:
-    from reader.library_search import LibrarySearch, MemorySearch
+    from reader.service.search import LibrarySearch, MemorySearch
 
 
 class TriageMethods:
@@ -83,7 +83,7 @@ class TriageMethods:
     def rising_terms(self, topic: str, limit: int = 5) -> list[RisingTerm]:
         """The terms whose share of the topic's papers grew most (reads the topic's recent search
         texts: call it from a worker)."""
-        from reader.triage import recent_words
+        from reader.service.triage_sets import recent_words
 
         as_of = self._as_of()
         return rising_terms(recent_words(self.store, self.library.index, topic, as_of), as_of, limit=limit)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from reader.core.sanitize import clean_multiline
 from reader.errors import StoreError
 from reader.models import ARXIV_ID
-from reader.sanitize import clean_multiline
 from reader.store.schema import check_not_newer, expect, is_str_list, numbered, unknown_tables
 from reader.store.userstate import checked_name
 

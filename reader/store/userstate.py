@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from reader.core.sanitize import clean_text
 from reader.errors import StoreError
-from reader.sanitize import clean_text
 from reader.store.schema import check_not_newer, expect, is_int_list, is_str_list, numbered, only_doc, unknown_tables
 
 USER_SCHEMA = 1

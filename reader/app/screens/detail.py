@@ -21,9 +21,9 @@ from reader.app.paper_actions import DEMO_NOT_SAVED, PAPER_BINDINGS, PaperScreen
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.note import NotePane, note_link
 from reader.app.widgets.paper_list import PaperList
+from reader.core.sanitize import clean_text
 from reader.errors import ReaderError
 from reader.models import Paper
-from reader.sanitize import clean_text
 
 if TYPE_CHECKING:
     from reader.service import LibraryService

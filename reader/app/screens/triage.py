@@ -17,7 +17,7 @@ from reader.core.text import plural, word_string
 from reader.errors import ReaderError
 from reader.service import FOR_YOU, HIDDEN, LibraryService, View
 from reader.service.ranker import RankedList, RankingStopped
-from reader.triage import TriageSets
+from reader.service.triage_sets import TriageSets
 
 if TYPE_CHECKING:
     from reader.app.widgets.paper_list import PaperList

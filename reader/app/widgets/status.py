@@ -1,5 +1,5 @@
 """The status line, and the background sync whose progress it shows (run in a child process:
-see reader/sync_process.py)."""
+see reader/sync/process.py)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from textual.widgets import Static
 from reader.core.text import plural
 from reader.errors import ReaderError
 from reader.store import Store, Topic
-from reader.sync_process import sync_in_child, sync_job
-from reader.sync_types import SyncEvent, SyncReport
-from reader.sync_types import client_options as options_of
+from reader.sync.process import sync_in_child, sync_job
+from reader.sync.types import SyncEvent, SyncReport
+from reader.sync.types import client_options as options_of
 
 if TYPE_CHECKING:
     from reader.arxiv.options import ClientOptions

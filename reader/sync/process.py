@@ -1,4 +1,4 @@
-"""The app's sync, run in a child process: `python -m reader.sync_process` reads one job (a JSON
+"""The app's sync, run in a child process: `python -m reader.sync.process` reads one job (a JSON
 line) on stdin, syncs, and writes JSON lines on stdout: `{"event": ...}` and `{"notice": ...}` as
 it goes, then `{"report": ...}` or `{"error": "..."}`. Parsing feeds and saving shards in a process
 of their own never holds the GIL the app's event loop needs, so a star pressed meanwhile is saved
@@ -25,7 +25,7 @@ from typing import Any
 from reader.arxiv.options import ClientOptions
 from reader.errors import ReaderError
 from reader.store import Store, Topic
-from reader.sync_types import SyncEvent, SyncReport, TopicResult
+from reader.sync.types import SyncEvent, SyncReport, TopicResult
 
 
 def sync_job(store: Store, topics: list[Topic], *, today: date, horizon_weeks: int, options: ClientOptions) -> dict[str, Any]:
@@ -47,7 +47,7 @@ async def sync_in_child(job: dict[str, Any], on_event: Callable[[SyncEvent], Non
     stopped = False
     # The child's stderr joins its stdout: a line that is not a message is what it said on the way out.
     process = subprocess.Popen(
-        [sys.executable, "-m", "reader.sync_process"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [sys.executable, "-m", "reader.sync.process"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
     )
     assert process.stdin is not None and process.stdout is not None
     output = process.stdout
@@ -116,7 +116,7 @@ def _send(kind: str, value: Any) -> None:
 
 async def _sync(job: dict[str, Any]) -> SyncReport:
     from reader.arxiv.client import ArxivClient
-    from reader.sync import Syncer
+    from reader.sync.syncer import Syncer
 
     main = asyncio.current_task()
     assert main is not None

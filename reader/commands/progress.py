@@ -15,10 +15,10 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, ProgressColumn, Task, TaskID, TextColumn
 from rich.text import Text
 
-from reader.sanitize import clean_text
+from reader.core.sanitize import clean_text
 
 if TYPE_CHECKING:
-    from reader.sync import SyncEvent
+    from reader.sync.syncer import SyncEvent
 
 
 @dataclass(slots=True)

@@ -18,7 +18,7 @@ from reader.core.text import plural
 from reader.errors import ArxivUnreachableError, ReaderError
 from reader.models import Paper
 from reader.store import Store, Topic
-from reader.sync_types import SyncEvent, SyncReport, TopicResult, client_options
+from reader.sync.types import SyncEvent, SyncReport, TopicResult, client_options
 
 PAGE_SIZE = 200  # the first page of a sync: most syncs need no more
 BULK_PAGE_SIZE = 1000  # later pages (arXiv serves up to 2,000): fewer requests for a first sync

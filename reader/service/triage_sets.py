@@ -9,8 +9,8 @@ from datetime import date, timedelta
 
 from reader.core import ranking, rising
 from reader.core.features import Corpus, FeatureBlock
-from reader.loading import shard_texts
 from reader.models import PaperIndex
+from reader.service.search_texts import shard_texts
 from reader.store import Store, Watch
 from reader.store.store import shard_of
 

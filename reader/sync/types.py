@@ -1,6 +1,6 @@
 """What a sync takes and gives, as plain values importable without the network stack: the
 client's options from the settings, progress events, each topic's result and the run's report.
-The app reads them from its sync's child process (sync_process.py)."""
+The app reads them from its sync's child process (process.py)."""
 
 from __future__ import annotations
 

@@ -15,10 +15,10 @@ from collections.abc import Iterable, Mapping
 from reader.core.query import Node, search_text
 from reader.core.search import SearchBlock
 from reader.errors import ReaderError
-from reader.loading import shard_texts
 from reader.models import Paper
 from reader.searchdb import Card, SearchIndex, SearchIndexError
 from reader.searchdb.rows import card_of
+from reader.service.search_texts import shard_texts
 from reader.store import Store
 from reader.store.store import shard_of
 
