@@ -216,6 +216,27 @@ def test_external_entity_is_refused():
 
 
 @pytest.mark.parametrize(
+    "body",
+    [
+        b'<?xml version="1.0"?><!-- a comment --><?pi first?><!DOCTYPE feed><feed xmlns="http://www.w3.org/2005/Atom"/>',
+        '<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE f [<!ENTITY x "y">]><feed xmlns="http://www.w3.org/2005/Atom"/>'.encode("utf-16"),
+    ],
+)
+def test_a_dtd_anywhere_in_the_prolog_and_in_any_encoding_is_refused(body):
+    with pytest.raises(FeedFormatError, match="refused"):
+        parse_api_page(body)
+
+
+def test_only_the_feeds_own_entries_are_papers():
+    entry = "<entry><id>http://arxiv.org/abs/2601.0000{n}v1</id><title>t{n}</title><updated>2026-01-01T00:00:00Z</updated>{inner}</entry>"
+    body = (
+        '<feed xmlns="http://www.w3.org/2005/Atom"><opensearch:totalResults xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">1'
+        "</opensearch:totalResults>" + entry.format(n=1, inner="<x>" + entry.format(n=2, inner="") + "</x>") + "</feed>"
+    ).encode()
+    assert [p.id for p in parse_api_page(body).papers] == ["2601.00001"]
+
+
+@pytest.mark.parametrize(
     "body, message",
     [
         (b"<!DOCTYPE html><html><body>Oops</body></html>", "HTML page instead of a feed"),
