@@ -45,9 +45,18 @@ def shown(value: str | None, limit: int = 40) -> str:
     return repr(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
-def _iso_utc(value: str | None, field: str) -> str:
+# The form arXiv writes and the cache keeps: a date in it is returned as it is once it is checked.
+_CANONICAL_STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z")
+
+
+def _latest_date() -> datetime:
+    """The latest date a feed may hold: a year past this machine's clock."""
+    return datetime.now(UTC) + timedelta(days=366)
+
+
+def _iso_utc(value: str | None, field: str, latest: datetime) -> str:
     """Any ISO 8601 timestamp -> `YYYY-MM-DDTHH:MM:SSZ` in UTC, four-digit year.
-    BadEntry for a missing, unreadable or impossible date."""
+    BadEntry for a missing, unreadable or impossible date (before arXiv, or after `latest`)."""
     value = (value or "").strip()
     if not value:
         raise BadEntry(f"no {field} date")
@@ -59,9 +68,10 @@ def _iso_utc(value: str | None, field: str) -> str:
         moment = moment.astimezone(UTC)
     except (ValueError, OverflowError):
         raise BadEntry(f"unreadable {field} date {shown(value)}") from None
-    latest = datetime.now(UTC) + timedelta(days=366)
     if not EARLIEST_DATE <= moment <= latest:
         raise BadEntry(f"impossible {field} date {shown(value)}")
+    if _CANONICAL_STAMP.fullmatch(value):
+        return value
     return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
@@ -164,6 +174,7 @@ class _EntryReader:
         self.skipped: list[str] = []
         self.removed_categories: list[str] = []
         self.api_error: str | None = None  # arXiv's message when it answered with its error feed
+        self.latest = _latest_date()
 
     def take(self, events: Iterable[Any]) -> None:  # (event, Element) pairs
         for event, element in events:
@@ -185,7 +196,7 @@ class _EntryReader:
                 self.api_error = clean_text(entry.findtext(ATOM + "summary")) or clean_text(entry_id.rsplit("#", 1)[-1])
         elif self.api_error is None:
             try:
-                self.papers.append(_paper_from_entry(entry, self.removed_categories))
+                self.papers.append(_paper_from_entry(entry, self.removed_categories, self.latest))
             except BadEntry as problem:
                 self.skipped.append(str(problem))
 
@@ -215,7 +226,7 @@ def valid_categories(terms: list[str | None], removed: list[str]) -> tuple[str, 
     return tuple(dict.fromkeys(kept))
 
 
-def _paper_from_entry(entry: Element, removed_categories: list[str]) -> Paper:
+def _paper_from_entry(entry: Element, removed_categories: list[str], latest: datetime) -> Paper:
     raw_id = (entry.findtext(ATOM + "id") or "").strip()
     try:
         arxiv_id, version = split_version(raw_id.split("/abs/", 1)[-1])
@@ -241,7 +252,7 @@ def _paper_from_entry(entry: Element, removed_categories: list[str]) -> Paper:
         for link in entry.findall(ATOM + "link"):
             if link.get("title") == "doi":
                 doi = _optional((link.get("href") or "").split("doi.org/", 1)[-1])
-    updated = _iso_utc(entry.findtext(ATOM + "updated"), "updated")
+    updated = _iso_utc(entry.findtext(ATOM + "updated"), "updated", latest)
     published_text = entry.findtext(ATOM + "published")
     return Paper(
         id=arxiv_id,
@@ -252,7 +263,7 @@ def _paper_from_entry(entry: Element, removed_categories: list[str]) -> Paper:
         authors=authors,
         categories=categories,
         primary_category=primary_category,
-        published=_iso_utc(published_text, "published") if published_text is not None else updated,
+        published=_iso_utc(published_text, "published", latest) if published_text is not None else updated,
         updated=updated,
         comment=_optional(entry.findtext(ARXIV + "comment")),
         journal_ref=_optional(entry.findtext(ARXIV + "journal_ref")),

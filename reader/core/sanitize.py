@@ -13,6 +13,11 @@ def clean_text(text: str | None) -> str:
     """Collapse whitespace and drop control characters (ANSI/OSC escapes lose their ESC)."""
     if not text:
         return ""
+    if text.isprintable():
+        # Nothing to drop (control and bidirectional characters are not printable) and no
+        # whitespace but the plain space (every other kind is not printable either): most
+        # names, titles and categories, read several times faster than by the regex.
+        return " ".join(text.split()) if "  " in text or text[0] == " " or text[-1] == " " else text
     return " ".join(_UNSAFE.sub("", text).split())
 
 
