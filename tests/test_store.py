@@ -303,6 +303,22 @@ def test_index_json_decoded_a_column_at_a_time_equals_it_decoded_whole(data_dir)
     assert index_document(text.replace('"days":[', '"days":[1,,')) is None
 
 
+def test_files_encoded_a_slice_at_a_time_are_the_bytes_of_one_encoding(data_dir, monkeypatch):
+    import reader.models
+    import reader.store.store
+
+    monkeypatch.setattr(reader.store.store, "SHARD_SLICE", 4)  # 30 papers: many slices per shard
+    monkeypatch.setattr(reader.models, "JSON_SLICE", 7)  # and per index column
+    store = filled(data_dir, 30)
+    files = [data_dir / "index.json", *sorted((data_dir / "papers").glob("*.json"))]
+    assert len(files) > 1
+    for path in files:
+        raw = path.read_bytes()
+        assert json.dumps(json.loads(raw), ensure_ascii=False, separators=(",", ":")).encode() == raw
+    assert [p.id for p in Store(data_dir).load_papers().values()] == [p.id for p in recent_papers(30)]
+    assert store.index().ids == Store(data_dir).index().ids
+
+
 def test_index_order_holds_the_whole_index_ids_and_topics(data_dir):
     store = filled(data_dir, 30)
     store.add_topic("U", "ti:y")

@@ -9,6 +9,7 @@ failure becomes an ArxivError with a one-line message (the details go to the log
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import socket
 import ssl
@@ -90,7 +91,7 @@ class ArxivClient:
             timeout = self.options.timeout
             # Building the client loads the CA bundle: ~100 ms of CPU, kept off the event loop.
             self._http = await asyncio.to_thread(
-                httpx.AsyncClient,
+                _new_http_client,
                 # Only codings we undo ourselves, piece by piece (reader.arxiv.decode).
                 headers={"User-Agent": self.options.user_agent, "Accept-Encoding": "gzip, deflate"},
                 timeout=httpx.Timeout(timeout, connect=min(timeout, 15.0)),
@@ -245,6 +246,16 @@ class ArxivClient:
         """Today's announcement feed for the categories (new, cross-lists, replacements)."""
         url = self.options.rss_url.rstrip("/") + "/" + quote("+".join(categories), safe="+.-")
         return await self._request(url, None, parse_rss)
+
+
+def _new_http_client(**settings: object) -> httpx.AsyncClient:
+    """An httpx client, made in a worker thread. Its first request would import anyio's asyncio
+    backend (~35 ms, in the event loop's thread, which stood still meanwhile): imported here."""
+    try:
+        importlib.import_module("anyio._backends._asyncio")
+    except ImportError:  # laid out otherwise in another anyio version: imported at the first request
+        pass
+    return httpx.AsyncClient(**settings)  # type: ignore[arg-type]
 
 
 async def _read_body(response: httpx.Response) -> bytes:

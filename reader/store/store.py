@@ -34,6 +34,7 @@ from reader.errors import StoreError
 from reader.models import IndexEntry, Paper, PaperIndex
 from reader.store.files import (
     CorruptFileError,
+    encode_json,
     file_lock,
     find_document,
     move_aside,
@@ -57,6 +58,7 @@ from reader.store.user import UserStateMethods, now_ms
 from reader.store.userstate import UserDoc
 
 SCHEMA_VERSION = 1  # of the paper cache's files
+SHARD_SLICE = 200  # records encoded by one call when a shard is written
 LOCK_WAIT_SECONDS = 10.0
 
 
@@ -269,8 +271,12 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         return good
 
     def _write_shard(self, shard: str, docs: dict[str, dict]) -> None:
-        records = {str(i + 1): d for i, d in enumerate(docs.values())}
-        write_json_atomic(self._shard_path(shard), {"meta": {"1": {"schema": SCHEMA_VERSION}}, "papers": records})
+        """The shard as one TinyDB table numbered from 1, encoded a slice of records at a time
+        (the same bytes as one json.dumps, which held the GIL ~20 ms for a full shard)."""
+        numbered = [(str(i + 1), d) for i, d in enumerate(docs.values())]
+        slices = (encode_json(dict(numbered[start : start + SHARD_SLICE]))[1:-1] for start in range(0, len(numbered), SHARD_SLICE))
+        head = encode_json({"meta": {"1": {"schema": SCHEMA_VERSION}}})[:-1]
+        write_atomic(self._shard_path(shard), head + b',"papers":{' + b",".join(slices) + b"}}")
 
     def _read_shard_papers(self, shard: str, index: PaperIndex | None) -> list[Paper]:
         return [
