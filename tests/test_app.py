@@ -157,13 +157,66 @@ async def test_star_read_persist_and_enter_opens_detail(store, papers, data_dir)
         await pilot.press("r", "j", "enter")
         assert isinstance(app.screen, DetailScreen)
         assert Store(data_dir).marks().read == {papers[1].id}
-        body = str(app.screen.query_one("#detail-body").render())
+        body = app.screen.record_view.text
         assert papers[1].title in body and papers[1].authors[0].name in body
         await pilot.press("s")
         assert Store(data_dir).marks().starred == {papers[1].id}
         await pilot.press("escape")
         assert not isinstance(app.screen, DetailScreen)
         assert str(app.main.sidebar.get_option_at_index(1).prompt) == "Starred\n1 paper"  # read, so none unread
+
+
+async def test_the_detail_view_shows_the_paper_as_it_is_when_opened_and_follows_changes(store, papers):
+    # Its lines are made ahead while the cursor rests on a paper: a star pressed since, a key
+    # pressed in it, or a new width must each show.
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)  # the first paper's lines are made by now, unstarred
+        await pilot.press("s", "enter")
+        await ready(pilot)
+        view = app.screen.record_view
+        assert view.text.splitlines()[1] == f"arXiv:{papers[0].id}v{papers[0].version} · {papers[0].primary_category} · ★ starred · read"
+        await pilot.press("s", "r")
+        assert view.text.splitlines()[1].endswith(f"{papers[0].primary_category} · unread")
+        await pilot.resize_terminal(70, 30)
+        await ready(pilot)
+        assert max(strip.cell_length for strip in view.lines.strips) <= view.scrollable_content_region.width
+        assert papers[0].abstract.split()[-1] in view.text  # rewrapped, nothing cut
+
+
+async def test_text_in_the_detail_view_can_be_selected(store, papers):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("enter")
+        await ready(pilot)
+        await pilot.mouse_down("#detail", offset=(2, 1))  # the title's first cell, inside the padding
+        await pilot.hover("#detail", offset=(2 + 5, 2))
+        await pilot.mouse_up("#detail", offset=(2 + 5, 2))
+        await pilot.pause()
+        assert app.screen.get_selected_text() == f"{papers[0].title}\narXiv:"  # to the cell under the mouse
+
+
+async def test_the_detail_view_scrolls_by_wheel_and_keys_and_shows_where_it_is(store, papers):
+    app = make_app(store)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await ready(pilot)
+        await pilot.press("enter")
+        await ready(pilot)
+        view = app.screen.query_one("#detail")
+
+        def thumb_rows() -> list[int]:
+            return [y for y in range(view.scrollable_content_region.height) if view.render_line(y).text.endswith("▐")]
+
+        at_top = thumb_rows()
+        assert at_top and at_top[0] == 0 and view.max_scroll_y > 0
+        view.post_message(events.MouseScrollDown(view, 5, 5, 0, 0, 0, False, False, False, screen_x=5, screen_y=5))
+        await ready(pilot)
+        assert view.scroll_y > 0
+        await pilot.press("end")
+        await ready(pilot)
+        assert view.scroll_y == view.max_scroll_y and thumb_rows()[-1] == view.scrollable_content_region.height - 1
+        assert len(thumb_rows()) == len(at_top)
 
 
 async def test_next_unread_and_unread_only(store, papers):
@@ -370,7 +423,7 @@ async def test_feed_text_is_shown_literally(data_dir):
         await pilot.click("#papers", offset=(20, 1))
         await pilot.press("enter")
         assert isinstance(app.screen, DetailScreen)
-        assert "[@click=app.quit]y[/]" in str(app.screen.query_one("#detail-body").render())
+        assert "[@click=app.quit]y[/]" in app.screen.record_view.text
         assert app.is_running
 
 
@@ -440,9 +493,9 @@ async def test_hostile_authors_and_comments_are_plain_text(data_dir):
         await ready(pilot)
         assert "[red]Mallory[/red] · [@click=app.quit]Evil U[/]" in card_text(app, 0)
         await pilot.press("enter")
-        body = str(app.screen.query_one("#detail-body").render())
-        facts = str(app.screen.query_one("#detail-facts").render())
-        assert "[red]Mallory[/red]" in body and "[link=file:///etc/passwd]click[/link]" in facts
+        shown = app.screen.record_view.text
+        assert "[red]Mallory[/red]" in shown and "[link=file:///etc/passwd]click[/link]" in shown
+        assert not any(segment.style and (segment.style.link or segment.style.meta) for strip in app.screen.record_view.lines.strips for segment in strip if "passwd" in segment.text or "Mallory" in segment.text)
         assert app.is_running
 
 

@@ -51,6 +51,7 @@ class CacheUpdate:
     counts: dict | None = None  # Library.counted, with the marks of `marks_version`
     marks_version: int = -1
     momenta: dict = dataclasses.field(default_factory=dict)  # view's topic -> Momentum
+    tag_counts: dict[str, int] = dataclasses.field(default_factory=dict)  # as `LibraryService.tags`
 
 
 class LibraryService(TriageMethods):
@@ -67,6 +68,9 @@ class LibraryService(TriageMethods):
         self._total_new_last4: int | None = None  # all new arXiv papers (momentum's share), from sync.json
         self._sync_states: dict[str, TopicSyncState] = {}  # coverage and arXiv totals, from sync.json
         self._momenta: dict[str | None, Momentum] = {}  # each view's chart, for the current index
+        # Every tag's number of papers, kept here so that drawing the sidebar reads no file;
+        # replaced whole (one reference assigned) by the writer thread after each tag change.
+        self._tag_counts: dict[str, int] = {}
         # Runs a function on the UI's thread (the app sets it); the library is only changed there.
         self.run_on_ui: Callable[[Callable[[], None]], None] = lambda function: function()
         # One thread writes user state, in the order the user acted.
@@ -91,6 +95,7 @@ class LibraryService(TriageMethods):
         self.topics = self.store.topics()
         self._total_new_last4 = self.store.cached_total(total_window(self.settings.today()))
         self._sync_states = self.store.sync_states()
+        self._tag_counts = self.store.tags()
         self.library = Library(index, marks.read, marks.starred, marks.hidden)
         self._momenta = {}
         return self.library
@@ -238,7 +243,7 @@ class LibraryService(TriageMethods):
         version = self.library.marks_version
         counts = self.library.counted(index)
         momenta = {name: self._momentum_of(name, index, topics, states, total) for name in [None, *(t.name for t in topics)]}
-        return CacheUpdate(index, topics, total, states, counts, version, momenta)
+        return CacheUpdate(index, topics, total, states, counts, version, momenta, self.store.tags())
 
     def apply_update(self, update: CacheUpdate) -> None:
         """...taken on the UI's thread: counts, chart and order change at once (counts made while
@@ -249,6 +254,7 @@ class LibraryService(TriageMethods):
         fresh = update.marks_version == self.library.marks_version
         self.library.reindex(update.index, update.counts if fresh else None)
         self._momenta = dict(update.momenta)
+        self._tag_counts = update.tag_counts
 
     def sync_due(self) -> bool:
         limit = datetime.now(UTC) - timedelta(hours=self.settings.sync_interval_hours)
@@ -321,8 +327,20 @@ class LibraryService(TriageMethods):
     # --- tags and notes (library.json): writes in the writer thread, in order with the marks ----
 
     def tags(self) -> dict[str, int]:
-        """Every tag with its number of papers, sorted by name."""
-        return self.store.tags()
+        """Every tag with its number of papers, sorted by name (as of the last tag change or
+        cache update; nothing is read)."""
+        return self._tag_counts
+
+    def _recounting_tags(self, change: Callable[[], T]) -> Callable[[], T]:
+        """`change` (a write of tags, in the writer thread), then the tags counted again."""
+
+        def write() -> T:
+            try:
+                return change()
+            finally:
+                self._tag_counts = self.store.tags()
+
+        return write
 
     def tags_of(self, ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """Each paper's tags, sorted by name (an empty tuple for a paper without)."""
@@ -348,15 +366,15 @@ class LibraryService(TriageMethods):
     ) -> Future:
         """Tag and untag papers; the future gives their tags after (None if not saved)."""
         ids, add, remove = list(ids), list(add), list(remove)
-        return self._write(lambda: self.store.set_tags(ids, add=add, remove=remove), on_error)
+        return self._write(self._recounting_tags(lambda: self.store.set_tags(ids, add=add, remove=remove)), on_error)
 
     def rename_tag(self, old: str, new: str, on_error: Callable[[str], None] | None = None) -> Future:
         """The future gives the tag's name after (merged into an existing tag of that name)."""
-        return self._write(lambda: self.store.rename_tag(old, new), on_error)
+        return self._write(self._recounting_tags(lambda: self.store.rename_tag(old, new)), on_error)
 
     def delete_tag(self, name: str, on_error: Callable[[str], None] | None = None) -> Future:
         """The future gives how many papers had the tag (they stay)."""
-        return self._write(lambda: self.store.delete_tag(name), on_error)
+        return self._write(self._recounting_tags(lambda: self.store.delete_tag(name)), on_error)
 
     def set_note(self, paper_id: str, text: str, on_error: Callable[[str], None] | None = None) -> Future:
         """Save a note as it is typed: calls made faster than the disk coalesce, only the latest

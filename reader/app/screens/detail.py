@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-import textwrap
+import dataclasses
+import time
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rich.style import Style
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Markdown, Static
+from textual.widgets import TextArea
 from textual.worker import get_current_worker
 
 from reader.app.external_editor import EditorError, edit_text
-from reader.app.paper_actions import DEMO_NOT_SAVED, PAPER_BINDINGS, PaperScreen, paper_link
+from reader.app.paper_actions import DEMO_NOT_SAVED, PAPER_BINDINGS, PaperScreen
 from reader.app.widgets.footer import KeyFooter
-from reader.app.widgets.note import NotePane, note_link
+from reader.app.widgets.note import NoteEditing, note_link
 from reader.app.widgets.paper_list import PaperList
+from reader.app.widgets.record_view import NoteSection, RecordLines, RecordLook, RecordView, record_width, render_record
 from reader.core.sanitize import clean_text
 from reader.errors import ReaderError
 from reader.models import Paper
@@ -28,76 +28,24 @@ from reader.models import Paper
 if TYPE_CHECKING:
     from reader.service import LibraryService
 
-
-LABEL_WIDTH = 14
-
-
-def detail_text(paper: Paper, *, read: bool, starred: bool, width: int = 100) -> Text:
-    """Title, marks, authors and abstract as plain styled text (feed text is never parsed as
-    markup); affiliations wrap under themselves, not under their authors."""
-    text = Text()
-    text.append(paper.title + "\n", style="bold")
-    marks = ("★ starred · " if starred else "") + ("read" if read else "unread")
-    ident = "demo paper (no arXiv id)" if paper.demo else f"arXiv:{paper.id}v{paper.version}"
-    text.append(f"{ident} · {paper.primary_category} · {marks}\n\n", style="dim")
-    text.append("Authors\n", style="bold underline")
-
-    def indented(value: str, indent: int, style: str = "") -> None:
-        lines = textwrap.wrap(value, max(20, width - indent), break_on_hyphens=False) or [""]
-        text.append("".join(" " * indent + line + "\n" for line in lines), style=style)
-
-    for author in paper.authors:
-        indented(author.name, 2)
-        if author.affiliations:
-            indented("; ".join(author.affiliations), 6, "italic dim")
-    if paper.extra_authors:
-        text.append(f"  and {paper.extra_authors} more\n", style="dim")
-    if paper.listed_affiliations:
-        more = f" and {paper.extra_affiliations} more" if paper.extra_affiliations else ""
-        indented(f"Affiliations: {'; '.join(paper.listed_affiliations)}{more}", 2, "italic dim")
-    text.append("\nAbstract\n", style="bold underline")
-    text.append(paper.abstract)
-    return text
-
-
-def facts_text(paper: Paper, topics: list[str], tags: tuple[str, ...] = (), width: int = 100) -> Text:
-    """The metadata under the note, each value wrapped under itself, then the links."""
-    text = Text()
-    rows = [
-        ("Tags", ", ".join(tags)),
-        ("Categories", ", ".join(paper.categories)),
-        ("Topics", ", ".join(topics)),
-        ("Comment", paper.comment or ""),
-        ("Journal ref", paper.journal_ref or ""),
-        ("DOI", paper.doi or ""),
-        ("Submitted", f"{paper.published[:10]} (v1)"),
-        ("This version", f"v{paper.version}, {paper.updated[:10]}"),
-    ]
-    room = max(20, width - LABEL_WIDTH - 2)
-    for label, value in rows:
-        if value:
-            text.append(f"{label:>{LABEL_WIDTH}}  ", style="bold")
-            lines = textwrap.wrap(value, room, break_long_words=True, break_on_hyphens=False) or [""]
-            text.append(("\n" + " " * (LABEL_WIDTH + 2)).join(lines) + "\n")
-    # Links on lines of their own, unwrapped where the width allows, so they can be selected whole.
-    for label, kind in (("Abstract page", "abs"), ("PDF", "pdf")):
-        url = paper_link(paper, kind)
-        if url:
-            text.append(f"\n{label}\n", style="bold")
-            text.append(url, style=Style(link=url, underline=True))
-            text.append("\n")
-    return text
+READ_AHEAD_REST = 0.03  # seconds the cursor stays on a paper before its record is read ahead
 
 
 @dataclass(frozen=True)
 class PaperRecord:
-    """What the detail view shows of one paper beyond its card, read in a worker."""
+    """What the detail view shows of one paper beyond its card, read in a worker, and its lines
+    made there too (as the view will show them: marked read, at the screen's width)."""
 
     paper_id: str
     paper: Paper | None  # None: no longer in the cache
     note: str = ""
     tags: tuple[str, ...] = ()
     problem: str | None = None  # why the note and tags could not be read
+    lines: RecordLines | None = dataclasses.field(default=None, compare=False)
+
+    @property
+    def keeps_note(self) -> bool:
+        return self.paper is not None and not self.paper.demo and self.problem is None  # demo papers have none
 
     @classmethod
     def read(cls, service: LibraryService, paper_id: str) -> PaperRecord:
@@ -109,6 +57,30 @@ class PaperRecord:
             return cls(paper_id, paper, service.note(paper_id), service.tags_of([paper_id])[paper_id])
         except ReaderError as error:
             return cls(paper_id, paper, problem=f"Cannot read the note and tags: {error}")
+
+    def rendered(self, service: LibraryService, screen_width: int) -> PaperRecord:
+        """With its lines made, as the view shows them once it has marked the paper read (a few
+        ms of wrapping: call it in a worker)."""
+        if self.paper is None:
+            return self
+        look = record_look(service, self.paper_id, self.tags, NoteSection(self.note if self.keeps_note else None), screen_width, read=True)
+        return dataclasses.replace(self, lines=render_record(self.paper, look))
+
+    @classmethod
+    def read_in_worker(cls, service: LibraryService, paper_id: str, screen_width: int) -> PaperRecord | None:
+        """Read and rendered, in the current (thread) worker; None once the worker is cancelled."""
+        worker = get_current_worker()
+        record = cls.read(service, paper_id)
+        if not worker.is_cancelled:
+            record = record.rendered(service, screen_width)
+        return None if worker.is_cancelled else record
+
+
+def record_look(service: LibraryService, paper_id: str, tags: tuple[str, ...], note: NoteSection, screen_width: int, *, read: bool | None = None) -> RecordLook:
+    """How a record looks now (`read`: as it will be once the view has marked it)."""
+    library = service.library
+    read = paper_id in library.read if read is None else read
+    return RecordLook(record_width(screen_width), read, paper_id in library.starred, tuple(library.topics_of(paper_id)), tags, note)
 
 
 class DetailScreen(PaperScreen):
@@ -139,22 +111,23 @@ class DetailScreen(PaperScreen):
         self.position = 0
         self.paper: Paper | None = None  # the whole record, read once per paper shown
         self.tags: tuple[str, ...] = ()
+        self.note_paper_id: str | None = None  # the paper whose note is shown and can be written
+        self.note_text = ""  # the note as last typed or read
+        self.note_problem = ""  # why the note as typed is not saved
         self._first: PaperRecord | None = None  # shown once the screen is first mounted
         self._shown: PaperRecord | None = None
+        self._editor: NoteEditing | None = None  # mounted while the note is written
 
     @property
     def paper_id(self) -> str:
         return self.ids[self.position]
 
     @property
-    def note(self) -> NotePane:
-        return self.query_one(NotePane)
+    def record_view(self) -> RecordView:
+        return self.query_one(RecordView)
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="detail"):
-            yield Static(id="detail-body")
-            yield NotePane(self.service, id="note")
-            yield Static(id="detail-facts")
+        yield RecordView(id="detail")
         yield KeyFooter()
 
     def show_paper(self, ids: list[str], position: int, record: PaperRecord, *, read_again: bool = False) -> None:
@@ -168,23 +141,16 @@ class DetailScreen(PaperScreen):
             self._first = record
             return
         self._show(record)
-        self._scroll.focus()
-        self._scroll.scroll_home(animate=False, immediate=True)
+        self.record_view.focus()
 
     def on_mount(self) -> None:
         record, self._first = self._first, None
         if record is not None:
             self._show(record)
 
-    def _show_loading(self) -> None:
-        self.query_one("#detail-body", Static).update(Text("Loading the record…"))
-        self.query_one("#detail-facts", Static).update("")
-        self.note.show(None, "")
-
     @work(thread=True, exclusive=True, group="detail")
     def load_paper(self, paper_id: str) -> None:
-        record = PaperRecord.read(self.service, paper_id)
-        if not get_current_worker().is_cancelled:
+        if record := PaperRecord.read_in_worker(self.service, paper_id, self.app.size.width):
             self.app.call_from_thread(self._loaded, record)
 
     def _loaded(self, record: PaperRecord) -> None:
@@ -192,30 +158,30 @@ class DetailScreen(PaperScreen):
             return  # the user has moved on, or the record read again is the one shown
         if not self.is_mounted:
             self._first = record  # read again before the first mount: the newer one is shown
-        else:
-            self._show(record)
+        elif self._editor is None:  # what is typed is not replaced by what was read meanwhile
+            self._show(record, home=False)
 
-    def _show(self, record: PaperRecord) -> None:
+    def _show(self, record: PaperRecord, *, home: bool = True) -> None:
         self._shown = record
         self.paper, self.tags = record.paper, record.tags
+        self.note_paper_id = record.paper_id if record.keeps_note else None
+        self.note_text, self.note_problem = record.note, ""
         if record.problem:
             self.app.notify(record.problem, severity="error", timeout=15)
-        self.refresh_detail()
-        kept = record.paper is not None and not record.paper.demo and record.problem is None  # demo papers have no note
-        self.note.show(record.paper_id if kept else None, record.note)
+        self.stop_editing()
+        self.refresh_detail(home=home)
 
-    def refresh_detail(self) -> None:
-        body = self.query_one("#detail-body", Static)
-        facts = self.query_one("#detail-facts", Static)
+    def refresh_detail(self, *, home: bool = False) -> None:
+        """Render the record again (marks, tags or the note changed, or the width); `home`: from
+        its top, else where it was scrolled to."""
         if self.paper is None:
-            body.update(Text("This paper is no longer in the cache."))
-            facts.update("")
+            self.record_view.show(RecordLines.message("This paper is no longer in the cache."), home=home)
             return
-        library = self.service.library
-        width = self.app.size.width - 6  # the view's padding and scrollbar (known before a first layout)
-        read, starred = self.paper_id in library.read, self.paper_id in library.starred
-        body.update(detail_text(self.paper, read=read, starred=starred, width=width))
-        facts.update(facts_text(self.paper, library.topics_of(self.paper_id), self.tags, width=width))
+        note = NoteSection(self.note_text if self.note_paper_id == self.paper_id else None, self.note_problem)
+        look = record_look(self.service, self.paper_id, self.tags, note, self.app.size.width)
+        made = [lines for lines in (self._shown.lines if self._shown else None, self.record_view.lines) if lines is not None]
+        lines = next((lines for lines in made if lines.shows(self.paper, look)), None)  # made ahead, or shown
+        self.record_view.show(lines or render_record(self.paper, look), home=home)
 
     def current_paper_id(self) -> str | None:
         return self.paper_id
@@ -241,66 +207,105 @@ class DetailScreen(PaperScreen):
             self.app.notify("No more papers this way.")
             return
         self.position = position
-        self.paper = None
-        self._show_loading()
-        self._scroll.focus()
-        self._scroll.scroll_home(animate=False)
+        self.paper, self.note_paper_id = None, None
+        self.stop_editing()
+        self.record_view.show(RecordLines.message("Loading the record…"), home=True)
+        self.record_view.focus()
         self._set_marks(self.paper_id, read=True)
         self.load_paper(self.paper_id)
-
-    @property
-    def _scroll(self) -> VerticalScroll:
-        return self.query_one("#detail", VerticalScroll)
 
     def action_close(self) -> None:
         self.dismiss(self.paper_id)
 
     def action_scroll_down(self) -> None:
-        self._scroll.scroll_down()
+        self.record_view.scroll_down()
 
     def action_scroll_up(self) -> None:
-        self._scroll.scroll_up()
+        self.record_view.scroll_up()
+
+    def action_open_note_link(self, index: int) -> None:
+        """A click on the note's link number `index` (see RecordView): only http(s) opens."""
+        links = self.record_view.lines.links
+        if not 0 <= index < len(links):
+            return
+        url = note_link(links[index])
+        if url is None:
+            self.app.notify(f"Not opened: only http and https links open from a note ({clean_text(links[index])[:80]}).", severity="warning")
+        else:
+            self.open_in_browser(url)
 
     # --- the note ---------------------------------------------------------------------------------
 
     def _note_ready(self) -> bool:
-        """Whether the shown paper's note can be edited now (it is loaded, and kept)."""
+        """Whether the shown paper's note can be written now (it is read, and kept)."""
         if self.paper is not None and (self.service.is_demo or self.paper.demo):
             self.app.notify(DEMO_NOT_SAVED, severity="warning")
             return False
-        return self.note.paper_id == self.paper_id
+        return self.note_paper_id == self.paper_id
 
     def action_edit_note(self) -> None:
-        if self._note_ready():
-            self.note.edit()
-            self.call_after_refresh(self._scroll.scroll_to_widget, self.note.editor, animate=False)
+        if self._note_ready() and self._editor is None:
+            self._editor = NoteEditing(self.note_text, self.note_problem, id="note")
+            self.mount(self._editor, before=self.query_one(KeyFooter))
+            if (line := self.record_view.lines.note_line) is not None:
+                # The note as rendered, above its editor (once the editor has taken its room).
+                self.call_after_refresh(self.record_view.scroll_to, y=line, animate=False)
+
+    def stop_editing(self) -> None:
+        """The editor goes (what was typed is saved as it was typed); the record shows the note."""
+        if self._editor is not None:
+            self._editor.remove()
+            self._editor = None
+            self.refresh_detail()
+            self.record_view.focus()
 
     def action_stop_editing_note(self) -> None:
-        self.note.stop_editing()
-        self._scroll.focus()
+        self.stop_editing()
+
+    @on(TextArea.Changed, "#note-editor")
+    def _note_typed(self, event: TextArea.Changed) -> None:
+        if event.text_area.text != self.note_text:  # loading the text into the editor is no change
+            self._save_note(event.text_area.text)
+
+    def _save_note(self, text: str) -> None:
+        paper_id = self.note_paper_id
+        if paper_id is None:
+            return
+        self.note_text = text
+
+        def written(done: Future) -> None:  # in the writer thread: a kept write clears an earlier failure
+            if done.result() is not None:
+                self.service.run_on_ui(lambda: self._note_saved(paper_id, ""))
+
+        saved = self.service.set_note(paper_id, text, on_error=lambda problem: self._note_saved(paper_id, problem))
+        saved.add_done_callback(written)
+
+    def _note_saved(self, paper_id: str, problem: str) -> None:
+        """A save of `paper_id`'s note ended: `problem` says why it failed ('' when it did not)."""
+        if paper_id != self.note_paper_id or problem == self.note_problem:
+            return
+        self.note_problem = problem
+        if self._editor is not None:
+            self._editor.say(problem)
+        else:
+            self.refresh_detail()
 
     async def action_edit_note_externally(self) -> None:
         if not self._note_ready():
             return
         try:
-            edited = edit_text(self.app, self.note.text, self.paper_id)
+            edited = edit_text(self.app, self.note_text, self.paper_id)
         except EditorError as error:
             self.app.notify(str(error), severity="error", timeout=15)
             return
         if edited is None:
             self.app.notify("The note is unchanged.")
         else:
-            await self.note.replace(edited)  # a failed save is said under the note
+            self._save_note(edited)  # a failed save is said under the note
+            if self._editor is not None:
+                self._editor.editor.load_text(edited)
+            self.refresh_detail()
         self.refresh()  # the whole screen again: lines the editor left could otherwise stay
-
-    @on(Markdown.LinkClicked)
-    def _note_link_clicked(self, event: Markdown.LinkClicked) -> None:
-        event.stop()
-        url = note_link(event.href)
-        if url is None:
-            self.app.notify(f"Not opened: only http and https links open from a note ({clean_text(event.href)[:80]}).", severity="warning")
-        else:
-            self.open_in_browser(url)
 
 
 class DetailOpening(Screen):
@@ -327,9 +332,10 @@ class DetailOpening(Screen):
 
     @work(thread=True, exclusive=True, group="read-ahead")
     def _read_ahead(self, paper_id: str) -> None:
-        """The record of the paper under the cursor, read before Enter is pressed (~1 ms)."""
-        record = PaperRecord.read(self.service, paper_id)
-        if not get_current_worker().is_cancelled:
+        """The record of the paper under the cursor, read and rendered before Enter is pressed
+        (~3 ms), once the cursor rests: keys held down do not queue a read for each paper passed."""
+        time.sleep(READ_AHEAD_REST)
+        if not get_current_worker().is_cancelled and (record := PaperRecord.read_in_worker(self.service, paper_id, self.app.size.width)):
             self._read_ahead_record = record  # one reference assigned: safe from this thread
 
     @on(PaperList.Opened)
@@ -344,8 +350,7 @@ class DetailOpening(Screen):
     @work(thread=True, exclusive=True, group="detail")
     def _read_for_detail(self, ids: list[str], paper_id: str) -> None:
         """The record first, then the screen: it appears whole, drawn once."""
-        record = PaperRecord.read(self.service, paper_id)
-        if not get_current_worker().is_cancelled:
+        if record := PaperRecord.read_in_worker(self.service, paper_id, self.app.size.width):
             self.app.call_from_thread(self._push_detail, ids, ids.index(paper_id), record)
 
     def _push_detail(self, ids: list[str], position: int, record: PaperRecord, *, read_again: bool = False) -> None:

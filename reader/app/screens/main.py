@@ -5,6 +5,7 @@ widgets post messages up. Disk work runs in thread workers through the library s
 
 from __future__ import annotations
 
+import gc
 import time
 
 from textual import on, work
@@ -159,6 +160,11 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
     def _search_prepared(self, warnings: list[str]) -> None:
         self.loaded = self.service.search_ready
         self._show_warnings(warnings)
+        # What is loaded now (index, marks, counts) lives until the next sync changes it: left to
+        # the garbage collector, each full collection walked it again, 40-75 ms of the UI's
+        # thread at 100,000 papers at moments no one chose (a key, an opening). Frozen objects
+        # are still freed when no longer used; only reference cycles among them would stay.
+        gc.freeze()
 
     def _show_warnings(self, warnings: list[str]) -> None:
         for warning in warnings:
