@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from reader.errors import StoreError
-from reader.searchdb.rows import COLUMNS, Card, Row, prose, row_of
+from reader.searchdb.rows import COLUMNS, LIST_MARK, Card, Row, prose, row_of
 from reader.store.files import read_json
 
 FORMAT = 2  # bump when rows.py or the schema changes: every partition is then rebuilt
@@ -52,7 +52,6 @@ PRAGMA user_version = {FORMAT};
 """
 _TABLES = ("shards", "papers", "cards", "notes", "meta", "words")
 _BUILDING = ".new-"  # partN.sqlite3.new-PID: a first build under way in process PID
-_LIST_MARK = "\x1f"  # between names in a card column (feed text never holds control characters)
 _CARD_COLUMNS = "id, version, primary_category, published, title, abstract, authors, author_count, affiliations, affiliation_count"
 _INSERT_CARD = "INSERT INTO cards VALUES (?,?,?,?,?,?,?,?,?,?)"
 
@@ -213,7 +212,7 @@ def _update(db: sqlite3.Connection, shards: Mapping[str, Path], gone: Iterable[s
             if before is not None:
                 dropped.append(before[0])
             papers.append((next_num, pid, shard, fingerprint, row.date))
-            cards.append(_card_values(next_num, row))
+            cards.append((next_num, *row.card[1:]))
             words.append((next_num, *row.text, prose(note)))
             next_num += 1
         dropped += [num for num, _ in old.values()]
@@ -233,14 +232,6 @@ def _update(db: sqlite3.Connection, shards: Mapping[str, Path], gone: Iterable[s
     if papers or dropped:  # (a partition written before generations were kept gets one now)
         db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', random())")
     return len(papers)
-
-
-def _card_values(num: int, row: Row) -> tuple:
-    _, version, primary, published, title, abstract, authors, author_count, affiliations, affiliation_count = row.card
-    return (
-        num, version, primary, published, title, abstract, _LIST_MARK.join(authors), author_count,
-        _LIST_MARK.join(affiliations), affiliation_count,
-    )
 
 
 def needs_compacting(db: sqlite3.Connection) -> bool:
@@ -292,7 +283,7 @@ def cards(db: sqlite3.Connection, ids: list[str]) -> dict[str, Card]:
     for pid, version, primary, published, title, abstract, authors, author_count, affiliations, affiliation_count in rows:
         found[pid] = Card(
             pid, version, primary, published, title, abstract,
-            tuple(authors.split(_LIST_MARK)) if authors else (), author_count,
-            tuple(affiliations.split(_LIST_MARK)) if affiliations else (), affiliation_count,
+            tuple(authors.split(LIST_MARK)) if authors else (), author_count,
+            tuple(affiliations.split(LIST_MARK)) if affiliations else (), affiliation_count,
         )
     return found

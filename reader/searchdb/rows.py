@@ -28,6 +28,8 @@ CARD_AFFILIATIONS = 5
 AUTHOR_SEPARATOR = " \ue002 "
 _NOT_CODE_CHAR = re.compile(r"[^a-z0-9]")
 _ASCII_CODE = {c: f"\ue000{c:x}\ue001" for c in range(128) if not chr(c).isalnum() or chr(c).isupper()}
+_CODED_DOT = _ASCII_CODE[ord(".")]
+LIST_MARK = "\x1f"  # between names in a card column (feed text never holds control characters)
 
 
 def prose(text: str) -> str:
@@ -107,8 +109,8 @@ def card_of(paper: Paper) -> Card:
 
 class Row:
     """One paper, ready to insert: full-text values (without the note), date key, card values
-    (in Card's field order; a Card object is made only when a card is asked for), and a
-    fingerprint of the record it was made from."""
+    as the cards table holds them (names joined by LIST_MARK; a Card object is made only when a
+    card is asked for), and a fingerprint of the record it was made from."""
 
     __slots__ = ("card", "date", "id", "source", "text")
 
@@ -117,7 +119,15 @@ class Row:
 
     def fingerprint(self, note: str) -> int:
         """Changes whenever anything stored for the paper would: unchanged papers are skipped."""
+        if not note:
+            return self.source  # the CRC of nothing more: its start value
         return zlib.crc32(note.encode("utf-8", "surrogatepass"), self.source)
+
+
+def _id_column(pid: str) -> str:
+    if pid.isascii() and pid.replace(".", "").isdigit():  # a new-style id: folds to itself, one token
+        return pid.replace(".", _CODED_DOT)
+    return " ".join([code(t) for t in fold(pid).split()])
 
 
 def row_of(doc: dict[str, Any]) -> Row:
@@ -126,7 +136,8 @@ def row_of(doc: dict[str, Any]) -> Row:
     pid, title, abstract, published = doc["id"], doc["title"], doc["abstract"], doc["published"]
     authors = doc["authors"]
     names = [name for name, _ in authors]
-    affiliations = list(dict.fromkeys(a for _, affs in authors for a in affs)) if authors else []
+    every_affiliation = [a for _, affs in authors for a in affs]
+    affiliations = list(dict.fromkeys(every_affiliation))
     categories = doc["categories"]
     comment, journal_ref = doc.get("comment") or "", doc.get("journal_ref") or ""
     text = (
@@ -136,16 +147,17 @@ def row_of(doc: dict[str, Any]) -> Row:
         prose(comment),
         prose(journal_ref),
         _category_column(tuple(categories)),  # a few thousand combinations among 100,000 papers
-        " ".join([code(t) for t in fold(pid).split()]),
+        _id_column(pid),
     )
+    version, primary = int(doc["version"]), str(doc["primary_category"])
     card = (
-        pid, int(doc["version"]), str(doc["primary_category"]), published[:10], title,
-        abstract[:CARD_ABSTRACT_CHARS], tuple(names[:CARD_AUTHORS]), len(names),
-        tuple(affiliations[:CARD_AFFILIATIONS]), len(affiliations),
+        pid, version, primary, published[:10], title, abstract[:CARD_ABSTRACT_CHARS],
+        LIST_MARK.join(names[:CARD_AUTHORS]), len(names),
+        LIST_MARK.join(affiliations[:CARD_AFFILIATIONS]), len(affiliations),
     )
     # Everything the row is made from (the row follows from it), with marks between the parts.
     source = "\x1f".join([
-        pid, title, abstract, comment, journal_ref, str(card[1]), card[2], published, *categories,
-        "\x1e", *names, "\x1e", *[a for _, affs in authors for a in affs],
+        pid, title, abstract, comment, journal_ref, str(version), primary, published, *categories,
+        "\x1e", *names, "\x1e", *every_affiliation,
     ])
     return Row(pid, text, date_key(published), card, zlib.crc32(source.encode("utf-8", "surrogatepass")))
