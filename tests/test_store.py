@@ -270,6 +270,20 @@ def test_load_paper_reads_one_record_and_is_not_fooled_by_text(data_dir):
     assert store.load_paper("2609.99999") is None
 
 
+def test_a_record_the_index_in_memory_lists_is_read_without_reading_the_index_again(data_dir, monkeypatch):
+    # The detail view reads records while a sync (another process) rewrites index.json.
+    app = filled(data_dir, 10)
+    known = recent_papers(10)[3]
+    fresh = recent_papers(5, id_base=20000)
+    Store(data_dir).save_papers(fresh, "T")
+    expected = Store(data_dir).load_papers()
+    reads = []
+    read_index = Store._read_index_json
+    monkeypatch.setattr(Store, "_read_index_json", lambda self: reads.append(self) or read_index(self))
+    assert app.load_paper(known.id) == expected[known.id] and reads == []
+    assert app.load_paper(fresh[0].id) == expected[fresh[0].id] and reads == [app]  # not known yet: read again
+
+
 @pytest.mark.parametrize("cut", [40, 41, 42, 43, 200, 1_000_000])
 def test_load_paper_reads_a_record_longer_than_its_first_bytes(data_dir, monkeypatch, cut):
     # load_paper decodes a record's first bytes only (a cut may fall inside a character, or

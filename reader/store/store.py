@@ -308,9 +308,20 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
     def load_paper(self, paper_id: str) -> Paper | None:
         """One paper's full record, decoding only it when its shard is sound (the detail view)."""
         doc = find_document(self._shard_path(shard_of(paper_id)), "id", paper_id)
-        if doc is not None and is_record(doc) and paper_id in self._load_index():
+        if doc is not None and is_record(doc) and self._indexed(paper_id):
             return Paper.from_json(doc)
         return self.load_papers([shard_of(paper_id)]).get(paper_id)
+
+    def _indexed(self, paper_id: str) -> bool:
+        """Whether the index lists the paper. The index in memory answers when it lists it,
+        even if another process wrote a newer one since: a paper once indexed stays indexed
+        while its record is there (only a repair unlists papers, those whose records are lost).
+        Re-reading 100,000 rows whenever a sync had saved (200-300 ms of a worker's time, the
+        app's GIL contended meanwhile) made a star pressed while the detail view read ahead
+        wait that long."""
+        if self._index is not None and paper_id in self._index:
+            return True
+        return paper_id in self._load_index()
 
     def cached_versions(self, ids: Iterable[str]) -> dict[str, int]:
         """The cached version of each of these papers that the cache holds, reading only their
