@@ -32,6 +32,23 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def gc_pauses() -> list[float]:
+    """The garbage collector's passes from now on, in ms (each holds the event loop)."""
+    import gc
+
+    pauses: list[float] = []
+    started = [0.0]
+
+    def timed(phase: str, info: dict) -> None:
+        if phase == "start":
+            started[0] = time.perf_counter()
+        else:
+            pauses.append((time.perf_counter() - started[0]) * 1000)
+
+    gc.callbacks.append(timed)
+    return pauses
+
+
 def emit(**values) -> None:
     print(json.dumps(values), flush=True)
 
@@ -89,6 +106,7 @@ async def interact(data_dir: str) -> None:
             await asyncio.sleep(0.05)
         loaded_s = time.perf_counter() - started
         await pilot.pause()
+        pauses = gc_pauses()  # from here on: the app in use
 
         plist = main.paper_list
 
@@ -130,8 +148,10 @@ async def interact(data_dir: str) -> None:
         # (a real ranking takes ~20 s to make at 100,000 papers); the first select makes what
         # the ranking's worker would have made beforehand.
         ranked = random.Random(0).sample(plist.ids, len(plist.ids))
-        main.service.for_you = RankedList(ranked, [0.0] * len(ranked), {})
+        ranking = RankedList(ranked, [0.0] * len(ranked), {})
+        main.service.for_you = ranking
         main.service.select(FOR_YOU, query=parse(CLI_QUERIES[0], implicit_and=True))
+        main._ranked(ranking, main.service.library.marks_version)  # taken in as the app takes one
         cases = [(ALL, text, text) for text in QUERIES.values()] + [(FOR_YOU, f"For you: {text}", text) for text in CLI_QUERIES]
         for view, name, template in cases:
             text = template.replace("{middle}", plist.ids[len(plist.ids) // 2])
@@ -175,6 +195,8 @@ async def interact(data_dir: str) -> None:
         results["loaded_s"] = loaded_s
         results["filters"] = filters
         results["rss_mb"] = rss_mb()
+        results["gc_max_ms"] = max(pauses, default=0.0)
+        results["gc_passes"] = len(pauses)
         emit(**results)
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import json
+import threading
 
 import pytest
 
@@ -238,3 +240,77 @@ async def test_a_note_the_store_refuses_stays_in_the_editor_with_the_reason(stor
         await ready(pilot)
         assert Store(data_dir).note(papers[0].id) == "x" * 100_000
         assert not app.screen.query_one("#note-error").display
+
+
+async def test_control_sequences_in_a_note_never_reach_the_terminal(store, papers, data_dir, tmp_path, monkeypatch):
+    # A library.json edited by hand, and an editor that writes escapes: the record shows the
+    # text without them (no OSC 8 link, no title change, no colours).
+    hostile = "title \x1b]0;PWNED\x07 and \x1b]8;;file:///etc/passwd\x1b\\link\x1b]8;;\x1b\\ \x1b[41mred\x9b0m"
+    store.set_note(papers[0].id, "safe")
+    library = data_dir / "library.json"
+    library.write_text(library.read_text().replace('"safe"', json.dumps(hostile)))
+    monkeypatch.setenv("EDITOR", editor_script(tmp_path, f"printf '{hostile.encode('unicode_escape').decode()}' > \"$1\""))
+    app = make_app(Store(data_dir))
+    monkeypatch.setattr(app, "suspend", contextlib.nullcontext)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("enter")
+        await ready(pilot)
+
+        def shown() -> str:
+            return "".join(segment.text for strip in app.screen.record_view.lines.strips for segment in strip)
+
+        assert "title ]0;PWNED and ]8;;file:///etc/passwd\\link]8;;\\ [41mred0m" in app.screen.record_view.text
+        assert not any(char in shown() for char in "\x1b\x07\x9b")
+        await pilot.press("E")
+        app.service.flush()
+        await ready(pilot)
+        assert "PWNED" in app.screen.record_view.text and not any(char in shown() for char in "\x1b\x07\x9b")
+        assert "\x1b" not in Store(data_dir).note(papers[0].id)
+
+
+async def test_n_pressed_before_the_note_is_read_again_edits_the_newest_note(store, papers, data_dir):
+    store.set_note(papers[0].id, "old")
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)  # the first paper's record, with "old", is read ahead
+        Store(data_dir).set_note(papers[0].id, "written elsewhere")
+        await pilot.press("enter", "N")  # N before the record is read again
+        await ready(pilot)
+        assert isinstance(app.focused, NoteEditor) and app.focused.text == "written elsewhere"
+
+
+async def test_a_note_that_fails_to_save_after_the_view_moved_on_is_told(store, papers, monkeypatch):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("enter")
+        await ready(pilot)
+        written = threading.Event()
+
+        def refuse(paper_id, text):
+            written.wait(5)  # until the view has moved on
+            raise StoreError("the disk is full")
+
+        monkeypatch.setattr(app.service.store, "set_note", refuse)
+        await pilot.press("N", *"hi", "escape", "right_square_bracket")
+        written.set()
+        app.service.flush()
+        await ready(pilot)
+        assert app.screen.paper_id == papers[1].id
+        assert f"The note of arXiv:{papers[0].id}: Not saved: the disk is full" in app.message_log
+
+
+def test_tag_counts_read_before_a_tag_change_do_not_replace_the_newer_ones(store, papers):
+    from reader.config import Settings
+    from reader.service import LibraryService
+
+    service = LibraryService(store, Settings.from_env())
+    service.open()
+    update = service.read_update()  # counted before the tag below
+    service.set_tags([papers[0].id], add=["urgent"]).result()
+    service.apply_update(update)
+    assert service.tags() == store.tags() and service.tags()["urgent"] == 1
+    service.apply_update(service.read_update())
+    assert service.tags() == store.tags() and service.tags()["urgent"] == 1
+    service.close()

@@ -52,6 +52,7 @@ class CacheUpdate:
     marks_version: int = -1
     momenta: dict = dataclasses.field(default_factory=dict)  # view's topic -> Momentum
     tag_counts: dict[str, int] = dataclasses.field(default_factory=dict)  # as `LibraryService.tags`
+    tag_writes: int = -1  # the service's tag writes when they were counted
 
 
 class LibraryService(TagsAndNotes, TriageMethods):
@@ -71,6 +72,7 @@ class LibraryService(TagsAndNotes, TriageMethods):
         # Every tag's number of papers, kept here so that drawing the sidebar reads no file;
         # replaced whole (one reference assigned) by the writer thread after each tag change.
         self._tag_counts: dict[str, int] = {}
+        self._tag_writes = 0  # tag changes written (an update counted before one is out of date)
         # Runs a function on the UI's thread (the app sets it); the library is only changed there.
         self.run_on_ui: Callable[[Callable[[], None]], None] = lambda function: function()
         # One thread writes user state, in the order the user acted.
@@ -243,7 +245,8 @@ class LibraryService(TagsAndNotes, TriageMethods):
         version = self.library.marks_version
         counts = self.library.counted(index)
         momenta = {name: self._momentum_of(name, index, topics, states, total) for name in [None, *(t.name for t in topics)]}
-        return CacheUpdate(index, topics, total, states, counts, version, momenta, self.store.tags())
+        tag_writes = self._tag_writes
+        return CacheUpdate(index, topics, total, states, counts, version, momenta, self.store.tags(), tag_writes)
 
     def apply_update(self, update: CacheUpdate) -> None:
         """...taken on the UI's thread: counts, chart and order change at once (counts made while
@@ -254,7 +257,8 @@ class LibraryService(TagsAndNotes, TriageMethods):
         fresh = update.marks_version == self.library.marks_version
         self.library.reindex(update.index, update.counts if fresh else None)
         self._momenta = dict(update.momenta)
-        self._tag_counts = update.tag_counts
+        if update.tag_writes == self._tag_writes:  # else the writer has counted them since
+            self._tag_counts = update.tag_counts
 
     def sync_due(self) -> bool:
         limit = datetime.now(UTC) - timedelta(hours=self.settings.sync_interval_hours)

@@ -22,6 +22,7 @@ class TagsAndNotes:
     store: Store
     search: LibrarySearch | MemorySearch
     _tag_counts: dict[str, int]
+    _tag_writes: int
     _pending_notes: dict[str, str]  # paper id -> the latest text typed, not yet written
     _notes_lock: threading.Lock
 
@@ -41,6 +42,7 @@ class TagsAndNotes:
             try:
                 return change()
             finally:
+                self._tag_writes += 1
                 self._tag_counts = self.store.tags()
 
         return write

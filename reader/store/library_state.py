@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reader.core.sanitize import clean_multiline
+from reader.core.sanitize import clean_multiline, clean_text
 from reader.errors import StoreError
 from reader.models import ARXIV_ID
 from reader.store.schema import check_not_newer, expect, is_str_list, numbered, unknown_tables
@@ -58,9 +58,12 @@ class LibraryDoc:
         if data is None:
             return doc
         check_not_newer(data, "library.json", LIBRARY_SCHEMA)
+        # Names and notes are cleaned as read, like feed text: the file may have been edited by
+        # hand, and what it holds is drawn on the terminal.
         for tag in data.get("tags", {}).values():
             name = tag.get("name")
-            expect(type(name) is str and name.strip(), "tags: a tag without a name")
+            expect(type(name) is str and clean_text(name), "tags: a tag without a name")
+            name = clean_text(name)
             expect(doc.find_tag(name) is None, f"tags: two tags named {name!r}")
             expect(is_str_list(tag.get("ids")), f"tags: the papers of {name!r} are not a list of ids")
             doc.tags[name] = dict.fromkeys(tag["ids"])
@@ -68,7 +71,7 @@ class LibraryDoc:
             pid = note.get("id")
             expect(type(pid) is str and ARXIV_ID.match(pid), "notes: a note without a paper id")
             expect(type(note.get("text")) is str, f"notes: the note of {pid} is not text")
-            doc.notes[pid] = note["text"]
+            doc.notes[pid] = clean_multiline(note["text"])
         doc.extra = unknown_tables(data, ("meta", "tags", "notes"))
         return doc
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from reader.core.sanitize import clean_text
+from reader.core.sanitize import clean_multiline, clean_text
 from reader.errors import StoreError
 from reader.store.schema import check_not_newer, expect, is_int_list, is_str_list, numbered, only_doc, unknown_tables
 
@@ -76,10 +76,13 @@ class UserDoc:
         if data is None:
             return doc
         check_not_newer(data, "user.json", USER_SCHEMA)
+        # Names and queries are cleaned as read, like feed text: the file may have been edited by
+        # hand, and what it holds is drawn on the terminal (a query keeps its spacing: only its
+        # control characters go, so a query as saved reads back the same).
         for topic in data.get("topics", {}).values():
-            expect(type(topic.get("name")) is str and topic["name"].strip(), "topics: a topic without a name")
+            expect(type(topic.get("name")) is str and clean_text(topic["name"]), "topics: a topic without a name")
             expect(type(topic.get("query")) is str, f"topics: {topic['name']!r} has no query")
-            doc.topics.append(topic)
+            doc.topics.append({**topic, "name": clean_text(topic["name"]), "query": clean_multiline(topic["query"])})
         for setting in data.get("settings", {}).values():
             expect(type(setting.get("key")) is str and "value" in setting, "settings: a setting without a key or value")
             doc.settings[setting["key"]] = setting["value"]
@@ -99,9 +102,9 @@ class UserDoc:
             expect(is_str_list(hidden.get("ids")), "hidden: the hidden marks are not a list of ids")
             doc.hidden = dict.fromkeys(hidden["ids"])
         for watch in data.get("watches", {}).values():
-            expect(type(watch.get("name")) is str and watch["name"].strip(), "watches: a watch without a name")
-            expect(type(watch.get("query")) is str and watch["query"].strip(), f"watches: {watch['name']!r} has no query")
-            doc.watches.append(watch)
+            expect(type(watch.get("name")) is str and clean_text(watch["name"]), "watches: a watch without a name")
+            expect(type(watch.get("query")) is str and clean_text(watch["query"]), f"watches: {watch['name']!r} has no query")
+            doc.watches.append({**watch, "name": clean_text(watch["name"]), "query": clean_multiline(watch["query"])})
         for visit in data.get("visits", {}).values():
             key, previous, current = visit.get("key"), visit.get("previous"), visit.get("current")
             expect(type(key) is str, "visits: a visit without its key")

@@ -1,9 +1,9 @@
-"""The detail view of one paper: everything we know about it and the user's note, scrollable."""
+"""The detail view of one paper: everything we know about it and the user's note, scrollable
+(opened from the list by detail_opening.py)."""
 
 from __future__ import annotations
 
 import dataclasses
-import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import TextArea
 from textual.worker import get_current_worker
 
@@ -19,16 +18,13 @@ from reader.app.external_editor import EditorError, edit_text
 from reader.app.paper_actions import DEMO_NOT_SAVED, PAPER_BINDINGS, PaperScreen
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.note import NoteEditing, note_link
-from reader.app.widgets.paper_list import PaperList
 from reader.app.widgets.record_view import NoteSection, RecordLines, RecordLook, RecordView, record_width, render_record
-from reader.core.sanitize import clean_text
+from reader.core.sanitize import clean_multiline, clean_text
 from reader.errors import ReaderError
 from reader.models import Paper
 
 if TYPE_CHECKING:
     from reader.service import LibraryService
-
-READ_AHEAD_REST = 0.03  # seconds the cursor stays on a paper before its record is read ahead
 
 
 @dataclass(frozen=True)
@@ -103,6 +99,10 @@ class DetailScreen(PaperScreen):
         Binding("E", "edit_note_externally", "Edit in $EDITOR", id="detail.note_editor"),
         Binding("j,down", "scroll_down", "Down", show=False, id="detail.down"),
         Binding("k,up", "scroll_up", "Up", show=False, id="detail.up"),
+        Binding("space,pagedown", "page_down", "Page down", show=False, id="detail.page_down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="detail.page_up"),
+        Binding("g,home", "scroll_top", "Top", show=False, id="detail.top"),
+        Binding("G,end", "scroll_bottom", "Bottom", show=False, id="detail.bottom"),
     ]
 
     def __init__(self, service: LibraryService):
@@ -117,6 +117,10 @@ class DetailScreen(PaperScreen):
         self._first: PaperRecord | None = None  # shown once the screen is first mounted
         self._shown: PaperRecord | None = None
         self._editor: NoteEditing | None = None  # mounted while the note is written
+        # Whether the shown record was read since it was opened (one read ahead may predate a
+        # change of its note), and what to do once it is (N or E pressed before).
+        self._fresh = False
+        self._after_read: str | None = None
 
     @property
     def paper_id(self) -> str:
@@ -135,6 +139,7 @@ class DetailScreen(PaperScreen):
         `read_again`: the record was read ahead (a tag or a note may have changed since), so it
         is read again, and shown again if it differs."""
         self.ids, self.position = ids, position
+        self._fresh, self._after_read = not read_again, None
         if read_again:
             self.load_paper(record.paper_id)
         if not self.is_mounted:
@@ -154,12 +159,16 @@ class DetailScreen(PaperScreen):
             self.app.call_from_thread(self._loaded, record)
 
     def _loaded(self, record: PaperRecord) -> None:
-        if record.paper_id != self.paper_id or record == self._shown:
-            return  # the user has moved on, or the record read again is the one shown
+        if record.paper_id != self.paper_id:
+            return  # the user has moved on
         if not self.is_mounted:
             self._first = record  # read again before the first mount: the newer one is shown
-        elif self._editor is None:  # what is typed is not replaced by what was read meanwhile
+        elif record != self._shown and self._editor is None:  # what is typed is not replaced
             self._show(record, home=False)
+        self._fresh = True
+        if (action := self._after_read) is not None:
+            self._after_read = None
+            self.call_later(self.run_action, action)
 
     def _show(self, record: PaperRecord, *, home: bool = True) -> None:
         self._shown = record
@@ -175,7 +184,8 @@ class DetailScreen(PaperScreen):
         """Render the record again (marks, tags or the note changed, or the width); `home`: from
         its top, else where it was scrolled to."""
         if self.paper is None:
-            self.record_view.show(RecordLines.message("This paper is no longer in the cache."), home=home)
+            gone = self._shown is not None and self._shown.paper_id == self.paper_id
+            self.record_view.show(RecordLines.message("This paper is no longer in the cache." if gone else "Loading the record…"), home=home)
             return
         note = NoteSection(self.note_text if self.note_paper_id == self.paper_id else None, self.note_problem)
         look = record_look(self.service, self.paper_id, self.tags, note, self.app.size.width)
@@ -208,8 +218,9 @@ class DetailScreen(PaperScreen):
             return
         self.position = position
         self.paper, self.note_paper_id = None, None
+        self._fresh, self._after_read = False, None
         self.stop_editing()
-        self.record_view.show(RecordLines.message("Loading the record…"), home=True)
+        self.refresh_detail(home=True)  # "Loading the record…"
         self.record_view.focus()
         self._set_marks(self.paper_id, read=True)
         self.load_paper(self.paper_id)
@@ -222,6 +233,18 @@ class DetailScreen(PaperScreen):
 
     def action_scroll_up(self) -> None:
         self.record_view.scroll_up()
+
+    def action_page_down(self) -> None:
+        self.record_view.scroll_page_down()
+
+    def action_page_up(self) -> None:
+        self.record_view.scroll_page_up()
+
+    def action_scroll_top(self) -> None:
+        self.record_view.scroll_home()
+
+    def action_scroll_bottom(self) -> None:
+        self.record_view.scroll_end()
 
     def action_open_note_link(self, index: int) -> None:
         """A click on the note's link number `index` (see RecordView): only http(s) opens."""
@@ -236,15 +259,19 @@ class DetailScreen(PaperScreen):
 
     # --- the note ---------------------------------------------------------------------------------
 
-    def _note_ready(self) -> bool:
-        """Whether the shown paper's note can be written now (it is read, and kept)."""
+    def _note_ready(self, action: str) -> bool:
+        """Whether the shown paper's note can be written now (it is read since the view opened,
+        and kept); if it is being read, `action` runs once it is."""
         if self.paper is not None and (self.service.is_demo or self.paper.demo):
             self.app.notify(DEMO_NOT_SAVED, severity="warning")
+            return False
+        if not self._fresh:
+            self._after_read = action  # the note read ahead may be older than the one saved
             return False
         return self.note_paper_id == self.paper_id
 
     def action_edit_note(self) -> None:
-        if self._note_ready() and self._editor is None:
+        if self._note_ready("edit_note") and self._editor is None:
             self._editor = NoteEditing(self.note_text, self.note_problem, id="note")
             self.mount(self._editor, before=self.query_one(KeyFooter))
             if (line := self.record_view.lines.note_line) is not None:
@@ -271,7 +298,7 @@ class DetailScreen(PaperScreen):
         paper_id = self.note_paper_id
         if paper_id is None:
             return
-        self.note_text = text
+        self.note_text = clean_multiline(text)  # as the store keeps it: typed or pasted control characters go
 
         def written(done: Future) -> None:  # in the writer thread: a kept write clears an earlier failure
             if done.result() is not None:
@@ -281,17 +308,19 @@ class DetailScreen(PaperScreen):
         saved.add_done_callback(written)
 
     def _note_saved(self, paper_id: str, problem: str) -> None:
-        """A save of `paper_id`'s note ended: `problem` says why it failed ('' when it did not)."""
-        if paper_id != self.note_paper_id or problem == self.note_problem:
-            return
-        self.note_problem = problem
-        if self._editor is not None:
-            self._editor.say(problem)
-        else:
-            self.refresh_detail()
+        """A save of `paper_id`'s note ended: `problem` says why it failed ('' when it did not);
+        said under the note, or in a notification once the view has moved on or closed."""
+        if paper_id == self.note_paper_id and problem != self.note_problem:
+            self.note_problem = problem
+            if self._editor is not None:
+                self._editor.say(problem)
+            else:
+                self.refresh_detail()
+        if problem and (paper_id != self.note_paper_id or not self.is_current):
+            self.app.notify(f"The note of arXiv:{paper_id}: {problem}", severity="error", timeout=30)
 
     async def action_edit_note_externally(self) -> None:
-        if not self._note_ready():
+        if not self._note_ready("edit_note_externally"):
             return
         try:
             edited = edit_text(self.app, self.note_text, self.paper_id)
@@ -306,69 +335,3 @@ class DetailScreen(PaperScreen):
                 self._editor.editor.load_text(edited)
             self.refresh_detail()
         self.refresh()  # the whole screen again: lines the editor left could otherwise stay
-
-
-class DetailOpening(Screen):
-    """Mixed into MainScreen: Enter opens the list's paper in the detail view, shown at once with
-    the record read ahead while the cursor rested on it; closing puts the cursor on the paper
-    the view showed last."""
-
-    service: LibraryService
-
-    if TYPE_CHECKING:
-
-        @property
-        def paper_list(self) -> PaperList: ...
-        def marks_changed(self) -> None: ...
-        def _set_marks(self, paper_id: str, *, read: bool | None = None) -> None: ...
-
-    def init_detail(self) -> None:
-        self._detail: DetailScreen | None = None
-        self._read_ahead_record: PaperRecord | None = None  # the paper under the cursor, read ahead
-
-    @on(PaperList.Highlighted)
-    def _highlighted(self, event: PaperList.Highlighted) -> None:
-        self._read_ahead(event.paper_id)
-
-    @work(thread=True, exclusive=True, group="read-ahead")
-    def _read_ahead(self, paper_id: str) -> None:
-        """The record of the paper under the cursor, read and rendered before Enter is pressed
-        (~3 ms), once the cursor rests: keys held down do not queue a read for each paper passed."""
-        time.sleep(READ_AHEAD_REST)
-        if not get_current_worker().is_cancelled and (record := PaperRecord.read_in_worker(self.service, paper_id, self.app.size.width)):
-            self._read_ahead_record = record  # one reference assigned: safe from this thread
-
-    @on(PaperList.Opened)
-    def _open_detail(self, event: PaperList.Opened) -> None:
-        self._set_marks(event.paper_id, read=True)
-        ids, record = self.paper_list.ids, self._read_ahead_record
-        if record is not None and record.paper_id == event.paper_id:
-            self._push_detail(ids, ids.index(event.paper_id), record, read_again=True)
-        else:
-            self._read_for_detail(ids, event.paper_id)
-
-    @work(thread=True, exclusive=True, group="detail")
-    def _read_for_detail(self, ids: list[str], paper_id: str) -> None:
-        """The record first, then the screen: it appears whole, drawn once."""
-        if record := PaperRecord.read_in_worker(self.service, paper_id, self.app.size.width):
-            self.app.call_from_thread(self._push_detail, ids, ids.index(paper_id), record)
-
-    def _push_detail(self, ids: list[str], position: int, record: PaperRecord, *, read_again: bool = False) -> None:
-        if self.app.screen is not self:
-            return  # a dialog opened meanwhile
-        self.detail_screen.show_paper(ids, position, record, read_again=read_again)
-        self.app.push_screen(self.detail_screen, self._detail_closed)
-
-    def _detail_closed(self, paper_id: str | None) -> None:
-        self.marks_changed()
-        if paper_id is not None:
-            self.paper_list.show(self.paper_list.ids, keep=paper_id)
-            self.paper_list.set_cursor(self.paper_list.cursor)  # the whole card in view, wherever [ ] led
-
-    @property
-    def detail_screen(self) -> DetailScreen:
-        """The detail view, made at its first opening and kept (see DetailScreen)."""
-        if self._detail is None:
-            self._detail = DetailScreen(self.service)
-            self.app.install_screen(self._detail, "detail")
-        return self._detail

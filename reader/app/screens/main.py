@@ -5,7 +5,6 @@ widgets post messages up. Disk work runs in thread workers through the library s
 
 from __future__ import annotations
 
-import gc
 import time
 
 from textual import on, work
@@ -16,9 +15,10 @@ from textual.reactive import var
 from textual.widgets import Header
 from textual.worker import get_current_worker
 
+from reader.app.memory import keep_loaded
 from reader.app.paper_actions import COPY, HIDE, OPEN, PDF, READ, STAR, PaperScreen
 from reader.app.screens.collections import CollectionActions
-from reader.app.screens.detail import DetailOpening
+from reader.app.screens.detail_opening import DetailOpening
 from reader.app.screens.export import ExportActions
 from reader.app.screens.sync import SyncActions
 from reader.app.screens.triage import TriageActions
@@ -160,11 +160,7 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
     def _search_prepared(self, warnings: list[str]) -> None:
         self.loaded = self.service.search_ready
         self._show_warnings(warnings)
-        # What is loaded now (index, marks, counts) lives until the next sync changes it: left to
-        # the garbage collector, each full collection walked it again, 40-75 ms of the UI's
-        # thread at 100,000 papers at moments no one chose (a key, an opening). Frozen objects
-        # are still freed when no longer used; only reference cycles among them would stay.
-        gc.freeze()
+        keep_loaded()
 
     def _show_warnings(self, warnings: list[str]) -> None:
         for warning in warnings:

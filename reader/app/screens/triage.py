@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
+from reader.app.memory import keep_loaded
 from reader.app.widgets.rising import RisingTable
 from reader.core.ranking import NeedsStars
 from reader.core.rising import RisingTerm
@@ -146,6 +147,7 @@ class TriageActions(Screen):
     def _ranked(self, result: RankedList | NeedsStars, version: int) -> None:
         self.service.for_you = result
         self._ranked_ids = set(result.ids) if isinstance(result, RankedList) else set()
+        keep_loaded()  # the ranking and its order (100,000 ids at most) stay until the next one
         self._ranked_version, self._ranking_pending = version, False
         self._reasons.clear()
         self.refresh_sidebar()

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.console import Console, JustifyMethod, RenderableType
 from rich.markdown import Heading, Markdown
 from rich.segment import Segment
@@ -147,13 +149,17 @@ class RecordLines:
         return self.paper is paper and self.look == look
 
 
+def _console(width: int) -> Console:
+    return Console(width=width, force_terminal=True, color_system="truecolor", legacy_windows=False, markup=False, emoji=False, highlight=False)
+
+
 def render_record(paper: Paper, look: RecordLook) -> RecordLines:
     """The whole record as lines: body, note, facts. Pure: a worker can make them ahead."""
     width, note = look.width, look.note
-    console = Console(width=width, force_terminal=True, color_system="truecolor", legacy_windows=False, markup=False, emoji=False, highlight=False)
+    console = _console(width)
     options = console.options.update_width(width)
     lines: list[list[Segment]] = []
-    links: list[str] = []
+    links: tuple[str, ...] = ()
 
     def add(renderable: RenderableType) -> None:
         lines.extend(console.render_lines(renderable, options, pad=False, new_lines=False))
@@ -165,8 +171,8 @@ def render_record(paper: Paper, look: RecordLook) -> RecordLines:
         note_line = len(lines)
         add(Text("Note", style="bold underline"))
         if note.text.strip():
-            for line in console.render_lines(NoteMarkdown(note.text, hyperlinks=True), options, pad=False, new_lines=False):
-                lines.append([_click_instead_of_link(segment, links) for segment in line])
+            note_lines, links = note_markdown(note.text, width)
+            lines.extend(note_lines)
         else:
             add(Text(EMPTY_NOTE, style="dim"))
         if note.problem:
@@ -174,17 +180,28 @@ def render_record(paper: Paper, look: RecordLook) -> RecordLines:
     lines.append([])
     add(facts_text(paper, list(look.topics), look.tags, width=width))
     strips = tuple(Strip(line) for line in lines)
-    return RecordLines(strips, tuple(strip.text.rstrip() for strip in strips), tuple(links), paper, look, note_line)
+    return RecordLines(strips, tuple(strip.text.rstrip() for strip in strips), links, paper, look, note_line)
 
 
-def _click_instead_of_link(segment: Segment, links: list[str]) -> Segment:
+@lru_cache(maxsize=8)
+def note_markdown(text: str, width: int) -> tuple[tuple[list[Segment], ...], tuple[str, ...]]:
+    """A note rendered (its lines and link targets), kept for the notes shown lately: a long
+    note (a pasted code block takes rich a second) is rendered once, not at every star or key.
+    Callers do not change the lines."""
+    console = _console(width)
+    links: dict[str, int] = {}
+    rendered = console.render_lines(NoteMarkdown(text, hyperlinks=True), console.options.update_width(width), pad=False, new_lines=False)
+    lines = tuple([_click_instead_of_link(segment, links) for segment in line] for line in rendered)
+    return lines, tuple(links)
+
+
+def _click_instead_of_link(segment: Segment, links: dict[str, int]) -> Segment:
     """A note's link as a click the screen answers (by index), never a terminal hyperlink."""
     style = segment.style
     if style is None or not style.link:
         return segment
-    if style.link not in links:
-        links.append(style.link)
-    click = Style(underline=True) + Style.from_meta({"@click": ("screen.open_note_link", (links.index(style.link),))})
+    index = links.setdefault(style.link, len(links))
+    click = Style(underline=True) + Style.from_meta({"@click": ("screen.open_note_link", (index,))})
     return Segment(segment.text, style.update_link(None) + click)
 
 
@@ -246,8 +263,10 @@ class RecordView(ScrollView, can_focus=True):
         return range(start, start + size)
 
     def _selected(self, strip: Strip, start: int, end: int) -> Strip:
-        """`strip` with cells `start` to `end` (-1: the end) shown as selected."""
-        end = strip.cell_length if end == -1 else end
+        """`strip` with characters `start` to `end` (-1: the end) shown as selected (offsets
+        count characters, the strip cells: a wide character takes two)."""
+        text = strip.text
+        start, end = cell_len(text[:start]), strip.cell_length if end == -1 else cell_len(text[:end])
         if start >= end:
             return strip
         before, chosen, after = strip.divide([start, end, strip.cell_length])
