@@ -108,7 +108,9 @@ class TriageActions(Screen):
             return f"star {ranking.missing} more"
         if isinstance(ranking, RankedList):
             library = self.service.library  # those still to read: marks made since count against it
-            return f"{len(self._ranked_ids.difference(library.read, library.hidden, library.starred)):,} ranked"
+            # Counted through the marks (a set operation walks its smaller side): drawn at every mark.
+            marked = library.read.union(library.hidden, library.starred)
+            return f"{len(self._ranked_ids) - len(self._ranked_ids.intersection(marked)):,} ranked"
         return "by your stars"
 
     def _for_you_headline(self) -> str:
@@ -137,16 +139,17 @@ class TriageActions(Screen):
             self.app.call_from_thread(self._ranking_failed, str(error))
             return
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._ranked, result, marks["version"])
+            ranked_ids = set(result.ids) if isinstance(result, RankedList) else set()  # here, not on the UI's thread
+            self.app.call_from_thread(self._ranked, result, marks["version"], ranked_ids)
 
     def _ranking_failed(self, message: str) -> None:
         self._ranking_pending = False
         self.refresh_chart()
         self.app.notify(f"Cannot rank the papers: {message}", severity="error")
 
-    def _ranked(self, result: RankedList | NeedsStars, version: int) -> None:
+    def _ranked(self, result: RankedList | NeedsStars, version: int, ranked_ids: set[str]) -> None:
         self.service.for_you = result
-        self._ranked_ids = set(result.ids) if isinstance(result, RankedList) else set()
+        self._ranked_ids = ranked_ids
         keep_loaded()  # the ranking and its order (100,000 ids at most) stay until the next one
         self._ranked_version, self._ranking_pending = version, False
         self._reasons.clear()
