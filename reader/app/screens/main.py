@@ -237,8 +237,10 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
             ranking = self.service.for_you
             if isinstance(ranking, NeedsStars):
                 return ranking.message
-            if ranking is None:
-                return "Ranking the papers by your stars…"
+            if ranking is None:  # the first ranking since the start: it reads every paper's words
+                papers = len(self.service.library.index)
+                wait = " (the first after a start reads every paper: about a second per 5,000)" if papers > 20_000 else ""
+                return f"Ranking {plural(papers, 'paper', thousands=True)} by your stars{wait}… the other views work meanwhile"
             return "Nothing left to rank: every paper here is read, starred or hidden"
         if self.unread_only:
             return "Nothing unread here — u shows read papers too"
