@@ -177,7 +177,7 @@ async def interact(data_dir: str) -> None:
         for _ in range(9):
             plist.action_cursor_down()
             await pilot.pause()
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.1)  # the cursor rests on the paper (its record is read ahead after 60 ms)
             settled = asyncio.Event()
             started, cpu_started = time.perf_counter(), time.thread_time()
             plist.action_open()

@@ -16,7 +16,9 @@ from reader.app.widgets.paper_list import PaperList
 if TYPE_CHECKING:
     from reader.service import LibraryService
 
-READ_AHEAD_REST = 0.03  # seconds the cursor stays on a paper before its record is read ahead
+# Seconds the cursor stays on a paper before its record is read ahead: longer than a held key's
+# repeat (30-50 ms), so moving through the list reads nothing; shorter than reading a card.
+READ_AHEAD_REST = 0.06
 
 
 class DetailOpening(Screen):
