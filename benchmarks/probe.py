@@ -151,7 +151,7 @@ async def interact(data_dir: str) -> None:
         ranking = RankedList(ranked, [0.0] * len(ranked), {})
         main.service.for_you = ranking
         main.service.select(FOR_YOU, query=parse(CLI_QUERIES[0], implicit_and=True))
-        main._ranked(ranking, main.service.library.marks_version, set(ranked))  # taken in as the app takes one
+        main._ranked(ranking, main.service.library.marks_version, set(ranked), len(ranked))  # taken in as the app takes one
         cases = [(ALL, text, text) for text in QUERIES.values()] + [(FOR_YOU, f"For you: {text}", text) for text in CLI_QUERIES]
         for view, name, template in cases:
             text = template.replace("{middle}", plist.ids[len(plist.ids) // 2])

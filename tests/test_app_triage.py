@@ -82,6 +82,25 @@ async def test_for_you_ranks_again_after_marks_change(store, themes):
         assert "4 stars" in app.query_one(MomentumChart).headline
 
 
+async def test_for_you_counts_the_ranked_papers_left_once_marking_pauses(store, themes):
+    agents, proteins = themes
+    store.set_marks([p.id for p in agents[:3]], starred=True)
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await choose(pilot, FOR_YOU)
+        ranked = len(app.main.paper_list.ids)
+
+        def label() -> str:
+            return str(app.main.sidebar.get_option_at_index(app.main.sidebar.views.index(FOR_YOU)).prompt)
+
+        assert label().endswith(f"{ranked:,} ranked")
+        await pilot.press("shift+tab", "r", "j", "r")  # two papers read: no longer left to read
+        assert label().endswith(f"{ranked:,} ranked")  # not counted while marking
+        await pilot.pause(0.5)
+        assert label().endswith(f"{ranked - 2:,} ranked")
+
+
 async def test_for_you_header_wraps_at_a_separator_in_a_narrow_terminal(store, themes):
     agents, _ = themes
     store.set_marks([p.id for p in agents[:3]], starred=True)

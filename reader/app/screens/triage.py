@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from reader.app.widgets.paper_list import PaperList
 
 RERANK_DELAY = 2.0  # seconds of marking quiet before For you is ranked again
+RECOUNT_DELAY = 0.3  # seconds after a mark before the sidebar counts For you's papers left again
 
 
 class TriageActions(Screen):
@@ -49,6 +50,10 @@ class TriageActions(Screen):
         self._rising_terms: dict[str, list[RisingTerm]] = {}  # per topic, until the next sync
         self._reasons: dict[str, tuple[tuple[str, str], ...]] = {}  # For you: a card's reasons, drawn once
         self._ranked_ids: set[str] = set()  # the ranking's papers
+        # How many of them are still to read, as of a version of the marks: counting takes a few ms
+        # at 100,000 papers, so a mark is not kept waiting for it (see _for_you_detail).
+        self._ranked_left: tuple[int, int] = (-1, 0)
+        self._recount_timer: Timer | None = None
 
     def view_shown(self, view: View) -> None:
         """What the triage needs when the view changes: a visit, rising terms, a ranking."""
@@ -107,11 +112,19 @@ class TriageActions(Screen):
         if isinstance(ranking, NeedsStars):
             return f"star {ranking.missing} more"
         if isinstance(ranking, RankedList):
-            library = self.service.library  # those still to read: marks made since count against it
-            # Counted through the marks (a set operation walks its smaller side): drawn at every mark.
-            marked = library.read.union(library.hidden, library.starred)
-            return f"{len(self._ranked_ids) - len(self._ranked_ids.intersection(marked)):,} ranked"
+            # Those still to read: marks made since count against it, counted a moment after the
+            # marking (the sidebar is drawn at every mark; the count follows once it pauses).
+            version, left = self._ranked_left
+            if version != self.service.library.marks_version and self._recount_timer is None:
+                self._recount_timer = self.set_timer(RECOUNT_DELAY, self._recount_ranked)
+            return f"{left:,} ranked"
         return "by your stars"
+
+    def _recount_ranked(self) -> None:
+        self._recount_timer = None
+        library = self.service.library
+        self._ranked_left = (library.marks_version, count_left(self._ranked_ids, library.read, library.hidden, library.starred))
+        self.refresh_sidebar()
 
     def _for_you_headline(self) -> str:
         library = self.service.library
@@ -139,17 +152,19 @@ class TriageActions(Screen):
             self.app.call_from_thread(self._ranking_failed, str(error))
             return
         if not get_current_worker().is_cancelled:
-            ranked_ids = set(result.ids) if isinstance(result, RankedList) else set()  # here, not on the UI's thread
-            self.app.call_from_thread(self._ranked, result, marks["version"], ranked_ids)
+            # Here, not on the UI's thread: the ranking's papers, and those left as of its marks.
+            ranked_ids = set(result.ids) if isinstance(result, RankedList) else set()
+            left = count_left(ranked_ids, marks["read"], marks["hidden"], marks["starred"])
+            self.app.call_from_thread(self._ranked, result, marks["version"], ranked_ids, left)
 
     def _ranking_failed(self, message: str) -> None:
         self._ranking_pending = False
         self.refresh_chart()
         self.app.notify(f"Cannot rank the papers: {message}", severity="error")
 
-    def _ranked(self, result: RankedList | NeedsStars, version: int, ranked_ids: set[str]) -> None:
+    def _ranked(self, result: RankedList | NeedsStars, version: int, ranked_ids: set[str], left: int) -> None:
         self.service.for_you = result
-        self._ranked_ids = ranked_ids
+        self._ranked_ids, self._ranked_left = ranked_ids, (version, left)
         keep_loaded()  # the ranking and its order (100,000 ids at most) stay until the next one
         self._ranked_version, self._ranking_pending = version, False
         self._reasons.clear()
@@ -229,3 +244,9 @@ class TriageActions(Screen):
     def _rising_topic_chosen(self, event: RisingTable.TopicChosen) -> None:
         self.view = View.of_topic(event.topic)
         self.paper_list.focus()
+
+
+def count_left(ranked: set[str], *marked: set[str]) -> int:
+    """How many of the ranked papers carry none of the marks (a set operation walks its smaller
+    side: the marks, not the 100,000 ranked)."""
+    return len(ranked) - len(ranked.intersection(set().union(*marked)))
