@@ -14,11 +14,10 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
 from rich.console import Console, JustifyMethod, RenderableType
-from rich.markdown import Heading, Markdown
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -29,6 +28,9 @@ from textual.strip import Strip
 
 from reader.app.paper_actions import paper_link
 from reader.models import Paper
+
+if TYPE_CHECKING:
+    from rich.markdown import Markdown
 
 LABEL_WIDTH = 14
 EMPTY_NOTE = "No note yet. N writes one here (saved as you type); E edits it in $EDITOR."
@@ -91,14 +93,19 @@ def facts_text(paper: Paper, topics: list[str], tags: tuple[str, ...] = (), widt
     return text
 
 
-class _LeftHeading(Heading):
-    LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = {}  # rich centres a top-level heading; the record is left-aligned throughout
+@lru_cache(maxsize=1)
+def _note_markdown() -> type[Markdown]:
+    """rich's Markdown with headings at the left (it centres a top-level one; the record is
+    left-aligned throughout). Imported at the first note shown: 30 ms of the app's start."""
+    from rich.markdown import Heading, Markdown
 
+    class LeftHeading(Heading):
+        LEVEL_ALIGN: ClassVar[dict[str, JustifyMethod]] = {}
 
-class NoteMarkdown(Markdown):
-    """The note's Markdown as rich renders it, headings at the left."""
+    class NoteMarkdown(Markdown):
+        elements = {**Markdown.elements, "heading_open": LeftHeading}
 
-    elements = {**Markdown.elements, "heading_open": _LeftHeading}
+    return NoteMarkdown
 
 
 @dataclass(frozen=True)
@@ -190,7 +197,7 @@ def note_markdown(text: str, width: int) -> tuple[tuple[list[Segment], ...], tup
     Callers do not change the lines."""
     console = _console(width)
     links: dict[str, int] = {}
-    rendered = console.render_lines(NoteMarkdown(text, hyperlinks=True), console.options.update_width(width), pad=False, new_lines=False)
+    rendered = console.render_lines(_note_markdown()(text, hyperlinks=True), console.options.update_width(width), pad=False, new_lines=False)
     lines = tuple([_click_instead_of_link(segment, links) for segment in line] for line in rendered)
     return lines, tuple(links)
 
