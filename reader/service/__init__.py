@@ -17,7 +17,8 @@ __all__ = [
 
 
 def open_service(store: Store, settings: Settings) -> LibraryService:
-    """The cache's service, or the demo's when the cache holds no papers yet."""
-    if len(store.index()) == 0:
+    """The cache's service, or the demo's when the cache holds no papers yet (no shard: the
+    app's start does not wait for the index to be read, which the service's worker does)."""
+    if not store.shards():
         return DemoService(store, settings)
     return LibraryService(store, settings)
