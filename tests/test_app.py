@@ -781,6 +781,20 @@ async def test_a_click_on_a_key_in_the_footer_presses_it_and_hovering_shows_its_
         assert str(app.screen.query_one(KeyFooter).render()).startswith(" esc Back  ? Help  s Star")
 
 
+async def test_a_narrow_footer_leaves_out_whole_keys_not_parts_of_them(store):
+    app = make_app(store)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await pilot.press("enter")
+        await ready(pilot)
+        footer = app.screen.query_one(KeyFooter)
+        line = str(footer.render())
+        shown = line.split("▏")[0].rstrip()
+        assert line.rstrip().endswith("▏^p palette") and len(line) == 100
+        assert shown.endswith("N Note") and "Edit in" not in line  # "E Edit in $EDITOR" does not fit whole
+        assert all(f"{key.display} {key.description}".strip() in shown for key in footer.keys[:5])
+
+
 async def test_the_sidebar_shortens_its_counts_when_the_terminal_narrows_and_back(store):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -114,11 +114,12 @@ class KeyFooter(Widget, can_focus=False):
                 line.append(" ")
             else:
                 add(key, (f" {key.display} ", f"{key.description} " if key.description else ""))
-        if self.palette is not None:  # at the right edge, over the keys that do not fit
+        if self.palette is not None:  # at the right edge, in place of the keys that do not fit whole
             label = (self.palette.display, f" {self.palette.description}")
             room = max(0, self.size.width - cell_len(label[0] + label[1]) - 1)
-            line.truncate(room, pad=True)
-            spans = [(start, min(end, room), key) for start, end, key in spans if start < room]
+            spans = [(start, end, key) for start, end, key in spans if end <= room]
+            line.truncate(spans[-1][1] if spans else 0)
+            line.pad_right(room - line.cell_len)
             line.append("▏", self.get_component_rich_style("key-footer--separator"))
             add(self.palette, label)
         self._spans = spans
