@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
 BITS = 22
 COLUMNS = 1 << BITS
+FEATURIZER = 1  # bump when `featurize` counts a row differently: saved features (feature_file.py) then expire
 _MASK = (1 << 64) - 1
 _PAIR = 0x9E3779B97F4A7C15  # combines two word hashes into a phrase's (odd: no information lost)
 _SPREAD = 0xD6E8FEB86659FD93  # multiplicative hashing: the top bits of key * _SPREAD pick the column
@@ -157,10 +158,17 @@ def featurize(rows: Sequence[Row]) -> FeatureBlock:
     # Copies: the summed entries are views into the arrays of every occurrence, twice as large.
     matrix.data = np.log(matrix.data) + np.float32(1)
     matrix.indices = matrix.indices.copy()
-    sample_keys = np.array([_stable_hash(row.id) for row in rows], dtype=np.uint64)
+    sample_keys = sample_keys_of([row.id for row in rows])
     # Compressed, the texts take about a third of their size (real abstracts; repeated ones less).
     packed = zlib.compress(json.dumps([[row.words, row.authors, row.categories] for row in rows]).encode(), 1)
     return FeatureBlock([row.id for row in rows], matrix, sample_keys, packed)
+
+
+def sample_keys_of(ids: Sequence[str]) -> Any:
+    """Where each paper stands in the order in which papers join the background (numpy uint64)."""
+    import numpy as np
+
+    return np.array([_stable_hash(pid) for pid in ids], dtype=np.uint64)
 
 
 class Corpus:

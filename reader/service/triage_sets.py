@@ -10,6 +10,7 @@ from datetime import date, timedelta
 from reader.core import ranking, rising
 from reader.core.features import Corpus, FeatureBlock
 from reader.models import PaperIndex
+from reader.service.feature_cache import shard_features, shard_stamp
 from reader.service.search_texts import shard_texts
 from reader.store import Store, Watch
 from reader.store.store import shard_of
@@ -31,7 +32,7 @@ class TriageSets:
 class RankingCorpus:
     """The whole cache as the ranking's corpus, shard by shard. A shard whose file has not
     changed keeps its features, so ranking again after a mark or a small sync costs the model's
-    training, not a re-read of the cache."""
+    training, not a re-read of the cache; a later run reads them back (service/feature_cache.py)."""
 
     def __init__(self, store: Store):
         self.store = store
@@ -41,11 +42,10 @@ class RankingCorpus:
     def corpus(self) -> Corpus:
         blocks, changed = {}, self._corpus is None
         for shard in self.store.shards():
-            info = self.store.shard_file(shard).stat()
-            stamp = (info.st_mtime_ns, info.st_size)
+            stamp = shard_stamp(self.store, shard)
             known = self._blocks.get(shard)
             if known is None or known[0] != stamp:
-                known = (stamp, ranking.featurize(ranking.rows_of_search_texts(shard_texts(self.store, shard))))
+                known = (stamp, shard_features(self.store, shard, stamp))
                 changed = True
             blocks[shard] = known
         changed = changed or blocks.keys() != self._blocks.keys()

@@ -1,0 +1,110 @@
+"""A shard's `FeatureBlock` as bytes: what the ranking's cache of features holds beside each
+shard (service/feature_cache.py), so that a later start of the app reads the counts instead of
+counting every word again.
+
+The file is derived and may be damaged or written by someone else, so `decode` trusts nothing:
+any surprise (a wrong length, checksum, count or column, another version) gives None, and the
+caller counts the terms again. A block read back equals the one written, to the bit: counts are
+stored as integers and weighed as `featurize` weighs them.
+
+Layout: MAGIC, the header's length (8 bytes), a JSON header, the rows' offsets (int64), their
+columns (int32), their counts (uint16), the packed rows, and a CRC-32 of all before it."""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from typing import Any
+
+from reader.core.features import BITS, COLUMNS, FEATURIZER, FeatureBlock, sample_keys_of
+
+MAGIC = b"reader features\n"
+_LENGTH = struct.Struct("<Q")
+_CRC = struct.Struct("<I")
+MAX_COUNT = 65535  # a term repeated more often in one paper leaves its block uncached
+
+
+def encode(block: FeatureBlock, stamp: tuple[int, int]) -> bytes | None:
+    """The block as bytes, tagged with `stamp` (what the shard's file was when it was read);
+    None when a count does not fit (the block is then counted again at every start)."""
+    import numpy as np
+
+    matrix = block.matrix
+    counts = np.rint(np.exp(matrix.data.astype(np.float64) - 1))
+    if counts.size and counts.max() > MAX_COUNT:
+        return None
+    counts = counts.astype("<u2")
+    if not np.array_equal(_weights(counts), matrix.data):
+        return None
+    header = json.dumps({
+        "featurizer": FEATURIZER, "bits": BITS, "stamp": list(stamp), "ids": block.ids,
+        "entries": int(matrix.nnz), "packed": len(block.packed_rows),
+    }).encode()
+    body = b"".join((
+        MAGIC, _LENGTH.pack(len(header)), header, matrix.indptr.astype("<i8").tobytes(),
+        matrix.indices.astype("<i4").tobytes(), counts.tobytes(), block.packed_rows,
+    ))
+    return body + _CRC.pack(zlib.crc32(body))
+
+
+def decode(raw: bytes, stamp: tuple[int, int]) -> FeatureBlock | None:
+    """The block `raw` holds when it was made by this featurizer from the shard as it is now
+    (`stamp`), else None."""
+    try:
+        return _decode(raw, stamp)
+    except (ValueError, TypeError, KeyError, struct.error, UnicodeDecodeError):
+        return None
+
+
+def _decode(raw: bytes, stamp: tuple[int, int]) -> FeatureBlock | None:
+    import numpy as np
+    from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
+
+    if not raw.startswith(MAGIC) or len(raw) < len(MAGIC) + _LENGTH.size + _CRC.size:
+        return None
+    body, (crc,) = raw[: -_CRC.size], _CRC.unpack(raw[-_CRC.size :])
+    if zlib.crc32(body) != crc:
+        return None
+    start = len(MAGIC) + _LENGTH.size
+    (header_length,) = _LENGTH.unpack_from(body, len(MAGIC))
+    header = json.loads(body[start : start + header_length])
+    if type(header) is not dict or header.get("featurizer") != FEATURIZER or header.get("bits") != BITS:
+        return None
+    if header.get("stamp") != list(stamp):
+        return None
+    ids, entries, packed = header.get("ids"), header.get("entries"), header.get("packed")
+    if type(ids) is not list or not all(type(pid) is str for pid in ids) or len(set(ids)) != len(ids):
+        return None
+    if type(entries) is not int or type(packed) is not int or entries < 0 or packed < 0:
+        return None
+    papers, offset = len(ids), start + header_length
+    if len(body) != offset + 8 * (papers + 1) + 6 * entries + packed:
+        return None
+
+    def take(dtype: str, count: int) -> Any:
+        nonlocal offset
+        array = np.frombuffer(body, dtype=dtype, count=count, offset=offset)
+        offset += array.nbytes
+        return array
+
+    indptr, indices, counts = take("<i8", papers + 1), take("<i4", entries), take("<u2", entries)
+    packed_rows = body[offset:]
+    if indptr[0] != 0 or indptr[-1] != entries or np.any(np.diff(indptr) < 0):
+        return None
+    if entries and (indices.min() < 0 or indices.max() >= COLUMNS or counts.min() < 1):
+        return None
+    # Within a row, columns strictly rise (as `featurize` leaves them: sorted, summed).
+    follows = np.ones(entries, dtype=bool)
+    follows[indptr[:-1][indptr[:-1] < entries]] = False
+    if np.any(np.diff(indices)[follows[1:]] <= 0):
+        return None
+    matrix = sparse.csr_matrix((_weights(counts), indices.astype(np.int32), indptr), shape=(papers, COLUMNS))
+    return FeatureBlock(ids, matrix, sample_keys_of(ids), packed_rows)
+
+
+def _weights(counts: Any) -> Any:
+    """1 + log(count), in float32: exactly what `featurize` computes."""
+    import numpy as np
+
+    return np.log(counts.astype(np.float32)) + np.float32(1)

@@ -1,0 +1,43 @@
+"""The ranking's features of each shard, saved beside it (papers/YYMM.NN.features) the first time
+they are counted and read back while the shard is unchanged: counting every word of the cache
+takes seconds at each start of the app, reading the counts a fraction of that.
+
+A derived file, holding nothing the user could lose: written atomically, trusted only when it
+says it was made from the shard's file as it is now (its modification time and size), and
+counted again when missing, stale or damaged (core/feature_file.py reads it defensively)."""
+
+from __future__ import annotations
+
+from reader.core import feature_file, ranking
+from reader.core.features import FeatureBlock
+from reader.errors import StoreError
+from reader.service.search_texts import shard_texts
+from reader.store import Store
+from reader.store.files import write_atomic
+
+Stamp = tuple[int, int]  # the shard file's modification time (ns) and size
+
+
+def shard_stamp(store: Store, shard: str) -> Stamp:
+    info = store.shard_file(shard).stat()
+    return info.st_mtime_ns, info.st_size
+
+
+def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
+    """The shard's features, read back when saved from the shard as `stamp` says it is (taken
+    before reading: a shard rewritten meanwhile leaves a file that is stale at the next look),
+    else counted from its search texts and saved."""
+    path = store.shard_file(shard).with_name(f"{shard}.features")
+    try:
+        block = feature_file.decode(path.read_bytes(), stamp)
+    except OSError:
+        block = None
+    if block is None:
+        block = ranking.featurize(ranking.rows_of_search_texts(shard_texts(store, shard)))
+        payload = feature_file.encode(block, stamp)
+        if payload is not None:
+            try:
+                write_atomic(path, payload)
+            except StoreError:
+                pass  # a cache: counted again next time
+    return block

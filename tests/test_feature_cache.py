@@ -1,0 +1,154 @@
+"""The ranking's features saved beside each shard: a later run reads them back and ranks exactly
+as counting again would; a missing, stale, damaged or hostile file is counted again."""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import zlib
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from reader.core import feature_file, features
+from reader.core.ranking import Ranking
+from reader.service import feature_cache
+from reader.service.triage_sets import RankingCorpus
+from reader.store import Store
+from tests.themes import theme_papers
+
+
+@pytest.fixture
+def store(data_dir):
+    store = Store(data_dir)
+    papers = theme_papers(30)
+    # Spread over three shards (a thousand ids each), so that one damaged file is one of several.
+    for name, group in papers.items():
+        store.save_papers([replace(p, id=f"2611.{10000 + 1000 * (i // 10) + 2 * (i % 10) + (name == 'proteins'):05d}") for i, p in enumerate(group)], name)
+    return store
+
+
+def marks(store) -> dict:
+    ids = sorted(RankingCorpus(store).corpus().ids)
+    agents = [pid for pid in ids if int(pid[-1]) % 2 == 0]
+    proteins = [pid for pid in ids if int(pid[-1]) % 2 == 1]
+    return {"starred": set(agents[:4]), "hidden": set(proteins[:2]), "read": set(agents[5:8] + proteins[5:7])}
+
+
+def ranking_of(store) -> tuple:
+    result = RankingCorpus(store).rank(**marks(store))
+    assert isinstance(result, Ranking)
+    return result.ids, result.scores, [scored.because for scored in result.top(10)]
+
+
+def feature_files(store) -> list:
+    return sorted((store.data_dir / "papers").glob("*.features"))
+
+
+def counted_shards(monkeypatch) -> list:
+    counted: list = []
+    featurize = features.featurize
+    monkeypatch.setattr(feature_cache.ranking, "featurize", lambda rows: counted.append(rows) or featurize(rows))
+    return counted
+
+
+def test_a_later_run_reads_the_saved_features_and_ranks_identically(store, monkeypatch):
+    first = ranking_of(store)  # counts every shard and saves its features
+    assert len(feature_files(store)) == len(store.shards()) == 3
+    counted = counted_shards(monkeypatch)
+    assert ranking_of(store) == first
+    assert counted == []  # read back, not counted
+    for path in feature_files(store):
+        path.unlink()
+    assert ranking_of(store) == first  # without the files: counted again, the same
+
+
+def test_the_read_back_block_equals_the_counted_one_to_the_bit(store):
+    shard = store.shards()[0]
+    stamp = feature_cache.shard_stamp(store, shard)
+    block = feature_cache.shard_features(store, shard, stamp)
+    again = feature_file.decode(feature_file.encode(block, stamp) or b"", stamp)
+    assert again is not None and again.ids == block.ids and again.packed_rows == block.packed_rows
+    for name in ("data", "indices", "indptr"):
+        assert getattr(again.matrix, name).dtype == getattr(block.matrix, name).dtype
+        assert np.array_equal(getattr(again.matrix, name), getattr(block.matrix, name))
+    assert np.array_equal(again.sample_keys, block.sample_keys)
+
+
+def rewritten(raw: bytes, change) -> bytes:
+    """`raw` with its header changed by `change` and a checksum that matches: a file crafted to
+    pass the checksum, not one damaged at random."""
+    start = len(feature_file.MAGIC) + 8
+    (length,) = struct.unpack_from("<Q", raw, len(feature_file.MAGIC))
+    header = json.loads(raw[start : start + length])
+    change(header)
+    new = json.dumps(header).encode()
+    body = raw[: len(feature_file.MAGIC)] + struct.pack("<Q", len(new)) + new + raw[start + length : -4]
+    return body + struct.pack("<I", zlib.crc32(body))
+
+
+def with_array_changed(raw: bytes, offset_from_end: int, value: bytes) -> bytes:
+    body = bytearray(raw[:-4])
+    body[len(body) - offset_from_end : len(body) - offset_from_end + len(value)] = value
+    return bytes(body) + struct.pack("<I", zlib.crc32(body))
+
+
+DAMAGES = {
+    "empty": lambda raw: b"",
+    "truncated": lambda raw: raw[: len(raw) // 2],
+    "a byte flipped": lambda raw: raw[: len(raw) // 2] + bytes([raw[len(raw) // 2] ^ 1]) + raw[len(raw) // 2 + 1 :],
+    "not ours": lambda raw: b"\x00" * len(raw),
+    "another featurizer": lambda raw: rewritten(raw, lambda h: h.update(featurizer=h["featurizer"] + 1)),
+    "more papers than rows": lambda raw: rewritten(raw, lambda h: h["ids"].append("2611.99999")),
+    "a paper twice": lambda raw: rewritten(raw, lambda h: h["ids"].__setitem__(1, h["ids"][0])),
+    "ids not text": lambda raw: rewritten(raw, lambda h: h["ids"].__setitem__(0, 7)),
+    "entries not a number": lambda raw: rewritten(raw, lambda h: h.update(entries="many")),
+    "header not an object": lambda raw: rewritten(raw, lambda h: h.clear()),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGES))
+def test_a_damaged_or_crafted_file_is_counted_again_and_ranks_identically(store, monkeypatch, damage):
+    first = ranking_of(store)
+    path = feature_files(store)[1]
+    good = path.read_bytes()
+    path.write_bytes(DAMAGES[damage](good))
+    counted = counted_shards(monkeypatch)
+    assert ranking_of(store) == first
+    assert len(counted) == 1  # that shard alone
+    assert path.read_bytes() == good  # and saved again
+
+
+def test_columns_and_counts_out_of_range_are_refused(store):
+    ranking_of(store)
+    path = feature_files(store)[0]
+    raw = path.read_bytes()
+    stamp = feature_cache.shard_stamp(store, path.name.removesuffix(".features"))
+    assert feature_file.decode(raw, stamp) is not None
+    (length,) = struct.unpack_from("<Q", raw, len(feature_file.MAGIC))
+    header = json.loads(raw[len(feature_file.MAGIC) + 8 : len(feature_file.MAGIC) + 8 + length])
+    tail = header["packed"] + 2 * header["entries"]  # bytes after the columns: counts, packed rows
+    last_column = tail + 4
+    assert feature_file.decode(with_array_changed(raw, last_column, struct.pack("<i", features.COLUMNS)), stamp) is None
+    assert feature_file.decode(with_array_changed(raw, last_column, struct.pack("<i", -1)), stamp) is None
+    assert feature_file.decode(with_array_changed(raw, header["packed"] + 2, struct.pack("<H", 0)), stamp) is None
+    second_column = tail + 4 * header["entries"] - 4  # a row's columns rise: a repeated one is refused
+    first_column = raw[len(raw) - 4 - second_column - 4 : len(raw) - 4 - second_column]
+    assert feature_file.decode(with_array_changed(raw, second_column, first_column), stamp) is None
+    first_offset = tail + 4 * header["entries"] + 8 * len(header["ids"])  # the second row's start
+    assert feature_file.decode(with_array_changed(raw, first_offset, struct.pack("<q", -5)), stamp) is None
+
+
+def test_a_shard_rewritten_since_makes_its_file_stale(store, monkeypatch):
+    ranking_of(store)
+    shard = store.shards()[0]
+    info = store.shard_file(shard).stat()
+    os.utime(store.shard_file(shard), ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000))
+    counted = counted_shards(monkeypatch)
+    first = ranking_of(store)
+    assert len(counted) == 1
+    new_stamp = feature_cache.shard_stamp(store, shard)
+    assert feature_file.decode(store.shard_file(shard).with_name(f"{shard}.features").read_bytes(), new_stamp) is not None
+    assert ranking_of(store) == first and len(counted) == 1
