@@ -175,9 +175,9 @@ async def test_the_detail_view_shows_the_paper_as_it_is_when_opened_and_follows_
         await pilot.press("s", "enter")
         await ready(pilot)
         view = app.screen.record_view
-        assert view.text.splitlines()[1] == f"arXiv:{papers[0].id}v{papers[0].version} · {papers[0].primary_category} · ★ starred · read"
+        assert view.text.splitlines()[2] == f"arXiv:{papers[0].id}v{papers[0].version} · {papers[0].primary_category} · ★ starred · read"
         await pilot.press("s", "r")
-        assert view.text.splitlines()[1].endswith(f"{papers[0].primary_category} · unread")
+        assert view.text.splitlines()[2].endswith(f"{papers[0].primary_category} · unread")
         await pilot.resize_terminal(70, 30)
         await ready(pilot)
         assert max(strip.cell_length for strip in view.lines.strips) <= view.scrollable_content_region.width
@@ -190,7 +190,7 @@ async def test_text_in_the_detail_view_can_be_selected(store, papers):
         await ready(pilot)
         await pilot.press("enter")
         await ready(pilot)
-        await pilot.mouse_down("#detail", offset=(2, 1))  # the title's first cell, inside the padding
+        await pilot.mouse_down("#detail", offset=(2, 1))  # the title's first cell, inside the padding, under a blank line
         await pilot.hover("#detail", offset=(2 + 5, 2))
         await pilot.mouse_up("#detail", offset=(2 + 5, 2))
         await pilot.pause()
@@ -216,6 +216,10 @@ async def test_the_detail_view_scrolls_by_wheel_and_keys_and_shows_where_it_is(s
         await pilot.press("end")
         await ready(pilot)
         assert view.scroll_y == view.max_scroll_y and thumb_rows()[-1] == view.scrollable_content_region.height - 1
+        # The whole record can be reached: its last line shown, above a blank one.
+        assert view.max_scroll_y + view.scrollable_content_region.height == len(view.lines.strips)
+        last = view.scrollable_content_region.height - 1
+        assert view.render_line(last).text.strip() == "▐" and view.render_line(last - 1).text.startswith(f"https://arxiv.org/pdf/{papers[0].id}")
         assert len(thumb_rows()) == len(at_top)
 
 

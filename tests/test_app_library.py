@@ -147,7 +147,7 @@ async def test_links_in_a_note_open_only_http(store, papers, monkeypatch):
         lines = app.screen.record_view.text.splitlines()
         for word in ("[x](file:///etc/passwd)", "ftp", "web"):  # a file: link is not a link at all
             assert word in lines
-            await pilot.click("#detail", offset=(2 + 1, 1 + lines.index(word)))  # inside the view's padding
+            await pilot.click("#detail", offset=(2 + 1, lines.index(word)))  # inside the view's left padding
             await ready(pilot)
         assert opened == ["https://example.org/ok"]
         assert [m for m in app.message_log if m.startswith("Not opened: only http and https")] == [

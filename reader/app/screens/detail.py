@@ -228,23 +228,25 @@ class DetailScreen(PaperScreen):
     def action_close(self) -> None:
         self.dismiss(self.paper_id)
 
+    # Scrolled at once, as the list moves (an animated Home took half a second to get there).
+
     def action_scroll_down(self) -> None:
-        self.record_view.scroll_down()
+        self.record_view.scroll_down(animate=False)
 
     def action_scroll_up(self) -> None:
-        self.record_view.scroll_up()
+        self.record_view.scroll_up(animate=False)
 
     def action_page_down(self) -> None:
-        self.record_view.scroll_page_down()
+        self.record_view.scroll_page_down(animate=False)
 
     def action_page_up(self) -> None:
-        self.record_view.scroll_page_up()
+        self.record_view.scroll_page_up(animate=False)
 
     def action_scroll_top(self) -> None:
-        self.record_view.scroll_home()
+        self.record_view.scroll_home(animate=False)
 
     def action_scroll_bottom(self) -> None:
-        self.record_view.scroll_end()
+        self.record_view.scroll_end(animate=False)
 
     def action_open_note_link(self, index: int) -> None:
         """A click on the note's link number `index` (see RecordView): only http(s) opens."""

@@ -165,8 +165,8 @@ def render_record(paper: Paper, look: RecordLook) -> RecordLines:
     width, note = look.width, look.note
     console = _console(width)
     options = console.options.update_width(width)
-    lines: list[list[Segment]] = []
-    links: tuple[str, ...] = ()
+    lines: list[list[Segment]] = [[]]  # a blank line above (and one below, the facts' last): the view has
+    links: tuple[str, ...] = ()  # no vertical padding, which a ScrollView leaves out of how far it scrolls
 
     def add(renderable: RenderableType) -> None:
         lines.extend(console.render_lines(renderable, options, pad=False, new_lines=False))
@@ -185,7 +185,7 @@ def render_record(paper: Paper, look: RecordLook) -> RecordLines:
         if note.problem:
             add(Text(note.problem, style="bold red"))
     lines.append([])
-    add(facts_text(paper, list(look.topics), look.tags, width=width))
+    add(facts_text(paper, list(look.topics), look.tags, width=width))  # it ends with a blank line
     strips = tuple(Strip(line) for line in lines)
     return RecordLines(strips, tuple(strip.text.rstrip() for strip in strips), links, paper, look, note_line)
 
