@@ -344,3 +344,31 @@ def test_index_order_holds_the_whole_index_ids_and_topics(data_dir):
     assert order.versions == [] and order.days == []  # read without decoding the other columns
     store.index()
     assert store.index_order().versions == store.index().versions  # already loaded: the whole one
+
+
+def test_user_json_is_the_same_bytes_whether_its_read_marks_were_encoded_again_or_kept(data_dir):
+    # The read marks' JSON is kept between writes that leave them as they were (a star, a hide,
+    # a setting); the file must be what encoding the whole document would give, after every change.
+    papers = recent_papers(30)
+    store = Store(data_dir)
+    store.add_topic("Agents", "ti:agent")
+    store.save_papers(papers, "Agents")
+    ids = [p.id for p in papers]
+    first_ten, without_two = set(ids[:10]), set(ids[:10]) - set(ids[5:7])
+    changes = [  # each change, and the read marks after it
+        (lambda: store.set_marks(ids[:10], read=True), first_ten),
+        (lambda: store.set_marks(ids[:3], starred=True), first_ten),  # read marks kept
+        (lambda: store.set_marks(ids[5:7], read=False), without_two),
+        (lambda: store.set_marks(ids[20:22], hidden=True), without_two),  # kept
+        (lambda: store.set_setting("sort", '"weird" "encoded-00-0" \\u0000 text'), without_two),  # looks like a stand-in
+        (lambda: store.set_marks(ids[5:7], read=True), first_ten),  # back as they were two changes ago
+        (lambda: store.record_visit("app"), first_ten),
+    ]
+    for change, read in changes:
+        change()
+        raw = (data_dir / "user.json").read_bytes()
+        assert json.dumps(json.loads(raw), ensure_ascii=False, separators=(",", ":")).encode() == raw
+        assert Store(data_dir).marks().read == read  # a fresh reader parses it whole
+    assert Store(data_dir).marks().read == set(ids[:10])
+    assert Store(data_dir).setting("sort") == '"weird" "encoded-00-0" \\u0000 text'
+    assert (data_dir / "user.json.bak").read_bytes() == (data_dir / "user.json").read_bytes()

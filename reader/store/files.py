@@ -84,12 +84,38 @@ def find_document(path: Path, key: str, value: str) -> dict[str, Any] | None:
     return None
 
 
+class Encoded:
+    """A value already encoded (by encode_json), which encode_json splices in as it is: a large
+    table unchanged since the last write is not encoded again."""
+
+    __slots__ = ("json",)
+
+    def __init__(self, json: bytes):
+        self.json = json
+
+
 def encode_json(data: Any) -> bytes:
-    """Compact UTF-8 JSON; text that is not valid Unicode (surrogates from a raw argv) is refused."""
+    """Compact UTF-8 JSON; text that is not valid Unicode (surrogates from a raw argv) is refused.
+    `Encoded` values go in as they are (each stands in as a string no text can guess, then
+    replaced)."""
+    encoded: list[bytes] = []
+    marker = ""
+
+    def stand_in(value: Any) -> str:
+        nonlocal marker
+        if not isinstance(value, Encoded):
+            raise TypeError(f"cannot save a {type(value).__name__}")
+        marker = marker or f"encoded-{os.urandom(16).hex()}-"
+        encoded.append(value.json)
+        return f"{marker}{len(encoded) - 1}"
+
     try:
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        payload = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=stand_in).encode("utf-8")
     except UnicodeEncodeError:
         raise StoreError("cannot save text that is not valid Unicode") from None
+    for number, fragment in enumerate(encoded):
+        payload = payload.replace(f'"{marker}{number}"'.encode(), fragment, 1)
+    return payload
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
