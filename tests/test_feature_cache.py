@@ -129,11 +129,14 @@ def test_columns_and_counts_out_of_range_are_refused(store):
     assert feature_file.decode(raw, stamp) is not None
     (length,) = struct.unpack_from("<Q", raw, len(feature_file.MAGIC))
     header = json.loads(raw[len(feature_file.MAGIC) + 8 : len(feature_file.MAGIC) + 8 + length])
-    tail = header["packed"] + 2 * header["entries"]  # bytes after the columns: counts, packed rows
+    packs = -(-len(header["ids"]) // features.PACK)
+    tail = header["packed"] + 4 * packs + 2 * header["entries"]  # bytes after the columns: counts, packs
     last_column = tail + 4
     assert feature_file.decode(with_array_changed(raw, last_column, struct.pack("<i", features.COLUMNS)), stamp) is None
     assert feature_file.decode(with_array_changed(raw, last_column, struct.pack("<i", -1)), stamp) is None
-    assert feature_file.decode(with_array_changed(raw, header["packed"] + 2, struct.pack("<H", 0)), stamp) is None
+    assert feature_file.decode(with_array_changed(raw, header["packed"] + 4 * packs + 2, struct.pack("<H", 0)), stamp) is None
+    first_pack = header["packed"] + 4 * packs
+    assert feature_file.decode(with_array_changed(raw, first_pack, struct.pack("<I", 0)), stamp) is None
     second_column = tail + 4 * header["entries"] - 4  # a row's columns rise: a repeated one is refused
     first_column = raw[len(raw) - 4 - second_column - 4 : len(raw) - 4 - second_column]
     assert feature_file.decode(with_array_changed(raw, second_column, first_column), stamp) is None

@@ -195,3 +195,9 @@ def test_stop_words_never_count(themes):
     noisy = [Row(r.id, " the ".join(r.words.split(" of ")) + " we show that this paper", r.authors, r.categories) for r in rows]
     marks = {"starred": ids(agents[:5])}
     assert ranked(Corpus.of_rows(noisy), **marks).ids == ranked(Corpus.of_rows(rows), **marks).ids
+
+
+def test_every_row_reads_back_as_it_was_counted(themes):
+    rows = [row_of_paper(p) for p in themes[0] + themes[1]]
+    corpus = Corpus.of_rows(rows, block_size=23)  # blocks of several packs, the last ones short
+    assert [corpus.row(i) for i in reversed(range(len(rows)))] == rows[::-1]

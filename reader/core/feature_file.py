@@ -8,7 +8,8 @@ caller counts the terms again. A block read back equals the one written, to the 
 stored as integers and weighed as `featurize` weighs them.
 
 Layout: MAGIC, the header's length (8 bytes), a JSON header, the rows' offsets (int64), their
-columns (int32), their counts (uint16), the packed rows, and a CRC-32 of all before it."""
+columns (int32), their counts (uint16), the lengths of the packs of rows (uint32), the packs,
+and a CRC-32 of all before it."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ import struct
 import zlib
 from typing import Any
 
-from reader.core.features import BITS, COLUMNS, FEATURIZER, FeatureBlock, sample_keys_of
+from reader.core.features import BITS, COLUMNS, FEATURIZER, PACK, FeatureBlock, sample_keys_of
 
-MAGIC = b"reader features\n"
+MAGIC = b"reader features 2\n"
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
 MAX_COUNT = 65535  # a term repeated more often in one paper leaves its block uncached
@@ -39,11 +40,12 @@ def encode(block: FeatureBlock, stamp: tuple[int, int]) -> bytes | None:
         return None
     header = json.dumps({
         "featurizer": FEATURIZER, "bits": BITS, "stamp": list(stamp), "ids": block.ids,
-        "entries": int(matrix.nnz), "packed": len(block.packed_rows),
+        "entries": int(matrix.nnz), "packed": sum(map(len, block.packed_rows)),
     }).encode()
+    pack_lengths = np.array([len(pack) for pack in block.packed_rows], dtype="<u4")
     body = b"".join((
         MAGIC, _LENGTH.pack(len(header)), header, matrix.indptr.astype("<i8").tobytes(),
-        matrix.indices.astype("<i4").tobytes(), counts.tobytes(), block.packed_rows,
+        matrix.indices.astype("<i4").tobytes(), counts.tobytes(), pack_lengths.tobytes(), *block.packed_rows,
     ))
     return body + _CRC.pack(zlib.crc32(body))
 
@@ -79,7 +81,8 @@ def _decode(raw: bytes, stamp: tuple[int, int]) -> FeatureBlock | None:
     if type(entries) is not int or type(packed) is not int or entries < 0 or packed < 0:
         return None
     papers, offset = len(ids), start + header_length
-    if len(body) != offset + 8 * (papers + 1) + 6 * entries + packed:
+    packs = -(-papers // PACK)
+    if len(body) != offset + 8 * (papers + 1) + 6 * entries + 4 * packs + packed:
         return None
 
     def take(dtype: str, count: int) -> Any:
@@ -89,7 +92,11 @@ def _decode(raw: bytes, stamp: tuple[int, int]) -> FeatureBlock | None:
         return array
 
     indptr, indices, counts = take("<i8", papers + 1), take("<i4", entries), take("<u2", entries)
-    packed_rows = body[offset:]
+    pack_lengths = take("<u4", packs).astype(np.int64)
+    if packs and (pack_lengths.min() < 1 or pack_lengths.sum() != packed):
+        return None
+    ends = (offset + np.cumsum(pack_lengths)).tolist()
+    packed_rows = tuple(body[begin:end] for begin, end in zip([offset, *ends], ends))
     if indptr[0] != 0 or indptr[-1] != entries or np.any(np.diff(indptr) < 0):
         return None
     if entries and (indices.min() < 0 or indices.max() >= COLUMNS or counts.min() < 1):

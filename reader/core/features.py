@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 BITS = 22
 COLUMNS = 1 << BITS
+PACK = 16  # rows compressed together: a reason unpacks its paper's 16, not its shard's thousand
+UNPACKED = 128  # packs kept unpacked by a corpus (the ones last read)
 FEATURIZER = 1  # bump when `featurize` counts a row differently: saved features (feature_file.py) then expire
 _MASK = (1 << 64) - 1
 _PAIR = 0x9E3779B97F4A7C15  # combines two word hashes into a phrase's (odd: no information lost)
@@ -121,11 +123,13 @@ class FeatureBlock:
     ids: list[str]
     matrix: Any  # scipy.sparse.csr_matrix, float32
     sample_keys: Any  # numpy uint64 per paper: the order in which papers join the background
-    packed_rows: bytes  # the rows as compressed JSON, read back only to name reasons
+    packed_rows: tuple[bytes, ...]  # the rows PACK at a time as compressed JSON, read back only to name reasons
 
-    def rows(self) -> list[Row]:
-        unpacked = json.loads(zlib.decompress(self.packed_rows))
-        return [Row(pid, words, tuple(authors), tuple(cats)) for pid, (words, authors, cats) in zip(self.ids, unpacked)]
+    def rows_of_pack(self, pack: int) -> list[Row]:
+        """Rows pack * PACK onwards (PACK of them, fewer in the last pack)."""
+        unpacked = json.loads(zlib.decompress(self.packed_rows[pack]))
+        ids = self.ids[pack * PACK : (pack + 1) * PACK]
+        return [Row(pid, words, tuple(authors), tuple(cats)) for pid, (words, authors, cats) in zip(ids, unpacked)]
 
 
 def featurize(rows: Sequence[Row]) -> FeatureBlock:
@@ -159,8 +163,12 @@ def featurize(rows: Sequence[Row]) -> FeatureBlock:
     matrix.data = np.log(matrix.data) + np.float32(1)
     matrix.indices = matrix.indices.copy()
     sample_keys = sample_keys_of([row.id for row in rows])
-    # Compressed, the texts take about a third of their size (real abstracts; repeated ones less).
-    packed = zlib.compress(json.dumps([[row.words, row.authors, row.categories] for row in rows]).encode(), 1)
+    # Compressed, the texts take about a third of their size (real abstracts; repeated ones less),
+    # PACK rows at a time as well as all at once: zlib looks back 32 KB, about 25 abstracts.
+    packed = tuple(
+        zlib.compress(json.dumps([[row.words, row.authors, row.categories] for row in rows[start : start + PACK]]).encode(), 1)
+        for start in range(0, len(rows), PACK)
+    )
     return FeatureBlock([row.id for row in rows], matrix, sample_keys, packed)
 
 
@@ -194,7 +202,7 @@ class Corpus:
         norms[norms == 0] = 1  # a paper without terms scores by the intercept alone
         self.norms = norms
         self._lock = Lock()
-        self._unpacked: dict[int, list[Row]] = {}  # the last blocks whose rows were read back
+        self._unpacked: dict[tuple[int, int], list[Row]] = {}  # (block, pack) -> rows: the last read back
         self._term_keys: dict[int, set[int]] = {}  # row -> keys of its terms, for starred rows
 
     @classmethod
@@ -230,15 +238,16 @@ class Corpus:
 
     def row(self, i: int) -> Row:
         b = bisect_right(self._starts, i) - 1
+        pack, at = divmod(i - self._starts[b], PACK)
         with self._lock:
-            rows = self._unpacked.get(b)
+            rows = self._unpacked.get((b, pack))
         if rows is None:
-            rows = self.blocks[b].rows()
+            rows = self.blocks[b].rows_of_pack(pack)
             with self._lock:
-                if len(self._unpacked) >= 8:
+                if len(self._unpacked) >= UNPACKED:
                     del self._unpacked[next(iter(self._unpacked))]
-                self._unpacked[b] = rows
-        return rows[i - self._starts[b]]
+                self._unpacked[b, pack] = rows
+        return rows[at]
 
     def term_keys(self, i: int) -> set[int]:
         """Keys of a row's terms, kept: the starred rows' are asked for at every ranking."""
