@@ -77,12 +77,18 @@ def test_the_read_back_block_equals_the_counted_one_to_the_bit(store):
     assert np.array_equal(again.sample_keys, block.sample_keys)
 
 
+def header_of(raw: bytes) -> dict:
+    start = len(feature_file.MAGIC) + 8
+    (length,) = struct.unpack_from("<Q", raw, len(feature_file.MAGIC))
+    return json.loads(raw[start : start + length])
+
+
 def rewritten(raw: bytes, change) -> bytes:
     """`raw` with its header changed by `change` and a checksum that matches: a file crafted to
     pass the checksum, not one damaged at random."""
     start = len(feature_file.MAGIC) + 8
     (length,) = struct.unpack_from("<Q", raw, len(feature_file.MAGIC))
-    header = json.loads(raw[start : start + length])
+    header = header_of(raw)
     change(header)
     new = json.dumps(header).encode()
     body = raw[: len(feature_file.MAGIC)] + struct.pack("<Q", len(new)) + new + raw[start + length : -4]
@@ -127,8 +133,7 @@ def test_columns_and_counts_out_of_range_are_refused(store):
     raw = path.read_bytes()
     stamp = feature_cache.shard_stamp(store, path.name.removesuffix(".features"))
     assert feature_file.decode(raw, stamp) is not None
-    (length,) = struct.unpack_from("<Q", raw, len(feature_file.MAGIC))
-    header = json.loads(raw[len(feature_file.MAGIC) + 8 : len(feature_file.MAGIC) + 8 + length])
+    header = header_of(raw)
     packs = -(-len(header["ids"]) // features.PACK)
     tail = header["packed"] + 4 * packs + 2 * header["entries"]  # bytes after the columns: counts, packs
     last_column = tail + 4
@@ -155,3 +160,36 @@ def test_a_shard_rewritten_since_makes_its_file_stale(store, monkeypatch):
     new_stamp = feature_cache.shard_stamp(store, shard)
     assert feature_file.decode(store.shard_file(shard).with_name(f"{shard}.features").read_bytes(), new_stamp) is not None
     assert ranking_of(store) == first and len(counted) == 1
+
+
+def test_a_header_nested_too_deep_is_refused(store):
+    ranking_of(store)
+    shard = store.shards()[0]
+    header = b"[" * 100_000 + b"]" * 100_000
+    body = feature_file.MAGIC + struct.pack("<Q", len(header)) + header
+    assert feature_file.decode(body + struct.pack("<I", zlib.crc32(body)), feature_cache.shard_stamp(store, shard)) is None
+
+
+BAD_PACKS = {
+    "not zlib": b"rows",
+    "not JSON": zlib.compress(b"[[\\"),
+    "too few rows": zlib.compress(b"[]"),
+    "rows of the wrong shape": zlib.compress(json.dumps([[1, 2, 3]] * features.PACK).encode()),
+    "unpacking without end": zlib.compress(b"[" + b" " * (features.MAX_PACK_TEXT + 1) + b"]"),
+}
+
+
+@pytest.mark.parametrize("bad", sorted(BAD_PACKS))
+def test_a_crafted_pack_of_rows_costs_its_papers_their_reasons_not_the_ranking(store, bad):
+    ids, scores, _ = ranking_of(store)
+    for path in feature_files(store):
+        shard = path.name.removesuffix(".features")
+        stamp = feature_cache.shard_stamp(store, shard)
+        block = feature_file.decode(path.read_bytes(), stamp)
+        assert block is not None
+        crafted = replace(block, packed_rows=(BAD_PACKS[bad], *block.packed_rows[1:]))
+        path.write_bytes(feature_file.encode(crafted, stamp) or b"")
+    result = RankingCorpus(store).rank(**marks(store))
+    assert isinstance(result, Ranking) and (result.ids, result.scores) == (ids, scores)
+    first_packs = {pid for path in feature_files(store) for pid in header_of(path.read_bytes())["ids"][: features.PACK]}
+    assert all(scored.because == () for scored in result.top(None) if scored.id in first_packs)

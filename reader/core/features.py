@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 BITS = 22
 COLUMNS = 1 << BITS
 PACK = 16  # rows compressed together: a reason unpacks its paper's 16, not its shard's thousand
+MAX_PACK_TEXT = 16 << 20  # bytes of a pack's rows unpacked: far beyond PACK abstracts, so more is not ours
 UNPACKED = 128  # packs kept unpacked by a corpus (the ones last read)
 FEATURIZER = 1  # bump when `featurize` counts a row differently: saved features (feature_file.py) then expire
 _MASK = (1 << 64) - 1
@@ -126,10 +127,18 @@ class FeatureBlock:
     packed_rows: tuple[bytes, ...]  # the rows PACK at a time as compressed JSON, read back only to name reasons
 
     def rows_of_pack(self, pack: int) -> list[Row]:
-        """Rows pack * PACK onwards (PACK of them, fewer in the last pack)."""
-        unpacked = json.loads(zlib.decompress(self.packed_rows[pack]))
+        """Rows pack * PACK onwards (PACK of them, fewer in the last pack). A pack that does not
+        read back as rows (from a damaged or crafted features file) gives rows without text:
+        those papers keep their scores and have no reasons."""
         ids = self.ids[pack * PACK : (pack + 1) * PACK]
-        return [Row(pid, words, tuple(authors), tuple(cats)) for pid, (words, authors, cats) in zip(ids, unpacked)]
+        try:
+            unpacked = json.loads(zlib.decompressobj().decompress(self.packed_rows[pack], MAX_PACK_TEXT))
+            rows = [Row(pid, words, tuple(authors), tuple(cats)) for pid, (words, authors, cats) in zip(ids, unpacked, strict=True)]
+        except (zlib.error, ValueError, TypeError, RecursionError):
+            rows = []
+        if rows and all(type(row.words) is str and all(type(name) is str for name in row.authors + row.categories) for row in rows):
+            return rows
+        return [Row(pid, "") for pid in ids]
 
 
 def featurize(rows: Sequence[Row]) -> FeatureBlock:
