@@ -169,6 +169,7 @@ async def interact(data_dir: str) -> None:
                 main._apply_filter("", None, None, None)
                 await pilot.pause()
             filters[name.replace(template, text)] = statistics.median(samples) * 1000
+        del ids, ranked, ranking  # the app keeps what it shows; the probe's own lists would be walked by the collector
         # Enter on a paper the cursor has rested on (its record read ahead), until the detail
         # view's frames are drawn and nothing is left to lay out or paint (call_after_refresh).
         # Wall time includes Textual's frame pacing (a frame at most every 1/60 s); the main
