@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
 import time
 
 import pytest
@@ -64,6 +65,31 @@ async def test_for_you_asks_for_stars_then_ranks_the_starred_theme_first_and_say
         assert "For you" in app.query_one(MomentumChart).title
         await choose(pilot, ALL)  # the other views keep their height
         assert "because:" not in card_text(app, 0) and app.main.paper_list.ids[1] in card_text(app, 1).splitlines()[0]
+
+
+async def test_for_you_says_it_is_ranking_until_the_first_ranking_arrives(store, themes):
+    agents, proteins = themes
+    store.set_marks([p.id for p in agents[:3]], starred=True)
+    app = make_app(store)
+    ranking_may_end = threading.Event()
+    rank = app.service.rank_for_you
+
+    def slow_rank(marks):
+        ranking_may_end.wait(10)  # as the first ranking of a large cache takes seconds
+        return rank(marks)
+
+    app.service.rank_for_you = slow_rank
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not app.main.loaded:  # not ready() (nor choose()): the first ranking waits
+            await pilot.pause(0.05)
+        app.main.view = FOR_YOU
+        await pilot.pause()
+        chart = app.query_one(MomentumChart)
+        assert chart.headline.startswith("Ranking by 3 stars and 0 read papers") and "Ranked" not in chart.headline
+        assert app.main.paper_list.empty_message.startswith("Ranking ")
+        ranking_may_end.set()
+        await ready(pilot)
+        assert chart.headline.startswith("Ranked by 3 stars") and app.main.paper_list.ids
 
 
 async def test_for_you_ranks_again_after_marks_change(store, themes):

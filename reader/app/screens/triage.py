@@ -134,7 +134,10 @@ class TriageActions(Screen):
         ranking = self.service.for_you
         if isinstance(ranking, NeedsStars):  # no ranking yet: the header says so, not "Ranked by"
             return f"Not ranked yet: {ranking.stars} of {ranking.needed} stars so far{stale}"
-        return f"Ranked by {plural(len(library.starred), 'star', thousands=True)} and {plural(len(library.read), 'read paper', thousands=True)}: {scope}{stale}"
+        marks = f"{plural(len(library.starred), 'star', thousands=True)} and {plural(len(library.read), 'read paper', thousands=True)}: {scope}"
+        if ranking is None:  # the first ranking is being made
+            return f"Ranking by {marks}…"
+        return f"Ranked by {marks}{stale}"
 
     def start_ranking(self) -> None:
         self._ranking_pending = True
