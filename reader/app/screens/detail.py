@@ -97,12 +97,12 @@ class DetailScreen(PaperScreen):
         Binding("left_square_bracket", "step(-1)", "Previous", id="detail.previous"),
         Binding("N", "edit_note", "Note", id="detail.note", tooltip="Write the paper's note here (saved as you type)"),
         Binding("E", "edit_note_externally", "Edit in $EDITOR", id="detail.note_editor"),
-        Binding("j,down", "scroll_down", "Down", show=False, id="detail.down"),
-        Binding("k,up", "scroll_up", "Up", show=False, id="detail.up"),
-        Binding("space,pagedown", "page_down", "Page down", show=False, id="detail.page_down"),
-        Binding("pageup", "page_up", "Page up", show=False, id="detail.page_up"),
-        Binding("g,home", "scroll_top", "Top", show=False, id="detail.top"),
-        Binding("G,end", "scroll_bottom", "Bottom", show=False, id="detail.bottom"),
+        Binding("j,down", "scroll('down')", "Down", show=False, id="detail.down"),
+        Binding("k,up", "scroll('up')", "Up", show=False, id="detail.up"),
+        Binding("space,pagedown", "scroll('page_down')", "Page down", show=False, id="detail.page_down"),
+        Binding("pageup", "scroll('page_up')", "Page up", show=False, id="detail.page_up"),
+        Binding("g,home", "scroll('home')", "Top", show=False, id="detail.top"),
+        Binding("G,end", "scroll('end')", "Bottom", show=False, id="detail.bottom"),
     ]
 
     def __init__(self, service: LibraryService):
@@ -228,25 +228,10 @@ class DetailScreen(PaperScreen):
     def action_close(self) -> None:
         self.dismiss(self.paper_id)
 
-    # Scrolled at once, as the list moves (an animated Home took half a second to get there).
-
-    def action_scroll_down(self) -> None:
-        self.record_view.scroll_down(animate=False)
-
-    def action_scroll_up(self) -> None:
-        self.record_view.scroll_up(animate=False)
-
-    def action_page_down(self) -> None:
-        self.record_view.scroll_page_down(animate=False)
-
-    def action_page_up(self) -> None:
-        self.record_view.scroll_page_up(animate=False)
-
-    def action_scroll_top(self) -> None:
-        self.record_view.scroll_home(animate=False)
-
-    def action_scroll_bottom(self) -> None:
-        self.record_view.scroll_end(animate=False)
+    def action_scroll(self, where: str) -> None:
+        """`where`: down, up, page_down, page_up, home or end (RecordView's scroll_* methods);
+        at once, as the list moves (an animated Home took half a second to get there)."""
+        getattr(self.record_view, f"scroll_{where}")(animate=False)
 
     def action_open_note_link(self, index: int) -> None:
         """A click on the note's link number `index` (see RecordView): only http(s) opens."""
