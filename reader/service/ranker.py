@@ -63,7 +63,7 @@ def _rank_here(data_dir: str, marks: dict[str, Any]) -> tuple[str, Any]:
 
     try:
         if _corpus is None or _corpus.store.data_dir != Path(data_dir):
-            _corpus = RankingCorpus(Store(Path(data_dir)))
+            _corpus = RankingCorpus(Store(Path(data_dir), check_user_files=False))
         return "ok", ranked_list(_corpus.rank(**marks))
     except ReaderError as error:
         return "error", str(error)

@@ -199,7 +199,7 @@ def file_lock(path: Path, *, wait: float, what: str) -> Iterator[None]:
     except OSError as error:
         raise StoreError(f"cannot open lock file {path}: {error.strerror}") from None
     try:
-        deadline = time.monotonic() + wait
+        deadline, pause = time.monotonic() + wait, 0.001
         while True:
             try:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -207,7 +207,8 @@ def file_lock(path: Path, *, wait: float, what: str) -> Iterator[None]:
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     raise StoreLockedError(f"{what}: another reader process is busy with {path.parent}; try again when it is done") from None
-                time.sleep(0.02)
+                time.sleep(pause)  # short at first: most holders (a star's write) are done in a few ms
+                pause = min(pause * 2, 0.02)
         try:
             yield
         finally:

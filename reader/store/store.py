@@ -104,7 +104,10 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
     """One data directory. Safe to use from several processes at once: each write takes a short
     lock and re-reads what it changes, so a `reader star` beside a running app loses nothing."""
 
-    def __init__(self, data_dir: Path):
+    def __init__(self, data_dir: Path, *, check_user_files: bool = True):
+        """`check_user_files=False` is for the app's helper processes (sync, ranking), which
+        touch papers only: the app's own open checked and repaired user state, and a helper
+        taking its locks to do it again would only delay a star, with nobody to read a warning."""
         self.data_dir = Path(data_dir)
         self.warnings: list[str] = []  # what was repaired on the way, for the user to read
         _refuse_foreign_directory(self.data_dir)
@@ -127,9 +130,10 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
             warn=self.warnings.append,
             holds="topics, stars, read marks and settings",
         )
-        self._user.check()
         self._library = library_file(self.data_dir, self.warnings.append, LOCK_WAIT_SECONDS)  # tags, notes
-        self._library.check()
+        if check_user_files:
+            self._user.check()
+            self._library.check()
         self._read_sync("topics")  # a damaged sync.json is moved aside at once
 
     def _locked(self, what: str):

@@ -127,7 +127,7 @@ async def _sync(job: dict[str, Any]) -> SyncReport:
         loop.call_soon_threadsafe(main.cancel)
 
     threading.Thread(target=stop_when_stdin_closes, daemon=True).start()
-    store = Store(Path(job["data_dir"]))
+    store = Store(Path(job["data_dir"]), check_user_files=False)
     topics = [Topic(name, query) for name, query in job["topics"]]
     async with ArxivClient(ClientOptions(**job["client"]), on_notice=lambda message: _send("notice", message)) as client:
         syncer = Syncer(
