@@ -105,6 +105,21 @@ async def test_first_screen_shows_sidebar_chart_and_newest_cards(store, papers):
         assert "Agents" in first.splitlines()[0]
 
 
+async def test_the_status_line_shows_each_message_across_its_width(store):
+    # A message repaints the line without a layout of the screen (a sync says many): a longer
+    # message than the last must still show whole, a shorter one leave nothing of the last.
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        status = app.main.status
+        shown = []
+        for message in ("Syncing 1 topic…", "Agents: fetched 2,000 of 9,381 papers, saving them to the cache now", "Synced"):
+            status.say(message)
+            await pilot.pause()
+            shown.append("".join(segment.text for segment in status.render_line(0)).strip())
+        assert shown == ["Syncing 1 topic…", "Agents: fetched 2,000 of 9,381 papers, saving them to the cache now", "Synced"]
+
+
 async def test_cursor_keys(store):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:

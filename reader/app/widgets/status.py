@@ -36,7 +36,7 @@ class StatusLine(Static):
         self.syncing = False
 
     def say(self, message: str) -> None:
-        self.update(message)
+        self.update(message, layout=False)  # one line at any length: a layout of the screen cost ~12 ms per message
 
     def sync(self, store: Store, settings: Settings, topics: list[Topic], client_options: ClientOptions | None) -> bool:
         """Start syncing `topics` (arXiv as `client_options` say; None: as the settings say);
