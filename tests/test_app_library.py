@@ -301,16 +301,40 @@ async def test_a_note_that_fails_to_save_after_the_view_moved_on_is_told(store, 
         assert f"The note of arXiv:{papers[0].id}: Not saved: the disk is full" in app.message_log
 
 
-def test_tag_counts_read_before_a_tag_change_do_not_replace_the_newer_ones(store, papers):
+def test_tags_and_notes_read_before_a_change_do_not_replace_the_newer_ones(store, papers):
     from reader.config import Settings
     from reader.service import LibraryService
 
     service = LibraryService(store, Settings.from_env())
     service.open()
-    update = service.read_update()  # counted before the tag below
+    update = service.read_update()  # read before the tag and the note below
     service.set_tags([papers[0].id], add=["urgent"]).result()
+    service.set_note(papers[1].id, "read *twice*").result()
     service.apply_update(update)
     assert service.tags() == store.tags() and service.tags()["urgent"] == 1
+    assert service.tags_of([papers[0].id, papers[1].id]) == {papers[0].id: ("urgent",), papers[1].id: ()}
+    assert service.note(papers[1].id) == "read *twice*" and service.has_note(papers[1].id)
     service.apply_update(service.read_update())
     assert service.tags() == store.tags() and service.tags()["urgent"] == 1
+    assert service.note(papers[1].id) == "read *twice*"
+    service.close()
+
+
+def test_a_card_s_tags_and_note_are_drawn_without_reading_a_file(store, papers, monkeypatch):
+    from reader.config import Settings
+    from reader.service import LibraryService
+
+    store.set_tags([papers[0].id], add=["b-side", "A-side"])
+    store.set_note(papers[0].id, "kept")
+    service = LibraryService(store, Settings.from_env())
+    service.open()
+
+    def unread(*args, **kwargs):
+        raise AssertionError("library.json read while drawing")
+
+    monkeypatch.setattr(type(store), "library_doc", unread)
+    monkeypatch.setattr(type(store), "tags_of", unread)
+    monkeypatch.setattr(type(store), "note", unread)
+    assert service.tags_of([papers[0].id, papers[1].id]) == {papers[0].id: ("A-side", "b-side"), papers[1].id: ()}
+    assert service.has_note(papers[0].id) and not service.has_note(papers[1].id)
     service.close()

@@ -35,6 +35,7 @@ from reader.service.triage import TriageMethods
 from reader.service.triage_sets import TriageSets
 from reader.service.views import FOR_YOU, HIDDEN, STARRED, View
 from reader.store import Store, Topic
+from reader.store.library_state import LibraryDoc
 from reader.store.store import shard_of
 from reader.store.syncstate import TopicSyncState
 
@@ -51,8 +52,8 @@ class CacheUpdate:
     counts: dict | None = None  # Library.counted, with the marks of `marks_version`
     marks_version: int = -1
     momenta: dict = dataclasses.field(default_factory=dict)  # view's topic -> Momentum
-    tag_counts: dict[str, int] = dataclasses.field(default_factory=dict)  # as `LibraryService.tags`
-    tag_writes: int = -1  # the service's tag writes when they were counted
+    library_state: tuple[LibraryDoc, dict[str, int]] | None = None  # tags and notes, as the service keeps them
+    library_writes: int = -1  # the service's writes of tags and notes when they were read
 
 
 class LibraryService(TagsAndNotes, TriageMethods):
@@ -69,10 +70,9 @@ class LibraryService(TagsAndNotes, TriageMethods):
         self._total_new_last4: int | None = None  # all new arXiv papers (momentum's share), from sync.json
         self._sync_states: dict[str, TopicSyncState] = {}  # coverage and arXiv totals, from sync.json
         self._momenta: dict[str | None, Momentum] = {}  # each view's chart, for the current index
-        # Every tag's number of papers, kept here so that drawing the sidebar reads no file;
-        # replaced whole (one reference assigned) by the writer thread after each tag change.
-        self._tag_counts: dict[str, int] = {}
-        self._tag_writes = 0  # tag changes written (an update counted before one is out of date)
+        self._library_state = (LibraryDoc(), {})  # tags and notes (see tags_notes.py)
+        self._library_writes = 0
+        self._library_lock = threading.Lock()
         # Runs a function on the UI's thread (the app sets it); the library is only changed there.
         self.run_on_ui: Callable[[Callable[[], None]], None] = lambda function: function()
         # One thread writes user state, in the order the user acted.
@@ -97,7 +97,7 @@ class LibraryService(TagsAndNotes, TriageMethods):
         self.topics = self.store.topics()
         self._total_new_last4 = self.store.cached_total(total_window(self.settings.today()))
         self._sync_states = self.store.sync_states()
-        self._tag_counts = self.store.tags()
+        self._library_state = self._read_library_state()
         self.library = Library(index, marks.read, marks.starred, marks.hidden)
         self._momenta = {}
         return self.library
@@ -245,8 +245,8 @@ class LibraryService(TagsAndNotes, TriageMethods):
         version = self.library.marks_version
         counts = self.library.counted(index)
         momenta = {name: self._momentum_of(name, index, topics, states, total) for name in [None, *(t.name for t in topics)]}
-        tag_writes = self._tag_writes
-        return CacheUpdate(index, topics, total, states, counts, version, momenta, self.store.tags(), tag_writes)
+        writes = self._library_writes
+        return CacheUpdate(index, topics, total, states, counts, version, momenta, self._read_library_state(), writes)
 
     def apply_update(self, update: CacheUpdate) -> None:
         """...taken on the UI's thread: counts, chart and order change at once (counts made while
@@ -257,8 +257,8 @@ class LibraryService(TagsAndNotes, TriageMethods):
         fresh = update.marks_version == self.library.marks_version
         self.library.reindex(update.index, update.counts if fresh else None)
         self._momenta = dict(update.momenta)
-        if update.tag_writes == self._tag_writes:  # else the writer has counted them since
-            self._tag_counts = update.tag_counts
+        if update.library_state is not None:
+            self._keep_library_state(update.library_state, update.library_writes)
 
     def sync_due(self) -> bool:
         limit = datetime.now(UTC) - timedelta(hours=self.settings.sync_interval_hours)

@@ -1,5 +1,6 @@
-"""The service's tags and notes (library.json): read from the store, written in the writer
-thread in order with the marks. Mixed into LibraryService."""
+"""The service's tags and notes (library.json): kept in memory as last read or written (drawing
+a card reads no file), written in the writer thread in order with the marks. Mixed into
+LibraryService."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from reader.errors import StoreError
 from reader.store import Store
-from reader.store.library_state import note_text
+from reader.store.library_state import LibraryDoc, note_text
 
 if TYPE_CHECKING:
     from reader.service.search import LibrarySearch, MemorySearch
@@ -21,8 +22,11 @@ T = TypeVar("T")
 class TagsAndNotes:
     store: Store
     search: LibrarySearch | MemorySearch
-    _tag_counts: dict[str, int]
-    _tag_writes: int
+    # (tags and notes, each tag's number of papers): replaced whole, by one assignment, by the
+    # writer thread after each change and by a cache update; read on the UI's thread.
+    _library_state: tuple[LibraryDoc, dict[str, int]]
+    _library_writes: int  # changes written (a cache update read before one is out of date)
+    _library_lock: threading.Lock  # held to count a change and keep what it left, or to compare
     _pending_notes: dict[str, str]  # paper id -> the latest text typed, not yet written
     _notes_lock: threading.Lock
 
@@ -30,26 +34,46 @@ class TagsAndNotes:
 
         def _write(self, action: Callable[[], T], on_error: Callable[[str], None] | None) -> Future: ...
 
-    def tags(self) -> dict[str, int]:
-        """Every tag with its number of papers, sorted by name (as of the last tag change or
-        cache update; nothing is read)."""
-        return self._tag_counts
+    def _read_library_state(self) -> tuple[LibraryDoc, dict[str, int]]:
+        doc = self.store.library_doc()
+        return doc, doc.tag_counts()
 
-    def _recounting_tags(self, change: Callable[[], T]) -> Callable[[], T]:
-        """`change` (a write of tags, in the writer thread), then the tags counted again."""
+    def tags(self) -> dict[str, int]:
+        """Every tag with its number of papers, sorted by name (as of the last change or cache
+        update; nothing is read)."""
+        return self._library_state[1]
+
+    def _taking_library_state(self, change: Callable[[], T]) -> Callable[[], T]:
+        """`change` (a write of tags or notes, in the writer thread), then what it left kept."""
 
         def write() -> T:
             try:
                 return change()
             finally:
-                self._tag_writes += 1
-                self._tag_counts = self.store.tags()
+                with self._library_lock:
+                    self._library_writes += 1
+                    self._library_state = self._read_library_state()
 
         return write
 
+    def _keep_library_state(self, state: tuple[LibraryDoc, dict[str, int]], writes: int) -> None:
+        """Keep `state`, read when `writes` changes had been written, unless one has been since."""
+        with self._library_lock:
+            if writes == self._library_writes:
+                self._library_state = state
+
+    def note_and_tags(self, paper_id: str) -> tuple[str, tuple[str, ...]]:
+        """The paper's note and tags as library.json holds them now (another process may have
+        changed them): reads the file, so call it in a worker. The cards take what it read too."""
+        writes = self._library_writes
+        state = self._read_library_state()
+        self._keep_library_state(state, writes)
+        return self.note(paper_id), state[0].by_paper().get(paper_id, ())
+
     def tags_of(self, ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
         """Each paper's tags, sorted by name (an empty tuple for a paper without)."""
-        return self.store.tags_of(ids)
+        by_paper = self._library_state[0].by_paper()
+        return {pid: by_paper.get(pid, ()) for pid in ids}
 
     def has_note(self, paper_id: str) -> bool:
         return bool(self.note(paper_id))
@@ -59,7 +83,7 @@ class TagsAndNotes:
         with self._notes_lock:
             pending = self._pending_notes.get(paper_id)
         if pending is None:
-            return self.store.note(paper_id)
+            return self._library_state[0].notes.get(paper_id, "")
         try:
             return note_text(pending)
         except StoreError:  # too long: the write will say so
@@ -71,15 +95,15 @@ class TagsAndNotes:
     ) -> Future:
         """Tag and untag papers; the future gives their tags after (None if not saved)."""
         ids, add, remove = list(ids), list(add), list(remove)
-        return self._write(self._recounting_tags(lambda: self.store.set_tags(ids, add=add, remove=remove)), on_error)
+        return self._write(self._taking_library_state(lambda: self.store.set_tags(ids, add=add, remove=remove)), on_error)
 
     def rename_tag(self, old: str, new: str, on_error: Callable[[str], None] | None = None) -> Future:
         """The future gives the tag's name after (merged into an existing tag of that name)."""
-        return self._write(self._recounting_tags(lambda: self.store.rename_tag(old, new)), on_error)
+        return self._write(self._taking_library_state(lambda: self.store.rename_tag(old, new)), on_error)
 
     def delete_tag(self, name: str, on_error: Callable[[str], None] | None = None) -> Future:
         """The future gives how many papers had the tag (they stay)."""
-        return self._write(self._recounting_tags(lambda: self.store.delete_tag(name)), on_error)
+        return self._write(self._taking_library_state(lambda: self.store.delete_tag(name)), on_error)
 
     def set_note(self, paper_id: str, text: str, on_error: Callable[[str], None] | None = None) -> Future:
         """Save a note as it is typed: calls made faster than the disk coalesce, only the latest
@@ -97,5 +121,5 @@ class TagsAndNotes:
             self.search.update_notes()  # `note:` and plain words find it at once
             return kept
 
-        return self._write(write, on_error)
+        return self._write(self._taking_library_state(write), on_error)
 

@@ -33,6 +33,11 @@ class LibraryStateMethods:
 
     # --- tags ----------------------------------------------------------------------------------
 
+    def library_doc(self) -> LibraryDoc:
+        """Tags and notes as they are now, as one model: shared with every reader, never to be
+        edited (a change is made on a copy)."""
+        return self._library.read()
+
     def tags(self) -> dict[str, int]:
         """Every tag with its number of papers, sorted by name (ignoring case)."""
         return self._library.read().tag_counts()

@@ -50,7 +50,7 @@ class PaperRecord:
         if paper is None or paper.demo:
             return cls(paper_id, paper)
         try:
-            return cls(paper_id, paper, service.note(paper_id), service.tags_of([paper_id])[paper_id])
+            return cls(paper_id, paper, *service.note_and_tags(paper_id))
         except ReaderError as error:
             return cls(paper_id, paper, problem=f"Cannot read the note and tags: {error}")
 
