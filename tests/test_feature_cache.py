@@ -193,3 +193,22 @@ def test_a_crafted_pack_of_rows_costs_its_papers_their_reasons_not_the_ranking(s
     assert isinstance(result, Ranking) and (result.ids, result.scores) == (ids, scores)
     first_packs = {pid for path in feature_files(store) for pid in header_of(path.read_bytes())["ids"][: features.PACK]}
     assert all(scored.because == () for scored in result.top(None) if scored.id in first_packs)
+
+
+def test_features_counted_from_the_records_rank_as_those_from_saved_search_texts(store):
+    # With no search texts saved, the records are read and only the counted words folded.
+    from reader.core.text import word_string
+    from reader.service.search_texts import shard_texts
+
+    from_records = ranking_of(store)
+    assert not list((store.data_dir / "papers").glob("*.search.json"))  # none built for it
+    for path in feature_files(store):
+        path.unlink()
+    for shard in store.shards():
+        shard_texts(store, shard)  # saved, as a search of the cache would leave them
+    assert list((store.data_dir / "papers").glob("*.search.json"))
+    from_texts = ranking_of(store)
+    assert from_texts[:2] == from_records[:2]  # ids and scores
+    # The same reasons; an author's name as written from the records, folded from a search text.
+    assert any(reason != reason.lower() for reasons in from_records[2] for reason in reasons)
+    assert [[word_string(r).strip() for r in reasons] for reasons in from_records[2]] == [list(reasons) for reasons in from_texts[2]]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from reader.core import feature_file, ranking
 from reader.core.features import FeatureBlock
 from reader.errors import StoreError
-from reader.service.search_texts import shard_texts
+from reader.service.search_texts import saved_shard_texts
 from reader.store import Store
 from reader.store.files import write_atomic
 
@@ -33,7 +33,7 @@ def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
     except OSError:
         block = None
     if block is None:
-        block = ranking.featurize(ranking.rows_of_search_texts(shard_texts(store, shard)))
+        block = ranking.featurize(_rows(store, shard))
         payload = feature_file.encode(block, stamp)
         if payload is not None:
             try:
@@ -41,3 +41,13 @@ def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
             except StoreError:
                 pass  # a cache: counted again next time
     return block
+
+
+def _rows(store: Store, shard: str) -> list[ranking.Row]:
+    """What the ranking counts of each paper: from the shard's saved search texts when there are
+    some, else from its records, folding only the words counted (a search text folds every field:
+    building and saving them made a first ranking of 100,000 papers take ~5 s longer)."""
+    texts = saved_shard_texts(store, shard)
+    if texts is not None:
+        return ranking.rows_of_search_texts(texts)
+    return [ranking.row_of_paper(paper) for paper in store.load_papers([shard]).values()]

@@ -15,9 +15,14 @@ def _has_every_field(text: SearchText) -> bool:
     return text.count(FIELD_MARK) == len(TEXT_FIELDS)
 
 
+def saved_shard_texts(store: Store, shard: str) -> dict[str, SearchText] | None:
+    """The shard's search texts as saved, None when they are not (or out of date)."""
+    return store.search_texts(shard, valid_text=_has_every_field)
+
+
 def shard_texts(store: Store, shard: str, papers: dict[str, Paper] | None = None) -> dict[str, SearchText]:
     """The search texts of a shard's papers (`papers` when already read, saving a read)."""
-    saved = store.search_texts(shard, valid_text=_has_every_field)
+    saved = saved_shard_texts(store, shard)
     if saved is not None and (papers is None or saved.keys() >= papers.keys()):
         return saved if papers is None else {pid: saved[pid] for pid in papers}
     if papers is None:
