@@ -141,6 +141,19 @@ async def test_cursor_keys(store):
         assert plist.cursor == 0
 
 
+async def test_the_chart_repaints_its_title_when_only_the_title_changes(store):
+    # Two views with one headline (two empty topics, a topic and its rising terms): the title
+    # painted must follow the view.
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        chart = app.query_one(MomentumChart)
+        for title in ("Agents · rising: tool use", "Testing"):
+            chart.show(None, title, "No papers in this topic yet")
+            await pilot.pause()
+            assert "".join(segment.text for segment in chart.render_line(0)).strip().startswith(title)
+
+
 async def test_sidebar_selects_topic_and_starred(store, papers):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:

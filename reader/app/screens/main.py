@@ -239,8 +239,8 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
                 return ranking.message
             if ranking is None:  # the first ranking since the start: it reads every paper's words
                 papers = len(self.service.library.index)
-                # Measured at 100,000 papers: 4 s from the counts saved by an earlier ranking, 25 s without.
-                wait = " (the first after a start reads every paper: seconds, up to one per 5,000 papers the first time)" if papers > 20_000 else ""
+                # Measured at 100,000 papers: 4 s from the counts saved by an earlier ranking, 18 s without.
+                wait = " (the first after a start reads every paper: seconds; the first time, up to a second per 5,000 papers)" if papers > 20_000 else ""
                 return f"Ranking {plural(papers, 'paper', thousands=True)} by your stars{wait}… the other views work meanwhile"
             return "Nothing left to rank: every paper here is read, starred or hidden"
         if self.unread_only:

@@ -29,9 +29,11 @@ class MomentumChart(Widget):
     headline: reactive[str] = reactive("")
 
     def show(self, momentum: Momentum | None, title: str, headline: str) -> None:
+        """One repaint for all three (assigning each would repaint for each that changed)."""
         self.set_reactive(MomentumChart.momentum, momentum)
         self.set_reactive(MomentumChart.title, title)
-        self.headline = headline
+        self.set_reactive(MomentumChart.headline, headline)
+        self.refresh()
 
     def render(self) -> Text:
         width, height = self.size.width, self.size.height
