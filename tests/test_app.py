@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import time
 
 import pytest
 from textual import events
+from textual.widgets import RadioButton, RadioSet
 
 from reader.app import ReaderApp
 from reader.app.screens.detail import DetailScreen
@@ -701,6 +703,31 @@ async def test_export_to_a_folder_is_refused_in_the_dialog_and_the_path_kept(sto
         error = str(app.screen.query_one(".dialog-error").render())
         assert "folder" in error
     assert not (tmp_path / "nodir").exists()
+
+
+async def test_a_failed_export_is_said_and_the_next_e_offers_what_was_typed(store, tmp_path):
+    target = tmp_path / "mine.ris"
+    (tmp_path / f".mine.ris.{os.getpid()}.tmp").mkdir()  # the file cannot be written (as root too)
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("s", "e")
+        await ready(pilot)
+        app.screen.query_one("#path").value = str(target)
+        app.screen.query_one("#export-format").query(RadioButton)[1].value = True  # RIS
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert any("Export failed: cannot write" in m and "e offers this path again" in m for m in app.message_log)
+        await pilot.press("e")
+        await ready(pilot)
+        assert app.screen.query_one("#path").value == str(target)
+        assert app.screen.query_one("#export-format", RadioSet).pressed_index == 1
+        (tmp_path / f".mine.ris.{os.getpid()}.tmp").rmdir()
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert target.read_text().startswith("TY  - ")
 
 
 async def test_tab_never_lands_in_a_kept_filter(store, papers):

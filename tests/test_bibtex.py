@@ -74,6 +74,14 @@ def test_keys_are_scholar_style_unique_and_stable():
     assert all(re.fullmatch(r"[a-z0-9]+", k) for k in unique_keys(nasty_papers()).values())
 
 
+def test_any_number_of_papers_sharing_a_key_get_keys_of_their_own():
+    # One author, one year, one first word: a prolific group reaches past zz (it stopped there).
+    many = [paper(id=f"2609.{i:05d}", title=f"Quantum Monte Carlo study {i}", published=f"2026-09-{1 + i % 28:02d}T00:00:00Z") for i in range(1400)]
+    keys = unique_keys(many)
+    assert len(set(keys.values())) == 1400
+    assert {"lovelace2026quantum", "lovelace2026quantumz", "lovelace2026quantumaa", "lovelace2026quantumzz", "lovelace2026quantumaaa"} <= set(keys.values())
+
+
 def test_escaping_rules():
     assert escape_text("50% & #1_x $5") == r"50\% \& \#1\_x \$5"
     assert escape_text("a ~ b ^ c \\ d") == r"a \textasciitilde{} b \textasciicircum{} c \textbackslash{} d"

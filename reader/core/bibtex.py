@@ -11,8 +11,10 @@ first submission, so a paper keeps its key when newer papers join the file.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterable, Sequence
+import string
+from collections.abc import Iterable, Iterator, Sequence
 
 from anyascii import anyascii
 
@@ -79,13 +81,12 @@ def unique_keys(papers: Iterable[Paper], taken: Iterable[str] = ()) -> dict[str,
     return keys
 
 
-def _suffixes():
-    letters = "abcdefghijklmnopqrstuvwxyz"
-    for a in letters:
-        yield a
-    for a in letters:
-        for b in letters:
-            yield a + b
+def _suffixes() -> Iterator[str]:
+    """a ... z, aa ... zz, aaa ...: as many as a group needs (an author's name, year and first
+    word can be shared by thousands of papers)."""
+    for length in itertools.count(1):
+        for letters in itertools.product(string.ascii_lowercase, repeat=length):
+            yield "".join(letters)
 
 
 # BibTeX styles print the DOI as text when the url package is not loaded: only characters that

@@ -19,6 +19,7 @@ from reader.errors import ReaderError
 from reader.service import LibraryService
 from reader.store import write_atomic
 
+LARGE_EXPORT = 1_000  # papers: reading their records takes seconds, so the export says it started
 FORMAT_LABELS = {"bibtex": "BibTeX (.bib)", "ris": "RIS (.ris): Zotero, EndNote, Mendeley", "csl-json": "CSL-JSON (.json): Zotero, Pandoc"}
 
 
@@ -82,6 +83,7 @@ class ExportActions(Screen):
     """The export key of a screen that lists papers (`e`)."""
 
     service: LibraryService
+    _export_draft: tuple[str, str] | None = None  # (format, path) of an export that failed: offered again
 
     def export_selections(self) -> list[tuple[str, list[str]]]:
         """(label, ids) choices the dialog offers, the default first; the screen says what it shows."""
@@ -100,6 +102,7 @@ class ExportActions(Screen):
             return
         format = self.service.setting("export_format") or "bibtex"
         default = self.service.setting("export_path") or str(Path.home() / f"starred{SUFFIXES.get(format, '.bib')}")
+        format, default = self._export_draft or (format, default)
 
         def chosen(choice: ExportChoice | None) -> None:
             if choice is not None:
@@ -110,15 +113,23 @@ class ExportActions(Screen):
     @work(thread=True, group="export")
     def _export(self, choice: ExportChoice) -> None:
         target = Path(choice.path).expanduser()
+        if len(choice.ids) >= LARGE_EXPORT:
+            self.app.call_from_thread(self.app.notify, f"Exporting {choice.what} to {target}…")
         try:
             papers = self.service.papers(choice.ids)
             text = self.service.export_text(choice.format, papers)
             write_atomic(target, text.encode("utf-8"))
         except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, f"Export failed: {error}", severity="error", timeout=15)
+            self.app.call_from_thread(self._export_failed, choice, f"Export failed: {error}")
             return
         self.service.set_setting("export_path", str(target))
         self.service.set_setting("export_format", choice.format)
-        self.app.call_from_thread(
-            self.app.notify, f"Wrote {choice.what} to {target} as {FORMAT_LABELS[choice.format].split(' ')[0]}"
-        )
+        self.app.call_from_thread(self._exported, choice, target)
+
+    def _exported(self, choice: ExportChoice, target: Path) -> None:
+        self._export_draft = None
+        self.app.notify(f"Wrote {choice.what} to {target} as {FORMAT_LABELS[choice.format].split(' ')[0]}")
+
+    def _export_failed(self, choice: ExportChoice, message: str) -> None:
+        self._export_draft = (choice.format, choice.path)  # the next e offers what was typed
+        self.app.notify(message + " (e offers this path again)", severity="error", timeout=15)
