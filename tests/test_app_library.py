@@ -193,11 +193,11 @@ async def test_a_note_edited_in_the_editor(store, papers, data_dir, tmp_path, mo
         assert Store(data_dir).note(papers[0].id) == "first line\nfrom the editor"
 
 
-async def test_demo_says_once_that_marks_tags_and_notes_are_not_saved(data_dir):
+async def test_demo_says_once_that_marks_are_not_saved_and_that_tags_and_notes_are_not_taken(data_dir):
     store = Store(data_dir)
     store.add_topic("RL for LLM Agents", "ti:agent")
     app = make_app(store)
-    not_saved = "stars, read marks, tags and notes last until you quit"
+    not_saved, not_taken = "stars and read marks last until you quit", "Demo papers take no tags or notes"
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert app.service.is_demo
@@ -208,13 +208,15 @@ async def test_demo_says_once_that_marks_tags_and_notes_are_not_saved(data_dir):
         assert len(app.message_log) == told  # once, not at every key
         await pilot.press("t")
         assert not isinstance(app.screen, TagDialog)
-        assert not_saved in app.message_log[-1]
+        assert app.message_log[-1].startswith(not_taken)
         await pilot.press("enter")
         await ready(pilot)
         assert "No note yet" not in app.screen.record_view.text  # no "write a note" hint for a paper that cannot keep one
         await pilot.press("N")
         assert not app.screen.query(NoteEditor)
-        assert not_saved in app.message_log[-1]
+        assert app.message_log[-1].startswith(not_taken)
+        await pilot.press("E")
+        assert app.message_log[-1].startswith(not_taken)
 
 
 async def test_a_note_the_store_refuses_stays_in_the_editor_with_the_reason(store, papers, data_dir):

@@ -25,7 +25,8 @@ COPY = Binding("y", "copy_bibtex", "Copy BibTeX", show=False, id="app.copy_bibte
 HIDE = Binding("x", "toggle_hidden", "Hide", show=False, id="app.hide", tooltip="Not interested: hide the paper (x again brings it back)")
 TAG = Binding("t", "edit_tags", "Tags", show=False, id="app.tags", tooltip="Edit the paper's tags")
 PAPER_BINDINGS = [STAR, READ, OPEN, PDF, COPY, HIDE, TAG]
-DEMO_NOT_SAVED = "Demo papers are kept in memory only: stars, read marks, tags and notes last until you quit. R syncs your topics."
+DEMO_NOT_SAVED = "Demo papers are kept in memory only: stars and read marks last until you quit. R syncs your topics."
+DEMO_NO_TAGS_NOTES = "Demo papers take no tags or notes: sync your topics (R), and their papers do."
 
 
 def paper_link(paper: Paper, kind: str) -> str | None:
@@ -87,7 +88,7 @@ class PaperScreen(Screen):
         if paper is None:
             return
         if self.service.is_demo:
-            self.app.notify(DEMO_NOT_SAVED, severity="warning")
+            self.app.notify(DEMO_NO_TAGS_NOTES, severity="warning")
             return
         try:
             current = self.service.tags_of([paper.id])[paper.id]

@@ -15,7 +15,7 @@ from textual.widgets import TextArea
 from textual.worker import get_current_worker
 
 from reader.app.external_editor import EditorError, edit_text
-from reader.app.paper_actions import DEMO_NOT_SAVED, PAPER_BINDINGS, PaperScreen
+from reader.app.paper_actions import DEMO_NO_TAGS_NOTES, PAPER_BINDINGS, PaperScreen
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.note import NoteEditing, note_link
 from reader.app.widgets.record_view import NoteSection, RecordLines, RecordLook, RecordView, record_width, render_record
@@ -250,7 +250,7 @@ class DetailScreen(PaperScreen):
         """Whether the shown paper's note can be written now (it is read since the view opened,
         and kept); if it is being read, `action` runs once it is."""
         if self.paper is not None and (self.service.is_demo or self.paper.demo):
-            self.app.notify(DEMO_NOT_SAVED, severity="warning")
+            self.app.notify(DEMO_NO_TAGS_NOTES, severity="warning")
             return False
         if not self._fresh:
             self._after_read = action  # the note read ahead may be older than the one saved
