@@ -12,6 +12,7 @@ from reader.app.screens.detail import DetailScreen
 from reader.app.screens.tags import TagDialog, split_tags, tag_changes
 from reader.app.widgets.note import NoteEditor, note_link
 from reader.errors import StoreError
+from reader.service import ALL
 from reader.store import Store
 from tests.sample_papers import sample_papers
 from tests.test_app import make_app, ready
@@ -217,6 +218,20 @@ async def test_demo_says_once_that_marks_are_not_saved_and_that_tags_and_notes_a
         assert app.message_log[-1].startswith(not_taken)
         await pilot.press("E")
         assert app.message_log[-1].startswith(not_taken)
+
+
+async def test_a_watch_added_in_the_demo_is_kept_for_synced_papers_and_said_so(data_dir):
+    store = Store(data_dir)
+    store.add_topic("RL for LLM Agents", "ti:agent")
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert app.service.is_demo
+        await pilot.press("w", *"Levine", "tab", *"au:levine", "enter")
+        await ready(pilot)
+        assert [w.name for w in Store(data_dir).watches()] == ["Levine"]
+        assert "the demo papers are not watched" in app.message_log[-1]
+        assert app.main.view == ALL  # not an empty view that cannot say what it matches
 
 
 async def test_a_note_the_store_refuses_stays_in_the_editor_with_the_reason(store, papers, data_dir):

@@ -93,6 +93,11 @@ class CollectionActions(Screen):
         except ReaderError as error:
             self.app.call_from_thread(self.app.notify, str(error), severity="error")
             return
+        if self.service.is_demo:  # saved for the papers a sync brings: the demo set is never watched
+            self.app.call_from_thread(
+                self.app.notify, f"Watching '{watch.name}' in your synced papers (R syncs your topics): the demo papers are not watched.",
+            )
+            return
         self.app.call_from_thread(self._watch_changed, f"Watching '{watch.name}': its papers are marked ◆ on their cards.", View.of_watch(watch.name))
 
     @work(thread=True, group="watches")
