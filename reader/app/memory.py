@@ -22,3 +22,15 @@ def keep_loaded() -> None:
 def collect_before_reload() -> None:
     """Call before reading the cache again: the garbage made since goes now, not frozen."""
     gc.collect()
+
+
+def give_back_freed() -> None:
+    """Call in a worker after a large passing job (an export of thousands of records): the C
+    allocator keeps what Python freed for reuse, and an export of 15,000 papers left the app
+    130 MB larger for good. Asks it to give that back to the system (glibc only; ~10 ms)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # another C library: nothing to ask
+        pass

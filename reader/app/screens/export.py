@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Input, Label, RadioButton, RadioSet
 
+from reader.app.memory import give_back_freed
 from reader.app.screens.dialogs import FormDialog
 from reader.core.exporting import FORMATS, SUFFIXES, path_problem
 from reader.errors import ReaderError
@@ -112,6 +113,12 @@ class ExportActions(Screen):
 
     @work(thread=True, group="export")
     def _export(self, choice: ExportChoice) -> None:
+        try:
+            self._write_export(choice)
+        finally:
+            give_back_freed()  # the records read, and the text made of them
+
+    def _write_export(self, choice: ExportChoice) -> None:
         target = Path(choice.path).expanduser()
         if len(choice.ids) >= LARGE_EXPORT:
             self.app.call_from_thread(self.app.notify, f"Exporting {choice.what} to {target}…")
