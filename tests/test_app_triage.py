@@ -157,6 +157,20 @@ async def test_rising_lists_topics_and_enter_opens_one(store):
         assert app.main.view.topic in names and app.main.paper_list.display
 
 
+async def test_rising_says_what_a_missing_figure_means(store):
+    store.add_topic("Unsynced", "ti:nothing")  # never synced: its weeks are not known whole
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await choose(pilot, RISING)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.query_one(RisingTable)
+        row = next(table.get_row_at(i) for i in range(table.row_count) if str(table.get_row_at(i)[0]) == "Unsynced")
+        assert row[1:3] == ["—", "—"]
+        assert app.query_one(MomentumChart).headline.endswith("— : those weeks are not synced whole yet (R syncs)")
+
+
 @pytest.mark.parametrize("format", ["ris", "csl-json"])
 async def test_export_dialog_writes_the_chosen_format_of_the_papers_shown(store, themes, tmp_path, format):
     agents, _ = themes

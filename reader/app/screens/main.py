@@ -224,7 +224,8 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
         elif view == HIDDEN:
             chart.show(None, "Hidden", "Papers you are not interested in: left out of every other view · x shows one again")
         elif view == RISING:
-            chart.show(None, "Rising", "Topics by their last four weeks against the four before · Enter opens one")
+            missing = " · — : those weeks are not synced whole yet (R syncs)" if self.rising_unsynced else ""
+            chart.show(None, "Rising", f"Topics by their last four weeks against the four before · Enter opens one{missing}")
         else:
             momentum, title, headline = self.service.chart(view)
             chart.show(momentum, title + (self.rising_title(view.topic) if view.topic else ""), headline)

@@ -13,10 +13,10 @@ from textual.worker import get_current_worker
 from reader.app.memory import keep_loaded
 from reader.app.widgets.rising import RisingTable
 from reader.core.ranking import NeedsStars
-from reader.core.rising import RisingTerm
+from reader.core.rising import RisingTerm, TopicTrend
 from reader.core.text import plural, word_string
 from reader.errors import ReaderError
-from reader.service import FOR_YOU, HIDDEN, LibraryService, View
+from reader.service import FOR_YOU, HIDDEN, RISING, LibraryService, View
 from reader.service.ranker import RankedList, RankingStopped
 from reader.service.triage_sets import TriageSets
 
@@ -48,6 +48,7 @@ class TriageActions(Screen):
         self._ranking_pending = False
         self._rerank_timer: Timer | None = None
         self._rising_terms: dict[str, list[RisingTerm]] = {}  # per topic, until the next sync
+        self.rising_unsynced = False  # a Rising figure is missing: those weeks are not synced whole
         self._reasons: dict[str, tuple[tuple[str, str], ...]] = {}  # For you: a card's reasons, drawn once
         self._ranked_ids: set[str] = set()  # the ranking's papers
         # How many of them are still to read, as of a version of the marks: counting takes a few ms
@@ -228,7 +229,13 @@ class TriageActions(Screen):
     @work(thread=True, exclusive=True, group="rising")
     def rank_topics(self) -> None:
         trends = self.service.rising_topics()
-        self.app.call_from_thread(self.query_one("#rising", RisingTable).show, trends)
+        self.app.call_from_thread(self._show_rising, trends)
+
+    def _show_rising(self, trends: list[TopicTrend]) -> None:
+        self.query_one("#rising", RisingTable).show(trends)
+        self.rising_unsynced = any(trend.last4 is None or trend.prev4 is None for trend in trends)
+        if self.view == RISING:
+            self.refresh_chart()
 
     @work(thread=True, group="rising-terms")
     def find_rising_terms(self, topic: str) -> None:
