@@ -103,6 +103,9 @@ def test_journal_comment_id_and_dates():
         ("ti:", "nothing to search for after ti:", 0),
         ("ti:a AND ti:", "nothing to search for after ti:", 9),
         ("submittedDate:[2026 TO soon]", "submittedDate needs dates", 0),
+        ("ti:a AND submittedDate:[202613 TO 202701]", "'202613' has no month 13", 9),
+        ("submittedDate:[202601011260 TO 2027]", "has no minute 60", 0),
+        ("submittedDate:[202701 TO 202601]", "ends before it starts", 0),
         ("ti:---", "no letters or digits", 0),
     ],
 )

@@ -113,9 +113,15 @@ _TOKEN = re.compile(
 )
 
 
+_DATE_PARTS = ((4, 6, 1, 12, "month"), (6, 8, 1, 31, "day"), (8, 10, 0, 23, "hour"), (10, 12, 0, 59, "minute"))
+
+
 def _date_bound(text: str, query: str, position: int, end: bool) -> str:
     if not _DATE.match(text):
         raise QueryError(f"submittedDate needs dates like 202601010000 (YYYYMMDDHHMM), not {text!r}", query, position)
+    for start, stop, low, high, name in _DATE_PARTS:  # (a bound matching nothing would say nothing)
+        if len(text) >= stop and not low <= int(text[start:stop]) <= high:
+            raise QueryError(f"{text!r} has no {name} {text[start:stop]} (YYYYMMDDHHMM)", query, position)
     pad = "12312359" if end else "01010000"
     padded = text + pad[len(text) - 4 :]
     return padded
@@ -149,6 +155,8 @@ def _tokens(query: str, fields: tuple[str, ...]) -> list[_Token]:
         elif kind == "date":
             low = _date_bound(match.group("from"), query, start, end=False)
             high = _date_bound(match.group("to"), query, start, end=True)
+            if low > high:
+                raise QueryError("this date range ends before it starts: write the earlier date first", query, start)
             tokens.append(_Token("date", DateRange(low, high), start))
         elif kind == "field":
             field = match.group("field")
