@@ -405,8 +405,13 @@ async def test_help_lists_every_key(store):
         rows = dict(r for _, section in app.help_sections() for r in section)
         for key in ["j / ↓", "k / ↑", "g / home", "G / end", "s", "r", "n", "u", "/", "o", "p", "R", "a", "d", "e", "y", "q", "?"]:
             assert any(k == key or k.startswith(key) for k in rows), key
+        assert app.screen.sections[0][0] == "Papers"
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
+        await pilot.press("enter")
+        await ready(pilot)
+        await pilot.press("question_mark")
+        assert [title for title, _ in app.screen.sections] == ["Detail view", "Papers", "Actions"]  # its own keys first
 
 
 async def test_demo_set_when_there_is_no_cache(data_dir):
@@ -869,3 +874,12 @@ async def test_the_sidebar_shortens_its_counts_when_the_terminal_narrows_and_bac
         await pilot.resize_terminal(120, 40)
         await pilot.pause()
         assert str(sidebar.get_option_at_index(0).prompt) == "All papers\n40 papers · 40 unread"
+
+
+def test_large_counts_shorten_to_fit_a_narrow_sidebar():
+    from reader.app.widgets.sidebar import SidebarEntry, TopicSidebar
+
+    entry = SidebarEntry(ALL, "All papers", 100_000, 85_689)
+    shown = [str(TopicSidebar._prompt(entry, compact=True, room=room)).splitlines()[1] for room in (30, 20, 19, 18)]
+    assert shown == ["100,000 papers · 85,689 unread", "100k · 85.7k unread", "100k · 85.7k unread", "100k · 85.7k unr."]
+    assert str(TopicSidebar._prompt(SidebarEntry(ALL, "All papers", 50_000, 0), compact=True, room=5)).endswith("\n50k")

@@ -142,11 +142,10 @@ class ReaderApp(App):
         self.push_screen(HelpScreen(self.help_sections()))
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
-        return [
-            ("Papers", binding_rows(self, [*PaperList.BINDINGS, TAG])),
-            ("Actions", binding_rows(self, MainScreen.BINDINGS)),
-            ("Detail view", binding_rows(self, DetailScreen.BINDINGS)),
-        ]
+        """The keys of the screen the help was asked from first."""
+        main = [("Papers", binding_rows(self, [*PaperList.BINDINGS, TAG])), ("Actions", binding_rows(self, MainScreen.BINDINGS))]
+        detail = [("Detail view", binding_rows(self, DetailScreen.BINDINGS))]
+        return detail + main if isinstance(self.screen, DetailScreen) else main + detail
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -115,9 +115,23 @@ class TopicSidebar(OptionList):
         # The counts in the longest form that fits on one line (the shortest when none does).
         total, unread = plural(entry.total, "paper", thousands=True), f"{entry.unread:,}"
         if entry.unread:
-            forms = [f"{total} · {unread} unread", f"{entry.total:,} · {unread} unread", f"{entry.total:,} · {unread} unr."]
+            forms = [
+                f"{total} · {unread} unread", f"{entry.total:,} · {unread} unread", f"{entry.total:,} · {unread} unr.",
+                f"{_short(entry.total)} · {_short(entry.unread)} unread", f"{_short(entry.total)} · {_short(entry.unread)} unr.",
+            ]
         else:
-            forms = [total, f"{entry.total:,}"]
+            forms = [total, f"{entry.total:,}", _short(entry.total)]
         counts = next((form for form in forms if not room or len(form) <= room), forms[-1])
         prompt.append("\n" + counts, style="dim")
         return prompt
+
+
+def _short(count: int) -> str:
+    """A count in at most five characters, for a narrow sidebar: 9,999, 85.7k, 100k, 1.2M."""
+    if count < 10_000:
+        return f"{count:,}"
+    if count < 100_000:
+        return f"{count / 1000:.1f}".removesuffix(".0") + "k"
+    if count < 1_000_000:
+        return f"{count // 1000}k"
+    return f"{count / 1_000_000:.1f}M"
