@@ -337,6 +337,24 @@ def test_tags_and_notes_read_before_a_change_do_not_replace_the_newer_ones(store
     service.close()
 
 
+def test_a_saved_note_is_on_the_cards_while_the_search_index_is_busy(store, papers, data_dir):
+    # The note's words reach the search index after it is saved, which can wait for a refresh
+    # of the index (a sync's): meanwhile its card must already say it has a note.
+    from reader.config import Settings
+    from reader.service import LibraryService
+
+    service = LibraryService(store, Settings.from_env())
+    service.open()
+    busy, indexed = threading.Event(), threading.Event()
+    service.search.update_notes = lambda: (busy.set(), indexed.wait(10))
+    service.set_note(papers[0].id, "first note")
+    assert busy.wait(10)  # saved, its words not indexed yet
+    assert Store(data_dir).note(papers[0].id) == "first note"
+    assert service.has_note(papers[0].id) and service.note(papers[0].id) == "first note"
+    indexed.set()
+    service.close()
+
+
 def test_a_card_s_tags_and_note_are_drawn_without_reading_a_file(store, papers, monkeypatch):
     from reader.config import Settings
     from reader.service import LibraryService

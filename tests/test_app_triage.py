@@ -168,7 +168,7 @@ async def test_rising_says_what_a_missing_figure_means(store):
         table = app.query_one(RisingTable)
         row = next(table.get_row_at(i) for i in range(table.row_count) if str(table.get_row_at(i)[0]) == "Unsynced")
         assert row[1:3] == ["—", "—"]
-        assert app.query_one(MomentumChart).headline.endswith("— : those weeks are not synced whole yet (R syncs)")
+        assert app.query_one(MomentumChart).headline.endswith("· a — under the weeks: not synced whole yet (R syncs)")
 
 
 @pytest.mark.parametrize("format", ["ris", "csl-json"])

@@ -105,6 +105,7 @@ def test_journal_comment_id_and_dates():
         ("submittedDate:[2026 TO soon]", "submittedDate needs dates", 0),
         ("ti:a AND submittedDate:[202613 TO 202701]", "'202613' has no month 13", 9),
         ("submittedDate:[202601011260 TO 2027]", "has no minute 60", 0),
+        ("submittedDate:[20260230 TO 2027]", "has no day 30: that month is shorter", 0),
         ("submittedDate:[202701 TO 202601]", "ends before it starts", 0),
         ("ti:---", "no letters or digits", 0),
     ],

@@ -11,7 +11,6 @@ from textual.screen import Screen
 
 from reader.app.screens.tags import TagDialog
 from reader.core.bibtex import export as export_bibtex
-from reader.errors import ReaderError
 from reader.models import Paper
 
 if TYPE_CHECKING:
@@ -90,12 +89,7 @@ class PaperScreen(Screen):
         if self.service.is_demo:
             self.app.notify(DEMO_NO_TAGS_NOTES, severity="warning")
             return
-        try:
-            current = self.service.tags_of([paper.id])[paper.id]
-            in_use = self.service.tags()
-        except ReaderError as error:
-            self.app.notify(f"Cannot read the tags: {error}", severity="error", timeout=15)
-            return
+        current, in_use = self.service.tags_of([paper.id])[paper.id], self.service.tags()
 
         def closed(after: tuple[str, ...] | None) -> None:
             if after is not None and after != current:

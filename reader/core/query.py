@@ -19,6 +19,7 @@ walks it (parsing, evaluation, printing) can run out of stack.
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -122,6 +123,8 @@ def _date_bound(text: str, query: str, position: int, end: bool) -> str:
     for start, stop, low, high, name in _DATE_PARTS:  # (a bound matching nothing would say nothing)
         if len(text) >= stop and not low <= int(text[start:stop]) <= high:
             raise QueryError(f"{text!r} has no {name} {text[start:stop]} (YYYYMMDDHHMM)", query, position)
+    if len(text) >= 8 and int(text[6:8]) > calendar.monthrange(int(text[:4]), int(text[4:6]))[1]:
+        raise QueryError(f"{text!r} has no day {text[6:8]}: that month is shorter", query, position)
     pad = "12312359" if end else "01010000"
     padded = text + pad[len(text) - 4 :]
     return padded

@@ -1,5 +1,6 @@
 """The service's tags and notes (library.json): kept in memory as last read or written (drawing
-a card reads no file), written in the writer thread in order with the marks. Mixed into
+a card reads no file), written in the writer thread in order with the marks. A change made by
+another process (`reader tag`) is read at the next cache update or opening of a paper. Mixed into
 LibraryService."""
 
 from __future__ import annotations
@@ -50,9 +51,10 @@ class TagsAndNotes:
             try:
                 return change()
             finally:
+                state = self._read_library_state()  # (read outside the lock: the UI's thread takes it)
                 with self._library_lock:
                     self._library_writes += 1
-                    self._library_state = self._read_library_state()
+                    self._library_state = state
 
         return write
 
@@ -64,7 +66,8 @@ class TagsAndNotes:
 
     def note_and_tags(self, paper_id: str) -> tuple[str, tuple[str, ...]]:
         """The paper's note and tags as library.json holds them now (another process may have
-        changed them): reads the file, so call it in a worker. The cards take what it read too."""
+        changed them): reads the file, so call it in a worker. What it read is kept for the cards
+        drawn from then on."""
         writes = self._library_writes
         state = self._read_library_state()
         self._keep_library_state(state, writes)
@@ -117,9 +120,9 @@ class TagsAndNotes:
                 if paper_id not in self._pending_notes:
                     return None  # an earlier write already saved the latest text
                 latest = self._pending_notes.pop(paper_id)
-            kept = self.store.set_note(paper_id, latest)
-            self.search.update_notes()  # `note:` and plain words find it at once
+            kept = self._taking_library_state(lambda: self.store.set_note(paper_id, latest))()
+            self.search.update_notes()  # `note:` and plain words find it at once (it may wait for a refresh)
             return kept
 
-        return self._write(self._taking_library_state(write), on_error)
+        return self._write(write, on_error)
 

@@ -116,7 +116,8 @@ class ExportActions(Screen):
         try:
             self._write_export(choice)
         finally:
-            give_back_freed()  # the records read, and the text made of them
+            if len(choice.ids) >= LARGE_EXPORT:
+                give_back_freed()  # the records read, and the text made of them
 
     def _write_export(self, choice: ExportChoice) -> None:
         target = Path(choice.path).expanduser()

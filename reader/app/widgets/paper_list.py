@@ -313,7 +313,7 @@ class PaperList(ScrollView, can_focus=True):
         library = self.library
         data = self._card(index)
         notes = self._notes.get(paper_id) if row else None
-        if notes is None:  # worked out at a card's first line, not at each (it reads the tags)
+        if notes is None:  # worked out at a card's first line, not at each line of it
             notes = self._notes[paper_id] = self.annotate(paper_id)
             if len(self._notes) > 4 * self._page() + 8:
                 self._notes = {paper_id: notes}

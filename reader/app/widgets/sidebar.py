@@ -134,4 +134,6 @@ def _short(count: int) -> str:
         return f"{count / 1000:.1f}".removesuffix(".0") + "k"
     if count < 1_000_000:
         return f"{count // 1000}k"
-    return f"{count / 1_000_000:.1f}M"
+    if count < 10_000_000:
+        return f"{count / 1_000_000:.1f}".removesuffix(".0") + "M"
+    return f"{count // 1_000_000}M"
