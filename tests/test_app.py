@@ -693,7 +693,7 @@ async def test_tab_moves_between_fields_in_every_dialog(store, tmp_path):
         assert app.focused is not focused
 
 
-@pytest.mark.parametrize("typed", [".", "/", "{tmp}", "{tmp}/nodir/"])
+@pytest.mark.parametrize("typed", [".", "/", "{tmp}", "{tmp}/nodir/", "/proc/starred.bib"])  # /proc takes no new file
 async def test_export_to_a_folder_is_refused_in_the_dialog_and_the_path_kept(store, tmp_path, typed):
     app = make_app(store)
     typed = typed.format(tmp=tmp_path)

@@ -160,6 +160,8 @@ def test_export_to_an_unwritable_path_is_a_clear_error(capsys, arxiv_env, tmp_pa
     code, out, err = run(capsys, "export", "--topic", "Agents", "-o", str(tmp_path / "no" / "such" / "dir.bib"))
     assert code == 1 and err.startswith("reader: error: -o ") and "does not exist" in err and err.count("\n") == 1
     assert not (tmp_path / "no").exists()
+    code, out, err = run(capsys, "export", "--topic", "Agents", "-o", "/proc/agents.bib")  # a folder that takes no file
+    assert code == 1 and "Cannot write in the folder /proc" in err and err.count("\n") == 1
     code, _out, err = run(capsys, "export")
     assert code == 1 and "say what to export" in err
 

@@ -4,6 +4,7 @@ command line and the app alike."""
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -36,7 +37,7 @@ def render(
 
 def path_problem(text: str) -> str | None:
     """Why `text` cannot be the file an export writes, or None. A folder is refused (`.`, `/`, a
-    trailing slash): no file name is invented."""
+    trailing slash): no file name is invented; so is a folder that takes no new file."""
     if not text.strip():
         return "Give a file path."
     path = Path(text.strip()).expanduser()
@@ -44,4 +45,9 @@ def path_problem(text: str) -> str | None:
         return f"{path} is a folder: give a file name, e.g. {path / 'starred.bib'}"
     if not path.parent.is_dir():
         return f"The folder {path.parent} does not exist."
+    try:  # a file with no name (Linux), gone when closed: nothing is left behind
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError as error:  # said before the records are read, not seconds later
+        return f"Cannot write in the folder {path.parent}: {error.strerror or error}"
     return None
