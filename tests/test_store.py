@@ -12,6 +12,7 @@ import pytest
 from reader.errors import StoreError, StoreLockedError
 from reader.store import Marks, Store
 from reader.store.files import file_lock
+from reader.store.store import shard_of
 from tests.corpus import recent_papers
 
 
@@ -269,6 +270,23 @@ def test_load_paper_reads_one_record_and_is_not_fooled_by_text(data_dir):
     assert store.load_paper(papers[1].id) == store.load_papers()[papers[1].id]
     assert store.load_paper(decoy.id).title == decoy.title
     assert store.load_paper("2609.99999") is None
+
+
+def test_a_few_papers_of_a_shard_are_decoded_alone_and_many_or_odd_ones_with_their_shard(data_dir, monkeypatch):
+    store = filled(data_dir, 40)
+    every = store.load_papers()
+    ids = list(every)
+    wanted = [ids[3], ids[0], ids[17], "2609.99999"]  # one the cache does not hold
+    assert store.papers_by_id(wanted) == {pid: every[pid] for pid in wanted[:3]}
+
+    read_whole = []
+    real = Store._read_shard_docs
+    monkeypatch.setattr(Store, "_read_shard_docs", lambda self, shard: read_whole.append(shard) or real(self, shard))
+    few = [pid for pid in ids if shard_of(pid) == shard_of(ids[0])][:5]
+    assert store.papers_by_id(few) == {pid: every[pid] for pid in few} and read_whole == []
+    many = [pid for pid in ids if shard_of(pid) == shard_of(ids[0])]
+    monkeypatch.setattr("reader.store.store.FEW_RECORDS", 2)
+    assert store.papers_by_id(many) == {pid: every[pid] for pid in many} and read_whole == [shard_of(ids[0])]
 
 
 def test_a_record_the_index_in_memory_lists_is_read_without_reading_the_index_again(data_dir, monkeypatch):

@@ -64,11 +64,24 @@ def find_document(path: Path, key: str, value: str) -> dict[str, Any] | None:
     """The document that starts with `"key":"value"`, decoding only it (in the compact form
     encode_json writes, an unescaped `{"` opens an object, never text); None when the file has
     no such document, or cannot be read that way (the caller then reads the whole file)."""
+    return find_documents(path, key, [value]).get(value)
+
+
+def find_documents(path: Path, key: str, values: list[str]) -> dict[str, dict[str, Any]]:
+    """`find_document` for several values, reading the file once: those found."""
     try:
         raw = path.read_bytes()
     except OSError:
-        return None
-    start = raw.find(b"{" + encode_json({key: value})[1:-1] + b",")
+        return {}
+    found = {}
+    for value in values:
+        document = _document_at(raw, raw.find(b"{" + encode_json({key: value})[1:-1] + b","))
+        if document is not None:
+            found[value] = document
+    return found
+
+
+def _document_at(raw: bytes, start: int) -> dict[str, Any] | None:
     if start < 0:
         return None
     decoder = json.JSONDecoder()

@@ -37,6 +37,7 @@ from reader.store.files import (
     encode_json,
     file_lock,
     find_document,
+    find_documents,
     move_aside,
     parse_json,
     read_json,
@@ -60,6 +61,7 @@ from reader.store.userstate import UserDoc
 SCHEMA_VERSION = 1  # of the paper cache's files
 SHARD_SLICE = 200  # records encoded by one call when a shard is written
 LOCK_WAIT_SECONDS = 10.0
+FEW_RECORDS = 64  # of a shard's ~1,000: decoded one by one (each a search of the shard's bytes)
 
 
 def shard_of(arxiv_id: str) -> str:
@@ -304,10 +306,21 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         return papers
 
     def papers_by_id(self, ids: Iterable[str]) -> dict[str, Paper]:
-        """Full records of these papers (those the cache holds), reading only their shards."""
-        wanted = set(ids)
-        found = self.load_papers(sorted({shard_of(pid) for pid in wanted}))
-        return {pid: paper for pid, paper in found.items() if pid in wanted}
+        """Full records of these papers (those the cache holds), reading only their shards. A
+        few of a shard's papers are decoded alone, as for the detail view (an export of 1,031
+        starred papers from 100 shards decoded every shard whole: 5 s)."""
+        by_shard: dict[str, list[str]] = {}
+        for pid in dict.fromkeys(ids):
+            by_shard.setdefault(shard_of(pid), []).append(pid)
+        found: dict[str, Paper] = {}
+        for shard, wanted in by_shard.items():
+            docs = find_documents(self._shard_path(shard), "id", wanted) if len(wanted) <= FEW_RECORDS else {}
+            if all(pid in docs and is_record(docs[pid]) and self._indexed(pid) for pid in wanted):
+                found.update((pid, Paper.from_json(docs[pid])) for pid in wanted)
+            else:  # many, or one missing or odd: the whole shard, checked
+                papers = self.load_papers([shard])
+                found.update((pid, papers[pid]) for pid in wanted if pid in papers)
+        return found
 
     def load_paper(self, paper_id: str) -> Paper | None:
         """One paper's full record, decoding only it when its shard is sound (the detail view)."""
