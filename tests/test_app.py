@@ -859,6 +859,26 @@ async def test_a_narrow_footer_leaves_out_whole_keys_not_parts_of_them(store):
         assert all(f"{key.display} {key.description}".strip() in shown for key in footer.keys[:5])
 
 
+async def test_how_to_quit_stays_in_the_footer_however_narrow(store):
+    app = make_app(store)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await ready(pilot)
+        footer = app.screen.query_one(KeyFooter)
+        wide = str(footer.render()).split("▏")[0].rstrip()
+        assert "o Browser" in wide and wide.endswith("q Quit")
+        for width in (80, 60, 40):
+            await pilot.resize_terminal(width, 24)
+            await pilot.pause()
+            line = str(footer.render())
+            shown = line.split("▏")[0].rstrip()
+            assert len(line) == width and line.rstrip().endswith("▏^p palette")
+            assert shown.startswith("⏎ Open s Star") and shown.endswith(" q Quit"), shown
+            assert shown.removesuffix(" q Quit") in wide  # the keys left out are whole ones, from the end
+        await pilot.click(KeyFooter, offset=(shown.index("Quit"), 0))
+        await pilot.pause()
+    assert app.return_code == 0  # the kept key is a key like the others: a click quits
+
+
 async def test_the_sidebar_shortens_its_counts_when_the_terminal_narrows_and_back(store):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -19,11 +19,13 @@ class ShownKey:
     description: str
     enabled: bool
     tooltip: str
+    kept: bool = False  # shown however narrow the terminal (how to quit)
 
 
 class KeyFooter(Widget, can_focus=False):
     """The screen's active bindings that are shown (one key per action, in the order Textual
-    gives them) and the command palette's key at the right, as Textual's Footer lays them out.
+    gives them; Quit last, and kept when a narrow terminal leaves out the keys before it) and the
+    command palette's key at the right, as Textual's Footer lays them out.
 
     One widget drawing one line, where Footer mounts a widget per key and mounts them again at
     every change of the bindings: a screen switch restyles and lays out each widget of the new
@@ -82,7 +84,7 @@ class KeyFooter(Widget, can_focus=False):
         palette = None
         app = self.app
         for _, binding, enabled, tooltip in screen.active_bindings.values():
-            shown = ShownKey(binding.key, app.get_key_display(binding), binding.description, enabled, tooltip)
+            shown = ShownKey(binding.key, app.get_key_display(binding), binding.description, enabled, tooltip, binding.action.rpartition(".")[2] == "quit")
             if binding.show:
                 keys.setdefault(binding.action, shown)
             elif binding.key == app.COMMAND_PALETTE_BINDING and app.ENABLE_COMMAND_PALETTE:
@@ -108,17 +110,28 @@ class KeyFooter(Widget, can_focus=False):
             line.append(label[1], description_style + extra + dim)
             spans.append((start, line.cell_len, key))
 
-        for key in self.keys:
+        def add_key(key: ShownKey) -> None:
             if self.compact:
                 add(key, (key.display, f" {key.description}" if key.description else ""))
                 line.append(" ")
             else:
                 add(key, (f" {key.display} ", f"{key.description} " if key.description else ""))
+
+        kept = [key for key in self.keys if key.kept]  # last, and never left out
+        for key in [key for key in self.keys if not key.kept] + kept:
+            add_key(key)
         if self.palette is not None:  # at the right edge, in place of the keys that do not fit whole
             label = (self.palette.display, f" {self.palette.description}")
             room = max(0, self.size.width - cell_len(label[0] + label[1]) - 1)
-            spans = [(start, end, key) for start, end, key in spans if end <= room]
-            line.truncate(spans[-1][1] if spans else 0)
+            if line.cell_len > room:  # too many: the kept keys go where the others stop
+                kept_from = next((start for start, _, key in spans if key.kept), line.cell_len)
+                limit = room - (line.cell_len - kept_from)
+                fitting = [span for span in spans if not span[2].kept and span[1] <= limit]
+                line.truncate(fitting[-1][1] + (1 if self.compact else 0) if fitting else 0)
+                del spans[len(fitting):]
+                for key in kept:
+                    add_key(key)
+                line.truncate(room)
             line.pad_right(room - line.cell_len)
             line.append("▏", self.get_component_rich_style("key-footer--separator"))
             add(self.palette, label)
