@@ -30,6 +30,16 @@ def data_dir(tmp_path: Path) -> Path:
     return tmp_path / "data"
 
 
+@pytest.fixture
+def demo_store(data_dir):
+    """A data directory with the demo page's topic and no papers: the app opens on the demo set."""
+    from reader.store import Store
+
+    store = Store(data_dir)
+    store.add_topic("RL for LLM Agents", "ti:agent")
+    return store
+
+
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch, tmp_path):
     """No test reads the user's real data or reaches arXiv by accident."""

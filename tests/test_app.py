@@ -414,10 +414,8 @@ async def test_help_lists_every_key(store):
         assert [title for title, _ in app.screen.sections] == ["Detail view", "Papers", "Actions"]  # its own keys first
 
 
-async def test_demo_set_when_there_is_no_cache(data_dir):
-    store = Store(data_dir)
-    store.add_topic("RL for LLM Agents", "ti:agent")
-    app = make_app(store)
+async def test_demo_set_when_there_is_no_cache(demo_store):
+    app = make_app(demo_store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert app.service.is_demo and len(app.main.paper_list.ids) == 30

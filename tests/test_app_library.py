@@ -194,10 +194,8 @@ async def test_a_note_edited_in_the_editor(store, papers, data_dir, tmp_path, mo
         assert Store(data_dir).note(papers[0].id) == "first line\nfrom the editor"
 
 
-async def test_demo_says_once_that_marks_are_not_saved_and_that_tags_and_notes_are_not_taken(data_dir):
-    store = Store(data_dir)
-    store.add_topic("RL for LLM Agents", "ti:agent")
-    app = make_app(store)
+async def test_demo_says_once_that_marks_are_not_saved_and_that_tags_and_notes_are_not_taken(demo_store):
+    app = make_app(demo_store)
     not_saved, not_taken = "stars and read marks last until you quit", "Demo papers take no tags or notes"
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -220,10 +218,8 @@ async def test_demo_says_once_that_marks_are_not_saved_and_that_tags_and_notes_a
         assert app.message_log[-1].startswith(not_taken)
 
 
-async def test_a_watch_added_in_the_demo_is_kept_for_synced_papers_and_said_so(data_dir):
-    store = Store(data_dir)
-    store.add_topic("RL for LLM Agents", "ti:agent")
-    app = make_app(store)
+async def test_a_watch_added_in_the_demo_is_kept_for_synced_papers_and_said_so(data_dir, demo_store):
+    app = make_app(demo_store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert app.service.is_demo

@@ -71,10 +71,8 @@ def test_empty_topic(snap_compare, store):
     assert snap_compare(make_app(store), terminal_size=(120, 40), run_before=run_before)
 
 
-def test_demo_state(snap_compare, data_dir):
-    store = Store(data_dir)
-    store.add_topic("RL for LLM Agents", "ti:agent")
-    assert snap_compare(make_app(store), terminal_size=(120, 40), run_before=settle)
+def test_demo_state(snap_compare, demo_store):
+    assert snap_compare(make_app(demo_store), terminal_size=(120, 40), run_before=settle)
 
 
 def test_light_theme(snap_compare, store):
