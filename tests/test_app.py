@@ -64,6 +64,12 @@ async def ready(pilot):
     await pilot.pause()
 
 
+async def open_paper(pilot):
+    """Enter on the highlighted paper: the detail view, its record read and drawn."""
+    await pilot.press("enter")
+    await ready(pilot)
+
+
 async def choose(pilot, view: View) -> None:
     """Move the sidebar's highlight to `view` with the keys a user would press."""
     sidebar = pilot.app.main.sidebar
@@ -218,8 +224,7 @@ async def test_text_in_the_detail_view_can_be_selected(store, papers):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await pilot.press("enter")
-        await ready(pilot)
+        await open_paper(pilot)
         await pilot.mouse_down("#detail", offset=(2, 1))  # the title's first cell, inside the padding, under a blank line
         await pilot.hover("#detail", offset=(2 + 5, 2))
         await pilot.mouse_up("#detail", offset=(2 + 5, 2))
@@ -231,8 +236,7 @@ async def test_the_detail_view_scrolls_by_wheel_and_keys_and_shows_where_it_is(s
     app = make_app(store)
     async with app.run_test(size=(120, 24)) as pilot:
         await ready(pilot)
-        await pilot.press("enter")
-        await ready(pilot)
+        await open_paper(pilot)
         view = app.screen.query_one("#detail")
 
         def thumb_rows() -> list[int]:
@@ -408,8 +412,7 @@ async def test_help_lists_every_key(store):
         assert app.screen.sections[0][0] == "Papers"
         await pilot.press("escape")
         assert not isinstance(app.screen, HelpScreen)
-        await pilot.press("enter")
-        await ready(pilot)
+        await open_paper(pilot)
         await pilot.press("question_mark")
         assert [title for title, _ in app.screen.sections] == ["Detail view", "Papers", "Actions"]  # its own keys first
 
@@ -847,8 +850,7 @@ async def test_a_narrow_footer_leaves_out_whole_keys_not_parts_of_them(store):
     app = make_app(store)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
-        await pilot.press("enter")
-        await ready(pilot)
+        await open_paper(pilot)
         footer = app.screen.query_one(KeyFooter)
         line = str(footer.render())
         shown = line.split("▏")[0].rstrip()

@@ -15,7 +15,7 @@ from reader.errors import StoreError
 from reader.service import ALL
 from reader.store import Store
 from tests.sample_papers import sample_papers
-from tests.test_app import make_app, ready
+from tests.test_app import make_app, open_paper, ready
 
 
 @pytest.fixture
@@ -79,8 +79,7 @@ async def test_tags_in_the_detail_view(store, papers, data_dir):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await pilot.press("enter")
-        await ready(pilot)
+        await open_paper(pilot)
         await pilot.press("t", *"[red]x[/red]", "enter")  # shown as typed, never as markup
         await ready(pilot)
         assert isinstance(app.screen, DetailScreen)
@@ -92,8 +91,7 @@ async def test_a_note_typed_in_the_detail_view_is_saved_and_shown_as_markdown(st
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await pilot.press("enter")
-        await ready(pilot)
+        await open_paper(pilot)
         assert "No note yet" in app.screen.record_view.text
         await pilot.press("N")
         assert isinstance(app.focused, NoteEditor)
@@ -120,8 +118,7 @@ async def test_the_detail_view_shows_each_paper_as_it_is_now(store, papers, data
     async with app.run_test(size=(120, 24)) as pilot:
         await ready(pilot)  # the first paper's record is read ahead by now
         Store(data_dir).set_note(papers[0].id, "written *since*")  # by another reader process
-        await pilot.press("enter")
-        await ready(pilot)
+        await open_paper(pilot)
         screen = app.screen
         assert isinstance(screen, DetailScreen)
         assert "written since" in screen.record_view.text.splitlines()
@@ -143,8 +140,7 @@ async def test_links_in_a_note_open_only_http(store, papers, monkeypatch):
     monkeypatch.setattr(app, "open_url", lambda url, **kwargs: opened.append(url))
     async with app.run_test(size=(120, 50)) as pilot:
         await ready(pilot)
-        await pilot.press("enter")
-        await ready(pilot)
+        await open_paper(pilot)
         lines = app.screen.record_view.text.splitlines()
         for word in ("[x](file:///etc/passwd)", "ftp", "web"):  # a file: link is not a link at all
             assert word in lines
@@ -172,8 +168,7 @@ async def test_a_note_edited_in_the_editor(store, papers, data_dir, tmp_path, mo
     monkeypatch.setattr(app, "suspend", contextlib.nullcontext)  # the headless driver cannot hand the terminal over
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await pilot.press("enter")
-        await ready(pilot)
+        await open_paper(pilot)
         await pilot.press("E")
         app.service.flush()
         await ready(pilot)
@@ -208,8 +203,7 @@ async def test_demo_says_once_that_marks_are_not_saved_and_that_tags_and_notes_a
         await pilot.press("t")
         assert not isinstance(app.screen, TagDialog)
         assert app.message_log[-1].startswith(not_taken)
-        await pilot.press("enter")
-        await ready(pilot)
+        await open_paper(pilot)
         assert "No note yet" not in app.screen.record_view.text  # no "write a note" hint for a paper that cannot keep one
         await pilot.press("N")
         assert not app.screen.query(NoteEditor)
@@ -234,8 +228,7 @@ async def test_a_note_the_store_refuses_stays_in_the_editor_with_the_reason(stor
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await pilot.press("enter")
-        await ready(pilot)
+        await open_paper(pilot)
         await pilot.press("N")
         too_long = "x" * 100_001
         editor = app.screen.query_one(NoteEditor)
@@ -267,8 +260,7 @@ async def test_control_sequences_in_a_note_never_reach_the_terminal(store, paper
     monkeypatch.setattr(app, "suspend", contextlib.nullcontext)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await pilot.press("enter")
-        await ready(pilot)
+        await open_paper(pilot)
 
         def shown() -> str:
             return "".join(segment.text for strip in app.screen.record_view.lines.strips for segment in strip)
@@ -297,8 +289,7 @@ async def test_a_note_that_fails_to_save_after_the_view_moved_on_is_told(store, 
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        await pilot.press("enter")
-        await ready(pilot)
+        await open_paper(pilot)
         written = threading.Event()
 
         def refuse(paper_id, text):
