@@ -36,6 +36,14 @@ def store(data_dir, themes):
     return store
 
 
+@pytest.fixture
+def three_stars(store, themes):
+    """The store with three papers of the agents theme starred: enough for For you to rank."""
+    agents, _ = themes
+    store.set_marks([p.id for p in agents[:3]], starred=True)
+    return store
+
+
 async def test_for_you_asks_for_stars_then_ranks_the_starred_theme_first_and_says_why(store, themes):
     agents, proteins = themes
     app = make_app(store)
@@ -67,10 +75,8 @@ async def test_for_you_asks_for_stars_then_ranks_the_starred_theme_first_and_say
         assert "because:" not in card_text(app, 0) and app.main.paper_list.ids[1] in card_text(app, 1).splitlines()[0]
 
 
-async def test_for_you_says_it_is_ranking_until_the_first_ranking_arrives(store, themes):
-    agents, proteins = themes
-    store.set_marks([p.id for p in agents[:3]], starred=True)
-    app = make_app(store)
+async def test_for_you_says_it_is_ranking_until_the_first_ranking_arrives(three_stars):
+    app = make_app(three_stars)
     ranking_may_end = threading.Event()
     rank = app.service.rank_for_you
 
@@ -92,10 +98,8 @@ async def test_for_you_says_it_is_ranking_until_the_first_ranking_arrives(store,
         assert chart.headline.startswith("Ranked by 3 stars") and app.main.paper_list.ids
 
 
-async def test_for_you_ranks_again_after_marks_change(store, themes):
-    agents, proteins = themes
-    store.set_marks([p.id for p in agents[:3]], starred=True)
-    app = make_app(store)
+async def test_for_you_ranks_again_after_marks_change(three_stars):
+    app = make_app(three_stars)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await choose(pilot, FOR_YOU)
@@ -108,10 +112,8 @@ async def test_for_you_ranks_again_after_marks_change(store, themes):
         assert "4 stars" in app.query_one(MomentumChart).headline
 
 
-async def test_for_you_counts_the_ranked_papers_left_once_marking_pauses(store, themes):
-    agents, proteins = themes
-    store.set_marks([p.id for p in agents[:3]], starred=True)
-    app = make_app(store)
+async def test_for_you_counts_the_ranked_papers_left_once_marking_pauses(three_stars):
+    app = make_app(three_stars)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await choose(pilot, FOR_YOU)
@@ -127,10 +129,8 @@ async def test_for_you_counts_the_ranked_papers_left_once_marking_pauses(store, 
         assert label().endswith(f"{ranked - 2:,} ranked")
 
 
-async def test_for_you_header_wraps_at_a_separator_in_a_narrow_terminal(store, themes):
-    agents, _ = themes
-    store.set_marks([p.id for p in agents[:3]], starred=True)
-    app = make_app(store)
+async def test_for_you_header_wraps_at_a_separator_in_a_narrow_terminal(three_stars):
+    app = make_app(three_stars)
     async with app.run_test(size=(70, 22)) as pilot:
         await ready(pilot)
         await choose(pilot, View.of_topic("Agents"))
