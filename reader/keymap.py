@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from reader.config import flatten, toml_error, toml_key_lines
-from reader.errors import StoreError
+from reader.userfiles import FileWriteError, write_atomic
 
 KEYMAP_FILE_NAME = "keymap.toml"
 MAX_BAD_LINES = 100  # a file that is mostly not TOML is not worth repairing line by line
@@ -49,13 +49,11 @@ def _locate(config_dir: Path, data_dir: Path, messages: list[str]) -> Path | Non
     if new.is_file():
         messages.append(f"{old} is not read: {new} is used instead (delete the old one)")
         return new
-    from reader.store.files import write_atomic
-
     try:
         new.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(new, old.read_bytes())
         old.unlink()
-    except (OSError, StoreError) as error:
+    except (OSError, FileWriteError) as error:
         messages.append(f"{old} is read from the data directory: could not move it to {new} ({error})")
         return old
     messages.append(f"keymap.toml moved from {old} to {new}, beside the config file")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import stat
 import time
 
 import pytest
@@ -734,6 +735,26 @@ async def test_a_failed_export_is_said_and_the_next_e_offers_what_was_typed(stor
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert target.read_text().startswith("TY  - ")
+
+
+async def test_the_export_dialog_keeps_a_private_files_mode_and_link(store, tmp_path):
+    target = tmp_path / "library" / "private.bib"
+    target.parent.mkdir()
+    target.write_text("% mine\n")
+    target.chmod(0o600)
+    link = tmp_path / "refs.bib"
+    link.symlink_to(target)
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("s", "e")
+        await ready(pilot)
+        app.screen.query_one("#path").value = str(link)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert link.is_symlink() and target.read_text().count("@misc{") == 1
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
 
 
 async def test_tab_never_lands_in_a_kept_filter(store, papers):
