@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from reader.config import flatten, toml_error, toml_key_lines
+from reader.toml_limits import toml_limit_problem
 from reader.userfiles import FileWriteError, write_atomic
 
 KEYMAP_FILE_NAME = "keymap.toml"
@@ -62,6 +63,9 @@ def _locate(config_dir: Path, data_dir: Path, messages: list[str]) -> Path | Non
 
 def parse_keymap(text: str, known_ids: set[str]) -> tuple[dict[str, str], list[str]]:
     """Bindings from keymap text, and "line N: problem" for each line that is ignored."""
+    too_deep = toml_limit_problem(text)
+    if too_deep:
+        return {}, [f"line {too_deep[0]}: {too_deep[1]}: the whole file is ignored"]
     problems: list[str] = []
     lines = text.splitlines()
     document: dict = {}

@@ -55,6 +55,8 @@ def parse_json(raw: bytes, path: Path) -> dict[str, dict[str, Any]]:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as error:
         raise CorruptFileError(path, f"not valid JSON: {error}") from None
+    except RecursionError:  # arrays nested thousands deep: no file of ours is more than a few
+        raise CorruptFileError(path, "nested too deep") from None
     if not isinstance(data, dict) or not all(
         isinstance(table, dict) and all(isinstance(doc, dict) for doc in table.values()) for table in data.values()
     ):
