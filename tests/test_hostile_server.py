@@ -9,8 +9,10 @@ import functools
 import gzip
 import logging
 import re
+import time
 import tracemalloc
 import zlib
+from email.utils import formatdate
 
 import pytest
 
@@ -448,3 +450,52 @@ async def test_a_parser_library_failure_is_one_line_not_a_traceback(fake_arxiv, 
     result = await sync_one(store, fake_arxiv, retries=1)
     assert result.error == "arXiv's response could not be read (gave up after 2 tries)"
     assert any(r.exc_info and r.exc_info[0] is RecursionError for r in caplog.records)
+
+
+# --- Retry-After: a whole number of seconds or an HTTP date, and never less than the backoff ---
+
+BACKOFF = 0.3
+
+
+async def first_retry_wait(fake, store, caplog, retry_after: str) -> tuple[float, float]:
+    """The wait the client planned before its first retry (from its log) and the pause the
+    server saw between the two requests."""
+    fake.queries[QUERY] = recent_papers(3)
+    fake.faults = [Fault("status", 503, {"Retry-After": retry_after})]
+    with caplog.at_level(logging.INFO, logger="reader.arxiv"):
+        result = await sync_one(store, fake, delay=0, backoff=BACKOFF)
+    assert (result.error, result.new) == (None, 3)
+    (planned,) = [float(m[1]) for r in caplog.records if (m := re.match(r"retrying \S+ in (.+) s$", r.getMessage()))]
+    first, second = fake.requests[:2]
+    return planned, second.started - first.ended
+
+
+@pytest.mark.timeout(30)  # an inf or 1e3 honoured would wait ten minutes
+@pytest.mark.parametrize("retry_after", ["nan", "NaN", "inf", "-inf", "-1", "1e3", "1E1", "1.5", "+1", "1_0", " 0x10", "soon", ""])
+async def test_a_retry_after_that_is_no_whole_number_nor_a_date_counts_as_absent(fake_arxiv, store, caplog, retry_after):
+    planned, waited = await first_retry_wait(fake_arxiv, store, caplog, retry_after)
+    assert planned == BACKOFF
+    assert waited >= BACKOFF - 0.03  # the server thread may stamp a request's end a few ms late
+
+
+@pytest.mark.parametrize("retry_after", ["0", "Thu, 01 Jan 2015 00:00:00 GMT"])
+async def test_a_retry_after_shorter_than_the_backoff_waits_the_backoff(fake_arxiv, store, caplog, retry_after):
+    planned, waited = await first_retry_wait(fake_arxiv, store, caplog, retry_after)
+    assert planned == BACKOFF
+    assert waited >= BACKOFF - 0.03
+
+
+@pytest.mark.parametrize("in_future", [False, True])
+async def test_a_valid_retry_after_longer_than_the_backoff_is_honoured(fake_arxiv, store, caplog, in_future):
+    retry_after = formatdate(time.time() + 3, usegmt=True) if in_future else "2"
+    planned, waited = await first_retry_wait(fake_arxiv, store, caplog, retry_after)
+    assert 1.5 <= planned <= 3
+    assert waited >= planned - 0.03
+
+
+def test_retry_after_values():
+    from reader.arxiv.client import MAX_RETRY_AFTER, _retry_after
+
+    assert [_retry_after(v) for v in ("7", " 7 ", "007", "0", "99999999999999999999")] == [7, 7, 7, 0, MAX_RETRY_AFTER]
+    assert [_retry_after(v) for v in (None, "nan", "inf", "-1", "1e3", "7.0", "٣", "7 s", "Mon")] == [None] * 9
+    assert _retry_after("Thu, 01 Jan 2015 00:00:00 GMT") == 0
