@@ -486,11 +486,20 @@ async def test_theme_setting_applies_and_an_unknown_one_is_said(store):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert app.theme == "textual-dark"
-    assert "theme 'nosuchtheme' (config file line 2) is not a theme; the default is used" in app.message_log
+    assert any(message.startswith("theme 'nosuchtheme' (config file line 2) is not a theme (themes: ansi-dark, ")
+               and message.endswith(", tokyo-night); the default is used") for message in app.message_log)
     app = make_app(store, app_settings=settings(theme="nord"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert app.theme == "nord"
+
+
+async def test_a_misspelt_theme_names_the_nearest_one(store):
+    app = make_app(store, app_settings=settings(theme="nrod", sources={"theme": Source("file", "line 1")}))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert app.theme == "textual-dark"
+    assert "theme 'nrod' (config file line 1) is not a theme (did you mean nord?); the default is used" in app.message_log
 
 
 async def test_quit(store):
