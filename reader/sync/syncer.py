@@ -76,6 +76,10 @@ class Syncer:
         self.today = today
         self.horizon_weeks = horizon_weeks
         self.on_event = on_event or (lambda event: None)
+        # The run so far: when it is cancelled (Ctrl+C, the app quitting), the topics it finished,
+        # and the one it stopped in (what arrived before the cancellation is saved).
+        self.report = SyncReport()
+        self.interrupted: TopicResult | None = None
 
     async def run(self, topics: list[Topic]) -> SyncReport:
         """Sync the topics one after the other. StoreLockedError when another sync is running."""
@@ -83,7 +87,7 @@ class Syncer:
             return await self._run(topics)
 
     async def _run(self, topics: list[Topic]) -> SyncReport:
-        report = SyncReport()
+        report = self.report = SyncReport()
         for topic in topics:
             if report.topics and report.topics[-1].unreachable:  # offline: no point trying the rest
                 report.topics.append(TopicResult(topic.name, error=report.topics[-1].error, unreachable=True))
@@ -119,6 +123,14 @@ class Syncer:
             result.error = str(error)
             result.unreachable = isinstance(error, ArxivUnreachableError)
             self.on_event(SyncEvent(topic.name, f"{topic.name}: {error}"))
+        except asyncio.CancelledError:
+            self.interrupted = result
+            if not run.saving:  # (a save cut short finishes in its thread; its progress is not recorded)
+                try:
+                    await run.save()  # keep what arrived, and how far it reached: the next sync goes on from there
+                except ReaderError:
+                    pass
+            raise
         finally:
             gc.unfreeze()  # syncs run in processes of their own (the CLI, the app's sync child)
         result.requests = self.client.requests_made - requests_before
@@ -186,6 +198,7 @@ class _Run:
         self.base: list[coverage.Span] = []  # spans held whole before this run
         self.run_low: str | None = None  # the run holds [run_low, top] whole once set
         self.known: dict[str, int] = {}
+        self.saving = False
 
     async def fetch(self) -> None:
         syncer, topic, result = self.syncer, self.topic, self.result
@@ -253,6 +266,7 @@ class _Run:
     async def save(self) -> None:
         """Save the pending papers, then record how far the run is complete (never before)."""
         store, result = self.syncer.store, self.result
+        self.saving = True  # stays set when the save is cancelled midway (its thread goes on writing)
         if self.pending:
             batch = list(self.pending)
             self.pending.clear()
@@ -266,6 +280,7 @@ class _Run:
                 store.record_progress, self.topic.name, self.topic.query, spans,
                 self.syncer.today.isoformat(), result.arxiv_total,
             )
+        self.saving = False
 
 
 def window_query(query: str, first: str, last: str) -> str:
