@@ -171,6 +171,27 @@ async def test_rising_says_what_a_missing_figure_means(store):
         assert app.query_one(MomentumChart).headline.endswith("· a — under the weeks: not synced whole yet (R syncs)")
 
 
+@pytest.mark.parametrize("weeks_synced, title", [(20, "Language · rising: process reward, agent memory, tool use"), (10, "Language")])
+async def test_a_topics_header_names_rising_terms_only_when_its_twelve_weeks_are_synced(data_dir, weeks_synced, title):
+    from datetime import timedelta
+
+    from reader.core.coverage import day_end, day_start
+    from tests.corpus import TODAY
+    from tests.themes import rising_papers
+
+    store = Store(data_dir)
+    store.add_topic("Language", "ti:language")
+    store.save_papers(rising_papers(), "Language")
+    synced = [(day_start(TODAY - timedelta(weeks=weeks_synced)), day_end(TODAY))]
+    store.record_progress("Language", "ti:language", synced, TODAY.isoformat(), None)
+    app = make_app(store)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await ready(pilot)
+        await choose(pilot, View.of_topic("Language"))
+        await ready(pilot)
+        assert app.query_one(MomentumChart).title == title
+
+
 @pytest.mark.parametrize("format", ["ris", "csl-json"])
 async def test_export_dialog_writes_the_chosen_format_of_the_papers_shown(store, themes, tmp_path, format):
     agents, _ = themes
