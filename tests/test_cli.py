@@ -76,6 +76,17 @@ def test_list_query_filters(capsys, arxiv_env):
     assert code == 1 and "invalid query" in err and "ti:a OR ti:b" in err
 
 
+def test_list_help_explains_the_marks_a_line_shows(capsys, arxiv_env):
+    synced(capsys, arxiv_env)
+    papers = json.loads(run(capsys, "list", "--json", "--limit", "2")[1])
+    run(capsys, "star", papers[0]["id"])
+    run(capsys, "read", papers[1]["id"])
+    lines = run(capsys, "list", "--limit", "2")[1].splitlines()
+    assert f"  *N  {papers[0]['id']}v" in lines[0] and f"      {papers[1]['id']}v" in lines[2]
+    code, out, _ = run(capsys, "list", "--help")
+    assert code == 0 and "Marks: * starred, N not read yet; blank: not starred, read." in " ".join(out.split())
+
+
 def test_lower_case_operators_are_said_once_and_the_query_kept(capsys, arxiv_env):
     synced(capsys, arxiv_env)
     note = 'reader: note: "and" is searched as a word: operators are AND, OR, ANDNOT in capitals\n'

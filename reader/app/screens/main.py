@@ -224,7 +224,7 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
         elif view == HIDDEN:
             chart.show(None, "Hidden", "Papers you are not interested in: left out of every other view · x shows one again")
         elif view == RISING:
-            missing = " · a — under the weeks: not synced whole yet (R syncs)" if self.rising_unsynced else ""
+            missing = " · — means not synced (R syncs)" if self.rising_unsynced else ""
             chart.show(None, "Rising", f"Topics by their last four weeks against the four before · Enter opens one{missing}")
         else:
             momentum, title, headline = self.service.chart(view)
