@@ -82,7 +82,7 @@ def cmd_sync(args, settings) -> int:
     import asyncio  # here, not at the top: every other command starts faster without it
 
     from reader import logs
-    from reader.commands.progress import PlainLines, SyncProgress, TerminalBars
+    from reader.commands.progress import PlainLines, SyncProgress, TerminalBars, interrupted_lines
     from reader.sync.syncer import Syncer, SyncEvent, client_for
 
     store = _store(args, settings)
@@ -101,14 +101,21 @@ def cmd_sync(args, settings) -> int:
         logs.log.warning("%s", message)
         display.notice(message)
 
+    syncers: list[Syncer] = []
+
     async def run():
         async with client_for(settings, on_notice=notice) as client:
-            syncer = Syncer(store, client, today=settings.today(), horizon_weeks=settings.sync_weeks, on_event=show)
-            return await syncer.run(topics)
+            syncers.append(Syncer(store, client, today=settings.today(), horizon_weeks=settings.sync_weeks, on_event=show))
+            return await syncers[0].run(topics)
 
     try:
         with display:
             report = asyncio.run(run())
+    except KeyboardInterrupt:  # Ctrl+C: say what was kept (main says "interrupted" and exits 130)
+        if syncers:
+            for line in interrupted_lines(syncers[0].report.topics, syncers[0].interrupted, len(topics)):
+                print(line)
+        raise
     except ReaderError as error:
         logs.log.error("sync stopped: %s", error)
         raise ReaderError(f"{error}{log_note}") from None
@@ -187,11 +194,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _default_data_dir() -> str:
     """The data directory used when --data-dir is not given, and where that comes from."""
-    try:
-        settings = load_settings()
-    except ReaderError:
-        settings = None
-    if settings is not None and settings.data_dir is not None:
+    settings = load_settings(lenient=True)  # a bad setting is said when a command runs
+    if settings.data_dir is not None:
         from_env = settings.sources["data_dir"].kind == "env"
         return f"{settings.data_dir}, from $READER_DATA_DIR" if from_env else str(settings.data_dir)
     return str(default_data_dir())
@@ -267,7 +271,8 @@ def main(argv: list[str] | None = None) -> int:
     common.opened.clear()
     try:
         _check_text_arguments(args)
-        settings = load_settings({"data_dir": args.data_dir})
+        # `reader config` lists every problem of the settings; every other command stops at the first.
+        settings = load_settings({"data_dir": args.data_dir}, lenient=getattr(args, "lists_config_problems", False))
         if args.command == "topics" and args.topics_command is None:
             args.topics_command = "list"
         if args.command == "tags" and args.tags_command is None:

@@ -74,9 +74,22 @@ def _tokens(tokens):
         yield from _tokens(token.children or [])
 
 
-def test_since_last_starts_where_the_last_digest_ended(capsys, synced_with_hostile, monkeypatch):
-    code, out, _ = run(capsys, "digest", "--topic", "Agents")  # first digest: the last week
-    assert code == 0 and "30 new papers" in out and "Papers first submitted since 2026-11-25." in out
+def test_only_a_full_digest_written_to_a_file_moves_the_since_date(capsys, synced_with_hostile, tmp_path):
+    first = "Papers first submitted since 2026-11-25."  # before any digest: the last week
+    code, out, _ = run(capsys, "digest", "--topic", "Agents")
+    assert code == 0 and "30 new papers" in out and first in out
+    # Printing, --topic and --since are previews: the next digest still starts where it would have.
+    code, out, err = run(capsys, "digest")
+    assert code == 0 and first in out and err == ""
+    code, _, err = run(capsys, "digest", "--topic", "Agents", "-o", str(tmp_path / "agents.md"))
+    assert code == 0 and err.endswith("; a preview (--topic): the next digest still starts 2026-11-25\n")
+    code, _, err = run(capsys, "digest", "--since", "2026-12-01", "-o", str(tmp_path / "since.md"))
+    assert code == 0 and err.endswith("; a preview (--since): the next digest still starts 2026-11-25\n")
+    assert first in run(capsys, "digest")[1]
+    # A full digest written to a file moves it.
+    code, _, err = run(capsys, "digest", "-o", str(tmp_path / "week.md"))
+    assert code == 0 and first in (tmp_path / "week.md").read_text()
+    assert err == f"wrote 30 papers in 3 topics to {tmp_path / 'week.md'} as Markdown; the next digest starts {TODAY.isoformat()}\n"
     code, out, _ = run(capsys, "digest", "--topic", "Agents")
     assert f"Papers first submitted since {TODAY.isoformat()}." in out and "5 new papers" in out
     code, _, err = run(capsys, "digest", "--since", "yesterday")
@@ -84,3 +97,26 @@ def test_since_last_starts_where_the_last_digest_ended(capsys, synced_with_hosti
     code, _, err = run(capsys, "digest", "-o", ".")
     assert code == 1 and "is a folder" in err
     assert json.loads(run(capsys, "list", "--json", "--limit", "1")[1])[0]["title"] == HOSTILE_TITLE
+
+
+@pytest.mark.parametrize("name, format", [("week.html", "HTML"), ("week.HTM", "HTML"), ("week.md", "Markdown"), ("week.txt", "Markdown")])
+def test_the_output_files_extension_chooses_html_or_markdown(capsys, synced_with_hostile, tmp_path, name, format):
+    import html5lib
+
+    target = tmp_path / name
+    code, _, err = run(capsys, "digest", "--topic", "Agents", "-o", str(target))
+    assert code == 0 and f" to {target} as {format}; " in err
+    text = target.read_text("utf-8")
+    if format == "HTML":
+        document = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(text)
+        assert len([div for div in document.iter("div") if div.attrib.get("class") == "title"]) == 30
+    else:
+        assert text.startswith("# arXiv digest, ") and "<html" not in text
+
+
+def test_an_explicit_digest_format_wins_over_the_extension(capsys, synced_with_hostile, tmp_path):
+    target = tmp_path / "week.html"
+    code, _, err = run(capsys, "digest", "--topic", "Agents", "--format", "markdown", "-o", str(target))
+    assert code == 0
+    assert err.startswith(f"reader: warning: {target} ends in .html, but --format markdown was given: writing Markdown\n")
+    assert target.read_text().startswith("# arXiv digest, ")

@@ -49,14 +49,19 @@ def print_error(message: object) -> None:
 
 
 def validated_query(query: str, *, for_arxiv: bool):
-    """The parsed query, or a one-line error naming the problem and its column."""
-    from reader.core.query import parse
+    """The parsed query, or a one-line error naming the problem and its column. Lower-case
+    operators, searched as words, are said once on stderr (the query stays as typed)."""
+    from reader.core.query import operator_note, parse
 
     try:
-        return parse(query, implicit_and=not for_arxiv)
+        parsed = parse(query, implicit_and=not for_arxiv)
     except QueryError as error:
         shown = query if len(query) <= 80 else query[:60] + "..."  # a long query would drown the message
         raise ReaderError(f"invalid query {shown!r}: {error.describe()}") from None
+    note = operator_note(query)
+    if note:
+        print(f"reader: note: {note}", file=sys.stderr)
+    return parsed
 
 
 def topic_name(store, name: str | None) -> str | None:

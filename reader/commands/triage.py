@@ -85,6 +85,7 @@ def _needs_stars(needs, as_json: bool) -> int:
 def cmd_rising(args: argparse.Namespace, settings) -> int:
     from reader.cli import _library, _store, _topic_name
     from reader.core import rising
+    from reader.core.coverage import view_coverage
     from reader.core.momentum import total_window
     from reader.service.triage_sets import recent_words
 
@@ -100,11 +101,17 @@ def cmd_rising(args: argparse.Namespace, settings) -> int:
         for trend in trends:
             print(f"{trend.topic}\t{_change(trend)}")
         return 0
-    terms = rising.rising_terms(recent_words(store, library.index, topic, as_of), as_of, limit=args.limit)
+    coverage = view_coverage(store.coverage_spans(), topic)
+    terms = rising.rising_terms(recent_words(store, library.index, topic, as_of), as_of, limit=args.limit, coverage=coverage)
     if args.json:
         print_json([term.to_json() for term in terms])
         return 0
-    if not terms:
+    if not rising.terms_covered(coverage, as_of):
+        first, _ = rising.terms_window(as_of)
+        since = f" (complete since {coverage.since})" if coverage.since else ""
+        print(f"no rising terms in {topic!r} as of {as_of}: the twelve weeks they compare, from {first}, are not all "
+              f"synced{since}: `reader sync --topic` fetches them", file=sys.stderr)
+    elif not terms:
         print(f"nothing rising in {topic!r} as of {as_of}: it needs papers in the last four weeks "
               "and in the eight before, and terms in at least three recent papers", file=sys.stderr)
     for term in terms:

@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import PurePath
 
 from reader.models import Paper
 
 FORMATS = ("bibtex", "ris", "csl-json")
 SUFFIXES = {"bibtex": ".bib", "ris": ".ris", "csl-json": ".json"}
+FORMAT_NAMES = {"bibtex": "BibTeX", "ris": "RIS", "csl-json": "CSL-JSON"}
+
+
+def format_of_path(path: str | None) -> str | None:
+    """The format a file name's extension names, ignoring case (`refs.RIS` -> "ris"); None for
+    any other name and for standard output."""
+    if path is None:
+        return None
+    suffix = PurePath(path).suffix.lower()
+    return next((format for format, known in SUFFIXES.items() if known == suffix), None)
 
 
 def render(

@@ -86,6 +86,10 @@ class Syncer:
         self.today = today
         self.horizon_weeks = horizon_weeks
         self.on_event = on_event or (lambda event: None)
+        # The run so far: when it is cancelled (Ctrl+C, the app quitting), the topics it finished,
+        # and the one it stopped in (what arrived before the cancellation is saved).
+        self.report = SyncReport()
+        self.interrupted: TopicResult | None = None
 
     async def run(self, topics: list[Topic]) -> SyncReport:
         """Sync the topics one after the other. StoreLockedError when another sync is running."""
@@ -93,7 +97,7 @@ class Syncer:
             return await self._run(topics)
 
     async def _run(self, topics: list[Topic]) -> SyncReport:
-        report = SyncReport()
+        report = self.report = SyncReport()
         for topic in topics:
             if report.topics and report.topics[-1].unreachable:  # offline: no point trying the rest
                 report.topics.append(TopicResult(topic.name, error=report.topics[-1].error, unreachable=True))
@@ -129,6 +133,14 @@ class Syncer:
             result.error = str(error)
             result.unreachable = isinstance(error, ArxivUnreachableError)
             self.on_event(SyncEvent(topic.name, f"{topic.name}: {error}"))
+        except asyncio.CancelledError:
+            self.interrupted = result
+            if not run.saving:  # (a save cut short finishes in its thread; its progress is not recorded)
+                try:
+                    await run.save()  # keep what arrived, and how far it reached: the next sync goes on from there
+                except ReaderError:
+                    pass
+            raise
         finally:
             gc.unfreeze()  # syncs run in processes of their own (the CLI, the app's sync child)
         result.requests = self.client.requests_made - requests_before
@@ -204,6 +216,7 @@ class _Run:
         self.known: dict[str, int] = {}
         self.received: set[str] = set()  # ids of the papers and unreadable entries served so far
         self.lying_total = False  # a window's total was more than arXiv could hold
+        self.saving = False
 
     async def fetch(self) -> None:
         syncer, topic, result = self.syncer, self.topic, self.result
@@ -302,6 +315,7 @@ class _Run:
     async def save(self) -> None:
         """Save the pending papers, then record how far the run is complete (never before)."""
         store, result = self.syncer.store, self.result
+        self.saving = True  # stays set when the save is cancelled midway (its thread goes on writing)
         if self.pending:
             batch = list(self.pending)
             self.pending.clear()
@@ -315,6 +329,7 @@ class _Run:
                 store.record_progress, self.topic.name, self.topic.query, spans,
                 self.syncer.today.isoformat(), result.arxiv_total,
             )
+        self.saving = False
 
 
 def window_query(query: str, first: str, last: str) -> str:

@@ -29,7 +29,7 @@ from reader.app.widgets.paper_list import PaperList
 from reader.app.widgets.rising import RisingTable
 from reader.app.widgets.sidebar import SidebarEntry, TopicSidebar
 from reader.app.widgets.status import StatusLine
-from reader.core.query import Node, parse
+from reader.core.query import Node, operator_note, parse
 from reader.core.ranking import NeedsStars
 from reader.core.text import plural
 from reader.errors import QueryError, ReaderError
@@ -224,7 +224,7 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
         elif view == HIDDEN:
             chart.show(None, "Hidden", "Papers you are not interested in: left out of every other view · x shows one again")
         elif view == RISING:
-            missing = " · a — under the weeks: not synced whole yet (R syncs)" if self.rising_unsynced else ""
+            missing = " · — means not synced (R syncs)" if self.rising_unsynced else ""
             chart.show(None, "Rising", f"Topics by their last four weeks against the four before · Enter opens one{missing}")
         else:
             momentum, title, headline = self.service.chart(view)
@@ -379,7 +379,8 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
             return
         self._show(ids, keep)
         note = "" if self.loaded else " (search index not ready: scanned the cache)"
-        box.border_subtitle = f"{plural(len(ids), 'match', 'matches', thousands=True)}{note}"
+        operators = operator_note(text)  # `quantum and monte` searches the word "and": said, query kept
+        box.border_subtitle = f"{plural(len(ids), 'match', 'matches', thousands=True)}{note}" + (f" · {operators}" if operators else "")
 
     # --- export ----------------------------------------------------------------------------------------
 
