@@ -52,11 +52,9 @@ def cmd_completion(args, settings) -> int:
 
 
 def cmd_complete(args, settings) -> int:
-    from reader.cli import build_parser
-
     words = args.words[1:] if args.words[:1] == ["--"] else args.words
     typed, current = [_dequote(w) for w in words[:-1]], words[-1] if words else ""
-    found = candidates(build_parser(), typed, _dequote(current), lambda kind: _names(kind, typed, settings))
+    found = candidates(args.root_parser, typed, _dequote(current), lambda kind: _names(kind, typed, settings))
     if args.shell == "bash" and found != [FILES]:
         # zsh and fish quote what they insert themselves; bash inserts candidates as they are
         region = args.region if args.region is not None else current[1:] if current[:1] in QUOTES else current
