@@ -65,9 +65,8 @@ def _since(text: str, store, today: date) -> date:
 
 def run(args: argparse.Namespace, settings) -> int:
     from reader.core.citation import exportable
-    from reader.core.coverage import view_coverage
     from reader.core.digest import TopicDigest, html_page, markdown
-    from reader.core.momentum import headline, total_window
+    from reader.core.momentum import headline
     from reader.userfiles import path_problem, write_user_file
 
     if args.output not in (None, "-"):
@@ -86,15 +85,13 @@ def run(args: argparse.Namespace, settings) -> int:
     first_day = since.toordinal()
     chosen: dict[str, list[str]] = {}
     for name in names:
-        bit = index.bit(name)
-        chosen[name] = [pid for pid, day, mask in zip(index.ids, index.days, index.masks)
-                        if mask & bit and day >= first_day and pid not in lib.hidden]
+        days = zip(index.in_topic(name, index.ids), index.in_topic(name, index.days))
+        chosen[name] = [pid for pid, day in days if day >= first_day and pid not in lib.hidden]
     wanted = {pid for ids in chosen.values() for pid in ids}
     papers = {p.id: p for p in exportable(store.papers_by_id(wanted).values())}
-    total = store.cached_total(total_window(today))
-    spans = store.coverage_spans()  # a window not synced has no figure, as in the topic's chart
+    total, spans = store.total_new_last4(today), store.coverage_spans()
     digests = [
-        TopicDigest(name, headline(lib.momentum(today, topic=name, total_new_last4=total, coverage=view_coverage(spans, name))),
+        TopicDigest(name, headline(lib.momentum(today, topic=name, total_new_last4=total, spans=spans)),
                     [papers[pid] for pid in ids if pid in papers])
         for name, ids in chosen.items()
     ]

@@ -53,12 +53,11 @@ def _list_topics(store, *, as_json: bool) -> None:
     rows = []
     for topic in topics:
         state = states.get(topic.name)
-        bit = index.bit(topic.name)
         since = Coverage.of_spans(spans.get(topic.name, ())).since
         rows.append({
             "name": topic.name,
             "query": topic.query,
-            "cached": sum(1 for mask in index.masks if mask & bit),
+            "cached": len(index.in_topic(topic.name, index.ids)),
             "arxiv_total": state.arxiv_total if state is not None and state.query == topic.query else None,
             "last_sync": state.last_sync if state is not None else None,
             "covered_since": since.isoformat() if since else None,

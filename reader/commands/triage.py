@@ -82,7 +82,6 @@ def _needs_stars(needs, as_json: bool) -> int:
 def cmd_rising(args: argparse.Namespace, settings) -> int:
     from reader.core import rising
     from reader.core.coverage import view_coverage
-    from reader.core.momentum import total_window
     from reader.service.triage_sets import recent_words
 
     store = open_store(args, settings)
@@ -90,7 +89,7 @@ def cmd_rising(args: argparse.Namespace, settings) -> int:
     as_of = settings.today()
     lib = library(store)
     if topic is None:
-        trends = rising.rising_topics(lib, [t.name for t in store.topics()], as_of, store.coverage_spans(), store.cached_total(total_window(as_of)))
+        trends = rising.rising_topics(lib, [t.name for t in store.topics()], as_of, store.coverage_spans(), store.total_new_last4(as_of))
         if args.json:
             print_json([trend.to_json() for trend in trends])
             return 0

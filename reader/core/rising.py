@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from reader.core.coverage import Coverage, Span, view_coverage
+from reader.core.coverage import Coverage, Span
 from reader.core.library import Library
 from reader.core.momentum import WINDOW_DAYS, last4_window
 from reader.core.terms import Distinct, carries_subject, terms
@@ -63,8 +63,7 @@ def rising_topics(
     synced has no figure, as in the topic's chart; None counts every day (the demo set)."""
     trends = []
     for topic in topics:
-        coverage = None if spans is None else view_coverage(spans, topic)
-        m = library.momentum(as_of, topic=topic, total_new_last4=total_new_last4, coverage=coverage)
+        m = library.momentum(as_of, topic=topic, total_new_last4=total_new_last4, spans=spans)
         trends.append(TopicTrend(topic, m.last4, m.prev4, m.change_pct, m.share_pct))
     def order(t: TopicTrend) -> tuple:
         new = bool(t.last4) and t.prev4 == 0

@@ -19,10 +19,10 @@ from datetime import UTC, date, datetime, timedelta
 from typing import TypeVar
 
 from reader.config import Settings
-from reader.core.coverage import view_coverage
+from reader.core.coverage import Span
 from reader.core.exporting import render
 from reader.core.library import Library
-from reader.core.momentum import Momentum, headline, total_window
+from reader.core.momentum import Momentum, headline
 from reader.core.query import Node
 from reader.core.ranking import NeedsStars
 from reader.errors import ReaderError, StoreError
@@ -37,7 +37,7 @@ from reader.service.views import FOR_YOU, HIDDEN, STARRED, View
 from reader.store import Store, Topic
 from reader.store.library_state import LibraryDoc
 from reader.store.store import shard_of
-from reader.store.syncstate import TopicSyncState
+from reader.store.syncstate import TopicSyncState, current_spans
 
 T = TypeVar("T")
 
@@ -95,7 +95,7 @@ class LibraryService(TagsAndNotes, TriageMethods):
         `prepare_search`."""
         index, marks = self.store.index(), self.store.marks()
         self.topics = self.store.topics()
-        self._total_new_last4 = self.store.cached_total(total_window(self.settings.today()))
+        self._total_new_last4 = self.store.total_new_last4(self.settings.today())
         self._sync_states = self.store.sync_states()
         self._library_state = self._read_library_state()
         self.library = Library(index, marks.read, marks.starred, marks.hidden)
@@ -208,16 +208,13 @@ class LibraryService(TagsAndNotes, TriageMethods):
         """Weekly counts for the view, as of today (from memory: no disk read)."""
         momentum = self._momenta.get(view.topic)
         if momentum is None:
-            momentum = self._momentum_of(view.topic, self.library.index, self.topics, self._sync_states, self._total_new_last4)
+            spans = current_spans(self.topics, self._sync_states)
+            momentum = self._momentum_of(view.topic, self.library.index, spans, self._total_new_last4)
             self._momenta[view.topic] = momentum
         return momentum
 
-    def _momentum_of(
-        self, topic: str | None, index: PaperIndex, topics: list[Topic], states: dict[str, TopicSyncState], total: int | None
-    ) -> Momentum:
-        spans = {t.name: state.spans if (state := states.get(t.name)) and state.query == t.query else () for t in topics}
-        coverage = view_coverage(spans, topic)
-        return self.library.momentum(self.settings.today(), topic=topic, total_new_last4=total, coverage=coverage, index=index)
+    def _momentum_of(self, topic: str | None, index: PaperIndex, spans: dict[str, tuple[Span, ...]], total: int | None) -> Momentum:
+        return self.library.momentum(self.settings.today(), topic=topic, total_new_last4=total, spans=spans, index=index)
 
     def chart(self, view: View) -> tuple[Momentum, str, str]:
         """The chart's bars, title and headline for a view of papers; a topic's title says how
@@ -227,8 +224,7 @@ class LibraryService(TagsAndNotes, TriageMethods):
         state = self._sync_states.get(view.topic) if view.topic else None
         if state is not None and state.arxiv_total is not None:
             index = self.library.index
-            bit = index.bit(state.name)
-            cached = sum(1 for mask in index.masks if mask & bit)
+            cached = len(index.in_topic(state.name, index.ids))
             title += f" · {state.arxiv_total:,} on arXiv · {cached:,} cached"
         return momentum, title, headline(momentum)
 
@@ -240,11 +236,12 @@ class LibraryService(TagsAndNotes, TriageMethods):
         """The cache's state after a sync, read and counted in a worker thread (the work grows
         with the cache: 100,000 papers take ~0.2 s)..."""
         index, topics, states = self.store.index(), self.store.topics(), self.store.sync_states()
-        total = self.store.cached_total(total_window(self.settings.today()))
+        total = self.store.total_new_last4(self.settings.today())
         index.position("")  # its id -> position map, built here rather than on the UI's thread
         version = self.library.marks_version
         counts = self.library.counted(index)
-        momenta = {name: self._momentum_of(name, index, topics, states, total) for name in [None, *(t.name for t in topics)]}
+        spans = current_spans(topics, states)
+        momenta = {name: self._momentum_of(name, index, spans, total) for name in [None, *(t.name for t in topics)]}
         writes = self._library_writes
         return CacheUpdate(index, topics, total, states, counts, version, momenta, self._read_library_state(), writes)
 

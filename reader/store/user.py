@@ -139,8 +139,7 @@ class UserStateMethods:
         index = self.index()
         new = {pid for pid, arrived in zip(index.ids, index.arrived) if arrived > since}
         if topic is not None:
-            bit = index.bit(topic)
-            new = {pid for pid, mask in zip(index.ids, index.masks) if mask & bit and pid in new}
+            new.intersection_update(index.in_topic(topic, index.ids))
         return new
 
     # --- settings ------------------------------------------------------------------------------

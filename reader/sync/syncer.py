@@ -271,8 +271,8 @@ class _Run:
         """The cached version of each paper the topic's query returned before (in a worker: a
         loop over the whole index)."""
         index = self.syncer.store.index()
-        bit = index.bit(self.topic.name)
-        return {pid: v for pid, v, mask in zip(index.ids, index.versions, index.masks) if mask & bit}
+        name = self.topic.name
+        return dict(zip(index.in_topic(name, index.ids), index.in_topic(name, index.versions)))
 
     def _believable(self, total: int) -> int | None:
         """A window's totalResults, or None when arXiv could not hold that many papers."""
