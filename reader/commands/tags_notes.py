@@ -7,10 +7,10 @@ import sys
 from reader.commands.common import cached_ids, open_store, print_json
 from reader.commands.completion import completes_names
 from reader.commands.marks import ID_HELP
+from reader.core.names import tag_name
 from reader.core.sanitize import clean_multiline
 from reader.core.text import plural
 from reader.errors import ReaderError
-from reader.store.library_state import tag_name
 
 TAG_HELP = "a tag: a word or short phrase (any case; an existing tag is found ignoring case)"
 

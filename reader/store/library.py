@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from reader.core.names import tag_name
 from reader.errors import StoreError
 from reader.models import ARXIV_ID
 from reader.store.files import file_lock
-from reader.store.library_state import LibraryDoc, note_text, tag_name
+from reader.store.library_state import LibraryDoc, note_text
 from reader.store.mirrored import MirroredFile
 
 LIBRARY_FILES = frozenset({"library.json", "library.json.bak", ".library.lock"})

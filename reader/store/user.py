@@ -8,8 +8,9 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from reader.core.names import checked_name
 from reader.errors import StoreError
-from reader.store.userstate import Marks, Topic, UserDoc, Watch, checked_name
+from reader.store.userstate import Marks, Topic, UserDoc, Watch
 
 if TYPE_CHECKING:
     from reader.models import PaperIndex

@@ -10,10 +10,10 @@ from textual import work
 from textual.screen import Screen
 
 from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog, TextDialog
+from reader.core.names import tag_name
 from reader.errors import ReaderError
 from reader.service import ALL, CacheUpdate, LibraryService, View
 from reader.store import Topic
-from reader.store.library_state import tag_name
 
 if TYPE_CHECKING:
     from reader.app.widgets.status import StatusLine
