@@ -96,10 +96,6 @@ def main(argv: list[str] | None = None) -> int:
         _check_text_arguments(args)
         # `reader config` lists every problem of the settings; every other command stops at the first.
         settings = load_settings({"data_dir": args.data_dir}, lenient=getattr(args, "lists_config_problems", False))
-        if args.command == "topics" and args.topics_command is None:
-            args.topics_command = "list"
-        if args.command == "tags" and args.tags_command is None:
-            args.tags_command = "list"
         handler = getattr(args, "handler", cmd_app)
         from reader import logs
 
