@@ -53,9 +53,10 @@ class PaperScreen(Screen):
     def marks_changed(self) -> None:
         raise NotImplementedError
 
-    def _set_marks(
+    def set_marks(
         self, paper_id: str, *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None
     ) -> None:
+        """Change a paper's marks: drawn at once, saved by the service (a failure is said, and undone)."""
         def failed(message: str) -> None:
             self.app.notify(message, severity="error", timeout=15)
             self.marks_changed()
@@ -68,18 +69,18 @@ class PaperScreen(Screen):
 
     def action_toggle_star(self) -> None:
         if (paper_id := self.current_paper_id()) is not None:
-            self._set_marks(paper_id, starred=paper_id not in self.service.library.starred)
+            self.set_marks(paper_id, starred=paper_id not in self.service.library.starred)
 
     def action_toggle_read(self) -> None:
         if (paper_id := self.current_paper_id()) is not None:
-            self._set_marks(paper_id, read=paper_id not in self.service.library.read)
+            self.set_marks(paper_id, read=paper_id not in self.service.library.read)
 
     def action_toggle_hidden(self) -> None:
         """Not interested: the paper leaves every view (but Hidden) the next time a list is drawn,
         and teaches For you; until then it stays in place, so x again undoes it."""
         if (paper_id := self.current_paper_id()) is not None:
             hide = paper_id not in self.service.library.hidden
-            self._set_marks(paper_id, hidden=hide)
+            self.set_marks(paper_id, hidden=hide)
             self.app.notify("Hidden: not shown again (x brings it back)." if hide else "Shown again.")
 
     def action_edit_tags(self) -> None:
@@ -115,7 +116,7 @@ class PaperScreen(Screen):
             self.app.notify("This demo paper has no PDF link: open its search page with o.", severity="warning")
             return
         self.open_in_browser(url)
-        self._set_marks(paper.id, read=True)
+        self.set_marks(paper.id, read=True)
 
     @work(thread=True, group="browser")
     def open_in_browser(self, url: str) -> None:

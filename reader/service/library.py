@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from reader.config import Settings
 from reader.core.coverage import Span
@@ -38,6 +38,10 @@ from reader.store import Store, Topic
 from reader.store.library_state import LibraryDoc
 from reader.store.store import shard_of
 from reader.store.syncstate import TopicSyncState, current_spans
+
+if TYPE_CHECKING:
+    from reader.arxiv.options import ClientOptions
+    from reader.sync.types import SyncEvent, SyncReport
 
 T = TypeVar("T")
 
@@ -256,6 +260,25 @@ class LibraryService(TagsAndNotes, TriageMethods):
         self._momenta = dict(update.momenta)
         if update.library_state is not None:
             self._keep_library_state(update.library_state, update.library_writes)
+
+    def replacement(self) -> LibraryService | None:
+        """The service to show instead of this one after a sync: none (see DemoService)."""
+        return None
+
+    async def sync(
+        self, topics: list[Topic], options: ClientOptions | None, *,
+        on_event: Callable[[SyncEvent], None], on_notice: Callable[[str], None],
+    ) -> SyncReport:
+        """Sync `topics` into the cache in a child process (see sync/process.py), from arXiv as
+        `options` say (None: as the settings say), passing on its events and notices; its
+        report, or ReaderError."""
+        from reader.sync.process import sync_in_child, sync_job
+        from reader.sync.types import client_options
+
+        settings = self.settings
+        options = options or client_options(settings)
+        job = sync_job(self.store, topics, today=settings.today(), horizon_weeks=settings.sync_weeks, options=options)
+        return await sync_in_child(job, on_event=on_event, on_notice=on_notice)
 
     def sync_due(self) -> bool:
         limit = datetime.now(UTC) - timedelta(hours=self.settings.sync_interval_hours)
