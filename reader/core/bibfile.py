@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from reader.core import bibtex, citation
+from reader.core.citekeys import unique_keys
 from reader.errors import ReaderError
 from reader.models import Paper, split_version
 
@@ -184,7 +185,7 @@ def update(
     real = citation.exportable(papers)
     kept = {p.id: in_file[p.id] for p in real if p.id in in_file}
     new = [p for p in real if p.id not in in_file]
-    keys = bibtex.unique_keys(new, taken=[e.key for e in entries if e.key])
+    keys = unique_keys(new, taken=[e.key for e in entries if e.key])
     text = existing
     if new:
         addition = bibtex.export(new, unicode=unicode, tags=tags, notes=notes, keys=keys)

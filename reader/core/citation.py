@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date
 
-from reader.core.latex import decode_tex
+from reader.core.latex import decode_tex, is_cjk
 from reader.core.sanitize import clean_text
 from reader.models import VERSIONED_ID, Paper
 
@@ -91,20 +92,51 @@ def authors(paper: Paper) -> tuple[list[str], bool]:
     return names, others
 
 
-def person(name: str) -> tuple[str, str] | None:
-    """(family, given) for a personal name written given-names-first; None for a name to keep
-    whole: a collaboration, a single word (张伟), a name that already has a comma."""
-    if CORPORATE.search(name) or "," in name or re.search(r"(?i)\band\b", name):
-        return None
+@dataclass(frozen=True, slots=True)
+class Name:
+    """A person's name split as every format writes it (BibTeX `Family, Jr., Given`, RIS
+    `Family, Given, Jr.`, CSL-JSON family/given/suffix), or `literal`: a name kept whole (a
+    collaboration, a single word, 张伟)."""
+
+    family: str = ""  # with its particles: "van der Waals"
+    given: str = ""
+    suffix: str = ""  # Jr., Sr., II, III, IV
+    literal: str = ""
+    family_first: bool = False  # written family name first (佐藤 花子)
+
+
+def name_parts(name: str) -> Name:
+    """How a name from arXiv splits. Written given names first (`Samuel Davis Jr.`, `Samuel Davis,
+    Jr.`, `Jun-ichi Kato`): the family name is the last word with the lower-case particles before
+    it (`van der Waals`), a generational suffix apart; hyphenated and lower-case parts of the given
+    names stay given. Any other comma keeps a name whole. In Han, Kana or Hangul characters with a
+    space, family name first (`佐藤 花子`); without one (`张伟`), kept whole."""
+    if CORPORATE.search(name) or re.search(r"(?i)\band\b", name):
+        return Name(literal=name)
+    if is_cjk_name(name):
+        family, _, given = name.partition(" ")
+        return Name(family=family, given=" ".join(given.split()), family_first=True) if given else Name(literal=name)
+    family_name, comma, suffix = name.rpartition(",")
+    if comma and suffix.strip().lower() in NAME_SUFFIXES and "," not in family_name:
+        return _given_first(family_name.split(), suffix.strip()) or Name(literal=name)  # `Samuel Davis, Jr.`
+    if "," in name:
+        return Name(literal=name)  # not a name's shape: kept as written
     parts = name.split()
     suffix = parts.pop() if len(parts) > 2 and parts[-1].lower() in NAME_SUFFIXES else ""
-    if len(parts) < 2 or len(parts) > 5:
-        return None
-    if not any(ch.isalpha() for ch in parts[-1]):
+    return _given_first(parts, suffix) or Name(literal=name)
+
+
+def _given_first(parts: list[str], suffix: str) -> Name | None:
+    if len(parts) < 2 or len(parts) > 5 or not any(ch.isalpha() for ch in parts[-1]):
         return None
     # The family name is the last word, with the lower-case particles before it (van der Waals).
     start = len(parts) - 1
     while start > 1 and parts[start - 1][:1].islower():
         start -= 1
-    family = " ".join(parts[start:]) + (f" {suffix}" if suffix else "")
-    return family, " ".join(parts[:start])
+    return Name(family=" ".join(parts[start:]), given=" ".join(parts[:start]), suffix=suffix)
+
+
+def is_cjk_name(name: str) -> bool:
+    """Written only in Han, Kana or Hangul characters (and spaces)."""
+    letters = name.replace(" ", "")
+    return bool(letters) and all(map(is_cjk, letters))
