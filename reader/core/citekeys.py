@@ -59,7 +59,7 @@ def assign(papers: Iterable[Paper], given: Mapping[str, str], taken: Iterable[st
             continue
         base = key = natural_key(paper)
         while key in used:
-            key = base + next(suffixes.setdefault(base, _suffixes()))
+            key = base + next(suffixes.setdefault(base, key_suffixes()))
         used.add(key)
         new[paper.id] = key
     return new
@@ -70,7 +70,7 @@ def unique_keys(papers: Iterable[Paper], taken: Iterable[str] = ()) -> dict[str,
     return assign(papers, {}, taken)
 
 
-def _suffixes() -> Iterator[str]:
+def key_suffixes() -> Iterator[str]:
     """a ... z, aa ... zz, aaa ...: as many as a group needs (an author's name, year and first
     word can be shared by thousands of papers)."""
     for length in itertools.count(1):

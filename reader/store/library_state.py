@@ -1,4 +1,4 @@
-"""library.json in memory: the user's tags and notes, checked on every read.
+"""library.json in memory: the user's tags, notes and citation keys, checked on every read.
 
 Kept apart from user.json (and mirrored like it, see mirrored.py) so that a star never rewrites
 the notes, and typing a note never rewrites the marks. On disk, TinyDB's layout:
@@ -6,10 +6,12 @@ the notes, and typing a note never rewrites the marks. On disk, TinyDB's layout:
     meta   {"schema": N}
     tags   {"name", "ids": [...]}, one per tag, in the order the tags were made
     notes  {"id", "text"}, one per paper that has a note (Markdown, as the user wrote it)
+    keys   {"id", "key"}, one per paper given a citation key (core/citekeys.py), in the order given
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from reader.core.sanitize import clean_multiline, clean_text
@@ -21,6 +23,7 @@ from reader.store.userstate import checked_name
 LIBRARY_SCHEMA = 1
 LONGEST_TAG = 60
 LONGEST_NOTE = 100_000  # characters: a long essay; a paste of a whole paper is refused
+CITATION_KEY = re.compile(r"[A-Za-z0-9]{1,120}")  # as core/citekeys.py gives them: safe in every format
 
 
 def tag_name(name: str) -> str:
@@ -44,11 +47,12 @@ def note_text(text: str) -> str:
 class LibraryDoc:
     """The parsed file. Mutated only inside `MirroredFile.update`; readers share it."""
 
-    __slots__ = ("_by_paper", "extra", "notes", "tags")
+    __slots__ = ("_by_paper", "extra", "keys", "notes", "tags")
 
     def __init__(self) -> None:
         self.tags: dict[str, dict[str, None]] = {}  # name as first written -> ids (an ordered set)
         self.notes: dict[str, str] = {}  # paper id -> its note
+        self.keys: dict[str, str] = {}  # paper id -> its citation key, never changed once given
         self.extra: dict[str, Any] = {}  # tables this version does not know, kept as they are
         self._by_paper: dict[str, tuple[str, ...]] | None = None  # built at the first ask
 
@@ -72,7 +76,13 @@ class LibraryDoc:
             expect(type(pid) is str and ARXIV_ID.match(pid), "notes: a note without a paper id")
             expect(type(note.get("text")) is str, f"notes: the note of {pid} is not text")
             doc.notes[pid] = clean_multiline(note["text"])
-        doc.extra = unknown_tables(data, ("meta", "tags", "notes"))
+        for given in data.get("keys", {}).values():
+            pid, key = given.get("id"), given.get("key")
+            expect(type(pid) is str and ARXIV_ID.match(pid) and pid not in doc.keys, "keys: a key without a paper id, or a paper with two")
+            expect(type(key) is str and CITATION_KEY.fullmatch(key), f"keys: the key of {pid} is not ASCII letters and digits")
+            doc.keys[pid] = key
+        expect(len({key.lower() for key in doc.keys.values()}) == len(doc.keys), "keys: one key given to two papers")
+        doc.extra = unknown_tables(data, ("meta", "tags", "notes", "keys"))
         return doc
 
     def dump(self) -> dict[str, Any]:
@@ -80,6 +90,7 @@ class LibraryDoc:
             "meta": {"1": {"schema": LIBRARY_SCHEMA}},
             "tags": numbered({"name": name, "ids": list(ids)} for name, ids in self.tags.items()),
             "notes": numbered({"id": pid, "text": text} for pid, text in self.notes.items()),
+            "keys": numbered({"id": pid, "key": key} for pid, key in self.keys.items()),
             **self.extra,
         }
 
@@ -88,6 +99,7 @@ class LibraryDoc:
         doc = LibraryDoc()
         doc.tags = {name: dict(ids) for name, ids in self.tags.items()}
         doc.notes = dict(self.notes)
+        doc.keys = dict(self.keys)
         doc.extra = self.extra
         return doc
 
