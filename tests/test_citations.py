@@ -288,3 +288,13 @@ def test_biber_reads_names_accents_and_titles(tmp_path, unicode):
     assert "#MeToo and the Strong baselines of GPT-4" in text and "The #MeToo corpus and LATEX" in text
     if not unicode:
         assert "Nikos Georgioy" in text and "Hua Zi Zuo Teng" in text and "α-divergence in ΛCDM cosmology" in text
+
+
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def test_no_export_carries_an_invisible_bidi_control():
+    hebrew = paper(title="\u202eמודלים\u202c and \u2067GPT\u2069", authors=(Author("\u202bדוד כהן\u202c"), Author("Ada\u200f Lovelace")))
+    for text in (bibtex.export([hebrew]), bibtex.export([hebrew], unicode=True), ris.export([hebrew]), csljson.export([hebrew])):
+        assert not set(text) & set(BIDI_CONTROLS), text
+    assert "AU  - כהן, דוד\nAU  - Lovelace, Ada\n" in ris.export([hebrew])
