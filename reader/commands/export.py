@@ -139,7 +139,7 @@ def _update(path: Path, papers, *, unicode: bool, keys: Callable, tags: dict[str
     if result.added:
         append_user_file(path, raw, result.text.encode("utf-8", "surrogateescape"))
     for paper_id, (recorded, written) in result.renamed.items():
-        print(f"{path}: the key of {paper_id}, {recorded}, is another entry's there; its entry was added as {written}", file=sys.stderr)
+        print(f"{path}: {recorded}, the key of {paper_id}, names another entry there: added it as {written}", file=sys.stderr)
     print(f"{path}: added {plural(len(result.added), 'entry', 'entries', thousands=True)}, {len(result.kept):,} already there (kept as they are)",
           file=sys.stderr)
     return 0
