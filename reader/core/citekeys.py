@@ -36,12 +36,10 @@ def _ascii_word(text: str) -> str:
 
 def natural_key(paper: Paper) -> str:
     """`vaswani2017attention`: first author's family name, year of v1, first significant title word."""
-    names, _ = citation.authors(paper)
-    surname = ""
-    if names:
-        parts = citation.name_parts(names[0])
-        surname = _ascii_word(parts.literal or parts.family)
-    words = [_ascii_word(w) for w in re.split(r"[\s\-/:]+", re.sub(r"\$[^$]*\$", " ", paper.title))]
+    first = citation.first_author(paper)
+    parts = citation.name_parts(first)
+    surname = _ascii_word(parts.literal or parts.family)
+    words = (_ascii_word(w) for w in re.split(r"[\s\-/:]+", re.sub(r"\$[^$]*\$", " ", paper.title)))
     word = next((w for w in words if w and w not in STOP_WORDS), "")
     day = citation.published(paper)
     return (surname or "anon") + (f"{day.year:04d}" if day else "") + word

@@ -120,7 +120,7 @@ def _by_character(text: str, convert: Callable[[str], str]) -> str:
 
 def transliterate(text: str) -> str:
     """ASCII for any script: 张伟 -> Zhang Wei, Иван -> Ivan (anyascii, a space between ideographs)."""
-    return _by_character(text, anyascii)
+    return text if text.isascii() else _by_character(text, anyascii)
 
 
 def _char(ch: str, unicode: bool) -> str:
@@ -157,10 +157,15 @@ def _char(ch: str, unicode: bool) -> str:
     return "".join(TEXT_SPECIALS.get(c, c) for c in anyascii(ch) if c.isprintable())
 
 
+_ASCII_TO_ESCAPE = re.compile(r"[&%#_$~^\\<>|{}\x00-\x1f\x7f]")
+
+
 def escape_plain(text: str, *, unicode: bool = False, greek_math: bool = False) -> str:
     """Every character of `text` as text (no case protection). Greek is transliterated like any
     script (Νίκος -> Nikos), but with `greek_math` a lone Greek letter, one with no Greek letter
     beside it (α-divergence, ΛCDM), is that letter in math."""
+    if text.isascii() and not _ASCII_TO_ESCAPE.search(text):
+        return text  # most words: nothing to do
     if unicode:
         return "".join(_char(ch, True) for ch in unicodedata.normalize("NFC", text))
     out = []
@@ -253,7 +258,6 @@ LOGOS = {"LaTeX": r"{\LaTeX}", "LaTeXe": r"{\LaTeXe}", "TeX": r"{\TeX}", "BibTeX
 _LOGO = re.compile(r"\{\s*\\(LaTeXe|LaTeX|TeX|BibTeX)\s*\}|\\(LaTeXe|LaTeX|TeX|BibTeX)(?![A-Za-z])(?:\s*\{\}|\\(?=\s))?")
 # A brace the author escaped (`\{`) is text, set apart from the braces that may group.
 _TEXT_LEFT, _TEXT_RIGHT = "\x0e", "\x0f"
-_WORD = re.compile(r"([^\w]*)(.*?)([^\w]*)", re.DOTALL)  # punctuation, the word, punctuation: `(`, `BERT`, `),`
 
 
 def escape_text(text: str, *, protect_case: bool = False, unicode: bool = False) -> str:
@@ -342,12 +346,12 @@ def _escape_words(text: str, out: list[str], *, first: bool, protect_case: bool,
         if word.isspace():
             out.append(" ")
             continue
-        if any(position in groups for position in range(start, start + len(word))):
+        if groups and any(position in groups for position in range(start, start + len(word))):
             escaped, outside = _grouped(word, start, groups, unicode)
-            lead = _WORD.fullmatch(outside).group(1)  # type: ignore[union-attr]
+            lead = _split_word(outside)[0]
             plain = _text_braces(outside)
         else:
-            lead, core, trail = _WORD.fullmatch(_text_braces(word)).groups()  # type: ignore[union-attr]
+            lead, core, trail = _split_word(_text_braces(word))
             escaped = escape_plain(core, unicode=unicode, greek_math=True)
             if protect_case and _protect(core if unicode else transliterate(core), first and not lead):
                 escaped = _braced(escaped)
@@ -362,7 +366,19 @@ def _escape_words(text: str, out: list[str], *, first: bool, protect_case: bool,
     return first
 
 
+def _split_word(word: str) -> tuple[str, str, str]:
+    """(leading punctuation, the word, trailing punctuation): `(`, `BERT`, `),`."""
+    start, end = 0, len(word)
+    while start < end and not (word[start].isalnum() or word[start] == "_"):
+        start += 1
+    while end > start and not (word[end - 1].isalnum() or word[end - 1] == "_"):
+        end -= 1
+    return word[:start], word[start:end], word[end:]
+
+
 def _text_braces(text: str) -> str:
+    if _TEXT_LEFT not in text and _TEXT_RIGHT not in text:
+        return text
     return text.replace(_TEXT_LEFT, "{").replace(_TEXT_RIGHT, "}")
 
 
@@ -370,8 +386,18 @@ def _escaped_marks(text: str, unicode: bool) -> str:
     return escape_plain(_text_braces(text), unicode=unicode, greek_math=True)
 
 
+_SPACES = re.compile(r"(\s+)")
+
+
 def _words(text: str, groups: set[int]) -> list[tuple[str, int]]:
     """`text` split at the spaces outside groups: (word or space, where it starts)."""
+    if not groups:
+        found, at = [], 0
+        for part in _SPACES.split(text):
+            if part:
+                found.append((" " if part.isspace() else part, at))
+            at += len(part)
+        return found
     words: list[tuple[str, int]] = []
     depth = start = 0
     for i, ch in enumerate(text):
@@ -410,8 +436,10 @@ def _grouped(word: str, start: int, groups: set[int], unicode: bool) -> tuple[st
             out.append("{")
         else:
             at = opened.pop()
-            inside = "".join(out[at + 1 :])
-            if inside.startswith("\\"):
+            first = at + 1  # the group's first piece of text decides
+            while first < len(out) and not out[first]:
+                first += 1
+            if first < len(out) and out[first].startswith("\\"):
                 out[at] = "{{"
                 out.append("}}")
             else:
