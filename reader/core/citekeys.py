@@ -27,7 +27,6 @@ STOP_WORDS = frozenset([
     "without", "do", "does", "can", "we", "our",
 ])
 LONGEST_PART = 40  # letters of the name and of the word: a feed's endless name makes no endless key
-KEY = re.compile(r"[A-Za-z0-9]{1,120}")  # what a recorded key may be: safe in every format
 
 
 def _ascii_word(text: str) -> str:

@@ -5,13 +5,16 @@
 - arXiv's TeX math (`$O(N)$`) stays math when it holds only harmless math (see `harmless_math`),
   braced so styles do not lowercase it; any other span is escaped text;
 - TeX accents (`\\"u`) are read, and accented letters written as brace-wrapped accent commands
-  (`{\\"u}`, `{\\o}`), so bibtex sees one letter;
-- scripts pdflatex cannot typeset (CJK, Cyrillic, Arabic, ...) are transliterated with anyascii
-  (张伟 -> Zhang Wei), unless `unicode=True` keeps every non-ASCII character as UTF-8 for
-  biber/xelatex/lualatex users;
-- with `protect_case`, words whose capitals a sentence-case style must keep are braced: any
-  capitalised word but the first (Gaussian, Bertrand-Nash), any word with a capital after its
-  first letter (BERT, GPT-4, ImageNet), a single capital letter (Q-learning).
+  (`{\\"u}`, `{\\o}`, `{\\'i}` on the plain i), so bibtex sees one letter and biber reads it;
+- `\\LaTeX`, `\\TeX` (also `\\LaTeX{}`, `{\\LaTeX}`) are the logos, `{\\LaTeX}`;
+- scripts pdflatex cannot typeset (CJK, Cyrillic, Greek, Arabic, ...) are transliterated with
+  anyascii (张伟 -> Zhang Wei, Νίκος -> Nikos; a lone Greek letter in a title or note is math),
+  unless `unicode=True` keeps every non-ASCII character as UTF-8 for biber/xelatex/lualatex users;
+- with `protect_case` (a title), words whose capitals a sentence-case style must keep are braced:
+  any capitalised word but the first (Gaussian, Bertrand-Nash), a first word whose capital is not
+  the title's first character (`\\#{MeToo}`), any word with a capital after its first letter
+  (BERT, GPT-4, ImageNet), a single capital letter (Q-learning); and braces the authors balanced
+  stay grouping (see escape_text).
 """
 
 from __future__ import annotations
