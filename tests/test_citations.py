@@ -179,6 +179,12 @@ def test_titles_keep_logos_capitals_and_the_authors_braces():
     assert escaped["2609.00204"] == r"$\alpha$-divergence in {$\Lambda$CDM} cosmology"
     assert escaped["2609.00205"] == (r"Unbalanced \textbraceright{} brace and emphasis with "
                                      r"\textbackslash{}input\textbraceleft{}x\textbraceright{} as text")
+    # A pair right after a pair printed as text is text too; an escaped brace is text; a group
+    # whose text starts with a command is braced twice.
+    assert escape_text(r"\frac{a}{b} and \{x\} and {\&} {B}", protect_case=True) == (
+        r"\textbackslash{}frac\textbraceleft{}a\textbraceright{}\textbraceleft{}b\textbraceright{} and "
+        r"\textbraceleft{}x\textbraceright{} and {{\&}} {B}")
+    assert escape_text("A {Strong} note", protect_case=False) == r"A \textbraceleft{}Strong\textbraceright{} note"  # notes: as written
     # RIS, CSL-JSON and the digest keep the title text arXiv sent.
     assert ris.record(title_papers()[1], "k").splitlines()[2] == "TI  - #MeToo and the {Strong} baselines of {GPT}-4"
     assert csljson.item(title_papers()[0], "k")["title"] == TITLES["2609.00201"]
