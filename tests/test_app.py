@@ -408,6 +408,7 @@ async def test_export_starred_and_copy_entry(store, papers, tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("s", "j", "s", "y")
+        await ready(pilot)  # the entry is made in a worker (giving a key writes library.json)
         assert copied and copied[0].startswith("@misc{") and f"eprint = {{{papers[1].id}}}" in copied[0]
         await pilot.press("e")
         assert isinstance(app.screen, ExportDialog)

@@ -53,6 +53,40 @@ def test_html_digest_is_well_formed_self_contained_and_links_only_to_arxiv(capsy
     assert headline.text.endswith("15 new papers.")
 
 
+@pytest.fixture
+def synced_with_hebrew(capsys, arxiv_env):  # noqa: F811
+    papers = recent_papers(10)
+    papers[0] = dataclasses.replace(papers[0], title="מודלים גדולים: a study",
+                                    authors=(Author("דוד כהן"), Author("Ada Lovelace"), Author("محمد علي")))
+    arxiv_env.queries[QUERY] = papers
+    run(capsys, "topics", "remove", "RL for LLM Agents")
+    run(capsys, "topics", "add", "Agents", QUERY)
+    assert run(capsys, "sync", "--topic", "Agents")[0] == 0
+    return papers
+
+
+def test_html_digest_isolates_each_name_and_title_in_any_script(capsys, synced_with_hebrew, tmp_path):
+    import html5lib
+
+    target = tmp_path / "digest.html"
+    code, _, err = run(capsys, "digest", "--since", "2026-11-30", "--topic", "Agents", "--format", "html", "-o", str(target))
+    assert code == 0, err
+    text = target.read_text("utf-8")
+    document = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(text)  # valid HTML5
+    hebrew = synced_with_hebrew[0]
+    item = next(li for li in document.iter("li") if hebrew.id in "".join(li.itertext()))
+    title, meta = item.findall("div")
+    assert (title.attrib.get("dir"), title.text) == ("auto", hebrew.title)
+    # Each name is its own <bdi>, the name its only content: a right-to-left name cannot pull the
+    # separators and the date beside it into its own direction.
+    names = meta.findall("bdi")
+    assert [(bdi.text, list(bdi)) for bdi in names] == [("דוד כהן", []), ("Ada Lovelace", []), ("محمد علي", [])]
+    assert names[-1].tail.startswith(" · 2026-") and all(bdi.tail == ", " for bdi in names[:-1])
+    for other in document.iter("li"):  # every paper's authors, each in a <bdi>
+        assert other.find("div[@class='meta']/bdi") is not None
+    assert not any(0x202A <= ord(ch) <= 0x202E or 0x2066 <= ord(ch) <= 0x2069 or ch in "\u200e\u200f\u061c" for ch in text)
+
+
 def test_markdown_digest_renders_titles_as_text(capsys, synced_with_hostile):
     from markdown_it import MarkdownIt
 

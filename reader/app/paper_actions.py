@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from reader.app.screens.tags import TagDialog
-from reader.core.bibtex import export as export_bibtex
+from reader.errors import ReaderError
 from reader.models import Paper
 
 if TYPE_CHECKING:
@@ -149,6 +149,17 @@ class PaperScreen(Screen):
         if paper.demo:
             self.app.notify("Demo papers have no arXiv id to cite.", severity="warning")
             return
-        text = export_bibtex([paper])
-        self.app.copy_to_clipboard(text)
-        self.app.notify(f"Copied {text.split(',', 1)[0].removeprefix('@misc{')} to the clipboard.")
+        self._copy_citation(paper)
+
+    @work(thread=True, group="citation")
+    def _copy_citation(self, paper: Paper) -> None:
+        """The entry under the paper's recorded key: giving it one writes library.json, never on
+        the UI's thread."""
+        app = self.app
+        try:
+            text = self.service.citation(paper)
+        except ReaderError as error:
+            app.call_from_thread(app.notify, f"Not copied: {error}", severity="error")
+            return
+        app.call_from_thread(app.copy_to_clipboard, text)
+        app.call_from_thread(app.notify, f"Copied {text.split(',', 1)[0].removeprefix('@misc{')} to the clipboard.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from reader.commands.common import library, open_store, print_warning, selected_papers, tagged_ids, topic_name, validated_query
@@ -122,8 +123,8 @@ def run(args: argparse.Namespace, settings) -> int:
 
     extras = {"tags": {pid: list(t) for pid, t in store.tags_of(p.id for p in papers).items() if t}, "notes": store.notes()}
     if args.update is not None:
-        return _update(Path(args.update).expanduser(), papers, unicode=args.unicode, **extras)
-    text = render(format, papers, unicode=args.unicode, **extras)
+        return _update(Path(args.update).expanduser(), papers, unicode=args.unicode, keys=store.citation_keys, **extras)
+    text = render(format, papers, unicode=args.unicode, keys=store.citation_keys(papers), **extras)
     if args.output is None or args.output == "-":
         sys.stdout.write(text)
     else:
@@ -136,7 +137,7 @@ def run(args: argparse.Namespace, settings) -> int:
     return 0
 
 
-def _update(path: Path, papers, *, unicode: bool, tags: dict[str, list[str]], notes: dict[str, str]) -> int:
+def _update(path: Path, papers, *, unicode: bool, keys: Callable, tags: dict[str, list[str]], notes: dict[str, str]) -> int:
     from reader.core.bibfile import UnclosedEntryError, update
     from reader.userfiles import append_user_file
 
@@ -146,11 +147,13 @@ def _update(path: Path, papers, *, unicode: bool, tags: dict[str, list[str]], no
         raise ReaderError(f"cannot read {path}: {error.strerror or error}") from None
     # Bytes that are not UTF-8 (a latin-1 .bib) go through untouched.
     try:
-        result = update(raw.decode("utf-8", "surrogateescape"), papers, unicode=unicode, tags=tags, notes=notes)
+        result = update(raw.decode("utf-8", "surrogateescape"), papers, unicode=unicode, tags=tags, notes=notes, keys=keys)
     except UnclosedEntryError as error:
         raise ReaderError(f"{path}, {error}") from None
     if result.added:
         append_user_file(path, raw, result.text.encode("utf-8", "surrogateescape"))
+    for paper_id, (recorded, written) in result.renamed.items():
+        print(f"{path}: {recorded}, the key of {paper_id}, names another entry there: added it as {written}", file=sys.stderr)
     print(f"{path}: added {plural(len(result.added), 'entry', 'entries', thousands=True)}, {len(result.kept):,} already there (kept as they are)",
           file=sys.stderr)
     return 0

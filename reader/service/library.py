@@ -204,9 +204,19 @@ class LibraryService(TagsAndNotes, TriageMethods):
         return [records[pid] for pid in ids if pid in records]
 
     def export_text(self, format: str, papers: list[Paper], *, unicode: bool = False) -> str:
-        """The papers in an export format (see core/exporting.py), with the user's tags and notes."""
+        """The papers in an export format (see core/exporting.py), with the user's tags and notes,
+        under their recorded keys. Call in a worker."""
         tags = {pid: list(names) for pid, names in self.store.tags_of(p.id for p in papers).items() if names}
-        return render(format, papers, unicode=unicode, tags=tags, notes=self.store.notes())
+        return render(format, papers, unicode=unicode, tags=tags, notes=self.store.notes(), keys=self.citation_keys(papers))
+
+    def citation(self, paper: Paper) -> str:
+        """The paper's BibTeX entry under its recorded key (what `y` copies). Call in a worker."""
+        return render("bibtex", [paper], keys=self.citation_keys([paper]))
+
+    def citation_keys(self, papers: list[Paper]) -> dict[str, str]:
+        """Each paper's recorded citation key; a paper without one is given one, recorded by the
+        writer thread in order with the other changes of user state (it waits for them)."""
+        return self._writer.submit(self._taking_library_state(lambda: self.store.citation_keys(papers))).result()
 
     def momentum(self, view: View) -> Momentum:
         """Weekly counts for the view, as of today (from memory: no disk read)."""

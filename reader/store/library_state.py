@@ -1,4 +1,4 @@
-"""library.json in memory: the user's tags and notes, checked on every read.
+"""library.json in memory: the user's tags, notes and citation keys, checked on every read.
 
 Kept apart from user.json (and mirrored like it, see mirrored.py) so that a star never rewrites
 the notes, and typing a note never rewrites the marks. On disk, TinyDB's layout:
@@ -6,10 +6,12 @@ the notes, and typing a note never rewrites the marks. On disk, TinyDB's layout:
     meta   {"schema": N}
     tags   {"name", "ids": [...]}, one per tag, in the order the tags were made
     notes  {"id", "text"}, one per paper that has a note (Markdown, as the user wrote it)
+    keys   {"id", "key"}, one per paper given a citation key (core/citekeys.py), in the order given
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from reader.core.sanitize import clean_multiline, clean_text
@@ -19,6 +21,7 @@ from reader.store.schema import UserFileDoc, expect, is_str_list, numbered
 
 LIBRARY_SCHEMA = 1
 LONGEST_NOTE = 100_000  # characters: a long essay; a paste of a whole paper is refused
+CITATION_KEY = re.compile(r"[A-Za-z0-9]{1,120}")  # as core/citekeys.py gives them: safe in every format
 
 
 def note_text(text: str) -> str:
@@ -33,13 +36,14 @@ def note_text(text: str) -> str:
 class LibraryDoc(UserFileDoc):
     """The parsed file. Mutated only inside `MirroredFile.update`; readers share it."""
 
-    FILE, SCHEMA, TABLES = "library.json", LIBRARY_SCHEMA, ("tags", "notes")
-    __slots__ = ("_by_paper", "notes", "tags")
+    FILE, SCHEMA, TABLES = "library.json", LIBRARY_SCHEMA, ("tags", "notes", "keys")
+    __slots__ = ("_by_paper", "keys", "notes", "tags")
 
     def __init__(self) -> None:
         super().__init__()
         self.tags: dict[str, dict[str, None]] = {}  # name as first written -> ids (an ordered set)
         self.notes: dict[str, str] = {}  # paper id -> its note
+        self.keys: dict[str, str] = {}  # paper id -> its citation key, never changed once given
         self._by_paper: dict[str, tuple[str, ...]] | None = None  # built at the first ask
 
     def read_tables(self, data: dict) -> None:
@@ -57,16 +61,24 @@ class LibraryDoc(UserFileDoc):
             expect(type(pid) is str and ARXIV_ID.match(pid), "notes: a note without a paper id")
             expect(type(note.get("text")) is str, f"notes: the note of {pid} is not text")
             self.notes[pid] = clean_multiline(note["text"])
+        for given in data.get("keys", {}).values():
+            pid, key = given.get("id"), given.get("key")
+            expect(type(pid) is str and ARXIV_ID.match(pid) and pid not in self.keys, "keys: a key without a paper id, or a paper with two")
+            expect(type(key) is str and CITATION_KEY.fullmatch(key), f"keys: the key of {pid} is not ASCII letters and digits")
+            self.keys[pid] = key
+        expect(len({key.lower() for key in self.keys.values()}) == len(self.keys), "keys: one key given to two papers")
 
     def dump_tables(self) -> dict[str, Any]:
         return {
             "tags": numbered({"name": name, "ids": list(ids)} for name, ids in self.tags.items()),
             "notes": numbered({"id": pid, "text": text} for pid, text in self.notes.items()),
+            "keys": numbered({"id": pid, "key": key} for pid, key in self.keys.items()),
         }
 
     def copy_tables(self, doc: LibraryDoc) -> None:
         doc.tags = {name: dict(ids) for name, ids in self.tags.items()}
         doc.notes = dict(self.notes)
+        doc.keys = dict(self.keys)
 
     # --- tags ----------------------------------------------------------------------------------
 
