@@ -11,6 +11,7 @@ from reader.commands import completion as completion_command
 from reader.commands import config as config_command
 from reader.commands import digest as digest_command
 from reader.commands import export as export_command
+from reader.commands import text as text_commands
 from reader.commands.common import library as _library
 from reader.commands.common import open_store as _store
 from reader.commands.common import print_warnings as _print_warnings
@@ -237,6 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     mom.set_defaults(handler=cmd_momentum)
 
     export_command.register(commands)
+    text_commands.register(commands)
     digest_command.register(commands)
     triage.register(commands)
     config_command.register(commands)

@@ -53,6 +53,9 @@ class FakeArxiv:
         self.rss: dict[str, bytes] = {}  # path after /rss/ -> feed
         self.by_id: dict[str, Paper] = {}  # answers to id_list beyond the queries' papers
         self.redirects: dict[str, tuple[int, str]] = {}  # path -> (status, Location), every time
+        # Papers' HTML and PDFs: path (/html/IDvN, /pdf/IDvN) -> (headers, body); others under
+        # /html/ and /pdf/ are 404, as arXiv answers for a paper it has no such file of.
+        self.documents: dict[str, tuple[dict[str, str], bytes]] = {}
         # Like arXiv's search backend, serve no result past this position of a query (None: no cap).
         self.cap: int | None = None
         self._minutes: dict[str, tuple[int, int, list[int | None]]] = {}  # query -> (list id, length, keys)
@@ -94,6 +97,17 @@ class FakeArxiv:
     def rss_url(self) -> str:
         return self.base + "/rss/"
 
+    @property
+    def html_url(self) -> str:
+        return self.base + "/html/"
+
+    @property
+    def pdf_url(self) -> str:
+        return self.base + "/pdf/"
+
+    def document_requests(self) -> list[Request]:
+        return [r for r in self.requests if r.path.startswith(("/html/", "/pdf/"))]
+
     def search_requests(self) -> list[Request]:
         return [r for r in self.requests if r.path == "/api/query"]
 
@@ -103,6 +117,11 @@ class FakeArxiv:
         if path in self.redirects:
             status, location = self.redirects[path]
             return status, {"Location": location}, b""
+        if path in self.documents:
+            headers, body = self.documents[path]
+            return 200, headers, body
+        if path.startswith(("/html/", "/pdf/")):
+            return 404, {"Content-Type": "text/html; charset=utf-8"}, b"<html><body><h1>No HTML for this paper</h1></body></html>"
         if path.startswith("/rss/"):
             key = path.removeprefix("/rss/")
             # A category with nothing announced today looks like a weekend: an empty channel.

@@ -136,13 +136,13 @@ class LatexmlText(HTMLParser):
         if tag in OPAQUE:
             self._opaque, self._opaque_nesting = tag, 1
             return
-        if tag in VOID:
-            if tag in ("br", "hr") and self._reading():
-                self._parts.append(" ")
-            return
         self._elements += 1
         if self._elements > MAX_ELEMENTS:
             raise PageRefused(f"the page has more than {MAX_ELEMENTS:,} elements; refused")
+        if tag in VOID:
+            if tag in ("br", "hr"):
+                self.handle_data(" ")
+            return
         self._push(tag, self._start(tag, _classes(attrs), attrs))
         if tag == "math":
             self.set_cdata_mode("math")  # its MathML is skipped unread, up to </math>
