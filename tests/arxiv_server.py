@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 import re
 import socket
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -73,7 +74,7 @@ class FakeArxiv:
         class Handler(_Handler):
             arxiv = fake
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = _Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         # A short poll interval: stop() returns within 50 ms, not half a second.
         threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
@@ -180,6 +181,13 @@ def _minute_key(stamp: str) -> int | None:
     except ValueError:
         return None
     return int(moment.strftime("%Y%m%d%H%M")) if moment.year >= 1991 else None
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        """A client that hangs up mid-answer (it refused a body too large) is no error to print."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

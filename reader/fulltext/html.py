@@ -178,7 +178,14 @@ class LatexmlText(HTMLParser):
             self._parts.append(data)
 
     def handle_charref(self, name: str) -> None:
-        self.handle_data(unescape(f"&#{name};"))
+        # The character itself, even a control one (html.unescape would drop an ESC and keep
+        # what follows it): an escape sequence written as references is then dropped whole.
+        try:
+            point = int(name[1:], 16) if name[:1] in "xX" else int(name)
+        except ValueError:
+            self.handle_data(f"&#{name};")
+            return
+        self.handle_data(chr(point) if 0 < point < 0x110000 and not 0xD800 <= point < 0xE000 else "\ufffd")
 
     def handle_entityref(self, name: str) -> None:
         self.handle_data(unescape(f"&{name};"))
