@@ -16,6 +16,7 @@ import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -113,6 +114,14 @@ class TextStore:
                     pass  # the newest version is read whatever is left
         return path
 
+    def summary(self, paper_id: str) -> TextSummary | None:
+        """What the detail view says of a stored text (None: none is stored)."""
+        document = self.load(paper_id)
+        if document is None:
+            return None
+        cited = frozenset(block.arxiv_id for block in document.references if block.arxiv_id)
+        return TextSummary(document.version, document.source, cited)
+
     # --- PDFs ----------------------------------------------------------------------------------
 
     def pdf_path(self, paper_id: str, version: int) -> Path:
@@ -121,6 +130,22 @@ class TextStore:
     def stored_pdf(self, paper_id: str, version: int) -> Path | None:
         path = self.pdf_path(paper_id, version)
         return path if path.is_file() else None
+
+
+@dataclass(frozen=True, slots=True)
+class TextSummary:
+    version: int
+    source: str
+    cited: frozenset[str]  # the arXiv papers its references name
+
+    def describe(self, starred: set[str]) -> str:
+        """`stored (v2, from arXiv's HTML) · cites 2 of your starred papers`."""
+        source = "arXiv's HTML" if self.source == "html" else "the PDF"
+        text = f"stored (v{self.version}, from {source})"
+        count = len(self.cited & starred)
+        if count:
+            text += f" · cites {count} of your starred papers" if count > 1 else " · cites 1 of your starred papers"
+        return text
 
 
 def _document(data: object, path: Path) -> Document | None:
