@@ -20,6 +20,7 @@ from reader.fulltext.store import TextStore
 from reader.searchdb import SearchIndex
 from reader.service.search_texts import shard_texts
 from reader.store import Store
+from tests.arxiv_server import Fault
 from tests.conftest import ROOT, run
 from tests.corpus import recent_papers
 from tests.fulltext_pages import HOSTILE_HTML, HTML, PAPER_HTML, PAPER_PDF, PDF, SECRETS, deep_page, gzip_bomb
@@ -327,3 +328,50 @@ def test_document_urls_are_checked_like_the_api_url(capsys, monkeypatch, setting
     code, out, err = run(capsys, "config")
     assert (code, out) == (1, "")
     assert err.startswith(f"reader: error: {setting}='ftp://example.org/' is not an http(s) URL")
+
+
+def test_retries_a_503_and_follows_no_redirect_to_another_host(capsys, texts_env):
+    paper = texts_env.papers[0]
+    texts_env.faults = [Fault("status", 503, {"Retry-After": "0"})]
+    code, out, err = run(capsys, "text", paper.id)
+    assert code == 0 and out.startswith("Reward Shaping"), err
+    assert [r.path for r in texts_env.document_requests()] == [f"/html/{paper.id}v{paper.version}"] * 2
+    other = texts_env.papers[1]
+    texts_env.redirects[f"/html/{other.id}v{other.version}"] = (302, "http://example.invalid/html/x")
+    code, out, err = run(capsys, "text", other.id)
+    assert (code, out) == (1, "")
+    assert err == "reader: error: arXiv redirected to another host (example.invalid); not followed\n"
+
+
+def test_ctrl_c_in_fetch_text_keeps_what_was_saved(capsys, texts_env, data_dir, monkeypatch):
+    from reader.fulltext.fetch import TextFetcher
+
+    first, second, _ = texts_env.papers
+    texts_env.documents[f"/html/{second.id}v{second.version}"] = (HTML, PAPER_HTML)
+    real = TextFetcher.text
+
+    async def interrupted_at_the_second(self, paper_id, version, progress=None):
+        if paper_id == second.id:
+            raise KeyboardInterrupt
+        return await real(self, paper_id, version, progress)
+
+    monkeypatch.setattr(TextFetcher, "text", interrupted_at_the_second)
+    code, _, err = run(capsys, "fetch-text", first.id, second.id)
+    assert code == 130 and err.endswith("reader: interrupted\n")
+    assert TextStore(data_dir).stored_versions() == {first.id: first.version}
+    assert TextStore(data_dir).load(first.id).blocks[0].text == "Reward Shaping for Tool-Using Agents"
+
+
+def test_on_a_terminal_the_text_is_wrapped_and_paged(capsys, texts_env, monkeypatch, tmp_path):
+    paper = texts_env.papers[0]
+    paged = tmp_path / "paged.txt"
+    monkeypatch.setenv("PAGER", f"cat > {paged}")
+    monkeypatch.setenv("COLUMNS", "60")
+    monkeypatch.setenv("LINES", "20")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    code, out, err = run(capsys, "text", paper.id)
+    assert (code, out) == (0, "")  # all of it went to the pager
+    text = paged.read_text()
+    assert all(len(line) <= 60 for line in text.splitlines())
+    assert "Agents trained with sparse rewards learn slowly[^1]. We\nshape the reward" in text
+    assert len(text.splitlines()) > len(EXPECTED_ORDER) * 2 - 1

@@ -122,10 +122,12 @@ def show(document) -> None:
     than the screen."""
     from reader.fulltext.render import lines
 
-    if not sys.stdout.isatty():
-        write = sys.stdout.write
+    if not sys.stdout.isatty():  # UTF-8 whatever the locale says
+        sys.stdout.flush()
+        out = sys.stdout.buffer
         for line in lines(document):
-            write(line + "\n")
+            out.write(line.encode("utf-8") + b"\n")
+        out.flush()
         return
     size = shutil.get_terminal_size()
     text = list(lines(document, min(size.columns, 100)))
