@@ -145,7 +145,9 @@ class TextFetcher:
             try:
                 path = await self.pdf(paper_id, version, progress)
             except ArxivNotFoundError:
-                raise ArxivNotFoundError(f"arXiv has neither HTML nor a PDF of {paper_id}v{version}") from None
+                if why == "no HTML":
+                    raise ArxivNotFoundError(f"arXiv has neither HTML nor a PDF of {paper_id}v{version}") from None
+                raise ArxivNotFoundError(f"arXiv's HTML of {paper_id}v{version} holds no paper text, and it has no PDF") from None
             from reader.fulltext.pdf import pdf_blocks  # pypdf is imported only for a PDF
 
             document = Document(paper_id, version, "pdf", tuple(await asyncio.to_thread(pdf_blocks, path)))

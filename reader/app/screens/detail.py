@@ -52,7 +52,10 @@ class PaperRecord:
         paper = service.load_paper(paper_id)
         if paper is None or paper.demo:
             return cls(paper_id, paper)
-        full_text = TextStore(service.store.data_dir).summary(paper_id)
+        try:
+            full_text = TextStore(service.store.data_dir).summary(paper_id)
+        except ReaderError:
+            full_text = None  # the full-text view says why when asked
         try:
             return cls(paper_id, paper, *service.note_and_tags(paper_id), full_text=full_text)
         except ReaderError as error:
@@ -104,8 +107,8 @@ class DetailScreen(PaperScreen):
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="detail.close"),
         Binding("question_mark", "app.help", "Help", id="detail.help"),
-        Binding("v", "full_text", "Full text", id="detail.full_text", tooltip="Read the paper in full (fetched once, then kept)"),
         *PAPER_BINDINGS,
+        Binding("v", "full_text", "Full text", id="detail.full_text", tooltip="Read the paper in full (fetched once, then kept)"),
         Binding("right_square_bracket", "step(1)", "Next paper", id="detail.next"),
         Binding("left_square_bracket", "step(-1)", "Previous", id="detail.previous"),
         Binding("N", "edit_note", "Note", id="detail.note", tooltip="Write the paper's note here (saved as you type)"),

@@ -22,6 +22,7 @@ from textual.worker import get_current_worker
 
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.record_view import RecordLines, RecordView, record_width
+from reader.errors import ReaderError
 from reader.fulltext.document import AUTHORS, CAPTION, HEADING, REFERENCE, TITLE, Block, Document
 from reader.fulltext.render import block_lines
 from reader.fulltext.store import TextStore
@@ -106,7 +107,11 @@ class FullTextScreen(Screen):
         if texts is None:
             self.app.call_from_thread(self._say, "The demo set has no full texts: add a topic and sync to read papers in full.")
             return
-        document = texts.load(self.paper_id)
+        try:
+            document = texts.load(self.paper_id)
+        except ReaderError as error:
+            self.app.call_from_thread(self._say, f"Cannot read the stored text: {error}")
+            return
         if document is None:
             self.app.call_from_thread(self.fetch)
             return
@@ -143,9 +148,13 @@ class FullTextScreen(Screen):
         options = self.client_options or client_options(self.service.settings)
         job = fetch_job(texts.data_dir, self.paper_id, self.version, options)
         self.app.call_from_thread(self._say, f"Fetching the full text of arXiv:{self.paper_id}v{self.version} from arXiv…")
-        child = self._child = subprocess.Popen(
-            [sys.executable, "-m", "reader.fulltext.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-        )
+        try:
+            child = self._child = subprocess.Popen(
+                [sys.executable, "-m", "reader.fulltext.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            )
+        except OSError as error:
+            self.app.call_from_thread(self._say, f"No full text: the fetch could not start ({error.strerror or error})")
+            return
         assert child.stdin is not None and child.stdout is not None
         outcome: dict = {}
         try:
@@ -174,7 +183,11 @@ class FullTextScreen(Screen):
             self._stop_child()
         if get_current_worker().is_cancelled:
             return
-        document = texts.load(self.paper_id) if "done" in outcome else None
+        try:
+            document = texts.load(self.paper_id) if "done" in outcome else None
+        except ReaderError as error:
+            outcome = {"error": f"the stored text cannot be read: {error}"}
+            document = None
         if document is None:
             why = outcome.get("error") or "the fetch stopped before it was done"
             self.app.call_from_thread(self._say, f"No full text: {why}")
