@@ -60,10 +60,12 @@ def wall(argv: list[str], env: dict[str, str], runs: int) -> float:
 
 def peak_rss(paper_id: str, env: dict[str, str]) -> tuple[int, int]:
     """(exit status, peak RSS in MB) of `reader text ID` in a process of its own."""
+    # VmHWM is this program's own peak: ru_maxrss keeps the forking parent's from before exec.
     script = (
-        "import resource, sys\nfrom reader.cli import main\n"
+        "import re, sys\nfrom reader.cli import main\n"
         f"code = main(['text', {paper_id!r}])\n"
-        "print('RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024, file=sys.stderr)\nsys.exit(code)\n"
+        "peak = re.search(r'VmHWM:\\s+(\\d+) kB', open('/proc/self/status').read()).group(1)\n"
+        "print('RSS', int(peak) // 1024, file=sys.stderr)\nsys.exit(code)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     return done.returncode, int(done.stderr.splitlines()[-1].split()[1])
