@@ -17,6 +17,7 @@ from reader.commands import (
     momentum,
     sync,
     tags_notes,
+    text,
     topics,
     triage,
     watches,
@@ -26,7 +27,7 @@ from reader.config import default_data_dir, load_settings
 from reader.errors import ReaderError
 
 # The subcommands' modules, in the order `reader --help` lists their commands.
-COMMANDS = (sync, topics, listing, marks, tags_notes, watches, momentum, export, digest, triage, config, completion)
+COMMANDS = (sync, topics, listing, marks, tags_notes, watches, momentum, export, text, digest, triage, config, completion)
 # Arguments that are paths: any bytes the system allows (the others must be valid text).
 PATH_ARGUMENTS = ("data_dir", "output")
 
@@ -76,12 +77,12 @@ def _check_text_arguments(args: argparse.Namespace) -> None:
     which no file can store. (Paths may be any bytes the system allows.)"""
     for name, value in vars(args).items():
         values = value if isinstance(value, list) else [value]
-        for text in values:
-            if name not in PATH_ARGUMENTS and isinstance(text, str) and not text.isascii():
+        for word in values:
+            if name not in PATH_ARGUMENTS and isinstance(word, str) and not word.isascii():
                 try:
-                    text.encode("utf-8")
+                    word.encode("utf-8")
                 except UnicodeEncodeError:
-                    shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                    shown = word.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
                     raise ReaderError(f"{shown!r} is not valid UTF-8 text: retype it") from None
 
 

@@ -35,6 +35,10 @@ class ArxivUnreachableError(ArxivError):
     """No connection to arXiv at all (no network, no DNS): retrying for minutes would not help."""
 
 
+class ArxivNotFoundError(ArxivError):
+    """arXiv has no such document (HTTP 404 for a paper's HTML or PDF): final, never retried."""
+
+
 class ArxivAPIError(ArxivError):
     """arXiv's own error feed: the message is arXiv's."""
 

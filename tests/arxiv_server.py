@@ -7,6 +7,7 @@ from __future__ import annotations
 import bisect
 import re
 import socket
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -53,6 +54,9 @@ class FakeArxiv:
         self.rss: dict[str, bytes] = {}  # path after /rss/ -> feed
         self.by_id: dict[str, Paper] = {}  # answers to id_list beyond the queries' papers
         self.redirects: dict[str, tuple[int, str]] = {}  # path -> (status, Location), every time
+        # Papers' HTML and PDFs: path (/html/IDvN, /pdf/IDvN) -> (headers, body); others under
+        # /html/ and /pdf/ are 404, as arXiv answers for a paper it has no such file of.
+        self.documents: dict[str, tuple[dict[str, str], bytes]] = {}
         # Like arXiv's search backend, serve no result past this position of a query (None: no cap).
         self.cap: int | None = None
         # A lying server: the totalResults every search page claims (None: the true count), and
@@ -74,7 +78,7 @@ class FakeArxiv:
         class Handler(_Handler):
             arxiv = fake
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = _Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         # A short poll interval: stop() returns within 50 ms, not half a second.
         threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True).start()
@@ -98,6 +102,17 @@ class FakeArxiv:
     def rss_url(self) -> str:
         return self.base + "/rss/"
 
+    @property
+    def html_url(self) -> str:
+        return self.base + "/html/"
+
+    @property
+    def pdf_url(self) -> str:
+        return self.base + "/pdf/"
+
+    def document_requests(self) -> list[Request]:
+        return [r for r in self.requests if r.path.startswith(("/html/", "/pdf/"))]
+
     def search_requests(self) -> list[Request]:
         return [r for r in self.requests if r.path == "/api/query"]
 
@@ -107,6 +122,11 @@ class FakeArxiv:
         if path in self.redirects:
             status, location = self.redirects[path]
             return status, {"Location": location}, b""
+        if path in self.documents:
+            headers, body = self.documents[path]
+            return 200, headers, body
+        if path.startswith(("/html/", "/pdf/")):
+            return 404, {"Content-Type": "text/html; charset=utf-8"}, b"<html><body><h1>No HTML for this paper</h1></body></html>"
         if path.startswith("/rss/"):
             key = path.removeprefix("/rss/")
             # A category with nothing announced today looks like a weekend: an empty channel.
@@ -167,6 +187,13 @@ def _minute_key(stamp: str) -> int | None:
     except ValueError:
         return None
     return int(moment.strftime("%Y%m%d%H%M")) if moment.year >= 1991 else None
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        """A client that hangs up mid-answer (it refused a body too large) is no error to print."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

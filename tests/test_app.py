@@ -922,7 +922,7 @@ async def test_a_narrow_footer_leaves_out_whole_keys_not_parts_of_them(store):
         line = str(footer.render())
         shown = line.split("▏")[0].rstrip()
         assert line.rstrip().endswith("▏^p palette") and len(line) == 100
-        assert shown.endswith("N Note") and "Edit in" not in line  # "E Edit in $EDITOR" does not fit whole
+        assert shown.endswith("[ Previous") and " N " not in line  # "N Note" does not fit whole
         assert all(f"{key.display} {key.description}".strip() in shown for key in footer.keys[:5])
 
 

@@ -344,6 +344,22 @@ async def test_stacked_decompression_bombs_stay_under_the_cap_in_memory(fake_arx
     assert store.load_papers() == {}
 
 
+async def test_a_bomb_of_many_small_gzip_members_stays_under_the_cap_in_memory(fake_arxiv, store):
+    """gzip lets members follow one another: 1,024 members of 1 MiB each, ~1 MB served. The
+    decoder took a finished member's leftover input twice (unused_data and unconsumed_tail),
+    doubling it at each member: gigabytes of memory for this body."""
+    bomb = gzip.compress(b" " * 2**20, 9) * 1024
+    fake_arxiv.faults = [Fault("body", 200, {"Content-Encoding": "gzip"}, body=bomb)]
+    tracemalloc.start()
+    try:
+        result = await sync_one(store, fake_arxiv)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result.error == "arXiv's response exceeded 64 MB; refused"
+    assert peak < 200 * 2**20
+
+
 async def test_a_compressed_feed_within_the_cap_reads_normally(fake_arxiv, store):
     papers = recent_papers(20)
     body = gzip.compress(zlib.compress(feed_xml(papers, total=20)))

@@ -13,12 +13,13 @@ import importlib
 import logging
 import socket
 import ssl
+import sys
 import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC
-from typing import Self, TypeVar
+from typing import Any, Protocol, Self, TypeVar
 from urllib.parse import quote
 
 import httpx
@@ -36,6 +37,7 @@ from reader.core.sanitize import clean_text
 from reader.errors import (
     ArxivAPIError,
     ArxivError,
+    ArxivNotFoundError,
     ArxivUnreachableError,
     FeedFormatError,
 )
@@ -59,6 +61,16 @@ class _Retryable(Exception):
         self.unreachable = unreachable  # no connection at all: one more try, then say so
 
 
+class Receiver(Protocol):
+    """Takes a document's decoded body piece by piece as it arrives (a streaming parser, a file
+    being written), so that a large one is never held whole; one per try."""
+
+    def feed(self, piece: bytes) -> None: ...
+
+    def discard(self) -> None:
+        """The try failed: let go of what was received (a retry starts a fresh receiver)."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Response:
     status: int
@@ -74,7 +86,7 @@ class ArxivClient:
         self._gate = asyncio.Lock()  # never two requests in flight
         self._last_end: float | None = None
         self.requests_made = 0
-        self._origins = _allowed_origins([options.api_url, options.rss_url])
+        self._origins = _allowed_origins([options.api_url, options.rss_url, options.html_url, options.pdf_url])
 
     async def __aenter__(self) -> Self:
         return self
@@ -107,9 +119,9 @@ class ArxivClient:
 
     # --- the one place a request is made --------------------------------------------------------
 
-    async def _get(self, url: str, params: dict | None) -> _Response:
+    async def _get(self, url: str, params: dict | None, receiver: Receiver | None = None) -> _Response:
         """One polite GET within the overall deadline: waits its turn, follows allowed redirects,
-        decodes and reads at most MAX_RESPONSE_BYTES."""
+        decodes and reads at most MAX_RESPONSE_BYTES (a 200's body into `receiver`, when given)."""
         async with self._gate:
             if self._last_end is not None:
                 pause = self._last_end + self.options.delay - time.monotonic()
@@ -121,7 +133,7 @@ class ArxivClient:
             deadline = asyncio.timeout(self.options.deadline)
             try:
                 async with deadline:
-                    return await self._follow(url, params, started)
+                    return await self._follow(url, params, started, receiver)
             except TimeoutError:
                 if not deadline.expired():
                     raise
@@ -130,7 +142,7 @@ class ArxivClient:
             finally:
                 self._last_end = time.monotonic()
 
-    async def _follow(self, url: str, params: dict | None, started: float) -> _Response:
+    async def _follow(self, url: str, params: dict | None, started: float, receiver: Receiver | None) -> _Response:
         client = await self._client()
         try:
             target = httpx.URL(url, params=params)
@@ -144,7 +156,7 @@ class ArxivClient:
                     log.info("GET %s -> %d redirect to %s (%.2f s)", target, status, location, time.monotonic() - started)
                     target = self._redirect_target(target, status, location)
                     continue
-                body = await _read_body(response)
+                body = await _read_body(response, receiver if status == 200 else None)
                 log.info("GET %s -> %d, %d bytes in %.2f s", target, status, len(body), time.monotonic() - started)
                 return _Response(status, body, response.headers.get("Retry-After"))
         raise ArxivError(f"arXiv redirected more than {MAX_REDIRECTS} times; stopped (a redirect loop?)")
@@ -162,24 +174,35 @@ class ArxivClient:
         return target
 
     async def _request(
-        self, url: str, params: dict | None, parse: Callable[[bytes], Parsed], *, check: Callable[[Parsed], str | None] | None = None
+        self,
+        url: str,
+        params: dict | None,
+        parse: Callable[[Any], Parsed],
+        *,
+        check: Callable[[Parsed], str | None] | None = None,
+        stream: Callable[[], Receiver] | None = None,
     ) -> Parsed:
-        """GET and parse with retries on 429/5xx, timeouts, broken connections and unreadable bodies."""
+        """GET and parse with retries on 429/5xx, timeouts, broken connections and unreadable bodies.
+        `stream`: a 200's body goes into a new receiver per try, which `parse` is then given in
+        place of the body; a 404 is ArxivNotFoundError."""
         attempts = self.options.retries + 1
         for attempt in range(attempts):
+            receiver = stream() if stream is not None else None
             try:
                 try:
-                    response = await self._get(url, params)
+                    response = await self._get(url, params, receiver)
                 except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, zlib.error) as error:
                     raise _transport_failure(error, url, self.options) from None
                 status = response.status
+                if status == 404 and receiver is not None:
+                    raise ArxivNotFoundError(f"arXiv has nothing at {_where(url)}{httpx.URL(url).path}")
                 if status in RETRY_STATUSES:
                     raise _Retryable(f"arXiv answered HTTP {status}", _retry_after(response.retry_after), status == 429)
                 if status >= 400:
                     message = parse_error_body(response.body) or f"arXiv answered HTTP {status}"
                     raise ArxivAPIError(message if status != 403 else f"{message} (access refused: slow down)")
                 try:
-                    result = await asyncio.to_thread(parse, response.body)
+                    result = await asyncio.to_thread(parse, response.body if receiver is None else receiver)
                 except FeedFormatError as error:
                     raise _Retryable(str(error)) from None
                 except ArxivError:  # arXiv's own error feed: final
@@ -191,6 +214,8 @@ class ArxivClient:
                     raise _Retryable(problem)
                 return result
             except _Retryable as retry:
+                if receiver is not None:
+                    receiver.discard()  # the next try starts afresh
                 log.warning("GET %s failed (try %d of %d): %s", url, attempt + 1, attempts, retry)
                 if retry.unreachable and attempt >= min(1, attempts - 1):
                     raise ArxivUnreachableError(str(retry)) from None
@@ -207,6 +232,9 @@ class ArxivClient:
             except ArxivError as error:
                 log.warning("GET %s failed: %s", url, error)
                 raise
+            finally:
+                if receiver is not None and sys.exc_info()[0] is not None:
+                    receiver.discard()  # a final failure, or an interruption
         raise AssertionError("unreachable")
 
     # --- API calls ---------------------------------------------------------------------------------
@@ -243,6 +271,12 @@ class ArxivClient:
         params = {"id_list": ",".join(ids), "start": 0, "max_results": len(ids)}
         return await self._request(self.options.api_url, params, parse_api_page)
 
+    async def download(self, url: str, receive: Callable[[], Receiver], finish: Callable[[Any], Parsed]) -> Parsed:
+        """A document (a paper's HTML or PDF) streamed into a receiver under the same rules as
+        every request; `finish(receiver)` (in a thread) makes the result. A 404 is final:
+        ArxivNotFoundError."""
+        return await self._request(url, None, finish, stream=receive)
+
     async def announcements(self, categories: list[str]) -> AnnouncementFeed:
         """Today's announcement feed for the categories (new, cross-lists, replacements)."""
         url = self.options.rss_url.rstrip("/") + "/" + quote("+".join(categories), safe="+.-")
@@ -259,8 +293,9 @@ def _new_http_client(**settings: object) -> httpx.AsyncClient:
     return httpx.AsyncClient(**settings)  # type: ignore[arg-type]
 
 
-async def _read_body(response: httpx.Response) -> bytes:
-    """The decoded body, refused as soon as it passes MAX_RESPONSE_BYTES (decoded or not)."""
+async def _read_body(response: httpx.Response, receiver: Receiver | None = None) -> bytes:
+    """The decoded body, refused as soon as it passes MAX_RESPONSE_BYTES (decoded or not); with a
+    `receiver`, each piece is handed to it instead (and b"" returned)."""
     decoder = Decoder(response.headers.get_list("Content-Encoding", split_commas=True))
     pieces: list[bytes] = []
     size = raw_size = 0
@@ -270,7 +305,10 @@ async def _read_body(response: httpx.Response) -> bytes:
             size += len(piece)
             if size > MAX_RESPONSE_BYTES or raw_size > MAX_RESPONSE_BYTES:
                 raise FeedFormatError(f"arXiv's response exceeded {MAX_RESPONSE_BYTES // 2**20} MB; refused")
-            pieces.append(piece)
+            if receiver is None:
+                pieces.append(piece)
+            else:
+                receiver.feed(piece)
     decoder.finish()
     return b"".join(pieces)
 

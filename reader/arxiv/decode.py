@@ -55,7 +55,9 @@ class _Inflate:
             out = self._inflater.decompress(data, PIECE)
             if out:
                 yield out
-            data = self._inflater.unconsumed_tail
+            # At a member's end what follows it is in unused_data (taken at the loop's top);
+            # unconsumed_tail may still hold the same bytes: taken too, they doubled per member.
+            data = b"" if self._inflater.eof else self._inflater.unconsumed_tail
             # A full piece may leave output pending inside zlib even when all input is taken.
             if not data and len(out) < PIECE and not self._inflater.eof:
                 return

@@ -20,6 +20,8 @@ class ClientOptions:
     retries: int = 4
     backoff: float = 5.0  # first retry waits this long (doubling); after a 429, six times as long
     user_agent: str = USER_AGENT
+    html_url: str = "https://arxiv.org/html/"  # full texts: the id and version follow (reader/fulltext)
+    pdf_url: str = "https://arxiv.org/pdf/"
 
     @property
     def deadline(self) -> float:

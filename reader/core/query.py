@@ -2,6 +2,7 @@
 
     ti: au: abs: co: jr: cat: rn: id: all:   field prefixes (a bare word means all:)
     note:                                     the user's own notes (local filtering only)
+    text:                                     papers' stored full texts (local filtering only)
     AND  OR  ANDNOT                           upper case; AND and ANDNOT bind tighter than OR
     ( )   "quoted phrase"                     grouping; consecutive words
     submittedDate:[YYYYMMDDHHMM TO YYYYMMDDHHMM]
@@ -29,7 +30,9 @@ from reader.errors import QueryError
 from reader.models import Paper
 
 FIELDS = ("ti", "au", "abs", "co", "jr", "cat", "rn", "id", "all")
-LOCAL_FIELDS = FIELDS + ("note",)  # fields only the local filter knows
+LOCAL_FIELDS = FIELDS + ("note", "text")  # fields only the local filter knows
+# What the local fields search, for the error an arXiv query using one gets.
+LOCAL_MEANING = {"note": "searches your own notes", "text": "searches the full texts stored here"}
 # The fields `all:` covers, in the order SearchText stores them (notes are kept apart, see
 # core/search.py: they are user state, not part of a paper's record).
 TEXT_FIELDS = ("ti", "abs", "au", "co", "jr", "cat", "id")
@@ -167,7 +170,7 @@ def _tokens(query: str, fields: tuple[str, ...]) -> list[_Token]:
                 if field.lower() == "submitteddate":
                     raise QueryError("write dates as submittedDate:[YYYYMMDDHHMM TO YYYYMMDDHHMM]", query, start)
                 if field in LOCAL_FIELDS:
-                    raise QueryError(f"{field}: searches your own notes: it works in the filter, not in an arXiv query", query, start)
+                    raise QueryError(f"{field}: {LOCAL_MEANING[field]}: it works in the filter, not in an arXiv query", query, start)
                 raise QueryError(
                     f"unknown field {field + ':'!r}: use one of {', '.join(f + ':' for f in fields)}", query, start
                 )
@@ -345,6 +348,21 @@ def parse(query: str, *, implicit_and: bool = False) -> Node:
 SearchText = str
 FIELD_MARK = "\x1f"
 AUTHOR_MARK = "|"  # between authors: a phrase never runs from one name into the next
+
+
+def text_terms(node: Node) -> list[Term]:
+    """The query's `text:` terms (walked with a stack: no recursion)."""
+    found, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, Term):
+            if current.field == "text":
+                found.append(current)
+        elif isinstance(current, And):
+            stack.extend(current.required + current.excluded)
+        elif isinstance(current, Or):
+            stack.extend(current.parts)
+    return found
 
 
 def code_tokens(categories: Iterable[str]) -> list[str]:

@@ -13,6 +13,7 @@ _UNSAFE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u206a-\u206f"
     "\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
 )
+UNSAFE_PATTERN = _UNSAFE.pattern  # the same characters, for reader/fulltext/clean.py
 _INVISIBLE = re.compile("[\ufeff\U000e0000-\U000e007f]")
 # The same invisible characters as UTF-8 bytes, found in a file without decoding it: text cached
 # before clean_text dropped them (U+FEFF; U+E0000-E007F all start F3 A0 80 or F3 A0 81).

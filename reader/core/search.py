@@ -55,16 +55,20 @@ class _Field:
 
 class SearchBlock:
     """The papers of one group, searchable. `notes` (paper id -> the user's note) are searched by
-    `note:` and by `all:`; they live beside the papers' own fields because they change apart."""
+    `note:` and by `all:`; they live beside the papers' own fields because they change apart.
+    `bodies` (paper id -> the words of its stored full text, fulltext/index.body_words) are
+    searched by `text:` alone."""
 
     __slots__ = ("dates", "fields", "ids")
 
-    def __init__(self, texts: dict[str, SearchText], notes: dict[str, str] | None = None):
+    def __init__(self, texts: dict[str, SearchText], notes: dict[str, str] | None = None, bodies: dict[str, str] | None = None):
         self.ids = list(texts)
         columns = list(zip(*(text.split(FIELD_MARK) for text in texts.values()))) or [()] * (len(TEXT_FIELDS) + 1)
         self.fields = {name: _Field(list(columns[i])) for i, name in enumerate(TEXT_FIELDS)}
         if notes:
             self.fields["note"] = _Field([word_string(notes.get(pid, "")) for pid in self.ids])
+        if bodies:
+            self.fields["text"] = _Field([bodies.get(pid, " ") for pid in self.ids])
         self.dates = "".join(columns[len(TEXT_FIELDS)])  # fixed width: paper i at i * _DATE_CHARS
 
     def matching(self, node: Node) -> set[str]:
@@ -100,7 +104,7 @@ class SearchBlock:
         if term.field == "rn":
             return set()  # report numbers are not cached
         if term.field == "all":
-            fields = list(self.fields.values())
+            fields = [field for name, field in self.fields.items() if name != "text"]
         else:
             field = self.fields.get(term.field)  # `note:` without notes finds nothing
             fields = [field] if field is not None else []

@@ -41,7 +41,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reader.core.query import Node
+from reader.core.query import Node, Term, text_terms
 from reader.errors import ReaderError
 from reader.searchdb import partition
 from reader.searchdb.match import Matcher
@@ -320,8 +320,9 @@ class SearchIndex:
         """Ids of the indexed papers that satisfy the query. The partitions are asked at once,
         from threads of their own: SQLite lets go of the GIL while it reads."""
         found: set[str] = set()
+        texts = self._texts(node)
         with self._in_use():
-            for ids in self._readers().map(lambda part: self._read(part, lambda db: Matcher(db).ids(node)), range(PARTITIONS)):
+            for ids in self._readers().map(lambda part: self._read(part, lambda db: Matcher(db, texts).ids(node)), range(PARTITIONS)):
                 found.update(ids)
         return found
 
@@ -331,9 +332,10 @@ class SearchIndex:
         cost when many match; the first call (and the first after the index or `order`
         changed) also reads every paper's row number. `ranked`: `order` is a ranking's, not
         the library's: its matches are picked with numpy (ranked.py), not sorted."""
+        texts = self._texts(node)
         with self._in_use():
             found = list(self._readers().map(
-                lambda part: self._read(part, lambda db: self._positions(part, db, node, order, position, ranked)), range(PARTITIONS)
+                lambda part: self._read(part, lambda db: self._positions(part, db, node, order, position, ranked, texts)), range(PARTITIONS)
             ))
         if ranked:
             return pick(self._ids_array(order), found)
@@ -354,7 +356,23 @@ class SearchIndex:
         if ranked:
             self._ids_array(order)
 
-    def _positions(self, part: int, db: sqlite3.Connection, node: Node | None, order: Sequence[str], position: Mapping[str, int], ranked: bool) -> list[int] | np.ndarray | None:
+    def _texts(self, node: Node) -> dict[Term, set[str]]:
+        """The papers whose stored full text holds each of the query's `text:` terms (searched in
+        the full texts' own index, beside this one: reader/fulltext/index.py)."""
+        terms = text_terms(node)
+        if not terms:
+            return {}
+        from reader.fulltext.index import TextIndex
+
+        try:
+            return TextIndex(self.directory.parent).matching(terms)
+        except (sqlite3.Error, OSError) as error:
+            raise SearchIndexError(f"the full texts' search index cannot be used: {error}") from None
+
+    def _positions(
+        self, part: int, db: sqlite3.Connection, node: Node | None, order: Sequence[str], position: Mapping[str, int], ranked: bool,
+        texts: Mapping[Term, set[str]] | None = None,
+    ) -> list[int] | np.ndarray | None:
         """Positions in `order` of the partition's matches (len(order) for rows not in it): a
         list, or with `ranked` a numpy array."""
         rowmap = self._rowmaps[part]
@@ -363,9 +381,9 @@ class SearchIndex:
             try:
                 if ranked:
                     array = rowmap.position_array(db, order, position)
-                    return matched_positions(array, Matcher(db).row_text(node)) if node is not None else None
+                    return matched_positions(array, Matcher(db, texts or {}).row_text(node)) if node is not None else None
                 table = rowmap.positions(db, order, position)
-                return gather(table, Matcher(db).row_list(node)) if node is not None else None
+                return gather(table, Matcher(db, texts or {}).row_list(node)) if node is not None else None
             finally:
                 if db.in_transaction:
                     db.execute("ROLLBACK")  # read only: nothing to keep

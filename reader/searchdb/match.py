@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from reader.core.query import CODE_FIELDS, And, DateRange, Node, Or, Term
 from reader.searchdb.rows import code
@@ -52,6 +53,8 @@ def _fts(node: Node) -> str | _Nothing | None:
     """The node as one MATCH expression; NOTHING when it matches nothing; None when it holds a
     date range (then it is not text alone)."""
     if isinstance(node, Term):
+        if node.field == "text":
+            return None  # the full texts are indexed apart (reader/fulltext): not text of this table
         return NOTHING if node.field == "rn" else _phrase(node)
     if isinstance(node, DateRange):
         return None
@@ -77,6 +80,7 @@ class Matcher:
     """Evaluates queries against one partition's connection."""
 
     db: sqlite3.Connection
+    texts: Mapping[Term, set[str]] = field(default_factory=dict)  # `text:` terms -> ids (fulltext/index.py)
 
     def ids(self, node: Node) -> list[str]:
         """Ids of the papers that satisfy `node` (rows the text index still holds for papers
@@ -123,6 +127,9 @@ class Matcher:
             return self._select("SELECT rowid AS r FROM words WHERE words MATCH ?", (expression,))
         if isinstance(node, DateRange):
             return self._select("SELECT num AS r FROM papers WHERE date BETWEEN ? AND ?", (node.start, node.end))
+        if isinstance(node, Term):  # a `text:` term: its papers' rows
+            ids = json.dumps(sorted(self.texts.get(node, ())))
+            return self._select("SELECT num AS r FROM papers WHERE id IN (SELECT value FROM json_each(?))", (ids,))
         if isinstance(node, Or):
             return set().union(*(self.rows(part) for part in node.parts))
         assert isinstance(node, And)

@@ -12,9 +12,10 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 
-from reader.core.query import Node, search_text
+from reader.core.query import Node, search_text, text_terms
 from reader.core.search import SearchBlock
 from reader.errors import ReaderError
+from reader.fulltext.index import stored_words
 from reader.models import Paper
 from reader.searchdb import Card, SearchIndex, SearchIndexError
 from reader.searchdb.rows import card_of
@@ -137,9 +138,10 @@ class LibrarySearch:
         """The scan evaluator over every shard's search texts."""
         found: set[str] = set()
         notes = self.store.notes()
+        bodies = stored_words(self.store.data_dir) if text_terms(query) else None
         for shard in self.store.shards():
             try:
-                found |= SearchBlock(shard_texts(self.store, shard), notes).matching(query)
+                found |= SearchBlock(shard_texts(self.store, shard), notes, bodies).matching(query)
             except ReaderError:
                 continue  # a shard that cannot be read has no papers to show either
         return found

@@ -21,6 +21,8 @@ def client_options(settings: Settings) -> ClientOptions:
         timeout=settings.timeout,
         retries=settings.retries,
         backoff=settings.backoff,
+        html_url=settings.html_url,
+        pdf_url=settings.pdf_url,
     )
 
 

@@ -16,11 +16,13 @@ from textual.worker import get_current_worker
 
 from reader.app.external_editor import EditorError, edit_text
 from reader.app.paper_actions import DEMO_NO_TAGS_NOTES, PAPER_BINDINGS, PaperScreen
+from reader.app.screens.full_text import FullTextScreen
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.note import NoteEditing, note_link
 from reader.app.widgets.record_view import NoteSection, RecordLines, RecordLook, RecordView, record_width, render_record
 from reader.core.sanitize import clean_multiline, clean_text
 from reader.errors import ReaderError
+from reader.fulltext.store import TextStore, TextSummary
 from reader.models import Paper
 
 if TYPE_CHECKING:
@@ -37,6 +39,7 @@ class PaperRecord:
     note: str = ""
     tags: tuple[str, ...] = ()
     problem: str | None = None  # why the note and tags could not be read
+    full_text: TextSummary | None = None  # the stored full text, if any
     lines: RecordLines | None = dataclasses.field(default=None, compare=False)
 
     @property
@@ -50,16 +53,21 @@ class PaperRecord:
         if paper is None or paper.demo:
             return cls(paper_id, paper)
         try:
-            return cls(paper_id, paper, *service.note_and_tags(paper_id))
+            full_text = TextStore(service.store.data_dir).summary(paper_id)
+        except ReaderError:
+            full_text = None  # the full-text view says why when asked
+        try:
+            return cls(paper_id, paper, *service.note_and_tags(paper_id), full_text=full_text)
         except ReaderError as error:
-            return cls(paper_id, paper, problem=f"Cannot read the note and tags: {error}")
+            return cls(paper_id, paper, problem=f"Cannot read the note and tags: {error}", full_text=full_text)
 
     def rendered(self, service: LibraryService, screen_width: int) -> PaperRecord:
         """With its lines made, as the view shows them once it has marked the paper read (a few
         ms of wrapping: call it in a worker)."""
         if self.paper is None:
             return self
-        look = record_look(service, self.paper_id, self.tags, NoteSection(self.note if self.keeps_note else None), screen_width, read=True)
+        note = NoteSection(self.note if self.keeps_note else None)
+        look = record_look(service, self.paper_id, self.tags, note, screen_width, read=True, full_text=self.full_text)
         return dataclasses.replace(self, lines=render_record(self.paper, look))
 
     @classmethod
@@ -72,11 +80,18 @@ class PaperRecord:
         return None if worker.is_cancelled else record
 
 
-def record_look(service: LibraryService, paper_id: str, tags: tuple[str, ...], note: NoteSection, screen_width: int, *, read: bool | None = None) -> RecordLook:
+def record_look(
+    service: LibraryService, paper_id: str, tags: tuple[str, ...], note: NoteSection, screen_width: int, *,
+    read: bool | None = None, full_text: TextSummary | None = None,
+) -> RecordLook:
     """How a record looks now (`read`: as it will be once the view has marked it)."""
     library = service.library
     read = paper_id in library.read if read is None else read
-    return RecordLook(record_width(screen_width), read, paper_id in library.starred, tuple(library.topics_of(paper_id)), tags, note)
+    stored = "v reads it: " + full_text.describe(library.starred) if full_text else "v fetches it from arXiv and keeps it"
+    return RecordLook(
+        record_width(screen_width), read, paper_id in library.starred, tuple(library.topics_of(paper_id)), tags, note,
+        "" if service.is_demo else stored,
+    )
 
 
 class DetailScreen(PaperScreen):
@@ -93,6 +108,7 @@ class DetailScreen(PaperScreen):
         Binding("escape,q", "close", "Back", id="detail.close"),
         Binding("question_mark", "app.help", "Help", id="detail.help"),
         *PAPER_BINDINGS,
+        Binding("v", "full_text", "Full text", id="detail.full_text", tooltip="Read the paper in full (fetched once, then kept)"),
         Binding("right_square_bracket", "step(1)", "Next paper", id="detail.next"),
         Binding("left_square_bracket", "step(-1)", "Previous", id="detail.previous"),
         Binding("N", "edit_note", "Note", id="detail.note", tooltip="Write the paper's note here (saved as you type)"),
@@ -188,7 +204,8 @@ class DetailScreen(PaperScreen):
             self.record_view.show(RecordLines.message("This paper is no longer in the cache." if gone else "Loading the record…"), home=home)
             return
         note = NoteSection(self.note_text if self.note_paper_id == self.paper_id else None, self.note_problem)
-        look = record_look(self.service, self.paper_id, self.tags, note, self.app.size.width)
+        full_text = self._shown.full_text if self._shown is not None and self._shown.paper_id == self.paper_id else None
+        look = record_look(self.service, self.paper_id, self.tags, note, self.app.size.width, full_text=full_text)
         made = [lines for lines in (self._shown.lines if self._shown else None, self.record_view.lines) if lines is not None]
         lines = next((lines for lines in made if lines.shows(self.paper, look)), None)  # made ahead, or shown
         self.record_view.show(lines or render_record(self.paper, look), home=home)
@@ -227,6 +244,21 @@ class DetailScreen(PaperScreen):
 
     def action_close(self) -> None:
         self.dismiss(self.paper_id)
+
+    def action_full_text(self) -> None:
+        """The paper in full (a screen of its own); back here, the record is read again (its
+        text may be stored now)."""
+        if self.paper is None:
+            return
+        if self.service.is_demo or self.paper.demo:
+            self.app.notify("The demo set has no full texts: add a topic and sync to read papers in full.", severity="warning")
+            return
+        screen = FullTextScreen(self.service, self.paper_id, self.paper.version, getattr(self.app, "client_options", None))
+
+        def back(_: object) -> None:
+            self.load_paper(self.paper_id)
+
+        self.app.push_screen(screen, back)
 
     def action_scroll(self, where: str) -> None:
         """`where`: down, up, page_down, page_up, home or end (RecordView's scroll_* methods);

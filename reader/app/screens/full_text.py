@@ -1,0 +1,224 @@
+"""A paper's full text in the app (`v` in the detail view): a stored one at once, offline too (read
+and laid out in a worker); otherwise fetched by a child process (reader/fulltext/child.py) while
+the view says how far it got, or in one line why it cannot. The text is plain (every string was
+cleaned when the page was read, and is drawn as text, never as markup), wrapped to the screen,
+scrolled with the detail view's keys; references to papers in the cache are marked."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.strip import Strip
+from textual.worker import get_current_worker
+
+from reader.app.widgets.footer import KeyFooter
+from reader.app.widgets.record_view import RecordLines, RecordView, record_width
+from reader.errors import ReaderError
+from reader.fulltext.document import AUTHORS, CAPTION, HEADING, REFERENCE, TITLE, Block, Document
+from reader.fulltext.render import block_lines
+from reader.fulltext.store import TextStore
+
+if TYPE_CHECKING:
+    from reader.service import LibraryService
+
+STYLES = {TITLE: Style(bold=True), HEADING: Style(bold=True), AUTHORS: Style(italic=True), CAPTION: Style(italic=True)}
+MARKED = Style(bold=True)
+
+
+def text_lines(document: Document, width: int, cached: set[str], starred: set[str], read: set[str]) -> RecordLines:
+    """The text as the view's lines (pure: made in a worker). References to cached papers end
+    with a mark saying so."""
+
+    def marker(block: Block) -> str:
+        if block.kind != REFERENCE or block.arxiv_id is None or block.arxiv_id not in cached:
+            return ""
+        marks = ["in your cache"] + (["★ starred"] if block.arxiv_id in starred else []) + (["read"] if block.arxiv_id in read else [])
+        return f"  ◆ arXiv:{block.arxiv_id} " + " · ".join(marks)
+
+    source = "arXiv's HTML" if document.source == "html" else "its PDF (arXiv has no HTML of it)"
+    head = f"Full text of arXiv:{document.id}v{document.version}, from {source}"
+    strips, texts = [Strip([]), Strip([Segment(head, Style(dim=True))]), Strip([])], ["", head, ""]
+    for block, line in block_lines(document, width, marker):
+        style = None if block is None else STYLES.get(block.kind)
+        if block is not None and block.kind == REFERENCE and block.arxiv_id in cached:
+            style = MARKED
+        strips.append(Strip([Segment(line, style)]))
+        texts.append(line)
+    strips.append(Strip([]))
+    texts.append("")
+    return RecordLines(tuple(strips), tuple(texts))
+
+
+class FullTextScreen(Screen):
+    """Esc goes back to the detail view (which then reads the paper again: it may cite starred
+    papers now)."""
+
+    # The detail view's ids: a key remapped there (keymap.toml) moves here alike.
+    BINDINGS = [
+        Binding("escape,q", "close", "Back", id="detail.close"),
+        Binding("j,down", "scroll('down')", "Down", show=False, id="detail.down"),
+        Binding("k,up", "scroll('up')", "Up", show=False, id="detail.up"),
+        Binding("space,pagedown", "scroll('page_down')", "Page down", show=False, id="detail.page_down"),
+        Binding("pageup", "scroll('page_up')", "Page up", show=False, id="detail.page_up"),
+        Binding("g,home", "scroll('home')", "Top", show=False, id="detail.top"),
+        Binding("G,end", "scroll('end')", "Bottom", show=False, id="detail.bottom"),
+    ]
+
+    def __init__(self, service: LibraryService, paper_id: str, version: int, client_options=None):
+        super().__init__()
+        self.service = service
+        self.paper_id = paper_id
+        self.version = version
+        self.client_options = client_options  # the tests' loopback arXiv; None: the settings'
+        self.document: Document | None = None
+        self.problem: str | None = None  # why there is no text to show
+        self._child: subprocess.Popen | None = None
+
+    @property
+    def view(self) -> RecordView:
+        return self.query_one(RecordView)
+
+    def compose(self) -> ComposeResult:
+        yield RecordView(id="full-text")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.view.show(RecordLines.message("  Reading the stored text…"), home=True)
+        self.view.focus()
+        self.load()
+
+    def _texts(self) -> TextStore | None:
+        store = getattr(self.service, "store", None)
+        return None if self.service.is_demo or store is None else TextStore(store.data_dir)
+
+    @work(thread=True, exclusive=True, group="full-text")
+    def load(self) -> None:
+        """The stored text, laid out; else a fetch (in a child process)."""
+        texts = self._texts()
+        if texts is None:
+            self.app.call_from_thread(self._say, "The demo set has no full texts: add a topic and sync to read papers in full.")
+            return
+        try:
+            document = texts.load(self.paper_id)
+        except ReaderError as error:
+            self.app.call_from_thread(self._say, f"Cannot read the stored text: {error}")
+            return
+        if document is None:
+            self.app.call_from_thread(self.fetch)
+            return
+        self._lay_out(document)
+
+    def _lay_out(self, document: Document) -> None:
+        """In a worker: the document's lines at the screen's width, then shown."""
+        library = self.service.library
+        positions = library.index.positions()
+        cached = {block.arxiv_id for block in document.references if block.arxiv_id in positions}
+        lines = text_lines(document, record_width(self.app.size.width), cached, library.starred, library.read)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show, document, lines)
+
+    def _show(self, document: Document, lines: RecordLines) -> None:
+        first = self.document is None
+        self.document, self.problem = document, None
+        self.view.show(lines, home=first)
+        if document.version < self.version:
+            self.app.notify(f"This is the text of v{document.version}; the cache has v{self.version}.", timeout=10)
+
+    def _say(self, message: str) -> None:
+        self.problem = message
+        self.view.show(RecordLines.message("  " + message), home=True)
+
+    @work(thread=True, exclusive=True, group="full-text-fetch")
+    def fetch(self) -> None:
+        """Fetch in a child process, telling how far it got; then lay out what it stored."""
+        from reader.fulltext.child import fetch_job
+        from reader.sync.types import client_options
+
+        texts = self._texts()
+        assert texts is not None
+        options = self.client_options or client_options(self.service.settings)
+        job = fetch_job(texts.data_dir, self.paper_id, self.version, options)
+        self.app.call_from_thread(self._say, f"Fetching the full text of arXiv:{self.paper_id}v{self.version} from arXiv…")
+        try:
+            child = self._child = subprocess.Popen(
+                [sys.executable, "-m", "reader.fulltext.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            )
+        except OSError as error:
+            self.app.call_from_thread(self._say, f"No full text: the fetch could not start ({error.strerror or error})")
+            return
+        assert child.stdin is not None and child.stdout is not None
+        outcome: dict = {}
+        try:
+            child.stdin.write((json.dumps(job) + "\n").encode())
+            child.stdin.flush()
+            for raw in child.stdout:
+                try:
+                    message = json.loads(raw)
+                except ValueError:
+                    continue
+                if not isinstance(message, dict):
+                    continue
+                if "progress" in message:
+                    what, received = message["progress"]
+                    self.app.call_from_thread(
+                        self._say, f"Fetching the full text of arXiv:{self.paper_id}v{self.version} ({'PDF' if what == 'pdf' else 'HTML'}): "
+                        f"{received / 2**20:.1f} MB…",
+                    )
+                elif "notice" in message:
+                    self.app.call_from_thread(self._say, f"Fetching the full text: {message['notice']}")
+                else:
+                    outcome = message
+        except (OSError, ValueError):
+            pass
+        finally:
+            self._stop_child()
+        if get_current_worker().is_cancelled:
+            return
+        try:
+            document = texts.load(self.paper_id) if "done" in outcome else None
+        except ReaderError as error:
+            outcome = {"error": f"the stored text cannot be read: {error}"}
+            document = None
+        if document is None:
+            why = outcome.get("error") or "the fetch stopped before it was done"
+            self.app.call_from_thread(self._say, f"No full text: {why}")
+            return
+        self._lay_out(document)
+
+    def _stop_child(self) -> None:
+        child, self._child = self._child, None
+        if child is not None and child.stdin is not None:
+            try:
+                child.stdin.close()  # the child stops by itself (a text is stored whole or not)
+            except OSError:
+                pass
+            child.wait()
+
+    def on_resize(self) -> None:
+        if self.document is not None:
+            self.relayout(self.document)
+
+    @work(thread=True, exclusive=True, group="full-text")
+    def relayout(self, document: Document) -> None:
+        self._lay_out(document)
+
+    def action_scroll(self, where: str) -> None:
+        getattr(self.view, f"scroll_{where}")(animate=False)
+
+    def action_close(self) -> None:
+        child = self._child
+        if child is not None and child.stdin is not None:
+            try:
+                child.stdin.close()
+            except OSError:
+                pass
+        self.dismiss(self.paper_id)

@@ -1,0 +1,276 @@
+"""`reader text`, `fetch-text`, `pdf` and `refs`: papers' full texts, read in the terminal, kept in
+the data directory for reading offline and for `text:` searches (reader/fulltext)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from reader.commands.common import library, open_store, print_json, print_warning, selected_ids, topic_name
+from reader.commands.completion import completes_names
+from reader.commands.marks import ID_HELP
+from reader.core.text import plural
+from reader.errors import ReaderError
+from reader.ids import parse_paper_id
+
+FETCHED_TEXTS = "texts are kept in the data directory: read them offline, search them with text:"
+
+
+def register(commands) -> None:
+    text = commands.add_parser(
+        "text", help="print a paper's full text (fetched once from arXiv's HTML, or its PDF, then kept)",
+        description=f"Print a cached paper's full text: title, authors, sections, math as TeX, the references last. {FETCHED_TEXTS}.",
+    )
+    text.add_argument("id", metavar="ID", help=ID_HELP)
+    text.add_argument("--refresh", action="store_true", help="fetch the text again, even when it is stored")
+    text.set_defaults(handler=cmd_text)
+
+    fetch = commands.add_parser(
+        "fetch-text", help="fetch and keep the full texts of papers, for reading offline and text: searches",
+        description=f"Fetch the full texts not stored yet (or stored at an older version), one by one. {FETCHED_TEXTS}.",
+    )
+    fetch.add_argument("ids", nargs="*", metavar="ID", help=ID_HELP)
+    completes_names(fetch.add_argument("--topic", action="append", metavar="NAME", help="the papers of this topic (repeatable)"), "topic")
+    fetch.add_argument("--starred", action="store_true", help="the starred papers")
+    fetch.set_defaults(handler=cmd_fetch_text)
+
+    pdf = commands.add_parser(
+        "pdf", help="save a paper's PDF and print its path",
+        description="Save a cached paper's PDF, byte for byte as arXiv sends it (one saved for that version is reused), "
+        "and print its absolute path as the last line.",
+    )
+    pdf.add_argument("id", metavar="ID", help=ID_HELP)
+    pdf.add_argument("-o", "--output", metavar="FILE", help="write it here too (default: pdf/ in the data directory)")
+    pdf.set_defaults(handler=cmd_pdf)
+
+    refs = commands.add_parser(
+        "refs", help="a stored text's references, with the arXiv papers they name",
+        description="List the bibliography of a paper's stored text in order, with the arXiv id of each entry that names "
+        "one, and whether that paper is cached, starred or read.",
+    )
+    refs.add_argument("id", metavar="ID", help=ID_HELP)
+    refs.add_argument("--json", action="store_true", help="print an array of {text, arxiv_id, cached, starred, read}")
+    refs.set_defaults(handler=cmd_refs)
+
+
+# --- choosing papers -----------------------------------------------------------------------------
+
+
+def cached_paper(store, ref: str) -> tuple[str, int]:
+    """(id, cached version) of a paper named in any form; a one-line error when it is not cached."""
+    pid, version = parse_paper_id(ref)
+    cached = store.cached_versions([pid]).get(pid)
+    if cached is None:
+        raise ReaderError(f"{pid} is not in the cache: only cached papers' texts are fetched (sync a topic that has it)")
+    if version is not None and version > cached:
+        raise ReaderError(f"{pid}v{version} does not exist in the cache: it has v{cached}")
+    return pid, cached
+
+
+def _run(settings, job):
+    """Run `job(fetcher)` (a coroutine function) with one arXiv client, as sync does."""
+    import asyncio
+
+    from reader.arxiv.client import ArxivClient
+    from reader.fulltext.fetch import TextFetcher
+    from reader.fulltext.store import TextStore
+    from reader.sync.types import client_options
+
+    async def run():
+        async with ArxivClient(client_options(settings), on_notice=lambda message: print_warning(message)) as client:
+            return await job(TextFetcher(client, TextStore(_data_dir(settings))))
+
+    return asyncio.run(run())
+
+
+def _data_dir(settings) -> Path:
+    from reader.config import default_data_dir
+
+    return settings.data_dir or default_data_dir()
+
+
+# --- reader text ---------------------------------------------------------------------------------
+
+
+def cmd_text(args, settings) -> int:
+    from reader.fulltext.store import TextStore
+
+    store = open_store(args, settings)
+    pid, cached = cached_paper(store, args.id)
+    document = None if args.refresh else TextStore(store.data_dir).load(pid)
+    if document is None:
+        if sys.stderr.isatty():
+            print(f"fetching the full text of {pid}v{cached} ...", file=sys.stderr)
+        document = _run(settings, lambda fetcher: fetcher.text(pid, cached))
+    if document.version < cached:
+        print(
+            f"reader: note: this is the text of {pid}v{document.version}; the cache has v{cached} "
+            f"(`reader text {pid} --refresh` fetches it)",
+            file=sys.stderr,
+        )
+    if document.source == "pdf":
+        print(f"reader: note: arXiv has no HTML of {pid}v{document.version}: this text was read from its PDF", file=sys.stderr)
+    show(document)
+    return 0
+
+
+def show(document) -> None:
+    """Piped: one line per block. On a terminal: wrapped to its width, through $PAGER when longer
+    than the screen."""
+    from reader.fulltext.render import lines
+
+    if not sys.stdout.isatty():  # UTF-8 whatever the locale says
+        sys.stdout.flush()
+        out = sys.stdout.buffer
+        for line in lines(document):
+            out.write(line.encode("utf-8") + b"\n")
+        out.flush()
+        return
+    size = shutil.get_terminal_size()
+    text = list(lines(document, min(size.columns, 100)))
+    if len(text) < size.lines - 1 or not _page("\n".join(text) + "\n"):
+        for line in text:
+            print(line)
+
+
+def _page(text: str) -> bool:
+    """Show `text` through the user's pager; False when there is none to run."""
+    command = os.environ.get("PAGER") or "less"
+    environment = dict(os.environ)
+    environment.setdefault("LESS", "FRX")  # leave at the end, no screen clearing (as git does)
+    try:
+        pager = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, env=environment)
+    except OSError:
+        return False
+    assert pager.stdin is not None
+    try:
+        pager.stdin.write(text.encode("utf-8"))
+        pager.stdin.close()
+    except BrokenPipeError:  # the reader quit the pager early
+        pass
+    return pager.wait() != 127  # 127: the shell found no such command
+
+
+# --- reader fetch-text ---------------------------------------------------------------------------
+
+
+def cmd_fetch_text(args, settings) -> int:
+    from reader.errors import ArxivError
+    from reader.fulltext.store import TextStore
+
+    store = open_store(args, settings)
+    if not (args.ids or args.topic or args.starred):
+        raise ReaderError("name the papers: IDs, --topic NAME or --starred")
+    wanted: dict[str, int] = {}
+    for ref in args.ids:
+        pid, version = cached_paper(store, ref)
+        wanted[pid] = version
+    if args.topic or args.starred:
+        lib = library(store)
+        positions, versions = lib.index.positions(), lib.index.versions
+        for name in args.topic or [None]:
+            for pid in selected_ids(lib, topic=topic_name(store, name), starred=args.starred):
+                wanted.setdefault(pid, versions[positions[pid]])
+    stored = TextStore(store.data_dir).stored_versions()
+    todo = [(pid, version) for pid, version in wanted.items() if stored.get(pid, 0) < version]
+    already = len(wanted) - len(todo)
+    failed = 0
+
+    async def job(fetcher):
+        nonlocal failed
+        for number, (pid, version) in enumerate(todo, start=1):
+            where = f"[{number}/{len(todo)}] {pid}v{version}"
+            try:
+                document = await fetcher.text(pid, version)
+            except ArxivError as error:
+                failed += 1
+                print(f"{where}: FAILED: {error}", file=sys.stderr)
+                continue
+            source = "HTML" if document.source == "html" else "PDF (no HTML)"
+            print(f"{where}: stored from the {source}, {plural(len(document.blocks), 'block', thousands=True)}", file=sys.stderr)
+
+    if todo:
+        _run(settings, job)
+    done = len(todo) - failed
+    summary = f"fetched {done:,} of {plural(len(todo), 'text', thousands=True)}"
+    if already:
+        summary += f"; {already:,} stored already"
+    if failed:
+        summary += f"; {failed:,} failed"
+    print(summary)
+    return 1 if failed else 0
+
+
+# --- reader pdf ----------------------------------------------------------------------------------
+
+
+def cmd_pdf(args, settings) -> int:
+    store = open_store(args, settings)
+    output = None
+    if args.output is not None:
+        from reader.userfiles import path_problem
+
+        problem = path_problem(args.output)
+        if problem:
+            raise ReaderError(problem)
+        output = Path(args.output).expanduser()
+    pid, cached = cached_paper(store, args.id)
+    path = _run(settings, lambda fetcher: fetcher.pdf(pid, cached))
+    if output is not None:
+        from reader.userfiles import FileWriteError, write_user_file
+
+        try:
+            write_user_file(output, path.read_bytes())
+        except FileWriteError as error:
+            raise ReaderError(str(error)) from None
+        except OSError as error:
+            raise ReaderError(f"cannot read {path}: {error.strerror}") from None
+        path = output
+    print(os.path.abspath(path))
+    return 0
+
+
+# --- reader refs ---------------------------------------------------------------------------------
+
+
+def cmd_refs(args, settings) -> int:
+    from reader.fulltext.store import TextStore
+
+    store = open_store(args, settings)
+    pid, _ = cached_paper(store, args.id)
+    document = TextStore(store.data_dir).load(pid)
+    if document is None:
+        raise ReaderError(f"no stored text of {pid}: `reader text {pid}` or `reader fetch-text {pid}` fetches it")
+    rows = reference_rows(store, document)
+    if args.json:
+        print_json(rows)
+        return 0
+    if not rows:
+        print(f"the text of {pid}v{document.version} has no references", file=sys.stderr)
+    for row in rows:
+        line = row["text"]
+        if row["arxiv_id"]:
+            marks = [name for name in ("cached", "starred", "read") if row[name]]
+            line += f"  [arXiv:{row['arxiv_id']}{': ' + ', '.join(marks) if marks else ''}]"
+        print(line)
+    return 0
+
+
+def reference_rows(store, document) -> list[dict]:
+    references = document.references
+    ids = [block.arxiv_id for block in references if block.arxiv_id]
+    cached = store.cached_versions(ids) if ids else {}
+    marks = store.marks()
+    return [
+        {
+            "text": block.text,
+            "arxiv_id": block.arxiv_id,
+            "cached": block.arxiv_id in cached,
+            "starred": block.arxiv_id in marks.starred,
+            "read": block.arxiv_id in marks.read,
+        }
+        for block in references
+    ]

@@ -1,0 +1,85 @@
+"""The app's full-text fetch, run in a child process: `python -m reader.fulltext.child` reads one
+job (a JSON line) on stdin, fetches and stores the text, and writes JSON lines on stdout:
+`{"progress": [what, bytes]}` and `{"notice": ...}` as it goes, then `{"done": source}` or
+`{"error": "..."}`. Parsing a page (and a hostile page's worst) costs the child's memory and
+GIL, never the app's; the app reads the stored text once it is there. Closing stdin (the app
+quit, or the view closed) stops it: a text is stored whole or not at all."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import logging
+import sys
+import threading
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+from reader.arxiv.options import ClientOptions
+from reader.errors import ReaderError
+
+
+def fetch_job(data_dir: Path, paper_id: str, version: int, options: ClientOptions) -> dict[str, Any]:
+    return {
+        "data_dir": str(data_dir), "id": paper_id, "version": version, "client": dataclasses.asdict(options),
+        "log": bool(logging.getLogger("reader").handlers),  # log where the app logs, if it does
+    }
+
+
+def _say(message: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+async def _fetch(job: dict[str, Any]) -> str:
+    from reader.arxiv.client import ArxivClient
+    from reader.fulltext.fetch import TextFetcher
+    from reader.fulltext.store import TextStore
+
+    last = [0]
+
+    def progress(what: str, received: int) -> None:
+        if received - last[0] >= 256 * 1024 or received < last[0]:  # a line per quarter megabyte
+            last[0] = received
+            _say({"progress": [what, received]})
+
+    options = ClientOptions(**job["client"])
+    async with ArxivClient(options, on_notice=lambda message: _say({"notice": message})) as client:
+        document = await TextFetcher(client, TextStore(Path(job["data_dir"]))).text(job["id"], int(job["version"]), progress)
+    return document.source
+
+
+def main() -> int:
+    from reader import logs
+
+    job = json.loads(sys.stdin.readline())
+    with logs.logging_to(logs.log_file()) if job.get("log") else nullcontext():
+        return _run(job)
+
+
+def _run(job: dict[str, Any]) -> int:
+    loop = asyncio.new_event_loop()
+    task = loop.create_task(_fetch(job))
+
+    def watch_stdin() -> None:  # the app closed our stdin: stop
+        sys.stdin.read()
+        loop.call_soon_threadsafe(task.cancel)
+
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    try:
+        _say({"done": loop.run_until_complete(task)})
+    except asyncio.CancelledError:
+        return 1
+    except ReaderError as error:
+        _say({"error": str(error)})
+    except Exception as error:  # never a traceback in the app: one line, the details here
+        _say({"error": f"the full text could not be fetched ({type(error).__name__})"})
+    finally:
+        loop.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+"""Fetching a paper's full text: arXiv's HTML first (`<html_url><id>v<version>`), its PDF when
+there is no HTML (`<pdf_url><id>v<version>`), each through the arXiv client (one connection, the
+polite delay between requests, retries; a 404 is final). The HTML streams into the LaTeXML
+reader as it arrives and the PDF into its file: neither is ever held whole."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+from reader.arxiv.client import ArxivClient
+from reader.errors import ArxivError, ArxivNotFoundError, ReaderError
+from reader.fulltext.document import Block, Document
+from reader.fulltext.html import LatexmlText, PageRefused
+from reader.fulltext.store import TextStore
+
+log = logging.getLogger("reader.fulltext")
+Progress = Callable[[str, int], None]  # (what: "html" or "pdf", bytes received so far)
+
+
+def document_url(base: str, paper_id: str, version: int) -> str:
+    """`https://arxiv.org/html/` + `2511.02810v2` (a base without a final `/` gets one)."""
+    return (base if base.endswith("/") else base + "/") + f"{paper_id}v{version}"
+
+
+class _Html:
+    """Receives the HTML into the LaTeXML reader."""
+
+    def __init__(self, progress: Progress | None):
+        self.reader = LatexmlText()
+        self.received = 0
+        self.progress = progress
+
+    def feed(self, piece: bytes) -> None:
+        self.received += len(piece)
+        try:
+            self.reader.feed_bytes(piece)
+        except ArxivError:
+            raise
+        except Exception:  # html.parser's own failure on a strange page: logged, told in one line
+            log.exception("reading an HTML page failed")
+            raise PageRefused("arXiv's page could not be read") from None
+        if self.progress is not None:
+            self.progress("html", self.received)
+
+    def discard(self) -> None:
+        self.reader = LatexmlText()
+        self.received = 0
+
+    def finish(self) -> list[Block] | None:
+        """The blocks; None when the page holds no LaTeXML article (the PDF is read instead)."""
+        try:
+            blocks = self.reader.finish()
+        except ArxivError:
+            raise
+        except Exception:
+            log.exception("reading an HTML page failed")
+            raise PageRefused("arXiv's page could not be read") from None
+        return blocks if self.reader.found_article else None
+
+
+class _PdfFile:
+    """Receives the PDF into a temporary file beside its place, renamed there when complete."""
+
+    def __init__(self, path: Path, progress: Progress | None):
+        self.path = path
+        self.tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
+        self.progress = progress
+        self.received = 0
+        self._file: IO[bytes] | None = None
+
+    def feed(self, piece: bytes) -> None:
+        try:
+            if self._file is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = open(self.tmp, "wb")  # noqa: SIM115 (open across the download)
+            self._file.write(piece)
+        except OSError as error:
+            self.discard()
+            raise ReaderError(f"cannot write {self.path}: {error.strerror or error}") from None
+        self.received += len(piece)
+        if self.progress is not None:
+            self.progress("pdf", self.received)
+
+    def discard(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        self.tmp.unlink(missing_ok=True)
+        self.received = 0
+
+    def finish(self) -> Path:
+        try:
+            if self._file is None:  # an empty body
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = open(self.tmp, "wb")  # noqa: SIM115
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            self._file = None
+            os.replace(self.tmp, self.path)
+        except OSError as error:
+            self.discard()
+            raise ReaderError(f"cannot write {self.path}: {error.strerror or error}") from None
+        return self.path
+
+
+class TextFetcher:
+    """Full texts and PDFs of cached papers, fetched through `client` into `texts`."""
+
+    def __init__(self, client: ArxivClient, texts: TextStore):
+        self.client = client
+        self.texts = texts
+
+    async def pdf(self, paper_id: str, version: int, progress: Progress | None = None) -> Path:
+        """The PDF of that version, from the data directory when saved before (no request)."""
+        saved = self.texts.stored_pdf(paper_id, version)
+        if saved is not None:
+            return saved
+        url = document_url(self.client.options.pdf_url, paper_id, version)
+        target = self.texts.pdf_path(paper_id, version)
+        try:
+            return await self.client.download(url, lambda: _PdfFile(target, progress), lambda receiver: receiver.finish())
+        except ArxivNotFoundError:
+            raise ArxivNotFoundError(f"arXiv has no PDF of {paper_id}v{version}") from None
+
+    async def text(self, paper_id: str, version: int, progress: Progress | None = None) -> Document:
+        """Fetch, store and return the text of that version: the HTML, or the PDF's text."""
+        url = document_url(self.client.options.html_url, paper_id, version)
+        try:
+            blocks = await self.client.download(url, lambda: _Html(progress), lambda receiver: receiver.finish())
+        except ArxivNotFoundError:
+            blocks = None
+            why = "no HTML"
+        else:
+            why = "an HTML page without the paper's text"
+        if blocks is not None:
+            document = Document(paper_id, version, "html", tuple(blocks))
+        else:
+            log.info("%sv%d: %s; reading the PDF", paper_id, version, why)
+            try:
+                path = await self.pdf(paper_id, version, progress)
+            except ArxivNotFoundError:
+                if why == "no HTML":
+                    raise ArxivNotFoundError(f"arXiv has neither HTML nor a PDF of {paper_id}v{version}") from None
+                raise ArxivNotFoundError(f"arXiv's HTML of {paper_id}v{version} holds no paper text, and it has no PDF") from None
+            from reader.fulltext.pdf import pdf_blocks  # pypdf is imported only for a PDF
+
+            document = Document(paper_id, version, "pdf", tuple(await asyncio.to_thread(pdf_blocks, path)))
+        await asyncio.to_thread(self.texts.save, document)
+        return document

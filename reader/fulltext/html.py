@@ -1,0 +1,442 @@
+"""arXiv's HTML paper (LaTeXML's output inside arXiv's chrome) read into blocks of text.
+
+Fed piece by piece as the page arrives (html.parser is a streaming tokenizer); open elements live
+on an explicit stack, so a page nested 100,000 levels deep costs memory, never recursion, and
+one nested deeper than MAX_DEPTH is refused in one line. Only `<article class="ltx_document">`
+is read (arXiv's header, banner, infobox and footer are outside it), and within it nothing a
+reader of the page would not see: script, style, noscript, template, head and dialog contents,
+CSS-hidden classes, MathML's glyphs. No attribute value is kept but math's TeX (`alttext`, as
+text) and a reference's link, only to read an arXiv id from it. See
+shared/docs/arxiv-html.md for LaTeXML's classes."""
+
+from __future__ import annotations
+
+import codecs
+from html import unescape
+from html.parser import HTMLParser
+
+from reader.errors import ArxivError
+from reader.fulltext.clean import printable
+from reader.fulltext.document import (
+    AUTHORS,
+    CAPTION,
+    CELL_SEPARATOR,
+    FOOTNOTE,
+    HEADING,
+    ITEM,
+    MATH,
+    PARAGRAPH,
+    REFERENCE,
+    ROW,
+    TITLE,
+    Block,
+)
+from reader.fulltext.refs import arxiv_id_in_link, arxiv_id_in_text
+
+MAX_DEPTH = 250_000  # open elements; 100,000 nested levels are read whole
+# Bounds on what a page may hold, so that time and memory are bounded too (html.parser takes a
+# few microseconds per tag; a real paper has tens of thousands of elements outside its math).
+MAX_ELEMENTS = 1_000_000
+MAX_TEXT = 16 * 1024 * 1024  # characters of text read; a long paper has a few hundred thousand
+MAX_BLOCKS = 100_000
+MAX_PENDING = 16 * 1024 * 1024  # characters of one tag, comment or math element not yet complete
+FEED_BYTES = 1024 * 1024  # html.parser copies what it holds at each feed: fed in large pieces
+VOID = frozenset(["area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param", "source", "track", "wbr"])
+# Elements whose contents are never text to read. The opaque ones hold raw text or markup that
+# never displays: nothing inside them counts, not even an end tag of another element.
+OPAQUE = frozenset(["head", "noscript", "template", "title", "textarea", "iframe", "noembed", "noframes", "xmp", "plaintext"])
+HIDDEN_TAGS = frozenset(["script", "style", "dialog", "svg", "button", "select", "option", "canvas", "audio", "video", "object", "form"])
+# Hidden by arXiv's and LaTeXML's CSS (ltx_note_outer only on narrow screens: footnotes are read).
+HIDDEN_CLASSES = frozenset(
+    ["ltx_rdf", "ltx_nodisplay", "ltx_tag_note", "ltx_author_before", "ltx_author_after", "ltx_phantom", "sr-only"]
+)
+BLOCK_TAGS = frozenset(
+    ["p", "div", "section", "article", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ul", "ol", "dl", "dt", "dd", "table", "tbody", "thead", "tfoot", "figure", "figcaption", "blockquote", "pre", "header", "footer", "nav", "aside", "main", "hr"]
+)
+
+# What an open element did when it started, undone when it ends (bits of a frame's int).
+HIDE, ARTICLE, CONTEXT, ROW_OPEN, CELL, NOTE_TEXT, BIBLIOGRAPHY, BIB_ITEM = 1, 2, 4, 8, 16, 32, 64, 128
+AUTHOR_LIST, AUTHOR, EQUATION, NOTE, NOTE_MARK, ITEM_TAG, BLOCK = 256, 512, 1024, 2048, 4096, 8192, 16384
+
+
+class PageRefused(ArxivError):
+    """A page the reader will not read (nested too deep): final, never retried."""
+
+
+class LatexmlText(HTMLParser):
+    """feed(bytes) as they arrive, then blocks() for the text in reading order."""
+
+    def __init__(self) -> None:
+        # Character references are converted here, as they come: html.parser's own conversion
+        # holds back every text up to the next tag, however long.
+        super().__init__(convert_charrefs=False)
+        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        self._pending = bytearray()
+        self._elements = 0
+        self._text = 0
+        self._blocks = 0
+        self._stack: list[tuple[str, int]] = []  # (tag, what it did)
+        self._open: dict[str, int] = {}  # tag -> how many are on the stack (an end tag matches in O(1))
+        self._opaque: str | None = None  # inside <head>, <noscript>, ...: everything skipped up to its end
+        self._opaque_nesting = 0
+        self._hidden = 0  # open hiding elements
+        self._articles = 0  # open ltx_document articles
+        self._article_done = False  # the first one ended: later ones are not the paper
+        self._parts: list[str] = []  # the text of the block being read
+        self._saved: list[list[str]] = []  # outer blocks' parts while a capture reads its own
+        self._context: list[str] = [PARAGRAPH]  # the kind of block being read
+        self._main: list[Block] = []
+        self._bibliography: list[Block] = []  # printed last, wherever the page has it
+        self._in_bibliography = 0
+        self._notes: list[str] = []  # footnotes read, placed after the block they belong to
+        self._marks: list[str] = []  # open footnotes' marks
+        self._cells: list[str] | None = None  # the open table row's cells
+        self._rows = 0  # open rows (a table inside a cell adds to its cell)
+        self._equations = 0
+        self._equation_start = 0  # where the open equation row's blocks start
+        self._authors: list[str] | None = None
+        self._links: list[str] = []  # arXiv ids read from the open reference's links
+        self._cell_open = 0
+        self._note_text_open = 0
+        self._item_tag = ""  # a list item's bullet or number, put before its first block
+        self.found_article = False
+
+    # --- input ---------------------------------------------------------------------------------
+
+    def feed_bytes(self, piece: bytes) -> None:
+        self._pending += piece
+        if len(self._pending) >= FEED_BYTES:
+            self._feed_pending()
+
+    def _feed_pending(self, final: bool = False) -> None:
+        text = self._decoder.decode(bytes(self._pending), final=final)
+        self._pending.clear()
+        self.feed(text)
+        if len(self.rawdata) > MAX_PENDING:
+            raise PageRefused(f"the page has a tag, comment or formula longer than {MAX_PENDING // 2**20} MB; refused")
+
+    def finish(self) -> list[Block]:
+        """The blocks: the paper's, then its bibliography. Call once, after the last piece."""
+        self._feed_pending(final=True)
+        if self.rawdata.startswith("<"):
+            self.rawdata = ""  # a tag or comment never finished: nothing a browser would show
+        self.close()
+        self._flush()
+        return self._main + self._bibliography
+
+    # --- tags ----------------------------------------------------------------------------------
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self._opaque is not None:
+            if tag == self._opaque:
+                self._opaque_nesting += 1
+            elif tag == "body" and self._opaque == "head":  # a head never closed ends here
+                self._opaque = None
+            return
+        if tag in OPAQUE:
+            self._opaque, self._opaque_nesting = tag, 1
+            return
+        self._elements += 1
+        if self._elements > MAX_ELEMENTS:
+            raise PageRefused(f"the page has more than {MAX_ELEMENTS:,} elements; refused")
+        if tag in VOID:
+            if tag in ("br", "hr"):
+                self.handle_data(" ")
+            return
+        self._push(tag, self._start(tag, _classes(attrs), attrs))
+        if tag == "math":
+            self.set_cdata_mode("math")  # its MathML is skipped unread, up to </math>
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag == "math":
+            self.clear_cdata_mode()
+        if tag not in VOID and self._opaque is None:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._opaque is not None:
+            if tag == self._opaque:
+                self._opaque_nesting -= 1
+                if not self._opaque_nesting:
+                    self._opaque = None
+            return
+        if not self._open.get(tag):
+            return  # closes nothing open: ignored, as a browser would
+        while self._stack:
+            open_tag, did = self._stack.pop()
+            self._open[open_tag] -= 1
+            self._end(did)
+            if open_tag == tag:
+                break
+
+    def handle_data(self, data: str) -> None:
+        if self._opaque is None and self._reading():
+            self._text += len(data)
+            if self._text > MAX_TEXT:
+                raise PageRefused(f"the paper's text is longer than {MAX_TEXT // 2**20} MB; refused")
+            self._parts.append(data)
+
+    def handle_charref(self, name: str) -> None:
+        # The character itself, even a control one (html.unescape would drop an ESC and keep
+        # what follows it): an escape sequence written as references is then dropped whole.
+        try:
+            point = int(name[1:], 16) if name[:1] in "xX" else int(name)
+        except ValueError:
+            self.handle_data(f"&#{name};")
+            return
+        self.handle_data(chr(point) if 0 < point < 0x110000 and not 0xD800 <= point < 0xE000 else "\ufffd")
+
+    def handle_entityref(self, name: str) -> None:
+        self.handle_data(unescape(f"&{name};"))
+
+    def _reading(self) -> bool:
+        return self._articles > 0 and not self._hidden
+
+    def _push(self, tag: str, did: int) -> None:
+        if len(self._stack) >= MAX_DEPTH:
+            raise PageRefused(f"the page nests elements more than {MAX_DEPTH:,} deep; refused")
+        self._stack.append((tag, did))
+        self._open[tag] = self._open.get(tag, 0) + 1
+
+    def _start(self, tag: str, classes: frozenset[str], attrs: list[tuple[str, str | None]]) -> int:
+        """What the element does as it starts; returns the bits that say what to undo at its end."""
+        if not self._articles:
+            if tag == "article" and "ltx_document" in classes and not self._article_done and not self._hidden:
+                self._articles = 1
+                self.found_article = True
+                return ARTICLE
+            if tag in HIDDEN_TAGS or classes & HIDDEN_CLASSES:
+                self._hidden += 1
+                return HIDE
+            return 0
+        if self._hidden or tag in HIDDEN_TAGS or classes & HIDDEN_CLASSES:
+            self._hidden += 1
+            return HIDE
+        if tag == "math":
+            self._math(attrs)
+            self._hidden += 1  # MathML's glyphs: the TeX stands for them
+            return HIDE
+        did = 0
+        if tag == "article":
+            self._articles += 1
+            did |= ARTICLE
+        if tag in BLOCK_TAGS:
+            self._boundary()
+            did |= BLOCK
+        if "ltx_note" in classes:
+            self._marks.append("")
+            did |= NOTE
+        elif "ltx_note_mark" in classes:
+            if self._note_text_open:  # the mark again, at the note's start
+                self._hidden += 1
+                return did | HIDE
+            self._capture()
+            did |= NOTE_MARK
+        elif "ltx_note_content" in classes and self._marks:
+            self._capture()
+            self._note_text_open += 1
+            did |= NOTE_TEXT
+        elif "ltx_tag_item" in classes and self._context[-1] == ITEM:
+            self._capture()
+            did |= ITEM_TAG
+        if "ltx_bibliography" in classes:
+            self._in_bibliography += 1
+            did |= BIBLIOGRAPHY
+        if "ltx_equation" in classes or "ltx_equationgroup" in classes:
+            self._equations += 1
+            self._equation_start = len(self._main)
+            did |= EQUATION
+        elif self._equations and (tag == "tr" or "ltx_eqn_row" in classes):
+            self._equation_start = len(self._main)
+        elif tag == "tr" or "ltx_tr" in classes:
+            if not self._rows:
+                self._cells = []
+            self._rows += 1
+            did |= ROW_OPEN
+        elif (tag in ("td", "th") or "ltx_td" in classes) and self._rows == 1 and not self._cell_open:
+            self._capture()
+            self._cell_open += 1
+            did |= CELL
+        if "ltx_authors" in classes and self._authors is None:
+            self._authors = []
+            did |= AUTHOR_LIST
+        elif "ltx_creator" in classes and self._authors is not None:
+            self._capture()
+            did |= AUTHOR
+        kind = _kind(tag, classes, self._in_bibliography > 0)
+        if kind is not None:
+            self._context.append(kind)
+            did |= CONTEXT
+        if did & CONTEXT and kind == REFERENCE and not self._saved:
+            self._capture()  # one line, whatever blocks it holds
+            self._links = []
+            did |= BIB_ITEM
+        if tag == "a" and self._context[-1] == REFERENCE:
+            href = dict(attrs).get("href") or ""
+            found = arxiv_id_in_link(href)
+            if found:
+                self._links.append(found)
+        return did
+
+    def _end(self, did: int) -> None:
+        if not did:
+            return
+        if did & HIDE:
+            self._hidden -= 1
+            return
+        if did & NOTE_MARK:
+            mark = self._release()
+            if self._marks:
+                self._marks[-1] = mark
+            if mark:
+                self._parts.append(f"[^{mark}]")
+        if did & ITEM_TAG:
+            self._item_tag = self._release()
+        if did & NOTE_TEXT:
+            self._note_text_open -= 1
+            text = self._release()
+            if text:
+                mark = self._marks[-1] if self._marks else ""
+                self._notes.append(f"[^{mark}]: {text}" if mark else text)
+        if did & NOTE:
+            self._marks.pop()
+        if did & CELL:
+            self._cell_open -= 1
+            cell = self._release()
+            if self._cells is not None:
+                self._cells.append(cell)
+        if did & AUTHOR:
+            name = self._release()
+            if name and self._authors is not None:
+                self._authors.append(name)
+        if did & ROW_OPEN:
+            self._rows -= 1
+            if not self._rows:
+                self._end_row()
+        if did & BIB_ITEM:
+            self._end_reference()
+        if did & BLOCK:
+            if self._equations:
+                self._end_equation_part()
+            else:
+                self._boundary()
+        if did & AUTHOR_LIST:
+            self._flush()
+            names, self._authors = self._authors or [], None
+            if names:
+                self._add(Block(AUTHORS, "; ".join(names)))
+        if did & EQUATION:
+            self._end_equation_part()
+            self._equations -= 1
+        if did & CONTEXT and self._context.pop() == ITEM:
+            self._item_tag = ""
+        if did & BIBLIOGRAPHY:
+            self._flush()
+            self._in_bibliography -= 1
+        if did & ARTICLE:
+            self._flush()
+            self._articles -= 1
+            if not self._articles:
+                self._article_done = True
+
+    # --- what the elements make ----------------------------------------------------------------
+
+    def _math(self, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        tex = printable(values.get("alttext") or "")
+        if not tex or not self._reading():
+            return
+        if values.get("display") == "block" and not self._saved:
+            self._boundary()
+            self._add(Block(MATH, f"$${tex}$$"))
+        else:
+            self._parts.append(f"${tex}$" if values.get("display") != "block" else f"$${tex}$$")
+
+    def _capture(self) -> None:
+        """Read the element's text apart (a cell, a footnote, an author, a mark)."""
+        self._saved.append(self._parts)
+        self._parts = []
+
+    def _release(self) -> str:
+        text = printable("".join(self._parts))
+        self._parts = self._saved.pop() if self._saved else []
+        return text
+
+    def _boundary(self) -> None:
+        """Between blocks: the text so far is one (within a captured piece, a space)."""
+        if self._saved:
+            self._parts.append(" ")
+        else:
+            self._flush()
+
+    def _flush(self) -> None:
+        text = printable("".join(self._parts)) if self._parts else ""
+        self._parts = []
+        if text:
+            if self._item_tag:
+                text, self._item_tag = f"{self._item_tag} {text}", ""
+            self._add(Block(self._context[-1], text))
+        self._place_notes()
+
+    def _add(self, block: Block) -> None:
+        self._blocks += 1
+        if self._blocks > MAX_BLOCKS:
+            raise PageRefused(f"the paper has more than {MAX_BLOCKS:,} paragraphs; refused")
+        (self._bibliography if self._in_bibliography else self._main).append(block)
+
+    def _place_notes(self) -> None:
+        if self._notes and not self._saved:
+            notes, self._notes = self._notes, []
+            for note in notes:
+                self._add(Block(FOOTNOTE, note))
+
+    def _end_row(self) -> None:
+        cells, self._cells = self._cells or [], None
+        self._flush()
+        if any(cells):
+            self._add(Block(ROW, CELL_SEPARATOR.join(cells)))
+        self._place_notes()
+
+    def _end_equation_part(self) -> None:
+        """An equation's number (the text beside its display math) joins the math's line."""
+        if self._saved:
+            self._parts.append(" ")
+            return
+        tag = printable("".join(self._parts))
+        self._parts = []
+        target = self._bibliography if self._in_bibliography else self._main
+        if tag and len(target) > self._equation_start and target[-1].kind == MATH:
+            target[-1] = Block(MATH, f"{target[-1].text} {tag}")
+        elif tag:
+            self._add(Block(PARAGRAPH, tag))
+        self._equation_start = len(self._main)
+        self._place_notes()
+
+    def _end_reference(self) -> None:
+        text = self._release()
+        if text:
+            found = self._links[0] if self._links else arxiv_id_in_text(text)
+            self._add(Block(REFERENCE, text, found))
+        self._links = []
+        self._place_notes()
+
+
+def _classes(attrs: list[tuple[str, str | None]]) -> frozenset[str]:
+    for name, value in attrs:
+        if name == "class" and value:
+            return frozenset(value.split())
+    return frozenset()
+
+
+def _kind(tag: str, classes: frozenset[str], in_bibliography: bool) -> str | None:
+    """The kind of block an element's text makes, when the element decides it."""
+    if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
+        return TITLE if "ltx_title_document" in classes else HEADING
+    if "ltx_bibitem" in classes or (tag == "li" and in_bibliography):
+        return REFERENCE
+    if tag == "li":
+        return ITEM
+    if tag == "figcaption" or "ltx_caption" in classes:
+        return CAPTION
+    return None

@@ -1,0 +1,140 @@
+"""The full text in the app (issue 30): `v` in the detail view, stored or fetched, offline, hostile."""
+
+from __future__ import annotations
+
+from reader.app import ReaderApp
+from reader.app.screens.detail import DetailScreen
+from reader.app.screens.full_text import FullTextScreen
+from reader.arxiv.client import ClientOptions
+from reader.fulltext.document import HEADING, PARAGRAPH, REFERENCE, TITLE, Block, Document
+from reader.fulltext.store import TextStore
+from tests.fulltext_pages import HTML, PAPER_HTML
+from tests.test_app import open_paper, ready, settings
+from tests.test_app import papers as papers  # noqa: F401 (fixtures)
+from tests.test_app import store as store  # noqa: F401
+
+OFFLINE = "http://127.0.0.1:9"  # nothing listens there
+
+
+def app_for(store, base: str = OFFLINE) -> ReaderApp:
+    options = ClientOptions(
+        api_url=f"{base}/api/query", rss_url=f"{base}/rss/", html_url=f"{base}/html/", pdf_url=f"{base}/pdf/",
+        delay=0, retries=0, timeout=2,
+    )
+    return ReaderApp(store, settings(), client_options=options, sync_on_start=False)
+
+
+def shown(app) -> list[str]:
+    return [line.rstrip() for line in app.screen.query_one("#full-text").lines.texts]
+
+
+async def open_full_text(pilot) -> FullTextScreen:
+    """`v` in the detail view (opened first when not open), then wait for the text or why not."""
+    if not isinstance(pilot.app.screen, DetailScreen):
+        await open_paper(pilot)
+    await pilot.press("v")
+    await ready(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, FullTextScreen)
+    for _ in range(200):  # a fetch runs in a child process
+        if screen.document is not None or screen.problem is not None and not screen.problem.startswith("Fetching"):
+            break
+        await pilot.pause(0.05)
+        await ready(pilot)
+    return screen
+
+
+async def test_v_shows_a_stored_text_offline_and_the_detail_view_counts_starred_citations(store, papers):
+    app = app_for(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        detail = app.screen
+        assert isinstance(detail, DetailScreen)
+        paper, cited = detail.paper, papers[5].id  # a cached paper, starred
+        store.set_marks([cited], starred=True)
+        app.service.library.starred.add(cited)
+        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (
+            Block(TITLE, "A Stored Title"), Block(HEADING, "1 Introduction"), Block(PARAGRAPH, "word " * 1000 + "end."),
+            Block(HEADING, "References"), Block(REFERENCE, f"[1] Toolformer. arXiv:{cited}.", cited),
+            Block(REFERENCE, "[2] Not cached. arXiv:2101.00009.", "2101.00009"),
+        )))
+        await pilot.press("v")
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, FullTextScreen) and screen.problem is None
+        lines = shown(app)
+        assert "A Stored Title" in lines and "1 Introduction" in lines
+        body = [line for line in lines if line.startswith("word")]
+        assert len(body) > 1 and all(len(line) <= 114 for line in body)  # wrapped to the screen
+        assert f"[1] Toolformer. arXiv:{cited}.  ◆ arXiv:{cited} in your cache · ★ starred" in lines
+        assert "[2] Not cached. arXiv:2101.00009." in lines  # not marked: not in the cache
+        await pilot.press("G")
+        assert screen.query_one("#full-text").scroll_offset.y > 0  # the detail view's keys scroll it
+        await pilot.press("escape")
+        await ready(pilot)
+        assert app.screen is detail
+        record = "\n".join(detail.record_view.lines.texts)
+        assert "stored (v" in record and "cites 1 of your starred papers" in record
+
+
+async def test_v_with_arxiv_unreachable_says_why_in_one_line(store):
+    app = app_for(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        screen = await open_full_text(pilot)
+        assert screen.document is None
+        lines = [line for line in shown(app) if line.strip()]
+        assert len(lines) == 1 and lines[0].startswith("  No full text: arXiv cannot be reached")
+        await pilot.press("escape")
+        await ready(pilot)
+        assert isinstance(app.screen, DetailScreen)
+
+
+async def test_v_fetches_in_the_background_and_keeps_the_text(store, fake_arxiv):
+    app = app_for(store, fake_arxiv.base)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        fake_arxiv.documents[f"/html/{paper.id}v{paper.version}"] = (HTML, PAPER_HTML)
+        screen = await open_full_text(pilot)
+        assert screen.document is not None, screen.problem
+        lines = shown(app)
+        assert "Reward Shaping for Tool-Using Agents" in lines and "1 Introduction" in lines
+        assert not any("CHROME" in line for line in lines)
+        assert [r.path for r in fake_arxiv.document_requests()] == [f"/html/{paper.id}v{paper.version}"]
+    assert TextStore(store.data_dir).stored_versions() == {paper.id: paper.version}
+
+
+async def test_hostile_text_is_shown_literally(store):
+    app = app_for(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        hostile = "[bold red]not bold[/] [link=https://evil.example]x[/link] \\[escaped] [@click=app.quit]quit[/]"
+        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(PARAGRAPH, hostile),)))
+        await pilot.press("v")
+        await ready(pilot)
+        assert hostile in shown(app)
+        assert app.is_running
+
+
+def test_full_text_snapshot(snap_compare, store):
+    async def run_before(pilot):
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = pilot.app.screen.paper
+        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (
+            Block(TITLE, "Reward Shaping for Tool-Using Agents"), Block("authors", "Ada Lovelace; Alan Turing"),
+            Block(HEADING, "1 Introduction"),
+            Block(PARAGRAPH, r"We shape the reward with a potential $\Phi(s)$ so that the optimal policy is unchanged, " * 3),
+            Block("math", r"$$r'(s,a,s') = r(s,a,s') + \gamma\Phi(s') - \Phi(s)$$ (1)"),
+            Block("item", "• a potential learned from demonstrations;"), Block("row", "Method | Success | Steps"),
+            Block(HEADING, "References"), Block(REFERENCE, "[1] T. Schick et al. Toolformer. arXiv:2302.04761, 2023.", "2302.04761"),
+        )))
+        await pilot.press("v")
+        await ready(pilot)
+
+    assert snap_compare(app_for(store), terminal_size=(100, 30), run_before=run_before)
