@@ -1,0 +1,360 @@
+"""How the code's modules depend on each other, read with `ast` (nothing under test is imported).
+
+The rules (README, Layout), for every module of reader/ and benchmarks/:
+1. No import cycle. Every import counts wherever it stands, inside a function too (a lazy import is
+   still a dependency); only those under `if TYPE_CHECKING:` do not. `from pkg import name` depends
+   on pkg/__init__.py unless `name` is a submodule (then on the submodule alone).
+2. No import of another module's private name (`_x`; dunders aside), nor of a private module from
+   outside its package.
+3. App and CLI code (reader/app/, reader/commands/, reader/cli.py) imports nothing from
+   reader/store/files.py, nor `write_atomic` or `shard_of` from any module of reader/store/.
+And the layering: nothing under arxiv/, store/, core/, searchdb/, sync/, service/ imports textual,
+reader.app, reader.commands or reader.cli (under TYPE_CHECKING neither).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("reader", "benchmarks")
+APP_AND_CLI = ("reader.app", "reader.commands", "reader.cli")
+STORAGE_INTERNALS = ("write_atomic", "shard_of")
+LOWER_LAYERS = tuple(f"reader.{layer}" for layer in ("arxiv", "store", "core", "searchdb", "sync", "service"))
+UPPER_LAYERS = ("textual", "reader.app", "reader.commands", "reader.cli")
+
+
+@dataclass(frozen=True)
+class Import:
+    importer: str  # the importing module's dotted name
+    where: str  # its file and the statement's line, "reader/cli.py:12"
+    module: str  # the module named by the statement (`from module import name`, `import module`)
+    name: str | None  # the name taken from it (None for `import module`)
+    target: str  # what the statement depends on: the submodule when `name` is one, else `module`
+    type_checking: bool  # under `if TYPE_CHECKING:`
+
+
+def modules(root: Path) -> dict[str, Path]:
+    """Every module of the packages under `root`, by dotted name (a package by its __init__.py)."""
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            parts = path.relative_to(root).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def imports(root: Path) -> list[Import]:
+    known = modules(root)
+    found = []
+    for importer, path in known.items():
+        tree = ast.parse(path.read_bytes(), str(path))
+        relative = path.relative_to(root).as_posix()
+        for node, type_checking in _import_statements(tree, type_checking=False):
+            where = f"{relative}:{node.lineno}"
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    found.append(Import(importer, where, alias.name, None, alias.name, type_checking))
+                continue
+            module = _absolute(node, importer, is_package=path.name == "__init__.py")
+            for alias in node.names:
+                submodule = f"{module}.{alias.name}"
+                target = submodule if submodule in known else module
+                found.append(Import(importer, where, module, alias.name, target, type_checking))
+    return found
+
+
+def _import_statements(node: ast.AST, *, type_checking: bool) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
+    """Every import statement in `node`, at any depth, and whether it sits under `if TYPE_CHECKING:`."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.Import | ast.ImportFrom):
+            yield child, type_checking
+        elif isinstance(child, ast.If) and _is_type_checking(child.test):
+            for statement in child.body:
+                yield from _import_statements(ast.Module(body=[statement], type_ignores=[]), type_checking=True)
+            for statement in child.orelse:
+                yield from _import_statements(ast.Module(body=[statement], type_ignores=[]), type_checking=type_checking)
+        else:
+            yield from _import_statements(child, type_checking=type_checking)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _absolute(node: ast.ImportFrom, importer: str, *, is_package: bool) -> str:
+    """The dotted name `from ... import` names, relative forms resolved against the importer."""
+    if not node.level:
+        return node.module or ""
+    package = importer.split(".") if is_package else importer.split(".")[:-1]
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _within(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == prefix or module.startswith(prefix + ".") for prefix in prefixes)
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+# --- the rules -----------------------------------------------------------------------------------
+
+
+def cycles(root: Path) -> list[str]:
+    """Each import cycle (one per knot of modules that reach each other): its modules, and the
+    shortest loop through them with the line of each import."""
+    known = modules(root)
+    edges: dict[str, dict[str, str]] = {name: {} for name in known}
+    for imp in imports(root):
+        if not imp.type_checking and imp.target in known and imp.target != imp.importer:
+            edges[imp.importer].setdefault(imp.target, imp.where)
+    problems = []
+    for knot in _strongly_connected(edges):
+        if len(knot) < 2:
+            continue
+        start = min(knot)
+        loop = _shortest_loop(edges, start, knot)
+        steps = " -> ".join(f"{module} ({edges[module][following]})" for module, following in zip(loop, loop[1:]))
+        problems.append(f"import cycle among {', '.join(sorted(knot))}: {steps} -> {start}")
+    return sorted(problems)
+
+
+def _strongly_connected(edges: dict[str, dict[str, str]]) -> list[set[str]]:
+    """Tarjan's strongly connected components, iteratively (no recursion limit to meet)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    knots = []
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, following = work[-1]
+            for successor in following:
+                if successor not in index:
+                    index[successor] = low[successor] = len(index)
+                    stack.append(successor)
+                    on_stack.add(successor)
+                    work.append((successor, iter(sorted(edges[successor]))))
+                    break
+                if successor in on_stack:
+                    low[node] = min(low[node], index[successor])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    knot = set()
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        knot.add(member)
+                        if member == node:
+                            break
+                    knots.append(knot)
+    return knots
+
+
+def _shortest_loop(edges: dict[str, dict[str, str]], start: str, knot: set[str]) -> list[str]:
+    """The modules of the shortest path from `start` back to it within `knot`, start first and last."""
+    came_from: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for module in frontier:
+            for successor in sorted(edges[module]):
+                if successor == start:
+                    path = [module]
+                    while path[-1] != start:
+                        path.append(came_from[path[-1]])
+                    return [*reversed(path), start]
+                if successor in knot and successor not in came_from:
+                    came_from[successor] = module
+                    following.append(successor)
+        frontier = following
+    raise AssertionError(f"{start} is in a cycle but no loop leads back to it")
+
+
+def private_imports(root: Path) -> list[str]:
+    problems = []
+    for imp in imports(root):
+        if imp.name is not None and _is_private(imp.name):
+            problems.append(f"{imp.where}: {imp.importer} imports the private name {imp.name} from {imp.module}")
+        parts = imp.target.split(".")
+        for depth, part in enumerate(parts):
+            owner = ".".join(parts[:depth])
+            if _is_private(part) and not _within(imp.importer, (owner,)):
+                problems.append(f"{imp.where}: {imp.importer} imports the private module {imp.target}")
+                break
+    return _by_place(problems)
+
+
+def storage_internals(root: Path) -> list[str]:
+    problems = []
+    for imp in imports(root):
+        if not _within(imp.importer, APP_AND_CLI):
+            continue
+        if _within(imp.target, ("reader.store.files",)):
+            problems.append(f"{imp.where}: {imp.importer} imports from reader.store.files (a storage internal)")
+        elif _within(imp.module, ("reader.store",)) and imp.name in STORAGE_INTERNALS:
+            problems.append(f"{imp.where}: {imp.importer} imports {imp.name} from {imp.module} (a storage internal)")
+    return _by_place(problems)
+
+
+def layering(root: Path) -> list[str]:
+    return _by_place(
+        f"{imp.where}: {imp.importer} (a lower layer) imports {imp.target}"
+        for imp in imports(root)
+        if _within(imp.importer, LOWER_LAYERS) and _within(imp.target, UPPER_LAYERS)
+    )
+
+
+def _by_place(problems: Iterable[str]) -> list[str]:
+    """Problems that start with "file:line:", by file and line."""
+
+    def place(problem: str) -> tuple[str, int]:
+        file, line, _ = problem.split(":", 2)
+        return file, int(line)
+
+    return sorted(problems, key=place)
+
+
+# --- the code as it is ---------------------------------------------------------------------------
+
+
+def test_every_module_is_read():
+    found = modules(ROOT)
+    assert {"reader", "reader.cli", "reader.app.screens.main", "reader.store.files", "benchmarks.probe"} <= set(found)
+    assert len(imports(ROOT)) > 500
+
+
+def test_no_import_cycle():
+    problems = cycles(ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def test_no_private_name_is_imported():
+    problems = private_imports(ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def test_app_and_cli_code_keep_off_storage_internals():
+    problems = storage_internals(ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def test_lower_layers_import_neither_textual_nor_the_app_nor_the_cli():
+    problems = layering(ROOT)
+    assert not problems, "\n".join(problems)
+
+
+# --- each rule can fail --------------------------------------------------------------------------
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+def test_a_cycle_through_a_function_level_import_is_reported_with_its_modules_and_lines(tmp_path):
+    root = _tree(tmp_path, {
+        "reader/__init__.py": "",
+        "reader/a.py": "from reader import b\n",
+        "reader/b.py": "import os\n\n\ndef late():\n    from reader.c import thing\n    return thing\n",
+        "reader/c.py": "from reader.a import b\n",  # `b` is a name of reader.a, not a module of it
+    })
+    assert cycles(root) == [
+        "import cycle among reader.a, reader.b, reader.c: reader.a (reader/a.py:1) -> reader.b (reader/b.py:5)"
+        " -> reader.c (reader/c.py:1) -> reader.a"
+    ]
+
+
+def test_a_type_checking_import_makes_no_cycle(tmp_path):
+    root = _tree(tmp_path, {
+        "reader/__init__.py": "",
+        "reader/d.py": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from reader.e import E\n",
+        "reader/e.py": "import typing\n\nfrom reader.d import D\n\nif typing.TYPE_CHECKING:\n    from reader import d\n",
+    })
+    assert cycles(root) == []
+    # ... though the same import outside the guard does.
+    (root / "reader/d.py").write_text("def late():\n    from .e import E\n")
+    assert cycles(root) == ["import cycle among reader.d, reader.e: reader.d (reader/d.py:2) -> reader.e (reader/e.py:3) -> reader.d"]
+
+
+def test_a_package_importing_its_own_submodules_is_no_cycle(tmp_path):
+    root = _tree(tmp_path, {
+        "reader/__init__.py": "",
+        "reader/store/__init__.py": "from reader.store.files import write\n",
+        "reader/store/files.py": "from reader.store.schema import FORMAT\n",
+        "reader/store/schema.py": "FORMAT = 1\n",
+    })
+    assert cycles(root) == []
+    (root / "reader/store/schema.py").write_text("from reader.store import write\n")  # back through __init__.py
+    assert cycles(root) == [
+        "import cycle among reader.store, reader.store.files, reader.store.schema: reader.store (reader/store/__init__.py:1)"
+        " -> reader.store.files (reader/store/files.py:1) -> reader.store.schema (reader/store/schema.py:1) -> reader.store"
+    ]
+
+
+def test_a_private_import_is_reported(tmp_path):
+    root = _tree(tmp_path, {
+        "reader/__init__.py": "__version__ = '1'\n",
+        "reader/cli.py": "from reader import __version__\nfrom reader.commands.common import _store as store, open_store\n",
+        "reader/commands/__init__.py": "",
+        "reader/commands/common.py": "def _store(): ...\n",
+        "benchmarks/probe.py": "def run():\n    from .search import _fresh\n    import textual._compositor\n",
+        "benchmarks/search.py": "",
+    })
+    assert private_imports(root) == [
+        "benchmarks/probe.py:2: benchmarks.probe imports the private name _fresh from benchmarks.search",
+        "benchmarks/probe.py:3: benchmarks.probe imports the private module textual._compositor",
+        "reader/cli.py:2: reader.cli imports the private name _store from reader.commands.common",
+    ]
+
+
+def test_write_atomic_and_store_files_under_app_or_commands_are_reported(tmp_path):
+    root = _tree(tmp_path, {
+        "reader/__init__.py": "",
+        "reader/store/__init__.py": "from reader.store.files import shard_of, write_atomic\n",
+        "reader/store/files.py": "def write_atomic(): ...\ndef shard_of(): ...\n",
+        "reader/store/user.py": "from reader.store.files import write_atomic\n",  # the store itself may
+        "reader/app/__init__.py": "",
+        "reader/app/screens/export.py": "def save():\n    from reader.store import write_atomic\n",
+        "reader/commands/digest.py": "from ..store import files\n",
+        "reader/cli.py": "import reader.store.files as f\nfrom reader.store.files import shard_of\n",
+    })
+    assert storage_internals(root) == [
+        "reader/app/screens/export.py:2: reader.app.screens.export imports write_atomic from reader.store (a storage internal)",
+        "reader/cli.py:1: reader.cli imports from reader.store.files (a storage internal)",
+        "reader/cli.py:2: reader.cli imports from reader.store.files (a storage internal)",
+        "reader/commands/digest.py:1: reader.commands.digest imports from reader.store.files (a storage internal)",
+    ]
+
+
+def test_a_lower_layer_importing_the_app_or_textual_is_reported(tmp_path):
+    root = _tree(tmp_path, {
+        "reader/__init__.py": "",
+        "reader/cli.py": "",
+        "reader/service/views.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from textual.app import App\n",
+        "reader/core/text.py": "def f():\n    from reader import cli\n",
+        "reader/app/main.py": "import textual\nfrom reader.core import text\n",  # the app may
+    })
+    assert layering(root) == [
+        "reader/core/text.py:2: reader.core.text (a lower layer) imports reader.cli",
+        "reader/service/views.py:3: reader.service.views (a lower layer) imports textual.app",
+    ]
