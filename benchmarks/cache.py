@@ -50,6 +50,14 @@ def synthetic_papers(count: int, today: date, seed: int = 1) -> list[Paper]:
     return papers
 
 
+def fresh_papers(count: int) -> list[Paper]:
+    """Papers none of the benchmark caches hold (their ids are beyond the caches')."""
+    papers = synthetic_papers(count, date(2026, 12, 2), seed=7)
+    for i, paper in enumerate(papers):
+        paper.id = f"{paper.id[:4]}.{90000 + i:05d}"
+    return papers
+
+
 def build_cache(data_dir: Path, count: int, today: date) -> list[Paper]:
     """A data directory holding `count` papers in three topics, some read and starred."""
     store = Store(data_dir)

@@ -275,20 +275,9 @@ async def contended(data_dir: str, count: int) -> None:
          user_write_max_ms=max(writes) * 1000 if writes else None, user_write_median_ms=statistics.median(writes) * 1000 if writes else None)
 
 
-def fresh_papers(count: int):
-    """Papers none of the benchmark caches hold (their ids are beyond the caches')."""
-    from datetime import date
-
-    from benchmarks.cache import synthetic_papers
-
-    papers = synthetic_papers(count, date(2026, 12, 2), seed=7)
-    for i, paper in enumerate(papers):
-        paper.id = f"{paper.id[:4]}.{90000 + i:05d}"
-    return papers
-
-
 def serve(count: int) -> None:
     """A loopback arXiv in its own process (as the real one would be), until killed."""
+    from benchmarks.cache import fresh_papers
     from tests.arxiv_server import FakeArxiv
 
     fake = FakeArxiv().start()

@@ -84,7 +84,7 @@ def probe(data_dir: str) -> None:
     cards_ms = (time.perf_counter() - started) * 1000
     assert len(cards) == 50
     size = sum(p.stat().st_size for p in (Path(data_dir) / "search").iterdir())
-    from benchmarks.probe import fresh_papers
+    from benchmarks.cache import fresh_papers
     from reader.store.store import shard_of
 
     fresh = fresh_papers(SYNC_PAPERS)
