@@ -15,6 +15,7 @@ from reader.errors import QueryError, ReaderError, StoreError
 from reader.ids import parse_paper_id
 from reader.models import Paper
 
+EXIT_ERROR = 1  # the exit status of every failure
 # The stores this run opened: `reader.cli.main` reports their repairs made after opening too.
 opened: list = []
 
@@ -57,6 +58,17 @@ def validated_query(query: str, *, for_arxiv: bool):
     except QueryError as error:
         shown = query if len(query) <= 80 else query[:60] + "..."  # a long query would drown the message
         raise ReaderError(f"invalid query {shown!r}: {error.describe()}") from None
+
+
+def positive_int(text: str) -> int:
+    """An argument's type: a whole number, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
 
 
 def topic_name(store, name: str | None) -> str | None:

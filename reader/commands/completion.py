@@ -51,11 +51,9 @@ def cmd_completion(args, settings) -> int:
 
 
 def cmd_complete(args, settings) -> int:
-    from reader.cli import build_parser
-
     words = args.words[1:] if args.words[:1] == ["--"] else args.words
     typed, current = [_dequote(w) for w in words[:-1]], words[-1] if words else ""
-    found = candidates(build_parser(), typed, _dequote(current), lambda kind: _names(kind, typed, settings))
+    found = candidates(args.root_parser, typed, _dequote(current), lambda kind: _names(kind, typed, settings))
     for candidate in found:
         print(_for_bash(candidate, current) if args.shell == "bash" and candidate != FILES else candidate)
     return 0

@@ -8,6 +8,7 @@ import sys
 from datetime import date, timedelta
 from pathlib import Path
 
+from reader.commands.common import library, open_store, topic_name
 from reader.core.text import plural
 from reader.errors import ReaderError
 
@@ -39,7 +40,6 @@ def _since(text: str, store, today: date) -> date:
 
 
 def run(args: argparse.Namespace, settings) -> int:
-    from reader.cli import _library, _store, _topic_name
     from reader.core.citation import exportable
     from reader.core.coverage import view_coverage
     from reader.core.digest import TopicDigest, html_page, markdown
@@ -51,26 +51,26 @@ def run(args: argparse.Namespace, settings) -> int:
         problem = path_problem(args.output)
         if problem:
             raise ReaderError(f"-o {args.output!r}: {problem}")
-    store = _store(args, settings)
+    store = open_store(args, settings)
     today = settings.today()
     since = _since(args.since, store, today)
-    names = [str(_topic_name(store, n)) for n in args.topic] if args.topic else [t.name for t in store.topics()]
+    names = [str(topic_name(store, n)) for n in args.topic] if args.topic else [t.name for t in store.topics()]
     if not names:
         raise ReaderError("no topics yet: add one with `reader topics add NAME QUERY`")
-    library = _library(store)
-    index = library.index
+    lib = library(store)
+    index = lib.index
     first_day = since.toordinal()
     chosen: dict[str, list[str]] = {}
     for name in names:
         bit = index.bit(name)
         chosen[name] = [pid for pid, day, mask in zip(index.ids, index.days, index.masks)
-                        if mask & bit and day >= first_day and pid not in library.hidden]
+                        if mask & bit and day >= first_day and pid not in lib.hidden]
     wanted = {pid for ids in chosen.values() for pid in ids}
     papers = {p.id: p for p in exportable(store.papers_by_id(wanted).values())}
     total = store.cached_total(total_window(today))
     spans = store.coverage_spans()  # a window not synced has no figure, as in the topic's chart
     digests = [
-        TopicDigest(name, headline(library.momentum(today, topic=name, total_new_last4=total, coverage=view_coverage(spans, name))),
+        TopicDigest(name, headline(lib.momentum(today, topic=name, total_new_last4=total, coverage=view_coverage(spans, name))),
                     [papers[pid] for pid in ids if pid in papers])
         for name, ids in chosen.items()
     ]

@@ -7,7 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from reader.commands.common import tagged_ids
+from reader.commands.common import library, open_store, selected_papers, tagged_ids, topic_name, validated_query
 from reader.commands.completion import completes_names
 from reader.core.exporting import FORMATS, path_problem, render
 from reader.core.text import plural
@@ -68,28 +68,21 @@ def _check_options(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace, settings) -> int:
-    from reader.cli import (
-        _library,
-        _selected_papers,
-        _store,
-        _topic_name,
-        _validated_query,
-    )
     from reader.store import write_atomic
 
     _check_options(args)
     wanted = _wanted_ids(args.ids)
-    store = _store(args, settings)
-    query = _validated_query(args.query, for_arxiv=False) if args.query else None
-    library = _library(store)
+    store = open_store(args, settings)
+    query = validated_query(args.query, for_arxiv=False) if args.query else None
+    lib = library(store)
     tagged = tagged_ids(store, args.tag)
     only = wanted if tagged is None else tagged if wanted is None else wanted & tagged
-    papers = _selected_papers(
-        store, library, query=query, topic=_topic_name(store, args.topic), starred=args.starred, only=only,
+    papers = selected_papers(
+        store, lib, query=query, topic=topic_name(store, args.topic), starred=args.starred, only=only,
         hidden=None if wanted is not None else False,  # papers named by id are exported even when hidden
     )
     if wanted is not None:
-        missing = sorted(wanted - set(library.index.ids))
+        missing = sorted(wanted - set(lib.index.ids))
         if missing:
             raise ReaderError(f"not in the cache: {', '.join(missing)} (run `reader sync`, or add a topic that finds them)")
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from contextlib import nullcontext
 
 from reader.commands.common import (
     library,
     open_store,
+    positive_int,
     print_json,
     records,
     search_index,
@@ -20,16 +20,6 @@ from reader.commands.common import (
 from reader.commands.completion import completes_names
 from reader.commands.watches import watch_query
 from reader.models import Paper
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def register(commands) -> None:

@@ -6,22 +6,20 @@ from __future__ import annotations
 import argparse
 import sys
 
-from reader.commands.common import print_json
+from reader.commands.common import library, open_store, positive_int, print_json, print_warnings, topic_name
 from reader.core.text import plural
 
 DEFAULT_LIMIT = 20
 
 
 def register(commands) -> None:
-    from reader.cli import _positive_int
-
     rank = commands.add_parser(
         "rank", help="unread papers ranked by what you star, hide and read",
         description="Unread papers ranked by a model trained on your marks: starred papers are what you want, hidden "
         "ones what you do not, papers read without a star count a little against their kind. Needs 3 stars.",
     )
     rank.add_argument("--topic", metavar="NAME", help="only this topic's papers")
-    rank.add_argument("--limit", type=_positive_int, default=DEFAULT_LIMIT, metavar="N", help=f"how many (default {DEFAULT_LIMIT})")
+    rank.add_argument("--limit", type=positive_int, default=DEFAULT_LIMIT, metavar="N", help=f"how many (default {DEFAULT_LIMIT})")
     rank.add_argument("--json", action="store_true", help="print a JSON array of {id, title, score, because}")
     rank.set_defaults(handler=cmd_rank)
 
@@ -31,32 +29,31 @@ def register(commands) -> None:
         "the terms whose share of the topic's papers grew most in the last four weeks against the eight before.",
     )
     rising.add_argument("--topic", metavar="NAME", help="the terms rising in this topic")
-    rising.add_argument("--limit", type=_positive_int, default=DEFAULT_LIMIT, metavar="N", help=f"how many terms (default {DEFAULT_LIMIT})")
+    rising.add_argument("--limit", type=positive_int, default=DEFAULT_LIMIT, metavar="N", help=f"how many terms (default {DEFAULT_LIMIT})")
     rising.add_argument("--json", action="store_true", help="print a JSON array")
     rising.set_defaults(handler=cmd_rising)
 
 
 def cmd_rank(args: argparse.Namespace, settings) -> int:
-    from reader.cli import _library, _print_warnings, _store, _topic_name
     from reader.core import ranking
     from reader.service.triage_sets import RankingCorpus
 
-    store = _store(args, settings)
-    topic = _topic_name(store, args.topic)
-    library = _library(store)
-    stars = sum(pid in library.index for pid in library.starred)
+    store = open_store(args, settings)
+    topic = topic_name(store, args.topic)
+    lib = library(store)
+    stars = sum(pid in lib.index for pid in lib.starred)
     if stars < ranking.MIN_STARS:  # said before any paper is read
         return _needs_stars(ranking.NeedsStars(stars), args.json)
 
     # The whole cache is the corpus (word weights and the background need it), whatever the topic.
-    candidates = library.select(topic=topic) if topic is not None else None
-    result = RankingCorpus(store).rank(starred=library.starred, read=library.read, hidden=library.hidden, candidates=candidates)
+    candidates = lib.select(topic=topic) if topic is not None else None
+    result = RankingCorpus(store).rank(starred=lib.starred, read=lib.read, hidden=lib.hidden, candidates=candidates)
     if isinstance(result, ranking.NeedsStars):  # starred papers whose records are missing
         return _needs_stars(result, args.json)
     best = list(zip(result.ids[: args.limit], result.scores[: args.limit]))
     # Whole records for titles, and for reasons that name authors as they write themselves.
     papers = store.papers_by_id(pid for pid, _ in best)
-    _print_warnings(store)
+    print_warnings(store)
     rows = []
     for pid, score in best:
         paper = papers.get(pid)
@@ -83,24 +80,23 @@ def _needs_stars(needs, as_json: bool) -> int:
 
 
 def cmd_rising(args: argparse.Namespace, settings) -> int:
-    from reader.cli import _library, _store, _topic_name
     from reader.core import rising
     from reader.core.momentum import total_window
     from reader.service.triage_sets import recent_words
 
-    store = _store(args, settings)
-    topic = _topic_name(store, args.topic)
+    store = open_store(args, settings)
+    topic = topic_name(store, args.topic)
     as_of = settings.today()
-    library = _library(store)
+    lib = library(store)
     if topic is None:
-        trends = rising.rising_topics(library, [t.name for t in store.topics()], as_of, store.coverage_spans(), store.cached_total(total_window(as_of)))
+        trends = rising.rising_topics(lib, [t.name for t in store.topics()], as_of, store.coverage_spans(), store.cached_total(total_window(as_of)))
         if args.json:
             print_json([trend.to_json() for trend in trends])
             return 0
         for trend in trends:
             print(f"{trend.topic}\t{_change(trend)}")
         return 0
-    terms = rising.rising_terms(recent_words(store, library.index, topic, as_of), as_of, limit=args.limit)
+    terms = rising.rising_terms(recent_words(store, lib.index, topic, as_of), as_of, limit=args.limit)
     if args.json:
         print_json([term.to_json() for term in terms])
         return 0
