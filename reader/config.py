@@ -274,6 +274,8 @@ def read_config_file(path: Path) -> dict[str, tuple[Any, int]]:
     user's own: it is only ever read. Bad TOML or an unknown setting is a ConfigError naming the line."""
     import tomllib
 
+    from reader.toml_limits import toml_limit_problem
+
     try:
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
@@ -281,6 +283,9 @@ def read_config_file(path: Path) -> dict[str, tuple[Any, int]]:
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
         raise ConfigError(f"cannot read the config file {path}: {reason}") from None
+    too_deep = toml_limit_problem(text)
+    if too_deep:
+        raise ConfigError(f"{path}, line {too_deep[0]}: {too_deep[1]}")
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from reader.config import flatten, toml_error, toml_key_lines
-from reader.errors import StoreError
+from reader.toml_limits import toml_limit_problem
+from reader.userfiles import FileWriteError, write_atomic
 
 KEYMAP_FILE_NAME = "keymap.toml"
 MAX_BAD_LINES = 100  # a file that is mostly not TOML is not worth repairing line by line
@@ -49,13 +50,11 @@ def _locate(config_dir: Path, data_dir: Path, messages: list[str]) -> Path | Non
     if new.is_file():
         messages.append(f"{old} is not read: {new} is used instead (delete the old one)")
         return new
-    from reader.store.files import write_atomic
-
     try:
         new.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(new, old.read_bytes())
         old.unlink()
-    except (OSError, StoreError) as error:
+    except (OSError, FileWriteError) as error:
         messages.append(f"{old} is read from the data directory: could not move it to {new} ({error})")
         return old
     messages.append(f"keymap.toml moved from {old} to {new}, beside the config file")
@@ -64,6 +63,9 @@ def _locate(config_dir: Path, data_dir: Path, messages: list[str]) -> Path | Non
 
 def parse_keymap(text: str, known_ids: set[str]) -> tuple[dict[str, str], list[str]]:
     """Bindings from keymap text, and "line N: problem" for each line that is ignored."""
+    too_deep = toml_limit_problem(text)
+    if too_deep:
+        return {}, [f"line {too_deep[0]}: {too_deep[1]}: the whole file is ignored"]
     problems: list[str] = []
     lines = text.splitlines()
     document: dict = {}

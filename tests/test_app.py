@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import stat
 import time
 
 import pytest
@@ -566,6 +567,19 @@ async def test_keymap_file_remaps_keys_says_which_line_is_wrong_and_moves_beside
     assert not (data_dir / "keymap.toml").exists()
 
 
+@pytest.mark.parametrize("deep", ["[" * 5000 + "]" * 5000, "{a = " * 3000 + "1" + "}" * 3000], ids=["arrays", "inline tables"])
+async def test_a_keymap_nested_thousands_deep_starts_the_app_with_the_default_keys(store, data_dir, tmp_path, deep):
+    (tmp_path / "config").mkdir(exist_ok=True)
+    (tmp_path / "config" / "keymap.toml").write_text('"app.star" = "z"\n"app.read" = ' + deep + "\n")
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("s")  # the default key, not line 1's z: the whole file is ignored
+        assert app.main.paper_list.current in app.service.library.starred
+    assert any("keymap.toml" in m and "line 2: nested more than 8 levels deep" in m and "the whole file is ignored" in m
+               for m in app.message_log), app.message_log
+
+
 async def test_every_action_is_in_the_command_palette(store, papers):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -734,6 +748,26 @@ async def test_a_failed_export_is_said_and_the_next_e_offers_what_was_typed(stor
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert target.read_text().startswith("TY  - ")
+
+
+async def test_the_export_dialog_keeps_a_private_files_mode_and_link(store, tmp_path):
+    target = tmp_path / "library" / "private.bib"
+    target.parent.mkdir()
+    target.write_text("% mine\n")
+    target.chmod(0o600)
+    link = tmp_path / "refs.bib"
+    link.symlink_to(target)
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("s", "e")
+        await ready(pilot)
+        app.screen.query_one("#path").value = str(link)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert link.is_symlink() and target.read_text().count("@misc{") == 1
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
 
 
 async def test_tab_never_lands_in_a_kept_filter(store, papers):

@@ -138,6 +138,41 @@ def test_bad_file_value_is_one_line_naming_file_line_and_setting(capsys, config_
     assert config_file.read_bytes() == before and sorted(p.name for p in config_file.parent.iterdir()) == ["config.toml"]
 
 
+@pytest.mark.parametrize(
+    "text, line",
+    [
+        ("theme = 'nord'\nx = " + "[" * 5000 + "]" * 5000 + "\n", 2),
+        ("x = " + "{a = " * 3000 + "1" + "}" * 3000 + "\n", 1),
+        ("[arxiv]\ndelay = 1\n" + ".".join(["a"] * 5000) + " = 1\n", 3),
+        ("# comment\n\n[" + ".".join(["a"] * 5000) + "]\n", 3),
+        ("x = [\n" + "[\n" * 3000 + "]" * 3000 + "\n", 8),
+    ],
+    ids=["arrays", "inline tables", "dotted keys", "headers", "over lines"],
+)
+@pytest.mark.parametrize("command", [["topics", "list"], ["config"], ["sync", "--help"], ["__complete", "bash", "--", "topics", "remove", ""]])
+def test_a_config_nested_thousands_deep_is_a_one_line_error(capsys, config_file, text, line, command):
+    config_file.write_text(text)
+    code, out, err = run(capsys, *command)
+    if command[-1] == "--help" or command[0] == "__complete":
+        assert "Traceback" not in err and "RecursionError" not in err + out
+        return
+    assert code == 1 and out == ""
+    assert err == f"reader: error: {config_file}, line {line}: nested more than 8 levels deep (no setting needs more than 3)\n"
+
+
+def test_a_config_file_too_large_is_a_one_line_error(capsys, config_file):
+    config_file.write_text("# padding\n" * 200_000)
+    code, _, err = run(capsys, "topics", "list")
+    assert code == 1 and err == f"reader: error: {config_file}, line 1: the file is larger than 1,000,000 characters\n"
+
+
+def test_settings_nested_as_deep_as_they_need_still_read(capsys, config_file):
+    config_file.write_text('theme = "nord"\n[arxiv]\ndelay = 2.5\nsync.weeks = 20\n'.replace("sync.weeks", "\n[sync]\nweeks"))
+    code, out, err = run(capsys, "config", "--json")
+    assert code == 0, err
+    assert "2.5" in out and "20" in out
+
+
 def test_environment_overrides_a_bad_file_value_only_for_that_setting(capsys, monkeypatch, config_file):
     config_file.write_text("[arxiv]\ndelay = -1\n")
     monkeypatch.setenv("READER_ARXIV_DELAY", "2")

@@ -101,6 +101,29 @@ def test_damaged_user_file_is_restored_from_the_last_good_copy(data_dir):
     assert [p.name for p in data_dir.iterdir() if ".damaged-" in p.name]
 
 
+DEEP_JSON = b'{"topics": {"1": ' + b"[" * 100_000 + b"]" * 100_000 + b"}}"
+
+
+def test_user_files_nested_thousands_deep_are_damaged_and_repaired(data_dir):
+    store = filled(data_dir)
+    paper_id = next(iter(store.index()))
+    store.set_marks([paper_id], starred=True)
+    store.set_tags([paper_id], add=["keep"])
+    Store(data_dir)  # a start refreshes the good copies
+    for name in ("user.json", "library.json", "sync.json", "index.json"):
+        (data_dir / name).write_bytes(DEEP_JSON)
+    store = Store(data_dir)
+    assert store.marks().starred == {paper_id} and store.tags_of([paper_id])[paper_id] == ("keep",)
+    assert len(store.index()) == 40 and [t.name for t in store.topics()] == ["T"]
+    said = " ".join(store.warnings)
+    assert "user.json is damaged (nested too deep)" in said and "library.json is damaged (nested too deep)" in said
+    assert "sync.json is damaged (nested too deep)" in said and "index.json is damaged (nested too deep)" in said
+    (data_dir / "user.json").write_bytes(DEEP_JSON)
+    (data_dir / "user.json.bak").write_bytes(DEEP_JSON)
+    store = Store(data_dir)
+    assert any("its copy is damaged too" in w for w in store.warnings) and store.marks().starred == set()
+
+
 def test_damaged_index_is_rebuilt_from_the_papers(data_dir):
     filled(data_dir, 30)
     (data_dir / "index.json").write_bytes(b"\x00garbage")

@@ -43,9 +43,8 @@ def run(args: argparse.Namespace, settings) -> int:
     from reader.core.citation import exportable
     from reader.core.coverage import view_coverage
     from reader.core.digest import TopicDigest, html_page, markdown
-    from reader.core.exporting import path_problem
     from reader.core.momentum import headline, total_window
-    from reader.store import write_atomic
+    from reader.userfiles import path_problem, write_user_file
 
     if args.output not in (None, "-"):
         problem = path_problem(args.output)
@@ -78,7 +77,7 @@ def run(args: argparse.Namespace, settings) -> int:
     if args.output in (None, "-"):
         sys.stdout.write(text)
     else:
-        write_atomic(Path(args.output).expanduser(), text.encode("utf-8"))
+        write_user_file(Path(args.output).expanduser(), text.encode("utf-8"))
         count = sum(len(d.papers) for d in digests)
         print(f"wrote {plural(count, 'paper', thousands=True)} in {len(digests)} topics to {args.output}", file=sys.stderr)
     store.set_setting(LAST_DIGEST, today.isoformat())

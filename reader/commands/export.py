@@ -9,9 +9,10 @@ from pathlib import Path
 
 from reader.commands.common import library, open_store, selected_papers, tagged_ids, topic_name, validated_query
 from reader.commands.completion import completes_names
-from reader.core.exporting import FORMATS, path_problem, render
+from reader.core.exporting import FORMATS, render
 from reader.core.text import plural
 from reader.errors import ReaderError
+from reader.userfiles import link_target, path_problem
 
 
 def register(commands) -> None:
@@ -63,12 +64,25 @@ def _check_options(args: argparse.Namespace) -> None:
         raise ReaderError("--update writes FILE itself: leave out -o")
     for option, value in (("-o", args.output), ("--update", args.update)):
         problem = path_problem(value) if value not in (None, "-") else None
+        if option == "--update" and value is not None and not problem:
+            problem = _update_problem(Path(value).expanduser())
         if problem:
             raise ReaderError(f"{option} {value!r}: {problem}")
 
 
+def _update_problem(path: Path) -> str | None:
+    """Why `--update` may not append to `path`: through a link, only to a regular .bib file (a
+    link to anything else would have its text copied out, or be written as BibTeX)."""
+    if not path.is_symlink():
+        return None
+    target = link_target(path)
+    if target is None or not target.is_file() or target.suffix.lower() != ".bib":
+        return f"a link to {target or 'itself'}, which is not a .bib file: --update follows links only to .bib files"
+    return None
+
+
 def run(args: argparse.Namespace, settings) -> int:
-    from reader.store import write_atomic
+    from reader.userfiles import write_user_file
 
     _check_options(args)
     wanted = _wanted_ids(args.ids)
@@ -93,7 +107,7 @@ def run(args: argparse.Namespace, settings) -> int:
     if args.output is None or args.output == "-":
         sys.stdout.write(text)
     else:
-        write_atomic(Path(args.output).expanduser(), text.encode("utf-8"))
+        write_user_file(Path(args.output).expanduser(), text.encode("utf-8"))
         print(f"wrote {plural(len(papers), 'entry', 'entries', thousands=True)} to {args.output}", file=sys.stderr)
     if not papers:
         written = "the output" if args.output is None or args.output == "-" else "the file"
@@ -102,17 +116,20 @@ def run(args: argparse.Namespace, settings) -> int:
 
 
 def _update(path: Path, papers, *, unicode: bool, tags: dict[str, list[str]], notes: dict[str, str]) -> int:
-    from reader.core.bibfile import update
-    from reader.store import write_atomic
+    from reader.core.bibfile import UnclosedEntryError, update
+    from reader.userfiles import append_user_file
 
     try:
         raw = path.read_bytes() if path.exists() else b""
     except OSError as error:
         raise ReaderError(f"cannot read {path}: {error.strerror or error}") from None
     # Bytes that are not UTF-8 (a latin-1 .bib) go through untouched.
-    result = update(raw.decode("utf-8", "surrogateescape"), papers, unicode=unicode, tags=tags, notes=notes)
+    try:
+        result = update(raw.decode("utf-8", "surrogateescape"), papers, unicode=unicode, tags=tags, notes=notes)
+    except UnclosedEntryError as error:
+        raise ReaderError(f"{path}, {error}") from None
     if result.added:
-        write_atomic(path, result.text.encode("utf-8", "surrogateescape"))
+        append_user_file(path, raw, result.text.encode("utf-8", "surrogateescape"))
     print(f"{path}: added {plural(len(result.added), 'entry', 'entries', thousands=True)}, {len(result.kept):,} already there (kept as they are)",
           file=sys.stderr)
     return 0

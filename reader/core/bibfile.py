@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from reader.core import bibtex, citation
+from reader.errors import ReaderError
 from reader.models import Paper, split_version
 
 # An arXiv id as people write it: `2511.02810`, `arXiv:2511.02810v2`, `hep-th/9901001`,
@@ -42,10 +43,16 @@ class Entry:
     kind: str  # lower case: article, misc, string, comment, ...
     key: str
     fields: dict[str, str]  # lower-case name -> value without its outer delimiters
+    line: int = 1  # where its `@` stands
+    closed: bool = True  # False: its delimiter never closes, and it swallows the rest of the file
+
+
+class UnclosedEntryError(ReaderError):
+    """A .bib file with an entry that never closes: anything appended would become part of it."""
 
 
 def _closing(text: str, start: int, opener: str) -> int:
-    """Index just past the delimiter that closes the entry opened at `start` (or len(text))."""
+    """Index just past the delimiter that closes the entry opened at `start`, or -1."""
     depth = 0
     for i in range(start + 1, len(text)):
         ch = text[i]
@@ -57,7 +64,7 @@ def _closing(text: str, start: int, opener: str) -> int:
             depth -= 1
         elif ch == ")" and opener == "(" and depth == 0:
             return i + 1
-    return len(text)
+    return -1
 
 
 def _value(body: str, position: int) -> tuple[str, int]:
@@ -107,11 +114,15 @@ def parse(text: str) -> list[Entry]:
         if match is None:
             return entries
         end = _closing(text, match.end() - 1, match.group(2))
+        closed = end >= 0
+        if not closed:
+            end = len(text) + 1  # as bibtex reads it: to the end of the file
         kind = match.group(1).lower()
         body = text[match.end() : end - 1]
         position = end
+        line = text.count("\n", 0, match.start()) + 1
         if kind in ("comment", "preamble", "string"):
-            entries.append(Entry(kind, "", {}))
+            entries.append(Entry(kind, "", {}, line, closed))
             continue
         key, _, rest = body.partition(",")
         fields: dict[str, str] = {}
@@ -126,7 +137,7 @@ def parse(text: str) -> list[Entry]:
             if cursor < 0:
                 break
             cursor += 1
-        entries.append(Entry(kind, key.strip(), fields))
+        entries.append(Entry(kind, key.strip(), fields, line, closed))
 
 
 def paper_id(entry: Entry) -> str | None:
@@ -159,6 +170,12 @@ def update(
     notes: dict[str, str] | None = None,
 ) -> Update:
     entries = parse(existing)
+    unclosed = next((entry for entry in entries if not entry.closed), None)
+    if unclosed is not None:
+        raise UnclosedEntryError(
+            f"line {unclosed.line}: the entry @{unclosed.kind}{{{unclosed.key} never closes, so BibTeX would read every entry "
+            "added after it as part of it; close it (a } is missing) and run again"
+        )
     in_file: dict[str, str] = {}
     for entry in entries:
         found = paper_id(entry)

@@ -6,7 +6,17 @@ import re
 
 # Control characters (C0 but whitespace, DEL, C1) and bidirectional controls (marks, embeddings,
 # overrides, isolates): an escape sequence or a reordering of displayed text must never come through.
-_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Nor invisible text: the byte order mark (U+FEFF), the tag characters (U+E0000-E007F, which spell
+# hidden words), the deprecated format controls (U+206A-206F) and interlinear annotations
+# (U+FFF9-FFFB). Zero-width joiners (U+200C, U+200D) stay: Persian, Indic and emoji text need them.
+_UNSAFE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u206a-\u206f"
+    "\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+)
+_INVISIBLE = re.compile("[\ufeff\U000e0000-\U000e007f]")
+# The same invisible characters as UTF-8 bytes, found in a file without decoding it: text cached
+# before clean_text dropped them (U+FEFF; U+E0000-E007F all start F3 A0 80 or F3 A0 81).
+INVISIBLE_UTF8 = (b"\xef\xbb\xbf", b"\xf3\xa0\x80", b"\xf3\xa0\x81")
 
 
 def clean_text(text: str | None) -> str:
@@ -19,6 +29,12 @@ def clean_text(text: str | None) -> str:
         # names, titles and categories, read several times faster than by the regex.
         return " ".join(text.split()) if "  " in text or text[0] == " " or text[-1] == " " else text
     return " ".join(_UNSAFE.sub("", text).split())
+
+
+def has_invisible(text: str | None) -> bool:
+    """Whether text holds a byte order mark or a tag character (dropped by clean_text only
+    since December 2026: older caches may hold them)."""
+    return text is not None and _INVISIBLE.search(text) is not None
 
 
 def clean_multiline(text: str | None) -> str:

@@ -22,9 +22,11 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from reader.core.sanitize import INVISIBLE_UTF8, clean_text, has_invisible
 from reader.errors import StoreError
 from reader.searchdb.rows import COLUMNS, LIST_MARK, Card, Row, prose, row_of
-from reader.store.files import read_json
+from reader.store.files import parse_json
+from reader.store.schema import is_record, without_invisible_text
 
 FORMAT = 2  # bump when rows.py or the schema changes: every partition is then rebuilt
 BUSY_SECONDS = 60.0  # another process's first build of a partition may hold the write lock
@@ -154,11 +156,16 @@ def indexed_stamps(db: sqlite3.Connection) -> dict[str, Stamp]:
 def _shard_docs(path: Path) -> list[dict]:
     """The shard's records; a damaged or missing shard has none (the store repairs it)."""
     try:
-        data = read_json(path)
-    except StoreError:
+        raw = path.read_bytes()
+        data = parse_json(raw, path)
+    except (OSError, StoreError):
         return []
-    docs = (data or {}).get("papers", {})
-    return list(docs.values()) if isinstance(docs, dict) else []
+    docs = data.get("papers", {})
+    if not isinstance(docs, dict):
+        return []
+    if any(marker in raw for marker in INVISIBLE_UTF8):  # cached before clean_text dropped them
+        return [without_invisible_text(doc) if is_record(doc) else doc for doc in docs.values()]
+    return list(docs.values())
 
 
 def update(db: sqlite3.Connection, shards: Mapping[str, Path], gone: Iterable[str] = ()) -> int:
@@ -281,6 +288,10 @@ def cards(db: sqlite3.Connection, ids: list[str]) -> dict[str, Card]:
     )
     found = {}
     for pid, version, primary, published, title, abstract, authors, author_count, affiliations, affiliation_count in rows:
+        if has_invisible(title + abstract + authors + affiliations):  # a row made before clean_text dropped them
+            title, abstract, authors, affiliations = (
+                LIST_MARK.join(clean_text(part) for part in text.split(LIST_MARK)) for text in (title, abstract, authors, affiliations)
+            )
         found[pid] = Card(
             pid, version, primary, published, title, abstract,
             tuple(authors.split(LIST_MARK)) if authors else (), author_count,

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from reader.core import feature_file, ranking
 from reader.core.features import FeatureBlock
-from reader.errors import StoreError
 from reader.service.search_texts import saved_shard_texts
 from reader.store import Store
-from reader.store.files import write_atomic
+from reader.userfiles import FileWriteError, write_atomic
 
 Stamp = tuple[int, int]  # the shard file's modification time (ns) and size
 
@@ -38,7 +37,7 @@ def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
         if payload is not None:
             try:
                 write_atomic(path, payload)
-            except StoreError:
+            except FileWriteError:
                 pass  # a cache: counted again next time
     return block
 

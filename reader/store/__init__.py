@@ -1,7 +1,6 @@
 """The local cache: papers, topics, user state and sync state, in TinyDB files. No Textual."""
 
-from reader.store.files import write_atomic  # for a user's own files too (exports): never half-written
 from reader.store.store import SaveResult, Store
 from reader.store.userstate import Marks, Topic, Watch
 
-__all__ = ["Marks", "SaveResult", "Store", "Topic", "Watch", "write_atomic"]
+__all__ = ["Marks", "SaveResult", "Store", "Topic", "Watch"]

@@ -1,7 +1,8 @@
 """Atomic JSON files in TinyDB's format, and the cross-process lock.
 
 A write goes to a temporary file in the same directory, is flushed to disk, then renamed over
-the old file: a crash at any moment leaves either the old file or the new one, never half of one.
+the old file (reader/userfiles.py): a crash at any moment leaves either the old file or the new
+one, never half of one.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from tinydb.storages import Storage
 
+from reader import userfiles
 from reader.errors import StoreError, StoreLockedError
 from reader.store.schema import ShapeError
 
@@ -53,6 +55,8 @@ def parse_json(raw: bytes, path: Path) -> dict[str, dict[str, Any]]:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as error:
         raise CorruptFileError(path, f"not valid JSON: {error}") from None
+    except RecursionError:  # arrays nested thousands deep: no file of ours is more than a few
+        raise CorruptFileError(path, "nested too deep") from None
     if not isinstance(data, dict) or not all(
         isinstance(table, dict) and all(isinstance(doc, dict) for doc in table.values()) for table in data.values()
     ):
@@ -137,34 +141,12 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 
 def write_atomic(path: Path, payload: bytes) -> None:
-    """Replace `path` with `payload`: a temporary file in the same directory, flushed, renamed."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    """Replace `path` with `payload`, atomically and durably (reader/userfiles.py); StoreError
+    when it cannot be written."""
     try:
-        with open(tmp, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except OSError as error:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        raise StoreError(f"cannot write {path}: {error.strerror or error}") from None
-    _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        userfiles.write_atomic(path, payload)
+    except userfiles.FileWriteError as error:
+        raise StoreError(str(error)) from None
 
 
 def move_aside(path: Path) -> Path:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from datetime import date, datetime
 from typing import Any
 
+from reader.core.sanitize import clean_text, has_invisible
 from reader.errors import StoreError
 from reader.models import ARXIV_ID, PaperIndex
 
@@ -220,6 +221,23 @@ def is_record(doc: dict) -> bool:
         return type(doc.get("abs_url", "")) is str and type(doc.get("pdf_url", "")) is str
     except (KeyError, TypeError):
         return False
+
+
+def without_invisible_text(doc: dict) -> dict:
+    """A record (checked by is_record) with its text cleaned as a feed's is now: a record cached
+    before clean_text dropped a kind of invisible character loses it on the way out (the same
+    record when it has none)."""
+    texts = [doc["title"], doc["abstract"], *(doc.get(key) for key in _OPTIONAL_TEXT)]
+    texts += [part for name, affiliations in doc["authors"] for part in (name, *affiliations)]
+    if not any(has_invisible(text) for text in texts):
+        return doc
+    clean = dict(doc)
+    clean["title"], clean["abstract"] = clean_text(doc["title"]), clean_text(doc["abstract"])
+    clean["authors"] = [[clean_text(name), [clean_text(a) for a in affiliations]] for name, affiliations in doc["authors"]]
+    for key in _OPTIONAL_TEXT:
+        if doc.get(key) is not None:
+            clean[key] = clean_text(doc[key]) or None
+    return clean
 
 
 # --- papers/*.search.json --------------------------------------------------------------------------

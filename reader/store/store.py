@@ -29,6 +29,7 @@ from pathlib import Path
 
 from tinydb import Query
 
+from reader.core.sanitize import INVISIBLE_UTF8
 from reader.core.text import plural
 from reader.errors import StoreError
 from reader.models import IndexEntry, Paper, PaperIndex
@@ -53,6 +54,7 @@ from reader.store.schema import (
     check_search_texts,
     index_document,
     is_record,
+    without_invisible_text,
 )
 from reader.store.syncstate import SyncStateMethods
 from reader.store.user import UserStateMethods, now_ms
@@ -255,16 +257,23 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         damaged, the good ones are written back (the others are fetched at the next sync)."""
         path = self._shard_path(shard)
         try:
-            data = read_json(path)
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return {}
+        except OSError as error:
+            raise StoreError(f"cannot read {path}: {error.strerror}") from None
+        try:
+            data = parse_json(raw, path)
         except CorruptFileError as error:
             aside = move_aside(path)
             self.warnings.append(f"{error}: moved to {aside.name}; its papers are fetched again at the next sync")
             return {}
+        invisible = any(marker in raw for marker in INVISIBLE_UTF8)  # rare: a bytes search spares cleaning every record
         good: dict[str, dict] = {}
         damaged = 0
-        for doc in (data or {}).get("papers", {}).values():
+        for doc in data.get("papers", {}).values():
             if is_record(doc):
-                good[doc["id"]] = doc
+                good[doc["id"]] = without_invisible_text(doc) if invisible else doc
             else:
                 damaged += 1
         if damaged:
@@ -316,7 +325,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         for shard, wanted in by_shard.items():
             docs = find_documents(self._shard_path(shard), "id", wanted) if len(wanted) <= FEW_RECORDS else {}
             if all(pid in docs and is_record(docs[pid]) and self._indexed(pid) for pid in wanted):
-                found.update((pid, Paper.from_json(docs[pid])) for pid in wanted)
+                found.update((pid, Paper.from_json(without_invisible_text(docs[pid]))) for pid in wanted)
             else:  # many, or one missing or odd: the whole shard, checked
                 papers = self.load_papers([shard])
                 found.update((pid, papers[pid]) for pid in wanted if pid in papers)
@@ -326,7 +335,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         """One paper's full record, decoding only it when its shard is sound (the detail view)."""
         doc = find_document(self._shard_path(shard_of(paper_id)), "id", paper_id)
         if doc is not None and is_record(doc) and self._indexed(paper_id):
-            return Paper.from_json(doc)
+            return Paper.from_json(without_invisible_text(doc))
         return self.load_papers([shard_of(paper_id)]).get(paper_id)
 
     def _indexed(self, paper_id: str) -> bool:

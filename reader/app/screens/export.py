@@ -15,10 +15,10 @@ from textual.widgets import Input, Label, RadioButton, RadioSet
 
 from reader.app.memory import give_back_freed
 from reader.app.screens.dialogs import FormDialog
-from reader.core.exporting import FORMATS, SUFFIXES, path_problem
+from reader.core.exporting import FORMATS, SUFFIXES
 from reader.errors import ReaderError
 from reader.service import LibraryService
-from reader.store import write_atomic
+from reader.userfiles import path_problem, write_user_file
 
 LARGE_EXPORT = 1_000  # papers: reading their records takes seconds, so the export says it started
 FORMAT_LABELS = {"bibtex": "BibTeX (.bib)", "ris": "RIS (.ris): Zotero, EndNote, Mendeley", "csl-json": "CSL-JSON (.json): Zotero, Pandoc"}
@@ -126,7 +126,7 @@ class ExportActions(Screen):
         try:
             papers = self.service.papers(choice.ids)
             text = self.service.export_text(choice.format, papers)
-            write_atomic(target, text.encode("utf-8"))
+            write_user_file(target, text.encode("utf-8"))
         except ReaderError as error:
             self.app.call_from_thread(self._export_failed, choice, f"Export failed: {error}")
             return

@@ -1,0 +1,169 @@
+"""Writing files so that a crash never leaves half of one: the app's own (the cache, saved
+features, a keymap it moves) and the user's (exports, `--update`, digests).
+
+A write goes to a temporary file in the same directory, is flushed to disk, then renamed over the
+old file. A user's file stays what it was: an existing one keeps its mode, owner and group; a
+symbolic link stays a link (the file it points at is replaced); a file with other hard links is
+written in place, so every name of it sees the new text.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from reader.errors import ReaderError
+
+
+class FileWriteError(ReaderError):
+    """A file could not be written (or may not be): the message names it and says why."""
+
+
+def path_problem(text: str) -> str | None:
+    """Why `text` cannot be the file an export writes, or None. A folder is refused (`.`, `/`, a
+    trailing slash): no file name is invented; so is a folder that takes no new file, and a
+    device, pipe or socket."""
+    if not text.strip():
+        return "Give a file path."
+    path = Path(text.strip()).expanduser()
+    if text.strip().endswith(os.sep) or path.is_dir():
+        return f"{path} is a folder: give a file name, e.g. {path / 'starred.bib'}"
+    target = link_target(path)
+    if target is None:
+        return f"{path} is a link that leads nowhere a file can be (a loop)"
+    if target.exists() and not target.is_file():
+        return f"{path} is not a regular file (a device, pipe or socket)"
+    if not target.parent.is_dir():
+        return f"The folder {target.parent} does not exist."
+    try:  # a file with no name (Linux), gone when closed: nothing is left behind
+        with tempfile.TemporaryFile(dir=target.parent):
+            pass
+    except OSError as error:  # said before the records are read, not seconds later
+        return f"Cannot write in the folder {target.parent}: {error.strerror or error}"
+    return None
+
+
+def write_atomic(path: Path, payload: bytes) -> None:
+    """Replace `path` with `payload` (a new file gets the umask's mode); FileWriteError names it."""
+    _replace(path, payload, like=None)
+
+
+def write_user_file(path: Path, payload: bytes) -> None:
+    """Replace the user's file at `path` with `payload`, keeping what the file was (see the
+    module docstring); FileWriteError names the file and says why."""
+    target = link_target(path)
+    if target is None:
+        raise FileWriteError(f"cannot write {path}: it is a link that leads nowhere a file can be (a loop)")
+    try:
+        status: os.stat_result | None = target.stat()
+    except FileNotFoundError:
+        status = None
+    except OSError as error:
+        raise FileWriteError(f"cannot write {path}: {error.strerror or error}") from None
+    if status is not None and not stat.S_ISREG(status.st_mode):
+        raise FileWriteError(f"cannot write {path}: not a regular file")
+    if status is not None and status.st_nlink > 1:
+        _rewrite_in_place(target, path, payload, keep=0)
+    else:
+        _replace(target, payload, like=status)
+
+
+def append_user_file(path: Path, old: bytes, new: bytes) -> None:
+    """Write `new` (which starts with `old`, the file's bytes as read) to the user's file at
+    `path`: replaced whole, or, for a file with other hard links, appended in place and cut back
+    to its old length should the write fail. A file changed since it was read is left alone."""
+    if not new.startswith(old):
+        raise ValueError("an append must keep the file's bytes")
+    target = link_target(path)
+    if target is None:
+        raise FileWriteError(f"cannot write {path}: it is a link that leads nowhere a file can be (a loop)")
+    try:
+        status = target.stat()
+    except FileNotFoundError:
+        status = None
+    except OSError as error:
+        raise FileWriteError(f"cannot write {path}: {error.strerror or error}") from None
+    if status is None or status.st_nlink <= 1:
+        write_user_file(path, new)
+    elif status.st_size != len(old):
+        raise FileWriteError(f"{path} changed while it was being read: nothing was written, run the command again")
+    else:
+        _rewrite_in_place(target, path, new, keep=len(old))
+
+
+def link_target(path: Path) -> Path | None:
+    """The file `path` names once its links are followed (itself when not a link; the path a
+    dangling link points at); None for a loop."""
+    if not path.is_symlink():
+        return path
+    target = Path(os.path.realpath(path))
+    return None if target.is_symlink() else target
+
+
+def _replace(path: Path, payload: bytes, *, like: os.stat_result | None) -> None:
+    """A temporary file beside `path`, given `like`'s mode, owner and group, flushed, renamed."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            if like is not None:
+                _take_ownership_of(handle.fileno(), like)
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as error:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise FileWriteError(f"cannot write {path}: {error.strerror or error}") from None
+    _fsync_dir(path.parent)
+
+
+def _take_ownership_of(fd: int, like: os.stat_result) -> None:
+    """Give the open file `like`'s owner, group and mode, as far as this user may."""
+    try:
+        os.fchown(fd, like.st_uid, like.st_gid)
+    except OSError:
+        try:  # not root: the group alone, when the user belongs to it
+            os.fchown(fd, -1, like.st_gid)
+        except OSError:
+            pass
+    os.fchmod(fd, stat.S_IMODE(like.st_mode))  # after chown, which clears set-id bits
+
+
+def _rewrite_in_place(target: Path, named: Path, payload: bytes, *, keep: int) -> None:
+    """Write `payload[keep:]` at offset `keep` of a hard-linked file and cut it there: every link
+    sees the change. On failure the old bytes are put back (the kept ones were never touched)."""
+    try:
+        with open(target, "r+b") as handle:
+            old_tail = b"" if keep else handle.read()
+            try:
+                handle.seek(keep)
+                handle.write(payload[keep:])
+                handle.truncate()
+                handle.flush()
+                os.fsync(handle.fileno())
+            except OSError:
+                handle.seek(keep)
+                handle.write(old_tail)
+                handle.truncate()
+                handle.flush()
+                raise
+    except OSError as error:
+        raise FileWriteError(f"cannot write {named}: {error.strerror or error}") from None
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
