@@ -52,24 +52,23 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
 
 
 def decode(raw: bytes, name: str) -> str:
-    """The file's text: UTF-8 (a byte order mark allowed), UTF-16 with its mark, or Latin-1 as
-    older JabRef files are, when that reads as text. Control characters (NUL above all) mean it
-    is not a text file."""
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        candidates = ["utf-16"]
-    else:
-        candidates = ["utf-8-sig", "cp1252"]
-    for encoding in candidates:
+    """The file's text: UTF-16 when it starts with its mark, else UTF-8 (a byte order mark
+    allowed), else Windows-1252 or Latin-1 as older JabRef files are. A control character (NUL
+    above all) means it is not a text file."""
+    encodings = ("utf-16",) if raw.startswith((b"\xff\xfe", b"\xfe\xff")) else ("utf-8-sig", "cp1252", "latin-1")
+    for encoding in encodings:
         try:
             text = raw.decode(encoding)
+            break
         except UnicodeDecodeError:
             continue
-        bad = _CONTROL.search(text)
-        if bad is not None:
-            line = text.count("\n", 0, bad.start()) + 1
-            raise ImportFileError(f"{name} is not a text file (a control character, {bad.group()!r}, on line {line}): nothing was changed")
-        return text
-    raise ImportFileError(f"{name} is not a text file in an encoding reader knows (UTF-8, UTF-16, Latin-1): nothing was changed")
+    else:
+        raise ImportFileError(f"{name} is not a text file (it starts as UTF-16 but is not): nothing was changed")
+    bad = _CONTROL.search(text)
+    if bad is not None:
+        line = text.count("\n", 0, bad.start()) + 1
+        raise ImportFileError(f"{name} is not a text file (a control character, {bad.group()!r}, on line {line}): nothing was changed")
+    return text
 
 
 def title_key(title: str) -> str:
