@@ -23,7 +23,7 @@ from reader.core.coverage import view_coverage
 from reader.core.exporting import render
 from reader.core.library import Library
 from reader.core.momentum import Momentum, headline, total_window
-from reader.core.query import Node
+from reader.core.query import Node, parse
 from reader.core.ranking import NeedsStars
 from reader.errors import ReaderError, StoreError
 from reader.models import Paper, PaperIndex
@@ -319,10 +319,15 @@ class LibraryService(TagsAndNotes, TriageMethods):
 
         return self._writer.submit(write)
 
-    def add_topic(self, name: str, query: str) -> Topic:
+    def add_topic(self, name: str, query: str) -> tuple[Topic, int, CacheUpdate]:
+        """Add a topic (its query in arXiv's syntax, checked by the caller) and give it at once,
+        with no request, every cached paper its query matches here: (the topic, how many
+        papers it got, the cache's state after, for the UI's thread). The next sync adds
+        arXiv's answer; until then the topic's weeks are not synced."""
         topic = self.store.add_topic(name, query)
         self.topics = self.store.topics()
-        return topic
+        filled = self.store.add_to_topic(topic.name, self.search.matching(parse(query)))
+        return topic, filled, self.read_update()
 
     def remove_topic(self, name: str) -> CacheUpdate:
         self.store.remove_topic(name)

@@ -10,6 +10,7 @@ from textual import work
 from textual.screen import Screen
 
 from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog, TextDialog
+from reader.core.text import plural
 from reader.errors import ReaderError
 from reader.service import ALL, CacheUpdate, LibraryService, View
 from reader.store import Topic
@@ -46,17 +47,21 @@ class CollectionActions(Screen):
 
     @work(thread=True, group="topics")
     def _add_topic(self, name: str, query: str) -> None:
+        """The topic comes with the cached papers its query matches (no request), then syncs."""
         try:
-            topic = self.service.add_topic(name, query)
+            topic, filled, update = self.service.add_topic(name, query)
         except ReaderError as error:
             self.app.call_from_thread(self.app.notify, str(error), severity="error")
             return
-        self.app.call_from_thread(self._topic_added, topic)
+        self.app.call_from_thread(self._topic_added, topic, filled, update)
 
-    def _topic_added(self, topic: Topic) -> None:
+    def _topic_added(self, topic: Topic, filled: int, update: CacheUpdate) -> None:
+        self.service.apply_update(update)
         self.refresh_sidebar()
         self.view = View.of_topic(topic.name)
-        self.app.notify(f"Added '{topic.name}'. Syncing it now.")
+        self.refresh_everything()
+        found = f"{plural(filled, 'cached paper', thousands=True)} match{'es' if filled == 1 else ''} it"
+        self.app.notify(f"Added '{topic.name}': {found}. Syncing it now." if not self.status.syncing else f"Added '{topic.name}': {found}.")
         if not self.status.syncing:
             self.start_sync([topic])
 
