@@ -16,6 +16,7 @@ from reader.commands import (
     listing,
     marks,
     momentum,
+    similar,
     sync,
     tags_notes,
     topics,
@@ -27,7 +28,7 @@ from reader.config import default_data_dir, load_settings
 from reader.errors import ReaderError
 
 # The subcommands' modules, in the order `reader --help` lists their commands.
-COMMANDS = (sync, topics, listing, marks, tags_notes, watches, momentum, export, importing, digest, triage, config, completion)
+COMMANDS = (sync, topics, listing, marks, tags_notes, watches, momentum, export, importing, digest, triage, similar, config, completion)
 # Arguments that are paths: any bytes the system allows (the others must be valid text).
 PATH_ARGUMENTS = ("data_dir", "output", "file")
 

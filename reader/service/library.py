@@ -25,6 +25,7 @@ from reader.core.library import Library
 from reader.core.momentum import Momentum, headline, total_window
 from reader.core.query import Node, parse
 from reader.core.ranking import NeedsStars
+from reader.core.similar import Likeness, like_paper
 from reader.errors import ReaderError, StoreError
 from reader.models import Paper, PaperIndex
 from reader.searchdb import Card
@@ -189,6 +190,14 @@ class LibraryService(TagsAndNotes, TriageMethods):
             ids = [pid for pid in ids if pid not in read]
         return ids
 
+
+    def similar(self, paper_id: str, *, limit: int, leave_out: set[str]) -> tuple[Paper, Likeness]:
+        """The paper and the cached papers most like it (see core/similar.py), in a worker: a
+        few queries of the search index. SearchNotReady before its first build is done."""
+        paper = self.load_paper(paper_id)
+        if paper is None:
+            raise ReaderError("this paper is no longer in the cache")
+        return paper, like_paper(self.search, paper, limit=limit, leave_out=leave_out)
 
     def _as_of(self) -> date:
         return self.settings.today()
