@@ -109,7 +109,7 @@ class SimilarScreen(PaperScreen):
         self.dismiss(None)
 
     @on(PaperList.Opened)
-    def _open(self, event: PaperList.Opened) -> None:
+    def _opened(self, event: PaperList.Opened) -> None:
         self._set_marks(event.paper_id, read=True)
         self._read_for_detail(self.paper_list.ids, event.paper_id)
 
