@@ -215,8 +215,8 @@ def test_features_counted_from_the_records_rank_as_those_from_saved_search_texts
 
 
 def test_a_sync_leaves_every_shard_it_writes_with_its_features(data_dir, monkeypatch):
-    """Saved through a sync's FeatureKeeper (in batches, a paper replaced by a newer version, a
-    shard that held papers from before features were kept), every shard's file reads back as
+    """Saved through a sync's FeatureKeeper (in batches, some papers twice in one, a paper
+    replaced by a newer version, a shard that held papers from before features were kept), every shard's file reads back as
     what counting its records gives; the first ranking counts nothing."""
     import asyncio
     import random
@@ -236,6 +236,8 @@ def test_a_sync_leaves_every_shard_it_writes_with_its_features(data_dir, monkeyp
     for start in range(10, 80, 25):
         store.save_papers(papers[start : start + 25], None, on_shard=keeper.on_shard)
     store.save_papers([replace(p, version=p.version + 1, title=p.title + " revisited") for p in papers[:15]], None, on_shard=keeper.on_shard)
+    # A paper on two pages of one batch (where a sync's windows meet) is saved twice.
+    store.save_papers(papers[75:80] + papers[75:77], None, on_shard=keeper.on_shard)
     keeper.wait()
     fake = FakeArxiv().start()
     try:

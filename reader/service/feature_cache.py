@@ -100,6 +100,7 @@ class FeatureKeeper:
                 old = feature_file.decode(path.read_bytes(), before)
             except OSError:
                 old = None
+        papers = list({paper.id: paper for paper in papers}.values())  # a paper on two pages is written twice: the last stays
         fresh = {paper.id for paper in papers}
         known = set(old.ids) if old is not None else set()
         # Papers neither written now nor counted before (a shard from before features were kept).
