@@ -225,7 +225,9 @@ def _bad_files(tmp_path: Path) -> dict[str, Path]:
     prose.write_text("Some notes about papers I liked.\nNothing here is an id.\n")
     json_junk = tmp_path / "library.json"
     json_junk.write_text('{"items": [1, 2')
-    return {"noise": noise, "empty": empty, "folder": folder, "prose": prose, "json": json_junk}
+    other_json = tmp_path / "settings.json"
+    other_json.write_text('{"theme": "nord", "fonts": [1, 2]}')
+    return {"noise": noise, "empty": empty, "folder": folder, "prose": prose, "json": json_junk, "other json": other_json}
 
 
 @pytest.mark.parametrize("kind, message", [
@@ -234,6 +236,7 @@ def _bad_files(tmp_path: Path) -> dict[str, Path]:
     ("folder", "is a directory, not a library file: nothing was changed"),
     ("prose", "holds no entry (no line is a BibTeX entry, an RIS record, CSL-JSON or an arXiv id): nothing was changed"),
     ("json", "is not valid CSL-JSON (line 1, column 16): nothing was changed"),
+    ("other json", "is not CSL-JSON (an array of items): nothing was changed"),
     ("missing", "cannot read"),
 ])
 def test_a_bad_file_is_one_line_and_changes_nothing(capsys, library, arxiv, tmp_path, kind, message):

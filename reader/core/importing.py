@@ -268,16 +268,23 @@ def csl_citations(text: str, name: str = "") -> list[Citation]:
         raise ImportFileError(f"{name} is not valid CSL-JSON{where}: nothing was changed") from None
     except RecursionError:
         raise ImportFileError(f"{name} is nested too deeply to be CSL-JSON: nothing was changed") from None
-    items = data if isinstance(data, list) else [data] if isinstance(data, dict) else None
+    items = data if isinstance(data, list) else [data] if _csl_item(data) else None
     if items is None:
         raise ImportFileError(f"{name} is not CSL-JSON (an array of items): nothing was changed")
     citations = []
     for number, item in enumerate(items, 1):
-        if not isinstance(item, dict):
-            citations.append(Citation(f"item {number}", "", problem="not a CSL-JSON item (an object)"))
+        if not _csl_item(item):
+            citations.append(Citation(f"item {number}", "", problem="not a CSL-JSON item (an object with a title, id, URL...)"))
             continue
         citations.append(_csl_citation(item, number))
     return citations
+
+
+CSL_KEYS = frozenset({"id", "type", "title", "author", "URL", "DOI", "number", "citation-key"})
+
+
+def _csl_item(value: object) -> bool:
+    return isinstance(value, dict) and not CSL_KEYS.isdisjoint(value)
 
 
 def _csl_text(value: object) -> str:
