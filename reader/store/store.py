@@ -172,7 +172,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         and arrival times stay as they are). Returns how many were not members before."""
         with self._locked("filling a topic"):
             index = self._load_index(force=True)
-            bit = index.bit(name) if name in index.topics else 0
+            bit = index.bit(name)  # 0 while the topic has no papers
             joining: dict[str, tuple[int, int, str | None]] = {
                 pid: (index.versions[i], index.days[i], name)
                 for pid in dict.fromkeys(ids)
