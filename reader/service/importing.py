@@ -19,6 +19,7 @@ from reader.store import Store
 NO_TITLE = "no arXiv id and no title"
 NOT_CACHED = "no arXiv id, and no cached paper has this title"
 SEARCH_HINT = " (--search-titles looks for it on arXiv)"
+LONGEST_TITLE = 200  # words: no paper's title is longer (a longer "title" is not looked up)
 
 
 @dataclass(slots=True)
@@ -51,7 +52,7 @@ class TitleLookup:
         """(id, author names) of each cached paper whose title is exactly `title`."""
         key = title_key(title)
         words = tuple(word_string(key).split())
-        if not words:
+        if not words or len(words) > LONGEST_TITLE:
             return []
         search = self._opened()
         ids = search.matching(Term("ti", words, " " + " ".join(words) + " "))
