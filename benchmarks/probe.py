@@ -151,7 +151,7 @@ async def interact(data_dir: str) -> None:
         ranking = RankedList(ranked, [0.0] * len(ranked), {})
         main.service.for_you = ranking
         main.service.select(FOR_YOU, query=parse(CLI_QUERIES[0], implicit_and=True))
-        main._ranked(ranking, main.service.library.marks_version, set(ranked), len(ranked))  # taken in as the app takes one
+        main.triage.take_ranking(ranking, main.service.library.marks_version, set(ranked), len(ranked))  # taken in as the app takes one
         cases = [(ALL, text, text) for text in QUERIES.values()] + [(FOR_YOU, f"For you: {text}", text) for text in CLI_QUERIES]
         for view, name, template in cases:
             text = template.replace("{middle}", plist.ids[len(plist.ids) // 2])
@@ -253,7 +253,7 @@ async def contended(data_dir: str, count: int) -> None:
             await pilot.pause()
             async with LoopWatch() as watch:
                 writes.clear()
-                main.start_sync([store.topic("Fresh")])
+                main.sync.start([store.topic("Fresh")])
                 stars = []
                 plist = main.paper_list
                 while main.status.syncing and len(stars) < 50:

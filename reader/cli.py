@@ -51,11 +51,8 @@ class _Parser(argparse.ArgumentParser):
 
 def _default_data_dir() -> str:
     """The data directory used when --data-dir is not given, and where that comes from."""
-    try:
-        settings = load_settings()
-    except ReaderError:
-        settings = None
-    if settings is not None and settings.data_dir is not None:
+    settings = load_settings(lenient=True)  # a bad setting is said when a command runs
+    if settings.data_dir is not None:
         from_env = settings.sources["data_dir"].kind == "env"
         return f"{settings.data_dir}, from $READER_DATA_DIR" if from_env else str(settings.data_dir)
     return str(default_data_dir())
@@ -99,11 +96,8 @@ def main(argv: list[str] | None = None) -> int:
     common.opened.clear()
     try:
         _check_text_arguments(args)
-        settings = load_settings({"data_dir": args.data_dir})
-        if args.command == "topics" and args.topics_command is None:
-            args.topics_command = "list"
-        if args.command == "tags" and args.tags_command is None:
-            args.tags_command = "list"
+        # `reader config` lists every problem of the settings; every other command stops at the first.
+        settings = load_settings({"data_dir": args.data_dir}, lenient=getattr(args, "lists_config_problems", False))
         handler = getattr(args, "handler", cmd_app)
         from reader import logs
 

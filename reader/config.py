@@ -1,15 +1,17 @@
 """Settings, read and validated in one place. Each setting comes from, in order of precedence, a
 command-line flag, an environment variable (READER_...), the config file (TOML in the platform's
 config directory) or its default; every value is checked against its allowed range, whatever its
-source, and a bad one is a one-line ConfigError naming where it came from."""
+source, and a bad one is a one-line ConfigError naming where it came from. `reader config` reads
+them leniently instead: every problem is listed, and a bad value gives way to the next source."""
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -118,6 +120,26 @@ def _theme(raw: Any) -> str:
     return raw.strip()
 
 
+def theme_problem(name: str, themes: Collection[str]) -> str | None:
+    """Why `name` is none of `themes` (the app's), naming the nearest one, as keymap.toml's
+    mistakes do; None when it is one."""
+    if name in themes:
+        return None
+    close = difflib.get_close_matches(name.lower(), sorted(themes), n=1)
+    return f"is not a theme (did you mean {close[0]}?)" if close else f"is not a theme (themes: {', '.join(sorted(themes))})"
+
+
+def _known_theme(themes: Collection[str]) -> Callable[[Any], str]:
+    def convert(raw: Any) -> str:
+        name = _theme(raw)
+        problem = theme_problem(name, themes)
+        if problem:
+            raise _Invalid(problem)
+        return name
+
+    return convert
+
+
 # --- the settings ----------------------------------------------------------------------------------
 
 
@@ -175,6 +197,7 @@ class Settings:
     theme: str | None = None  # None: the theme the app remembers, else Textual's default
     export_path: Path | None = None  # None: the path the app remembers, else ~/starred.bib
     sources: Mapping[str, Source] = field(default_factory=dict)  # setting name -> where its value came from
+    problems: tuple[ConfigProblem, ...] = ()  # read leniently (`reader config`): what could not be used
 
     def today(self) -> date:
         return self.today_override or date.today()
@@ -194,44 +217,69 @@ class Source:
     where: str = ""
 
     def __str__(self) -> str:
-        return {"flag": "flag", "env": "environment", "file": "config file", "default": "default"}[self.kind] + (
-            f" {self.where}" if self.where else ""
-        )
+        names = {"flag": "flag", "env": "environment", "file": "config file", "default": "default", "saved": "saved by the app in"}
+        return names[self.kind] + (f" {self.where}" if self.where else "")
 
 
-def load_settings(flags: Mapping[str, Any] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+@dataclass(frozen=True, slots=True)
+class ConfigProblem:
+    """A value, or the config file, that cannot be used. `message` is the one-line error every
+    command but `reader config` stops with."""
+
+    message: str
+    setting: str | None = None  # None: the file as a whole (unreadable, not TOML)
+    file: Path | None = None  # None: a flag or an environment variable
+    line: int | None = None
+
+    def to_json(self) -> dict:
+        return {"setting": self.setting, "file": None if self.file is None else str(self.file), "line": self.line, "message": self.message}
+
+
+def load_settings(
+    flags: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+    *,
+    lenient: bool = False,
+    themes: Collection[str] | None = None,
+) -> Settings:
     """Each setting from its flag (name -> raw value; None means not given), else its environment
-    variable (empty counts as unset), else the config file, else its default."""
+    variable (empty counts as unset), else the config file, else its default. The first problem is
+    a ConfigError, unless `lenient`: then a bad value gives way to the next source down, and every
+    problem is in Settings.problems. `themes`: the app's themes, which a theme must be one of."""
     environ = os.environ if environ is None else environ
     flags = {name: raw for name, raw in (flags or {}).items() if raw is not None}
     path = config_file(environ)
-    in_file = read_config_file(path)
+    in_file, problems = read_config_file(path)
     values: dict[str, Any] = {}
     sources: dict[str, Source] = {}
     for spec in SPECS:
-        raw = environ.get(spec.env, "")
-        if spec.name in flags:
-            flag = f"--{spec.name.replace('_', '-')}"
-            values[spec.attribute] = _checked(spec, flags[spec.name], f"{flag}={flags[spec.name]!r}")
-            sources[spec.name] = Source("flag", flag)
-        elif raw.strip():
-            values[spec.attribute] = _checked(spec, raw, f"{spec.env}={raw!r}")
-            sources[spec.name] = Source("env", spec.env)
-        elif spec.name in in_file:
-            raw, line = in_file[spec.name]
-            values[spec.attribute] = _checked(spec, raw, f"{path}, line {line}: {spec.name} = {_toml_text(raw)}")
-            sources[spec.name] = Source("file", f"line {line}")
-        else:
-            values[spec.attribute] = spec.default
-            sources[spec.name] = Source("default")
-    return Settings(**values, sources=sources)
+        convert = _known_theme(themes) if spec.name == "theme" and themes is not None else spec.convert
+        values[spec.attribute], sources[spec.name] = spec.default, Source("default")
+        for raw, source, described, line in _candidates(spec, flags, environ, in_file, path):
+            try:
+                values[spec.attribute], sources[spec.name] = convert(raw), source
+                break
+            except _Invalid as error:
+                problems.append(ConfigProblem(f"{described} {error}", spec.name, path if source.kind == "file" else None, line))
+    if problems and not lenient:
+        raise ConfigError(problems[0].message)
+    return Settings(**values, sources=sources, problems=tuple(problems))
 
 
-def _checked(spec: Spec, raw: Any, where: str) -> Any:
-    try:
-        return spec.convert(raw)
-    except _Invalid as error:
-        raise ConfigError(f"{where} {error}") from None
+def _candidates(
+    spec: Spec, flags: Mapping[str, Any], environ: Mapping[str, str], in_file: dict[str, tuple[Any, int]], path: Path
+) -> Iterator[tuple[Any, Source, str, int | None]]:
+    """A setting's raw values, highest precedence first: (raw, its source, how a message names
+    it, its line in the file)."""
+    if spec.name in flags:
+        flag = f"--{spec.name.replace('_', '-')}"
+        yield flags[spec.name], Source("flag", flag), f"{flag}={flags[spec.name]!r}", None
+    raw = environ.get(spec.env, "")
+    if raw.strip():
+        yield raw, Source("env", spec.env), f"{spec.env}={raw!r}", None
+    if spec.name in in_file:
+        raw, line = in_file[spec.name]
+        yield raw, Source("file", f"line {line}"), f"{path}, line {line}: {spec.name} = {_toml_text(raw)}", line
 
 
 def _toml_text(value: Any) -> str:
@@ -269,9 +317,10 @@ def log_dir(environ: Mapping[str, str] | None = None) -> Path:
     return _platform_dir(os.environ if environ is None else environ, "READER_LOG_DIR", "user_log_dir")
 
 
-def read_config_file(path: Path) -> dict[str, tuple[Any, int]]:
-    """Setting name -> (raw value, line) from the TOML file; {} when there is none. The file is the
-    user's own: it is only ever read. Bad TOML or an unknown setting is a ConfigError naming the line."""
+def read_config_file(path: Path) -> tuple[dict[str, tuple[Any, int]], list[ConfigProblem]]:
+    """Setting name -> (raw value, line) from the TOML file ({} when there is none), and its
+    problems: a file that cannot be read or is not TOML has no values, an unknown setting is
+    left out. The file is the user's own: it is only ever read."""
     import tomllib
 
     from reader.toml_limits import toml_limit_problem
@@ -279,28 +328,30 @@ def read_config_file(path: Path) -> dict[str, tuple[Any, int]]:
     try:
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
-        return {}
+        return {}, []
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
-        raise ConfigError(f"cannot read the config file {path}: {reason}") from None
+        return {}, [ConfigProblem(f"cannot read the config file {path}: {reason}", file=path)]
     too_deep = toml_limit_problem(text)
     if too_deep:
-        raise ConfigError(f"{path}, line {too_deep[0]}: {too_deep[1]}")
+        return {}, [ConfigProblem(f"{path}, line {too_deep[0]}: {too_deep[1]}", file=path, line=too_deep[0])]
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         line, reason = toml_error(error, text.splitlines())
-        raise ConfigError(f"{path}, line {line}: not valid TOML: {reason}") from None
+        return {}, [ConfigProblem(f"{path}, line {line}: not valid TOML: {reason}", file=path, line=line)]
     lines = toml_key_lines(text)
     found: dict[str, tuple[Any, int]] = {}
+    problems = []
     for name, value in flatten(document).items():
         line = lines.get(name, 0)
         spec = SPEC_BY_NAME.get(name)
         if spec is None or not spec.in_file:
             known = ", ".join(s.name for s in SPECS if s.in_file)
-            raise ConfigError(f"{path}, line {line}: unknown setting {name!r} (known: {known})")
-        found[name] = (value, line)
-    return found
+            problems.append(ConfigProblem(f"{path}, line {line}: unknown setting {name!r} (known: {known})", name, path, line))
+        else:
+            found[name] = (value, line)
+    return found, problems
 
 
 _TOML_POSITION = re.compile(r"\s*\(at (?:line (\d+), column \d+|end of document)\)")

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from typing import TypeVar
 
 # `2609.12345`, `0704.0001` (new style) or `hep-th/9901001`, `math.GT/0309136` (old style).
 # `\Z`, not `$`: `$` would also accept a trailing newline.
+T = TypeVar("T")
 ARXIV_ID = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})\Z")
 VERSIONED_ID = re.compile(r"^(?P<id>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?:v(?P<version>\d{1,4}))?\Z")
 # An arXiv category: an archive (`cs`, `hep-th`, `q-bio`), optionally a dot and a subject class,
@@ -272,6 +275,12 @@ class PaperIndex:
     def bit(self, topic: str) -> int:
         """The topic's bit in the masks; 0 (matches nothing) for a topic with no papers."""
         return 1 << self.topics.index(topic) if topic in self.topics else 0
+
+    def in_topic(self, topic: str, column: Sequence[T]) -> list[T]:
+        """The topic's papers' values in `column` (one of this index's columns: `ids`, `days` ...),
+        newest first."""
+        bit = self.bit(topic)
+        return [value for value, mask in zip(column, self.masks) if mask & bit] if bit else []
 
     def __len__(self) -> int:
         return len(self.ids)

@@ -55,6 +55,10 @@ class FakeArxiv:
         self.redirects: dict[str, tuple[int, str]] = {}  # path -> (status, Location), every time
         # Like arXiv's search backend, serve no result past this position of a query (None: no cap).
         self.cap: int | None = None
+        # A lying server: the totalResults every search page claims (None: the true count), and
+        # every page served from the first result again, whatever `start` asks.
+        self.claimed_total: int | None = None
+        self.looping = False
         self._minutes: dict[str, tuple[int, int, list[int | None]]] = {}  # query -> (list id, length, keys)
         self.requests: list[Request] = []
         self.in_flight = 0
@@ -124,8 +128,10 @@ class FakeArxiv:
             return 400, {}, error_feed(f"Invalid query string: '{query}'")
         if self.cap is not None and start + size > self.cap:
             return 500, {}, error_feed(f"start + max_results beyond {self.cap}", slug="outside_allowed_range")
+        first = 0 if self.looping else start
+        total = len(papers) if self.claimed_total is None else self.claimed_total
         return 200, {"Content-Type": "application/atom+xml"}, feed_xml(
-            papers[start : start + size], total=len(papers), start=start, per_page=size
+            papers[first : first + size], total=total, start=start, per_page=size
         )
 
     def matching(self, query: str) -> list[Paper] | None:

@@ -8,10 +8,15 @@ import os
 import select
 import struct
 import subprocess
+import sys
 import termios
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+# Runs first in the command's new session: makes the pseudo-terminal the session's controlling
+# terminal, as a terminal emulator does (fish, for one, will not start interactively without it).
+TAKE_TERMINAL = "import fcntl, os, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); os.execvp(sys.argv[1], sys.argv[1:])"
 
 
 @dataclass
@@ -35,7 +40,8 @@ def run_in_terminal(
     main_fd, child_fd = os.openpty()
     fcntl.ioctl(child_fd, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
     process = subprocess.Popen(
-        list(argv), stdin=child_fd, stdout=child_fd, stderr=child_fd, env=env, cwd=cwd, start_new_session=True
+        [sys.executable, "-I", "-S", "-c", TAKE_TERMINAL, *argv],
+        stdin=child_fd, stdout=child_fd, stderr=child_fd, env=env, cwd=cwd, start_new_session=True,
     )
     os.close(child_fd)
     chunks: list[bytes] = []

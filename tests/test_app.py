@@ -297,6 +297,29 @@ async def test_filter_with_words_and_queries(store, papers):
         assert len(app.main.paper_list.ids) == 40 and not box.display
 
 
+async def test_filter_box_says_once_that_lower_case_operators_are_words(store, papers):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("slash", *"testing and agents and tools")
+        box = app.query_one("#filter")
+        for _ in range(100):  # the filter runs once typing pauses
+            await ready(pilot)
+            if "match" in str(box.border_subtitle):
+                break
+            await pilot.pause(0.05)
+        note = '"and" is searched as a word: operators are AND, OR, ANDNOT in capitals'
+        assert str(box.border_subtitle).endswith(f" · {note}") and str(box.border_subtitle).count("AND, OR") == 1
+        assert box.value == "testing and agents and tools"  # the query stays as typed
+        await pilot.press("ctrl+a", "ctrl+k", *"testing AND agents")
+        for _ in range(100):
+            await ready(pilot)
+            if "match" in str(box.border_subtitle) and "capitals" not in str(box.border_subtitle):
+                break
+            await pilot.pause(0.05)
+        assert "capitals" not in str(box.border_subtitle)
+
+
 async def test_open_abstract_and_pdf_in_browser(store, papers, monkeypatch):
     opened = []
     monkeypatch.setattr("webbrowser.open", lambda url: opened.append(url) or True)
@@ -387,6 +410,7 @@ async def test_export_starred_and_copy_entry(store, papers, tmp_path):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("s", "j", "s", "y")
+        await ready(pilot)  # the entry is made in a worker (giving a key writes library.json)
         assert copied and copied[0].startswith("@misc{") and f"eprint = {{{papers[1].id}}}" in copied[0]
         await pilot.press("e")
         assert isinstance(app.screen, ExportDialog)
@@ -488,11 +512,20 @@ async def test_theme_setting_applies_and_an_unknown_one_is_said(store):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert app.theme == "textual-dark"
-    assert "theme 'nosuchtheme' (config file line 2) is not a theme; the default is used" in app.message_log
+    assert any(message.startswith("theme 'nosuchtheme' (config file line 2) is not a theme (themes: ansi-dark, ")
+               and message.endswith(", tokyo-night); the default is used") for message in app.message_log)
     app = make_app(store, app_settings=settings(theme="nord"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert app.theme == "nord"
+
+
+async def test_a_misspelt_theme_names_the_nearest_one(store):
+    app = make_app(store, app_settings=settings(theme="nrod", sources={"theme": Source("file", "line 1")}))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        assert app.theme == "textual-dark"
+    assert "theme 'nrod' (config file line 1) is not a theme (did you mean nord?); the default is used" in app.message_log
 
 
 async def test_quit(store):

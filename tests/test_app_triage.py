@@ -168,7 +168,28 @@ async def test_rising_says_what_a_missing_figure_means(store):
         table = app.query_one(RisingTable)
         row = next(table.get_row_at(i) for i in range(table.row_count) if str(table.get_row_at(i)[0]) == "Unsynced")
         assert row[1:3] == ["—", "—"]
-        assert app.query_one(MomentumChart).headline.endswith("· a — under the weeks: not synced whole yet (R syncs)")
+        assert app.query_one(MomentumChart).headline.endswith(" · — means not synced (R syncs)")
+
+
+@pytest.mark.parametrize("weeks_synced, title", [(20, "Language · rising: process reward, agent memory, tool use"), (10, "Language")])
+async def test_a_topics_header_names_rising_terms_only_when_its_twelve_weeks_are_synced(data_dir, weeks_synced, title):
+    from datetime import timedelta
+
+    from reader.core.coverage import day_end, day_start
+    from tests.corpus import TODAY
+    from tests.themes import rising_papers
+
+    store = Store(data_dir)
+    store.add_topic("Language", "ti:language")
+    store.save_papers(rising_papers(), "Language")
+    synced = [(day_start(TODAY - timedelta(weeks=weeks_synced)), day_end(TODAY))]
+    store.record_progress("Language", "ti:language", synced, TODAY.isoformat(), None)
+    app = make_app(store)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await ready(pilot)
+        await choose(pilot, View.of_topic("Language"))
+        await ready(pilot)
+        assert app.query_one(MomentumChart).title == title
 
 
 @pytest.mark.parametrize("format", ["ris", "csl-json"])
@@ -198,6 +219,29 @@ async def test_export_dialog_writes_the_chosen_format_of_the_papers_shown(store,
         entries = json.loads(text)
     assert len(entries) == len(agents)
     assert store.setting("export_format") == format
+
+
+async def test_at_40x15_the_export_dialog_scrolls_to_both_its_buttons(three_stars):
+    from textual.widgets import Button
+
+    app = make_app(three_stars)
+    async with app.run_test(size=(40, 15)) as pilot:
+        await ready(pilot)
+        await pilot.press("e")
+        await ready(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, ExportDialog)
+        box = dialog.query_one(".dialog")
+        assert box.max_scroll_y > 0  # too tall for 15 lines: it scrolls
+        shown = box.scrollable_content_region
+        for button in ("#submit", "#cancel"):
+            await pilot.press("tab")  # from the path to Export, then to Cancel
+            await pilot.pause()
+            assert app.focused is dialog.query_one(button, Button)
+            assert shown.contains_region(app.focused.region), (button, app.focused.region, shown)
+        await pilot.press("enter")  # Cancel
+        await pilot.pause()
+        assert not isinstance(app.screen, ExportDialog)
 
 
 async def test_x_hides_a_paper_x_again_brings_it_back_and_hidden_lists_it(store, data_dir):

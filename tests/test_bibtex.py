@@ -11,7 +11,9 @@ import sys
 import pytest
 
 from reader.arxiv.parse import parse_api_page
-from reader.core.bibtex import base_key, export, unique_keys
+from reader.core.bibtex import export
+from reader.core.citekeys import natural_key as base_key
+from reader.core.citekeys import unique_keys
 from reader.core.latex import escape_text
 from reader.models import Author, Paper
 from tests.conftest import FIXTURES, TOOLS, fixture_bytes
@@ -96,14 +98,16 @@ def test_authors_are_joined_with_and_and_corporate_names_braced():
     text = export(nasty_papers())
     forty = re.search(r"@misc\{surname02026forty,.*?author = \{(.*?)\},\n", text, re.DOTALL).group(1)
     assert forty.count(" and ") == 39
-    assert "author = {{ATLAS Collaboration} and Jane Roe}" in text
-    assert "author = {Bob Jones and others}" in text
-    assert r"author = {Jos{\'e} Ram{\'{\i}}rez and {\O}yvind M{\"u}ller and S{\'o}lr{\'u}n Einarsd{\'o}ttir}" in text
+    assert "author = {{ATLAS Collaboration} and Roe, Jane}" in text
+    assert "author = {Jones, Bob and others}" in text
+    assert r"author = {Ram{\'i}rez, Jos{\'e} and M{\"u}ller, {\O}yvind and Einarsd{\'o}ttir, S{\'o}lr{\'u}n}" in text
 
 
 def test_hostile_text_stays_inside_its_field():
     text = export([nasty_papers()[5]])
-    assert "title = {Escaping \\textbraceright{}, note = \\textbraceleft{}x\\textbraceright{} attempts}" in text
+    # The balanced pair is the title's own grouping (printed as x); the lone brace is text.
+    assert "title = {Escaping \\textbraceright{}, note = {x} attempts}" in text
+    assert "author = {{Evil \\textbraceright{}, year = \\textbraceleft{}1999}}" in text
     assert "\n  note" not in text
 
 
@@ -112,7 +116,7 @@ def test_capitalised_words_after_the_first_are_braced():
     assert escape_text(title, protect_case=True) == (
         r"Gaussian processes for {Bertrand-Nash} games: a ({Bayesian}) view of {{\r{A}}ngstr{\"o}m's} law, {II}")
     assert escape_text("Non-linear maps", protect_case=True) == "Non-linear maps"  # the first word: styles keep it
-    assert escape_text("$k$-Means and Deep nets", protect_case=True) == "{$k$}{-Means} and {Deep} nets"
+    assert escape_text("$k$-Means and Deep nets", protect_case=True) == "{$k$}-{Means} and {Deep} nets"
 
 
 def test_scripts_latex_cannot_typeset_are_transliterated():
@@ -120,8 +124,8 @@ def test_scripts_latex_cannot_typeset_are_transliterated():
     assert escape_text("中文 title by 张伟", protect_case=True) == "{Zhong Wen} title by {Zhang Wei}"
     assert escape_text("Иван Петров, カタカナ") == "Ivan Petrov, katakana"
     text = export([nasty_papers()[6], nasty_papers()[15]])
-    assert "author = {{Zhang Wei} and Li Wei}" in text  # family name first, as written
-    assert "author = {Ivan Petrov and {Gim Cheol Su} and {Tian Zhong Tai Lang} and mhmd `ly}" in text
+    assert "author = {{Zhang Wei} and Wei, Li}" in text  # kept whole: family name first, as written
+    assert "author = {Petrov, Ivan and {Gim Cheol Su} and {Tian Zhong Tai Lang} and `ly, mhmd}" in text
     assert "@misc{zhangwei2026zhongwen," in text and "@misc{petrov2026obuchenie," in text
     assert re.search(r"title = \{.*\$\\in\$", text)  # a symbol with a math command keeps its meaning
     assert all(ord(ch) < 128 for ch in text)
@@ -129,8 +133,8 @@ def test_scripts_latex_cannot_typeset_are_transliterated():
 
 def test_unicode_keeps_utf8_and_still_escapes():
     text = export([nasty_papers()[2], nasty_papers()[6], nasty_papers()[11]], unicode=True)
-    assert "author = {José Ramírez and Øyvind Müller and Sólrún Einarsdóttir}" in text
-    assert "author = {张伟 and Li Wei}" in text
+    assert "author = {Ramírez, José and Müller, Øyvind and Einarsdóttir, Sólrún}" in text
+    assert "author = {{张伟} and Wei, Li}" in text
     assert "title = {中文 title with {CJK} 张伟}" in text
     assert "Schrödinger" in text and "“like”" in text
     assert r"note = {Published in J. Phys. A: Math. 42 \#3 \& more (2009)}" in text
@@ -190,7 +194,7 @@ def test_unicode_export_passes_bibtex_with_its_utf8_intact(tmp_path):
 
     text = export(nasty_papers(), unicode=True)
     bbl = " ".join(_bbl(tmp_path, text).split())
-    assert "张伟 and Li~Wei" in bbl and "Øyvind Müller" in bbl and "Иван Петров" in bbl
+    assert "{张伟} and Li~Wei" in bbl and "Øyvind Müller" in bbl and "Иван Петров" in bbl
     library = parse_string(text)
     assert not library.failed_blocks
     assert len(library.entries) == len(nasty_papers())

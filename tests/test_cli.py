@@ -76,6 +76,32 @@ def test_list_query_filters(capsys, arxiv_env):
     assert code == 1 and "invalid query" in err and "ti:a OR ti:b" in err
 
 
+def test_list_help_explains_the_marks_a_line_shows(capsys, arxiv_env):
+    synced(capsys, arxiv_env)
+    papers = json.loads(run(capsys, "list", "--json", "--limit", "2")[1])
+    run(capsys, "star", papers[0]["id"])
+    run(capsys, "read", papers[1]["id"])
+    lines = run(capsys, "list", "--limit", "2")[1].splitlines()
+    assert f"  *N  {papers[0]['id']}v" in lines[0] and f"      {papers[1]['id']}v" in lines[2]
+    code, out, _ = run(capsys, "list", "--help")
+    assert code == 0 and "Marks: * starred, N not read yet; blank: not starred, read." in " ".join(out.split())
+
+
+def test_lower_case_operators_are_said_once_and_the_query_kept(capsys, arxiv_env):
+    synced(capsys, arxiv_env)
+    note = 'reader: note: "and" is searched as a word: operators are AND, OR, ANDNOT in capitals\n'
+    code, out, err = run(capsys, "list", "--query", "ti:testing and agents and ti:testing", "--json")
+    assert code == 0 and err == note  # once, however often it appears
+    assert json.loads(out) and out == run(capsys, "list", "--query", 'ti:testing AND all:"and" AND agents', "--json")[1]
+    code, _, err = run(capsys, "export", "--query", "testing or agents", "--topic", "Agents")
+    assert code == 0 and err.startswith('reader: note: "or" is searched as a word: ')
+    code, _, err = run(capsys, "list", "--query", 'ti:testing AND "tools and agents"')
+    assert code == 0 and "note" not in err  # a phrase's words are meant
+    code, _, err = run(capsys, "topics", "add", "Bad", "ti:quantum and ti:monte")  # arXiv syntax: refused
+    assert code == 1 and "two terms need an operator between them: AND, OR or ANDNOT, in capitals" in err
+    assert err.count("\n") == 1
+
+
 
 @pytest.mark.parametrize("filters", [(), ("--topic", "b"), ("--unread",), ("--starred",), ("--hidden",), ("--topic", "A", "--unread")])
 def test_list_query_lines_hold_the_papers_of_its_json(capsys, data_dir, filters):

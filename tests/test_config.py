@@ -153,11 +153,15 @@ def test_bad_file_value_is_one_line_naming_file_line_and_setting(capsys, config_
 def test_a_config_nested_thousands_deep_is_a_one_line_error(capsys, config_file, text, line, command):
     config_file.write_text(text)
     code, out, err = run(capsys, *command)
+    problem = f"{config_file}, line {line}: nested more than 8 levels deep (no setting needs more than 3)"
     if command[-1] == "--help" or command[0] == "__complete":
         assert "Traceback" not in err and "RecursionError" not in err + out
         return
+    if command == ["config"]:  # it shows the settings all the same, and the problem
+        assert code == 1 and f"\n  error: {problem}\n" in out and "\npaths:\n" in out
+        return
     assert code == 1 and out == ""
-    assert err == f"reader: error: {config_file}, line {line}: nested more than 8 levels deep (no setting needs more than 3)\n"
+    assert err == f"reader: error: {problem}\n"
 
 
 def test_a_config_file_too_large_is_a_one_line_error(capsys, config_file):
@@ -197,3 +201,105 @@ def test_example_file_is_valid_and_names_every_file_setting(capsys, config_file)
         "arxiv.api_url", "arxiv.rss_url", "arxiv.delay", "arxiv.timeout", "arxiv.retries", "arxiv.backoff",
         "sync.weeks", "sync.interval_hours", "theme", "export_path",
     }  # data_dir stays with the environment, which the tests set
+
+
+# --- `reader config` with bad settings -----------------------------------------------------------
+
+
+def row(out: str, name: str) -> str:
+    """A setting's line of `reader config`, with the lines of its problems after it."""
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"  {name} "))
+    end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith("    "))
+    return "\n".join(lines[start:end])
+
+
+def test_config_shows_every_setting_with_a_bad_value_and_the_value_used_instead(capsys, config_file):
+    config_file.write_text('theme = "nord"\n[arxiv]\ndelay = "fast"\nretries = 2\n')
+    code, out, err = run(capsys, "topics", "list")  # other commands refuse, in one line
+    assert code == 1 and out == ""
+    assert err == (f'reader: error: {config_file}, line 3: arxiv.delay = "fast" is not a number '
+                   "(allowed: a number from 0 to 600 seconds)\n")
+
+    code, out, err = run(capsys, "config")
+    assert code == 1
+    assert re.fullmatch(
+        rf'  arxiv\.delay +3 +default\n    error: {re.escape(str(config_file))}, line 3: arxiv\.delay = "fast" is not a number '
+        r"\(allowed: a number from 0 to 600 seconds\)", row(out, "arxiv.delay"))
+    assert re.fullmatch(r"  arxiv\.retries +2 +config file line 4", row(out, "arxiv.retries"))  # the good ones still read
+    assert re.fullmatch(r"  theme +nord +config file line 1", row(out, "theme"))
+    assert f"  config  {config_file}\n" in out and "Traceback" not in err
+    assert err == "reader: error: 1 problem in the settings (shown above): fix them, the values shown are used meanwhile\n"
+
+
+def test_config_lists_every_problem_of_the_file_also_as_json(capsys, config_file):
+    config_file.write_text("[arxiv]\ndelay = -1\ncolour = 'red'\n\n[sync]\nweeks = 0\n")
+    code, out, _ = run(capsys, "config")
+    assert code == 1
+    assert f"    error: {config_file}, line 2: arxiv.delay = -1 is out of range" in row(out, "arxiv.delay")
+    assert f"    error: {config_file}, line 6: sync.weeks = 0 is out of range" in row(out, "sync.weeks")
+    assert f"\n  error: {config_file}, line 3: unknown setting 'arxiv.colour' (known: " in out
+
+    code, out, _ = run(capsys, "config", "--json")
+    assert code == 1
+    report = json.loads(out)
+    assert report["settings"]["arxiv.delay"]["value"] == 3.0 and report["settings"]["arxiv.delay"]["source"] == "default"
+    assert report["settings"]["sync.weeks"]["value"] == 16
+    errors = sorted(report["errors"], key=lambda e: e["line"])
+    assert [(e["setting"], e["file"], e["line"]) for e in errors] == [
+        ("arxiv.delay", str(config_file), 2), ("arxiv.colour", str(config_file), 3), ("sync.weeks", str(config_file), 6),
+    ]
+    assert errors[0]["message"] == f"{config_file}, line 2: arxiv.delay = -1 is out of range (allowed: a number from 0 to 600 seconds)"
+    config_file.write_text("[arxiv]\ndelay = 2\n")
+    code, out, _ = run(capsys, "config", "--json")
+    assert code == 0 and json.loads(out)["errors"] == []
+
+
+def test_config_on_a_file_that_is_not_toml_shows_the_other_sources_and_its_error(capsys, monkeypatch, config_file):
+    config_file.write_text("[arxiv\ndelay = 1\n")
+    monkeypatch.setenv("READER_ARXIV_RETRIES", "7")
+    code, out, err = run(capsys, "config")
+    assert code == 1 and "Traceback" not in err
+    assert re.fullmatch(r"  arxiv\.retries +7 +environment READER_ARXIV_RETRIES", row(out, "arxiv.retries"))
+    assert re.fullmatch(r"  arxiv\.delay +3 +default", row(out, "arxiv.delay"))
+    assert f"\n  error: {config_file}, line 1: not valid TOML: Expected ']' at the end of a table declaration\n" in out
+    code, out, _ = run(capsys, "config", "--json")
+    assert code == 1
+    assert json.loads(out)["errors"] == [{
+        "setting": None, "file": str(config_file), "line": 1,
+        "message": f"{config_file}, line 1: not valid TOML: Expected ']' at the end of a table declaration",
+    }]
+
+
+def test_config_with_a_bad_environment_variable_uses_the_file_below_it(capsys, monkeypatch, config_file):
+    config_file.write_text("[arxiv]\ndelay = 1.5\n")
+    monkeypatch.setenv("READER_ARXIV_DELAY", "soon")
+    code, out, _ = run(capsys, "config")
+    assert code == 1
+    assert re.fullmatch(
+        r"  arxiv\.delay +1\.5 +config file line 2\n    error: READER_ARXIV_DELAY='soon' is not a number "
+        r"\(allowed: a number from 0 to 600 seconds\)", row(out, "arxiv.delay"))
+    code, out, _ = run(capsys, "config", "--json")
+    assert json.loads(out)["errors"] == [{
+        "setting": "arxiv.delay", "file": None, "line": None,
+        "message": "READER_ARXIV_DELAY='soon' is not a number (allowed: a number from 0 to 600 seconds)",
+    }]
+    assert run(capsys, "topics", "list")[0] == 1
+
+
+def test_config_names_the_nearest_theme_and_the_one_saved_by_the_app(capsys, config_file, data_dir):
+    from reader.store import Store
+
+    config_file.write_text('theme = "nrod"\n')
+    code, out, _ = run(capsys, "config")
+    assert code == 1
+    assert f'    error: {config_file}, line 1: theme = "nrod" is not a theme (did you mean nord?)' in row(out, "theme")
+    Store(data_dir).set_setting("theme", "dracula")  # as the app saves a theme chosen in its palette
+    code, out, _ = run(capsys, "config")
+    assert re.match(rf"  theme +dracula +saved by the app in {re.escape(str(data_dir / 'user.json'))}\n", row(out, "theme") + "\n")
+    config_file.unlink()
+    code, out, _ = run(capsys, "config", "--json")
+    assert code == 0
+    assert json.loads(out)["settings"]["theme"] == {
+        "value": "dracula", "source": "saved", "where": str(data_dir / "user.json"), "env": "READER_THEME",
+    }

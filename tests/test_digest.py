@@ -53,6 +53,40 @@ def test_html_digest_is_well_formed_self_contained_and_links_only_to_arxiv(capsy
     assert headline.text.endswith("15 new papers.")
 
 
+@pytest.fixture
+def synced_with_hebrew(capsys, arxiv_env):  # noqa: F811
+    papers = recent_papers(10)
+    papers[0] = dataclasses.replace(papers[0], title="מודלים גדולים: a study",
+                                    authors=(Author("דוד כהן"), Author("Ada Lovelace"), Author("محمد علي")))
+    arxiv_env.queries[QUERY] = papers
+    run(capsys, "topics", "remove", "RL for LLM Agents")
+    run(capsys, "topics", "add", "Agents", QUERY)
+    assert run(capsys, "sync", "--topic", "Agents")[0] == 0
+    return papers
+
+
+def test_html_digest_isolates_each_name_and_title_in_any_script(capsys, synced_with_hebrew, tmp_path):
+    import html5lib
+
+    target = tmp_path / "digest.html"
+    code, _, err = run(capsys, "digest", "--since", "2026-11-30", "--topic", "Agents", "--format", "html", "-o", str(target))
+    assert code == 0, err
+    text = target.read_text("utf-8")
+    document = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(text)  # valid HTML5
+    hebrew = synced_with_hebrew[0]
+    item = next(li for li in document.iter("li") if hebrew.id in "".join(li.itertext()))
+    title, meta = item.findall("div")
+    assert (title.attrib.get("dir"), title.text) == ("auto", hebrew.title)
+    # Each name is its own <bdi>, the name its only content: a right-to-left name cannot pull the
+    # separators and the date beside it into its own direction.
+    names = meta.findall("bdi")
+    assert [(bdi.text, list(bdi)) for bdi in names] == [("דוד כהן", []), ("Ada Lovelace", []), ("محمد علي", [])]
+    assert names[-1].tail.startswith(" · 2026-") and all(bdi.tail == ", " for bdi in names[:-1])
+    for other in document.iter("li"):  # every paper's authors, each in a <bdi>
+        assert other.find("div[@class='meta']/bdi") is not None
+    assert not any(0x202A <= ord(ch) <= 0x202E or 0x2066 <= ord(ch) <= 0x2069 or ch in "\u200e\u200f\u061c" for ch in text)
+
+
 def test_markdown_digest_renders_titles_as_text(capsys, synced_with_hostile):
     from markdown_it import MarkdownIt
 
@@ -74,9 +108,22 @@ def _tokens(tokens):
         yield from _tokens(token.children or [])
 
 
-def test_since_last_starts_where_the_last_digest_ended(capsys, synced_with_hostile, monkeypatch):
-    code, out, _ = run(capsys, "digest", "--topic", "Agents")  # first digest: the last week
-    assert code == 0 and "30 new papers" in out and "Papers first submitted since 2026-11-25." in out
+def test_only_a_full_digest_written_to_a_file_moves_the_since_date(capsys, synced_with_hostile, tmp_path):
+    first = "Papers first submitted since 2026-11-25."  # before any digest: the last week
+    code, out, _ = run(capsys, "digest", "--topic", "Agents")
+    assert code == 0 and "30 new papers" in out and first in out
+    # Printing, --topic and --since are previews: the next digest still starts where it would have.
+    code, out, err = run(capsys, "digest")
+    assert code == 0 and first in out and err == ""
+    code, _, err = run(capsys, "digest", "--topic", "Agents", "-o", str(tmp_path / "agents.md"))
+    assert code == 0 and err.endswith("; a preview (--topic): the next digest still starts 2026-11-25\n")
+    code, _, err = run(capsys, "digest", "--since", "2026-12-01", "-o", str(tmp_path / "since.md"))
+    assert code == 0 and err.endswith("; a preview (--since): the next digest still starts 2026-11-25\n")
+    assert first in run(capsys, "digest")[1]
+    # A full digest written to a file moves it.
+    code, _, err = run(capsys, "digest", "-o", str(tmp_path / "week.md"))
+    assert code == 0 and first in (tmp_path / "week.md").read_text()
+    assert err == f"wrote 30 papers in 3 topics to {tmp_path / 'week.md'} as Markdown; the next digest starts {TODAY.isoformat()}\n"
     code, out, _ = run(capsys, "digest", "--topic", "Agents")
     assert f"Papers first submitted since {TODAY.isoformat()}." in out and "5 new papers" in out
     code, _, err = run(capsys, "digest", "--since", "yesterday")
@@ -84,3 +131,26 @@ def test_since_last_starts_where_the_last_digest_ended(capsys, synced_with_hosti
     code, _, err = run(capsys, "digest", "-o", ".")
     assert code == 1 and "is a folder" in err
     assert json.loads(run(capsys, "list", "--json", "--limit", "1")[1])[0]["title"] == HOSTILE_TITLE
+
+
+@pytest.mark.parametrize("name, format", [("week.html", "HTML"), ("week.HTM", "HTML"), ("week.md", "Markdown"), ("week.txt", "Markdown")])
+def test_the_output_files_extension_chooses_html_or_markdown(capsys, synced_with_hostile, tmp_path, name, format):
+    import html5lib
+
+    target = tmp_path / name
+    code, _, err = run(capsys, "digest", "--topic", "Agents", "-o", str(target))
+    assert code == 0 and f" to {target} as {format}; " in err
+    text = target.read_text("utf-8")
+    if format == "HTML":
+        document = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(text)
+        assert len([div for div in document.iter("div") if div.attrib.get("class") == "title"]) == 30
+    else:
+        assert text.startswith("# arXiv digest, ") and "<html" not in text
+
+
+def test_an_explicit_digest_format_wins_over_the_extension(capsys, synced_with_hostile, tmp_path):
+    target = tmp_path / "week.html"
+    code, _, err = run(capsys, "digest", "--topic", "Agents", "--format", "markdown", "-o", str(target))
+    assert code == 0
+    assert err.startswith(f"reader: warning: {target} ends in .html, but --format markdown was given: writing Markdown\n")
+    assert target.read_text().startswith("# arXiv digest, ")

@@ -54,6 +54,52 @@ def test_formats(capsys, cached):
     assert code == 1 and "--unicode is for BibTeX only" in err
 
 
+def test_the_output_files_extension_chooses_the_format(capsys, cached, tmp_path):
+    import jsonschema
+    import rispy
+
+    from tests.test_export_formats import SCHEMA
+
+    wanted = sorted(f"arXiv:{i}" for i in cached[:3])
+    code, _, err = run(capsys, "export", *cached[:3], "-o", str(tmp_path / "refs.ris"))
+    assert code == 0 and err == f"wrote 3 entries to {tmp_path / 'refs.ris'} as RIS\n"
+    assert sorted(r["accession_number"] for r in rispy.loads((tmp_path / "refs.ris").read_text())) == wanted
+    code, _, err = run(capsys, "export", *cached[:3], "-o", str(tmp_path / "refs.JSON"))  # any case
+    assert code == 0 and err.endswith(" as CSL-JSON\n")
+    items = json.loads((tmp_path / "refs.JSON").read_text())
+    jsonschema.Draft7Validator(json.loads(SCHEMA.read_text())).validate(items)
+    assert sorted(item["number"] for item in items) == wanted
+    for name in ("refs.bib", "refs.txt", "refs"):  # .bib and any other name: BibTeX
+        code, _, err = run(capsys, "export", *cached[:3], "-o", str(tmp_path / name))
+        assert code == 0 and err.endswith(" as BibTeX\n"), name
+        assert sorted(entries((tmp_path / name).read_text())) == sorted(cached[:3])
+    code, out, _ = run(capsys, "export", *cached[:3], "-o", "-")  # standard output too
+    assert sorted(entries(out)) == sorted(cached[:3])
+
+
+def test_an_explicit_format_wins_over_the_extension_with_one_line_said(capsys, cached, tmp_path):
+    import rispy
+
+    target = tmp_path / "refs.bib"
+    code, _, err = run(capsys, "export", "--format", "ris", cached[0], "-o", str(target))
+    assert code == 0
+    assert err == (f"reader: warning: {target} ends in .bib, but --format ris was given: writing RIS\n"
+                   f"wrote 1 entry to {target} as RIS\n")
+    assert [r["accession_number"] for r in rispy.loads(target.read_text())] == [f"arXiv:{cached[0]}"]
+    code, _, err = run(capsys, "export", "--format", "ris", cached[0], "-o", str(tmp_path / "refs.ris"))
+    assert code == 0 and "warning" not in err  # the extension agrees: nothing to say
+
+
+@pytest.mark.parametrize("name", ["refs.ris", "refs.json", "REFS.RIS"])
+def test_update_refuses_a_ris_or_json_file(capsys, cached, tmp_path, name):
+    target = tmp_path / name
+    target.write_text("TY  - GEN\nER  - \n")
+    code, out, err = run(capsys, "export", "--update", str(target), cached[0])
+    assert code == 1 and out == ""
+    assert err.startswith(f"reader: error: --update {str(target)!r}: --update adds to a BibTeX file only") and err.count("\n") == 1
+    assert target.read_text() == "TY  - GEN\nER  - \n"
+
+
 @pytest.mark.parametrize("target", [".", "/", "", "{tmp}", "{tmp}/nodir/", "{tmp}/missing/x.bib"])
 def test_an_output_that_is_no_file_is_refused(capsys, cached, tmp_path, target):
     target = target.format(tmp=tmp_path)

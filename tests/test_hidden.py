@@ -162,6 +162,22 @@ def test_hide_and_unhide_from_the_command_line(capsys, data_dir):
     assert code == 1 and "not in the cache: 2609.99999 (nothing was changed)" in err
 
 
+def test_unhide_and_the_other_marks_say_when_a_paper_is_already_so(capsys, data_dir):
+    store, ids = seeded(data_dir, 10)
+    home = ["--data-dir", str(data_dir)]
+    code, out, _ = run(capsys, *home, "unhide", ids[0])
+    assert code == 0 and out == f"unhide: {ids[0]} is not hidden: nothing changed\n"
+    run(capsys, *home, "hide", ids[1])
+    code, out, _ = run(capsys, *home, "unhide", ids[0], ids[1], ids[2])
+    assert out == f"unhide: 1 paper ({ids[0]}, {ids[2]} are not hidden)\n"
+    assert store.marks().hidden == frozenset()
+    run(capsys, *home, "star", ids[3])
+    assert run(capsys, *home, "star", ids[3])[1] == f"star: {ids[3]} is already starred: nothing changed\n"
+    assert run(capsys, *home, "unstar", *ids[4:])[1].endswith(" more are not starred: nothing changed\n")
+    assert run(capsys, *home, "unread", ids[4])[1] == f"unread: {ids[4]} is not read: nothing changed\n"
+    assert run(capsys, *home, "read", ids[4])[1] == "read: 1 paper\n"
+
+
 def test_hidden_papers_are_exported_only_when_named(capsys, data_dir):
     store, ids = seeded(data_dir, 10)
     store.set_marks(ids[:2], starred=True, hidden=True)

@@ -9,17 +9,23 @@ import functools
 import gzip
 import logging
 import re
+import time
 import tracemalloc
 import zlib
+from datetime import date, timedelta
+from email.utils import formatdate
 
 import pytest
 
 from reader.cli import main
+from reader.core import coverage, momentum
 from reader.store import Store, Topic
+from reader.sync import syncer as sync_module
+from reader.sync.syncer import Syncer, client_for
 from tests.arxiv_server import FakeArxiv, Fault
 from tests.atom import feed_xml, rss_xml
 from tests.corpus import TODAY, recent_papers
-from tests.test_sync import run_sync
+from tests.test_sync import run_sync, settings_for
 
 QUERY = "cat:cs.AI"
 ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")
@@ -448,3 +454,167 @@ async def test_a_parser_library_failure_is_one_line_not_a_traceback(fake_arxiv, 
     result = await sync_one(store, fake_arxiv, retries=1)
     assert result.error == "arXiv's response could not be read (gave up after 2 tries)"
     assert any(r.exc_info and r.exc_info[0] is RecursionError for r in caplog.records)
+
+
+# --- a lying server: totals arXiv could not hold, pages that bring nothing new -----------------
+
+BILLIONS = 4_000_000_000
+
+
+@pytest.mark.timeout(60)
+def test_a_lying_total_with_one_entry_repeated_ends_the_topic_in_a_few_requests(fake_arxiv, monkeypatch, capsys, data_dir):
+    """The server claims billions of results and serves the same paper on every page; the sync
+    runs with the real retries and backoff (only the polite delay is off)."""
+    paper = recent_papers(1)[0]
+    fake_arxiv.queries[QUERY] = [paper]
+    fake_arxiv.claimed_total, fake_arxiv.looping = BILLIONS, True
+    for key, value in {
+        "READER_ARXIV_API_URL": fake_arxiv.api_url, "READER_ARXIV_RSS_URL": fake_arxiv.rss_url,
+        "READER_ARXIV_DELAY": "0", "READER_TODAY": TODAY.isoformat(),
+    }.items():
+        monkeypatch.setenv(key, value)
+    assert main(["topics", "add", "T", QUERY]) == 0
+    capsys.readouterr()
+    assert main(["sync", "--topic", "T"]) == 1
+    out, err = capsys.readouterr()
+    # The first page, then the page that repeats it: no retries, no backoff.
+    assert [r.params["start"] for r in fake_arxiv.requests] == ["0", "1"]
+    assert "Traceback" not in out + err and "4,000,000,000" not in out + err and "4000000000" not in out + err
+    (failed,) = [line for line in out.splitlines() if "FAILED" in line]
+    assert failed.startswith(
+        "T: 1 new, 0 updated (1 fetched) - FAILED: arXiv sent only papers it had already sent, at result 2, "
+        "and claimed more results than arXiv holds; the topic stopped there"
+    )
+    store = Store(data_dir)
+    assert list(store.load_papers()) == [paper.id]
+    state = store.sync_state("T")
+    assert state.arxiv_total is None
+    # What the first page established (nothing newer than its paper), never the whole horizon.
+    assert [first for first, _ in state.spans] == [coverage.next_minute(sync_module._minute_of(paper.published))]
+
+
+@pytest.mark.timeout(60)
+async def test_an_unreadable_entry_repeated_on_every_page_ends_the_topic(fake_arxiv, store):
+    good, bad = recent_papers(2)
+    fake_arxiv.queries[QUERY] = [good, dataclasses.replace(bad, published="9999-12-31T23:00:00-05:00")]
+    fake_arxiv.claimed_total, fake_arxiv.looping = BILLIONS, True
+    result = await sync_one(store, fake_arxiv, delay=0)
+    assert result.error == (
+        "arXiv sent only papers it had already sent, at result 3, and claimed more results than arXiv holds; "
+        "the topic stopped there"
+    )
+    assert result.requests == 2 and result.fetched == 1
+    assert list(store.load_papers()) == [good.id]
+
+
+async def test_a_page_overlapping_the_last_one_goes_on_and_counts_each_paper_once(fake_arxiv, store, monkeypatch):
+    """A paper submitted between two requests pushes the results down by one: the next page
+    starts with the last one's final paper, and brings the rest new."""
+    monkeypatch.setattr(sync_module, "PAGE_SIZE", 50)
+    monkeypatch.setattr(sync_module, "BULK_PAGE_SIZE", 50)
+    papers = recent_papers(120)
+    fake_arxiv.queries[QUERY] = papers
+    answer = fake_arxiv.answer
+
+    def newcomer_after_the_first_page(path, params):
+        if len(fake_arxiv.search_requests()) == 2:
+            fake_arxiv.queries[QUERY] = recent_papers(1, id_base=50000) + papers
+        return answer(path, params)
+
+    fake_arxiv.answer = newcomer_after_the_first_page
+    events = []
+    settings = settings_for(fake_arxiv, delay=0)
+    async with client_for(settings) as client:
+        syncer = Syncer(store, client, today=TODAY, horizon_weeks=16, on_event=events.append)
+        (result,) = (await syncer.run([Topic("T", QUERY)])).topics
+    assert (result.error, result.new, result.fetched) == (None, 120, 120)
+    assert [e.fetched for e in events if e.fetched] == [50, 99, 120]
+    assert set(store.load_papers()) == {p.id for p in papers}
+
+
+async def test_a_total_arxiv_could_not_hold_is_neither_shown_nor_used(fake_arxiv, store, monkeypatch):
+    """The pages are honest, the total is not: the sync pages on until a page comes back empty,
+    and shows no total."""
+    monkeypatch.setattr(sync_module, "PAGE_SIZE", 50)
+    monkeypatch.setattr(sync_module, "BULK_PAGE_SIZE", 50)
+    papers = recent_papers(120)
+    fake_arxiv.queries[QUERY] = papers
+    fake_arxiv.claimed_total = BILLIONS
+    events = []
+    settings = settings_for(fake_arxiv, delay=0)
+    async with client_for(settings) as client:
+        syncer = Syncer(store, client, today=TODAY, horizon_weeks=16, on_event=events.append)
+        (result,) = (await syncer.run([Topic("T", QUERY)])).topics
+    assert (result.error, result.new, result.arxiv_total) == (None, 120, None)
+    assert all(e.expected is None for e in events)
+    starts = [r.params["start"] for r in fake_arxiv.search_requests() if r.params["max_results"] != "0"]
+    assert starts == ["0", "50", "100", "120"]  # the empty page ends it: not retried as spurious
+    state = store.sync_state("T")
+    assert state.arxiv_total is None
+    assert state.spans == ((f"{TODAY - timedelta(weeks=16):%Y%m%d}0000", f"{TODAY + timedelta(days=1):%Y%m%d}2359"),)
+
+
+async def test_a_count_of_new_papers_arxiv_could_not_hold_is_not_shown(fake_arxiv, store):
+    fake_arxiv.queries[QUERY] = recent_papers(10)
+    fake_arxiv.totals["submittedDate:[202611050000 TO 202612022359]"] = BILLIONS
+    report = await run_sync(store, fake_arxiv, [Topic("T", QUERY)])
+    assert report.total_new_last4 is None
+    assert report.total_error == "could not count all new arXiv papers: arXiv claimed more new papers than it holds"
+    assert store.cached_total(momentum.total_window(TODAY)) is None
+
+
+@pytest.mark.parametrize(
+    "today, bound",
+    [(date(2020, 6, 1), 2_000_000), (date(2021, 12, 31), 2_000_000), (date(2022, 1, 1), 2_050_000), (TODAY, 5_000_000)],
+)
+def test_the_most_papers_arxiv_could_hold_grows_with_the_date(today, bound):
+    assert sync_module.papers_arxiv_could_hold(today) == bound
+
+
+# --- Retry-After: a whole number of seconds or an HTTP date, and never less than the backoff ---
+
+BACKOFF = 0.3
+
+
+async def first_retry_wait(fake, store, caplog, retry_after: str) -> tuple[float, float]:
+    """The wait the client planned before its first retry (from its log) and the pause the
+    server saw between the two requests."""
+    fake.queries[QUERY] = recent_papers(3)
+    fake.faults = [Fault("status", 503, {"Retry-After": retry_after})]
+    with caplog.at_level(logging.INFO, logger="reader.arxiv"):
+        result = await sync_one(store, fake, delay=0, backoff=BACKOFF)
+    assert (result.error, result.new) == (None, 3)
+    (planned,) = [float(m[1]) for r in caplog.records if (m := re.match(r"retrying \S+ in (.+) s$", r.getMessage()))]
+    first, second = fake.requests[:2]
+    return planned, second.started - first.ended
+
+
+@pytest.mark.timeout(30)  # an inf or 1e3 honoured would wait ten minutes
+@pytest.mark.parametrize("retry_after", ["nan", "NaN", "inf", "-inf", "-1", "1e3", "1E1", "1.5", "+1", "1_0", " 0x10", "soon", ""])
+async def test_a_retry_after_that_is_no_whole_number_nor_a_date_counts_as_absent(fake_arxiv, store, caplog, retry_after):
+    planned, waited = await first_retry_wait(fake_arxiv, store, caplog, retry_after)
+    assert planned == BACKOFF
+    assert waited >= BACKOFF - 0.03  # the server thread may stamp a request's end a few ms late
+
+
+@pytest.mark.parametrize("retry_after", ["0", "Thu, 01 Jan 2015 00:00:00 GMT"])
+async def test_a_retry_after_shorter_than_the_backoff_waits_the_backoff(fake_arxiv, store, caplog, retry_after):
+    planned, waited = await first_retry_wait(fake_arxiv, store, caplog, retry_after)
+    assert planned == BACKOFF
+    assert waited >= BACKOFF - 0.03
+
+
+@pytest.mark.parametrize("in_future", [False, True])
+async def test_a_valid_retry_after_longer_than_the_backoff_is_honoured(fake_arxiv, store, caplog, in_future):
+    retry_after = formatdate(time.time() + 3, usegmt=True) if in_future else "2"
+    planned, waited = await first_retry_wait(fake_arxiv, store, caplog, retry_after)
+    assert 1.5 <= planned <= 3
+    assert waited >= planned - 0.03
+
+
+def test_retry_after_values():
+    from reader.arxiv.client import MAX_RETRY_AFTER, _retry_after
+
+    assert [_retry_after(v) for v in ("7", " 7 ", "007", "0", "99999999999999999999")] == [7, 7, 7, 0, MAX_RETRY_AFTER]
+    assert [_retry_after(v) for v in (None, "nan", "inf", "-1", "1e3", "7.0", "٣", "7 s", "Mon")] == [None] * 9
+    assert _retry_after("Thu, 01 Jan 2015 00:00:00 GMT") == 0

@@ -152,7 +152,7 @@ def test_tags_and_notes_made_after_opening_survive_damage_and_a_deleted_file(see
     _tagged_and_noted(store, ids)
     (store.data_dir / "library.json").write_bytes(b'{"tags": {"1": {"name": 5}}}')  # valid JSON, wrong shape
     store.set_note(ids[2], "written on")  # the same process writes on: repaired first, from the copy
-    assert any("library.json is damaged" in w and "restored tags and notes" in w for w in store.warnings)
+    assert any("library.json is damaged" in w and "restored tags, notes and citation keys" in w for w in store.warnings)
     (store.data_dir / "library.json").unlink()
     again = Store(store.data_dir)
     assert any("library.json is missing" in w for w in again.warnings)

@@ -3,6 +3,7 @@ bars in a real pseudo-terminal against the loopback arXiv."""
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import sys
@@ -115,3 +116,43 @@ def test_sync_off_a_terminal_prints_plain_lines(fake_arxiv, monkeypatch, capsys)
     assert re.fullmatch(r"Agents 200 / 450 · \d+ s left", lines[1])
     assert re.fullmatch(r"Agents 400 / 450 · \d+ s left", lines[2])
     assert lines[3] == "Agents 450 / 450 · 0 s left"
+
+
+# Python made the session leader of the terminal it runs in, so that Ctrl+C typed there reaches it
+# as it reaches a command run from a shell (run_in_terminal starts it in a new session).
+IN_CONTROLLING_TERMINAL = "import fcntl, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); from reader.cli import main; sys.exit(main())"
+
+
+def test_ctrl_c_during_a_sync_says_interrupted_never_done_and_what_was_kept(fake_arxiv, capsys, data_dir):
+    from reader.store import Store
+
+    add_topic(fake_arxiv, 600)
+    fake_arxiv.faults = [None, Fault("hang", seconds=30)]  # type: ignore[list-item]  # the 2nd page never comes
+    capsys.readouterr()
+    run = run_in_terminal(
+        [sys.executable, "-c", IN_CONTROLLING_TERMINAL, "sync", "--topic", "Agents"],
+        env=env_for(fake_arxiv, delay="0"), size=(120, 30), keys=[("200 / 600", "\x03")], deadline=60,
+    )
+    screen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", run.output)
+    assert run.status == 130, screen
+    assert re.search(r"Agents\s+[━╺╸ ]+\s+200 / 600\s+.*interrupted", screen), screen
+    assert "done" not in screen and "600 / 600" not in screen
+    assert "Agents: interrupted after 200 fetched: 200 new, 0 updated kept (the next sync goes on from there)" in screen
+    assert "interrupted: synced 0 of 1 topics; kept 200 new, 0 updated" in screen
+    assert screen.rstrip().endswith("reader: interrupted")
+    assert len(Store(data_dir).index().ids) == 200  # the page that arrived is saved
+
+
+def test_an_interrupted_sync_off_a_terminal_ends_with_an_interrupted_line():
+    from reader.commands.progress import PlainLines
+
+    stream = io.StringIO()
+    tracker = SyncProgress(delay=0)
+    try:
+        with PlainLines(tracker, stream) as lines:
+            lines.event(SyncEvent("Agents", "syncing Agents"))
+            lines.event(SyncEvent("Agents", "", 200, 600))
+            raise KeyboardInterrupt
+    except KeyboardInterrupt:
+        pass
+    assert stream.getvalue().splitlines()[-1] == "Agents 200 / 600 · interrupted"

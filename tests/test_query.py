@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from reader.arxiv.parse import parse_api_page
-from reader.core.query import parse, search_text
+from reader.core.query import lowercase_operators, operator_note, parse, search_text
 from reader.core.search import SearchBlock
 from reader.errors import QueryError
 from reader.models import Author
@@ -140,3 +140,14 @@ def test_notes_are_searched_locally_and_refused_for_arxiv():
     assert SearchBlock({p.id: search_text(p) for p in items}).matching(parse("note:zurich", implicit_and=True)) == set()
     with pytest.raises(QueryError, match="works in the filter, not in an arXiv query"):
         parse("note:zurich AND cat:cs.CL")
+
+
+def test_lower_case_operators_are_found_once_each_but_not_in_quotes_or_after_a_field():
+    assert lowercase_operators("quantum and monte or carlo And x and y") == ["and", "or", "And"]
+    assert lowercase_operators('quantum AND "rock and roll" OR ti:and ANDNOT au:or') == []
+    assert lowercase_operators("andnot(ti:a) sandwich oracle") == ["andnot"]
+    assert operator_note("quantum and monte") == '"and" is searched as a word: operators are AND, OR, ANDNOT in capitals'
+    assert operator_note("a or b and c") == '"or", "and" are searched as words: operators are AND, OR, ANDNOT in capitals'
+    assert operator_note("quantum AND monte") is None
+    # The query is read as it is written: the word is searched, as arXiv would.
+    assert str(parse("quantum and monte", implicit_and=True)) == "(all:quantum AND all:and AND all:monte)"

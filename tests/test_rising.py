@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from reader.core.coverage import day_end, day_start
+from reader.core.coverage import Coverage, day_end, day_start
 from reader.core.library import Library
 from reader.core.rising import RisingTerm, rising_terms, rising_topics
 from reader.core.text import word_string
@@ -75,3 +75,26 @@ def test_a_window_not_synced_has_no_figure_as_in_the_topics_chart():
     assert rising_topics(Library(index), ["Up"], TODAY, synced)[0].to_json() == {
         "topic": "Up", "last4": 28, "prev4": 28, "change_pct": 0.0, "share_pct": None,
     }
+
+
+def test_no_term_rises_unless_all_twelve_weeks_are_synced():
+    papers = dated_words(rising_papers())
+
+    def synced_from(days_ago: int, until: date = TODAY) -> Coverage:
+        return Coverage.of_spans([(day_start(TODAY - timedelta(days=days_ago)), day_end(until))])
+
+    assert [t.term for t in rising_terms(papers, TODAY, coverage=synced_from(83))][:1] == ["process reward"]  # all 84 days
+    assert rising_terms(papers, TODAY, coverage=synced_from(82)) == []  # the first of the twelve weeks is missing
+    assert rising_terms(papers, TODAY, coverage=synced_from(200, until=TODAY - timedelta(days=1))) == []  # today is not
+    assert rising_terms(papers, TODAY, coverage=Coverage()) == []  # never synced
+
+
+def test_filler_verbs_and_adjectives_never_rise():
+    def on(days_ago, text):
+        return (TODAY - timedelta(days=days_ago), f" {text} ")
+
+    recent = ["we employ sparse attention", "improves sparse attention", "effective sparse attention", "leveraging sparse attention"]
+    papers = [on(i, text) for i, text in enumerate(recent * 2)] + [on(30 + i, "dense layers") for i in range(8)]
+    found = [t.term for t in rising_terms(papers, TODAY)]
+    assert found == ["sparse attention"]  # not "employ", "improves", "effective", "leveraging", nor phrases with them
+    assert [t.term for t in rising_terms([on(i, "improves recall") for i in range(6)] + papers[8:], TODAY)] == ["recall"]

@@ -358,3 +358,38 @@ def test_a_lower_layer_importing_the_app_or_textual_is_reported(tmp_path):
         "reader/core/text.py:2: reader.core.text (a lower layer) imports reader.cli",
         "reader/service/views.py:3: reader.service.views (a lower layer) imports textual.app",
     ]
+
+
+# --- the app reaches the cache through its service -------------------------------------------------
+
+
+def stores_reached(root: Path) -> list[str]:
+    """Where app code reaches the store behind the service (`service.store`, `self.service.store`)."""
+    problems = []
+    for module, path in modules(root).items():
+        if not _within(module, ("reader.app",)):
+            continue
+        for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+            if isinstance(node, ast.Attribute) and node.attr == "store" and _names_service(node.value):
+                problems.append(f"{path.relative_to(root).as_posix()}:{node.lineno}: {module} reaches service.store")
+    return _by_place(problems)
+
+
+def _names_service(node: ast.expr) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "service") or (isinstance(node, ast.Attribute) and node.attr == "service")
+
+
+def test_no_screen_reaches_the_store_behind_the_service():
+    problems = stores_reached(ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_screen_reaching_the_store_is_reported(tmp_path):
+    root = _tree(tmp_path, {
+        "reader/__init__.py": "",
+        "reader/app/screens/sync.py": "def run(self, service):\n    self.service.store.sync()\n    return service.store, self.store\n",
+    })
+    assert stores_reached(root) == [
+        "reader/app/screens/sync.py:2: reader.app.screens.sync reaches service.store",
+        "reader/app/screens/sync.py:3: reader.app.screens.sync reaches service.store",
+    ]

@@ -120,6 +120,17 @@ def test_rising_terms_of_a_topic_json(capsys, cache):
     assert out.splitlines() == ["process reward\t6 papers in the last four weeks, 0 in the eight before\tx12.0"]
 
 
+def test_rising_terms_need_all_twelve_weeks_synced(capsys, cache):
+    store = cache[0]
+    # Synced whole only for the last ten weeks (as a first sync with sync.weeks = 10 leaves it).
+    store.record_progress("Language", "ti:language", [(day_start(TODAY - timedelta(weeks=10)), day_end(TODAY))], TODAY.isoformat(), None)
+    code, out, err = run(capsys, "rising", "--topic", "Language")
+    assert code == 0 and out == ""
+    assert err == ("no rising terms in 'Language' as of 2026-12-02: the twelve weeks they compare, from 2026-09-10, are not all "
+                   "synced (complete since 2026-09-23): `reader sync --topic` fetches them\n")
+    assert json.loads(run(capsys, "rising", "--topic", "Language", "--json")[1]) == []
+
+
 def test_rank_leaves_hidden_papers_out_and_learns_from_them(capsys, cache):
     store, agents, proteins = cache
     store.set_marks([p.id for p in agents[:5]], starred=True)

@@ -20,7 +20,7 @@ from reader.app.screens.help import HelpScreen, binding_rows
 from reader.app.screens.main import MainScreen
 from reader.app.screens.similar import SimilarScreen
 from reader.app.widgets.paper_list import PaperList
-from reader.config import Settings, config_dir
+from reader.config import Settings, config_dir, theme_problem
 from reader.keymap import key_clashes, load_keymap
 from reader.service import LibraryService, open_service
 from reader.store import Store
@@ -113,9 +113,10 @@ class ReaderApp(App):
     def _apply_theme(self) -> None:
         """The theme setting if it names a theme, else the one chosen last (the setting's default)."""
         wanted = self.settings.theme
-        if wanted and wanted not in self.available_themes:
+        problem = theme_problem(wanted, self.available_themes) if wanted else None
+        if problem:
             where = self.settings.sources.get("theme")
-            self.notify(f"theme {wanted!r}{f' ({where})' if where else ''} is not a theme; the default is used", severity="warning", timeout=20)
+            self.notify(f"theme {wanted!r}{f' ({where})' if where else ''} {problem}; the default is used", severity="warning", timeout=20)
             wanted = None
         if (wanted or self._saved_theme) in self.available_themes:
             self.theme = wanted or self._saved_theme

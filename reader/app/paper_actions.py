@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from reader.app.screens.tags import TagDialog
-from reader.core.bibtex import export as export_bibtex
+from reader.errors import ReaderError
 from reader.models import Paper
 
 if TYPE_CHECKING:
@@ -63,9 +63,10 @@ class PaperScreen(Screen):
     def marks_changed(self) -> None:
         raise NotImplementedError
 
-    def _set_marks(
+    def set_marks(
         self, paper_id: str, *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None
     ) -> None:
+        """Change a paper's marks: drawn at once, saved by the service (a failure is said, and undone)."""
         def failed(message: str) -> None:
             self.app.notify(message, severity="error", timeout=15)
             self.marks_changed()
@@ -78,18 +79,18 @@ class PaperScreen(Screen):
 
     def action_toggle_star(self) -> None:
         if (paper_id := self.current_paper_id()) is not None:
-            self._set_marks(paper_id, starred=paper_id not in self.service.library.starred)
+            self.set_marks(paper_id, starred=paper_id not in self.service.library.starred)
 
     def action_toggle_read(self) -> None:
         if (paper_id := self.current_paper_id()) is not None:
-            self._set_marks(paper_id, read=paper_id not in self.service.library.read)
+            self.set_marks(paper_id, read=paper_id not in self.service.library.read)
 
     def action_toggle_hidden(self) -> None:
         """Not interested: the paper leaves every view (but Hidden) the next time a list is drawn,
         and teaches For you; until then it stays in place, so x again undoes it."""
         if (paper_id := self.current_paper_id()) is not None:
             hide = paper_id not in self.service.library.hidden
-            self._set_marks(paper_id, hidden=hide)
+            self.set_marks(paper_id, hidden=hide)
             self.app.notify("Hidden: not shown again (x brings it back)." if hide else "Shown again.")
 
     def action_edit_tags(self) -> None:
@@ -129,7 +130,7 @@ class PaperScreen(Screen):
             self.app.notify("This demo paper has no PDF link: open its search page with o.", severity="warning")
             return
         self.open_in_browser(url)
-        self._set_marks(paper.id, read=True)
+        self.set_marks(paper.id, read=True)
 
     @work(thread=True, group="browser")
     def open_in_browser(self, url: str) -> None:
@@ -162,6 +163,17 @@ class PaperScreen(Screen):
         if paper.demo:
             self.app.notify("Demo papers have no arXiv id to cite.", severity="warning")
             return
-        text = export_bibtex([paper])
-        self.app.copy_to_clipboard(text)
-        self.app.notify(f"Copied {text.split(',', 1)[0].removeprefix('@misc{')} to the clipboard.")
+        self._copy_citation(paper)
+
+    @work(thread=True, group="citation")
+    def _copy_citation(self, paper: Paper) -> None:
+        """The entry under the paper's recorded key: giving it one writes library.json, never on
+        the UI's thread."""
+        app = self.app
+        try:
+            text = self.service.citation(paper)
+        except ReaderError as error:
+            app.call_from_thread(app.notify, f"Not copied: {error}", severity="error")
+            return
+        app.call_from_thread(app.copy_to_clipboard, text)
+        app.call_from_thread(app.notify, f"Copied {text.split(',', 1)[0].removeprefix('@misc{')} to the clipboard.")

@@ -17,6 +17,7 @@ import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Self, TypeVar
 from urllib.parse import quote
 
@@ -195,10 +196,10 @@ class ArxivClient:
                     raise ArxivUnreachableError(str(retry)) from None
                 if attempt == attempts - 1:
                     raise ArxivError(f"{retry} (gave up after {attempts} tries)") from None
-                wait = retry.wait
-                if wait is None:
-                    wait = self.options.backoff * 2**attempt * (6 if retry.slow_down else 1)
-                wait = max(wait, self.options.delay)
+                # Never less than the backoff (doubling each time, six times as long after a 429),
+                # longer when the server asks for longer.
+                backoff = self.options.backoff * 2**attempt * (6 if retry.slow_down else 1)
+                wait = max(backoff, retry.wait or 0.0, self.options.delay)
                 log.info("retrying %s in %.1f s", url, wait)
                 self._notice(f"{retry}; retrying in {wait:.0f} s")
                 assert self._last_end is not None
@@ -341,18 +342,21 @@ def _transport_failure(error: Exception, url: str, options: ClientOptions) -> Ex
 
 
 def _retry_after(header: str | None) -> float | None:
-    """Seconds from a Retry-After header (delta-seconds or HTTP date); None when absent."""
+    """Seconds from a Retry-After header: a whole number of seconds or an HTTP date (one in the
+    past is 0). None for anything else (nan, inf, -1, 1e3, 1.5, text): it counts as absent."""
     if header is None:
         return None
     header = header.strip()
-    try:
-        return min(max(float(header), 0.0), MAX_RETRY_AFTER)
-    except ValueError:
-        pass
+    if header.isascii() and header.isdigit():
+        seconds = header.lstrip("0")
+        # Five digits or more is past MAX_RETRY_AFTER anyway (and int() of thousands is slow).
+        return MAX_RETRY_AFTER if len(seconds) > 4 else min(float(seconds or 0), MAX_RETRY_AFTER)
     from email.utils import parsedate_to_datetime
 
     try:
         moment = parsedate_to_datetime(header)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
+    if moment.tzinfo is None:  # "-0000": HTTP dates are in GMT
+        moment = moment.replace(tzinfo=UTC)
     return min(max(moment.timestamp() - time.time(), 0.0), MAX_RETRY_AFTER)

@@ -77,7 +77,8 @@ def _iso_utc(value: str | None, field: str, latest: datetime) -> str:
 
 @dataclass(slots=True)
 class FeedPage:
-    """One page of API results. `skipped` says why each unreadable entry was left out;
+    """One page of API results. `skipped` says why each unreadable entry was left out, and
+    `skipped_ids` holds the `<id>` each carried (what tells one served again);
     `removed_categories` lists category terms that were not arXiv categories."""
 
     total_results: int
@@ -85,6 +86,7 @@ class FeedPage:
     items_per_page: int
     papers: list[Paper]
     skipped: list[str] = field(default_factory=list)
+    skipped_ids: list[str] = field(default_factory=list)
     removed_categories: list[str] = field(default_factory=list)
 
     @property
@@ -103,6 +105,7 @@ def _int(feed: Element, name: str) -> int:
 
 
 PARSE_CHUNK = 64 * 1024
+MAX_SKIPPED_ID = 200  # of an unreadable entry's <id>, kept to tell it if served again
 
 
 class _RootReached(Exception):
@@ -157,7 +160,7 @@ def parse_api_page(content: bytes) -> FeedPage:
     if reader.api_error is not None:
         raise ArxivAPIError(f"arXiv says: {reader.api_error}")
     page = FeedPage(_int(feed, "totalResults"), _int(feed, "startIndex"), _int(feed, "itemsPerPage"), reader.papers)
-    page.skipped, page.removed_categories = reader.skipped, reader.removed_categories
+    page.skipped, page.skipped_ids, page.removed_categories = reader.skipped, reader.skipped_ids, reader.removed_categories
     return page
 
 
@@ -172,6 +175,7 @@ class _EntryReader:
         self.depth = 0
         self.papers: list[Paper] = []
         self.skipped: list[str] = []
+        self.skipped_ids: list[str] = []
         self.removed_categories: list[str] = []
         self.api_error: str | None = None  # arXiv's message when it answered with its error feed
         self.latest = _latest_date()
@@ -199,6 +203,7 @@ class _EntryReader:
                 self.papers.append(_paper_from_entry(entry, self.removed_categories, self.latest))
             except BadEntry as problem:
                 self.skipped.append(str(problem))
+                self.skipped_ids.append(entry_id.strip()[:MAX_SKIPPED_ID])
 
 
 def parse_error_body(content: bytes) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, nullcontext
 from itertools import islice
 
@@ -50,14 +50,19 @@ def print_error(message: object) -> None:
 
 
 def validated_query(query: str, *, for_arxiv: bool):
-    """The parsed query, or a one-line error naming the problem and its column."""
-    from reader.core.query import parse
+    """The parsed query, or a one-line error naming the problem and its column. Lower-case
+    operators, searched as words, are said once on stderr (the query stays as typed)."""
+    from reader.core.query import operator_note, parse
 
     try:
-        return parse(query, implicit_and=not for_arxiv)
+        parsed = parse(query, implicit_and=not for_arxiv)
     except QueryError as error:
         shown = query if len(query) <= 80 else query[:60] + "..."  # a long query would drown the message
         raise ReaderError(f"invalid query {shown!r}: {error.describe()}") from None
+    note = operator_note(query)
+    if note:
+        print(f"reader: note: {note}", file=sys.stderr)
+    return parsed
 
 
 def positive_int(text: str) -> int:
@@ -162,6 +167,30 @@ def search_index(store) -> Iterator:
         yield index
     finally:
         index.close()
+
+
+def add_list_command(commands, name: str, handler: Callable, *, list_help: str, json_help: str, **options):
+    """A command over a list of named things (`reader topics|watches|tags`): its ACTION `list`,
+    with --json, is also what it does with none; the caller adds the others (add, rename,
+    remove ...) to the subparsers returned. The handler finds them in `args.action`."""
+    parser = commands.add_parser(name, **options)
+    actions = parser.add_subparsers(dest="action", metavar="ACTION")
+    listing = actions.add_parser("list", help=list_help)
+    listing.add_argument("--json", action="store_true", help=json_help)
+    parser.set_defaults(handler=handler, json=False)
+    return actions
+
+
+def print_list(rows: list[dict], *, as_json: bool, lines: Callable[[], Iterable[str]], empty: str) -> None:
+    """What such a list prints: `rows` as a JSON array, or a line each (`empty`, on stderr, when
+    there are none)."""
+    if as_json:
+        print_json(rows)
+        return
+    if not rows:
+        print(empty, file=sys.stderr)
+    for line in lines():
+        print(line)
 
 
 def print_json(value) -> None:

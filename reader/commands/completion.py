@@ -32,7 +32,7 @@ def completes_names(action: argparse.Action, kind: str) -> argparse.Action:
 def register(commands) -> None:
     parser = commands.add_parser(
         "completion", help="print a shell completion script (bash, zsh or fish)",
-        description="Prints a script that completes commands, options and topic names. "
+        description="Prints a script that completes commands, options, file paths and topic, tag and watch names. "
         "bash: reader completion bash > ~/.local/share/bash-completion/completions/reader; "
         "zsh: reader completion zsh > ~/.zfunc/_reader (with ~/.zfunc in fpath); "
         "fish: reader completion fish > ~/.config/fish/completions/reader.fish",
@@ -41,6 +41,7 @@ def register(commands) -> None:
     parser.set_defaults(handler=cmd_completion)
     helper = commands.add_parser("__complete")  # no help: the scripts' helper stays out of --help
     helper.add_argument("shell", choices=SHELLS)
+    helper.add_argument("--region", help="bash: the part of the last word readline replaces ($2)")
     helper.add_argument("words", nargs=argparse.REMAINDER)
     helper.set_defaults(handler=cmd_complete)
 
@@ -54,8 +55,12 @@ def cmd_complete(args, settings) -> int:
     words = args.words[1:] if args.words[:1] == ["--"] else args.words
     typed, current = [_dequote(w) for w in words[:-1]], words[-1] if words else ""
     found = candidates(args.root_parser, typed, _dequote(current), lambda kind: _names(kind, typed, settings))
+    if args.shell == "bash" and found != [FILES]:
+        # zsh and fish quote what they insert themselves; bash inserts candidates as they are
+        region = args.region if args.region is not None else current[1:] if current[:1] in QUOTES else current
+        found = [reply for candidate in found if (reply := _for_bash(candidate, current, region)) is not None]
     for candidate in found:
-        print(_for_bash(candidate, current) if args.shell == "bash" and candidate != FILES else candidate)
+        print(candidate)
     return 0
 
 
@@ -131,28 +136,58 @@ def _names(kind: str, typed: list[str], settings) -> list[str]:
 # --- quoting as each shell has it ------------------------------------------------------------------
 
 
+QUOTES = ("'", '"')
+
+
 def _dequote(word: str) -> str:
-    """A word as typed on the command line, without its quotes or backslashes."""
-    if word[:1] in ("'", '"'):
-        return word[1:-1] if len(word) > 1 and word[-1] == word[0] else word[1:]
-    return re.sub(r"\\(.)", r"\1", word)
+    """A word as the shell reads it, as far as it is typed: without its quotes and backslashes."""
+    text, quote, escaped = [], "", False
+    for char in word:
+        if escaped:
+            if quote == '"' and char not in '$`"\\':  # in double quotes a backslash stays before others
+                text.append("\\")
+            text.append(char)
+            escaped = False
+        elif char == "\\" and quote != "'":
+            escaped = True
+        elif char == quote:
+            quote = ""
+        elif char in QUOTES and not quote:
+            quote = char
+        else:
+            text.append(char)
+    return "".join(text)
 
 
-def _for_bash(candidate: str, typed: str) -> str:
-    """bash inserts candidates as they are: quote them the way the user began to."""
-    if typed[:1] in ("'", '"'):
-        return typed[0] + candidate + typed[0]
-    return re.sub(r"([^\w./:,@%+=-])", r"\\\1", candidate)
+def _for_bash(candidate: str, word: str, region: str) -> str | None:
+    """What bash must insert for readline to leave exactly `candidate` in place of `word`, quoted
+    the way the user began it. readline replaces `region`: all of the word, or what follows the
+    quote it opens with (a reply starting with that quote replaces the quote too). None for a word
+    that opens a quote further on, or is $'...': what the shell reads there is not worth guessing."""
+    if word[:1] in QUOTES and region == word[1:]:
+        return word[0] + _quoted_inside(candidate, word[0]) + word[0]
+    if region == word:
+        return re.sub(r"([^\w./,@%+-])", r"\\\1", candidate)  # : and = too: readline splits words there
+    return None
+
+
+def _quoted_inside(text: str, quote: str) -> str:
+    """`text` as written between two `quote`s, read back unchanged."""
+    if quote == "'":
+        return text.replace("'", "'\\''")  # close, an escaped quote, reopen
+    escaped = re.sub(r'([$`"\\])', r"\\\1", text)
+    return escaped.replace("!", "\"'!'\"")  # history expansion sees ! in double quotes, never in single
 
 
 BASH = r"""# bash completion for reader. Install: reader completion bash > ~/.local/share/bash-completion/completions/reader
+# Candidates come one per line, already quoted for the word as typed ($2 is the part readline
+# replaces); mapfile reads them as they are: no word splitting, no globbing.
 _reader_complete() {
-    local IFS=$'\n' current=${COMP_WORDS[COMP_CWORD]}
     local -a found
-    found=($(reader __complete bash -- "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null))
-    if [[ ${found[0]} == __files__ ]]; then
+    mapfile -t found < <(reader __complete bash --region="$2" -- "${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null)
+    if [[ ${found[0]-} == __files__ ]]; then
         compopt -o filenames 2>/dev/null
-        found=($(compgen -f -- "$current"))
+        mapfile -t found < <(compgen -f -- "$2")
     fi
     COMPREPLY=("${found[@]}")
 }

@@ -1,5 +1,7 @@
 """`reader digest`: per topic, the momentum headline and the papers new since a day, as Markdown
-or one self-contained HTML file."""
+or one self-contained HTML file. Only a full digest (every topic, since the last one) written to a
+file moves the saved day the next one starts from: printing one, `--topic` and `--since` are
+previews that change nothing."""
 
 from __future__ import annotations
 
@@ -14,17 +16,39 @@ from reader.errors import ReaderError
 
 LAST_DIGEST = "last_digest"  # setting: the day the last digest was made
 FIRST_SPAN = timedelta(days=7)  # `--since last` before any digest: the last week
+FORMATS = {"markdown": "Markdown", "html": "HTML"}
+SUFFIXES = {".md": "markdown", ".html": "html", ".htm": "html"}
 
 
 def register(commands) -> None:
-    parser = commands.add_parser("digest", help="new papers per topic since a day, as Markdown or HTML")
+    parser = commands.add_parser(
+        "digest", help="new papers per topic since a day, as Markdown or HTML",
+        description="New papers per topic since a day, with each topic's momentum. Only a full digest "
+        "(every topic, no --since) written with -o moves the day the next one starts from; printing one, "
+        "--topic and --since are previews that change nothing.",
+    )
     parser.add_argument("--since", default="last", metavar="last|YYYY-MM-DD",
-                        help="papers first submitted on or after this day; 'last' (default): since the last "
-                        "digest, or the last week before the first one")
-    parser.add_argument("--topic", action="append", metavar="NAME", help="only this topic (repeatable; default: all)")
-    parser.add_argument("--format", choices=("markdown", "html"), default="markdown", help="default: markdown")
+                        help="papers first submitted on or after this day (a preview); 'last' (default): since "
+                        "the last full digest written with -o, or the last week before the first one")
+    parser.add_argument("--topic", action="append", metavar="NAME", help="only this topic (repeatable; default: all; a preview)")
+    parser.add_argument("--format", choices=FORMATS,
+                        help="default: by -o's extension (.html or .htm HTML, .md Markdown), else markdown")
     parser.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of to stdout")
     parser.set_defaults(handler=run)
+
+
+def _chosen_format(args: argparse.Namespace) -> str:
+    """--format when given (a file named for the other format gets one line saying so), else the
+    format -o's extension names (any case), else Markdown."""
+    from reader.commands.common import print_warning
+
+    suffix = Path(args.output).suffix if args.output not in (None, "-") else ""
+    named = SUFFIXES.get(suffix.lower())
+    if args.format is None:
+        return named or "markdown"
+    if named is not None and named != args.format:
+        print_warning(f"{args.output} ends in {suffix}, but --format {args.format} was given: writing {FORMATS[args.format]}")
+    return args.format
 
 
 def _since(text: str, store, today: date) -> date:
@@ -41,15 +65,15 @@ def _since(text: str, store, today: date) -> date:
 
 def run(args: argparse.Namespace, settings) -> int:
     from reader.core.citation import exportable
-    from reader.core.coverage import view_coverage
     from reader.core.digest import TopicDigest, html_page, markdown
-    from reader.core.momentum import headline, total_window
+    from reader.core.momentum import headline
     from reader.userfiles import path_problem, write_user_file
 
     if args.output not in (None, "-"):
         problem = path_problem(args.output)
         if problem:
             raise ReaderError(f"-o {args.output!r}: {problem}")
+    format = _chosen_format(args)
     store = open_store(args, settings)
     today = settings.today()
     since = _since(args.since, store, today)
@@ -61,24 +85,28 @@ def run(args: argparse.Namespace, settings) -> int:
     first_day = since.toordinal()
     chosen: dict[str, list[str]] = {}
     for name in names:
-        bit = index.bit(name)
-        chosen[name] = [pid for pid, day, mask in zip(index.ids, index.days, index.masks)
-                        if mask & bit and day >= first_day and pid not in lib.hidden]
+        days = zip(index.in_topic(name, index.ids), index.in_topic(name, index.days))
+        chosen[name] = [pid for pid, day in days if day >= first_day and pid not in lib.hidden]
     wanted = {pid for ids in chosen.values() for pid in ids}
     papers = {p.id: p for p in exportable(store.papers_by_id(wanted).values())}
-    total = store.cached_total(total_window(today))
-    spans = store.coverage_spans()  # a window not synced has no figure, as in the topic's chart
+    total, spans = store.total_new_last4(today), store.coverage_spans()
     digests = [
-        TopicDigest(name, headline(lib.momentum(today, topic=name, total_new_last4=total, coverage=view_coverage(spans, name))),
+        TopicDigest(name, headline(lib.momentum(today, topic=name, total_new_last4=total, spans=spans)),
                     [papers[pid] for pid in ids if pid in papers])
         for name, ids in chosen.items()
     ]
-    text = (html_page if args.format == "html" else markdown)(digests, since, today)
+    text = (html_page if format == "html" else markdown)(digests, since, today)
     if args.output in (None, "-"):
         sys.stdout.write(text)
+        return 0
+    write_user_file(Path(args.output).expanduser(), text.encode("utf-8"))
+    count = sum(len(d.papers) for d in digests)
+    wrote = f"wrote {plural(count, 'paper', thousands=True)} in {plural(len(digests), 'topic')} to {args.output} as {FORMATS[format]}"
+    preview = "--topic" if args.topic else "--since" if args.since != "last" else None
+    if preview is None:
+        store.set_setting(LAST_DIGEST, today.isoformat())
+        print(f"{wrote}; the next digest starts {today.isoformat()}", file=sys.stderr)
     else:
-        write_user_file(Path(args.output).expanduser(), text.encode("utf-8"))
-        count = sum(len(d.papers) for d in digests)
-        print(f"wrote {plural(count, 'paper', thousands=True)} in {len(digests)} topics to {args.output}", file=sys.stderr)
-    store.set_setting(LAST_DIGEST, today.isoformat())
+        print(f"{wrote}; a preview ({preview}): the next digest still starts {_since('last', store, today).isoformat()}",
+              file=sys.stderr)
     return 0

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from reader.commands.common import library, open_store, selected_papers, tagged_ids, topic_name, validated_query
+from reader.commands.common import library, open_store, print_warning, selected_papers, tagged_ids, topic_name, validated_query
 from reader.commands.completion import completes_names
-from reader.core.exporting import FORMATS, render
+from reader.core.exporting import FORMAT_NAMES, FORMATS, format_of_path, render
 from reader.core.text import plural
 from reader.errors import ReaderError
 from reader.userfiles import link_target, path_problem
@@ -29,14 +30,17 @@ def register(commands) -> None:
     completes_names(parser.add_argument("--tag", metavar="TAG", help="the papers with this tag (any case)"), "tag")
     parser.add_argument("--topic", metavar="NAME", help="the papers of a topic")
     parser.add_argument("--query", metavar="Q", help="the papers matching a query (as in `reader list`)")
-    parser.add_argument("--format", choices=FORMATS, default="bibtex", help="file format (default: bibtex)")
+    parser.add_argument("--format", choices=FORMATS,
+                        help="file format (default: by -o's extension, any case: .bib BibTeX, .ris RIS, "
+                        ".json CSL-JSON; any other name and standard output: BibTeX)")
     parser.add_argument("--unicode", action="store_true",
                         help="BibTeX: keep names and titles in UTF-8 (biber, xelatex, lualatex) instead of "
                         "LaTeX accents and transliteration")
     parser.add_argument("--update", metavar="FILE",
                         help="BibTeX: add the papers not yet in FILE to it, keeping every byte already there "
                         "(papers found in it keep their entry and key)")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of to stdout")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write here (atomically) instead of to stdout, in the format its extension names")
     parser.set_defaults(handler=run)
 
 
@@ -54,10 +58,26 @@ def _wanted_ids(raw_ids: list[str]) -> set[str] | None:
     return wanted
 
 
-def _check_options(args: argparse.Namespace) -> None:
+def _chosen_format(args: argparse.Namespace) -> str:
+    """--format when given (a file named for another format gets one line saying so), else the
+    format -o's extension names, else BibTeX."""
+    named = format_of_path(args.output)
+    if args.format is None:
+        return named or "bibtex"
+    if named is not None and named != args.format:
+        print_warning(f"{args.output} ends in {Path(args.output).suffix}, but --format {args.format} was given: "
+                      f"writing {FORMAT_NAMES[args.format]}")
+    return args.format
+
+
+def _check_options(args: argparse.Namespace, format: str) -> None:
     if not (args.ids or args.starred or args.tag or args.topic or args.query):
         raise ReaderError("say what to export: ids, --starred, --tag TAG, --topic NAME and/or --query Q")
-    if args.format != "bibtex" and (args.unicode or args.update):
+    named = format_of_path(args.update)
+    if named not in (None, "bibtex"):
+        raise ReaderError(f"--update {args.update!r}: --update adds to a BibTeX file only; "
+                          f"write {FORMAT_NAMES[named]} whole with -o")
+    if format != "bibtex" and (args.unicode or args.update):
         option = "--unicode" if args.unicode else "--update"
         raise ReaderError(f"{option} is for BibTeX only (RIS and CSL-JSON are always UTF-8 and written whole)")
     if args.update is not None and args.output is not None:
@@ -84,7 +104,8 @@ def _update_problem(path: Path) -> str | None:
 def run(args: argparse.Namespace, settings) -> int:
     from reader.userfiles import write_user_file
 
-    _check_options(args)
+    format = _chosen_format(args)
+    _check_options(args, format)
     wanted = _wanted_ids(args.ids)
     store = open_store(args, settings)
     query = validated_query(args.query, for_arxiv=False) if args.query else None
@@ -102,20 +123,21 @@ def run(args: argparse.Namespace, settings) -> int:
 
     extras = {"tags": {pid: list(t) for pid, t in store.tags_of(p.id for p in papers).items() if t}, "notes": store.notes()}
     if args.update is not None:
-        return _update(Path(args.update).expanduser(), papers, unicode=args.unicode, **extras)
-    text = render(args.format, papers, unicode=args.unicode, **extras)
+        return _update(Path(args.update).expanduser(), papers, unicode=args.unicode, keys=store.citation_keys, **extras)
+    text = render(format, papers, unicode=args.unicode, keys=store.citation_keys(papers), **extras)
     if args.output is None or args.output == "-":
         sys.stdout.write(text)
     else:
         write_user_file(Path(args.output).expanduser(), text.encode("utf-8"))
-        print(f"wrote {plural(len(papers), 'entry', 'entries', thousands=True)} to {args.output}", file=sys.stderr)
+        print(f"wrote {plural(len(papers), 'entry', 'entries', thousands=True)} to {args.output} as {FORMAT_NAMES[format]}",
+              file=sys.stderr)
     if not papers:
         written = "the output" if args.output is None or args.output == "-" else "the file"
         print(f"nothing matched the selection: {written} has no entries", file=sys.stderr)
     return 0
 
 
-def _update(path: Path, papers, *, unicode: bool, tags: dict[str, list[str]], notes: dict[str, str]) -> int:
+def _update(path: Path, papers, *, unicode: bool, keys: Callable, tags: dict[str, list[str]], notes: dict[str, str]) -> int:
     from reader.core.bibfile import UnclosedEntryError, update
     from reader.userfiles import append_user_file
 
@@ -125,11 +147,13 @@ def _update(path: Path, papers, *, unicode: bool, tags: dict[str, list[str]], no
         raise ReaderError(f"cannot read {path}: {error.strerror or error}") from None
     # Bytes that are not UTF-8 (a latin-1 .bib) go through untouched.
     try:
-        result = update(raw.decode("utf-8", "surrogateescape"), papers, unicode=unicode, tags=tags, notes=notes)
+        result = update(raw.decode("utf-8", "surrogateescape"), papers, unicode=unicode, tags=tags, notes=notes, keys=keys)
     except UnclosedEntryError as error:
         raise ReaderError(f"{path}, {error}") from None
     if result.added:
         append_user_file(path, raw, result.text.encode("utf-8", "surrogateescape"))
+    for paper_id, (recorded, written) in result.renamed.items():
+        print(f"{path}: {recorded}, the key of {paper_id}, names another entry there: added it as {written}", file=sys.stderr)
     print(f"{path}: added {plural(len(result.added), 'entry', 'entries', thousands=True)}, {len(result.kept):,} already there (kept as they are)",
           file=sys.stderr)
     return 0

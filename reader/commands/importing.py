@@ -58,7 +58,7 @@ def cmd_import(args, settings) -> int:
 def _checked_tag(tag: str | None) -> str | None:
     if tag is None:
         return None
-    from reader.store.library_state import tag_name
+    from reader.core.names import tag_name
 
     try:
         return tag_name(tag)

@@ -23,7 +23,12 @@ from reader.models import Paper
 
 
 def register(commands) -> None:
-    listing = commands.add_parser("list", help="list cached papers, newest first", description="List cached papers, newest first.")
+    listing = commands.add_parser(
+        "list", help="list cached papers, newest first",
+        description="List cached papers, newest first, two lines each: the day it was first submitted, its marks, "
+        "id and version, [primary category] and title; then the first three authors (+N: how many more). "
+        "Marks: * starred, N not read yet; blank: not starred, read.",
+    )
     listing.add_argument("--topic", metavar="NAME", help="only this topic's papers (its name, any case)")
     listing.add_argument("--query", metavar="Q", help="filter with arXiv's query syntax or plain words")
     completes_names(listing.add_argument("--tag", metavar="TAG", help="only papers with this tag (any case)"), "tag")

@@ -16,6 +16,15 @@ MARK_COMMANDS = {
 }
 
 ID_HELP = "an arXiv id in any form: 2609.12345, 2609.12345v2, arXiv:2609.12345, https://arxiv.org/abs/2609.12345v2"
+# command -> (the mark, its value once done, how a paper already so is described). `read` is left
+# out: marking a read paper read again keeps the newer version the cache holds.
+ALREADY = {
+    "star": ("starred", True, "already starred"),
+    "unstar": ("starred", False, "not starred"),
+    "unread": ("read", False, "not read"),
+    "hide": ("hidden", True, "already hidden"),
+    "unhide": ("hidden", False, "not hidden"),
+}
 
 
 def register(commands) -> None:
@@ -28,6 +37,23 @@ def register(commands) -> None:
 def cmd_mark(args, settings) -> int:
     store = open_store(args, settings)
     ids = list(cached_ids(store, args.ids))
-    store.set_marks(ids, **MARK_COMMANDS[args.command][1])
-    print(f"{args.command}: {plural(len(ids), 'paper', thousands=True)}")
+    unchanged: list[str] = []
+    if args.command in ALREADY:
+        mark, value, described = ALREADY[args.command]
+        marked = getattr(store.marks(), mark)
+        unchanged = [pid for pid in ids if (pid in marked) == value]
+    changed = [pid for pid in ids if pid not in unchanged]
+    if changed:
+        store.set_marks(changed, **MARK_COMMANDS[args.command][1])
+    if not unchanged:
+        print(f"{args.command}: {plural(len(changed), 'paper', thousands=True)}")
+        return 0
+    verb = "is" if len(unchanged) == 1 else "are"
+    said = f"{_listed(unchanged)} {verb} {described}"
+    print(f"{args.command}: {plural(len(changed), 'paper', thousands=True)} ({said})" if changed else f"{args.command}: {said}: nothing changed")
     return 0
+
+
+def _listed(ids: list[str], shown: int = 5) -> str:
+    """Ids for a sentence, the first few of a long list."""
+    return ", ".join(ids[:shown]) + (f" and {len(ids) - shown:,} more" if len(ids) > shown else "")

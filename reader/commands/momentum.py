@@ -15,15 +15,12 @@ def register(commands) -> None:
 
 
 def cmd_momentum(args, settings) -> int:
-    from reader.core.coverage import view_coverage
-    from reader.core.momentum import headline, total_window
+    from reader.core.momentum import headline
 
     store = open_store(args, settings)
     topic = topic_name(store, args.topic)
     as_of = parse_day(args.as_of, "--as-of") if args.as_of else settings.today()
-    papers = library(store)
-    coverage = view_coverage(store.coverage_spans(), topic)
-    result = papers.momentum(as_of, topic=topic, total_new_last4=store.cached_total(total_window(as_of)), coverage=coverage)
+    result = library(store).momentum(as_of, topic=topic, total_new_last4=store.total_new_last4(as_of), spans=store.coverage_spans())
     if args.json:
         print_json(result.to_json(topic))
         return 0

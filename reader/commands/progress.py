@@ -19,6 +19,7 @@ from reader.core.sanitize import clean_text
 
 if TYPE_CHECKING:
     from reader.sync.syncer import SyncEvent
+    from reader.sync.types import TopicResult
 
 
 @dataclass(slots=True)
@@ -34,6 +35,7 @@ class TopicProgress:
     notice: str = ""  # the latest wait or retry, shown until the next page arrives
     finished: bool = False
     failed: bool = False
+    interrupted: bool = False  # Ctrl+C stopped it midway
 
 
 class SyncProgress:
@@ -83,6 +85,14 @@ class SyncProgress:
             self.current.finished = True
             self.current.notice = ""
 
+    def end(self, exception: BaseException | None) -> None:
+        """The run is over: the current topic finished, or Ctrl+C stopped it midway."""
+        if isinstance(exception, KeyboardInterrupt) and self.current is not None and not self.current.finished:
+            self.current.interrupted = True
+            self.current.notice = ""
+        else:
+            self.finish()
+
     def rate(self, progress: TopicProgress) -> float | None:
         """Papers per second since the topic started, waits included; None before the first page."""
         if progress.last_page_at is None or progress.last_page_at <= progress.started:
@@ -91,7 +101,7 @@ class SyncProgress:
 
     def seconds_left(self, progress: TopicProgress) -> float | None:
         """Time to fetch the rest at the pace so far, never faster than one page per `delay`."""
-        if progress.finished or progress.failed:
+        if progress.finished or progress.failed or progress.interrupted:
             return 0.0
         if progress.expected is None or not progress.pages or progress.first_page_at is None:
             return None
@@ -113,6 +123,8 @@ class SyncProgress:
         left = self.seconds_left(progress)
         if progress.failed:
             parts.append("failed")
+        elif progress.interrupted:
+            parts.append("interrupted")
         elif left is not None and not progress.finished:
             parts.append(f"{duration(left)} left")
         if progress.notice:
@@ -150,8 +162,10 @@ class PlainLines:
     def __enter__(self) -> PlainLines:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.tracker.finish()
+    def __exit__(self, kind: object, exception: BaseException | None, traceback: object) -> None:
+        self.tracker.end(exception)
+        if self.tracker.current is not None and self.tracker.current.interrupted:
+            print(self.tracker.status_line(), file=self.stream, flush=True)
 
     def event(self, event: SyncEvent) -> None:
         progress = self.tracker.event(event)
@@ -201,6 +215,8 @@ class TerminalBars:
         left = self.tracker.seconds_left(progress)
         if progress.failed:
             return "failed"
+        if progress.interrupted:
+            return "interrupted"
         if progress.finished:
             return "done"
         return "" if left is None else f"{duration(left)} left"
@@ -209,11 +225,12 @@ class TerminalBars:
         self.bars.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.tracker.finish()
+    def __exit__(self, kind: object, exception: BaseException | None, traceback: object) -> None:
+        self.tracker.end(exception)
         for name, task in self.tasks.items():
             progress = self.tracker.topics[name]
-            self.bars.update(task, total=progress.fetched or 1, completed=progress.fetched or 1)
+            if not progress.interrupted:  # a bar stopped midway stays where it stopped
+                self.bars.update(task, total=progress.fetched or 1, completed=progress.fetched or 1)
         self.bars.stop()
 
     def event(self, event: SyncEvent) -> None:
@@ -233,3 +250,18 @@ class TerminalBars:
     def notice(self, message: str) -> None:
         self.tracker.notice(message)
         self.bars.console.print(clean_text(message), markup=False, highlight=False, style="yellow")
+
+
+def interrupted_lines(done: list[TopicResult], stopped: TopicResult | None, topics: int) -> list[str]:
+    """What `reader sync` says when Ctrl+C stopped it: what each topic kept (what arrived before
+    the stop is saved), and that the next sync goes on from there."""
+    lines = [f"{r.topic}: {r.new:,} new, {r.updated:,} updated ({r.fetched:,} fetched)" + (f" - FAILED: {r.error}" if r.error else "")
+             for r in done]
+    if stopped is not None:
+        lines.append(f"{stopped.topic}: interrupted after {stopped.fetched:,} fetched: {stopped.new:,} new, "
+                     f"{stopped.updated:,} updated kept (the next sync goes on from there)")
+    kept = done + ([stopped] if stopped is not None else [])
+    synced = sum(1 for r in done if not r.error)
+    lines.append(f"interrupted: synced {synced} of {topics} topics; kept {sum(r.new for r in kept):,} new, "
+                 f"{sum(r.updated for r in kept):,} updated")
+    return lines

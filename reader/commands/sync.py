@@ -19,7 +19,7 @@ def cmd_sync(args, settings) -> int:
     import asyncio  # here, not at the top: every other command starts faster without it
 
     from reader import logs
-    from reader.commands.progress import PlainLines, SyncProgress, TerminalBars
+    from reader.commands.progress import PlainLines, SyncProgress, TerminalBars, interrupted_lines
     from reader.sync.syncer import Syncer, SyncEvent, client_for
 
     store = open_store(args, settings)
@@ -38,14 +38,21 @@ def cmd_sync(args, settings) -> int:
         logs.log.warning("%s", message)
         display.notice(message)
 
+    syncers: list[Syncer] = []
+
     async def run():
         async with client_for(settings, on_notice=notice) as client:
-            syncer = Syncer(store, client, today=settings.today(), horizon_weeks=settings.sync_weeks, on_event=show)
-            return await syncer.run(topics)
+            syncers.append(Syncer(store, client, today=settings.today(), horizon_weeks=settings.sync_weeks, on_event=show))
+            return await syncers[0].run(topics)
 
     try:
         with display:
             report = asyncio.run(run())
+    except KeyboardInterrupt:  # Ctrl+C: say what was kept (main says "interrupted" and exits 130)
+        if syncers:
+            for line in interrupted_lines(syncers[0].report.topics, syncers[0].interrupted, len(topics)):
+                print(line)
+        raise
     except ReaderError as error:
         logs.log.error("sync stopped: %s", error)
         raise ReaderError(f"{error}{log_note}") from None

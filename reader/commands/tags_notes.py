@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import sys
 
-from reader.commands.common import cached_ids, open_store, print_json
+from reader.commands.common import add_list_command, cached_ids, open_store, print_list
 from reader.commands.completion import completes_names
 from reader.commands.marks import ID_HELP
+from reader.core.names import tag_name
 from reader.core.sanitize import clean_multiline
 from reader.core.text import plural
 from reader.errors import ReaderError
-from reader.store.library_state import tag_name
 
 TAG_HELP = "a tag: a word or short phrase (any case; an existing tag is found ignoring case)"
 
@@ -22,16 +22,15 @@ def register(commands) -> None:
     completes_names(tag.add_argument("--remove", action="append", default=[], metavar="TAG", help="a tag to take off (repeatable)"), "tag")
     tag.set_defaults(handler=cmd_tag)
 
-    tags = commands.add_parser("tags", help="list, rename or delete tags", description="List, rename or delete tags.")
-    actions = tags.add_subparsers(dest="tags_command", metavar="ACTION")
-    listing = actions.add_parser("list", help="every tag with its number of papers")
-    listing.add_argument("--json", action="store_true", help="print a JSON array of {name, count}")
+    actions = add_list_command(
+        commands, "tags", cmd_tags, help="list, rename or delete tags", description="List, rename or delete tags.",
+        list_help="every tag with its number of papers", json_help="print a JSON array of {name, count}",
+    )
     rename = actions.add_parser("rename", help="rename a tag (into an existing tag's name: the two become one)")
     completes_names(rename.add_argument("old", help="the tag's name (any case)"), "tag")
     rename.add_argument("new", help="its new name")
     delete = actions.add_parser("delete", help="take a tag off every paper (the papers stay)")
     completes_names(delete.add_argument("name", help="the tag's name (any case)"), "tag")
-    tags.set_defaults(handler=cmd_tags, json=False)
 
     note = commands.add_parser(
         "note", help="print or set a paper's note",
@@ -60,20 +59,16 @@ def cmd_tag(args, settings) -> int:
 
 def cmd_tags(args, settings) -> int:
     store = open_store(args, settings)
-    if args.tags_command == "rename":
+    if args.action == "rename":
         name = store.rename_tag(args.old, args.new)
         print(f"renamed tag {args.old!r} to {name!r} ({plural(store.tags()[name], 'paper', thousands=True)})")
-    elif args.tags_command == "delete":
+    elif args.action == "delete":
         count = store.delete_tag(args.name)
         print(f"deleted tag {args.name!r} from {plural(count, 'paper', thousands=True)} (the papers stay)")
-    elif args.json:
-        print_json([{"name": name, "count": count} for name, count in store.tags().items()])
     else:
-        tags = store.tags()
-        if not tags:
-            print("no tags yet: add one with `reader tag ID --add TAG`", file=sys.stderr)
-        for name, count in tags.items():
-            print(f"{name}\t{plural(count, 'paper')}")
+        rows = [{"name": name, "count": count} for name, count in store.tags().items()]
+        print_list(rows, as_json=args.json, lines=lambda: (f"{row['name']}\t{plural(row['count'], 'paper')}" for row in rows),
+                   empty="no tags yet: add one with `reader tag ID --add TAG`")
     return 0
 
 

@@ -4,31 +4,28 @@ cached papers and what arXiv holds."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 
-from reader.commands.common import library, open_store, print_json, search_index, validated_query
+from reader.commands.common import add_list_command, library, open_store, print_list, search_index, validated_query
 from reader.commands.completion import completes_names
 from reader.core.text import plural
 
 
 def register(commands) -> None:
-    topics = commands.add_parser("topics", help="list, add or remove topics")
-    topics_commands = topics.add_subparsers(dest="topics_command", metavar="ACTION")
-    topics_list = topics_commands.add_parser("list", help="the topics with their counts")
-    topics_list.add_argument(
-        "--json", action="store_true",
-        help="print an array of {name, query, cached, arxiv_total, last_sync, covered_since}",
+    actions = add_list_command(
+        commands, "topics", cmd_topics, help="list, add or remove topics", list_help="the topics with their counts",
+        json_help="print an array of {name, query, cached, arxiv_total, last_sync, covered_since}",
     )
-    add = topics_commands.add_parser("add", help="add a topic: a name and an arXiv search query")
+    add = actions.add_parser("add", help="add a topic: a name and an arXiv search query")
     add.add_argument("name", help="the topic's name, as the sidebar shows it")
     add.add_argument("query", help="arXiv syntax, e.g. 'ti:agent AND cat:cs.LG'")
-    remove = topics_commands.add_parser("remove", help="remove a topic (papers, stars and read marks stay)")
+    remove = actions.add_parser("remove", help="remove a topic (papers, stars and read marks stay)")
     completes_names(remove.add_argument("name", help="the topic's name (any case)"), "topic")
-    topics.set_defaults(handler=cmd_topics)
 
 
 def cmd_topics(args, settings) -> int:
     store = open_store(args, settings)
-    if args.topics_command == "add":
+    if args.action == "add":
         query = validated_query(args.query, for_arxiv=True)
         topic = store.add_topic(args.name, args.query)
         # The cached papers its query matches join it at once (no request); a sync adds arXiv's.
@@ -36,11 +33,11 @@ def cmd_topics(args, settings) -> int:
             filled = store.add_to_topic(topic.name, index.matching(query))
         print(f"added topic {topic.name!r}: {topic.query} ({plural(filled, 'cached paper', thousands=True)} match{'es' if filled == 1 else ''} it)")
         print("run `reader sync` to fetch its papers from arXiv", file=sys.stderr)
-    elif args.topics_command == "remove":
+    elif args.action == "remove":
         topic = store.remove_topic(args.name)
         print(f"removed topic {topic.name!r} (its papers stay in the cache; stars and read marks are kept)")
     else:
-        _list_topics(store, as_json=getattr(args, "json", False))  # plain `reader topics` lists too
+        _list_topics(store, as_json=args.json)
     return 0
 
 
@@ -50,29 +47,26 @@ def _list_topics(store, *, as_json: bool) -> None:
     from reader.core.coverage import Coverage
 
     index = store.index()
-    topics = store.topics()
     states, spans = store.sync_states(), store.coverage_spans()
-    if not topics and not as_json:
-        print("no topics yet: add one with `reader topics add NAME QUERY`", file=sys.stderr)
     rows = []
-    for topic in topics:
+    for topic in store.topics():
         state = states.get(topic.name)
-        bit = index.bit(topic.name)
         since = Coverage.of_spans(spans.get(topic.name, ())).since
         rows.append({
             "name": topic.name,
             "query": topic.query,
-            "cached": sum(1 for mask in index.masks if mask & bit),
+            "cached": len(index.in_topic(topic.name, index.ids)),
             "arxiv_total": state.arxiv_total if state is not None and state.query == topic.query else None,
             "last_sync": state.last_sync if state is not None else None,
             "covered_since": since.isoformat() if since else None,
         })
-    if as_json:
-        print_json(rows)
-        return
-    papers = library(store)
-    for topic, row in zip(topics, rows):
-        total, unread = papers.counts(topic.name)
-        on_arxiv = f" ({row['arxiv_total']:,} on arXiv)" if row["arxiv_total"] is not None else ""
-        covered = f", complete since {row['covered_since']}" if row["covered_since"] else ""
-        print(f"{topic.name}\t{total:,} papers{on_arxiv}, {unread:,} unread\tlast sync: {row['last_sync'] or 'never'}{covered}\t{topic.query}")
+
+    def lines() -> Iterator[str]:
+        papers = library(store)
+        for row in rows:
+            total, unread = papers.counts(row["name"])
+            on_arxiv = f" ({row['arxiv_total']:,} on arXiv)" if row["arxiv_total"] is not None else ""
+            covered = f", complete since {row['covered_since']}" if row["covered_since"] else ""
+            yield f"{row['name']}\t{total:,} papers{on_arxiv}, {unread:,} unread\tlast sync: {row['last_sync'] or 'never'}{covered}\t{row['query']}"
+
+    print_list(rows, as_json=as_json, lines=lines, empty="no topics yet: add one with `reader topics add NAME QUERY`")

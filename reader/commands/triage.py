@@ -81,7 +81,7 @@ def _needs_stars(needs, as_json: bool) -> int:
 
 def cmd_rising(args: argparse.Namespace, settings) -> int:
     from reader.core import rising
-    from reader.core.momentum import total_window
+    from reader.core.coverage import view_coverage
     from reader.service.triage_sets import recent_words
 
     store = open_store(args, settings)
@@ -89,18 +89,24 @@ def cmd_rising(args: argparse.Namespace, settings) -> int:
     as_of = settings.today()
     lib = library(store)
     if topic is None:
-        trends = rising.rising_topics(lib, [t.name for t in store.topics()], as_of, store.coverage_spans(), store.cached_total(total_window(as_of)))
+        trends = rising.rising_topics(lib, [t.name for t in store.topics()], as_of, store.coverage_spans(), store.total_new_last4(as_of))
         if args.json:
             print_json([trend.to_json() for trend in trends])
             return 0
         for trend in trends:
             print(f"{trend.topic}\t{_change(trend)}")
         return 0
-    terms = rising.rising_terms(recent_words(store, lib.index, topic, as_of), as_of, limit=args.limit)
+    coverage = view_coverage(store.coverage_spans(), topic)
+    terms = rising.rising_terms(recent_words(store, lib.index, topic, as_of), as_of, limit=args.limit, coverage=coverage)
     if args.json:
         print_json([term.to_json() for term in terms])
         return 0
-    if not terms:
+    if not rising.terms_covered(coverage, as_of):
+        first, _ = rising.terms_window(as_of)
+        since = f" (complete since {coverage.since})" if coverage.since else ""
+        print(f"no rising terms in {topic!r} as of {as_of}: the twelve weeks they compare, from {first}, are not all "
+              f"synced{since}: `reader sync --topic` fetches them", file=sys.stderr)
+    elif not terms:
         print(f"nothing rising in {topic!r} as of {as_of}: it needs papers in the last four weeks "
               "and in the eight before, and terms in at least three recent papers", file=sys.stderr)
     for term in terms:

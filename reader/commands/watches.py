@@ -3,46 +3,37 @@ syntax matched against the cache (`reader list --watch NAME` lists a watch's pap
 
 from __future__ import annotations
 
-import sys
-
-from reader.commands.common import open_store, print_json, validated_query
+from reader.commands.common import add_list_command, open_store, print_list, validated_query
 from reader.commands.completion import completes_names
 from reader.errors import ReaderError
 
 
 def register(commands) -> None:
-    watches = commands.add_parser(
-        "watches", help="list, add or remove watches",
+    actions = add_list_command(
+        commands, "watches", cmd_watches, help="list, add or remove watches",
         description="List, add or remove watches: a name and a query in arXiv's syntax, matched against the cache.",
+        list_help="every watch with its query", json_help="print a JSON array of {name, query}",
     )
-    actions = watches.add_subparsers(dest="watches_command", metavar="ACTION")
-    listing = actions.add_parser("list", help="every watch with its query")
-    listing.add_argument("--json", action="store_true", help="print a JSON array of {name, query}")
     add = actions.add_parser("add", help="add a watch: a name and a query, e.g. 'au:levine' or 'abs:\"process reward\"'")
     add.add_argument("name", help="the watch's name, as cards and the sidebar show it")
     add.add_argument("query", help="arXiv syntax, e.g. 'au:levine OR abs:\"process reward\"'")
     remove = actions.add_parser("remove", help="remove a watch (its papers stay)")
     completes_names(remove.add_argument("name", help="the watch's name (any case)"), "watch")
-    watches.set_defaults(handler=cmd_watches, json=False)
 
 
 def cmd_watches(args, settings) -> int:
     store = open_store(args, settings)
-    if args.watches_command == "add":
+    if args.action == "add":
         validated_query(args.query, for_arxiv=True)
         watch = store.add_watch(args.name, args.query)
         print(f"added watch {watch.name!r}: {watch.query}")
-    elif args.watches_command == "remove":
+    elif args.action == "remove":
         watch = store.remove_watch(args.name)
         print(f"removed watch {watch.name!r}")
-    elif args.json:
-        print_json([{"name": w.name, "query": w.query} for w in store.watches()])
     else:
-        watches = store.watches()
-        if not watches:
-            print("no watches yet: add one with `reader watches add NAME QUERY`", file=sys.stderr)
-        for watch in watches:
-            print(f"{watch.name}\t{watch.query}")
+        rows = [{"name": w.name, "query": w.query} for w in store.watches()]
+        print_list(rows, as_json=args.json, lines=lambda: (f"{row['name']}\t{row['query']}" for row in rows),
+                   empty="no watches yet: add one with `reader watches add NAME QUERY`")
     return 0
 
 

@@ -4,18 +4,20 @@ The file is the user's: every byte of it is kept (their own entries, their edits
 ones, comments, @string and @preamble). A paper already in it is found by its arXiv id (see
 `arxiv_reference`: an id field, an arxiv.org link, arXiv's DOI, or Google Scholar's `journal =
 {arXiv preprint arXiv:ID}`), and is not written again: it keeps the entry and the key it has
-there, also when the user changed that key. New papers are appended, with keys unique
-case-insensitively against every key already in the file. `reader import` reads .bib files with
-the same parser (core/importing.py).
+there, also when the user changed that key. New papers are appended under their recorded keys (a
+key given now is unique case-insensitively against every key already in the file too); only a
+recorded key that another entry of the file has already takes a suffix there. `reader import`
+reads .bib files with the same parser (core/importing.py).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 
 from reader.core import bibtex, citation
+from reader.core.citekeys import key_suffixes, unique_keys
 from reader.errors import ReaderError
 from reader.models import Paper, split_version
 
@@ -198,6 +200,9 @@ class Update:
     text: str  # the whole new file: the old one, byte for byte, then the new entries
     kept: dict[str, str]  # paper id -> its key in the file (entry left as it was)
     added: dict[str, str]  # paper id -> the key of its new entry
+    # paper id -> (its recorded key, the key its entry was added under): the file has another
+    # entry under the recorded key (a key the user wrote by hand)
+    renamed: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def update(
@@ -207,7 +212,11 @@ def update(
     unicode: bool = False,
     tags: dict[str, list[str]] | None = None,
     notes: dict[str, str] | None = None,
+    keys: Callable[[list[Paper], list[str]], dict[str, str]] = unique_keys,
 ) -> Update:
+    """The file with the papers not in it yet appended. `keys(new papers, the file's keys)` gives
+    the new papers their keys (Store.citation_keys: the recorded ones; by default, keys unique
+    in the file)."""
     entries = parse(existing)
     unclosed = next((entry for entry in entries if not entry.closed), None)
     if unclosed is not None:
@@ -223,12 +232,32 @@ def update(
     real = citation.exportable(papers)
     kept = {p.id: in_file[p.id] for p in real if p.id in in_file}
     new = [p for p in real if p.id not in in_file]
-    keys = bibtex.unique_keys(new, taken=[e.key for e in entries if e.key])
+    taken = [e.key for e in entries if e.key]
+    given = keys(new, taken) if new else {}
+    added, renamed = _unique_in_file(given, taken)
     text = existing
     if new:
-        addition = bibtex.export(new, unicode=unicode, tags=tags, notes=notes, keys=keys)
+        addition = bibtex.export(new, unicode=unicode, tags=tags, notes=notes, keys=added)
         separator = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
         if "\r\n" in existing:  # the file's own line ends
             separator, addition = separator.replace("\n", "\r\n"), addition.replace("\n", "\r\n")
         text += separator + addition
-    return Update(text, kept, keys)
+    return Update(text, kept, added, renamed)
+
+
+def _unique_in_file(keys: dict[str, str], taken: list[str]) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+    """`keys`, with a suffix added to each that another entry of the file has already (ignoring
+    case); and those renamed, paper id -> (key, key as added)."""
+    used = {key.lower() for key in taken}
+    added: dict[str, str] = {}
+    renamed: dict[str, tuple[str, str]] = {}
+    for paper_id, key in keys.items():
+        written = key
+        suffixes = key_suffixes()
+        while written.lower() in used:
+            written = key + next(suffixes)
+        used.add(written.lower())
+        added[paper_id] = written
+        if written != key:
+            renamed[paper_id] = (key, written)
+    return added, renamed

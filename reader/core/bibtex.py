@@ -1,92 +1,43 @@
 """BibTeX entries in arXiv's own shape (`@misc` with eprint, archivePrefix, primaryClass), that
 plain bibtex and pdflatex accept and that can run no TeX whatever the feed sent.
 
-Text is escaped by `reader.core.latex` (see there for what happens to each character, math and
-capital letters). Authors are joined with ` and `; corporate names are braced, and so are names
-written in Chinese, Japanese or Korean characters (transliterated, family name first as written,
-so bibtex sorts and labels them by it); "et al." becomes `and others`. Keys follow Google Scholar
-(surname, year, first significant title word, ASCII only); colliding keys get a, b, c in order of
-first submission, so a paper keeps its key when newer papers join the file.
+Text is escaped by `reader.core.latex` (see there for what happens to each character, math,
+capital letters and logos). Authors are joined with ` and `, each written `Family, Given` or
+`Family, Jr., Given` (split by `citation.name_parts`), so that bibtex, biber, pybtex and
+bibtexparser agree on every part; a name kept whole (a collaboration, 张伟) is braced; "et al."
+becomes `and others`. Keys are given by `reader.core.citekeys` (and recorded by the store).
 """
 
 from __future__ import annotations
 
-import itertools
 import re
-import string
-from collections.abc import Iterable, Iterator, Sequence
-
-from anyascii import anyascii
+from collections.abc import Iterable, Sequence
 
 from reader.core import citation
-from reader.core.latex import decode_tex, escape_plain, escape_text, is_syllable
+from reader.core.citekeys import with_keys
+from reader.core.latex import escape_plain, escape_text
 from reader.models import Paper
-
-STOP_WORDS = frozenset([
-    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "into", "is", "it", "of", "on",
-    "or", "over", "the", "this", "to", "towards", "via", "what", "when", "where", "which", "why", "with",
-    "without", "do", "does", "can", "we", "our",
-])
 
 
 def _name(name: str, unicode: bool) -> str:
-    escaped = escape_plain(name, unicode=unicode)
-    # A name in Han or Hangul characters puts the family name first: braced, bibtex sorts and
-    # labels by the whole transliteration rather than by its last syllable.
-    if citation.person(name) is None and len(name.split()) > 1 or (not unicode and any(map(is_syllable, name))):
-        return "{" + escaped + "}"  # one person to bibtex, never split into first and last names
-    return escaped
+    """A name as bibtex, biber, pybtex and bibtexparser all split it: `Family, Given` or
+    `Family, Jr., Given`; a name kept whole is braced when it has more than one word."""
+    parts = citation.name_parts(name)
+    if parts.literal:
+        escaped = escape_plain(parts.literal, unicode=unicode)
+        several = len(escaped.split()) > 1 or citation.is_cjk_name(parts.literal)
+        return "{" + escaped + "}" if several else escaped
+    family = escape_plain(parts.family, unicode=unicode)
+    if parts.family_first and (len(family.split()) > 1 or family[:1].islower()):
+        family = "{" + family + "}"  # 佐藤 -> Zuo Teng: one family name, never a particle
+    given = escape_plain(parts.given, unicode=unicode)
+    return ", ".join([family, parts.suffix, given] if parts.suffix else [family, given])
 
 
 def authors_field(paper: Paper, *, unicode: bool = False) -> str:
     names, others = citation.authors(paper)
     escaped = [_name(name, unicode) for name in names] or ["{Anonymous}"]
     return " and ".join(escaped + (["others"] if others else []))
-
-
-def _ascii_word(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]", "", anyascii(decode_tex(text))).lower()
-
-
-def base_key(paper: Paper) -> str:
-    """`vaswani2017attention`: first author's surname, year of v1, first significant title word."""
-    surname = ""
-    if paper.authors:
-        parts = [p for p in decode_tex(paper.authors[0].name).split() if p.lower().strip(",") not in citation.NAME_SUFFIXES]
-        surname = _ascii_word(parts[-1]) if parts else ""
-    words = [_ascii_word(w) for w in re.split(r"[\s\-/:]+", re.sub(r"\$[^$]*\$", " ", paper.title))]
-    word = next((w for w in words if w and w not in STOP_WORDS), "")
-    day = citation.published(paper)
-    return (surname or "anon") + (f"{day.year:04d}" if day else "") + word
-
-
-def unique_keys(papers: Iterable[Paper], taken: Iterable[str] = ()) -> dict[str, str]:
-    """paper id -> key, unique case-insensitively among themselves and the `taken` keys (those
-    already in a file); collisions get a, b, c by first submission."""
-    groups: dict[str, list[Paper]] = {}
-    for paper in papers:
-        groups.setdefault(base_key(paper), []).append(paper)
-    keys: dict[str, str] = {}
-    used = {key.lower() for key in taken}
-    bases = set(groups) - used  # a base key stays free for the first paper of its group
-    for base, group in groups.items():
-        group.sort(key=lambda p: (p.published, p.id))
-        suffixes = _suffixes()
-        key = base
-        for paper in group:
-            while key in used or (key != base and key in bases):
-                key = base + next(suffixes)
-            used.add(key)
-            keys[paper.id] = key
-    return keys
-
-
-def _suffixes() -> Iterator[str]:
-    """a ... z, aa ... zz, aaa ...: as many as a group needs (an author's name, year and first
-    word can be shared by thousands of papers)."""
-    for length in itertools.count(1):
-        for letters in itertools.product(string.ascii_lowercase, repeat=length):
-            yield "".join(letters)
 
 
 # BibTeX styles print the DOI as text when the url package is not loaded: only characters that
@@ -130,10 +81,10 @@ def export(
     keys: dict[str, str] | None = None,
 ) -> str:
     """A .bib file for the papers that can be cited (see `citation.exportable`). `tags` and `notes`
-    (paper id -> the user's) become `keywords` and `annote`; `keys` (paper id -> key) overrides
-    the keys this module would give."""
+    (paper id -> the user's) become `keywords` and `annote`; `keys` (paper id -> key) are the
+    recorded keys (a paper without one is given one here, unique in the file)."""
     real = citation.exportable(papers)
-    keys = {**unique_keys(real), **(keys or {})}
+    keys = with_keys(real, keys)
     return "\n".join(
         entry(p, keys[p.id], unicode=unicode, tags=citation.tags_of(p, tags), note=citation.note_of(p, notes))
         for p in real

@@ -7,8 +7,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import date
+from functools import lru_cache
+from typing import NamedTuple
 
-from reader.core.latex import decode_tex
+from reader.core.latex import decode_tex, is_cjk
 from reader.core.sanitize import clean_text
 from reader.models import VERSIONED_ID, Paper
 
@@ -18,6 +20,7 @@ CORPORATE = re.compile(
     r"foundation|corporation|laboratory|lab|initiative|network|organization|organisation|society|council)\b"
 )
 ET_AL = re.compile(r"(?i)\s*\bet\.?\s*al\b\.?")
+_AND = re.compile(r"(?i)\band\b")  # "Smith and Jones": two people in one name, kept as written
 CATEGORY = re.compile(r"[a-z][a-z\-]*(\.[A-Za-z][A-Za-z\-]*)?")
 # A DOI: `10.` + registrant + `/` + a suffix of printable characters without spaces. Formats that
 # print it as text (BibTeX) narrow this further.
@@ -81,30 +84,75 @@ def authors(paper: Paper) -> tuple[list[str], bool]:
     unlisted authors says there are more."""
     names, others = [], paper.extra_authors > 0
     for author in paper.authors:
-        name = author.name
-        if ET_AL.search(name):
-            name = ET_AL.sub("", name).strip(" ,")
-            others = True
-        name = text(decode_tex(name))
+        name, more = _author_name(author.name)
+        others = others or more
         if name:
             names.append(name)
     return names, others
 
 
-def person(name: str) -> tuple[str, str] | None:
-    """(family, given) for a personal name written given-names-first; None for a name to keep
-    whole: a collaboration, a single word (张伟), a name that already has a comma."""
-    if CORPORATE.search(name) or "," in name or re.search(r"(?i)\band\b", name):
-        return None
+def first_author(paper: Paper) -> str:
+    """The first author's name as `authors` gives it ("" when there is none)."""
+    for author in paper.authors:
+        name, _ = _author_name(author.name)
+        if name:
+            return name
+    return ""
+
+
+def _author_name(name: str) -> tuple[str, bool]:
+    """A name as plain text, and whether it said "et al."."""
+    more = ET_AL.search(name) is not None
+    if more:
+        name = ET_AL.sub("", name).strip(" ,")
+    return text(decode_tex(name)), more
+
+
+class Name(NamedTuple):
+    """A person's name split as every format writes it (BibTeX `Family, Jr., Given`, RIS
+    `Family, Given, Jr.`, CSL-JSON family/given/suffix), or `literal`: a name kept whole (a
+    collaboration, a single word, 张伟)."""
+
+    family: str = ""  # with its particles: "van der Waals"
+    given: str = ""
+    suffix: str = ""  # Jr., Sr., II, III, IV
+    literal: str = ""
+    family_first: bool = False  # written family name first (佐藤 花子)
+
+
+@lru_cache(maxsize=4096)  # an export of many papers meets the same names again and again
+def name_parts(name: str) -> Name:
+    """How a name from arXiv splits. Written given names first (`Samuel Davis Jr.`, `Samuel Davis,
+    Jr.`, `Jun-ichi Kato`): the family name is the last word with the lower-case particles before
+    it (`van der Waals`), a generational suffix apart; hyphenated and lower-case parts of the given
+    names stay given. Any other comma keeps a name whole. In Han, Kana or Hangul characters with a
+    space, family name first (`佐藤 花子`); without one (`张伟`), kept whole."""
+    if CORPORATE.search(name) or _AND.search(name):
+        return Name(literal=name)
+    if not name.isascii() and is_cjk_name(name):
+        family, _, given = name.partition(" ")
+        return Name(family=family, given=" ".join(given.split()), family_first=True) if given else Name(literal=name)
+    family_name, comma, suffix = name.rpartition(",")
+    if comma and suffix.strip().lower() in NAME_SUFFIXES and "," not in family_name:
+        return _given_first(family_name.split(), suffix.strip()) or Name(literal=name)  # `Samuel Davis, Jr.`
+    if "," in name:
+        return Name(literal=name)  # not a name's shape: kept as written
     parts = name.split()
-    suffix = parts.pop() if len(parts) > 2 and parts[-1].lower() in NAME_SUFFIXES else ""
-    if len(parts) < 2 or len(parts) > 5:
-        return None
-    if not any(ch.isalpha() for ch in parts[-1]):
+    suffix = parts.pop() if len(parts) > 1 and parts[-1].lower() in NAME_SUFFIXES else ""
+    return _given_first(parts, suffix) or Name(literal=name)
+
+
+def _given_first(parts: list[str], suffix: str) -> Name | None:
+    if len(parts) < 2 or len(parts) > 5 or not any(ch.isalpha() for ch in parts[-1]):
         return None
     # The family name is the last word, with the lower-case particles before it (van der Waals).
     start = len(parts) - 1
     while start > 1 and parts[start - 1][:1].islower():
         start -= 1
-    family = " ".join(parts[start:]) + (f" {suffix}" if suffix else "")
-    return family, " ".join(parts[:start])
+    return Name(family=" ".join(parts[start:]), given=" ".join(parts[:start]), suffix=suffix)
+
+
+def is_cjk_name(name: str) -> bool:
+    """Written only in Han, Kana or Hangul characters (and spaces)."""
+    letters = name.replace(" ", "")
+    return bool(letters) and all(map(is_cjk, letters))

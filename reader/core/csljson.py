@@ -4,8 +4,9 @@ Items have the shape Zotero maps to its Preprint type: `type: "article"`, `publi
 (the repository), `number: "arXiv:ID"` (the archive id), `DOI`, `URL`, `issued`. The arXiv
 categories go in `categories`, the user's tags in `keyword` (comma-separated), the journal
 reference in `note` (as the BibTeX `note`), the user's note in `annote`. `id` and `citation-key`
-are the BibTeX key, so a paper has the same key in every format. Authors are `family`/`given`, or
-`literal` for a name kept whole (a collaboration, 张伟).
+are the BibTeX key, so a paper has the same key in every format. Authors are `family`/`given`
+(and `suffix`), split as in BibTeX (see `citation.name_parts`), or `literal` for a name kept whole
+(a collaboration, 张伟).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 from collections.abc import Iterable, Sequence
 
 from reader.core import citation
-from reader.core.bibtex import unique_keys
+from reader.core.citekeys import with_keys
 from reader.core.latex import decode_tex
 from reader.models import Paper
 
@@ -24,8 +25,12 @@ def item(paper: Paper, key: str, *, tags: Sequence[str] = (), note: str = "") ->
     names, _ = citation.authors(paper)
     people = []
     for name in names:
-        split = citation.person(name)
-        people.append({"family": split[0], "given": split[1]} if split else {"literal": name})
+        parts = citation.name_parts(name)
+        if parts.literal:
+            people.append({"literal": parts.literal})
+        else:
+            person = {"family": parts.family, "given": parts.given}
+            people.append(person | {"suffix": parts.suffix} if parts.suffix else person)
     if people:
         data["author"] = people
     day = citation.published(paper)
@@ -59,7 +64,7 @@ def items(
     keys: dict[str, str] | None = None,
 ) -> list[dict]:
     real = citation.exportable(papers)
-    keys = {**unique_keys(real), **(keys or {})}
+    keys = with_keys(real, keys)
     return [item(p, keys[p.id], tags=citation.tags_of(p, tags), note=citation.note_of(p, notes)) for p in real]
 
 

@@ -5,7 +5,8 @@ links).
 Markdown escapes every character Markdown would act on, so a title cannot make a link or a
 heading. HTML is one self-contained file: escaped text, inline CSS, no script, no image, no remote
 resource; its only links go to arxiv.org (built from the validated id) and doi.org (a DOI of the
-checked shape).
+checked shape). Text in any direction keeps its place: each author's name is a <bdi>, titles and
+topic names take their direction from their own text (dir="auto").
 """
 
 from __future__ import annotations
@@ -95,14 +96,25 @@ def _e(text: str) -> str:
     return html.escape(text, quote=True)
 
 
+def _html_authors(paper: Paper) -> str:
+    """Each name its own <bdi>: a right-to-left name (Hebrew, Arabic) never reorders the names,
+    separators and date around it, with no invisible bidi control in the text."""
+    names, others = citation.authors(paper)
+    shown = ", ".join(f"<bdi>{_e(name)}</bdi>" for name in names[:MAX_AUTHORS])
+    more = len(names) - MAX_AUTHORS
+    if more > 0:
+        return f"{shown} and {more} more"
+    return shown + (" et al." if others else "")
+
+
 def _html_paper(paper: Paper) -> str:
     links = [f'<a href="{_e(citation.abs_url(paper))}">arXiv:{_e(paper.id)}</a>']
     doi = _doi_url(paper)
     if doi:
         links.append(f'<a href="{_e(doi)}">DOI</a>')
     return (
-        f'<li><div class="title">{_e(_title(paper))}</div>'
-        f'<div class="meta">{_e(_authors(paper))} · {_e(paper.published[:10])} · {" · ".join(links)}</div></li>'
+        f'<li><div class="title" dir="auto">{_e(_title(paper))}</div>'
+        f'<div class="meta">{_html_authors(paper)} · {_e(paper.published[:10])} · {" · ".join(links)}</div></li>'
     )
 
 
@@ -118,7 +130,7 @@ def html_page(digests: list[TopicDigest], since: date, today: date) -> str:
         f'<p class="since">Papers first submitted since {since.isoformat()}.</p>',
     ]
     for digest in digests:
-        parts.append(f"<h2>{_e(digest.name)}</h2>")
+        parts.append(f'<h2 dir="auto">{_e(digest.name)}</h2>')
         parts.append(f'<p class="headline">{_e(digest.headline)}. {plural(len(digest.papers), "new paper", thousands=True)}.</p>')
         if digest.papers:
             parts.append("<ol>" + "".join(_html_paper(p) for p in digest.papers) + "</ol>")

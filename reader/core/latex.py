@@ -5,13 +5,16 @@
 - arXiv's TeX math (`$O(N)$`) stays math when it holds only harmless math (see `harmless_math`),
   braced so styles do not lowercase it; any other span is escaped text;
 - TeX accents (`\\"u`) are read, and accented letters written as brace-wrapped accent commands
-  (`{\\"u}`, `{\\o}`), so bibtex sees one letter;
-- scripts pdflatex cannot typeset (CJK, Cyrillic, Arabic, ...) are transliterated with anyascii
-  (张伟 -> Zhang Wei), unless `unicode=True` keeps every non-ASCII character as UTF-8 for
-  biber/xelatex/lualatex users;
-- with `protect_case`, words whose capitals a sentence-case style must keep are braced: any
-  capitalised word but the first (Gaussian, Bertrand-Nash), any word with a capital after its
-  first letter (BERT, GPT-4, ImageNet), a single capital letter (Q-learning).
+  (`{\\"u}`, `{\\o}`, `{\\'i}` on the plain i), so bibtex sees one letter and biber reads it;
+- `\\LaTeX`, `\\TeX` (also `\\LaTeX{}`, `{\\LaTeX}`) are the logos, `{\\LaTeX}`;
+- scripts pdflatex cannot typeset (CJK, Cyrillic, Greek, Arabic, ...) are transliterated with
+  anyascii (张伟 -> Zhang Wei, Νίκος -> Nikos; a lone Greek letter in a title or note is math),
+  unless `unicode=True` keeps every non-ASCII character as UTF-8 for biber/xelatex/lualatex users;
+- with `protect_case` (a title), words whose capitals a sentence-case style must keep are braced:
+  any capitalised word but the first (Gaussian, Bertrand-Nash), a first word whose capital is not
+  the title's first character (`\\#{MeToo}`), any word with a capital after its first letter
+  (BERT, GPT-4, ImageNet), a single capital letter (Q-learning); and braces the authors balanced
+  stay grouping (see escape_text).
 """
 
 from __future__ import annotations
@@ -55,7 +58,6 @@ TEXT_SPECIALS = {
     "^": r"\textasciicircum{}", "\\": r"\textbackslash{}", "<": r"\textless{}", ">": r"\textgreater{}",
     "|": r"\textbar{}", "{": r"\textbraceleft{}", "}": r"\textbraceright{}",
 }
-KEPT_MACROS = {"LaTeX": r"{\LaTeX}", "TeX": r"{\TeX}", "BibTeX": r"{BibTeX}"}
 
 # TeX that arXiv authors write in titles and names, decoded to Unicode before escaping.
 # An accent command and its letter, optionally inside one pair of braces: `\"u`, `{\'e}`, `\c{c}`,
@@ -72,7 +74,6 @@ _TEX_ESCAPED = re.compile(r"\\([&%$#_{}])")
 _MATH = re.compile(r"\$(?!\s)([^$]+?)(?<!\s)\$")
 _TEX_LETTERS = {"o": "ø", "O": "Ø", "l": "ł", "L": "Ł", "ss": "ß", "ae": "æ", "AE": "Æ", "oe": "œ", "OE": "Œ", "aa": "å", "AA": "Å", "i": "ı", "j": "ȷ"}
 _ACCENT_MARKS = {cmd: mark for mark, cmd in ACCENTS.items()}
-_PUNCTUATION = "()[].,;:!?\"'"
 
 
 def decode_tex(text: str) -> str:
@@ -96,6 +97,18 @@ def is_syllable(ch: str) -> bool:
     return not ch.isascii() and unicodedata.name(ch, "").startswith(("CJK UNIFIED IDEOGRAPH", "HANGUL SYLLABLE"))
 
 
+_CJK_NAMES = ("CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY IDEOGRAPH", "HANGUL SYLLABLE", "HIRAGANA", "KATAKANA")
+
+
+def is_cjk(ch: str) -> bool:
+    """A Han ideograph, a Hangul syllable or a Kana: the scripts of names written family name first."""
+    return not ch.isascii() and unicodedata.name(ch, "").startswith(_CJK_NAMES)
+
+
+def is_greek(ch: str) -> bool:
+    return not ch.isascii() and unicodedata.name(ch, "").startswith("GREEK")
+
+
 def _by_character(text: str, convert: Callable[[str], str]) -> str:
     out = []
     previous = False
@@ -110,12 +123,13 @@ def _by_character(text: str, convert: Callable[[str], str]) -> str:
 
 def transliterate(text: str) -> str:
     """ASCII for any script: 张伟 -> Zhang Wei, Иван -> Ivan (anyascii, a space between ideographs)."""
-    return _by_character(text, anyascii)
+    return text if text.isascii() else _by_character(text, anyascii)
 
 
 def _char(ch: str, unicode: bool) -> str:
     """One character of text as LaTeX that pdflatex (OT1 or T1) typesets without extra packages,
-    or, with `unicode`, as the UTF-8 character itself."""
+    or, with `unicode`, as the UTF-8 character itself. Greek is transliterated here (a lone
+    Greek letter in a title is math: see escape_plain)."""
     if ch in TEXT_SPECIALS:
         return TEXT_SPECIALS[ch]
     if ch.isascii():
@@ -131,14 +145,14 @@ def _char(ch: str, unicode: bool) -> str:
         return ch
     if ch in LETTERS:
         return LETTERS[ch]
-    if ch in GREEK:
-        return f"$\\{GREEK[ch]}$"
     if ch in MATH_SYMBOLS:
         return f"$\\{MATH_SYMBOLS[ch]}$"
     decomposed = unicodedata.normalize("NFD", ch)
     base, marks = decomposed[0], decomposed[1:]
     if base.isascii() and base.isalpha() and marks and all(m in ACCENTS for m in marks):
-        out = r"\i" if base == "i" else (r"\j" if base == "j" else base)
+        # On the plain letter, i and j too: `{\'i}` is í to OT1 and T1 alike, bibtex purifies it
+        # to i, and biber reads í (it reads `\'{\i}` as a dotless ı with a loose accent).
+        out = base
         for mark in marks:
             command = ACCENTS[mark]
             out = f"\\{command}{{{out}}}" if command.isalpha() else f"\\{command}{out if len(out) == 1 else '{' + out + '}'}"
@@ -146,11 +160,29 @@ def _char(ch: str, unicode: bool) -> str:
     return "".join(TEXT_SPECIALS.get(c, c) for c in anyascii(ch) if c.isprintable())
 
 
-def escape_plain(text: str, *, unicode: bool = False) -> str:
-    """Every character of `text` as text (no math, no case protection)."""
+_ASCII_TO_ESCAPE = re.compile(r"[&%#_$~^\\<>|{}\x00-\x1f\x7f]")
+
+
+def escape_plain(text: str, *, unicode: bool = False, greek_math: bool = False) -> str:
+    """Every character of `text` as text (no case protection). Greek is transliterated like any
+    script (Νίκος -> Nikos), but with `greek_math` a lone Greek letter, one with no Greek letter
+    beside it (α-divergence, ΛCDM), is that letter in math."""
+    if text.isascii() and not _ASCII_TO_ESCAPE.search(text):
+        return text  # most words: nothing to do
     if unicode:
         return "".join(_char(ch, True) for ch in unicodedata.normalize("NFC", text))
-    return _by_character(text, lambda ch: _char(ch, False))
+    out = []
+    previous = False
+    for i, ch in enumerate(text):
+        syllable = is_syllable(ch)
+        if syllable and previous:
+            out.append(" ")  # 张伟 -> Zhang Wei
+        if greek_math and ch in GREEK and not any(is_greek(text[j]) for j in (i - 1, i + 1) if 0 <= j < len(text)):
+            out.append(f"$\\{GREEK[ch]}$")
+        else:
+            out.append(_char(ch, False))
+        previous = syllable
+    return "".join(out)
 
 
 def _protect(word: str, first: bool) -> bool:
@@ -223,42 +255,212 @@ def _math(content: str) -> str:
     return "{$" + "".join(f"\\{symbols[ch]} " if ch in symbols else ch for ch in content) + "$}"
 
 
+# The TeX logos as authors write them (`\LaTeX`, `\LaTeX{}`, `{\LaTeX}`, `\LaTeX\ `): braced, so no
+# style lowercases them (`{\LaTeX}` is one special character to bibtex, whose name it leaves alone).
+LOGOS = {"LaTeX": r"{\LaTeX}", "LaTeXe": r"{\LaTeXe}", "TeX": r"{\TeX}", "BibTeX": "{BibTeX}"}
+_LOGO = re.compile(r"\{\s*\\(LaTeXe|LaTeX|TeX|BibTeX)\s*\}|\\(LaTeXe|LaTeX|TeX|BibTeX)(?![A-Za-z])(?:\s*\{\}|\\(?=\s))?")
+# A brace the author escaped (`\{`) is text, set apart from the braces that may group.
+_TEXT_LEFT, _TEXT_RIGHT = "\x0e", "\x0f"
+
+
 def escape_text(text: str, *, protect_case: bool = False, unicode: bool = False) -> str:
-    """A title, journal reference or note as a BibTeX field value (without the outer braces)."""
-    pieces = []
-    position = 0
-    for match in _MATH.finditer(text):
-        if not _balanced(match.group(1)) or "\\$" in match.group(0) or not harmless_math(match.group(1)):
-            continue  # left to the text path: every character escaped
-        pieces.append((False, text[position : match.start()]))
-        pieces.append((True, match.group(1)))
-        position = match.end()
-    pieces.append((False, text[position:]))
-    out = []
+    """A title (`protect_case`), journal reference or note as a BibTeX field value (without the
+    outer braces). In a title, braces the authors balanced stay grouping: `{Strong}` prints
+    Strong and keeps its capital. A brace that does not balance, or follows a command (`\\input{x}`),
+    and every brace of a math span that is not harmless, is printed as written."""
+    text = text.replace(_TEXT_LEFT, "").replace(_TEXT_RIGHT, "")
+    out: list[str] = []
     first = True
-    for is_math, piece in pieces:
-        if is_math:
+    for kind, piece in _pieces(text):
+        if kind == "math":
             out.append(_math(piece))
+        elif kind == "logo":
+            out.append(LOGOS[piece])
+        else:
+            grouping = protect_case and kind == "text"
+            if grouping:
+                piece = piece.replace("\\{", _TEXT_LEFT).replace("\\}", _TEXT_RIGHT)
+            first = _escape_words(decode_tex(piece), out, first=first, protect_case=protect_case, grouping=grouping, unicode=unicode)
+            continue
+        first = False
+    return "".join(out).strip()
+
+
+def _pieces(text: str) -> list[tuple[str, str]]:
+    """(kind, text): harmless math ("math", its content), a TeX logo ("logo", its name), text
+    ("text"), and a math span that is not harmless ("literal": printed as written)."""
+    pieces: list[tuple[str, str]] = []
+    position = 0
+
+    def text_until(end: int) -> None:
+        at = position
+        for logo in _LOGO.finditer(text, position, end):
+            pieces.append(("text", text[at : logo.start()]))
+            pieces.append(("logo", logo.group(1) or logo.group(2)))
+            at = logo.end()
+        pieces.append(("text", text[at:end]))
+
+    for match in _MATH.finditer(text):
+        text_until(match.start())
+        if not _balanced(match.group(1)) or "\\$" in match.group(0) or not harmless_math(match.group(1)):
+            pieces.append(("literal", match.group(0)))  # every character escaped
+        else:
+            pieces.append(("math", match.group(1)))
+        position = match.end()
+    text_until(len(text))
+    return [(kind, piece) for kind, piece in pieces if piece]
+
+
+def _brace_roles(text: str) -> set[int]:
+    """The positions of the braces that group: each `{` with its matching `}`, unless the `{`
+    follows a command (`\\input{x}`, `\\write18{x}`) or a pair printed as text (`\\frac{a}{b}`)."""
+    grouping: set[int] = set()
+    printed_closes: set[int] = set()
+    opened: list[int] = []
+    for i, ch in enumerate(text):
+        if ch == "{":
+            opened.append(i)
+        elif ch == "}" and opened:
+            start = opened.pop()
+            if _after_command(text, start) or start - 1 in printed_closes:
+                printed_closes.add(i)
+            else:
+                grouping.update((start, i))
+    return grouping
+
+
+def _after_command(text: str, brace: int) -> bool:
+    """Whether the `{` at `brace` follows a command's name, spaces between: `\\input {`, `\\write18{`."""
+    i = brace - 1
+    while i >= 0 and text[i].isspace():
+        i -= 1
+    while i >= 0 and not (text[i].isspace() or text[i] in "{}"):
+        if text[i] == "\\":
+            return True
+        i -= 1
+    return False
+
+
+def _escape_words(text: str, out: list[str], *, first: bool, protect_case: bool, grouping: bool, unicode: bool) -> bool:
+    """Append the words of `text` (TeX accents decoded) to `out`, escaped; returns whether the
+    next word would still be the title's first."""
+    groups = _brace_roles(text) if grouping and "{" in text else set()
+    for word, start in _words(text, groups):
+        if word.isspace():
+            out.append(" ")
+            continue
+        if groups and any(position in groups for position in range(start, start + len(word))):
+            escaped, outside = _grouped(word, start, groups, unicode)
+            lead = _split_word(outside)[0]
+            plain = _text_braces(outside)
+        else:
+            lead, core, trail = _split_word(_text_braces(word))
+            escaped = escape_plain(core, unicode=unicode, greek_math=True)
+            if protect_case and _protect(core if unicode else transliterate(core), first and not lead):
+                escaped = _braced(escaped)
+            out.append(_escaped_marks(lead, unicode) + escaped + _escaped_marks(trail, unicode))
             first = False
             continue
-        piece = decode_tex(piece)
-        for token in re.split(r"(\s+)", piece):
-            if not token:
-                continue
-            if token.isspace():
-                out.append(" ")
-                continue
-            core = token.strip(_PUNCTUATION)
-            lead = token[: len(token) - len(token.lstrip(_PUNCTUATION))]
-            trail = token[len(lead) + len(core) :]
-            if core.startswith("\\") and core[1:] in KEPT_MACROS:
-                escaped = KEPT_MACROS[core[1:]]
+        # Decided on what bibtex will see: 张伟 becomes the capitalised `Zhang Wei`.
+        if protect_case and _protect(plain if unicode else transliterate(plain), first and not lead):
+            escaped = _braced(escaped)
+        out.append(escaped)
+        first = False
+    return first
+
+
+def _split_word(word: str) -> tuple[str, str, str]:
+    """(leading punctuation, the word, trailing punctuation): `(`, `BERT`, `),`."""
+    start, end = 0, len(word)
+    while start < end and not (word[start].isalnum() or word[start] == "_"):
+        start += 1
+    while end > start and not (word[end - 1].isalnum() or word[end - 1] == "_"):
+        end -= 1
+    return word[:start], word[start:end], word[end:]
+
+
+def _text_braces(text: str) -> str:
+    if _TEXT_LEFT not in text and _TEXT_RIGHT not in text:
+        return text
+    return text.replace(_TEXT_LEFT, "{").replace(_TEXT_RIGHT, "}")
+
+
+def _escaped_marks(text: str, unicode: bool) -> str:
+    return escape_plain(_text_braces(text), unicode=unicode, greek_math=True)
+
+
+_SPACES = re.compile(r"(\s+)")
+
+
+def _words(text: str, groups: set[int]) -> list[tuple[str, int]]:
+    """`text` split at the spaces outside groups: (word or space, where it starts)."""
+    if not groups:
+        found, at = [], 0
+        for part in _SPACES.split(text):
+            if part:
+                found.append((" " if part.isspace() else part, at))
+            at += len(part)
+        return found
+    words: list[tuple[str, int]] = []
+    depth = start = 0
+    for i, ch in enumerate(text):
+        if i in groups:
+            depth += 1 if ch == "{" else -1
+        elif ch.isspace() and depth == 0:
+            if start < i:
+                words.append((text[start:i], start))
+            if not words or not words[-1][0].isspace():
+                words.append((" ", i))
+            start = i + 1
+    if start < len(text):
+        words.append((text[start:], start))
+    return words
+
+
+def _grouped(word: str, start: int, groups: set[int], unicode: bool) -> tuple[str, str]:
+    """A word holding the author's groups: (escaped, the text case protection looks at). A group whose text would start with a command is braced twice: bibtex
+    reads `{\\#MeToo}` as one special character and lowercases its letters."""
+    out: list[str] = []
+    opened: list[int] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            out.append(_escaped_marks("".join(run), unicode))
+            run.clear()
+
+    for i, ch in enumerate(word):
+        if start + i not in groups:
+            run.append(ch)
+            continue
+        flush()
+        if ch == "{":
+            opened.append(len(out))
+            out.append("{")
+        else:
+            at = opened.pop()
+            first = at + 1  # the group's first piece of text decides
+            while first < len(out) and not out[first]:
+                first += 1
+            if first < len(out) and out[first].startswith("\\"):
+                out[at] = "{{"
+                out.append("}}")
             else:
-                escaped = escape_plain(core, unicode=unicode)
-                # Decided on what bibtex will see: 张伟 becomes the capitalised `Zhang Wei`.
-                # `first` only when the word starts the title: after a `(` the styles lowercase it.
-                if protect_case and _protect(core if unicode else transliterate(core), first and not lead):
-                    escaped = "{" + escaped + "}"
-            out.append(escape_plain(lead, unicode=unicode) + escaped + escape_plain(trail, unicode=unicode))
-            first = False
-    return "".join(out).strip()
+                out.append("}")
+    flush()
+    # What case protection looks at: the text outside the groups (already protected), each
+    # group a digit: `{GPT}-4` needs nothing more, `{GPT}-Based` does.
+    outside, depth = [], 0
+    for i, ch in enumerate(word):
+        if start + i in groups:
+            if ch == "{" and depth == 0:
+                outside.append("0")
+            depth += 1 if ch == "{" else -1
+        elif depth == 0:
+            outside.append(ch)
+    return "".join(out), "".join(outside)
+
+
+def _braced(escaped: str) -> str:
+    """Braces that protect case: doubled when the text starts with a command (see _grouped)."""
+    return "{{" + escaped + "}}" if escaped.startswith("\\") else "{" + escaped + "}"

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from datetime import date
 
 from reader.core import momentum
-from reader.core.coverage import Coverage
+from reader.core.coverage import Span, view_coverage
 from reader.core.query import Node, SearchText, search_text
 from reader.core.search import SearchBlock
 from reader.models import Paper, PaperIndex
@@ -114,11 +114,10 @@ class Library:
         index, newest first) when given."""
         index, read, stars = self.index, self.read, self.starred
         if topic is not None:
-            bit = index.bit(topic)
             if among is None:
-                ids = [pid for pid, mask in zip(index.ids, index.masks) if mask & bit]
+                ids = index.in_topic(topic, index.ids)
             else:
-                masks, positions = index.masks, index.positions()
+                bit, masks, positions = index.bit(topic), index.masks, index.positions()
                 ids = [pid for pid in among if (i := positions.get(pid)) is not None and masks[i] & bit]
         else:
             ids = index.ids if among is None else among
@@ -161,13 +160,13 @@ class Library:
 
     def momentum(
         self, as_of: date, *, topic: str | None = None, total_new_last4: int | None = None,
-        coverage: Coverage | None = None, index: PaperIndex | None = None,
-    ):
-        """Weekly counts of the papers (of one topic), of `index` when given (a newer one)."""
+        spans: dict[str, tuple[Span, ...]] | None = None, index: PaperIndex | None = None,
+    ) -> momentum.Momentum:
+        """Weekly counts of the papers (of one topic, all when None), of `index` when given (a
+        newer one), and their share of `total_new_last4`, all new arXiv papers. `spans`: what
+        each topic's syncs fetched whole (Store.coverage_spans), so that a window not synced has
+        no figure; None counts every day (the demo set)."""
         index = index or self.index
-        if topic is None:
-            days = index.days
-        else:
-            bit = index.bit(topic)
-            days = [day for day, mask in zip(index.days, index.masks) if mask & bit]
+        days = index.days if topic is None else index.in_topic(topic, index.days)
+        coverage = None if spans is None else view_coverage(spans, topic)
         return momentum.compute_days(days, as_of, total_new_last4, coverage)

@@ -276,7 +276,7 @@ class _Parser:
                     excluded.append(right)
             elif token.kind in ("term", "date", "("):
                 if not self.implicit_and:
-                    raise self.error("two terms need an operator between them: AND, OR or ANDNOT", token)
+                    raise self.error("two terms need an operator between them: AND, OR or ANDNOT, in capitals", token)
                 require(self.parse_unary())
             else:
                 break
@@ -304,6 +304,32 @@ class _Parser:
         if token.kind == "op":
             raise self.error(f"{token.value} needs a term on each side", token)
         raise self.error("a closing parenthesis where a term was expected", token)
+
+
+def lowercase_operators(query: str) -> list[str]:
+    """The operators written in lower or mixed case (`and`, `Or`), each once, as typed: they are
+    searched as words (by arXiv too), which is rarely what was meant. Quoted words and words after
+    a field (`ti:and`) are meant as words."""
+    found: list[str] = []
+    after_field = False
+    for match in _TOKEN.finditer(query):
+        kind = match.lastgroup
+        if kind == "space":
+            continue
+        word = match.group("word") if kind == "word" else None
+        if word is not None and not after_field and word.upper() in OPERATORS and word not in OPERATORS and word not in found:
+            found.append(word)
+        after_field = kind == "field"
+    return found
+
+
+def operator_note(query: str) -> str | None:
+    """One line saying that the query's lower-case operators are searched as words, or None."""
+    words = lowercase_operators(query)
+    if not words:
+        return None
+    named = ", ".join(f'"{word}"' for word in words)
+    return f"{named} {'is' if len(words) == 1 else 'are'} searched as {'a word' if len(words) == 1 else 'words'}: operators are AND, OR, ANDNOT in capitals"
 
 
 def parse(query: str, *, implicit_and: bool = False) -> Node:

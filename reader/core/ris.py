@@ -2,7 +2,8 @@
 as plain UTF-8 text, one `TAG  - value` line each.
 
 RIS has no preprint type: records are `UNPB` (unpublished work) with `T2  - arXiv`, the arXiv id in
-`AN` (`arXiv:2511.02810`) and `M3  - Preprint`. Authors are `Family, Given`; the user's tags and
+`AN` (`arXiv:2511.02810`) and `M3  - Preprint`. Authors are `Family, Given` or `Family, Given, Jr.`
+(split as in BibTeX, see `citation.name_parts`), a name kept whole as written; the user's tags and
 the arXiv categories are keywords (`KW`, one per line, tags first, a `;` in a tag written `,`); the journal reference and the
 user's note are notes (`N1`). Every value is one line: feed text cannot start a record or a tag.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from reader.core import citation
-from reader.core.bibtex import unique_keys
+from reader.core.citekeys import with_keys
 from reader.core.latex import decode_tex
 from reader.models import Paper
 
@@ -21,8 +22,8 @@ def record(paper: Paper, key: str, *, tags: Sequence[str] = (), note: str = "") 
     lines = [("TY", "UNPB"), ("ID", key), ("TI", citation.text(decode_tex(paper.title)))]
     names, _ = citation.authors(paper)
     for name in names:
-        split = citation.person(name)
-        lines.append(("AU", f"{split[0]}, {split[1]}" if split else name))
+        parts = citation.name_parts(name)
+        lines.append(("AU", parts.literal or ", ".join(filter(None, (parts.family, parts.given, parts.suffix)))))
     day = citation.published(paper)
     if day is not None:
         lines += [("PY", f"{day.year:04d}"), ("DA", f"{day.year:04d}/{day.month:02d}/{day.day:02d}")]
@@ -56,7 +57,7 @@ def export(
     """An .ris file for the papers that can be cited; `ID` is the paper's BibTeX key, so a paper
     has the same key in every format."""
     real = citation.exportable(papers)
-    keys = {**unique_keys(real), **(keys or {})}
+    keys = with_keys(real, keys)
     return "\n".join(
         record(p, keys[p.id], tags=citation.tags_of(p, tags), note=citation.note_of(p, notes)) for p in real
     )

@@ -4,7 +4,9 @@ of its papers grew most.
 Topics compare the last four weeks with the four before (core/momentum.py). Terms compare the
 last four weeks with the eight before, a longer base so that a term seen in two papers a month
 ago does not look like a trend: a term's share is the fraction of the window's papers whose
-title or abstract holds it, and its growth is its share now over its share before."""
+title or abstract holds it, and its growth is its share now over its share before. Terms rise
+only where all twelve weeks are synced (a gap would look like growth), and never words that
+carry no subject (core/terms.py's filler words)."""
 
 from __future__ import annotations
 
@@ -13,10 +15,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from reader.core.coverage import Span, view_coverage
+from reader.core.coverage import Coverage, Span
 from reader.core.library import Library
 from reader.core.momentum import WINDOW_DAYS, last4_window
-from reader.core.terms import Distinct, terms
+from reader.core.terms import Distinct, carries_subject, terms
 
 EARLIER_DAYS = 2 * WINDOW_DAYS  # the eight weeks before the last four
 MIN_PAPERS = 3  # a term in fewer of the last four weeks' papers is an accident, not a trend
@@ -61,8 +63,7 @@ def rising_topics(
     synced has no figure, as in the topic's chart; None counts every day (the demo set)."""
     trends = []
     for topic in topics:
-        coverage = None if spans is None else view_coverage(spans, topic)
-        m = library.momentum(as_of, topic=topic, total_new_last4=total_new_last4, coverage=coverage)
+        m = library.momentum(as_of, topic=topic, total_new_last4=total_new_last4, spans=spans)
         trends.append(TopicTrend(topic, m.last4, m.prev4, m.change_pct, m.share_pct))
     def order(t: TopicTrend) -> tuple:
         new = bool(t.last4) and t.prev4 == 0
@@ -71,15 +72,31 @@ def rising_topics(
     return sorted(trends, key=order)
 
 
+def terms_window(as_of: date) -> tuple[date, date]:
+    """The first and last day of the twelve weeks rising terms compare."""
+    last_start, _ = last4_window(as_of)
+    return last_start - timedelta(days=EARLIER_DAYS), as_of
+
+
+def terms_covered(coverage: Coverage | None, as_of: date) -> bool:
+    """Whether every day of the twelve weeks is synced (None: a set complete by construction)."""
+    first, last = terms_window(as_of)
+    return coverage is None or coverage.covers(first.toordinal(), last.toordinal())
+
+
 def rising_terms(
-    papers: Iterable[tuple[date, str]], as_of: date, *, min_papers: int = MIN_PAPERS, limit: int | None = None
+    papers: Iterable[tuple[date, str]], as_of: date, *, min_papers: int = MIN_PAPERS, limit: int | None = None,
+    coverage: Coverage | None = None,
 ) -> list[RisingTerm]:
     """Terms of a topic's papers, given as (v1 date, folded words of title and abstract), whose
     share grew most, best first. Growth counts one more paper before than was seen, so a term
     that is new at five papers ranks above one that merely grew, without an infinite ratio.
-    Nothing rises in a topic without papers in both windows."""
+    Nothing rises in a topic without papers in both windows, nor unless `coverage` (what the
+    topic's syncs fetched whole; None: every day counts) holds all twelve weeks."""
+    if not terms_covered(coverage, as_of):
+        return []
     last_start, _ = last4_window(as_of)
-    earlier_start = last_start - timedelta(days=EARLIER_DAYS)
+    earlier_start, _ = terms_window(as_of)
     now: Counter[str] = Counter()
     before: Counter[str] = Counter()
     papers_now = papers_before = 0
@@ -97,7 +114,7 @@ def rising_terms(
         earlier = before.get(term, 0)
         # (count / papers_now) / ((earlier + 1) / papers_before), in integers until the division.
         growth = count * papers_before / (papers_now * (earlier + 1))
-        if count >= min_papers and growth > 1:
+        if count >= min_papers and growth > 1 and carries_subject(term):
             found.append(RisingTerm(term, count, earlier, growth))
     in_phrases: Counter[str] = Counter()  # word -> papers of its most frequent rising phrase
     for phrase in (t for t in found if " " in t.term):

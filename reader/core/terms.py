@@ -37,9 +37,45 @@ STOP_WORDS = frozenset(
 )
 
 
+# Verbs and adjectives abstracts use whatever their subject ("we employ", "improves", "effective"):
+# not stop words for ranking (the For you model learned with them), but no term that rises is made
+# of them. `large`, `low` and the like stay: `large language models`, `low rank`.
+FILLER_WORDS = frozenset(
+    [
+        "achieve", "achieved", "achieves", "achieving", "address", "addressed", "addresses", "addressing",
+        "allow", "allowed", "allowing", "allows", "analyse", "analysed", "analyses", "analyze", "analyzed",
+        "analyzes", "analyzing", "apply", "applied", "applies", "applying", "better", "best", "called",
+        "capture", "captured", "captures", "capturing", "challenging", "compare", "compared", "compares",
+        "comparing", "competitive", "comprehensive", "consider", "considered", "considering", "considers",
+        "critical", "crucial", "current", "currently", "demonstrated", "demonstrating", "describe",
+        "described", "describes", "design", "designed", "develop", "developed", "developing", "develops",
+        "different", "diverse", "effective", "effectively", "employ", "employed", "employing", "employs",
+        "enable", "enabled", "enables", "enabling", "enhance", "enhanced", "enhances", "enhancing", "ensure",
+        "ensures", "ensuring", "establish", "established", "evaluate", "evaluated", "evaluates",
+        "evaluating", "explore", "explored", "explores", "exploring", "extensive", "extensively", "gain",
+        "gains", "highlight", "highlights", "important", "improve", "improved", "improvement",
+        "improvements", "improves", "improving", "include", "included", "includes", "including",
+        "increase", "increased", "increases", "increasing", "investigate", "investigated", "investigates",
+        "investigating", "key", "leverage", "leveraged", "leverages", "leveraging", "obtain", "obtained",
+        "obtaining", "obtains", "offer", "offered", "offering", "offers", "outperform", "outperformed",
+        "outperforming", "outperforms", "overall", "particular", "particularly", "perform", "performed",
+        "performing", "performs", "potential", "practical", "previous", "previously", "prior", "promising",
+        "reduce", "reduced", "reduces", "reducing", "remain", "remains", "require", "required",
+        "requires", "requiring", "reveal", "revealed", "reveals", "significant", "simple", "specific",
+        "strong", "substantial", "substantially", "suggest", "suggests", "superior", "utilize", "utilized",
+        "utilizes", "utilizing", "yield", "yields",
+    ]
+)
+
+
 def is_stop(word: str) -> bool:
     """Stop words, single characters and bare numbers (years, section and table numbers)."""
     return word in STOP_WORDS or len(word) < 2 or word.isdigit()
+
+
+def carries_subject(term: str) -> bool:
+    """Whether a term says what papers are about: no word of it is filler (`employ`, `improves`)."""
+    return not any(word in FILLER_WORDS for word in term.split())
 
 
 def terms(words: str) -> Iterator[str]:

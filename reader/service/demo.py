@@ -102,6 +102,10 @@ class DemoService(LibraryService):
     def apply_update(self, update: CacheUpdate) -> None:
         self.topics = update.topics  # the demo's papers stay as they are
 
+    def replacement(self) -> LibraryService | None:
+        """The cache's own service, once a sync has brought papers into it."""
+        return LibraryService(self.store, self.settings) if self.store.shards() else None
+
 
 class _DemoRanker:
     """The demo's 30 papers as the ranking's corpus (they are in memory, not in the cache)."""

@@ -16,13 +16,13 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from reader.config import Settings
-from reader.core.coverage import view_coverage
+from reader.core.coverage import Span
 from reader.core.exporting import render
 from reader.core.library import Library
-from reader.core.momentum import Momentum, headline, total_window
+from reader.core.momentum import Momentum, headline
 from reader.core.query import Node, parse
 from reader.core.ranking import NeedsStars
 from reader.core.similar import Likeness, like_paper
@@ -38,7 +38,11 @@ from reader.service.views import FOR_YOU, HIDDEN, STARRED, View
 from reader.store import Store, Topic
 from reader.store.library_state import LibraryDoc
 from reader.store.store import shard_of
-from reader.store.syncstate import TopicSyncState
+from reader.store.syncstate import TopicSyncState, current_spans
+
+if TYPE_CHECKING:
+    from reader.arxiv.options import ClientOptions
+    from reader.sync.types import SyncEvent, SyncReport
 
 T = TypeVar("T")
 
@@ -96,7 +100,7 @@ class LibraryService(TagsAndNotes, TriageMethods):
         `prepare_search`."""
         index, marks = self.store.index(), self.store.marks()
         self.topics = self.store.topics()
-        self._total_new_last4 = self.store.cached_total(total_window(self.settings.today()))
+        self._total_new_last4 = self.store.total_new_last4(self.settings.today())
         self._sync_states = self.store.sync_states()
         self._library_state = self._read_library_state()
         self.library = Library(index, marks.read, marks.starred, marks.hidden)
@@ -209,24 +213,31 @@ class LibraryService(TagsAndNotes, TriageMethods):
         return [records[pid] for pid in ids if pid in records]
 
     def export_text(self, format: str, papers: list[Paper], *, unicode: bool = False) -> str:
-        """The papers in an export format (see core/exporting.py), with the user's tags and notes."""
+        """The papers in an export format (see core/exporting.py), with the user's tags and notes,
+        under their recorded keys. Call in a worker."""
         tags = {pid: list(names) for pid, names in self.store.tags_of(p.id for p in papers).items() if names}
-        return render(format, papers, unicode=unicode, tags=tags, notes=self.store.notes())
+        return render(format, papers, unicode=unicode, tags=tags, notes=self.store.notes(), keys=self.citation_keys(papers))
+
+    def citation(self, paper: Paper) -> str:
+        """The paper's BibTeX entry under its recorded key (what `y` copies). Call in a worker."""
+        return render("bibtex", [paper], keys=self.citation_keys([paper]))
+
+    def citation_keys(self, papers: list[Paper]) -> dict[str, str]:
+        """Each paper's recorded citation key; a paper without one is given one, recorded by the
+        writer thread in order with the other changes of user state (it waits for them)."""
+        return self._writer.submit(self._taking_library_state(lambda: self.store.citation_keys(papers))).result()
 
     def momentum(self, view: View) -> Momentum:
         """Weekly counts for the view, as of today (from memory: no disk read)."""
         momentum = self._momenta.get(view.topic)
         if momentum is None:
-            momentum = self._momentum_of(view.topic, self.library.index, self.topics, self._sync_states, self._total_new_last4)
+            spans = current_spans(self.topics, self._sync_states)
+            momentum = self._momentum_of(view.topic, self.library.index, spans, self._total_new_last4)
             self._momenta[view.topic] = momentum
         return momentum
 
-    def _momentum_of(
-        self, topic: str | None, index: PaperIndex, topics: list[Topic], states: dict[str, TopicSyncState], total: int | None
-    ) -> Momentum:
-        spans = {t.name: state.spans if (state := states.get(t.name)) and state.query == t.query else () for t in topics}
-        coverage = view_coverage(spans, topic)
-        return self.library.momentum(self.settings.today(), topic=topic, total_new_last4=total, coverage=coverage, index=index)
+    def _momentum_of(self, topic: str | None, index: PaperIndex, spans: dict[str, tuple[Span, ...]], total: int | None) -> Momentum:
+        return self.library.momentum(self.settings.today(), topic=topic, total_new_last4=total, spans=spans, index=index)
 
     def chart(self, view: View) -> tuple[Momentum, str, str]:
         """The chart's bars, title and headline for a view of papers; a topic's title says how
@@ -236,8 +247,7 @@ class LibraryService(TagsAndNotes, TriageMethods):
         state = self._sync_states.get(view.topic) if view.topic else None
         if state is not None and state.arxiv_total is not None:
             index = self.library.index
-            bit = index.bit(state.name)
-            cached = sum(1 for mask in index.masks if mask & bit)
+            cached = len(index.in_topic(state.name, index.ids))
             title += f" · {state.arxiv_total:,} on arXiv · {cached:,} cached"
         return momentum, title, headline(momentum)
 
@@ -249,11 +259,12 @@ class LibraryService(TagsAndNotes, TriageMethods):
         """The cache's state after a sync, read and counted in a worker thread (the work grows
         with the cache: 100,000 papers take ~0.2 s)..."""
         index, topics, states = self.store.index(), self.store.topics(), self.store.sync_states()
-        total = self.store.cached_total(total_window(self.settings.today()))
+        total = self.store.total_new_last4(self.settings.today())
         index.position("")  # its id -> position map, built here rather than on the UI's thread
         version = self.library.marks_version
         counts = self.library.counted(index)
-        momenta = {name: self._momentum_of(name, index, topics, states, total) for name in [None, *(t.name for t in topics)]}
+        spans = current_spans(topics, states)
+        momenta = {name: self._momentum_of(name, index, spans, total) for name in [None, *(t.name for t in topics)]}
         writes = self._library_writes
         return CacheUpdate(index, topics, total, states, counts, version, momenta, self._read_library_state(), writes)
 
@@ -268,6 +279,25 @@ class LibraryService(TagsAndNotes, TriageMethods):
         self._momenta = dict(update.momenta)
         if update.library_state is not None:
             self._keep_library_state(update.library_state, update.library_writes)
+
+    def replacement(self) -> LibraryService | None:
+        """The service to show instead of this one after a sync: none (see DemoService)."""
+        return None
+
+    async def sync(
+        self, topics: list[Topic], options: ClientOptions | None, *,
+        on_event: Callable[[SyncEvent], None], on_notice: Callable[[str], None],
+    ) -> SyncReport:
+        """Sync `topics` into the cache in a child process (see sync/process.py), from arXiv as
+        `options` say (None: as the settings say), passing on its events and notices; its
+        report, or ReaderError."""
+        from reader.sync.process import sync_in_child, sync_job
+        from reader.sync.types import client_options
+
+        settings = self.settings
+        options = options or client_options(settings)
+        job = sync_job(self.store, topics, today=settings.today(), horizon_weeks=settings.sync_weeks, options=options)
+        return await sync_in_child(job, on_event=on_event, on_notice=on_notice)
 
     def sync_due(self) -> bool:
         limit = datetime.now(UTC) - timedelta(hours=self.settings.sync_interval_hours)

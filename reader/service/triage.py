@@ -9,7 +9,7 @@ from concurrent.futures import Future
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from reader.core.coverage import Span
+from reader.core.coverage import Span, view_coverage
 from reader.core.library import Library
 from reader.core.query import parse
 from reader.core.ranking import MIN_STARS, NeedsStars
@@ -86,7 +86,9 @@ class TriageMethods:
         from reader.service.triage_sets import recent_words
 
         as_of = self._as_of()
-        return rising_terms(recent_words(self.store, self.library.index, topic, as_of), as_of, limit=limit)
+        spans = self._coverage_spans()
+        coverage = None if spans is None else view_coverage(spans, topic)
+        return rising_terms(recent_words(self.store, self.library.index, topic, as_of), as_of, limit=limit, coverage=coverage)
 
     def view_members(self, view: View) -> set[str]:
         """The papers of a New, Updated or watch view, in no order."""

@@ -64,8 +64,7 @@ def recent_words(store: Store, index: PaperIndex, topic: str, as_of: date) -> li
     """(v1 date, words of title and abstract) of the topic's papers of the last twelve weeks:
     what `rising.rising_terms` compares."""
     first = (as_of - timedelta(days=rising.WINDOW_DAYS + rising.EARLIER_DAYS)).toordinal()
-    bit = index.bit(topic)
-    days = {pid: day for pid, day, mask in zip(index.ids, index.days, index.masks) if mask & bit and day >= first}
+    days = {pid: day for pid, day in zip(index.in_topic(topic, index.ids), index.in_topic(topic, index.days)) if day >= first}
     found = []
     for shard in sorted({shard_of(pid) for pid in days}):
         texts = shard_texts(store, shard)

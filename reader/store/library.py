@@ -1,17 +1,22 @@
-"""The store's methods for the user's library: tags and notes, kept in library.json (and its
-current copy, see mirrored.py), a file of their own with a lock of its own: a star rewrites only
-user.json, a note only library.json."""
+"""The store's methods for the user's library: tags, notes and citation keys, kept in library.json
+(and its current copy, see mirrored.py), a file of their own with a lock of its own: a star
+rewrites only user.json, a note only library.json."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from reader.core.names import tag_name
 from reader.errors import StoreError
 from reader.models import ARXIV_ID
 from reader.store.files import file_lock
-from reader.store.library_state import LibraryDoc, note_text, tag_name
+from reader.store.library_state import LibraryDoc, note_text
 from reader.store.mirrored import MirroredFile
+
+if TYPE_CHECKING:
+    from reader.models import Paper
 
 LIBRARY_FILES = frozenset({"library.json", "library.json.bak", ".library.lock"})
 
@@ -24,7 +29,7 @@ def library_file(data_dir: Path, warn: Callable[[str], None], lock_wait: float) 
         copy=LibraryDoc.copy,
         lock=lambda what: file_lock(data_dir / ".library.lock", wait=lock_wait, what=what),
         warn=warn,
-        holds="tags and notes",
+        holds="tags, notes and citation keys",
     )
 
 
@@ -107,6 +112,29 @@ class LibraryStateMethods:
         if note != self.note(paper_id):
             self._library.update("saving a note", change)
         return note
+
+
+    # --- citation keys -------------------------------------------------------------------------
+
+    def citation_keys(self, papers: Sequence[Paper], taken: Iterable[str] = ()) -> dict[str, str]:
+        """Paper id -> citation key, for the papers that can be cited: the key recorded for each,
+        or one given now (core/citekeys.py) and recorded, unique ignoring case among every key
+        given and `taken` (the keys of a file being added to). Given under library.json's lock,
+        so two processes exporting at once never give one key twice."""
+        from reader.core.citation import exportable  # here: every command line imports the store
+        from reader.core.citekeys import assign
+
+        real = exportable(papers)
+        doc = self._library.read()
+        if any(paper.id not in doc.keys for paper in real):
+            taken = list(taken)
+
+            def give(current: LibraryDoc) -> LibraryDoc:
+                current.keys.update(assign(real, current.keys, taken))  # read again under the lock
+                return current
+
+            doc = self._library.update("recording citation keys", give)
+        return {paper.id: doc.keys[paper.id] for paper in real}
 
 
 def _paper_ids(ids: Iterable[str]) -> list[str]:

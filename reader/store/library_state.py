@@ -1,4 +1,4 @@
-"""library.json in memory: the user's tags and notes, checked on every read.
+"""library.json in memory: the user's tags, notes and citation keys, checked on every read.
 
 Kept apart from user.json (and mirrored like it, see mirrored.py) so that a star never rewrites
 the notes, and typing a note never rewrites the marks. On disk, TinyDB's layout:
@@ -6,30 +6,22 @@ the notes, and typing a note never rewrites the marks. On disk, TinyDB's layout:
     meta   {"schema": N}
     tags   {"name", "ids": [...]}, one per tag, in the order the tags were made
     notes  {"id", "text"}, one per paper that has a note (Markdown, as the user wrote it)
+    keys   {"id", "key"}, one per paper given a citation key (core/citekeys.py), in the order given
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from reader.core.sanitize import clean_multiline, clean_text
 from reader.errors import StoreError
 from reader.models import ARXIV_ID
-from reader.store.schema import check_not_newer, expect, is_str_list, numbered, unknown_tables
-from reader.store.userstate import checked_name
+from reader.store.schema import UserFileDoc, expect, is_str_list, numbered
 
 LIBRARY_SCHEMA = 1
-LONGEST_TAG = 60
 LONGEST_NOTE = 100_000  # characters: a long essay; a paste of a whole paper is refused
-
-
-def tag_name(name: str) -> str:
-    """A tag as the user typed it, tidied, or a one-line error. A tag is a word or short phrase;
-    exports list tags separated by commas, so a tag cannot hold one."""
-    tidy = checked_name(name, "tag", LONGEST_TAG)
-    if "," in tidy:
-        raise StoreError(f"a tag name cannot contain a comma (exports separate tags with commas): {tidy!r}")
-    return tidy
+CITATION_KEY = re.compile(r"[A-Za-z0-9]{1,120}")  # as core/citekeys.py gives them: safe in every format
 
 
 def note_text(text: str) -> str:
@@ -41,55 +33,52 @@ def note_text(text: str) -> str:
     return clean if clean.strip() else ""
 
 
-class LibraryDoc:
+class LibraryDoc(UserFileDoc):
     """The parsed file. Mutated only inside `MirroredFile.update`; readers share it."""
 
-    __slots__ = ("_by_paper", "extra", "notes", "tags")
+    FILE, SCHEMA, TABLES = "library.json", LIBRARY_SCHEMA, ("tags", "notes", "keys")
+    __slots__ = ("_by_paper", "keys", "notes", "tags")
 
     def __init__(self) -> None:
+        super().__init__()
         self.tags: dict[str, dict[str, None]] = {}  # name as first written -> ids (an ordered set)
         self.notes: dict[str, str] = {}  # paper id -> its note
-        self.extra: dict[str, Any] = {}  # tables this version does not know, kept as they are
+        self.keys: dict[str, str] = {}  # paper id -> its citation key, never changed once given
         self._by_paper: dict[str, tuple[str, ...]] | None = None  # built at the first ask
 
-    @classmethod
-    def parse(cls, data: dict | None) -> LibraryDoc:
-        doc = cls()
-        if data is None:
-            return doc
-        check_not_newer(data, "library.json", LIBRARY_SCHEMA)
+    def read_tables(self, data: dict) -> None:
         # Names and notes are cleaned as read, like feed text: the file may have been edited by
         # hand, and what it holds is drawn on the terminal.
         for tag in data.get("tags", {}).values():
             name = tag.get("name")
             expect(type(name) is str and clean_text(name), "tags: a tag without a name")
             name = clean_text(name)
-            expect(doc.find_tag(name) is None, f"tags: two tags named {name!r}")
+            expect(self.find_tag(name) is None, f"tags: two tags named {name!r}")
             expect(is_str_list(tag.get("ids")), f"tags: the papers of {name!r} are not a list of ids")
-            doc.tags[name] = dict.fromkeys(tag["ids"])
+            self.tags[name] = dict.fromkeys(tag["ids"])
         for note in data.get("notes", {}).values():
             pid = note.get("id")
             expect(type(pid) is str and ARXIV_ID.match(pid), "notes: a note without a paper id")
             expect(type(note.get("text")) is str, f"notes: the note of {pid} is not text")
-            doc.notes[pid] = clean_multiline(note["text"])
-        doc.extra = unknown_tables(data, ("meta", "tags", "notes"))
-        return doc
+            self.notes[pid] = clean_multiline(note["text"])
+        for given in data.get("keys", {}).values():
+            pid, key = given.get("id"), given.get("key")
+            expect(type(pid) is str and ARXIV_ID.match(pid) and pid not in self.keys, "keys: a key without a paper id, or a paper with two")
+            expect(type(key) is str and CITATION_KEY.fullmatch(key), f"keys: the key of {pid} is not ASCII letters and digits")
+            self.keys[pid] = key
+        expect(len({key.lower() for key in self.keys.values()}) == len(self.keys), "keys: one key given to two papers")
 
-    def dump(self) -> dict[str, Any]:
+    def dump_tables(self) -> dict[str, Any]:
         return {
-            "meta": {"1": {"schema": LIBRARY_SCHEMA}},
             "tags": numbered({"name": name, "ids": list(ids)} for name, ids in self.tags.items()),
             "notes": numbered({"id": pid, "text": text} for pid, text in self.notes.items()),
-            **self.extra,
+            "keys": numbered({"id": pid, "key": key} for pid, key in self.keys.items()),
         }
 
-    def copy(self) -> LibraryDoc:
-        """A copy a change can edit while readers keep using this one."""
-        doc = LibraryDoc()
+    def copy_tables(self, doc: LibraryDoc) -> None:
         doc.tags = {name: dict(ids) for name, ids in self.tags.items()}
         doc.notes = dict(self.notes)
-        doc.extra = self.extra
-        return doc
+        doc.keys = dict(self.keys)
 
     # --- tags ----------------------------------------------------------------------------------
 

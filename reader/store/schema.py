@@ -13,9 +13,9 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from datetime import date, datetime
-from typing import Any
+from typing import Any, ClassVar, Self
 
-from reader.core.sanitize import clean_text, has_invisible
+from reader.core.sanitize import clean_multiline, clean_text, has_invisible
 from reader.errors import StoreError
 from reader.models import ARXIV_ID, PaperIndex
 
@@ -281,3 +281,65 @@ def unknown_tables(data: dict, known: tuple[str, ...]) -> dict[str, Any]:
 def numbered(docs: Iterable[dict[str, Any]]) -> dict[str, Any]:
     """A table of documents numbered from 1, in order."""
     return {str(i): doc for i, doc in enumerate(docs, 1)}
+
+
+class UserFileDoc:
+    """A user file in memory (user.json, library.json; see mirrored.py): parsed and checked a
+    table at a time, empty when the file is missing, refused when a newer reader wrote it, and
+    written back with its `meta` table first and the tables a newer reader added as they were.
+    A subclass names its file, schema number and tables, and reads, writes and copies those."""
+
+    FILE: ClassVar[str]
+    SCHEMA: ClassVar[int]
+    TABLES: ClassVar[tuple[str, ...]]  # the tables it reads and writes (besides meta)
+
+    __slots__ = ("extra",)
+
+    def __init__(self) -> None:
+        self.extra: dict[str, Any] = {}  # tables this version does not know, kept as they are
+
+    @classmethod
+    def parse(cls, data: dict | None) -> Self:
+        doc = cls()
+        if data is None:
+            return doc
+        check_not_newer(data, cls.FILE, cls.SCHEMA)
+        doc.read_tables(data)
+        doc.extra = unknown_tables(data, ("meta", *cls.TABLES))
+        return doc
+
+    def dump(self) -> dict[str, Any]:
+        return {"meta": {"1": {"schema": self.SCHEMA}}, **self.dump_tables(), **self.extra}
+
+    def copy(self) -> Self:
+        """A copy a change can edit while readers keep using this one."""
+        doc = type(self)()
+        self.copy_tables(doc)
+        doc.extra = self.extra
+        return doc
+
+    def read_tables(self, data: dict) -> None:
+        """Fill this (empty) document from the file's tables, checking each (ShapeError)."""
+        raise NotImplementedError
+
+    def dump_tables(self) -> dict[str, Any]:
+        """The tables, as TinyDB lays them out, in the order they are written."""
+        raise NotImplementedError
+
+    def copy_tables(self, doc: Self) -> None:
+        """Give `doc` (new and empty) copies of this one's tables, which a change can edit."""
+        raise NotImplementedError
+
+
+def named_queries(data: dict, table: str, what: str, *, blank_query: bool) -> list[dict[str, Any]]:
+    """A table of names with queries (topics, watches), each document as it is but for its name
+    and query, cleaned as read like feed text: the file may have been edited by hand, and what
+    it holds is drawn on the terminal (a query keeps its spacing: only its control characters
+    go, so a query as saved reads back the same). `blank_query`: whether a query may be blank."""
+    found = []
+    for entry in data.get(table, {}).values():
+        name, query = entry.get("name"), entry.get("query")
+        expect(type(name) is str and clean_text(name), f"{table}: a {what} without a name")
+        expect(type(query) is str and (blank_query or clean_text(query)), f"{table}: {name!r} has no query")
+        found.append({**entry, "name": clean_text(name), "query": clean_multiline(query)})
+    return found

@@ -3,8 +3,8 @@
     user.json        topics, read/starred/hidden marks, settings (small: a key press rewrites only this)
     user.json.bak    its copy, rewritten after it on every change: damage to either loses nothing
                      (see mirrored.py)
-    library.json     tags and notes, mirrored the same way (+ .bak): a file of their own, so a
-                     star never rewrites the notes
+    library.json     tags, notes and citation keys, mirrored the same way (+ .bak): a file of
+                     their own, so a star never rewrites the notes
     sync.json        when each topic was last synced, arXiv's total for it, the spans of time its
                      cache holds whole (syncstate.py); cached counts of all new arXiv papers
     index.json       every paper's id, version, v1 day and topics, as columns in display order

@@ -4,13 +4,15 @@ completely, cached counts of all new arXiv papers). Derived state: never in user
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tinydb import Query, TinyDB
 
+from reader.core.momentum import total_window
 from reader.store.files import AtomicJSONStorage, CorruptFileError, move_aside
 from reader.store.schema import check_sync
 from reader.store.user import now_iso
@@ -38,6 +40,12 @@ class TopicSyncState:
         )
 
 
+def current_spans(topics: Iterable[Topic], states: dict[str, TopicSyncState]) -> dict[str, tuple[Span, ...]]:
+    """Each topic's spans fetched whole: none for a topic never synced, or synced under another
+    query than its current one."""
+    return {t.name: state.spans if (state := states.get(t.name)) is not None and state.query == t.query else () for t in topics}
+
+
 class SyncStateMethods:
     _sync_path: Path
     warnings: list[str]
@@ -62,13 +70,8 @@ class SyncStateMethods:
         return self.sync_states().get(topic) or TopicSyncState(topic)
 
     def coverage_spans(self) -> dict[str, tuple[Span, ...]]:
-        """Each current topic's spans fetched whole: none for a topic never synced, or synced
-        under another query than its current one."""
-        states = self.sync_states()
-        return {
-            t.name: states[t.name].spans if t.name in states and states[t.name].query == t.query else ()
-            for t in self.topics()
-        }
+        """Each current topic's spans fetched whole (see current_spans)."""
+        return current_spans(self.topics(), self.sync_states())
 
     def last_sync(self, topic: str) -> str | None:
         return self.sync_state(topic).last_sync
@@ -103,6 +106,11 @@ class SyncStateMethods:
             if doc.get("window") == window:
                 return doc.get("count")
         return None
+
+    def total_new_last4(self, as_of: date) -> int | None:
+        """All new arXiv papers in the four weeks to `as_of` (momentum's share), as a sync
+        counted them; None when none has."""
+        return self.cached_total(total_window(as_of))
 
     def cache_total(self, window: str, count: int) -> None:
         self._read_sync("totals")  # repair before writing

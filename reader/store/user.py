@@ -8,8 +8,9 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from reader.core.names import checked_name
 from reader.errors import StoreError
-from reader.store.userstate import Marks, Topic, UserDoc, Watch, checked_name
+from reader.store.userstate import Marks, Topic, UserDoc, Watch
 
 if TYPE_CHECKING:
     from reader.models import PaperIndex
@@ -139,8 +140,7 @@ class UserStateMethods:
         index = self.index()
         new = {pid for pid, arrived in zip(index.ids, index.arrived) if arrived > since}
         if topic is not None:
-            bit = index.bit(topic)
-            new = {pid for pid, mask in zip(index.ids, index.masks) if mask & bit and pid in new}
+            new.intersection_update(index.in_topic(topic, index.ids))
         return new
 
     # --- settings ------------------------------------------------------------------------------

@@ -26,14 +26,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from reader.core.sanitize import clean_multiline, clean_text
 from reader.errors import StoreError
 from reader.store.files import Encoded, encode_json
-from reader.store.schema import check_not_newer, expect, is_int_list, is_str_list, numbered, only_doc, unknown_tables
+from reader.store.schema import UserFileDoc, expect, is_int_list, is_str_list, named_queries, numbered, only_doc
 
 USER_SCHEMA = 1
 MARK_KINDS = ("read", "starred")
-KNOWN_TABLES = ("meta", "topics", "settings", "marks", "hidden", "visits", "watches")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +72,14 @@ class _ReadMarksJSON:
         return Encoded(self.json)
 
 
-class UserDoc:
+class UserDoc(UserFileDoc):
     """The parsed file. Mutated only inside `MirroredFile.update`; readers get snapshots."""
 
-    __slots__ = ("_read_json", "extra", "hidden", "marks", "settings", "topics", "visits", "watches")
+    FILE, SCHEMA, TABLES = "user.json", USER_SCHEMA, ("topics", "settings", "marks", "hidden", "watches", "visits")
+    __slots__ = ("_read_json", "hidden", "marks", "settings", "topics", "visits", "watches")
 
     def __init__(self) -> None:
+        super().__init__()
         self.topics: list[dict[str, Any]] = []
         self.settings: dict[str, Any] = {}
         # kind -> ids in the order they were marked (a dict: an ordered set), each with the
@@ -88,25 +88,13 @@ class UserDoc:
         self.hidden: dict[str, None] = {}
         self.visits: dict[str, tuple[int | None, int]] = {}  # key -> (previous, current)
         self.watches: list[dict[str, Any]] = []
-        self.extra: dict[str, Any] = {}  # tables this version does not know, kept as they are
         self._read_json = _ReadMarksJSON()  # shared by the copies made for changes
 
-    @classmethod
-    def parse(cls, data: dict | None) -> UserDoc:
-        doc = cls()
-        if data is None:
-            return doc
-        check_not_newer(data, "user.json", USER_SCHEMA)
-        # Names and queries are cleaned as read, like feed text: the file may have been edited by
-        # hand, and what it holds is drawn on the terminal (a query keeps its spacing: only its
-        # control characters go, so a query as saved reads back the same).
-        for topic in data.get("topics", {}).values():
-            expect(type(topic.get("name")) is str and clean_text(topic["name"]), "topics: a topic without a name")
-            expect(type(topic.get("query")) is str, f"topics: {topic['name']!r} has no query")
-            doc.topics.append({**topic, "name": clean_text(topic["name"]), "query": clean_multiline(topic["query"])})
+    def read_tables(self, data: dict) -> None:
+        self.topics = named_queries(data, "topics", "topic", blank_query=True)
         for setting in data.get("settings", {}).values():
             expect(type(setting.get("key")) is str and "value" in setting, "settings: a setting without a key or value")
-            doc.settings[setting["key"]] = setting["value"]
+            self.settings[setting["key"]] = setting["value"]
         for mark in data.get("marks", {}).values():
             kind = mark.get("kind")
             expect(kind in MARK_KINDS, f"marks: unknown kind {kind!r}")
@@ -114,30 +102,24 @@ class UserDoc:
             expect(is_str_list(ids), f"marks: the {kind} marks are not a list of ids")
             versions = mark.get("versions") if kind == "read" else None
             if versions is None:
-                doc.marks[kind] = dict.fromkeys(ids, 0)
+                self.marks[kind] = dict.fromkeys(ids, 0)
             else:
                 expect(is_int_list(versions, 0) and len(versions) == len(ids), "marks: read versions that are not whole numbers, one per id")
-                doc.marks[kind] = dict(zip(ids, versions))
+                self.marks[kind] = dict(zip(ids, versions))
         hidden = only_doc(data, "hidden")
         if hidden is not None:
             expect(is_str_list(hidden.get("ids")), "hidden: the hidden marks are not a list of ids")
-            doc.hidden = dict.fromkeys(hidden["ids"])
-        for watch in data.get("watches", {}).values():
-            expect(type(watch.get("name")) is str and clean_text(watch["name"]), "watches: a watch without a name")
-            expect(type(watch.get("query")) is str and clean_text(watch["query"]), f"watches: {watch['name']!r} has no query")
-            doc.watches.append({**watch, "name": clean_text(watch["name"]), "query": clean_multiline(watch["query"])})
+            self.hidden = dict.fromkeys(hidden["ids"])
+        self.watches = named_queries(data, "watches", "watch", blank_query=False)
         for visit in data.get("visits", {}).values():
             key, previous, current = visit.get("key"), visit.get("previous"), visit.get("current")
             expect(type(key) is str, "visits: a visit without its key")
             expect(is_int_list([current], 0) and (previous is None or is_int_list([previous], 0, current)),
                    f"visits: the times of {key!r} are not times in order")
-            doc.visits[key] = (previous, current)
-        doc.extra = unknown_tables(data, KNOWN_TABLES)
-        return doc
+            self.visits[key] = (previous, current)
 
-    def dump(self) -> dict[str, Any]:
+    def dump_tables(self) -> dict[str, Any]:
         return {
-            "meta": {"1": {"schema": USER_SCHEMA}},
             "topics": numbered(self.topics),
             "settings": numbered({"key": key, "value": value} for key, value in self.settings.items()),
             "marks": {
@@ -148,21 +130,16 @@ class UserDoc:
             "watches": numbered(self.watches),
             "visits": numbered({"key": key, "previous": previous, "current": current}
                                 for key, (previous, current) in self.visits.items()),
-            **self.extra,
         }
 
-    def copy(self) -> UserDoc:
-        """A copy a change can edit while readers keep using this one."""
-        doc = UserDoc()
+    def copy_tables(self, doc: UserDoc) -> None:
         doc.topics = list(self.topics)
         doc.settings = dict(self.settings)
         doc.marks = {kind: dict(ids) for kind, ids in self.marks.items()}
         doc.hidden = dict(self.hidden)
         doc.visits = dict(self.visits)
         doc.watches = list(self.watches)
-        doc.extra = self.extra
         doc._read_json = self._read_json
-        return doc
 
     # --- what readers get ------------------------------------------------------------------------
 
@@ -186,16 +163,3 @@ class UserDoc:
 
     def mark_sets(self) -> Marks:
         return Marks(frozenset(self.marks["read"]), frozenset(self.marks["starred"]), frozenset(self.hidden))
-
-
-def checked_name(name: str, what: str, longest: int = 100) -> str:
-    """A name the user gave (topic, tag, watch) with its spaces tidied, or a one-line error: it
-    is shown in lists, the sidebar and exports, so no control characters and no empty names."""
-    tidy = " ".join(name.split())
-    if not tidy:
-        raise StoreError(f"a {what} needs a name")
-    if clean_text(tidy) != tidy:
-        raise StoreError(f"a {what} name cannot contain control characters: {tidy!r}")
-    if len(tidy) > longest:
-        raise StoreError(f"a {what} name can be at most {longest} characters long")
-    return tidy

@@ -16,7 +16,7 @@ from reader.arxiv.parse import AnnouncementFeed, FeedPage
 from reader.config import Settings
 from reader.core import coverage, momentum
 from reader.core.text import plural
-from reader.errors import ArxivUnreachableError, ReaderError
+from reader.errors import ArxivError, ArxivUnreachableError, ReaderError
 from reader.models import Paper
 from reader.service.feature_cache import FeatureKeeper
 from reader.store import Store, Topic
@@ -31,6 +31,16 @@ ID_BATCH = 100  # ids per id_list request
 # Papers can be announced a few days after their submission date: an incremental sync looks
 # this far behind the last sync before it trusts that it has caught up.
 CATCH_UP_MARGIN = timedelta(days=7)
+# arXiv held 1,999,183 papers at the end of 2021 and gains fewer than 50,000 a month: a total
+# above what that allows by a date is a server's lie (papers_arxiv_could_hold).
+ARXIV_PAPERS_END_2021 = 2_000_000
+ARXIV_PAPERS_A_MONTH = 50_000
+
+
+def papers_arxiv_could_hold(today: date) -> int:
+    """More papers than arXiv holds on `today`."""
+    months = max(0, (today.year - 2022) * 12 + today.month)
+    return ARXIV_PAPERS_END_2021 + ARXIV_PAPERS_A_MONTH * months
 
 
 @dataclass(slots=True)
@@ -79,6 +89,10 @@ class Syncer:
         self.on_event = on_event or (lambda event: None)
         # Each shard saved leaves For you's features beside it: the first ranking reads them.
         self.features = FeatureKeeper(store)
+        # The run so far: when it is cancelled (Ctrl+C, the app quitting), the topics it finished,
+        # and the one it stopped in (what arrived before the cancellation is saved).
+        self.report = SyncReport()
+        self.interrupted: TopicResult | None = None
 
     async def run(self, topics: list[Topic]) -> SyncReport:
         """Sync the topics one after the other. StoreLockedError when another sync is running."""
@@ -86,7 +100,7 @@ class Syncer:
             return await self._run(topics)
 
     async def _run(self, topics: list[Topic]) -> SyncReport:
-        report = SyncReport()
+        report = self.report = SyncReport()
         for topic in topics:
             if report.topics and report.topics[-1].unreachable:  # offline: no point trying the rest
                 report.topics.append(TopicResult(topic.name, error=report.topics[-1].error, unreachable=True))
@@ -122,6 +136,14 @@ class Syncer:
             result.error = str(error)
             result.unreachable = isinstance(error, ArxivUnreachableError)
             self.on_event(SyncEvent(topic.name, f"{topic.name}: {error}"))
+        except asyncio.CancelledError:
+            self.interrupted = result
+            if not run.saving:  # (a save cut short finishes in its thread; its progress is not recorded)
+                try:
+                    await run.save()  # keep what arrived, and how far it reached: the next sync goes on from there
+                except ReaderError:
+                    pass
+            raise
         finally:
             await asyncio.to_thread(self.features.wait)  # every shard saved has its features beside it
             gc.unfreeze()  # syncs run in processes of their own (the CLI, the app's sync child)
@@ -169,6 +191,8 @@ class Syncer:
             return cached
         first, last = window.split("-")
         count = await self.client.count(f"submittedDate:[{first}0000 TO {last}2359]")
+        if count > papers_arxiv_could_hold(self.today):
+            raise ArxivError("arXiv claimed more new papers than it holds")
         await asyncio.to_thread(self.store.cache_total, window, count)
         return count
 
@@ -179,7 +203,11 @@ class _Run:
     query, newest first. Where arXiv stops serving (ARXIV_RESULT_CAP), the rest of the window
     becomes a window of its own, ending at the oldest paper reached; where the pages reach a span
     the cache already holds whole, the next window starts below that span. Every save records
-    how far down the run is complete, so an interrupted run resumes where it stopped."""
+    how far down the run is complete, so an interrupted run resumes where it stopped.
+
+    Progress is what the run has not received before: a page of entries that all came already
+    (a server looping over its results) stops the topic at once, with the papers received kept.
+    A total above what arXiv could hold is not believed: the window then ends at an empty page."""
 
     def __init__(self, syncer: Syncer, topic: Topic, result: TopicResult):
         self.syncer, self.topic, self.result = syncer, topic, result
@@ -191,6 +219,9 @@ class _Run:
         self.base: list[coverage.Span] = []  # spans held whole before this run
         self.run_low: str | None = None  # the run holds [run_low, top] whole once set
         self.known: dict[str, int] = {}
+        self.received: set[str] = set()  # ids of the papers and unreadable entries served so far
+        self.lying_total = False  # a window's total was more than arXiv could hold
+        self.saving = False
 
     async def fetch(self) -> None:
         syncer, topic, result = self.syncer, self.topic, self.result
@@ -204,11 +235,11 @@ class _Run:
             page = await syncer.client.search(
                 window_query(topic.query, self.lo, hi), start=start, max_results=size, expected_total=window_total
             )
-            if window_total is None:
-                window_total = page.total_results
+            if start == 0:  # a window's first page: its total says where the window ends
+                window_total = self._believable(page.total_results)
                 if hi == self.top:
                     result.arxiv_total = window_total
-            self._take(page)
+            fresh = self._take(page)
             # What is alive between two pages (the papers waiting to be saved, the client, the
             # index) stays until the run ends: the collector's full passes skip it from now on.
             # Each held the GIL ~40 ms, walking some 30,000 papers and authors, and the event
@@ -216,8 +247,11 @@ class _Run:
             # (reference counts); sync_topic unfreezes them at the end, and a cycle among them
             # is collected then.
             gc.freeze()
+            if page.entries and not fresh:
+                self._stop_looping(start)
+            self._tell_progress()
             start += page.entries
-            if not page.entries or start >= window_total:
+            if not page.entries or (window_total is not None and start >= window_total):
                 self.run_low = self.lo  # the window is complete: so is the run
                 break
             if not page.papers:  # every entry skipped: nothing to tell where the page stands
@@ -242,22 +276,51 @@ class _Run:
         """The cached version of each paper the topic's query returned before (in a worker: a
         loop over the whole index)."""
         index = self.syncer.store.index()
-        bit = index.bit(self.topic.name)
-        return {pid: v for pid, v, mask in zip(index.ids, index.versions, index.masks) if mask & bit}
+        name = self.topic.name
+        return dict(zip(index.in_topic(name, index.ids), index.in_topic(name, index.versions)))
 
-    def _take(self, page: FeedPage) -> None:
+    def _believable(self, total: int) -> int | None:
+        """A window's totalResults, or None when arXiv could not hold that many papers."""
+        if total > papers_arxiv_could_hold(self.syncer.today):
+            self.lying_total = True
+            return None
+        return total
+
+    def _take(self, page: FeedPage) -> int:
+        """Keeps the page's papers this run has not received before; how many entries were new."""
         result = self.result
-        result.fetched += len(page.papers)
+        papers = []
+        for paper in page.papers:
+            if paper.id not in self.received:
+                self.received.add(paper.id)
+                papers.append(paper)
+        # Unreadable entries by the <id> they carry, marked so none passes for a paper's id.
+        unreadable = {f"unreadable {key}" for key in page.skipped_ids} - self.received
+        self.received |= unreadable
+        result.fetched += len(papers)
         self.problems.add(page)
         if len(self.fetched_sample) < 1000:
-            self.fetched_sample.extend(page.papers)
-        self.pending.extend(p for p in page.papers if self.known.get(p.id) != p.version)
+            self.fetched_sample.extend(papers)
+        self.pending.extend(p for p in papers if self.known.get(p.id) != p.version)
+        return len(papers) + len(unreadable)
+
+    def _tell_progress(self) -> None:
+        result = self.result
         expected = result.arxiv_total if not self.base else None  # an incremental sync stops early
         self.syncer.on_event(SyncEvent(self.topic.name, f"{self.topic.name}: {result.fetched:,} fetched", result.fetched, expected))
+
+    def _stop_looping(self, start: int) -> None:
+        """A page brought nothing new: the server repeats itself, and asking on would only bring
+        the same again. ArxivError, told once; what arrived is saved, and only as far as the pages
+        before went (sync_topic)."""
+        self.result.arxiv_total = None
+        claim = ", and claimed more results than arXiv holds" if self.lying_total else ""
+        raise ArxivError(f"arXiv sent only papers it had already sent, at result {start + 1:,}{claim}; the topic stopped there")
 
     async def save(self) -> None:
         """Save the pending papers, then record how far the run is complete (never before)."""
         store, result = self.syncer.store, self.result
+        self.saving = True  # stays set when the save is cancelled midway (its thread goes on writing)
         if self.pending:
             batch = list(self.pending)
             self.pending.clear()
@@ -271,6 +334,7 @@ class _Run:
                 store.record_progress, self.topic.name, self.topic.query, spans,
                 self.syncer.today.isoformat(), result.arxiv_total,
             )
+        self.saving = False
 
 
 def window_query(query: str, first: str, last: str) -> str:

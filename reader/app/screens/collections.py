@@ -3,129 +3,124 @@ it removes something (papers, stars and read marks always stay) and runs in a wo
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
-
-from textual import work
-from textual.screen import Screen
+from typing import TYPE_CHECKING, Protocol
 
 from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog, TextDialog
+from reader.app.screens.part import ScreenHost, ScreenPart
+from reader.core.names import tag_name
 from reader.core.text import plural
 from reader.errors import ReaderError
 from reader.service import ALL, CacheUpdate, LibraryService, View
 from reader.store import Topic
-from reader.store.library_state import tag_name
 
 if TYPE_CHECKING:
-    from reader.app.widgets.status import StatusLine
+    from reader.app.screens.sync import Sync
+    from reader.app.screens.triage import Triage
 
 
-class CollectionActions(Screen):
-    """Mixed into MainScreen, which provides the view, the panes and sync."""
+class CollectionsHost(ScreenHost, Protocol):
+    """What the topics, watches and tags use of their screen: the view, the sidebar, the sync
+    (of a topic just added) and the triage (a watch's papers)."""
 
     service: LibraryService
+    view: View
+    sync: Sync
+    triage: Triage
 
-    if TYPE_CHECKING:
-        view: View
-        reload_triage: Callable[[], object]  # a worker that reads new, updated and watched papers again
+    def refresh_sidebar(self) -> None: ...
+    def refresh_everything(self, *, keep: str | None = None) -> None: ...
 
-        @property
-        def status(self) -> StatusLine: ...
-        def refresh_sidebar(self) -> None: ...
-        def refresh_everything(self, *, keep: str | None = None) -> None: ...
-        def start_sync(self, topics: list[Topic]) -> None: ...
-        def topic_removed(self, name: str) -> None: ...
+
+class Collections(ScreenPart[CollectionsHost]):
+    """Adding, renaming and deleting topics, watches and tags."""
 
     # --- topics ------------------------------------------------------------------------------------
 
-    def action_add_topic(self) -> None:
+    def add_topic(self) -> None:
         def added(result: tuple[str, str] | None) -> None:
             if result is not None:
-                self._add_topic(*result)
+                self.in_thread(self._add_topic, *result, group="topics")
 
-        self.app.push_screen(AddTopicDialog([t.name for t in self.service.topics]), added)
+        self.screen.app.push_screen(AddTopicDialog([t.name for t in self.screen.service.topics]), added)
 
-    @work(thread=True, group="topics")
     def _add_topic(self, name: str, query: str) -> None:
         """The topic comes with the cached papers its query matches (no request), then syncs."""
         try:
-            topic, filled, update = self.service.add_topic(name, query)
+            topic, filled, update = self.screen.service.add_topic(name, query)
         except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, str(error), severity="error")
+            self.screen.app.call_from_thread(self.screen.app.notify, str(error), severity="error")
             return
-        self.app.call_from_thread(self._topic_added, topic, filled, update)
+        self.screen.app.call_from_thread(self._topic_added, topic, filled, update)
 
     def _topic_added(self, topic: Topic, filled: int, update: CacheUpdate) -> None:
-        self.service.apply_update(update)
-        self.refresh_sidebar()
-        self.view = View.of_topic(topic.name)
-        self.refresh_everything()
-        found = f"{plural(filled, 'cached paper', thousands=True)} match{'es' if filled == 1 else ''} it"
-        self.app.notify(f"Added '{topic.name}': {found}. Syncing it now." if not self.status.syncing else f"Added '{topic.name}': {found}.")
-        if not self.status.syncing:
-            self.start_sync([topic])
+        self.screen.service.apply_update(update)
+        self.screen.refresh_sidebar()
+        self.screen.view = View.of_topic(topic.name)
+        self.screen.refresh_everything()
+        found = f"Added '{topic.name}': {plural(filled, 'cached paper', thousands=True)} match{'es' if filled == 1 else ''} it."
+        syncing = self.screen.sync.running
+        self.screen.app.notify(found if syncing else f"{found} Syncing it now.")
+        if not syncing:
+            self.screen.sync.start([topic])
 
-    @work(thread=True, group="topics")
     def _delete_topic(self, name: str) -> None:
         try:
-            update = self.service.remove_topic(name)
+            update = self.screen.service.remove_topic(name)
         except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, str(error), severity="error")
+            self.screen.app.call_from_thread(self.screen.app.notify, str(error), severity="error")
             return
-        self.app.call_from_thread(self._topic_deleted, name, update)
+        self.screen.app.call_from_thread(self._topic_deleted, name, update)
 
     def _topic_deleted(self, name: str, update: CacheUpdate) -> None:
-        self.service.apply_update(update)
-        self.topic_removed(name)
-        self.view = ALL
-        self.refresh_everything()
-        self.app.notify(f"Deleted '{name}'. Its papers, stars and read marks stay in the cache.")
+        self.screen.service.apply_update(update)
+        self.screen.triage.topic_removed(name)
+        self.screen.view = ALL
+        self.screen.refresh_everything()
+        self.screen.app.notify(f"Deleted '{name}'. Its papers, stars and read marks stay in the cache.")
 
     # --- watches ------------------------------------------------------------------------------------
 
-    def action_add_watch(self) -> None:
+    def add_watch(self) -> None:
         def added(result: tuple[str, str] | None) -> None:
             if result is not None:
-                self._add_watch(*result)
+                self.in_thread(self._add_watch, *result, group="watches")
 
-        existing = [w.name for w in self.service.triage.watches]
-        self.app.push_screen(AddTopicDialog(existing, kind="watch"), added)
+        existing = [w.name for w in self.screen.service.triage.watches]
+        self.screen.app.push_screen(AddTopicDialog(existing, kind="watch"), added)
 
-    @work(thread=True, group="watches")
     def _add_watch(self, name: str, query: str) -> None:
         try:
-            watch = self.service.add_watch(name, query)
+            watch = self.screen.service.add_watch(name, query)
         except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, str(error), severity="error")
+            self.screen.app.call_from_thread(self.screen.app.notify, str(error), severity="error")
             return
-        if self.service.is_demo:  # saved for the papers a sync brings: the demo set is never watched
-            self.app.call_from_thread(
-                self.app.notify, f"Watching '{watch.name}' in your synced papers (R syncs your topics): the demo papers are not watched.",
+        if self.screen.service.is_demo:  # saved for the papers a sync brings: the demo set is never watched
+            self.screen.app.call_from_thread(
+                self.screen.app.notify, f"Watching '{watch.name}' in your synced papers (R syncs your topics): the demo papers are not watched.",
             )
             return
-        self.app.call_from_thread(self._watch_changed, f"Watching '{watch.name}': its papers are marked ◆ on their cards.", View.of_watch(watch.name))
+        self.screen.app.call_from_thread(self._watch_changed, f"Watching '{watch.name}': its papers are marked ◆ on their cards.", View.of_watch(watch.name))
 
-    @work(thread=True, group="watches")
     def _delete_watch(self, name: str) -> None:
         try:
-            self.service.remove_watch(name)
+            self.screen.service.remove_watch(name)
         except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, str(error), severity="error")
+            self.screen.app.call_from_thread(self.screen.app.notify, str(error), severity="error")
             return
-        self.app.call_from_thread(self._watch_changed, f"Stopped watching '{name}'.", ALL)
+        self.screen.app.call_from_thread(self._watch_changed, f"Stopped watching '{name}'.", ALL)
 
     def _watch_changed(self, message: str, view: View) -> None:
-        self.app.notify(message)
-        self.reload_triage()
-        self.view = view
+        self.screen.app.notify(message)
+        self.screen.triage.reload()
+        self.screen.view = view
 
     # --- tags ----------------------------------------------------------------------------------------
 
-    def action_rename_tag(self) -> None:
-        if self.view.kind != "tag" or self.view.name is None:
-            self.app.notify("Select a tag in the sidebar first: F2 renames it.", severity="warning")
+    def rename_tag(self) -> None:
+        if self.screen.view.kind != "tag" or self.screen.view.name is None:
+            self.screen.app.notify("Select a tag in the sidebar first: F2 renames it.", severity="warning")
             return
-        old = self.view.name
+        old = self.screen.view.name
 
         def check(new: str) -> str | None:
             try:
@@ -136,36 +131,36 @@ class CollectionActions(Screen):
 
         def renamed(new: str | None) -> None:
             if new and new != old:
-                merged = new.casefold() != old.casefold() and any(t.casefold() == new.casefold() for t in self.service.tags())
-                self.service.rename_tag(old, new, on_error=self._tag_error).add_done_callback(
-                    lambda future: self.app.call_from_thread(self._tag_renamed, old, future.result(), merged)
+                merged = new.casefold() != old.casefold() and any(t.casefold() == new.casefold() for t in self.screen.service.tags())
+                self.screen.service.rename_tag(old, new, on_error=self._tag_error).add_done_callback(
+                    lambda future: self.screen.app.call_from_thread(self._tag_renamed, old, future.result(), merged)
                 )
 
         title = f"Rename the tag '{old}' (its papers keep it; an existing tag's name merges the two)"
-        self.app.push_screen(TextDialog(title, old, check), renamed)
+        self.screen.app.push_screen(TextDialog(title, old, check), renamed)
 
     def _tag_renamed(self, old: str, new: str | None, merged: bool) -> None:
         if new is not None:
-            self.view = View.of_tag(new)
-            self.refresh_sidebar()
-            self.app.notify(f"Renamed the tag '{old}' to '{new}'." + (" The two tags are now one." if merged else ""))
+            self.screen.view = View.of_tag(new)
+            self.screen.refresh_sidebar()
+            self.screen.app.notify(f"Renamed the tag '{old}' to '{new}'." + (" The two tags are now one." if merged else ""))
 
     def _tag_error(self, message: str) -> None:
-        self.app.notify(message, severity="error", timeout=15)
+        self.screen.app.notify(message, severity="error", timeout=15)
 
     def _tag_deleted(self, name: str, count: int | None) -> None:
         if count is not None:
-            self.view = ALL
-            self.refresh_sidebar()
-            self.app.notify(f"Deleted the tag '{name}' ({count} papers had it; they stay).")
+            self.screen.view = ALL
+            self.screen.refresh_sidebar()
+            self.screen.app.notify(f"Deleted the tag '{name}' ({count} papers had it; they stay).")
 
     # --- deleting what is selected -------------------------------------------------------------------
 
-    def action_delete(self) -> None:
+    def delete(self) -> None:
         """d: the selected topic, watch or tag, after asking."""
-        view, name = self.view, self.view.name
+        view, name = self.screen.view, self.screen.view.name
         if view.kind not in ("topic", "watch", "tag") or name is None:
-            self.app.notify("Select a topic, watch or tag in the sidebar first: d deletes it.", severity="warning")
+            self.screen.app.notify("Select a topic, watch or tag in the sidebar first: d deletes it.", severity="warning")
             return
         question = {
             "topic": f"Delete the topic '{name}'? Papers, stars and read marks are kept.",
@@ -177,12 +172,12 @@ class CollectionActions(Screen):
             if not yes:
                 return
             if view.kind == "topic":
-                self._delete_topic(name)
+                self.in_thread(self._delete_topic, name, group="topics")
             elif view.kind == "watch":
-                self._delete_watch(name)
+                self.in_thread(self._delete_watch, name, group="watches")
             else:
-                self.service.delete_tag(name, on_error=self._tag_error).add_done_callback(
-                    lambda future: self.app.call_from_thread(self._tag_deleted, name, future.result())
+                self.screen.service.delete_tag(name, on_error=self._tag_error).add_done_callback(
+                    lambda future: self.screen.app.call_from_thread(self._tag_deleted, name, future.result())
                 )
 
-        self.app.push_screen(ConfirmDialog(question, yes="Delete"), answered)
+        self.screen.app.push_screen(ConfirmDialog(question, yes="Delete"), answered)

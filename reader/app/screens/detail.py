@@ -222,7 +222,7 @@ class DetailScreen(PaperScreen):
         self.stop_editing()
         self.refresh_detail(home=True)  # "Loading the record…"
         self.record_view.focus()
-        self._set_marks(self.paper_id, read=True)
+        self.set_marks(self.paper_id, read=True)
         self.load_paper(self.paper_id)
 
     def action_close(self) -> None:

@@ -37,6 +37,9 @@ class ExportDialog(FormDialog[ExportChoice | None]):
     what was typed stays."""
 
     SUBMIT_LABEL = "Export"
+    # Under 60 columns the dialog takes the whole width and its buttons their labels' (styles):
+    # at 40x15 both buttons show, and the dialog scrolls to them.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (60, "-wide")]
 
     def __init__(self, selections: list[tuple[str, list[str]]], format: str, path: str):
         super().__init__()

@@ -17,11 +17,11 @@ from textual.worker import get_current_worker
 
 from reader.app.memory import keep_loaded
 from reader.app.paper_actions import COPY, HIDE, OPEN, PDF, READ, SIMILAR, STAR, PaperScreen
-from reader.app.screens.collections import CollectionActions
+from reader.app.screens.collections import Collections
 from reader.app.screens.detail_opening import DetailOpening
 from reader.app.screens.export import ExportActions
-from reader.app.screens.sync import SyncActions
-from reader.app.screens.triage import TriageActions
+from reader.app.screens.sync import Sync
+from reader.app.screens.triage import Triage
 from reader.app.widgets.chart import MomentumChart
 from reader.app.widgets.filter_box import FilterBox
 from reader.app.widgets.footer import KeyFooter
@@ -29,7 +29,7 @@ from reader.app.widgets.paper_list import PaperList
 from reader.app.widgets.rising import RisingTable
 from reader.app.widgets.sidebar import SidebarEntry, TopicSidebar
 from reader.app.widgets.status import StatusLine
-from reader.core.query import Node, parse
+from reader.core.query import Node, operator_note, parse
 from reader.core.ranking import NeedsStars
 from reader.core.text import plural
 from reader.errors import QueryError, ReaderError
@@ -40,7 +40,11 @@ VIEW_LABELS = {"starred": "Starred", "foryou": "For you", "new": "New", "updated
 FILTER_DELAY = 0.15  # seconds of typing quiet before a filter runs
 
 
-class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportActions, CollectionActions):
+class MainScreen(PaperScreen, ExportActions):
+    """Draws the panes and holds the view. Its parts keep the state and logic of their concerns
+    (`triage`, `sync`, `collections`, `details`: see part.py); the screen hands them their keys
+    and messages."""
+
     # In the order the footer shows them: what a narrow footer drops is in the help screen.
     BINDINGS = [
         STAR,
@@ -78,10 +82,11 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
         self.client_options = client_options
         self.filter_text = ""
         self.filter_query: Node | None = None
-        self._offline_told = False
-        self.init_detail()
         self.loaded = False  # the search index is current (until then, filters scan the shards)
-        self.init_triage()
+        self.triage = Triage(self)
+        self.sync = Sync(self)
+        self.collections = Collections(self)
+        self.details = DetailOpening(self)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -107,9 +112,13 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
     def status(self) -> StatusLine:
         return self.query_one("#status", StatusLine)
 
+    @property
+    def rising_table(self) -> RisingTable:
+        return self.query_one("#rising", RisingTable)
+
     def on_mount(self) -> None:
-        self.paper_list.annotate = self._annotate
-        self.query_one("#rising", RisingTable).display = False
+        self.paper_list.annotate = self.triage.annotate
+        self.rising_table.display = False
         self.paper_list.empty_message = "Loading the cache…"
         self.paper_list.focus()
         self.open_cache()
@@ -134,8 +143,8 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
             self.app.call_from_thread(self.app.notify, f"Cannot read the cache: {error}", severity="error", timeout=30)
             return
         self.app.call_from_thread(self._opened, library, due)
-        self._prepare_search(None)
-        self._read_triage(visit=True)
+        self.prepare_search(None)
+        self.triage.read(visit=True)
 
     def _opened(self, library, sync_due: bool) -> None:
         self.paper_list.set_library(library)
@@ -145,9 +154,9 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
         if (notice := self.service.notice()) is not None:
             self.status.say(notice)
         if sync_due:
-            self.action_sync()
+            self.sync.sync_all()
 
-    def _prepare_search(self, changed: list[str] | None, index: PaperIndex | None = None) -> None:
+    def prepare_search(self, changed: list[str] | None, index: PaperIndex | None = None) -> None:
         """In a worker: the search index brought up to date with the cache (or with the papers a
         sync changed, ready for filters in `index`'s order); when it cannot be, filters and
         cards keep reading the shards."""
@@ -179,7 +188,7 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
         entries = [
             SidebarEntry(ALL, self.sidebar_label(ALL), *library.counts()),
             SidebarEntry(STARRED, "Starred", *library.counts(starred=True)),
-            SidebarEntry(FOR_YOU, "For you", detail=self._for_you_detail()),
+            SidebarEntry(FOR_YOU, "For you", detail=self.triage.sidebar_detail()),
             SidebarEntry(NEW, "New", *service.count(triage.new), detail=None if triage.new else "nothing new"),
             SidebarEntry(UPDATED, "Updated", *service.count(triage.updated), detail=None if triage.updated else "no new versions"),
             SidebarEntry(RISING, "Rising", detail="topic momentum"),
@@ -212,7 +221,7 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
         if view == STARRED:
             chart.show(None, "Starred", plural(self.service.library.counts(starred=True)[0], "starred paper", thousands=True))
         elif view == FOR_YOU:
-            chart.show(None, "For you", self._for_you_headline())
+            chart.show(None, "For you", self.triage.headline())
         elif view == NEW:
             chart.show(None, "New", "Papers that arrived since your last visit (a topic's first sync is not new)")
         elif view == UPDATED:
@@ -225,11 +234,11 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
         elif view == HIDDEN:
             chart.show(None, "Hidden", "Papers you are not interested in: left out of every other view · x shows one again")
         elif view == RISING:
-            missing = " · a — under the weeks: not synced whole yet (R syncs)" if self.rising_unsynced else ""
+            missing = " · — means not synced (R syncs)" if self.triage.rising_unsynced else ""
             chart.show(None, "Rising", f"Topics by their last four weeks against the four before · Enter opens one{missing}")
         else:
             momentum, title, headline = self.service.chart(view)
-            chart.show(momentum, title + (self.rising_title(view.topic) if view.topic else ""), headline)
+            chart.show(momentum, title + (self.triage.rising_title(view.topic) if view.topic else ""), headline)
 
     def _empty_message(self) -> str:
         """Say what is empty and what to do about it."""
@@ -278,12 +287,12 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
         self.paper_list.border_title = f"Unread only · {plural(len(ids), 'paper', thousands=True)} · u shows all" if self.unread_only else ""
 
     def watch_view(self, view: View) -> None:
-        self.view_shown(view)
+        self.triage.view_shown(view)
         rising = view == RISING
-        self.query_one("#rising", RisingTable).display = rising
+        self.rising_table.display = rising
         self.paper_list.display = not rising
         if rising:
-            self.rank_topics()
+            self.triage.rank_topics()
         self.refresh_chart()
         self.refresh_list(keep=None) if self.filter_query is not None else self._show(
             self.service.select(self.view, unread=self.unread_only), None
@@ -295,7 +304,7 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
     def marks_changed(self) -> None:
         self.paper_list.refresh_cards()
         self.refresh_sidebar()
-        self.marks_touched()
+        self.triage.marks_touched()
 
     def current_paper_id(self) -> str | None:
         return self.paper_list.current
@@ -310,6 +319,19 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
     def _sidebar_enter(self) -> None:
         self.paper_list.focus()
 
+    @on(RisingTable.TopicChosen)
+    def _rising_topic_chosen(self, event: RisingTable.TopicChosen) -> None:
+        self.view = View.of_topic(event.topic)
+        self.paper_list.focus()
+
+    @on(PaperList.Highlighted)
+    def _highlighted(self, event: PaperList.Highlighted) -> None:
+        self.details.highlighted(event.paper_id)
+
+    @on(PaperList.Opened)
+    def _open_detail(self, event: PaperList.Opened) -> None:
+        self.details.open(event.paper_id)
+
     def on_screen_resume(self) -> None:
         self.marks_changed()
 
@@ -322,6 +344,28 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
 
     def action_toggle_unread_only(self) -> None:
         self.unread_only = not self.unread_only
+
+    def action_for_you_scope(self) -> None:
+        self.triage.for_you_scope()
+
+    def start_ranking(self) -> None:
+        self.triage.start_ranking()
+
+    def action_sync(self) -> None:
+        self.sync.sync_all()
+
+    def action_add_topic(self) -> None:
+        self.collections.add_topic()
+
+    def action_add_watch(self) -> None:
+        self.collections.add_watch()
+
+    def action_rename_tag(self) -> None:
+        self.collections.rename_tag()
+
+    def action_delete(self) -> None:
+        """d: the selected topic, watch or tag, after asking."""
+        self.collections.delete()
 
     # --- filter ----------------------------------------------------------------------------------------
 
@@ -380,7 +424,8 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
             return
         self._show(ids, keep)
         note = "" if self.loaded else " (search index not ready: scanned the cache)"
-        box.border_subtitle = f"{plural(len(ids), 'match', 'matches', thousands=True)}{note}"
+        operators = operator_note(text)  # `quantum and monte` searches the word "and": said, query kept
+        box.border_subtitle = f"{plural(len(ids), 'match', 'matches', thousands=True)}{note}" + (f" · {operators}" if operators else "")
 
     # --- export ----------------------------------------------------------------------------------------
 

@@ -110,7 +110,7 @@ class SimilarScreen(PaperScreen):
 
     @on(PaperList.Opened)
     def _opened(self, event: PaperList.Opened) -> None:
-        self._set_marks(event.paper_id, read=True)
+        self.set_marks(event.paper_id, read=True)
         self._read_for_detail(self.paper_list.ids, event.paper_id)
 
     @work(thread=True, exclusive=True, group="detail")

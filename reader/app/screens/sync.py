@@ -1,104 +1,136 @@
-"""The main screen's sync: started by R, on start when due, or for a topic just added; its
-report said in the status line and notifications; the cache read again in a worker after it."""
+"""The main screen's sync: started by R, on start when due, or for a topic just added; run by the
+service in a child process, its progress and report said in the status line and notifications;
+the cache read again in a worker after it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from textual import on, work
-from textual.screen import Screen
+from typing import TYPE_CHECKING, Protocol
 
 from reader.app.memory import collect_before_reload, keep_loaded
-from reader.app.widgets.status import StatusLine
+from reader.app.screens.part import ScreenHost, ScreenPart
 from reader.core.text import plural
 from reader.errors import ReaderError
-from reader.service import CacheUpdate, LibraryService, open_service
+from reader.service import CacheUpdate, LibraryService
 
 if TYPE_CHECKING:
+    from reader.app.screens.triage import Triage
     from reader.app.widgets.paper_list import PaperList
+    from reader.app.widgets.status import StatusLine
     from reader.arxiv.options import ClientOptions
     from reader.models import PaperIndex
+    from reader.store import Topic
+    from reader.sync.types import SyncEvent, SyncReport
 
 
-class SyncActions(Screen):
-    """Mixed into MainScreen, which provides the panes and the search index's preparation."""
+class SyncHost(ScreenHost, Protocol):
+    """What the sync uses of its screen: the service (which it replaces when the demo set gives
+    way to the cache), the status line, and the reading of the cache after a sync."""
 
     service: LibraryService
     client_options: ClientOptions | None  # tests' loopback arXiv; None: the settings'
+    triage: Triage
 
-    if TYPE_CHECKING:
-        _offline_told: bool
+    @property
+    def status(self) -> StatusLine: ...
+    @property
+    def paper_list(self) -> PaperList: ...
+    def refresh_everything(self, *, keep: str | None = None) -> None: ...
+    def open_cache(self) -> object: ...
+    def prepare_search(self, changed: list[str] | None, index: PaperIndex | None = None) -> None: ...
 
-        @property
-        def paper_list(self) -> PaperList: ...
-        @property
-        def status(self) -> StatusLine: ...
-        def refresh_everything(self, *, keep: str | None = None) -> None: ...
-        def open_cache(self) -> object: ...
-        def _prepare_search(self, changed: list[str] | None, index: PaperIndex | None = None) -> None: ...
-        def _read_triage(self, *, visit: bool = False) -> None: ...
 
-    def action_sync(self) -> None:
-        topics = self.service.topics
+class Sync(ScreenPart[SyncHost]):
+    """One sync at a time, its messages on the status line."""
+
+    def __init__(self, screen: SyncHost):
+        super().__init__(screen)
+        self._offline_told = False  # "arXiv cannot be reached" is notified once
+
+    @property
+    def running(self) -> bool:
+        return self.screen.status.syncing
+
+    def sync_all(self) -> None:
+        topics = self.screen.service.topics
         if not topics:
-            self.app.notify("No topics to sync: add one with a.", severity="warning")
+            self.screen.app.notify("No topics to sync: add one with a.", severity="warning")
             return
-        self.start_sync(topics)
+        self.start(topics)
 
-    def start_sync(self, topics) -> None:
-        if not self.status.sync(self.service.store, self.service.settings, topics, self.client_options):
-            self.app.notify("A sync is already running.")
+    def start(self, topics: list[Topic]) -> None:
+        status = self.screen.status
+        if status.syncing:
+            self.screen.app.notify("A sync is already running.")
             return
+        status.syncing = True
+        status.say(f"Syncing {plural(len(topics), 'topic', thousands=True)}…")
+        self.in_loop(self._run, topics, group="sync", exclusive=True)
         keep_loaded()  # a sync at start may come before the loaded cache is kept (see memory.py)
 
-    @on(StatusLine.SyncFinished)
-    def _sync_finished(self, event: StatusLine.SyncFinished) -> None:
-        report = event.report
+    async def _run(self, topics: list[Topic]) -> None:
+        status = self.screen.status
+        report: SyncReport | None = None
+        error: str | None = None
+        try:
+            report = await self.screen.service.sync(topics, self.screen.client_options, on_event=self._event, on_notice=status.say)
+        except ReaderError as problem:
+            error = str(problem)
+        finally:
+            status.syncing = False
+        self._finished(report, error)
+
+    def _event(self, event: SyncEvent) -> None:
+        self.screen.status.say(event.message[:1].upper() + event.message[1:])
+
+    def _finished(self, report: SyncReport | None, error: str | None) -> None:
+        app, status, service = self.screen.app, self.screen.status, self.screen.service
         if report is None:
-            self.app.notify(f"Sync failed: {event.error}", severity="error", timeout=15)
-            self.status.say(f"Sync failed: {event.error}")
+            app.notify(f"Sync failed: {error}", severity="error", timeout=15)
+            status.say(f"Sync failed: {error}")
             return
         if report.offline:
             if not self._offline_told:
-                shown = "the demo set" if self.service.is_demo else "the cached papers"
-                self.app.notify(f"arXiv cannot be reached (no network?). Showing {shown}.", severity="warning", timeout=10)
+                shown = "the demo set" if service.is_demo else "the cached papers"
+                app.notify(f"arXiv cannot be reached (no network?). Showing {shown}.", severity="warning", timeout=10)
                 self._offline_told = True
-            self.status.say(f"Offline: arXiv cannot be reached. Showing {'the demo set' if self.service.is_demo else 'the cache'}.")
+            status.say(f"Offline: arXiv cannot be reached. Showing {'the demo set' if service.is_demo else 'the cache'}.")
             return
         for result in report.failed:
-            self.app.notify(f"{result.topic}: {result.error}", severity="error", timeout=15)
+            app.notify(f"{result.topic}: {result.error}", severity="error", timeout=15)
         summary = f"Synced: {report.new:,} new, {report.updated:,} updated"
         if report.failed:
             summary += f"; {plural(len(report.failed), 'topic', thousands=True)} failed"
-        self.status.say(summary)
-        if report.changed_ids or self.service.is_demo:
+        status.say(summary)
+        if report.changed_ids or service.is_demo:
             collect_before_reload()
-            self._reload_after_sync(report.changed_ids)
+            self.in_thread(self._reload, report.changed_ids, group="reload", exclusive=True)
 
-    @work(thread=True, exclusive=True, group="reload")
-    def _reload_after_sync(self, changed_ids: list[str]) -> None:
+    def _reload(self, changed_ids: list[str]) -> None:
+        """In a worker: the cache as the sync left it."""
+        screen, app = self.screen, self.screen.app
         try:
-            if self.service.is_demo:
-                service = open_service(self.service.store, self.service.settings)
-                if not service.is_demo:  # real papers arrived: leave the demo for the cache
-                    self.app.call_from_thread(self._replace_service, service)
+            if screen.service.is_demo:
+                service = screen.service.replacement()
+                if service is not None:  # real papers arrived: leave the demo for the cache
+                    app.call_from_thread(self._replace_service, service)
                 return
-            update = self.service.read_update()
+            update = screen.service.read_update()
         except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, f"Cannot read the cache: {error}", severity="error")
+            app.call_from_thread(app.notify, f"Cannot read the cache: {error}", severity="error")
             return
         # The new papers' cards and words first, so the list never shows a paper it cannot draw.
-        self._prepare_search(changed_ids, update.index)  # the order the list shows next
-        self.app.call_from_thread(self._updated, update, changed_ids)
-        self._read_triage()
+        screen.prepare_search(changed_ids, update.index)  # the order the list shows next
+        app.call_from_thread(self._updated, update, changed_ids)
+        screen.triage.read()
 
     def _replace_service(self, service: LibraryService) -> None:
-        self.service = service
-        self.app.service = service  # type: ignore[attr-defined]
-        self.open_cache()
+        self.screen.service = service
+        self.screen.app.service = service  # type: ignore[attr-defined]
+        self.screen.open_cache()
 
     def _updated(self, update: CacheUpdate, changed_ids: list[str]) -> None:
-        keep = self.paper_list.current
-        self.service.apply_update(update)
-        self.paper_list.forget_cards(changed_ids)
-        self.refresh_everything(keep=keep)
+        screen = self.screen
+        keep = screen.paper_list.current
+        screen.service.apply_update(update)
+        screen.paper_list.forget_cards(changed_ids)
+        screen.refresh_everything(keep=keep)

@@ -15,8 +15,8 @@ from textual.suggester import Suggester
 from textual.widgets import Input, Static
 
 from reader.app.screens.dialogs import FormDialog
+from reader.core.names import tag_name
 from reader.errors import StoreError
-from reader.store.library_state import tag_name
 
 if TYPE_CHECKING:
     from reader.service import LibraryService

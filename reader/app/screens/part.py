@@ -1,0 +1,45 @@
+"""A part of a screen: the state and logic of one concern (triage, sync, topics and tags, the
+detail view's opening) in a class of its own, which reaches its screen only through the public
+members its host Protocol names. The screen holds its parts, hands them the keys and messages
+that are theirs, and they call back what they need; their workers and timers run on the screen
+(they end with it, and a worker group is the screen's, as with `@work`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from functools import partial
+from typing import Any, Generic, Protocol, TypeVar
+
+from textual.app import App
+from textual.timer import Timer
+from textual.worker import Worker
+
+
+class ScreenHost(Protocol):
+    """What every part uses of its screen."""
+
+    @property
+    def app(self) -> App[Any]: ...
+
+    def run_worker(self, work: Any, name: str | None = "", group: str = "default", description: str = "",
+                   exit_on_error: bool = True, start: bool = True, exclusive: bool = False, thread: bool = False) -> Worker[Any]: ...
+
+    def set_timer(self, delay: float, callback: Callable[[], Any] | None = None, *, name: str | None = None,
+                  pause: bool = False) -> Timer: ...
+
+
+H = TypeVar("H", bound=ScreenHost)
+
+
+class ScreenPart(Generic[H]):
+    def __init__(self, screen: H):
+        self.screen = screen
+
+    def in_thread(self, function: Callable[..., object], *args: Any, group: str, exclusive: bool = False) -> Worker[Any]:
+        """`function(*args)` in a thread worker of the screen (what `@work(thread=True)` does for
+        a screen's own method)."""
+        return self.screen.run_worker(partial(function, *args), name=function.__name__, group=group, exclusive=exclusive, thread=True)
+
+    def in_loop(self, function: Callable[..., Coroutine[Any, Any, object]], *args: Any, group: str, exclusive: bool = False) -> Worker[Any]:
+        """The coroutine `function(*args)` in a worker of the screen, on its event loop."""
+        return self.screen.run_worker(partial(function, *args), name=function.__name__, group=group, exclusive=exclusive)
