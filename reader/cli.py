@@ -12,9 +12,11 @@ from reader.commands import (
     config,
     digest,
     export,
+    importing,
     listing,
     marks,
     momentum,
+    similar,
     sync,
     tags_notes,
     text,
@@ -27,9 +29,9 @@ from reader.config import default_data_dir, load_settings
 from reader.errors import ReaderError
 
 # The subcommands' modules, in the order `reader --help` lists their commands.
-COMMANDS = (sync, topics, listing, marks, tags_notes, watches, momentum, export, text, digest, triage, config, completion)
+COMMANDS = (sync, topics, listing, marks, tags_notes, watches, momentum, export, importing, text, digest, triage, similar, config, completion)
 # Arguments that are paths: any bytes the system allows (the others must be valid text).
-PATH_ARGUMENTS = ("data_dir", "output")
+PATH_ARGUMENTS = ("data_dir", "output", "file")
 
 
 class _Parser(argparse.ArgumentParser):

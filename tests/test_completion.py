@@ -49,7 +49,7 @@ def bash_complete(env, *words: str, region: str | None = None) -> list[str]:
 
 
 def test_bash_completes_commands_options_and_choices(shell_env, capsys):
-    assert bash_complete(shell_env, "reader", "s") == ["star", "sync"]
+    assert bash_complete(shell_env, "reader", "s") == ["similar", "star", "sync"]
     every_command = bash_complete(shell_env, "reader", "")
     assert every_command == sorted(every_command) and "__complete" not in every_command
     assert {"completion", "config", "export", "list", "momentum", "sync", "topics", "unstar"} <= set(every_command)

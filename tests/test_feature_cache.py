@@ -212,3 +212,52 @@ def test_features_counted_from_the_records_rank_as_those_from_saved_search_texts
     # The same reasons; an author's name as written from the records, folded from a search text.
     assert any(reason != reason.lower() for reasons in from_records[2] for reason in reasons)
     assert [[word_string(r).strip() for r in reasons] for reasons in from_records[2]] == [list(reasons) for reasons in from_texts[2]]
+
+
+def test_a_sync_leaves_every_shard_it_writes_with_its_features(data_dir, monkeypatch):
+    """Saved through a sync's FeatureKeeper (in batches, some papers twice in one, a paper
+    replaced by a newer version, a shard that held papers from before features were kept), every shard's file reads back as
+    what counting its records gives; the first ranking counts nothing."""
+    import asyncio
+    import random
+
+    from reader.arxiv.client import ArxivClient
+    from reader.arxiv.options import ClientOptions
+    from reader.store import Topic
+    from reader.sync.syncer import Syncer
+    from tests.arxiv_server import FakeArxiv
+    from tests.corpus import TODAY
+
+    store = Store(data_dir)
+    papers = [p for group in theme_papers(40).values() for p in group]
+    random.Random(3).shuffle(papers)
+    store.save_papers(papers[:10], None)  # before features were kept: no file beside its shard
+    keeper = feature_cache.FeatureKeeper(store)
+    for start in range(10, 80, 25):
+        store.save_papers(papers[start : start + 25], None, on_shard=keeper.on_shard)
+    store.save_papers([replace(p, version=p.version + 1, title=p.title + " revisited") for p in papers[:15]], None, on_shard=keeper.on_shard)
+    # A paper on two pages of one batch (where a sync's windows meet) is saved twice.
+    store.save_papers(papers[75:80] + papers[75:77], None, on_shard=keeper.on_shard)
+    keeper.wait()
+    fake = FakeArxiv().start()
+    try:
+        fresh = [replace(p, id=f"2612.{20000 + i:05d}") for i, p in enumerate(papers[:20])]
+        fake.queries["ti:fresh"] = fresh
+        async def sync():
+            async with ArxivClient(ClientOptions(api_url=fake.api_url, rss_url=fake.rss_url, delay=0.0, retries=0)) as client:
+                return await Syncer(store, client, today=TODAY, horizon_weeks=60).sync_topic(Topic("Fresh", "ti:fresh"))
+        assert asyncio.run(sync()).new == 20
+    finally:
+        fake.stop()
+    assert len(feature_files(store)) == len(store.shards()) == 2
+    for shard in store.shards():
+        saved = feature_file.decode(feature_cache.features_path(store, shard).read_bytes(), feature_cache.shard_stamp(store, shard))
+        counted = features.featurize([features.row_of_paper(p) for p in store.load_papers([shard]).values()])
+        assert saved is not None and sorted(saved.ids) == sorted(counted.ids)
+        rows = dict(zip(saved.ids, range(len(saved.ids))))
+        for i, pid in enumerate(counted.ids):
+            assert (saved.matrix[rows[pid]] != counted.matrix[i]).nnz == 0
+            assert saved.rows_of_pack(rows[pid] // features.PACK)[rows[pid] % features.PACK] == counted.rows_of_pack(i // features.PACK)[i % features.PACK]
+    counting = counted_shards(monkeypatch)
+    result = RankingCorpus(store).rank(starred=set(sorted(store.index().ids)[:4]), read=set(), hidden=set())
+    assert isinstance(result, Ranking) and counting == []

@@ -9,14 +9,16 @@ from collections.abc import Callable, Iterable
 from importlib import resources
 from typing import TYPE_CHECKING
 
+from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from reader.app.paper_actions import TAG
+from reader.app.paper_actions import TAG, PaperScreen, ShowSimilar
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.help import HelpScreen, binding_rows
 from reader.app.screens.main import MainScreen
+from reader.app.screens.similar import SimilarScreen
 from reader.app.widgets.paper_list import PaperList
 from reader.config import Settings, config_dir, theme_problem
 from reader.keymap import key_clashes, load_keymap
@@ -34,11 +36,11 @@ def stylesheet() -> str:
 
 def known_binding_ids() -> set[str]:
     """Every binding id a keymap may name: those of each screen and widget with keys."""
-    from reader.app.screens import detail, dialogs, export, help, main, tags
+    from reader.app.screens import detail, dialogs, export, help, main, similar, tags
     from reader.app.widgets import filter_box, note, paper_list, rising, sidebar
 
     ids = set()
-    for module in (detail, dialogs, export, help, main, tags, filter_box, note, paper_list, rising, sidebar):
+    for module in (detail, dialogs, export, help, main, similar, tags, filter_box, note, paper_list, rising, sidebar):
         for value in vars(module).values():
             for binding in getattr(value, "BINDINGS", []) if isinstance(value, type) else []:
                 if isinstance(binding, Binding) and binding.id:
@@ -57,7 +59,7 @@ def binding_groups() -> list[list[tuple[str, str, str]]]:
         return list({b.id: (b.id, b.description, b.key) for b in found if b.id}.values())
 
     focusable = (PaperList, TopicSidebar, RisingTable)
-    return [bindings_of(MainScreen, widget) for widget in focusable] + [bindings_of(DetailScreen)]
+    return [bindings_of(MainScreen, widget) for widget in focusable] + [bindings_of(DetailScreen), bindings_of(SimilarScreen, PaperList)]
 
 
 class ReaderApp(App):
@@ -130,6 +132,17 @@ class ReaderApp(App):
         for message in messages + key_clashes(bindings, binding_groups()):
             self.notify(message, title="keymap.toml", severity="warning", timeout=20)
 
+    @on(ShowSimilar)
+    def _show_similar(self, message: ShowSimilar) -> None:
+        """`m` on a list or a paper: "Like: TITLE" above it; Esc returns there, marks redrawn."""
+        asked = self.screen
+
+        def closed(_: object) -> None:
+            if isinstance(asked, PaperScreen):
+                asked.marks_changed()
+
+        self.push_screen(SimilarScreen(self.service, message.paper_id), closed)
+
     async def action_quit(self) -> None:
         await asyncio.to_thread(self.service.flush)  # marks still being written are kept
         self.exit()
@@ -146,6 +159,8 @@ class ReaderApp(App):
         """The keys of the screen the help was asked from first."""
         main = [("Papers", binding_rows(self, [*PaperList.BINDINGS, TAG])), ("Actions", binding_rows(self, MainScreen.BINDINGS))]
         detail = [("Detail view", binding_rows(self, DetailScreen.BINDINGS))]
+        if isinstance(self.screen, SimilarScreen):
+            return [("More like this", binding_rows(self, SimilarScreen.BINDINGS))] + detail + main
         return detail + main if isinstance(self.screen, DetailScreen) else main + detail
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 
 from reader.app.screens.tags import TagDialog
@@ -23,7 +24,8 @@ PDF = Binding("p", "open_pdf", "PDF", show=False, id="app.pdf")
 COPY = Binding("y", "copy_bibtex", "Copy BibTeX", show=False, id="app.copy_bibtex")
 HIDE = Binding("x", "toggle_hidden", "Hide", show=False, id="app.hide", tooltip="Not interested: hide the paper (x again brings it back)")
 TAG = Binding("t", "edit_tags", "Tags", show=False, id="app.tags", tooltip="Edit the paper's tags")
-PAPER_BINDINGS = [STAR, READ, OPEN, PDF, COPY, HIDE, TAG]
+SIMILAR = Binding("m", "similar", "More like this", show=False, id="app.similar", tooltip="The cached papers most like this one, and why")
+PAPER_BINDINGS = [STAR, READ, OPEN, PDF, COPY, HIDE, TAG, SIMILAR]
 DEMO_NOT_SAVED = "Demo papers are kept in memory only: stars and read marks last until you quit. R syncs your topics."
 DEMO_NO_TAGS_NOTES = "Demo papers take no tags or notes: sync your topics (R), and their papers do."
 
@@ -34,6 +36,14 @@ def paper_link(paper: Paper, kind: str) -> str | None:
     if paper.demo:
         return paper.abs_url if kind == "abs" else None
     return f"https://arxiv.org/{kind}/{paper.id}v{paper.version}"
+
+
+class ShowSimilar(Message):
+    """`m`: show the papers most like this one (the app opens the view above the screen asking)."""
+
+    def __init__(self, paper_id: str):
+        super().__init__()
+        self.paper_id = paper_id
 
 
 class PaperScreen(Screen):
@@ -97,6 +107,10 @@ class PaperScreen(Screen):
                 self.tags_changed(paper.id, after)
 
         self.app.push_screen(TagDialog(self.service, paper.id, paper.title, current, in_use), closed)
+
+    def action_similar(self) -> None:
+        if (paper_id := self.current_paper_id()) is not None:
+            self.post_message(ShowSimilar(paper_id))
 
     def tags_changed(self, paper_id: str, tags: tuple[str, ...]) -> None:
         """A paper's tags were saved: redraw what shows them."""

@@ -6,8 +6,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from reader.commands.common import add_list_command, library, open_store, print_list, validated_query
+from reader.commands.common import add_list_command, library, open_store, print_list, search_index, validated_query
 from reader.commands.completion import completes_names
+from reader.core.text import plural
 
 
 def register(commands) -> None:
@@ -25,10 +26,13 @@ def register(commands) -> None:
 def cmd_topics(args, settings) -> int:
     store = open_store(args, settings)
     if args.action == "add":
-        validated_query(args.query, for_arxiv=True)
+        query = validated_query(args.query, for_arxiv=True)
         topic = store.add_topic(args.name, args.query)
-        print(f"added topic {topic.name!r}: {topic.query}")
-        print("run `reader sync` to fetch its papers", file=sys.stderr)
+        # The cached papers its query matches join it at once (no request); a sync adds arXiv's.
+        with search_index(store) as index:
+            filled = store.add_to_topic(topic.name, index.matching(query))
+        print(f"added topic {topic.name!r}: {topic.query} ({plural(filled, 'cached paper', thousands=True)} match{'es' if filled == 1 else ''} it)")
+        print("run `reader sync` to fetch its papers from arXiv", file=sys.stderr)
     elif args.action == "remove":
         topic = store.remove_topic(args.name)
         print(f"removed topic {topic.name!r} (its papers stay in the cache; stars and read marks are kept)")

@@ -1,12 +1,13 @@
 """Exporting into an existing .bib file (`reader export --update FILE`).
 
 The file is the user's: every byte of it is kept (their own entries, their edits to exported
-ones, comments, @string and @preamble). A paper already in it is found by its arXiv id, read from
-the entry's `eprint`, a `url` on arxiv.org, or Google Scholar's `journal = {arXiv preprint
-arXiv:ID}`, and is not written again: it keeps the entry and the key it has there, also when the
-user changed that key. New papers are appended under their recorded keys (a key given now is
-unique case-insensitively against every key already in the file too); only a recorded key that
-another entry of the file has already takes a suffix there.
+ones, comments, @string and @preamble). A paper already in it is found by its arXiv id (see
+`arxiv_reference`: an id field, an arxiv.org link, arXiv's DOI, or Google Scholar's `journal =
+{arXiv preprint arXiv:ID}`), and is not written again: it keeps the entry and the key it has
+there, also when the user changed that key. New papers are appended under their recorded keys (a
+key given now is unique case-insensitively against every key already in the file too); only a
+recorded key that another entry of the file has already takes a suffix there. `reader import`
+reads .bib files with the same parser (core/importing.py).
 """
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ from reader.models import Paper, split_version
 # An arXiv id as people write it: `2511.02810`, `arXiv:2511.02810v2`, `hep-th/9901001`,
 # `https://arxiv.org/abs/2511.02810v2`, `.../pdf/2511.02810v2.pdf`.
 _ID = r"(\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?"
-_ID_IN_TEXT = re.compile(rf"(?i:arxiv:\s*){_ID}")
+TEXT_PATTERN = re.compile(rf"(?i:arxiv:\s*){_ID}(?!\d)")
+# Anywhere in a field: an abs or pdf link (http or https, any version, inside `\url{...}` too),
+# and arXiv's DOI in any case (`10.48550/arXiv.ID`, bare or as a doi.org link).
+LINK_PATTERN = re.compile(rf"(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/{_ID}(?!\d)", re.IGNORECASE)
+DOI_PATTERN = re.compile(rf"10\.48550/arxiv\.{_ID}(?!\d)", re.IGNORECASE)
 _ID_IN_URL = re.compile(rf"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/{_ID}(?:\.pdf)?/?$", re.IGNORECASE)
 _ENTRY_START = re.compile(r"@\s*([A-Za-z]+)\s*([{(])")
 _BARE = re.compile(r"[^\s,#}]+")  # a number or an @string name
@@ -142,18 +147,52 @@ def parse(text: str) -> list[Entry]:
         entries.append(Entry(kind, key.strip(), fields, line, closed))
 
 
+# Where each way of citing an arXiv paper is looked for, in the order tried (the first hit wins).
+ID_FIELDS = ("eprint", "arxivid")  # `eprint` only when no other archive is named (see _eprint_is_arxiv)
+LINK_FIELDS = ("url", "howpublished", "note", "pdf", "link")
+DOI_FIELDS = ("doi", *LINK_FIELDS)
+TEXT_FIELDS = ("journal", "note", "howpublished", "number")
+
+
+def found_id(pattern: re.Pattern[str], text: str) -> str | None:
+    """The unversioned id of the first hit of `pattern` in `text` that is a real arXiv id."""
+    for match in pattern.finditer(text):
+        try:
+            return split_version(match.group(1))[0]
+        except ValueError:  # `HEP-TH/9901001`: old ids are lower case
+            continue
+    return None
+
+
+def _eprint_is_arxiv(fields: dict[str, str]) -> bool:
+    """`eprint` holds an arXiv id unless `archivePrefix` or biblatex's `eprinttype` names
+    another archive (HAL, PubMed, ...)."""
+    archive = fields.get("archiveprefix", fields.get("eprinttype", "arxiv"))
+    return archive.strip("{} ").casefold() == "arxiv"
+
+
+def arxiv_reference(entry: Entry) -> tuple[str, str] | None:
+    """(the arXiv id an entry cites, how it was found), first hit wins: "id" (`eprint`,
+    `arxivId`), "link" (an arxiv.org abs or pdf link in `url`, `howpublished`, `note`...), "doi"
+    (arXiv's DOI, any case), "text" (`arXiv:ID` in `journal`, `note`...). None when it cites none."""
+    fields = entry.fields
+    for name in ID_FIELDS:
+        if name in fields and (name != "eprint" or _eprint_is_arxiv(fields)):
+            found = arxiv_id(fields[name].strip("{} "))
+            if found:
+                return found, "id"
+    for kind, names, pattern in (("link", LINK_FIELDS, LINK_PATTERN), ("doi", DOI_FIELDS, DOI_PATTERN), ("text", TEXT_FIELDS, TEXT_PATTERN)):
+        for name in names:
+            found = found_id(pattern, fields.get(name, ""))
+            if found:
+                return found, kind
+    return None
+
+
 def paper_id(entry: Entry) -> str | None:
     """The arXiv id an entry cites, if any."""
-    for name in ("eprint", "url"):
-        if name in entry.fields:
-            found = arxiv_id(entry.fields[name].strip("{} "))
-            if found:
-                return found
-    for name in ("journal", "note", "howpublished"):
-        match = _ID_IN_TEXT.search(entry.fields.get(name, ""))
-        if match:
-            return split_version(match.group(1))[0]
-    return None
+    reference = arxiv_reference(entry)
+    return reference[0] if reference else None
 
 
 @dataclass(slots=True)

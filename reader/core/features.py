@@ -17,7 +17,7 @@ import json
 import zlib
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from threading import Lock
@@ -174,11 +174,36 @@ def featurize(rows: Sequence[Row]) -> FeatureBlock:
     sample_keys = sample_keys_of([row.id for row in rows])
     # Compressed, the texts take about a third of their size (real abstracts; repeated ones less),
     # PACK rows at a time as well as all at once: zlib looks back 32 KB, about 25 abstracts.
-    packed = tuple(
-        zlib.compress(json.dumps([[row.words, row.authors, row.categories] for row in rows[start : start + PACK]]).encode(), 1)
-        for start in range(0, len(rows), PACK)
-    )
+    packed = tuple(_pack(rows[start : start + PACK]) for start in range(0, len(rows), PACK))
     return FeatureBlock([row.id for row in rows], matrix, sample_keys, packed)
+
+
+def extended(old: FeatureBlock, keep: Collection[str], rows: Sequence[Row]) -> FeatureBlock:
+    """`old`'s rows of the papers in `keep` (in their order), then `rows` counted: a shard's
+    block after a save, counting only the papers written. Packs of kept rows that lead the block
+    whole stay as they are; the rest are packed again."""
+    import numpy as np
+    from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
+
+    new = featurize(rows)
+    positions = [i for i, pid in enumerate(old.ids) if pid in keep]
+    whole = 0  # leading packs of `old` kept whole
+    while (whole + 1) * PACK <= len(positions) and positions[(whole + 1) * PACK - 1] == (whole + 1) * PACK - 1:
+        whole += 1
+    unpacked: dict[int, list[Row]] = {}
+    for i in positions[whole * PACK :]:
+        if i // PACK not in unpacked:
+            unpacked[i // PACK] = old.rows_of_pack(i // PACK)
+    rest = [unpacked[i // PACK][i % PACK] for i in positions[whole * PACK :]] + list(rows)
+    packed = old.packed_rows[:whole] + tuple(_pack(rest[start : start + PACK]) for start in range(0, len(rest), PACK))
+    matrix = sparse.vstack([old.matrix[positions], new.matrix], format="csr")
+    matrix.indices = matrix.indices.astype(np.int32)
+    ids = [old.ids[i] for i in positions] + new.ids
+    return FeatureBlock(ids, matrix, np.concatenate([old.sample_keys[positions], new.sample_keys]), packed)
+
+
+def _pack(rows: Sequence[Row]) -> bytes:
+    return zlib.compress(json.dumps([[row.words, row.authors, row.categories] for row in rows]).encode(), 1)
 
 
 def sample_keys_of(ids: Sequence[str]) -> Any:

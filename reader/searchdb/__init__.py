@@ -326,6 +326,18 @@ class SearchIndex:
                 found.update(ids)
         return found
 
+    def document_counts(self, nodes: Sequence[Node]) -> list[int]:
+        """How many indexed papers match each query (about: a replaced paper's old row counts
+        until its partition is rebuilt), for weighing terms by how rare they are."""
+        with self._in_use():
+            parts = self._readers().map(lambda part: self._read(part, lambda db: [Matcher(db).count(n) for n in nodes]), range(PARTITIONS))
+            return [sum(counts) for counts in zip(*parts)] if nodes else []
+
+    def paper_count(self) -> int:
+        """How many papers the index holds."""
+        with self._in_use():
+            return sum(self._read(part, lambda db: db.execute("SELECT count(*) FROM papers").fetchone()[0]) for part in range(PARTITIONS))
+
     def ordered(self, node: Node, order: Sequence[str], position: Mapping[str, int], *, ranked: bool = False) -> list[str]:
         """The ids of `order` that satisfy the query, in its order (`position` maps each id of
         `order` to its index). Equal to filtering `order` by `matching`, at a fraction of the

@@ -99,6 +99,16 @@ class Matcher:
             ("[" + ",".join(map(str, rows)) + "]",),
         ).fetchone()[0])
 
+    def count(self, node: Node) -> int:
+        """How many rows match a text query (stale rows of replaced papers included: a count
+        for weighing terms, not a list of papers)."""
+        expression = _fts(node) if _depth(node) <= FTS_MAX_DEPTH else None
+        if expression is NOTHING:
+            return 0
+        if isinstance(expression, str):
+            return self.db.execute("SELECT count(*) FROM words WHERE words MATCH ?", (expression,)).fetchone()[0]
+        return len(self.rows(node))
+
     def row_list(self, node: Node) -> list[int]:
         """Row numbers matching `node`, some maybe stale rows (without reading `papers` when
         the query is text alone: the caller maps rows to papers, see rowmap.py)."""

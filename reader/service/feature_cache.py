@@ -8,12 +8,19 @@ counted again when missing, stale or damaged (core/feature_file.py reads it defe
 
 from __future__ import annotations
 
+import logging
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+
 from reader.core import feature_file, ranking
-from reader.core.features import FeatureBlock
+from reader.core.features import FeatureBlock, extended
+from reader.models import Paper
 from reader.service.search_texts import saved_shard_texts
 from reader.store import Store
 from reader.userfiles import FileWriteError, write_atomic
 
+log = logging.getLogger("reader.features")
 Stamp = tuple[int, int]  # the shard file's modification time (ns) and size
 
 
@@ -22,11 +29,15 @@ def shard_stamp(store: Store, shard: str) -> Stamp:
     return info.st_mtime_ns, info.st_size
 
 
+def features_path(store: Store, shard: str) -> Path:
+    return store.shard_file(shard).with_name(f"{shard}.features")
+
+
 def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
     """The shard's features, read back when saved from the shard as `stamp` says it is (taken
     before reading: a shard rewritten meanwhile leaves a file that is stale at the next look),
     else counted from its search texts and saved."""
-    path = store.shard_file(shard).with_name(f"{shard}.features")
+    path = features_path(store, shard)
     try:
         block = feature_file.decode(path.read_bytes(), stamp)
     except OSError:
@@ -50,3 +61,55 @@ def _rows(store: Store, shard: str) -> list[ranking.Row]:
     if texts is not None:
         return ranking.rows_of_search_texts(texts)
     return [ranking.row_of_paper(paper) for paper in store.load_papers([shard]).values()]
+
+
+class FeatureKeeper:
+    """Leaves each shard's features beside it as a sync writes it (its `on_shard` is what
+    `Store.save_papers` calls), so that the first ranking after the sync reads them instead of
+    counting every word. Only the papers written are counted; the others' counts are taken from
+    the features saved before, when those were made from the shard as it was.
+
+    The counting runs in a thread of its own, while the sync fetches its next pages (a sync of
+    10,000 papers spent a second counting with its fetching stopped); `wait` returns once every
+    shard written so far has its features. What a job reads and writes is tagged with the shard's
+    state under the save's lock, so a shard changed meanwhile only makes its features stale."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self._jobs: list[Future] = []
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reader-features")  # in order: a shard's jobs build on each other
+
+    def on_shard(self, shard: str, docs: dict[str, dict], papers: list[Paper], before: os.stat_result | None) -> None:
+        after = shard_stamp(self.store, shard)  # under the save's lock: the shard as `docs` hold it
+        was = (before.st_mtime_ns, before.st_size) if before is not None else None
+        self._jobs.append(self._worker.submit(self._count, shard, docs, papers, was, after))
+
+    def wait(self) -> None:
+        jobs, self._jobs = self._jobs, []
+        for job in jobs:
+            try:
+                job.result()
+            except Exception:  # a cache: the first ranking counts what is missing
+                log.exception("could not save For you's features of a shard")
+
+    def _count(self, shard: str, docs: dict[str, dict], papers: list[Paper], before: Stamp | None, after: Stamp) -> None:
+        path = features_path(self.store, shard)
+        old = None
+        if before is not None:
+            try:
+                old = feature_file.decode(path.read_bytes(), before)
+            except OSError:
+                old = None
+        papers = list({paper.id: paper for paper in papers}.values())  # a paper on two pages is written twice: the last stays
+        fresh = {paper.id for paper in papers}
+        known = set(old.ids) if old is not None else set()
+        # Papers neither written now nor counted before (a shard from before features were kept).
+        rows = [ranking.row_of_paper(Paper.from_json(doc)) for pid, doc in docs.items() if pid not in fresh and pid not in known]
+        rows += [ranking.row_of_paper(paper) for paper in papers]
+        block = extended(old, set(docs) - fresh, rows) if old is not None else ranking.featurize(rows)
+        payload = feature_file.encode(block, after)
+        if payload is not None:
+            try:
+                write_atomic(path, payload)
+            except FileWriteError:
+                pass  # counted again at the first ranking

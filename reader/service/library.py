@@ -23,8 +23,9 @@ from reader.core.coverage import Span
 from reader.core.exporting import render
 from reader.core.library import Library
 from reader.core.momentum import Momentum, headline
-from reader.core.query import Node
+from reader.core.query import Node, parse
 from reader.core.ranking import NeedsStars
+from reader.core.similar import Likeness, like_paper
 from reader.errors import ReaderError, StoreError
 from reader.models import Paper, PaperIndex
 from reader.searchdb import Card
@@ -194,6 +195,14 @@ class LibraryService(TagsAndNotes, TriageMethods):
         return ids
 
 
+    def similar(self, paper_id: str, *, limit: int, leave_out: set[str]) -> tuple[Paper, Likeness]:
+        """The paper and the cached papers most like it (see core/similar.py), in a worker: a
+        few queries of the search index. SearchNotReady before its first build is done."""
+        paper = self.load_paper(paper_id)
+        if paper is None:
+            raise ReaderError("this paper is no longer in the cache")
+        return paper, like_paper(self.search, paper, limit=limit, leave_out=leave_out)
+
     def _as_of(self) -> date:
         return self.settings.today()
 
@@ -349,10 +358,15 @@ class LibraryService(TagsAndNotes, TriageMethods):
 
         return self._writer.submit(write)
 
-    def add_topic(self, name: str, query: str) -> Topic:
+    def add_topic(self, name: str, query: str) -> tuple[Topic, int, CacheUpdate]:
+        """Add a topic (its query in arXiv's syntax, checked by the caller) and give it at once,
+        with no request, every cached paper its query matches here: (the topic, how many
+        papers it got, the cache's state after, for the UI's thread). The next sync adds
+        arXiv's answer; until then the topic's weeks are not synced."""
         topic = self.store.add_topic(name, query)
         self.topics = self.store.topics()
-        return topic
+        filled = self.store.add_to_topic(topic.name, self.search.matching(parse(query)))
+        return topic, filled, self.read_update()
 
     def remove_topic(self, name: str) -> CacheUpdate:
         self.store.remove_topic(name)

@@ -23,6 +23,11 @@ from reader.service.search_texts import shard_texts
 from reader.store import Store
 from reader.store.store import shard_of
 
+
+class SearchNotReady(ReaderError):
+    """What needs the search index was asked for before its first build was done."""
+
+
 SHARDS_KEPT = 8  # shards' cards kept while the index is not ready (a screen shows one or two)
 
 
@@ -81,6 +86,24 @@ class LibrarySearch:
             except SearchIndexError:
                 self.ready = False  # damaged meanwhile: the next refresh rebuilds it
         return self._scan(query)
+
+    def document_counts(self, nodes: list[Node]) -> list[int]:
+        """How many cached papers match each query (see SearchIndex.document_counts): from the
+        index only. SearchNotReady until it is built (a scan per term would take seconds)."""
+        if self.ready:
+            try:
+                return self.index.document_counts(nodes)
+            except SearchIndexError:
+                self.ready = False
+        raise SearchNotReady("the search index is still being built: try again in a moment")
+
+    def paper_count(self) -> int:
+        if self.ready:
+            try:
+                return self.index.paper_count()
+            except SearchIndexError:
+                self.ready = False
+        raise SearchNotReady("the search index is still being built: try again in a moment")
 
     def ordered(self, query: Node, order: list[str], position: Mapping[str, int], *, ranked: bool = False) -> list[str]:
         """The ids of `order` that satisfy `query`, in its order (`position`: id -> index in it;
@@ -170,6 +193,12 @@ class MemorySearch:
 
     def matching(self, query: Node) -> set[str]:
         return self._block.matching(query)
+
+    def document_counts(self, nodes: list[Node]) -> list[int]:
+        return [len(self._block.matching(node)) for node in nodes]
+
+    def paper_count(self) -> int:
+        return len(self._block.ids)
 
     def ordered(self, query: Node, order: list[str], position: Mapping[str, int], *, ranked: bool = False) -> list[str]:
         matched = self._block.matching(query)

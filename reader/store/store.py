@@ -97,6 +97,11 @@ def _refuse_foreign_directory(data_dir: Path) -> None:
         )
 
 
+# Told of a shard just written: its name, every record it now holds (id -> JSON), the papers
+# written into it (new or replaced), and its file's stat before (None: it did not exist).
+ShardWritten = Callable[[str, dict[str, dict], list[Paper], "os.stat_result | None"], None]
+
+
 @dataclass(slots=True)
 class SaveResult:
     new: int = 0
@@ -161,6 +166,21 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
                     entry.topics.remove(topic.name)
             self._write_index(PaperIndex.build(entries))
         return topic
+
+    def add_to_topic(self, name: str, ids: Iterable[str]) -> int:
+        """Make cached papers members of a topic (those the index holds; their records, versions
+        and arrival times stay as they are). Returns how many were not members before."""
+        with self._locked("filling a topic"):
+            index = self._load_index(force=True)
+            bit = index.bit(name)  # 0 while the topic has no papers
+            joining: dict[str, tuple[int, int, str | None]] = {
+                pid: (index.versions[i], index.days[i], name)
+                for pid in dict.fromkeys(ids)
+                if (i := index.position(pid)) is not None and not index.masks[i] & bit
+            }
+            if joining:
+                self._write_index(index.with_changes(joining))
+        return len(joining)
 
     # --- the paper index -----------------------------------------------------------------------
 
@@ -243,6 +263,12 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
     def shard_file(self, shard: str) -> Path:
         """Where a shard's records live (derived indexes read it and stamp what they read)."""
         return self._shard_path(shard)
+
+    def _shard_stat(self, shard: str) -> os.stat_result | None:
+        try:
+            return self._shard_path(shard).stat()
+        except OSError:
+            return None
 
     def shards(self) -> list[str]:
         """Shard names, newest arXiv month first."""
@@ -409,12 +435,16 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
                 entries.pop(pid, None)
             self._write_index(PaperIndex.build(entries))
 
-    def save_papers(self, papers: Iterable[Paper], topic: str | None = None) -> SaveResult:
+    def save_papers(
+        self, papers: Iterable[Paper], topic: str | None = None, *, news: bool = True, on_shard: ShardWritten | None = None
+    ) -> SaveResult:
         """Store papers (one copy each; a newer version replaces an older one) and record that
         `topic`'s query returned them. Shards first, then the index that makes them visible.
         Papers new to the cache are stamped with the time they arrived, but those of a topic's
-        first sync (the topic's past, not news) with 0."""
-        arrived = 0 if topic is not None and self.last_sync(topic) is None else now_ms()
+        first sync (the topic's past, not news) and those that are not `news` (papers the user
+        brought in: `reader import`) with 0. `on_shard` is told of each shard written, under the
+        lock (what is derived from a shard, made while no other process can change it)."""
+        arrived = 0 if not news or (topic is not None and self.last_sync(topic) is None) else now_ms()
         by_shard: dict[str, list[Paper]] = {}
         for paper in papers:
             by_shard.setdefault(shard_of(paper.id), []).append(paper)
@@ -423,7 +453,9 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
             index = self._load_index()  # re-read only if another process wrote it
             changes: dict[str, tuple[int, int, str | None]] = {}
             for shard, group in by_shard.items():
+                before = self._shard_stat(shard)
                 docs = self._read_shard_docs(shard)
+                written: list[Paper] = []
                 for paper in group:
                     position = index.position(paper.id)
                     known = changes[paper.id][0] if paper.id in changes else (
@@ -437,9 +469,12 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
                         if known is None or paper.id not in docs or paper.version > known:
                             result.changed_ids.append(paper.id)
                         docs[paper.id] = paper.to_json()
+                        written.append(paper)
                     day = date.fromisoformat(paper.published[:10]).toordinal()
                     changes[paper.id] = (max(known or 0, paper.version), day, topic)
                 self._write_shard(shard, docs)
+                if on_shard is not None:
+                    on_shard(shard, docs, written, before)
             self._write_index(index.with_changes(changes, arrived))
         return result
 

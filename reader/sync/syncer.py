@@ -18,6 +18,7 @@ from reader.core import coverage, momentum
 from reader.core.text import plural
 from reader.errors import ArxivError, ArxivUnreachableError, ReaderError
 from reader.models import Paper
+from reader.service.feature_cache import FeatureKeeper
 from reader.store import Store, Topic
 from reader.sync.types import SyncEvent, SyncReport, TopicResult, client_options
 
@@ -86,6 +87,8 @@ class Syncer:
         self.today = today
         self.horizon_weeks = horizon_weeks
         self.on_event = on_event or (lambda event: None)
+        # Each shard saved leaves For you's features beside it: the first ranking reads them.
+        self.features = FeatureKeeper(store)
         # The run so far: when it is cancelled (Ctrl+C, the app quitting), the topics it finished,
         # and the one it stopped in (what arrived before the cancellation is saved).
         self.report = SyncReport()
@@ -142,6 +145,7 @@ class Syncer:
                     pass
             raise
         finally:
+            await asyncio.to_thread(self.features.wait)  # every shard saved has its features beside it
             gc.unfreeze()  # syncs run in processes of their own (the CLI, the app's sync child)
         result.requests = self.client.requests_made - requests_before
         result.note = "; ".join(n for n in (run.problems.note(), result.note) if n) or None
@@ -171,11 +175,12 @@ class Syncer:
                 result.fetched += len(page.papers)
                 problems.add(page)
                 result.note = problems.note()
-                saved = await asyncio.to_thread(self.store.save_papers, page.papers, None)
+                saved = await asyncio.to_thread(self.store.save_papers, page.papers, None, on_shard=self.features.on_shard)
                 result.updated += saved.updated
                 result.changed_ids += saved.changed_ids
         except ReaderError as error:
             result.error = f"announcement feeds: {error}"
+        await asyncio.to_thread(self.features.wait)
         return result
 
     async def total_new_last4(self) -> int:
@@ -319,7 +324,7 @@ class _Run:
         if self.pending:
             batch = list(self.pending)
             self.pending.clear()
-            saved = await asyncio.to_thread(store.save_papers, batch, self.topic.name)
+            saved = await asyncio.to_thread(store.save_papers, batch, self.topic.name, on_shard=self.syncer.features.on_shard)
             result.new += saved.new
             result.updated += saved.updated
             result.changed_ids += saved.changed_ids

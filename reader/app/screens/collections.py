@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog, TextDialog
 from reader.app.screens.part import ScreenHost, ScreenPart
 from reader.core.names import tag_name
+from reader.core.text import plural
 from reader.errors import ReaderError
 from reader.service import ALL, CacheUpdate, LibraryService, View
 from reader.store import Topic
@@ -43,18 +44,23 @@ class Collections(ScreenPart[CollectionsHost]):
         self.screen.app.push_screen(AddTopicDialog([t.name for t in self.screen.service.topics]), added)
 
     def _add_topic(self, name: str, query: str) -> None:
+        """The topic comes with the cached papers its query matches (no request), then syncs."""
         try:
-            topic = self.screen.service.add_topic(name, query)
+            topic, filled, update = self.screen.service.add_topic(name, query)
         except ReaderError as error:
             self.screen.app.call_from_thread(self.screen.app.notify, str(error), severity="error")
             return
-        self.screen.app.call_from_thread(self._topic_added, topic)
+        self.screen.app.call_from_thread(self._topic_added, topic, filled, update)
 
-    def _topic_added(self, topic: Topic) -> None:
+    def _topic_added(self, topic: Topic, filled: int, update: CacheUpdate) -> None:
+        self.screen.service.apply_update(update)
         self.screen.refresh_sidebar()
         self.screen.view = View.of_topic(topic.name)
-        self.screen.app.notify(f"Added '{topic.name}'. Syncing it now.")
-        if not self.screen.sync.running:
+        self.screen.refresh_everything()
+        found = f"Added '{topic.name}': {plural(filled, 'cached paper', thousands=True)} match{'es' if filled == 1 else ''} it."
+        syncing = self.screen.sync.running
+        self.screen.app.notify(found if syncing else f"{found} Syncing it now.")
+        if not syncing:
             self.screen.sync.start([topic])
 
     def _delete_topic(self, name: str) -> None:

@@ -16,7 +16,7 @@ from textual.widgets import Header
 from textual.worker import get_current_worker
 
 from reader.app.memory import keep_loaded
-from reader.app.paper_actions import COPY, HIDE, OPEN, PDF, READ, STAR, PaperScreen
+from reader.app.paper_actions import COPY, HIDE, OPEN, PDF, READ, SIMILAR, STAR, PaperScreen
 from reader.app.screens.collections import Collections
 from reader.app.screens.detail_opening import DetailOpening
 from reader.app.screens.export import ExportActions
@@ -62,6 +62,7 @@ class MainScreen(PaperScreen, ExportActions):
         PDF,
         COPY,
         HIDE,
+        SIMILAR,
         Binding("escape", "clear_filter", "Clear filter", show=False, id="app.clear_filter"),
         Binding("f", "for_you_scope", "For you", show=False, id="app.for_you", tooltip="For you: every topic, or the last topic only"),
         Binding("a", "add_topic", "Add topic", show=False, id="app.add_topic"),

@@ -1,0 +1,179 @@
+"""`reader import FILE`: a researcher's library brought in (BibTeX, RIS, CSL-JSON, a list of ids),
+each entry matched to an arXiv paper, the papers the cache lacks fetched, and all of them
+starred or tagged. The file is only read."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from reader.commands.common import EXIT_ERROR, open_store, print_json
+from reader.commands.completion import completes_names
+from reader.core.text import plural
+from reader.errors import ReaderError, StoreError
+
+MAX_FILE_BYTES = 256 * 1024 * 1024  # far beyond any library; more is not one
+
+
+def register(commands) -> None:
+    parser = commands.add_parser(
+        "import", help="bring your library in: BibTeX, RIS, CSL-JSON or arXiv ids (starred or tagged)",
+        description="Match each entry of a library file to an arXiv paper and star it (or tag it). The format is told "
+        "by the content: BibTeX (Google Scholar, arXiv, Zotero, Better BibTeX, JabRef, Mendeley), RIS, CSL-JSON, or "
+        "a list of arXiv ids, one a line (blank and # lines skipped). An entry is matched by its arXiv id (eprint, "
+        "an arxiv.org link, arXiv's DOI, arXiv:ID in journal or note), else by its exact title among the cached "
+        "papers (sharing an author's family name). Papers the cache lacks are fetched from arXiv by id. Entries "
+        "not matched are listed with the reason. The file is never written; running it again changes nothing.",
+    )
+    parser.add_argument("file", metavar="FILE", help="the library file; - reads standard input")
+    completes_names(parser.add_argument("--tag", metavar="TAG", help="tag the papers TAG instead of starring them"), "tag")
+    parser.add_argument("--star", action="store_true", help="with --tag: star them too")
+    parser.add_argument("--format", choices=("bibtex", "ris", "csl-json", "ids"),
+                        help="read the file as this format (default: told by its content)")
+    parser.add_argument("--search-titles", action="store_true",
+                        help="look up on arXiv, by exact title, the entries without an id that the cache lacks "
+                        "(one request each, every run)")
+    parser.add_argument("--json", action="store_true", help="print {matched: [{key, id, how}], fetched: [id], "
+                        "unmatched: [{key, title, reason}]}")
+    parser.set_defaults(handler=cmd_import)
+
+
+def cmd_import(args, settings) -> int:
+    from reader.core.importing import read
+    from reader.service.importing import match_cached
+
+    tag = _checked_tag(args.tag)
+    raw, name, suffix = _read_bytes(args.file)
+    _, citations = read(raw, name, format=args.format, suffix=suffix)
+    store = open_store(args, settings)
+    matches = match_cached(store, store.index_order(), citations)
+    failed = _fetch_missing(store, settings, matches, search_titles=args.search_titles)
+    star = args.star or tag is None
+    marked = _mark(store, [m.paper_id for m in matches if m.paper_id is not None], star=star, tag=tag)
+    done = " and ".join((["starred"] if star else []) + ([f"tagged {tag!r}"] if tag is not None else []))
+    _report(matches, f"{done}: {plural(marked, 'paper', thousands=True)}" if marked else "", as_json=args.json)
+    return EXIT_ERROR if failed else 0
+
+
+def _checked_tag(tag: str | None) -> str | None:
+    if tag is None:
+        return None
+    from reader.core.names import tag_name
+
+    try:
+        return tag_name(tag)
+    except StoreError as error:
+        raise ReaderError(f"{error} (nothing was changed)") from None
+
+
+def _read_bytes(file: str) -> tuple[bytes, str, str]:
+    """(the bytes, the name errors give it, its suffix) of FILE, or standard input for -."""
+    if file == "-":
+        return sys.stdin.buffer.read(MAX_FILE_BYTES + 1), "standard input", ""
+    path = Path(file)
+    shown = file.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if path.is_dir():
+        raise ReaderError(f"{shown} is a directory, not a library file: nothing was changed")
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise ReaderError(f"cannot read {shown}: {error.strerror}: nothing was changed") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise ReaderError(f"{shown} is larger than {MAX_FILE_BYTES >> 20} MB: not a library file; nothing was changed")
+    return raw, shown, path.suffix
+
+
+def _fetch_missing(store, settings, matches, *, search_titles: bool) -> bool:
+    """Fetch the matched papers the cache lacks (and, asked to, look titles up); True when
+    arXiv could not give all of them."""
+    import asyncio
+
+    from reader.service.importing import NOT_CACHED, SEARCH_HINT
+
+    wanted = list(dict.fromkeys(m.paper_id for m in matches if m.paper_id is not None and not m.cached))
+    titled = [m for m in matches if m.reason == NOT_CACHED] if search_titles else []
+    for match in matches:
+        if match.reason == NOT_CACHED and not search_titles:
+            match.reason += SEARCH_HINT
+    if not wanted and not titled:
+        return False  # every paper is cached: no request
+    return asyncio.run(_fetch(store, settings, matches, wanted, titled))
+
+
+async def _fetch(store, settings, matches, wanted: list[str], titled: list) -> bool:
+    from reader.sync.fetching import fetch_ids, find_by_title, keep
+    from reader.sync.syncer import client_for
+
+    def progress(done: int, total: int) -> None:
+        print(f"reader: fetched {done:,} of {plural(total, 'paper', thousands=True)} from arXiv", file=sys.stderr)
+
+    if wanted:
+        print(f"reader: fetching {plural(len(wanted), 'paper', thousands=True)} the cache lacks from arXiv", file=sys.stderr)
+    async with client_for(settings, on_notice=lambda message: print(f"reader: {message}", file=sys.stderr)) as client:
+        result = await fetch_ids(store, client, wanted, progress)
+        saved, missing, not_tried = set(result.saved), set(result.missing), set(result.not_tried)
+        for match in matches:
+            if match.paper_id in saved:
+                match.cached, match.fetched = True, True
+            elif match.paper_id in missing or match.paper_id in not_tried:
+                why = f"not on arXiv: it has no paper {match.paper_id}" if match.paper_id in missing else f"not fetched: {result.error}"
+                match.paper_id, match.how, match.reason = None, None, why
+        failed = result.error is not None
+        for position, match in enumerate(titled):
+            if failed:
+                match.reason = f"not looked up on arXiv: {result.error}"
+                continue
+            print(f"reader: looking up title {position + 1:,} of {len(titled):,} on arXiv", file=sys.stderr)
+            try:
+                found = await find_by_title(client, match.citation.title, match.citation.families)
+            except ReaderError as error:
+                result.error, failed = str(error), True
+                match.reason = f"not looked up on arXiv: {error}"
+                continue
+            if len(found) == 1:
+                await keep(store, found)
+                match.paper_id, match.how, match.cached, match.fetched, match.reason = found[0].id, "title", True, True, None
+            elif found:
+                match.reason = f"{len(found)} arXiv papers have this title and an author of it: give its arXiv id"
+            else:
+                match.reason = "no arXiv paper has exactly this title and one of its authors"
+    return failed
+
+
+def _mark(store, ids: list[str], *, star: bool, tag: str | None) -> int:
+    """Star and/or tag the papers, writing only what changes (once each file): returns how many
+    papers were matched (each once)."""
+    ids = list(dict.fromkeys(ids))
+    if star:
+        starred = store.marks().starred
+        new = [pid for pid in ids if pid not in starred]
+        if new:
+            store.set_marks(new, starred=True)
+    if tag is not None:
+        try:
+            tagged = set(store.papers_tagged(tag))
+        except StoreError:  # no such tag yet
+            tagged = set()
+        new = [pid for pid in ids if pid not in tagged]
+        if new:
+            store.set_tags(new, add=[tag])
+    return len(ids)
+
+
+def _report(matches, marked: str, *, as_json: bool) -> None:
+    matched = [m for m in matches if m.paper_id is not None]
+    unmatched = [m for m in matches if m.paper_id is None]
+    fetched = list(dict.fromkeys(m.paper_id for m in matched if m.fetched))
+    summary = (f"{plural(len(matches), 'entry', 'entries', thousands=True)}: {len(matched):,} matched, "
+               f"{len(fetched):,} fetched from arXiv, {len(unmatched):,} not found")
+    if as_json:
+        print(summary, file=sys.stderr)
+        print_json({"matched": [m.to_json() for m in matched], "fetched": fetched, "unmatched": [m.to_json() for m in unmatched]})
+        return
+    print(summary)
+    if marked:
+        print(marked)
+    for match in unmatched:
+        title = " ".join(match.citation.title.split())
+        print(f"{match.citation.label}\t{title or '(no title)'}\t{match.reason}")

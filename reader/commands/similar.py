@@ -1,0 +1,77 @@
+"""`reader similar ID` and `reader similar --text TEXT`: the cached papers most like a paper (or
+a piece of text, a draft's abstract say), offline, each with why."""
+
+from __future__ import annotations
+
+import sys
+
+from reader.commands.common import open_store, positive_int, print_json, search_index
+from reader.commands.marks import ID_HELP
+from reader.errors import ReaderError
+from reader.ids import parse_paper_id
+
+DEFAULT_LIMIT = 10
+
+
+def register(commands) -> None:
+    similar = commands.add_parser(
+        "similar", help="the cached papers most like a paper, or like a text",
+        description="The cached papers most like a paper, best first, offline: those sharing the terms that set it "
+        "apart (its few most distinctive words and phrases, weighed by how rare they are in the cache), then its "
+        "authors and categories. Never the paper itself or a hidden paper; starred and read ones included. "
+        "--text ranks the papers like a piece of text instead (a draft's abstract, say).",
+    )
+    similar.add_argument("id", nargs="?", metavar="ID", help=ID_HELP)
+    similar.add_argument("--text", metavar="TEXT", help="papers like this text instead of a paper; - reads standard input")
+    similar.add_argument("--limit", type=positive_int, default=DEFAULT_LIMIT, metavar="N", help=f"how many (default {DEFAULT_LIMIT})")
+    similar.add_argument("--json", action="store_true", help="print a JSON array of {id, title, score, because, starred, read}")
+    similar.set_defaults(handler=cmd_similar)
+
+
+def cmd_similar(args, settings) -> int:
+    from reader.core.similar import like_paper, like_text
+
+    if (args.id is None) == (args.text is None):
+        raise ReaderError("give one paper's ID, or --text TEXT (not both)")
+    text = _standard_input() if args.text == "-" else args.text
+    if text is not None and not text.split():
+        raise ReaderError("the text is empty: give the words to compare papers with")
+    store = open_store(args, settings)
+    paper = None
+    if args.id is not None:
+        paper_id, _ = parse_paper_id(args.id)
+        paper = store.load_paper(paper_id)
+        if paper is None:
+            raise ReaderError(f"not in the cache: {paper_id} (`reader import` can bring it in)")
+    marks = store.marks()
+    with search_index(store) as index:
+        if paper is not None:
+            found = like_paper(index, paper, limit=args.limit, leave_out=marks.hidden)
+        else:
+            found = like_text(index, text or "", limit=args.limit, leave_out=marks.hidden)
+        cards = index.cards(like.id for like in found.papers)
+    rows = [
+        {"id": like.id, "title": cards[like.id].title, "score": like.score, "because": list(like.because),
+         "starred": like.id in marks.starred, "read": like.id in marks.read}
+        for like in found.papers if like.id in cards
+    ]
+    if args.json:
+        print_json(rows)
+        return 0
+    what = f"{paper.id} ({paper.title})" if paper is not None else "the text"
+    if not rows:
+        print(f"no cached paper shares a distinctive term with {what}", file=sys.stderr)
+        return 0
+    print(f"like {what}, by: {', '.join(found.terms)}", file=sys.stderr)
+    for row in rows:
+        marks_shown = ("*" if row["starred"] else " ") + (" " if row["read"] else "N")
+        print(f"{row['score']:.3f}  {marks_shown}  {row['id']}  {row['title']}")
+        print(f"{'':12}because: {', '.join(row['because'])}")
+    return 0
+
+
+def _standard_input() -> str:
+    try:
+        return sys.stdin.buffer.read().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ReaderError(f"the text on standard input is not UTF-8 (byte {error.start})") from None

@@ -1,0 +1,144 @@
+""""More like this": the cached papers most like one paper (or a piece of text), offline, each
+with the shared terms, authors or categories that weigh most for it.
+
+Likeness is what sets the paper apart: its few (DISTINCTIVE) most distinctive terms, words and
+two-word phrases of its title and abstract weighed by how rare they are in the cache (TF-IDF),
+asked of the search index as a "more like this" query. A paper scores by the share of that
+weight its own title and abstract hold, plus a little for each author and category it shares.
+A whole-vector cosine (arxiv-sanity's) would let a run of short abstracts written from one
+template crowd out a short paper's subject: the template's many common words outweigh its one
+or two rare ones. Here a common word is at most one of a few terms, and weighs least.
+
+Work grows with the papers that share a term, not with the cache: the index counts each term's
+papers and lists the papers of the few chosen, and no paper's features are read."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from reader.core.query import Node, Or, Term
+from reader.core.terms import Distinct, terms
+from reader.core.text import fold, word_string
+from reader.models import Paper
+
+DISTINCTIVE = 5  # terms a paper is known by
+PHRASE_WORDS = 3 * DISTINCTIVE  # the rarest words whose phrases are weighed too
+AUTHORS_ASKED = 20  # of a long author list, the first: enough to find a group's other papers
+AUTHORS_COUNTED = 3  # sharing this many authors gives the whole author share
+REASONS = 3
+# What a score is made of: the share of the distinctive terms' weight, of the authors and of the
+# categories (they break ties between papers sharing the same terms more than they lead).
+TEXT_SHARE, AUTHOR_SHARE, CATEGORY_SHARE = 0.9, 0.07, 0.03
+
+
+class TermIndex(Protocol):
+    """What likeness asks of the search index (searchdb, or service/search.py's wrappers)."""
+
+    def matching(self, node: Node) -> set[str]: ...
+
+    def document_counts(self, nodes: list[Node]) -> list[int]: ...
+
+    def paper_count(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Like:
+    id: str
+    score: float  # 0 to 1
+    because: tuple[str, ...]  # the shared terms, authors or categories weighing most for it
+
+
+@dataclass(frozen=True, slots=True)
+class Likeness:
+    terms: tuple[str, ...]  # the distinctive terms the papers were found by, most distinctive first
+    papers: list[Like]  # best first, ties by id
+
+
+def _term(field: str, words: Sequence[str]) -> Term:
+    return Term(field, tuple(words), " " + " ".join(words) + " ")
+
+
+def text_node(term: str) -> Node:
+    """A word or phrase in a title or an abstract."""
+    words = term.split()
+    return Or((_term("ti", words), _term("abs", words)))
+
+
+def distinctive_terms(index: TermIndex, words: str, *, indexed: bool) -> list[tuple[str, float]]:
+    """The DISTINCTIVE terms of `words` (folded, as word_string gives them) weighing most, with
+    their weights: (1 + log count) times the square of their IDF (what the term adds to a TF-IDF
+    dot product). Only terms some other paper holds count (`indexed`: the text is a cached
+    paper's own, which the index counts too). Terms never repeat each other (see Distinct).
+    Phrases are counted only where they hold one of the rarest words (a phrase of two common
+    words is rarely a subject, and counting a phrase costs the index several words')."""
+    counts = Counter(terms(words))
+    papers = index.paper_count()
+
+    def weighed(candidates: list[str]) -> list[tuple[str, float]]:
+        found = index.document_counts([text_node(term) for term in candidates])
+        return [
+            (term, (1 + math.log(counts[term])) * (math.log((1 + papers) / (1 + n)) + 1) ** 2)
+            for term, n in zip(candidates, found)
+            if n - indexed >= 1
+        ]
+
+    singles = sorted(weighed(sorted(term for term in counts if " " not in term)), key=lambda item: (-item[1], item[0]))
+    rarest = {term for term, _ in singles[:PHRASE_WORDS]}
+    phrases = weighed(sorted(term for term in counts if " " in term and rarest.intersection(term.split())))
+    distinct, chosen = Distinct(), []
+    for term, weight in sorted(singles + phrases, key=lambda item: (-item[1], item[0])):
+        if distinct.add(term):
+            chosen.append((term, weight))
+            if len(chosen) == DISTINCTIVE:
+                break
+    return chosen
+
+
+def like_paper(index: TermIndex, paper: Paper, *, limit: int, leave_out: Collection[str] = ()) -> Likeness:
+    """The papers most like a cached paper (never itself, nor those in `leave_out`)."""
+    chosen = distinctive_terms(index, word_string(paper.title) + word_string(paper.abstract), indexed=True)
+    shared: list[tuple[str, float, set[str]]] = []  # (reason, its share of the score, the papers that have it)
+    authors = [a.name for a in paper.authors[:AUTHORS_ASKED] if word_string(a.name).split()]
+    for name in authors:
+        shared.append((name, AUTHOR_SHARE / max(min(len(authors), AUTHORS_COUNTED), 1), index.matching(_term("au", word_string(name).split()))))
+    categories = [c for c in dict.fromkeys([paper.primary_category, *paper.categories]) if fold(c).split()]
+    for category in categories:
+        shared.append((category, CATEGORY_SHARE / len(categories), index.matching(_term("cat", fold(category).split()))))
+    return _ranked(index, chosen, shared, limit=limit, leave_out={paper.id, *leave_out})
+
+
+def like_text(index: TermIndex, text: str, *, limit: int, leave_out: Collection[str] = ()) -> Likeness:
+    """The papers most like a piece of text (a draft's abstract, say)."""
+    chosen = distinctive_terms(index, word_string(text), indexed=False)
+    return _ranked(index, chosen, [], limit=limit, leave_out=set(leave_out))
+
+
+def _ranked(
+    index: TermIndex, chosen: list[tuple[str, float]], extra: list[tuple[str, float, set[str]]], *, limit: int, leave_out: set[str]
+) -> Likeness:
+    total = sum(weight for _, weight in chosen)
+    reasons: dict[str, list[tuple[float, str]]] = {}  # paper -> (share, reason) of what it shares
+    for term, weight in chosen:
+        for pid in index.matching(text_node(term)):
+            reasons.setdefault(pid, []).append((TEXT_SHARE * weight / total, term))
+    # Authors and categories rank the papers that share a term; they add none (a name said twice counts once).
+    for reason, share, ids in extra:
+        for pid in ids:
+            if pid in reasons and all(named != reason for _, named in reasons[pid]):
+                reasons[pid].append((share, reason))
+    scored = [
+        (sum(share for share, _ in found), pid, found)
+        for pid, found in reasons.items()
+        if pid not in leave_out
+    ]
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    papers = [
+        Like(pid, round(min(score, 1.0), 4), tuple(reason for _, reason in sorted(found, key=lambda r: (-r[0], r[1]))[:REASONS]))
+        for score, pid, found in scored[:limit]
+    ]
+    return Likeness(tuple(term for term, _ in chosen), papers)
+

@@ -1,0 +1,106 @@
+"""A researcher's library matched to papers (`reader import`): each citation of the file (see
+core/importing.py) to one arXiv paper, or a reason why not. No fuzzy matching: an id wins; a
+citation without one matches only a cached paper with exactly its title (see title_key) that
+shares an author's family name with it, and a title two cached papers share is reported, never
+guessed. Fetching what the cache lacks is the command's (sync/fetching.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from reader.core.importing import Citation, shares_author, title_key
+from reader.core.query import Term
+from reader.core.text import word_string
+from reader.errors import ReaderError
+from reader.models import PaperIndex
+from reader.store import Store
+
+NO_TITLE = "no arXiv id and no title"
+NOT_CACHED = "no arXiv id, and no cached paper has this title"
+SEARCH_HINT = " (--search-titles looks for it on arXiv)"
+LONGEST_TITLE = 200  # words: no paper's title is longer (a longer "title" is not looked up)
+
+
+@dataclass(slots=True)
+class Match:
+    """What became of one citation."""
+
+    citation: Citation
+    paper_id: str | None = None  # the paper it matched
+    how: str | None = None  # id, link, doi, text (see bibfile.arxiv_reference), title
+    cached: bool = True  # False: the paper is to be fetched from arXiv
+    fetched: bool = False  # it was, by this import
+    reason: str | None = None  # why it matched none
+
+    def to_json(self) -> dict:
+        if self.paper_id is not None:
+            return {"key": self.citation.label, "id": self.paper_id, "how": self.how}
+        return {"key": self.citation.label, "title": self.citation.title, "reason": self.reason}
+
+
+class TitleLookup:
+    """Cached papers by exact title, through the search index (a phrase search of the title's
+    words, then the titles compared exactly): opened at the first citation that needs it, so
+    a file of ids never pays for it."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self._search = None
+
+    def papers(self, title: str) -> list[tuple[str, list[str]]]:
+        """(id, author names) of each cached paper whose title is exactly `title`."""
+        key = title_key(title)
+        words = tuple(word_string(key).split())
+        if not words or len(words) > LONGEST_TITLE:
+            return []
+        search = self._opened()
+        ids = search.matching(Term("ti", words, " " + " ".join(words) + " "))
+        same = [pid for pid, card in search.cards(ids).items() if title_key(card.title) == key]
+        papers = self.store.papers_by_id(sorted(same))
+        return [(pid, [a.name for a in paper.authors]) for pid, paper in papers.items()]
+
+    def _opened(self):
+        if self._search is None:
+            from reader.service.search import LibrarySearch  # the search index: only when a title is looked up
+
+            self._search = LibrarySearch(self.store)
+            try:
+                self._search.refresh()
+            except ReaderError:
+                pass  # the index cannot be written: the scan of the shards answers instead
+        return self._search
+
+    def close(self) -> None:
+        if self._search is not None:
+            self._search.close()
+
+
+def match_cached(store: Store, index: PaperIndex, citations: Iterable[Citation]) -> list[Match]:
+    """Each citation matched against the cache: by its id (a paper the cache lacks is marked to
+    be fetched), else by its exact title."""
+    titles = TitleLookup(store)
+    try:
+        return [_match(citation, index, titles) for citation in citations]
+    finally:
+        titles.close()
+
+
+def _match(citation: Citation, index: PaperIndex, titles: TitleLookup) -> Match:
+    if citation.problem is not None:
+        return Match(citation, reason=citation.problem)
+    if citation.arxiv_id is not None:
+        return Match(citation, citation.arxiv_id, citation.how, cached=citation.arxiv_id in index)
+    if not citation.title.strip():
+        return Match(citation, reason=NO_TITLE)
+    found = [(pid, names) for pid, names in titles.papers(citation.title) if pid in index]
+    if not found:
+        return Match(citation, reason=NOT_CACHED)
+    if len(found) > 1:
+        shown = ", ".join(pid for pid, _ in found[:5]) + (" ..." if len(found) > 5 else "")
+        return Match(citation, reason=f"{len(found)} cached papers have this title ({shown}): give its arXiv id")
+    (pid, names), = found
+    if not shares_author(citation.families, names):
+        names_given = "names no author" if not any(citation.families) else "shares no author's family name with it"
+        return Match(citation, reason=f"the cached paper with this title ({pid}) {names_given}: give its arXiv id")
+    return Match(citation, pid, "title")

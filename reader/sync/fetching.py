@@ -1,0 +1,86 @@
+"""Papers fetched from arXiv by id (or found by their exact title) and kept in the cache, outside
+any topic: what `reader import` brings in. Requests go through the client, so they wait
+politely and retry as a sync's do; papers are saved a batch at a time, as they arrive, and are
+not "new" (the user brought them, arXiv did not announce them)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from reader.arxiv.client import ArxivClient
+from reader.core.importing import shares_author, title_key
+from reader.core.query import Term
+from reader.core.text import word_string
+from reader.errors import ArxivUnreachableError, ReaderError
+from reader.models import Paper
+from reader.service.feature_cache import FeatureKeeper
+from reader.store import Store
+
+ID_BATCH = 100  # ids per id_list request (as the sync's)
+TITLE_RESULTS = 10  # papers asked for per title: an exact title is rarely shared by more
+
+
+@dataclass(slots=True)
+class Fetched:
+    saved: list[str] = field(default_factory=list)  # ids fetched and kept, in the order asked
+    missing: list[str] = field(default_factory=list)  # ids arXiv answered without (withdrawn, mistyped)
+    not_tried: list[str] = field(default_factory=list)  # ids left when arXiv stopped answering
+    error: str | None = None  # why it stopped
+    unreachable: bool = False
+
+
+async def fetch_ids(
+    store: Store, client: ArxivClient, ids: list[str], on_progress: Callable[[int, int], None] | None = None
+) -> Fetched:
+    """Fetch `ids` (unversioned) ID_BATCH at a time and keep what arXiv returns. A failure stops
+    the run: what was saved stays, the rest is `not_tried`."""
+    result = Fetched()
+    features = FeatureKeeper(store)
+    try:
+        await _fetch(store, client, ids, on_progress, features, result)
+    finally:
+        await asyncio.to_thread(features.wait)
+    return result
+
+
+async def _fetch(
+    store: Store, client: ArxivClient, ids: list[str], on_progress: Callable[[int, int], None] | None, features: FeatureKeeper, result: Fetched
+) -> None:
+    for start in range(0, len(ids), ID_BATCH):
+        batch = ids[start : start + ID_BATCH]
+        try:
+            page = await client.fetch_ids(batch)
+        except ReaderError as error:
+            result.error, result.unreachable = str(error), isinstance(error, ArxivUnreachableError)
+            result.not_tried = ids[start:]
+            break
+        wanted = set(batch)
+        papers = [paper for paper in page.papers if paper.id in wanted]
+        await asyncio.to_thread(store.save_papers, papers, None, news=False, on_shard=features.on_shard)
+        got = {paper.id for paper in papers}
+        result.saved += [pid for pid in batch if pid in got]
+        result.missing += [pid for pid in batch if pid not in got]
+        if on_progress is not None:
+            on_progress(min(start + ID_BATCH, len(ids)), len(ids))
+
+
+async def find_by_title(client: ArxivClient, title: str, families: tuple[tuple[str, ...], ...]) -> list[Paper]:
+    """The papers arXiv holds under exactly this title (see title_key) that share an author's
+    family name with the citation: a search of the title's words in `ti:`, read exactly."""
+    words = word_string(title_key(title)).split()
+    if not words:
+        return []
+    query = str(Term("ti", tuple(words), " " + " ".join(words) + " "))
+    page = await client.search(query, max_results=TITLE_RESULTS)
+    key = title_key(title)
+    exact = [paper for paper in page.papers if title_key(paper.title) == key]
+    return [paper for paper in exact if shares_author(families, (a.name for a in paper.authors))]
+
+
+async def keep(store: Store, papers: list[Paper]) -> None:
+    """Save papers found some other way (a title search) as fetch_ids saves its own."""
+    features = FeatureKeeper(store)
+    await asyncio.to_thread(store.save_papers, papers, None, news=False, on_shard=features.on_shard)
+    await asyncio.to_thread(features.wait)
