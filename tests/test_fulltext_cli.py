@@ -328,9 +328,11 @@ def test_text_field_is_an_error_in_a_topic_query(capsys, texts_env):
 @pytest.mark.parametrize("setting", ["READER_ARXIV_HTML_URL", "READER_ARXIV_PDF_URL"])
 def test_document_urls_are_checked_like_the_api_url(capsys, monkeypatch, setting):
     monkeypatch.setenv(setting, "ftp://example.org/")
-    code, out, err = run(capsys, "config")
+    code, out, err = run(capsys, "topics", "list")
     assert (code, out) == (1, "")
     assert err.startswith(f"reader: error: {setting}='ftp://example.org/' is not an http(s) URL")
+    code, out, err = run(capsys, "config")  # shows the problem beside the value in use
+    assert code == 1 and f"{setting}='ftp://example.org/' is not an http(s) URL" in out + err
 
 
 def test_retries_a_503_and_follows_no_redirect_to_another_host(capsys, texts_env):

@@ -39,6 +39,9 @@ class DemoService(LibraryService):
         self.library = Library(self.demo.index)
         return self.library
 
+    def text_store(self) -> None:
+        return None
+
     def load_paper(self, paper_id: str) -> Paper | None:
         return self.demo.papers.get(paper_id)
 

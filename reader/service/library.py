@@ -27,6 +27,7 @@ from reader.core.query import Node, parse
 from reader.core.ranking import NeedsStars
 from reader.core.similar import Likeness, like_paper
 from reader.errors import ReaderError, StoreError
+from reader.fulltext.store import TextStore
 from reader.models import Paper, PaperIndex
 from reader.searchdb import Card
 from reader.service.ranker import RankedList, RankerProcess
@@ -134,6 +135,10 @@ class LibraryService(TagsAndNotes, TriageMethods):
     def cards(self, ids: Iterable[str]) -> dict[str, Card]:
         """What the list's cards show for these papers (a screenful or two at a time)."""
         return self.search.cards(ids)
+
+    def text_store(self) -> TextStore | None:
+        """The papers' stored full texts (None for the demo set, which has no arXiv ids)."""
+        return TextStore(self.store.data_dir)
 
     def load_paper(self, paper_id: str) -> Paper | None:
         """The whole record of one paper (one record of a small shard): for the detail view."""

@@ -22,7 +22,7 @@ from reader.app.widgets.note import NoteEditing, note_link
 from reader.app.widgets.record_view import NoteSection, RecordLines, RecordLook, RecordView, record_width, render_record
 from reader.core.sanitize import clean_multiline, clean_text
 from reader.errors import ReaderError
-from reader.fulltext.store import TextStore, TextSummary
+from reader.fulltext.store import TextSummary
 from reader.models import Paper
 
 if TYPE_CHECKING:
@@ -52,8 +52,9 @@ class PaperRecord:
         paper = service.load_paper(paper_id)
         if paper is None or paper.demo:
             return cls(paper_id, paper)
+        texts = service.text_store()
         try:
-            full_text = TextStore(service.store.data_dir).summary(paper_id)
+            full_text = texts.summary(paper_id) if texts is not None else None
         except ReaderError:
             full_text = None  # the full-text view says why when asked
         try:

@@ -97,8 +97,7 @@ class FullTextScreen(Screen):
         self.load()
 
     def _texts(self) -> TextStore | None:
-        store = getattr(self.service, "store", None)
-        return None if self.service.is_demo or store is None else TextStore(store.data_dir)
+        return self.service.text_store()
 
     @work(thread=True, exclusive=True, group="full-text")
     def load(self) -> None:
