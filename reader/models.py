@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -139,6 +140,10 @@ class IndexEntry:
 
 
 POSITIONS_SLICE = 10_000
+
+
+def _negated(value: int) -> int:
+    return -value
 JSON_SLICE = 20_000  # a column's values encoded by one call
 
 
@@ -259,6 +264,20 @@ class PaperIndex:
 
     def position(self, paper_id: str) -> int | None:
         return self.positions().get(paper_id)
+
+    def locate(self, paper_id: str, day: int) -> int | None:
+        """The paper's index in `ids`, given its v1 day ordinal: two binary searches (the rows
+        are sorted by day, then id, both descending), no id map made."""
+        days, ids = self.days, self.ids
+        low = bisect_left(days, -day, key=_negated)
+        high = bisect_right(days, -day, lo=low, key=_negated)
+        while low < high:  # ids descending within the day
+            middle = (low + high) // 2
+            if ids[middle] > paper_id:
+                low = middle + 1
+            else:
+                high = middle
+        return low if low < len(ids) and ids[low] == paper_id and days[low] == day else None
 
     def get(self, paper_id: str) -> IndexEntry | None:
         i = self.position(paper_id)
