@@ -287,8 +287,21 @@ class PaperIndex:
             self.versions[i], date.fromordinal(self.days[i]).isoformat(), self._names(self.masks[i]), self.arrived[i]
         )
 
-    def topics_of(self, paper_id: str) -> list[str]:
-        i = self.position(paper_id)
+    def find(self, paper_id: str, published: str | None = None) -> int | None:
+        """`position`, found by binary search when the paper's v1 date is given (a record's
+        `published`) and the index has its days: one lookup makes no map of a million ids
+        (the map answers when it is not there on that day)."""
+        if self._positions is None and published is not None and self.days:
+            try:
+                found = self.locate(paper_id, date.fromisoformat(published[:10]).toordinal())
+            except ValueError:
+                found = None  # not a date
+            if found is not None:
+                return found
+        return self.position(paper_id)
+
+    def topics_of(self, paper_id: str, published: str | None = None) -> list[str]:
+        i = self.find(paper_id, published)
         return [] if i is None else self._names(self.masks[i])
 
     def bit(self, topic: str) -> int:

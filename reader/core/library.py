@@ -61,8 +61,9 @@ class Library:
         """Search texts of papers whose records are not (yet) loaded."""
         self._blocks[object() if group is None else group] = SearchBlock(texts)
 
-    def topics_of(self, paper_id: str) -> list[str]:
-        return self.index.topics_of(paper_id)
+    def topics_of(self, paper_id: str, published: str | None = None) -> list[str]:
+        """The paper's topics (`published`, its record's: found without an id map)."""
+        return self.index.topics_of(paper_id, published)
 
     def matching(self, query: Node) -> set[str]:
         """Ids of the loaded papers that satisfy `query`."""

@@ -24,7 +24,7 @@ from reader.searchdb.match import NOTHING, Matcher, fts_expression
 # Text queries with at least this many matches in a partition are walked down the date index;
 # fewer are read whole (cheaper than walking a long index for a handful).
 WALK_FROM = 2000
-FIRST_PAGE = 64
+FIRST_PAGE = 256
 LARGEST_PAGE = 8192
 
 Row = tuple[str, str]  # (date key YYYYMMDDHHMM, paper id)
