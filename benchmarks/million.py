@@ -60,7 +60,8 @@ def serve(count: int) -> None:
 
     fake = FakeArxiv().start()
     fake.cap = CAP
-    fake.queries[QUERY] = field_papers(count)  # newest first
+    # Newest first, as arXiv sorts by submittedDate: the made papers' times wrap within some days.
+    fake.queries[QUERY] = sorted(field_papers(count), key=lambda p: p.published, reverse=True)
     fake.matching(f"({QUERY}) AND submittedDate:[202601010000 TO 202601010000]")  # minute keys made before timing
     print(json.dumps({"api_url": fake.api_url}), flush=True)
     for _ in sys.stdin:
