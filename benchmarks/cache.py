@@ -28,15 +28,19 @@ def model_papers() -> list[Paper]:
     return papers
 
 
-def synthetic_papers(count: int, today: date, seed: int = 1) -> list[Paper]:
-    """`count` distinct papers, newest first, over the 365 days before `today`."""
+def synthetic_papers(count: int, today: date, seed: int = 1, *, days: int = 365, max_authors: int | None = None) -> list[Paper]:
+    """`count` distinct papers, newest first, over the `days` days before `today` (ids stay
+    distinct while a month holds fewer than 90,000); `max_authors`: each keeps 1 to that many
+    of its model's authors."""
     rng = random.Random(seed)
     models = model_papers()
     papers = []
-    per_day = count / 365
+    per_day = count / days
     for i in range(count):
         day = today - timedelta(days=int(i / per_day))
         model = rng.choice(models)
+        if max_authors is not None:
+            model = dataclasses.replace(model, authors=model.authors[: rng.randint(1, max_authors)])
         moment = datetime.combine(day, time(12), tzinfo=UTC) - timedelta(seconds=i % 40000)
         stamp = moment.strftime("%Y-%m-%dT%H:%M:%SZ")
         paper_id = f"{day:%y%m}.{(count - i) % 90000:05d}"  # 90000+ are left for fresh papers

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -139,6 +140,10 @@ class IndexEntry:
 
 
 POSITIONS_SLICE = 10_000
+
+
+def _negated(value: int) -> int:
+    return -value
 JSON_SLICE = 20_000  # a column's values encoded by one call
 
 
@@ -260,6 +265,20 @@ class PaperIndex:
     def position(self, paper_id: str) -> int | None:
         return self.positions().get(paper_id)
 
+    def locate(self, paper_id: str, day: int) -> int | None:
+        """The paper's index in `ids`, given its v1 day ordinal: two binary searches (the rows
+        are sorted by day, then id, both descending), no id map made."""
+        days, ids = self.days, self.ids
+        low = bisect_left(days, -day, key=_negated)
+        high = bisect_right(days, -day, lo=low, key=_negated)
+        while low < high:  # ids descending within the day
+            middle = (low + high) // 2
+            if ids[middle] > paper_id:
+                low = middle + 1
+            else:
+                high = middle
+        return low if low < len(ids) and ids[low] == paper_id and days[low] == day else None
+
     def get(self, paper_id: str) -> IndexEntry | None:
         i = self.position(paper_id)
         if i is None:
@@ -268,8 +287,21 @@ class PaperIndex:
             self.versions[i], date.fromordinal(self.days[i]).isoformat(), self._names(self.masks[i]), self.arrived[i]
         )
 
-    def topics_of(self, paper_id: str) -> list[str]:
-        i = self.position(paper_id)
+    def find(self, paper_id: str, published: str | None = None) -> int | None:
+        """`position`, found by binary search when the paper's v1 date is given (a record's
+        `published`) and the index has its days: one lookup makes no map of a million ids
+        (the map answers when it is not there on that day)."""
+        if self._positions is None and published is not None and self.days:
+            try:
+                found = self.locate(paper_id, date.fromisoformat(published[:10]).toordinal())
+            except ValueError:
+                found = None  # not a date
+            if found is not None:
+                return found
+        return self.position(paper_id)
+
+    def topics_of(self, paper_id: str, published: str | None = None) -> list[str]:
+        i = self.find(paper_id, published)
         return [] if i is None else self._names(self.masks[i])
 
     def bit(self, topic: str) -> int:

@@ -10,6 +10,7 @@ import random
 import re
 import sqlite3
 import threading
+from itertools import islice
 from pathlib import Path
 
 import pytest
@@ -47,18 +48,20 @@ def corpus(tmp_path_factory):
     index.close()
 
 
-_blocks: dict[int, SearchBlock] = {}
+_blocks: dict[int, tuple[object, SearchBlock]] = {}  # the papers kept alive: their id stays theirs
+_answers: dict[tuple[int, str], set[str]] = {}  # several tests ask every suite query of the corpus
 
 
 def scan(papers, query, notes=None):
     """The reference answer: the scan evaluator over the same papers."""
     key = id(papers)
-    block = _blocks.get(key) if notes is None else None
-    if block is None:
-        block = SearchBlock({p.id: search_text(p) for p in papers.values()}, notes)
-        if notes is None:
-            _blocks[key] = block
-    return block.matching(parse(query, implicit_and=True))
+    if notes is not None:
+        return SearchBlock({p.id: search_text(p) for p in papers.values()}, notes).matching(parse(query, implicit_and=True))
+    if (key, query) not in _answers:
+        if key not in _blocks:
+            _blocks[key] = (papers, SearchBlock({p.id: search_text(p) for p in papers.values()}))
+        _answers[key, query] = _blocks[key][1].matching(parse(query, implicit_and=True))
+    return _answers[key, query]
 
 
 def ordered(index, query, order, ranked=False):
@@ -382,3 +385,75 @@ def test_a_word_column_holds_the_words_the_scan_sees(text):
     in_column = prose(text)
     assert in_column.isascii()  # SQLite's ascii tokenizer: letters and digits, split at the rest
     assert re.findall("[a-z0-9]+", in_column.lower()) == word_string(text).split()
+
+
+def _library(store, hidden=(), starred=(), order_only=False):
+    from reader.core.library import Library
+
+    return Library(store.index_order() if order_only else store.index(), (), starred, hidden)
+
+
+def test_a_limited_query_is_the_first_n_of_the_scan_in_library_order(corpus, monkeypatch):
+    """`reader list --query Q --limit N`: every query of the test suite, a few limits and
+    filters, each answered whole in the partitions and walked down the date index."""
+    from reader.commands.common import selected_ids
+    from reader.searchdb import newest
+
+    store, index, papers = corpus
+    order = store.index().ids
+    hidden, starred = set(order[1::9]), set(order[::4])
+    plain, marked, by_map = _library(store), _library(store, hidden, starred), _library(store, hidden, starred, order_only=True)
+    shown_starred, only_hidden = marked.select(starred=True), marked.select(hidden=True)
+    answers = [(parse(q, implicit_and=True), [pid for pid in order if pid in scan(papers, q)]) for q in suite_queries()]
+    for walked in (False, True):
+        if walked:  # small pages: the corpus is walked a few rows at a time
+            monkeypatch.setattr(newest, "WALK_FROM", 1)
+            monkeypatch.setattr(newest, "FIRST_PAGE", 2)
+        differ = []
+        for node, expected in answers:
+            matched = set(expected)
+            if selected_ids(plain, query=node, index=index, limit=1) != expected[:1]:
+                differ.append((node, 1))
+            if selected_ids(plain, query=node, index=index, limit=25) != expected[:25]:
+                differ.append((node, 25))
+            lib = by_map if walked else marked
+            if selected_ids(lib, query=node, index=index, limit=7, starred=True) != [p for p in shown_starred if p in matched][:7]:
+                differ.append((node, "starred"))
+            if selected_ids(lib, query=node, index=index, limit=5, hidden=True) != [p for p in only_hidden if p in matched][:5]:
+                differ.append((node, "hidden"))
+        assert differ == []
+    assert sum(1 for _, expected in answers if len(expected) > 25) > 50  # limits that cut
+
+
+def test_a_limited_query_reads_only_the_pages_it_needs(corpus, monkeypatch):
+    from reader.searchdb import newest
+
+    monkeypatch.setattr(newest, "WALK_FROM", 1)
+    monkeypatch.setattr(newest, "FIRST_PAGE", 2)
+    store, index, papers = corpus
+    node = parse("cat:cs OR cat:math OR cat:cond OR cat:quant OR cat:stat", implicit_and=True)
+    matched = index.matching(node)
+    assert len(matched) > 100
+    pages: list[int] = []
+    taken = list(islice(index.newest(node, pages), 3))
+    assert [pid for pid, _ in taken] == [pid for pid in store.index().ids if pid in matched][:3]
+    assert sum(pages) <= 16 < len(matched)  # a page or two from each partition, not the whole answer
+    taken += list(index.newest(node))
+    assert len(taken) == 3 + len(matched)
+
+
+def test_cli_list_query_with_a_limit_never_makes_the_whole_answer(data_dir, capsys, monkeypatch):
+    store = Store(data_dir)
+    papers = sample_papers(60)
+    store.save_papers(papers)
+    wanted = [p.id for p in papers if "testing" in p.title.lower()][:4]
+
+    def whole_answer(*args, **kwargs):
+        raise AssertionError("the whole answer was made")
+
+    monkeypatch.setattr(SearchIndex, "matching", whole_answer)
+    monkeypatch.setattr(SearchIndex, "ordered", whole_answer)
+    assert main(["--data-dir", str(data_dir), "list", "--query", "testing", "--limit", "4", "--json"]) == 0
+    assert [row["id"] for row in json.loads(capsys.readouterr().out)] == wanted
+    assert main(["--data-dir", str(data_dir), "list", "--query", "testing", "--limit", "4"]) == 0
+    assert [line.split()[2][: -len("v1")] for line in capsys.readouterr().out.splitlines()[::2]] == wanted

@@ -110,7 +110,7 @@ def paper_json(
         "comment": paper.comment,
         "journal_ref": paper.journal_ref,
         "doi": paper.doi,
-        "topics": lib.topics_of(paper.id),
+        "topics": lib.topics_of(paper.id, paper.published),
         "read": paper.id in lib.read,
         "starred": paper.id in lib.starred,
         "read_version": read_version if paper.id in lib.read else None,

@@ -61,8 +61,9 @@ class Library:
         """Search texts of papers whose records are not (yet) loaded."""
         self._blocks[object() if group is None else group] = SearchBlock(texts)
 
-    def topics_of(self, paper_id: str) -> list[str]:
-        return self.index.topics_of(paper_id)
+    def topics_of(self, paper_id: str, published: str | None = None) -> list[str]:
+        """The paper's topics (`published`, its record's: found without an id map)."""
+        return self.index.topics_of(paper_id, published)
 
     def matching(self, query: Node) -> set[str]:
         """Ids of the loaded papers that satisfy `query`."""
@@ -133,6 +134,21 @@ class Library:
             matched = self.matching(query)
             ids = [pid for pid in ids if pid in matched]
         return list(ids)
+
+    def admits(
+        self, paper_id: str, day: int, *, topic: str | None = None, starred: bool = False, unread: bool = False,
+        hidden: bool | None = False,
+    ) -> bool:
+        """Whether `select` with these filters holds the paper (its v1 day ordinal given, so
+        that it is found by binary search, without an id map; an index read by
+        Store.index_order has no days, and is looked up in its map)."""
+        index = self.index
+        i = index.locate(paper_id, day) if index.days else index.position(paper_id)
+        if i is None or (topic is not None and not index.masks[i] & index.bit(topic)):
+            return False
+        if hidden is not None and (paper_id in self.hidden) != hidden:
+            return False
+        return (not starred or paper_id in self.starred) and (not unread or paper_id not in self.read)
 
     def counts(self, topic: str | None = None, *, starred: bool = False, hidden: bool = False) -> tuple[int, int]:
         """(total, unread) for a topic, the starred papers, the hidden ones, or everything (None)."""

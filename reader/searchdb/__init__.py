@@ -4,6 +4,7 @@
     index.refresh(store)                 # bring stale shards up to date (cheap when none are)
     index.matching(parse("deep neural", implicit_and=True))   # -> set of ids
     index.ordered(node, order, positions)   # -> the ids of a list that match, in its order
+    index.newest(node)                   # -> (id, v1 day) newest first, read as far as taken
     index.cards(ids)                     # -> {id: Card}: what a list shows, ~50 at a time
     index.set_notes(store, notes)        # the user's notes: `note:` and plain words search them
     index.close()
@@ -38,6 +39,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -45,6 +47,7 @@ from reader.core.query import Node, Term, text_terms
 from reader.errors import ReaderError
 from reader.searchdb import partition
 from reader.searchdb.match import Matcher
+from reader.searchdb.newest import newest_first, partition_rows
 from reader.searchdb.ranked import ids_array, matched_positions, pick
 from reader.searchdb.rowmap import RowMap, gather
 from reader.searchdb.rows import Card
@@ -357,6 +360,17 @@ class SearchIndex:
         positions.sort()  # the library's order: a few long runs (rows are numbered about in date order), merged
         del positions[bisect_left(positions, len(order)):]  # stale rows, papers not in `order`
         return gather(order, positions)
+
+    def newest(self, node: Node, pages: list[int] | None = None) -> Iterator[tuple[str, int]]:
+        """The ids that satisfy the query with their v1 day ordinals, in the library's order
+        (day, then id, both descending), read from the partitions only as far as the caller
+        takes them (see newest.py; `pages`: each page's size read is appended to it)."""
+        runs = [partition_rows(partial(self._read_now, part), node, pages) for part in range(PARTITIONS)]
+        return newest_first(runs)
+
+    def _read_now(self, part: int, reading):
+        with self._in_use():
+            return self._read(part, reading)
 
     def map_rows(self, order: Sequence[str], position: Mapping[str, int], *, ranked: bool = False) -> None:
         """Read now what `ordered` needs for this order (in a worker thread, after a refresh),

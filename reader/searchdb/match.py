@@ -75,6 +75,12 @@ def _fts(node: Node) -> str | _Nothing | None:
     return f"({expression} NOT ({' OR '.join(dropped)}))" if dropped else expression
 
 
+def fts_expression(node: Node) -> str | _Nothing | None:
+    """The node as one MATCH expression when the full-text index can say it alone (see _fts),
+    NOTHING when it matches nothing, else None."""
+    return _fts(node) if _depth(node) <= FTS_MAX_DEPTH else None
+
+
 @dataclass
 class Matcher:
     """Evaluates queries against one partition's connection."""
