@@ -18,6 +18,8 @@ from reader.app.screens.detail import DetailScreen
 from reader.app.screens.help import HelpScreen, binding_rows
 from reader.app.screens.main import MainScreen
 from reader.app.widgets.paper_list import PaperList
+from reader.app.widgets.rising import RisingTable
+from reader.app.widgets.sidebar import TopicSidebar
 from reader.config import Settings, config_dir
 from reader.keymap import key_clashes, load_keymap
 from reader.service import LibraryService, open_service
@@ -49,9 +51,6 @@ def known_binding_ids() -> set[str]:
 def binding_groups() -> list[list[tuple[str, str, str]]]:
     """(id, name, default keys) of the bindings active together: a screen's, its base classes',
     and those of the widget that may have focus on it."""
-    from reader.app.widgets.rising import RisingTable
-    from reader.app.widgets.sidebar import TopicSidebar
-
     def bindings_of(*classes: type) -> list[tuple[str, str, str]]:
         found = [b for c in classes for k in c.__mro__ for b in vars(k).get("BINDINGS", []) if isinstance(b, Binding) and b.id]
         return list({b.id: (b.id, b.description, b.key) for b in found if b.id}.values())
@@ -143,7 +142,12 @@ class ReaderApp(App):
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """The keys of the screen the help was asked from first."""
-        main = [("Papers", binding_rows(self, [*PaperList.BINDINGS, TAG])), ("Actions", binding_rows(self, MainScreen.BINDINGS))]
+        main = [
+            ("Papers", binding_rows(self, [*PaperList.BINDINGS, TAG])),
+            ("Actions", binding_rows(self, MainScreen.BINDINGS)),
+            ("Sidebar", binding_rows(self, TopicSidebar.BINDINGS)),
+            ("Rising", binding_rows(self, RisingTable.BINDINGS)),
+        ]
         detail = [("Detail view", binding_rows(self, DetailScreen.BINDINGS))]
         return detail + main if isinstance(self.screen, DetailScreen) else main + detail
 

@@ -22,6 +22,9 @@ class RisingTable(DataTable):
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False, id="rising.down"),
         Binding("k", "cursor_up", "Up", show=False, id="rising.up"),
+        # First and last row, as in the list (the table's own Home and End scroll sideways).
+        Binding("g,home", "first_row", "First topic", show=False, id="rising.first"),
+        Binding("G,end", "last_row", "Last topic", show=False, id="rising.last"),
     ]
 
     class TopicChosen(Message):
@@ -47,6 +50,12 @@ class RisingTable(DataTable):
             self.add_row(Text(trend.topic, no_wrap=True, overflow="ellipsis"), _figure(trend.last4), _figure(trend.prev4), change, share)
         if not trends:
             self.add_row(Text("No topics yet: a adds one"), "", "", "", "")
+
+    def action_first_row(self) -> None:
+        self.move_cursor(row=0, animate=False)
+
+    def action_last_row(self) -> None:
+        self.move_cursor(row=self.row_count - 1, animate=False)
 
     @on(DataTable.RowSelected)
     def _chosen(self, event: DataTable.RowSelected) -> None:
