@@ -7,6 +7,7 @@ import pytest
 
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.help import HelpScreen
+from reader.app.widgets.filter_box import FilterBox
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.rising import RisingTable
 from reader.service import ALL, RISING, View
@@ -113,3 +114,22 @@ async def test_help_stays_in_the_detail_views_footer_however_narrow(store):
         await pilot.resize_terminal(30, 20)
         await pilot.pause()
         assert "? Help" in footer_line(app), footer_line(app)
+
+
+async def test_enter_on_a_query_that_does_not_parse_keeps_the_keyboard_in_the_filter(store):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        box = app.main.query_one(FilterBox)
+        await pilot.press("slash", *"(ti:agent", "enter")
+        await ready(pilot)
+        assert app.focused is box and "parenthes" in str(box.border_subtitle).lower()
+        box.border_subtitle = ""
+        await pilot.press("enter")  # again: said again
+        assert app.focused is box and "parenthes" in str(box.border_subtitle).lower()
+        await pilot.press("s", "a")  # typed into the query, not a star and not Add topic
+        await pilot.pause()
+        assert box.value == "(ti:agentsa" and not store.marks().starred and app.screen is app.main
+        await pilot.press("backspace", "backspace", ")", "enter")
+        await ready(pilot)
+        assert app.focused is app.main.paper_list and app.main.filter_text == "(ti:agent)"

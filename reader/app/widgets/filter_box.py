@@ -6,9 +6,14 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input
 
+from reader.core.query import parse
+from reader.errors import QueryError
+
 
 class FilterBox(Input):
-    """Hidden until `/`; Enter keeps the filter and returns to the list, Esc clears it."""
+    """Hidden until `/`; Enter keeps the filter and returns to the list, Esc clears it. Enter on
+    a query that does not parse stays here and says why again: the letters typed next to fix
+    it must not reach the list's one-key actions."""
 
     BINDINGS = [Binding("escape", "clear", "Clear filter", id="filter.clear")]
 
@@ -46,5 +51,12 @@ class FilterBox(Input):
         self.post_message(self.Cleared())
 
     async def action_submit(self) -> None:
+        if text := self.value.strip():
+            try:
+                parse(text, implicit_and=True)
+            except QueryError as error:
+                self.border_subtitle = error.describe()
+                self.app.bell()
+                return
         self.close()
         self.post_message(self.Done())
