@@ -415,7 +415,7 @@ async def test_help_lists_every_key(store):
         assert not isinstance(app.screen, HelpScreen)
         await open_paper(pilot)
         await pilot.press("question_mark")
-        assert [title for title, _ in app.screen.sections] == ["Detail view", "Papers", "Actions"]  # its own keys first
+        assert [title for title, _ in app.screen.sections] == ["Detail view", "Papers", "Actions", "Sidebar", "Rising"]  # its own keys first
 
 
 async def test_demo_set_when_there_is_no_cache(demo_store):

@@ -12,7 +12,7 @@ from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.rising import RisingTable
 from reader.service import ALL, RISING, View
 from tests.sample_papers import sample_papers
-from tests.test_app import choose, make_app, open_paper, ready
+from tests.test_app import card_text, choose, make_app, open_paper, ready
 from tests.test_app import store as two_topics
 
 
@@ -133,3 +133,30 @@ async def test_enter_on_a_query_that_does_not_parse_keeps_the_keyboard_in_the_fi
         await pilot.press("backspace", "backspace", ")", "enter")
         await ready(pilot)
         assert app.focused is app.main.paper_list and app.main.filter_text == "(ti:agent)"
+
+
+async def test_texts_name_the_key_bound_now(store, tmp_path):
+    keymap(tmp_path, '"app.hide" = "s"\n"app.sync" = "ctrl+r"\n"app.unread_only" = "U"\n')
+    store.add_topic("Fresh", "ti:fresh")  # never synced: its empty list says how to sync it
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        first = app.main.paper_list.current
+        await pilot.press("x")  # no longer hides
+        await ready(pilot)
+        assert store.marks().hidden == set()
+        await pilot.press("s")
+        await ready(pilot)
+        assert store.marks().hidden == {first}
+        card = card_text(app, 0)
+        assert "s brings it back" in card and "x brings" not in card
+        assert "Hidden: not shown again (s brings it back)." in app.message_log
+        await pilot.press("U")
+        assert app.main.paper_list.border_title.endswith("· U shows all")
+        await pilot.press("U")
+        await choose(pilot, View.of_topic("Fresh"))
+        assert app.main.paper_list.empty_message == "No papers in Fresh yet — ^r syncs it from arXiv"
+        await pilot.press("question_mark")
+        await pilot.pause()
+        help_text = " ".join(what for _, rows in app.help_sections() for _, what in rows)
+        assert "x again" not in help_text and "Press Esc to close." in str(app.screen.query("Static").last().render())

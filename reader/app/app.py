@@ -13,6 +13,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from reader.app.keys import bindings_by_id
 from reader.app.paper_actions import TAG
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.help import HelpScreen, binding_rows
@@ -36,16 +37,7 @@ def stylesheet() -> str:
 
 def known_binding_ids() -> set[str]:
     """Every binding id a keymap may name: those of each screen and widget with keys."""
-    from reader.app.screens import detail, dialogs, export, help, main, tags
-    from reader.app.widgets import filter_box, note, paper_list, rising, sidebar
-
-    ids = set()
-    for module in (detail, dialogs, export, help, main, tags, filter_box, note, paper_list, rising, sidebar):
-        for value in vars(module).values():
-            for binding in getattr(value, "BINDINGS", []) if isinstance(value, type) else []:
-                if isinstance(binding, Binding) and binding.id:
-                    ids.add(binding.id)
-    return ids
+    return set(bindings_by_id())
 
 
 def binding_groups() -> list[list[tuple[str, str, str]]]:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.screen import Screen
 
+from reader.app.keys import key
 from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog, TextDialog
 from reader.errors import ReaderError
 from reader.service import ALL, CacheUpdate, LibraryService, View
@@ -95,7 +96,7 @@ class CollectionActions(Screen):
             return
         if self.service.is_demo:  # saved for the papers a sync brings: the demo set is never watched
             self.app.call_from_thread(
-                self.app.notify, f"Watching '{watch.name}' in your synced papers (R syncs your topics): the demo papers are not watched.",
+                self.app.notify, f"Watching '{watch.name}' in your synced papers ({key(self.app, 'app.sync')} syncs your topics): the demo papers are not watched.",
             )
             return
         self.app.call_from_thread(self._watch_changed, f"Watching '{watch.name}': its papers are marked ◆ on their cards.", View.of_watch(watch.name))
@@ -118,7 +119,7 @@ class CollectionActions(Screen):
 
     def action_rename_tag(self) -> None:
         if self.view.kind != "tag" or self.view.name is None:
-            self.app.notify("Select a tag in the sidebar first: F2 renames it.", severity="warning")
+            self.app.notify(f"Select a tag in the sidebar first: {key(self.app, 'app.rename_tag')} renames it.", severity="warning")
             return
         old = self.view.name
 
@@ -160,7 +161,7 @@ class CollectionActions(Screen):
         """d: the selected topic, watch or tag, after asking."""
         view, name = self.view, self.view.name
         if view.kind not in ("topic", "watch", "tag") or name is None:
-            self.app.notify("Select a topic, watch or tag in the sidebar first: d deletes it.", severity="warning")
+            self.app.notify(f"Select a topic, watch or tag in the sidebar first: {key(self.app, 'app.delete_topic')} deletes it.", severity="warning")
             return
         question = {
             "topic": f"Delete the topic '{name}'? Papers, stars and read marks are kept.",

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Input, Label, RadioButton, RadioSet
 
+from reader.app.keys import key
 from reader.app.memory import give_back_freed
 from reader.app.screens.dialogs import FormDialog
 from reader.core.exporting import FORMATS, SUFFIXES
@@ -104,13 +105,13 @@ class ExportActions(Screen):
     def action_export(self) -> None:
         if self.service.is_demo:
             self.app.notify(
-                "The demo papers have no arXiv ids, so there is nothing to export. Sync your topics (R) and star real papers.",
+                f"The demo papers have no arXiv ids, so there is nothing to export. Sync your topics ({key(self.app, 'app.sync')}) and star real papers.",
                 severity="warning", timeout=10,
             )
             return
         selections = [(label, ids) for label, ids in self.export_selections() if ids]
         if not selections:
-            self.app.notify("Nothing to export: star papers with s, or pick a view with papers.", severity="warning")
+            self.app.notify(f"Nothing to export: star papers with {key(self.app, 'app.star')}, or pick a view with papers.", severity="warning")
             return
         format = self.service.setting("export_format") or "bibtex"
         # export_path from a flag, the environment or config.toml, else the path used last
@@ -154,4 +155,4 @@ class ExportActions(Screen):
 
     def _export_failed(self, choice: ExportChoice, message: str) -> None:
         self._export_draft = (choice.format, choice.path)  # the next e offers what was typed
-        self.app.notify(message + " (e offers this path again)", severity="error", timeout=15)
+        self.app.notify(f"{message} ({key(self.app, 'app.export')} offers this path again)", severity="error", timeout=15)

@@ -15,6 +15,7 @@ from textual.reactive import var
 from textual.widgets import Header
 from textual.worker import get_current_worker
 
+from reader.app.keys import key
 from reader.app.memory import keep_loaded
 from reader.app.paper_actions import COPY, HIDE, OPEN, PDF, READ, STAR, PaperScreen
 from reader.app.screens.collections import CollectionActions
@@ -142,7 +143,7 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
         self.refresh_everything()
         self._show_warnings(self.service.take_warnings())
         if (notice := self.service.notice()) is not None:
-            self.status.say(notice)
+            self.status.say(f"{notice} · {key(self.app, 'app.sync')} syncs your topics" if self.service.is_demo else notice)
         if sync_due:
             self.action_sync()
 
@@ -222,9 +223,9 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
         elif view.kind == "tag":
             chart.show(None, f"Tag · {view.name}", f"{plural(len(self.service.select(view)), 'paper', thousands=True)} you tagged {view.name}")
         elif view == HIDDEN:
-            chart.show(None, "Hidden", "Papers you are not interested in: left out of every other view · x shows one again")
+            chart.show(None, "Hidden", f"Papers you are not interested in: left out of every other view · {key(self.app, 'app.hide')} shows one again")
         elif view == RISING:
-            missing = " · a — under the weeks: not synced whole yet (R syncs)" if self.rising_unsynced else ""
+            missing = f" · a — under the weeks: not synced whole yet ({key(self.app, 'app.sync')} syncs)" if self.rising_unsynced else ""
             chart.show(None, "Rising", f"Topics by their last four weeks against the four before · Enter opens one{missing}")
         else:
             momentum, title, headline = self.service.chart(view)
@@ -233,7 +234,7 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
     def _empty_message(self) -> str:
         """Say what is empty and what to do about it."""
         if self.filter_query is not None:
-            return f"No papers match {self.filter_text} — Esc clears the filter"
+            return f"No papers match {self.filter_text} — {key(self.app, 'app.clear_filter')} clears the filter"
         if self.view == FOR_YOU:
             ranking = self.service.for_you
             if isinstance(ranking, NeedsStars):
@@ -245,22 +246,22 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
                 return f"Ranking {plural(papers, 'paper', thousands=True)} by your stars{wait}… the other views work meanwhile"
             return "Nothing left to rank: every paper here is read, starred or hidden"
         if self.unread_only:
-            return "Nothing unread here — u shows read papers too"
+            return f"Nothing unread here — {key(self.app, 'app.unread_only')} shows read papers too"
         if self.view == STARRED:
-            return "No starred papers yet — s stars the highlighted paper"
+            return f"No starred papers yet — {key(self.app, 'app.star')} stars the highlighted paper"
         if self.view == HIDDEN:
-            return "No hidden papers — x hides a paper you are not interested in"
+            return f"No hidden papers — {key(self.app, 'app.hide')} hides a paper you are not interested in"
         if self.view == NEW:
-            return "Nothing new since your last visit — R syncs your topics"
+            return f"Nothing new since your last visit — {key(self.app, 'app.sync')} syncs your topics"
         if self.view == UPDATED:
             return "None of the papers you read has a newer version"
         if self.view.kind == "watch":
             return f"No cached paper matches the watch {self.view.name} yet"
         if self.view.kind == "tag":
-            return f"No papers tagged {self.view.name} — t tags the highlighted paper"
+            return f"No papers tagged {self.view.name} — {key(self.app, 'app.tags')} tags the highlighted paper"
         if self.view.topic is not None:
-            return f"No papers in {self.view.topic} yet — R syncs it from arXiv"
-        return "No papers yet — R syncs your topics, a adds a topic"
+            return f"No papers in {self.view.topic} yet — {key(self.app, 'app.sync')} syncs it from arXiv"
+        return f"No papers yet — {key(self.app, 'app.sync')} syncs your topics, {key(self.app, 'app.add_topic')} adds a topic"
 
     def refresh_list(self, *, keep: str | None = None) -> None:
         """Recompute which papers the list shows (view, unread only, filter), keeping the cursor."""
@@ -274,7 +275,7 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
         self.paper_list.empty_message = self._empty_message()
         self.paper_list.show(ids, keep=keep, spaced=self.view == FOR_YOU)
         self.paper_list.set_class(self.unread_only, "-unread-only")
-        self.paper_list.border_title = f"Unread only · {plural(len(ids), 'paper', thousands=True)} · u shows all" if self.unread_only else ""
+        self.paper_list.border_title = f"Unread only · {plural(len(ids), 'paper', thousands=True)} · {key(self.app, 'app.unread_only')} shows all" if self.unread_only else ""
 
     def watch_view(self, view: View) -> None:
         self.view_shown(view)

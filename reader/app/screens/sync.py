@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.screen import Screen
 
+from reader.app.keys import key
 from reader.app.memory import collect_before_reload, keep_loaded
 from reader.app.widgets.status import StatusLine
 from reader.core.text import plural
@@ -41,7 +42,7 @@ class SyncActions(Screen):
     def action_sync(self) -> None:
         topics = self.service.topics
         if not topics:
-            self.app.notify("No topics to sync: add one with a.", severity="warning")
+            self.app.notify(f"No topics to sync: add one with {key(self.app, 'app.add_topic')}.", severity="warning")
             return
         self.start_sync(topics)
 

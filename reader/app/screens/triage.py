@@ -10,6 +10,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
+from reader.app.keys import key
 from reader.app.memory import keep_loaded
 from reader.app.widgets.rising import RisingTable
 from reader.core.ranking import NeedsStars
@@ -130,7 +131,8 @@ class TriageActions(Screen):
     def _for_you_headline(self) -> str:
         library = self.service.library
         scope = f"the unread papers of {self.for_you_topic}" if self.for_you_topic else "the unread papers of every topic"
-        scope += " · f: every topic" if self.for_you_topic else (" · f: this topic only" if self._last_topic else "")
+        scope_key = key(self.app, "app.for_you")
+        scope += f" · {scope_key}: every topic" if self.for_you_topic else (f" · {scope_key}: this topic only" if self._last_topic else "")
         stale = " (updating…)" if self._ranking_pending else ""
         ranking = self.service.for_you
         if isinstance(ranking, NeedsStars):  # no ranking yet: the header says so, not "Ranked by"
@@ -183,7 +185,7 @@ class TriageActions(Screen):
             self.view = FOR_YOU
             return
         if self.for_you_topic is None and self._last_topic is None:
-            self.app.notify("Open a topic first: f then ranks its papers only.")
+            self.app.notify(f"Open a topic first: {key(self.app, 'app.for_you')} then ranks its papers only.")
             return
         self.for_you_topic = None if self.for_you_topic else self._last_topic
         self.start_ranking()
@@ -193,9 +195,9 @@ class TriageActions(Screen):
         the watches it matches, the user's tags, a note, and (For you) why it is ranked there."""
         service = self.service
         if paper_id in service.library.hidden and self.view != HIDDEN:
-            return (("✕ hidden: left out of your views from now on · x brings it back", "paper-list--updated"),)
+            return ((f"✕ hidden: left out of your views from now on · {key(self.app, 'app.hide')} brings it back", "paper-list--updated"),)
         if self.view == HIDDEN and paper_id not in service.library.hidden:
-            return (("↩ shown again in your views · x hides it again", "paper-list--updated"),)
+            return ((f"↩ shown again in your views · {key(self.app, 'app.hide')} hides it again", "paper-list--updated"),)
         parts: list[tuple[str, str]] = []
         triage = service.triage
         if paper_id in triage.updated:

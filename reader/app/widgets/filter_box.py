@@ -6,6 +6,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input
 
+from reader.app.keys import key
 from reader.core.query import parse
 from reader.errors import QueryError
 
@@ -24,15 +25,13 @@ class FilterBox(Input):
         """Enter: the filter stays; focus goes back to the list."""
 
     def __init__(self, *, id: str | None = None):
-        super().__init__(
-            placeholder="Filter: words, or a query like ti:agent AND cat:cs.LG   (Enter keeps it, Esc clears)",
-            id=id,
-        )
+        super().__init__(id=id)
         self.display = False
         # Tab moves between the sidebar and the list; the box is reached with / only.
         self.can_focus = False
 
     def open(self) -> None:
+        self.placeholder = f"Filter: words, or a query like ti:agent AND cat:cs.LG   (Enter keeps it, {key(self.app, 'filter.clear')} clears)"
         self.display = True
         self.can_focus = True
         self.screen.set_focus(self)  # at once: keys already queued behind the / land here

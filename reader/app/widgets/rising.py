@@ -8,6 +8,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable
 
+from reader.app.keys import key
 from reader.core.rising import TopicTrend
 
 TOPIC_WIDTH = 24
@@ -49,7 +50,7 @@ class RisingTable(DataTable):
             # The topic's name is the user's text: a Text is never read as markup.
             self.add_row(Text(trend.topic, no_wrap=True, overflow="ellipsis"), _figure(trend.last4), _figure(trend.prev4), change, share)
         if not trends:
-            self.add_row(Text("No topics yet: a adds one"), "", "", "", "")
+            self.add_row(Text(f"No topics yet: {key(self.app, 'app.add_topic')} adds one"), "", "", "", "")
 
     def action_first_row(self) -> None:
         self.move_cursor(row=0, animate=False)
