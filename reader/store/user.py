@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from reader.errors import StoreError
-from reader.store.userstate import Marks, Topic, UserDoc, Watch, checked_name
+from reader.store.userstate import Marks, NameTaken, Topic, UserDoc, Watch, checked_name
 
 if TYPE_CHECKING:
     from reader.models import PaperIndex
@@ -45,7 +45,7 @@ class UserStateMethods:
 
         def add(doc: UserDoc) -> None:
             if doc.find_topic(name) is not None:
-                raise StoreError(f"there is already a topic named {name!r}")
+                raise NameTaken(f"there is already a topic named {name!r}")
             doc.topics.append({"name": name, "query": query, "added": now_iso()})
 
         self._user.update("adding a topic", add)
@@ -64,7 +64,7 @@ class UserStateMethods:
 
         def add(doc: UserDoc) -> None:
             if doc.find_watch(name) is not None:
-                raise StoreError(f"there is already a watch named {name!r}")
+                raise NameTaken(f"there is already a watch named {name!r}")
             doc.watches.append({"name": name, "query": query, "added": now_iso()})
 
         self._user.update("adding a watch", add)

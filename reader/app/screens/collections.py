@@ -13,7 +13,7 @@ from reader.app.keys import key
 from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog, TextDialog
 from reader.errors import ReaderError
 from reader.service import ALL, CacheUpdate, LibraryService, View
-from reader.store import Topic
+from reader.store import Topic, Watch
 from reader.store.library_state import tag_name
 
 if TYPE_CHECKING:
@@ -39,20 +39,11 @@ class CollectionActions(Screen):
     # --- topics ------------------------------------------------------------------------------------
 
     def action_add_topic(self) -> None:
-        def added(result: tuple[str, str] | None) -> None:
-            if result is not None:
-                self._add_topic(*result)
+        def added(topic: Topic | None) -> None:
+            if topic is not None:
+                self._topic_added(topic)
 
-        self.app.push_screen(AddTopicDialog([t.name for t in self.service.topics]), added)
-
-    @work(thread=True, group="topics")
-    def _add_topic(self, name: str, query: str) -> None:
-        try:
-            topic = self.service.add_topic(name, query)
-        except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, str(error), severity="error")
-            return
-        self.app.call_from_thread(self._topic_added, topic)
+        self.app.push_screen(AddTopicDialog(self.service.add_topic), added)  # saved before it closes
 
     def _topic_added(self, topic: Topic) -> None:
         self.refresh_sidebar()
@@ -80,26 +71,15 @@ class CollectionActions(Screen):
     # --- watches ------------------------------------------------------------------------------------
 
     def action_add_watch(self) -> None:
-        def added(result: tuple[str, str] | None) -> None:
-            if result is not None:
-                self._add_watch(*result)
+        def added(watch: Watch | None) -> None:
+            if watch is None:
+                return
+            if self.service.is_demo:  # saved for the papers a sync brings: the demo set is never watched
+                self.app.notify(f"Watching '{watch.name}' in your synced papers ({key(self.app, 'app.sync')} syncs your topics): the demo papers are not watched.")
+                return
+            self._watch_changed(f"Watching '{watch.name}': its papers are marked ◆ on their cards.", View.of_watch(watch.name))
 
-        existing = [w.name for w in self.service.triage.watches]
-        self.app.push_screen(AddTopicDialog(existing, kind="watch"), added)
-
-    @work(thread=True, group="watches")
-    def _add_watch(self, name: str, query: str) -> None:
-        try:
-            watch = self.service.add_watch(name, query)
-        except ReaderError as error:
-            self.app.call_from_thread(self.app.notify, str(error), severity="error")
-            return
-        if self.service.is_demo:  # saved for the papers a sync brings: the demo set is never watched
-            self.app.call_from_thread(
-                self.app.notify, f"Watching '{watch.name}' in your synced papers ({key(self.app, 'app.sync')} syncs your topics): the demo papers are not watched.",
-            )
-            return
-        self.app.call_from_thread(self._watch_changed, f"Watching '{watch.name}': its papers are marked ◆ on their cards.", View.of_watch(watch.name))
+        self.app.push_screen(AddTopicDialog(self.service.add_watch, kind="watch"), added)
 
     @work(thread=True, group="watches")
     def _delete_watch(self, name: str) -> None:
