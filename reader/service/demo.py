@@ -35,6 +35,7 @@ class DemoService(LibraryService):
         self.search = MemorySearch(self.demo.papers)
 
     def open(self) -> Library:
+        self.outside.taken(self.outside.stamps())
         self.topics = self.store.topics()
         self.library = Library(self.demo.index)
         return self.library

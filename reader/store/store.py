@@ -35,6 +35,7 @@ from reader.errors import StoreError
 from reader.models import IndexEntry, Paper, PaperIndex
 from reader.store.files import (
     CorruptFileError,
+    Stamp,
     encode_json,
     file_lock,
     find_document,
@@ -139,6 +140,13 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
             self._user.check()
             self._library.check()
         self._read_sync("topics")  # a damaged sync.json is moved aside at once
+
+    def on_own_write(self, told: Callable[[str, Stamp | None, Stamp | None], None]) -> None:
+        """`told(file name, stamp before, stamp after)` for each change of user.json or
+        library.json this store saves: whoever watches for other processes' changes knows
+        these are its own."""
+        self._user.on_write = lambda before, after: told(self._user.path.name, before, after)
+        self._library.on_write = lambda before, after: told(self._library.path.name, before, after)
 
     def _locked(self, what: str):
         return file_lock(self._lock_path, wait=LOCK_WAIT_SECONDS, what=what)

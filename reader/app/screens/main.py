@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.widgets import Header
-from textual.worker import get_current_worker
+from textual.worker import WorkerState, get_current_worker
 
 from reader.app.keys import key
 from reader.app.memory import keep_loaded
@@ -26,6 +26,7 @@ from reader.app.screens.triage import TriageActions
 from reader.app.widgets.chart import MomentumChart
 from reader.app.widgets.filter_box import FilterBox
 from reader.app.widgets.footer import KeyFooter
+from reader.app.widgets.outside_watch import OutsideWatch
 from reader.app.widgets.paper_list import PaperList
 from reader.app.widgets.rising import RisingTable
 from reader.app.widgets.sidebar import SidebarEntry, TopicSidebar
@@ -36,6 +37,7 @@ from reader.core.text import plural
 from reader.errors import QueryError, ReaderError
 from reader.models import PaperIndex
 from reader.service import ALL, FOR_YOU, HIDDEN, NEW, RISING, STARRED, UPDATED, LibraryService, View
+from reader.service.outside import OutsideUpdate
 
 VIEW_LABELS = {"starred": "Starred", "foryou": "For you", "new": "New", "updated": "Updated", "rising": "Rising", "hidden": "Hidden"}
 FILTER_DELAY = 0.15  # seconds of typing quiet before a filter runs
@@ -94,6 +96,7 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
                 yield FilterBox(id="filter")
         yield StatusLine(id="status")
         yield KeyFooter(compact=True)
+        yield OutsideWatch(lambda: self.service, self._take_outside, busy=self._reading_cache, syncing=lambda: self.status.syncing)
 
     @property
     def paper_list(self) -> PaperList:
@@ -381,6 +384,55 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
         self._show(ids, keep)
         note = "" if self.loaded else " (search index not ready: scanned the cache)"
         box.border_subtitle = f"{plural(len(ids), 'match', 'matches', thousands=True)}{note}"
+
+    # --- changes made elsewhere ------------------------------------------------------------------------
+
+    def _reading_cache(self) -> bool:
+        """Whether the screen reads the cache itself (at its opening, after its sync, for a topic it
+        removed): what other processes changed is taken in with it."""
+        return any(
+            worker.node is self and worker.group in ("open", "reload", "topics") and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for worker in self.app.workers
+        )
+
+    def _take_outside(self, service: LibraryService, update: OutsideUpdate) -> None:
+        """What another process changed (the CLI, a second app, a cron sync), shown quietly: the
+        sidebar is the news. Cursor, filter and view stay, unless the view's topic, watch or tag
+        is gone; an open dialog or detail view stays too."""
+        if service is not self.service:
+            return  # the demo's, replaced meanwhile by the cache
+        topics = [topic.name for topic in service.topics]
+        keep = self.paper_list.current
+        if not service.apply_outside(update):
+            return  # out of date: the files are read again at the next look
+        self._show_warnings(update.warnings)
+        if service.is_demo and "index.json" in update.changed:
+            self._reload_after_sync([])  # papers synced elsewhere: the cache takes the demo's place
+        for name in set(topics) - {topic.name for topic in service.topics}:
+            self.topic_removed(name)
+        self.paper_list.forget_cards(None if "index.json" in update.changed else [])  # cards of papers synced elsewhere
+        if (gone := self._view_gone()) is not None:
+            self.status.say(f"The {self.view.kind} {gone!r} shown was removed by another process: All papers shown instead.")
+            self.view = ALL
+        self.refresh_everything(keep=keep)
+        self.marks_touched()
+        if self.view == RISING:
+            self.rank_topics()
+        detail = self._detail
+        if detail is not None and detail.is_current:
+            detail.marks_changed()
+            if update.library_state is not None or update.cache is not None:
+                detail.load_paper(detail.paper_id)  # its note and tags (not while the note is typed)
+
+    def _view_gone(self) -> str | None:
+        """The name of the view's topic, watch or tag, if there is no longer one of that name."""
+        view, service = self.view, self.service
+        names = {
+            "topic": lambda: {topic.name for topic in service.topics},
+            "watch": lambda: {watch.name for watch in service.triage.watches},
+            "tag": lambda: set(service.tags()),
+        }.get(view.kind)
+        return view.name if names is not None and view.name is not None and view.name not in names() else None
 
     # --- export ----------------------------------------------------------------------------------------
 
