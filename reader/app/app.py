@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from reader.app.keys import bindings_by_id
@@ -18,6 +20,7 @@ from reader.app.paper_actions import TAG
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.help import HelpScreen, binding_rows
 from reader.app.screens.main import MainScreen
+from reader.app.widgets.notice_line import NoticeLine
 from reader.app.widgets.paper_list import PaperList
 from reader.app.widgets.rising import RisingTable
 from reader.app.widgets.sidebar import TopicSidebar
@@ -93,11 +96,27 @@ class ReaderApp(App):
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self._apply_keymap()
 
-    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None, markup: bool = True) -> None:
+    class Noticed(Message):
+        def __init__(self, message: str, title: str, severity: SeverityLevel, timeout: float | None):
+            super().__init__()
+            self.message, self.title, self.severity, self.timeout = message, title, severity, timeout
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None, markup: bool = True) -> None:
         """Every notification is plain text: messages quote feed and server text, which must never
-        be read as markup (a `[@click=...]` in an arXiv error would otherwise be an action)."""
+        be read as markup (a `[@click=...]` in an arXiv error would otherwise be an action).
+        Thread-safe, as Textual's: it is handed to the UI's thread as a message."""
         self.message_log.append(message)
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        self.post_message(self.Noticed(message, title, severity, timeout))
+
+    def on_reader_app_noticed(self, event: Noticed) -> None:
+        """A toast, or on a screen the user reads (the detail view, help) its notice line: a toast
+        there would cover the text."""
+        lines = self.screen.query(NoticeLine)
+        if not lines:
+            super().notify(event.message, title=event.title, severity=event.severity, timeout=event.timeout, markup=False)
+            return
+        text = f"{event.title}: {event.message}" if event.title else event.message
+        lines.first().show(text, event.severity, self.NOTIFICATION_TIMEOUT if event.timeout is None else event.timeout)
 
     def _apply_theme(self) -> None:
         """The theme setting if it names a theme, else the one chosen last (the setting's default)."""

@@ -19,6 +19,7 @@ from reader.app.keys import key
 from reader.app.paper_actions import DEMO_NO_TAGS_NOTES, PAPER_BINDINGS, PaperScreen
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.note import NoteEditing, note_link
+from reader.app.widgets.notice_line import NoticeLine
 from reader.app.widgets.record_view import NoteSection, RecordLines, RecordLook, RecordView, record_width, render_record
 from reader.core.sanitize import clean_multiline, clean_text
 from reader.errors import ReaderError
@@ -133,6 +134,7 @@ class DetailScreen(PaperScreen):
 
     def compose(self) -> ComposeResult:
         yield RecordView(id="detail")
+        yield NoticeLine()  # notices under the record, not over it
         yield KeyFooter()
 
     def show_paper(self, ids: list[str], position: int, record: PaperRecord, *, read_again: bool = False) -> None:

@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from reader.app.keys import key
 from reader.app.widgets.footer import KeyFooter
+from reader.app.widgets.notice_line import NoticeLine
 
 EXTRA_KEYS = [
     ("tab / shift+tab", "Switch between the sidebar and the list"),
@@ -52,6 +53,7 @@ class HelpScreen(ModalScreen):
             yield Static(key_table(self.sections + [("Everywhere", EXTRA_KEYS)]))
             yield Static(Text(ABOUT_FILTER, style="dim"))
             yield Static(Text(f"Press {key(self.app, 'help.close')} to close.", style="dim"))
+        yield NoticeLine()  # notices under the keys, not over them
         yield KeyFooter()  # its own keys, not the list's showing through from below
 
 

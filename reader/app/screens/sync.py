@@ -59,12 +59,12 @@ class SyncActions(Screen):
             self.app.notify(f"Sync failed: {event.error}", severity="error", timeout=15)
             self.status.say(f"Sync failed: {event.error}")
             return
-        if report.offline:
-            if not self._offline_told:
-                shown = "the demo set" if self.service.is_demo else "the cached papers"
-                self.app.notify(f"arXiv cannot be reached (no network?). Showing {shown}.", severity="warning", timeout=10)
+        if report.offline:  # said once: in the status line, or where it is hidden (a short terminal) in a toast
+            message = f"Offline: arXiv cannot be reached (no network?). Showing {'the demo set' if self.service.is_demo else 'the cached papers'}."
+            self.status.say(message)
+            if not self.status.display and not self._offline_told:
+                self.app.notify(message, severity="warning", timeout=10)
                 self._offline_told = True
-            self.status.say(f"Offline: arXiv cannot be reached. Showing {'the demo set' if self.service.is_demo else 'the cache'}.")
             return
         for result in report.failed:
             self.app.notify(f"{result.topic}: {result.error}", severity="error", timeout=15)
