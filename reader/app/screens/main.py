@@ -410,11 +410,14 @@ class MainScreen(PaperScreen, DetailOpening, TriageActions, SyncActions, ExportA
             self._reload_after_sync([])  # papers synced elsewhere: the cache takes the demo's place
         for name in set(topics) - {topic.name for topic in service.topics}:
             self.topic_removed(name)
-        self.paper_list.forget_cards(None if "index.json" in update.changed else [])  # cards of papers synced elsewhere
+        if "index.json" in update.changed:
+            self.paper_list.forget_cards()  # papers synced elsewhere: their cards are fetched again
         if (gone := self._view_gone()) is not None:
             self.status.say(f"The {self.view.kind} {gone!r} shown was removed by another process: All papers shown instead.")
             self.view = ALL
         self.refresh_everything(keep=keep)
+        if update.cache is not None:
+            keep_loaded()  # the new index and counts: out of the collector's full passes
         self.marks_touched()
         if self.view == RISING:
             self.rank_topics()
