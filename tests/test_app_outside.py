@@ -4,6 +4,7 @@ key pressed, quietly, cursor, filter and view kept; the app's own changes are no
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import sys
 import time
@@ -16,6 +17,7 @@ from reader.app.widgets.outside_watch import OutsideWatch
 from reader.service import ALL, View
 from reader.store import Store
 from tests.sample_papers import sample_papers
+from tests.terminal import run_in_terminal
 from tests.test_app import card_text, choose, make_app, open_paper, ready
 from tests.test_app import store as two_topics
 
@@ -120,3 +122,23 @@ async def test_papers_synced_elsewhere_replace_the_demo_set(demo_store, data_dir
         Store(data_dir).save_papers(papers[:5], "RL for LLM Agents")  # as a cron `reader sync` would
         await until(pilot, lambda: not app.service.is_demo and len(app.main.paper_list.ids) == 5)
         assert app.main.paper_list.ids == [p.id for p in papers[:5]]
+
+
+def test_in_a_real_terminal_a_topic_added_and_a_star_from_another_terminal_show(store, papers, data_dir):
+    def other_terminal(*args: str):
+        argv = [sys.executable, "-m", "reader", "--data-dir", str(data_dir), *args]
+        return lambda: subprocess.run(argv, check=True, capture_output=True, timeout=60)
+
+    run = run_in_terminal(
+        [sys.executable, "-m", "reader", "--data-dir", str(data_dir)],
+        env={**os.environ, "TERM": "xterm-256color"},
+        size=(120, 40),
+        keys=[
+            ("All papers", other_terminal("topics", "add", "Robots", "cat:cs.RO")),
+            ("Robots", other_terminal("star", papers[0].id)),  # the first card's paper
+            ("★", "q"),
+        ],
+        deadline=90,
+    )
+    assert run.status == 0, run.output[-2000:]
+    assert "★" in run.output.split("Robots", 1)[1]
