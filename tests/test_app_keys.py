@@ -159,4 +159,4 @@ async def test_texts_name_the_key_bound_now(store, tmp_path):
         await pilot.press("question_mark")
         await pilot.pause()
         help_text = " ".join(what for _, rows in app.help_sections() for _, what in rows)
-        assert "x again" not in help_text and "Press Esc to close." in str(app.screen.query("Static").last().render())
+        assert "x again" not in help_text and "Press Esc to close." in str(app.screen.query_one(".help").query("Static").last().render())
