@@ -89,7 +89,7 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
         self._visited: set[str] = set()  # topics looked at since the app started
         # The data directory's files as last taken in: what other processes change is news.
         self.outside = OutsideChanges(store.data_dir)
-        store.on_own_write(self.outside.written)
+        store.on_own_write(self.outside.writing)
         self._marks_queued = 0  # changes of marks handed to the writer thread...
         self._marks_written = 0  # ...and done with by it (see apply_outside)
 

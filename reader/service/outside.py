@@ -2,16 +2,17 @@
 cron `reader sync`): found by a stat of the four files the app's state comes from, read in a
 worker and taken in on the UI's thread, as a sync's results are. No Textual here.
 
-The app's own changes are not news. The store tells of each change of user.json and library.json
-it saves (`Store.on_own_write`): a file whose stamp before that write was the one last taken in
-is taken in again as written. A cache update the app reads itself (after its sync, or a topic it
+The app's own changes are not news. The store makes each change of user.json and library.json
+inside `OutsideChanges.writing` (`Store.on_own_write`): the file is not looked at meanwhile, and
+one whose stamp before that write was the one last taken in is taken in again as written. A cache update the app reads itself (after its sync, or a topic it
 removed) takes index.json and sync.json in with it. Mixed into LibraryService."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -36,21 +37,23 @@ Stamps = dict[str, Stamp | None]
 
 class OutsideChanges:
     """The watched files' stamps as the app last took them in. Thread-safe: the writer thread
-    reports the app's own writes, the UI's thread looks and takes."""
+    reports the app's own writes as they are made, the UI's thread looks and takes."""
 
     def __init__(self, data_dir: Path):
         self._paths = {name: Path(data_dir) / name for name in WATCHED}
         self._lock = threading.Lock()
         self._seen: Stamps = self.stamps()
+        self._writing: dict[str, int] = {}  # files the app is writing now
 
     def stamps(self, names: Iterable[str] = WATCHED) -> Stamps:
         return {name: file_stamp(self._paths[name]) for name in names}
 
     def changed(self) -> set[str]:
-        """The files another process changed since they were taken in (a stat of each)."""
+        """The files another process changed since they were taken in (a stat of each); not one
+        the app is writing now."""
         now = self.stamps()
         with self._lock:
-            return {name for name, stamp in now.items() if self._seen.get(name) != stamp}
+            return {name for name, stamp in now.items() if self._seen.get(name) != stamp and not self._writing.get(name)}
 
     def seen(self) -> Stamps:
         with self._lock:
@@ -65,12 +68,21 @@ class OutsideChanges:
             self._seen.update(stamps)
             return True
 
-    def written(self, name: str, before: Stamp | None, after: Stamp | None) -> None:
-        """The app saved a change of `name`: nothing to take in, unless another process had
-        changed the file before (then the file is read again, this change with it)."""
+    @contextmanager
+    def writing(self, name: str, before: Stamp | None) -> Iterator[None]:
+        """The app saves a change of `name` meanwhile (the file's lock held, its stamp `before`):
+        nothing to take in, unless another process had changed the file before (then the file
+        is read again, this change with it)."""
         with self._lock:
-            if self._seen.get(name) == before:
-                self._seen[name] = after
+            self._writing[name] = self._writing.get(name, 0) + 1
+        try:
+            yield
+        finally:
+            after = file_stamp(self._paths[name])
+            with self._lock:
+                self._writing[name] -= 1
+                if self._seen.get(name) == before:
+                    self._seen[name] = after
 
 
 @dataclass(frozen=True, slots=True)

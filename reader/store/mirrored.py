@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from contextlib import AbstractContextManager, suppress
+from contextlib import AbstractContextManager, nullcontext, suppress
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -64,8 +64,9 @@ class MirroredFile(Generic[T]):
         self._parse, self._dump, self._copy, self._lock, self._warn = parse, dump, copy, lock, warn
         self._holds = holds  # what the file holds, for messages: "topics, stars and read marks"
         self._cached: tuple[tuple[int, ...], bytes, T] | None = None
-        # Told of each change this process saves: the file's stamp before it, and after.
-        self.on_write: Callable[[Stamp | None, Stamp | None], None] | None = None
+        # Wraps each change this process saves, given the file's stamp before it (a watcher of
+        # the file then knows the change as its own, even while it is being written).
+        self.on_write: Callable[[Stamp | None], AbstractContextManager[object]] | None = None
 
     # --- reading -------------------------------------------------------------------------------
 
@@ -177,9 +178,8 @@ class MirroredFile(Generic[T]):
             before = self._stamp(self.path)
             value = self._copy(self.read_locked())
             result = change(value)
-            self._write(value)
-            if self.on_write is not None:
-                self.on_write(before, self._stamp(self.path))
+            with self.on_write(before) if self.on_write is not None else nullcontext():
+                self._write(value)
         return result
 
     def _write(self, value: T) -> None:

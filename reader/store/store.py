@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -141,12 +142,12 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
             self._library.check()
         self._read_sync("topics")  # a damaged sync.json is moved aside at once
 
-    def on_own_write(self, told: Callable[[str, Stamp | None, Stamp | None], None]) -> None:
-        """`told(file name, stamp before, stamp after)` for each change of user.json or
-        library.json this store saves: whoever watches for other processes' changes knows
-        these are its own."""
-        self._user.on_write = lambda before, after: told(self._user.path.name, before, after)
-        self._library.on_write = lambda before, after: told(self._library.path.name, before, after)
+    def on_own_write(self, writing: Callable[[str, Stamp | None], AbstractContextManager[object]]) -> None:
+        """Each change of user.json or library.json this store saves is made inside
+        `writing(file name, its stamp before)` (with the file's lock held): whoever watches for
+        other processes' changes knows these are its own."""
+        self._user.on_write = lambda before: writing(self._user.path.name, before)
+        self._library.on_write = lambda before: writing(self._library.path.name, before)
 
     def _locked(self, what: str):
         return file_lock(self._lock_path, wait=LOCK_WAIT_SECONDS, what=what)
