@@ -74,7 +74,7 @@ def main() -> None:
     args = parser.parse_args()
     as_installed()
     sys.path.insert(0, str(ROOT))
-    from benchmarks import search
+    from benchmarks import outside, search
     from benchmarks.cache import build_cache
 
     print(f"machine: {machine()}")
@@ -102,6 +102,10 @@ def main() -> None:
             shutil.copytree(data, contended_dir)
             contention = probe("contended", str(contended_dir), str(args.sync_papers))
             shutil.rmtree(contended_dir, ignore_errors=True)
+            outside_dir = work / f"outside-{size}"
+            shutil.copytree(data, outside_dir)
+            changes = outside.measure(outside_dir, args.runs)  # reader commands beside the running app
+            shutil.rmtree(outside_dir, ignore_errors=True)
             searched[size] = search.measure(data, args.runs)
             index = searched[size]
             slowest_filter = max(inside["filters"].items(), key=lambda item: item[1])
@@ -124,6 +128,7 @@ def main() -> None:
                 ("search index kept current after that sync", "", f"{index['sync_papers_per_s']:,.0f} papers/s", "refresh of the shards the new papers went to"),
                 ("CLI reader star", "", f"{star * 1000:.0f} ms", "wall, process start to exit"),
             ]
+            rows += outside.rows(changes)
             rows += [(measure, "", result, notes) for measure, result, notes in search.rows(index)]
             print(f"### {size:,} papers (cache built in {built:.1f} s)\n")
             print("| measure | target | result | notes |\n|---|---|---|---|")

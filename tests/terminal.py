@@ -11,7 +11,7 @@ import subprocess
 import sys
 import termios
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 # Runs first in the command's new session: makes the pseudo-terminal the session's controlling
@@ -31,12 +31,13 @@ def run_in_terminal(
     env: dict[str, str],
     cwd: str | None = None,
     size: tuple[int, int] = (100, 30),
-    keys: Sequence[tuple[str, str]] = (),
+    keys: Sequence[tuple[str, str | Callable[[], object]]] = (),
     deadline: float = 60.0,
 ) -> TerminalRun:
     """Run `argv` with a terminal of `size` (columns, lines) as stdin, stdout and stderr. For each
-    (text, key) in `keys`, once `text` has appeared in the output (after the previous one), type `key`.
-    The deadline only stops a hung command; tests assert on the output, never on timing."""
+    (text, key) in `keys`, once `text` has appeared in the output (after the previous one), type `key`
+    (or call it: another terminal's command, say). The deadline only stops a hung command; tests
+    assert on the output, never on timing."""
     main_fd, child_fd = os.openpty()
     fcntl.ioctl(child_fd, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
     process = subprocess.Popen(
@@ -64,7 +65,8 @@ def run_in_terminal(
             text = b"".join(chunks).decode("utf-8", "replace")
             if pending and pending[0][0] in text[searched:]:
                 searched = text.index(pending[0][0], searched) + len(pending[0][0])
-                os.write(main_fd, pending.pop(0)[1].encode())
+                key = pending.pop(0)[1]
+                key() if callable(key) else os.write(main_fd, key.encode())
         try:
             status: int | None = process.wait(timeout=max(0.0, end - time.monotonic()))
         except subprocess.TimeoutExpired:

@@ -51,6 +51,16 @@ def test_detail_view(snap_compare, store):
     assert snap_compare(make_app(store), terminal_size=(120, 40), run_before=run_before)
 
 
+def test_detail_view_narrow(snap_compare, store):
+    # At 60x20 the footer still offers ? Help (and Back), the other keys left out whole.
+    async def run_before(pilot):
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+
+    assert snap_compare(make_app(store), terminal_size=(60, 20), run_before=run_before)
+
+
 def test_help_screen(snap_compare, store):
     async def run_before(pilot):
         await settle(pilot)

@@ -12,14 +12,20 @@ from typing import TYPE_CHECKING
 from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.message import Message
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from reader.app.keys import bindings_by_id
 from reader.app.paper_actions import TAG, PaperScreen, ShowSimilar
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.help import HelpScreen, binding_rows
 from reader.app.screens.main import MainScreen
 from reader.app.screens.similar import SimilarScreen
+from reader.app.widgets.notice_line import NoticeLine
 from reader.app.widgets.paper_list import PaperList
+from reader.app.widgets.rising import RisingTable
+from reader.app.widgets.sidebar import TopicSidebar
 from reader.config import Settings, config_dir, theme_problem
 from reader.keymap import key_clashes, load_keymap
 from reader.service import LibraryService, open_service
@@ -36,24 +42,12 @@ def stylesheet() -> str:
 
 def known_binding_ids() -> set[str]:
     """Every binding id a keymap may name: those of each screen and widget with keys."""
-    from reader.app.screens import detail, dialogs, export, help, main, similar, tags
-    from reader.app.widgets import filter_box, note, paper_list, rising, sidebar
-
-    ids = set()
-    for module in (detail, dialogs, export, help, main, similar, tags, filter_box, note, paper_list, rising, sidebar):
-        for value in vars(module).values():
-            for binding in getattr(value, "BINDINGS", []) if isinstance(value, type) else []:
-                if isinstance(binding, Binding) and binding.id:
-                    ids.add(binding.id)
-    return ids
+    return set(bindings_by_id())
 
 
 def binding_groups() -> list[list[tuple[str, str, str]]]:
     """(id, name, default keys) of the bindings active together: a screen's, its base classes',
     and those of the widget that may have focus on it."""
-    from reader.app.widgets.rising import RisingTable
-    from reader.app.widgets.sidebar import TopicSidebar
-
     def bindings_of(*classes: type) -> list[tuple[str, str, str]]:
         found = [b for c in classes for k in c.__mro__ for b in vars(k).get("BINDINGS", []) if isinstance(b, Binding) and b.id]
         return list({b.id: (b.id, b.description, b.key) for b in found if b.id}.values())
@@ -104,11 +98,27 @@ class ReaderApp(App):
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self._apply_keymap()
 
-    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None, markup: bool = True) -> None:
+    class Noticed(Message):
+        def __init__(self, message: str, title: str, severity: SeverityLevel, timeout: float | None):
+            super().__init__()
+            self.message, self.title, self.severity, self.timeout = message, title, severity, timeout
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None, markup: bool = True) -> None:
         """Every notification is plain text: messages quote feed and server text, which must never
-        be read as markup (a `[@click=...]` in an arXiv error would otherwise be an action)."""
+        be read as markup (a `[@click=...]` in an arXiv error would otherwise be an action).
+        Thread-safe, as Textual's: it is handed to the UI's thread as a message."""
         self.message_log.append(message)
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        self.post_message(self.Noticed(message, title, severity, timeout))
+
+    def on_reader_app_noticed(self, event: Noticed) -> None:
+        """A toast, or on a screen the user reads (the detail view, help) its notice line: a toast
+        there would cover the text."""
+        lines = self.screen.query(NoticeLine)
+        if not lines:
+            super().notify(event.message, title=event.title, severity=event.severity, timeout=event.timeout, markup=False)
+            return
+        text = f"{event.title}: {event.message}" if event.title else event.message
+        lines.first().show(text, event.severity, self.NOTIFICATION_TIMEOUT if event.timeout is None else event.timeout)
 
     def _apply_theme(self) -> None:
         """The theme setting if it names a theme, else the one chosen last (the setting's default)."""
@@ -157,7 +167,12 @@ class ReaderApp(App):
 
     def help_sections(self) -> list[tuple[str, list[tuple[str, str]]]]:
         """The keys of the screen the help was asked from first."""
-        main = [("Papers", binding_rows(self, [*PaperList.BINDINGS, TAG])), ("Actions", binding_rows(self, MainScreen.BINDINGS))]
+        main = [
+            ("Papers", binding_rows(self, [*PaperList.BINDINGS, TAG])),
+            ("Actions", binding_rows(self, MainScreen.BINDINGS)),
+            ("Sidebar", binding_rows(self, TopicSidebar.BINDINGS)),
+            ("Rising", binding_rows(self, RisingTable.BINDINGS)),
+        ]
         detail = [("Detail view", binding_rows(self, DetailScreen.BINDINGS))]
         if isinstance(self.screen, SimilarScreen):
             return [("More like this", binding_rows(self, SimilarScreen.BINDINGS))] + detail + main

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from textual.app import App, SuspendNotSupported
 
+from reader.app.keys import key
+
 FALLBACK_EDITOR = "vi"
 
 
@@ -18,7 +20,7 @@ class EditorError(Exception):
     """Why the text could not be edited, as one line for a notification."""
 
 
-def editor_command() -> list[str]:
+def editor_command(app: App) -> list[str]:
     """$EDITOR as a command (it may carry arguments, e.g. `code --wait`), or vi without it."""
     value = os.environ.get("EDITOR", "").strip()
     try:
@@ -28,7 +30,7 @@ def editor_command() -> list[str]:
     if not command or shutil.which(command[0]) is None:
         where = "$EDITOR" if value else "the editor used when $EDITOR is not set"
         program = command[0] if command else value
-        raise EditorError(f"No editor: {program!r} ({where}) was not found. Set EDITOR, e.g. EDITOR=nano, or press N to edit here.")
+        raise EditorError(f"No editor: {program!r} ({where}) was not found. Set EDITOR, e.g. EDITOR=nano, or press {key(app, 'detail.note')} to edit here.")
     return command
 
 
@@ -36,7 +38,7 @@ def edit_text(app: App, text: str, name: str) -> str | None:
     """The text after the user edited it in $EDITOR (a private temporary file named after
     `name`, deleted after), or None when the editor quit with an error status (vi's :cq) or
     left it unchanged. Runs the editor on the UI's thread: the app is suspended meanwhile."""
-    command = editor_command()
+    command = editor_command(app)
     safe_name = "".join(char if char.isalnum() or char in ".-" else "_" for char in name)
     handle, path = tempfile.mkstemp(prefix=f"reader-note-{safe_name}-", suffix=".md")
     try:
@@ -46,7 +48,7 @@ def edit_text(app: App, text: str, name: str) -> str | None:
             with app.suspend():
                 status = subprocess.run([*command, path], check=False).returncode
         except SuspendNotSupported:
-            raise EditorError("This terminal cannot hand over to an editor: press N to edit here.") from None
+            raise EditorError(f"This terminal cannot hand over to an editor: press {key(app, 'detail.note')} to edit here.") from None
         except OSError as error:
             raise EditorError(f"Could not run {command[0]}: {error.strerror or error}") from None
         if status != 0:

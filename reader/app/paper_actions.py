@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 
+from reader.app.keys import key
 from reader.app.screens.tags import TagDialog
 from reader.errors import ReaderError
 from reader.models import Paper
@@ -22,12 +23,12 @@ READ = Binding("r", "toggle_read", "Read", id="app.read")
 OPEN = Binding("o", "open_abstract", "Browser", id="app.open")
 PDF = Binding("p", "open_pdf", "PDF", show=False, id="app.pdf")
 COPY = Binding("y", "copy_bibtex", "Copy BibTeX", show=False, id="app.copy_bibtex")
-HIDE = Binding("x", "toggle_hidden", "Hide", show=False, id="app.hide", tooltip="Not interested: hide the paper (x again brings it back)")
+HIDE = Binding("x", "toggle_hidden", "Hide", show=False, id="app.hide", tooltip="Not interested: hide the paper (the same key again brings it back)")
 TAG = Binding("t", "edit_tags", "Tags", show=False, id="app.tags", tooltip="Edit the paper's tags")
 SIMILAR = Binding("m", "similar", "More like this", show=False, id="app.similar", tooltip="The cached papers most like this one, and why")
 PAPER_BINDINGS = [STAR, READ, OPEN, PDF, COPY, HIDE, TAG, SIMILAR]
-DEMO_NOT_SAVED = "Demo papers are kept in memory only: stars and read marks last until you quit. R syncs your topics."
-DEMO_NO_TAGS_NOTES = "Demo papers take no tags or notes: sync your topics (R), and their papers do."
+DEMO_NOT_SAVED = "Demo papers are kept in memory only: stars and read marks last until you quit. {sync} syncs your topics."
+DEMO_NO_TAGS_NOTES = "Demo papers take no tags or notes: sync your topics ({sync}), and their papers do."
 
 
 def paper_link(paper: Paper, kind: str) -> str | None:
@@ -75,7 +76,7 @@ class PaperScreen(Screen):
         self.marks_changed()
         if self.service.is_demo and not self._demo_told:
             self._demo_told = True
-            self.app.notify(DEMO_NOT_SAVED, severity="warning", timeout=10)
+            self.app.notify(DEMO_NOT_SAVED.format(sync=key(self.app, "app.sync")), severity="warning", timeout=10)
 
     def action_toggle_star(self) -> None:
         if (paper_id := self.current_paper_id()) is not None:
@@ -91,14 +92,14 @@ class PaperScreen(Screen):
         if (paper_id := self.current_paper_id()) is not None:
             hide = paper_id not in self.service.library.hidden
             self.set_marks(paper_id, hidden=hide)
-            self.app.notify("Hidden: not shown again (x brings it back)." if hide else "Shown again.")
+            self.app.notify(f"Hidden: not shown again ({key(self.app, 'app.hide')} brings it back)." if hide else "Shown again.")
 
     def action_edit_tags(self) -> None:
         paper = self._current_paper()
         if paper is None:
             return
         if self.service.is_demo:
-            self.app.notify(DEMO_NO_TAGS_NOTES, severity="warning")
+            self.app.notify(DEMO_NO_TAGS_NOTES.format(sync=key(self.app, "app.sync")), severity="warning")
             return
         current, in_use = self.service.tags_of([paper.id])[paper.id], self.service.tags()
 
@@ -127,7 +128,7 @@ class PaperScreen(Screen):
             return
         url = paper_link(paper, kind)
         if url is None:
-            self.app.notify("This demo paper has no PDF link: open its search page with o.", severity="warning")
+            self.app.notify(f"This demo paper has no PDF link: open its search page with {key(self.app, 'app.open')}.", severity="warning")
             return
         self.open_in_browser(url)
         self.set_marks(paper.id, read=True)

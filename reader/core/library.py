@@ -44,6 +44,17 @@ class Library:
         take tens of milliseconds, so a worker thread counts (copying the marks, changing nothing)."""
         return Library(index, self.read, self.starred, self.hidden)._count_all()
 
+    @classmethod
+    def counted_with(cls, index: PaperIndex, read: Iterable[str], starred: Iterable[str], hidden: Iterable[str]) -> dict:
+        """Every count of `index` with these marks (for `replace_marks`; in a worker thread)."""
+        return cls(index, read, starred, hidden)._count_all()
+
+    def replace_marks(self, read: Iterable[str], starred: Iterable[str], hidden: Iterable[str], counts: dict | None = None) -> None:
+        """Take marks another process saved, with their `counted_with` counts when made already."""
+        self.marks_version += 1
+        self.read, self.starred, self.hidden = set(read), set(starred), set(hidden)
+        self._counts = counts
+
     def add_papers(
         self, papers: Iterable[Paper], texts: dict[str, SearchText] | None = None, group: object = None
     ) -> None:

@@ -7,9 +7,14 @@ from reader.core.sanitize import clean_text
 from reader.errors import StoreError
 
 LONGEST_TAG = 60
+NAME_LIMIT = 100  # characters of a topic's or a watch's name
 
 
-def checked_name(name: str, what: str, longest: int = 100) -> str:
+class NameTaken(StoreError):
+    """Another topic (or watch) has the name, ignoring case: maybe added by another process."""
+
+
+def checked_name(name: str, what: str, longest: int = NAME_LIMIT) -> str:
     """A name the user gave (topic, tag, watch) with its spaces tidied, or a one-line error: it
     is shown in lists, the sidebar and exports, so no control characters and no empty names."""
     tidy = " ".join(name.split())
@@ -18,7 +23,7 @@ def checked_name(name: str, what: str, longest: int = 100) -> str:
     if clean_text(tidy) != tidy:
         raise StoreError(f"a {what} name cannot contain control characters: {tidy!r}")
     if len(tidy) > longest:
-        raise StoreError(f"a {what} name can be at most {longest} characters long")
+        raise StoreError(f"a {what} name can be at most {longest} characters long (this one has {len(tidy):,})")
     return tidy
 
 

@@ -35,6 +35,7 @@ class DemoService(LibraryService):
         self.search = MemorySearch(self.demo.papers)
 
     def open(self) -> Library:
+        self.outside.taken(self.outside.stamps())
         self.topics = self.store.topics()
         self.library = Library(self.demo.index)
         return self.library
@@ -89,7 +90,7 @@ class DemoService(LibraryService):
         return momentum, title, headline(momentum)
 
     def notice(self) -> str | None:
-        return f"Demo set: {len(self.demo.papers)} papers of the '{self.demo.topic}' topic page (Sep 2026), kept in memory only: stars and read marks are not saved · R syncs your topics"
+        return f"Demo set: {len(self.demo.papers)} papers of the '{self.demo.topic}' topic page (Sep 2026), kept in memory only: stars and read marks are not saved"
 
     def _persist_marks(self, paper_id: str, *, read: bool | None, starred: bool | None, hidden: bool | None) -> None:
         return  # demo marks are not saved: the demo papers are not in the cache

@@ -30,6 +30,7 @@ from reader.errors import ReaderError, StoreError
 from reader.fulltext.store import TextStore
 from reader.models import Paper, PaperIndex
 from reader.searchdb import Card
+from reader.service.outside import PAPER_FILES, OutsideChanges, OutsideMethods, Stamps
 from reader.service.ranker import RankedList, RankerProcess
 from reader.service.search import LibrarySearch, MemorySearch
 from reader.service.tags_notes import TagsAndNotes
@@ -60,9 +61,10 @@ class CacheUpdate:
     momenta: dict = dataclasses.field(default_factory=dict)  # view's topic -> Momentum
     library_state: tuple[LibraryDoc, dict[str, int]] | None = None  # tags and notes, as the service keeps them
     library_writes: int = -1  # the service's writes of tags and notes when they were read
+    stamps: Stamps = dataclasses.field(default_factory=dict)  # of index.json and sync.json, as read
 
 
-class LibraryService(TagsAndNotes, TriageMethods):
+class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
     """The cache of one data directory."""
 
     is_demo = False
@@ -91,6 +93,11 @@ class LibraryService(TagsAndNotes, TriageMethods):
         self._ranker_process: RankerProcess | None = None  # started at the first ranking
         self.triage = TriageSets()  # new, updated, watched papers: read in a worker, taken on the UI's thread
         self._visited: set[str] = set()  # topics looked at since the app started
+        # The data directory's files as last taken in: what other processes change is news.
+        self.outside = OutsideChanges(store.data_dir)
+        store.on_own_write(self.outside.writing)
+        self._marks_queued = 0  # changes of marks handed to the writer thread...
+        self._marks_written = 0  # ...and done with by it (see apply_outside)
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -99,6 +106,7 @@ class LibraryService(TagsAndNotes, TriageMethods):
         right before any record is read; the first paint waits for nothing more (counting for
         it then takes the UI's thread once; later updates are counted in `read_update`). Then
         `prepare_search`."""
+        self.outside.taken(self.outside.stamps())  # before reading: a change meanwhile is read again
         index, marks = self.store.index(), self.store.marks()
         self.topics = self.store.topics()
         self._total_new_last4 = self.store.total_new_last4(self.settings.today())
@@ -263,6 +271,7 @@ class LibraryService(TagsAndNotes, TriageMethods):
     def read_update(self) -> CacheUpdate:
         """The cache's state after a sync, read and counted in a worker thread (the work grows
         with the cache: 100,000 papers take ~0.2 s)..."""
+        stamps = self.outside.stamps(PAPER_FILES)  # before reading: a change meanwhile is read again
         index, topics, states = self.store.index(), self.store.topics(), self.store.sync_states()
         total = self.store.total_new_last4(self.settings.today())
         index.position("")  # its id -> position map, built here rather than on the UI's thread
@@ -271,7 +280,7 @@ class LibraryService(TagsAndNotes, TriageMethods):
         spans = current_spans(topics, states)
         momenta = {name: self._momentum_of(name, index, spans, total) for name in [None, *(t.name for t in topics)]}
         writes = self._library_writes
-        return CacheUpdate(index, topics, total, states, counts, version, momenta, self._read_library_state(), writes)
+        return CacheUpdate(index, topics, total, states, counts, version, momenta, self._read_library_state(), writes, stamps)
 
     def apply_update(self, update: CacheUpdate) -> None:
         """...taken on the UI's thread: counts, chart and order change at once (counts made while
@@ -284,6 +293,7 @@ class LibraryService(TagsAndNotes, TriageMethods):
         self._momenta = dict(update.momenta)
         if update.library_state is not None:
             self._keep_library_state(update.library_state, update.library_writes)
+        self.outside.taken(update.stamps)
 
     def replacement(self) -> LibraryService | None:
         """The service to show instead of this one after a sync: none (see DemoService)."""
@@ -330,6 +340,7 @@ class LibraryService(TagsAndNotes, TriageMethods):
             if changes[kind] is not None
         }
         library.set_marks(paper_id, read=read, starred=starred, hidden=hidden)
+        self._marks_queued += 1
 
         def write() -> None:
             try:
@@ -343,6 +354,8 @@ class LibraryService(TagsAndNotes, TriageMethods):
                         on_error(message)
 
                 self.run_on_ui(undo)
+            finally:
+                self._marks_written += 1
 
         return self._writer.submit(write)
 

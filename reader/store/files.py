@@ -38,6 +38,18 @@ class CorruptFileError(StoreError):
         self.path = path
 
 
+Stamp = tuple[int, int, int, int]  # inode, mtime and ctime (ns), size: a rename over the file changes it
+
+
+def file_stamp(path: Path) -> Stamp | None:
+    """The file as it is now, to tell whether it changed since (None: there is none)."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size
+
+
 def read_json(path: Path) -> Any | None:
     """The file's JSON document, None when it does not exist, CorruptFileError when unreadable."""
     try:

@@ -18,14 +18,16 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from contextlib import AbstractContextManager, suppress
+from contextlib import AbstractContextManager, nullcontext, suppress
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from reader.errors import StoreError
 from reader.store.files import (
     CorruptFileError,
+    Stamp,
     encode_json,
+    file_stamp,
     move_aside,
     parse_json,
     write_atomic,
@@ -62,16 +64,15 @@ class MirroredFile(Generic[T]):
         self._parse, self._dump, self._copy, self._lock, self._warn = parse, dump, copy, lock, warn
         self._holds = holds  # what the file holds, for messages: "topics, stars and read marks"
         self._cached: tuple[tuple[int, ...], bytes, T] | None = None
+        # Wraps each change this process saves, given the file's stamp before it (a watcher of
+        # the file then knows the change as its own, even while it is being written).
+        self.on_write: Callable[[Stamp | None], AbstractContextManager[object]] | None = None
 
     # --- reading -------------------------------------------------------------------------------
 
     @staticmethod
-    def _stamp(path: Path) -> tuple[int, ...] | None:
-        try:
-            stat = path.stat()
-        except OSError:
-            return None
-        return stat.st_ino, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size
+    def _stamp(path: Path) -> Stamp | None:
+        return file_stamp(path)
 
     def _unchanged(self) -> T | None:
         """The kept model, if the file is still the one it came from."""
@@ -174,9 +175,11 @@ class MirroredFile(Generic[T]):
         Returns what `change` returns. StoreError when the file cannot be written (then nothing
         changed, on disk or in memory)."""
         with self._lock(what):
+            before = self._stamp(self.path)
             value = self._copy(self.read_locked())
             result = change(value)
-            self._write(value)
+            with self.on_write(before) if self.on_write is not None else nullcontext():
+                self._write(value)
         return result
 
     def _write(self, value: T) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -35,6 +36,7 @@ from reader.errors import StoreError
 from reader.models import IndexEntry, Paper, PaperIndex
 from reader.store.files import (
     CorruptFileError,
+    Stamp,
     encode_json,
     file_lock,
     find_document,
@@ -144,6 +146,13 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
             self._user.check()
             self._library.check()
         self._read_sync("topics")  # a damaged sync.json is moved aside at once
+
+    def on_own_write(self, writing: Callable[[str, Stamp | None], AbstractContextManager[object]]) -> None:
+        """Each change of user.json or library.json this store saves is made inside
+        `writing(file name, its stamp before)` (with the file's lock held): whoever watches for
+        other processes' changes knows these are its own."""
+        self._user.on_write = lambda before: writing(self._user.path.name, before)
+        self._library.on_write = lambda before: writing(self._library.path.name, before)
 
     def _locked(self, what: str):
         return file_lock(self._lock_path, wait=LOCK_WAIT_SECONDS, what=what)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from reader.core.names import checked_name
+from reader.core.names import NameTaken, checked_name
 from reader.errors import StoreError
 from reader.store.userstate import Marks, Topic, UserDoc, Watch
 
@@ -46,7 +46,7 @@ class UserStateMethods:
 
         def add(doc: UserDoc) -> None:
             if doc.find_topic(name) is not None:
-                raise StoreError(f"there is already a topic named {name!r}")
+                raise NameTaken(f"there is already a topic named {name!r}")
             doc.topics.append({"name": name, "query": query, "added": now_iso()})
 
         self._user.update("adding a topic", add)
@@ -65,7 +65,7 @@ class UserStateMethods:
 
         def add(doc: UserDoc) -> None:
             if doc.find_watch(name) is not None:
-                raise StoreError(f"there is already a watch named {name!r}")
+                raise NameTaken(f"there is already a watch named {name!r}")
             doc.watches.append({"name": name, "query": query, "added": now_iso()})
 
         self._user.update("adding a watch", add)

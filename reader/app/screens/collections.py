@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from reader.app.keys import key
 from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog, TextDialog
 from reader.app.screens.part import ScreenHost, ScreenPart
 from reader.core.names import tag_name
 from reader.core.text import plural
 from reader.errors import ReaderError
 from reader.service import ALL, CacheUpdate, LibraryService, View
-from reader.store import Topic
+from reader.store import Topic, Watch
 
 if TYPE_CHECKING:
     from reader.app.screens.sync import Sync
@@ -37,20 +38,12 @@ class Collections(ScreenPart[CollectionsHost]):
     # --- topics ------------------------------------------------------------------------------------
 
     def add_topic(self) -> None:
-        def added(result: tuple[str, str] | None) -> None:
+        def added(result: tuple[Topic, int, CacheUpdate] | None) -> None:
             if result is not None:
-                self.in_thread(self._add_topic, *result, group="topics")
+                self._topic_added(*result)
 
-        self.screen.app.push_screen(AddTopicDialog([t.name for t in self.screen.service.topics]), added)
-
-    def _add_topic(self, name: str, query: str) -> None:
-        """The topic comes with the cached papers its query matches (no request), then syncs."""
-        try:
-            topic, filled, update = self.screen.service.add_topic(name, query)
-        except ReaderError as error:
-            self.screen.app.call_from_thread(self.screen.app.notify, str(error), severity="error")
-            return
-        self.screen.app.call_from_thread(self._topic_added, topic, filled, update)
+        # The dialog closes once the topic is saved (a refusal stays on it, with what was typed).
+        self.screen.app.push_screen(AddTopicDialog(self.screen.service.add_topic), added)
 
     def _topic_added(self, topic: Topic, filled: int, update: CacheUpdate) -> None:
         self.screen.service.apply_update(update)
@@ -81,25 +74,16 @@ class Collections(ScreenPart[CollectionsHost]):
     # --- watches ------------------------------------------------------------------------------------
 
     def add_watch(self) -> None:
-        def added(result: tuple[str, str] | None) -> None:
-            if result is not None:
-                self.in_thread(self._add_watch, *result, group="watches")
+        def added(watch: Watch | None) -> None:
+            if watch is None:
+                return
+            app = self.screen.app
+            if self.screen.service.is_demo:  # saved for the papers a sync brings: the demo set is never watched
+                app.notify(f"Watching '{watch.name}' in your synced papers ({key(app, 'app.sync')} syncs your topics): the demo papers are not watched.")
+                return
+            self._watch_changed(f"Watching '{watch.name}': its papers are marked ◆ on their cards.", View.of_watch(watch.name))
 
-        existing = [w.name for w in self.screen.service.triage.watches]
-        self.screen.app.push_screen(AddTopicDialog(existing, kind="watch"), added)
-
-    def _add_watch(self, name: str, query: str) -> None:
-        try:
-            watch = self.screen.service.add_watch(name, query)
-        except ReaderError as error:
-            self.screen.app.call_from_thread(self.screen.app.notify, str(error), severity="error")
-            return
-        if self.screen.service.is_demo:  # saved for the papers a sync brings: the demo set is never watched
-            self.screen.app.call_from_thread(
-                self.screen.app.notify, f"Watching '{watch.name}' in your synced papers (R syncs your topics): the demo papers are not watched.",
-            )
-            return
-        self.screen.app.call_from_thread(self._watch_changed, f"Watching '{watch.name}': its papers are marked ◆ on their cards.", View.of_watch(watch.name))
+        self.screen.app.push_screen(AddTopicDialog(self.screen.service.add_watch, kind="watch"), added)
 
     def _delete_watch(self, name: str) -> None:
         try:
@@ -118,7 +102,7 @@ class Collections(ScreenPart[CollectionsHost]):
 
     def rename_tag(self) -> None:
         if self.screen.view.kind != "tag" or self.screen.view.name is None:
-            self.screen.app.notify("Select a tag in the sidebar first: F2 renames it.", severity="warning")
+            self.screen.app.notify(f"Select a tag in the sidebar first: {key(self.screen.app, 'app.rename_tag')} renames it.", severity="warning")
             return
         old = self.screen.view.name
 
@@ -160,7 +144,7 @@ class Collections(ScreenPart[CollectionsHost]):
         """d: the selected topic, watch or tag, after asking."""
         view, name = self.screen.view, self.screen.view.name
         if view.kind not in ("topic", "watch", "tag") or name is None:
-            self.screen.app.notify("Select a topic, watch or tag in the sidebar first: d deletes it.", severity="warning")
+            self.screen.app.notify(f"Select a topic, watch or tag in the sidebar first: {key(self.screen.app, 'app.delete_topic')} deletes it.", severity="warning")
             return
         question = {
             "topic": f"Delete the topic '{name}'? Papers, stars and read marks are kept.",

@@ -15,10 +15,12 @@ from textual.widgets import TextArea
 from textual.worker import get_current_worker
 
 from reader.app.external_editor import EditorError, edit_text
+from reader.app.keys import key
 from reader.app.paper_actions import DEMO_NO_TAGS_NOTES, PAPER_BINDINGS, PaperScreen
 from reader.app.screens.full_text import FullTextScreen
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.note import NoteEditing, note_link
+from reader.app.widgets.notice_line import NoticeLine
 from reader.app.widgets.record_view import NoteSection, RecordLines, RecordLook, RecordView, record_width, render_record
 from reader.core.sanitize import clean_multiline, clean_text
 from reader.errors import ReaderError
@@ -149,6 +151,7 @@ class DetailScreen(PaperScreen):
 
     def compose(self) -> ComposeResult:
         yield RecordView(id="detail")
+        yield NoticeLine()  # notices under the record, not over it
         yield KeyFooter()
 
     def show_paper(self, ids: list[str], position: int, record: PaperRecord, *, read_again: bool = False) -> None:
@@ -204,7 +207,8 @@ class DetailScreen(PaperScreen):
             gone = self._shown is not None and self._shown.paper_id == self.paper_id
             self.record_view.show(RecordLines.message("This paper is no longer in the cache." if gone else "Loading the record…"), home=home)
             return
-        note = NoteSection(self.note_text if self.note_paper_id == self.paper_id else None, self.note_problem)
+        keys = (key(self.app, "detail.note"), key(self.app, "detail.note_editor"))  # a remap is said
+        note = NoteSection(self.note_text if self.note_paper_id == self.paper_id else None, self.note_problem, keys)
         full_text = self._shown.full_text if self._shown is not None and self._shown.paper_id == self.paper_id else None
         look = record_look(self.service, self.paper_id, self.tags, note, self.app.size.width, full_text=full_text)
         made = [lines for lines in (self._shown.lines if self._shown else None, self.record_view.lines) if lines is not None]
@@ -283,7 +287,7 @@ class DetailScreen(PaperScreen):
         """Whether the shown paper's note can be written now (it is read since the view opened,
         and kept); if it is being read, `action` runs once it is."""
         if self.paper is not None and (self.service.is_demo or self.paper.demo):
-            self.app.notify(DEMO_NO_TAGS_NOTES, severity="warning")
+            self.app.notify(DEMO_NO_TAGS_NOTES.format(sync=key(self.app, "app.sync")), severity="warning")
             return False
         if not self._fresh:
             self._after_read = action  # the note read ahead may be older than the one saved

@@ -87,6 +87,11 @@ class DetailOpening(ScreenPart[DetailHost]):
             self.highlighted(current)
 
     @property
+    def opened(self) -> DetailScreen | None:
+        """The detail view, if it was ever opened."""
+        return self._detail
+
+    @property
     def detail_screen(self) -> DetailScreen:
         """The detail view, made at its first opening and kept (see DetailScreen)."""
         if self._detail is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -15,8 +15,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from reader.app.widgets.footer import KeyFooter
+from reader.core.names import NameTaken, checked_name
 from reader.core.query import parse
-from reader.errors import QueryError
+from reader.errors import QueryError, ReaderError
 
 ResultType = TypeVar("ResultType")
 
@@ -70,19 +71,26 @@ class FormDialog(ModalScreen[ResultType]):
         self.submit()
 
     @on(Button.Pressed, "#cancel")
+    def _cancel_pressed(self) -> None:
+        self.action_cancel()
+
     def action_cancel(self) -> None:
         self.dismiss(None)
 
 
-class AddTopicDialog(FormDialog[tuple[str, str] | None]):
-    """Name and arXiv query of a topic (or a watch: `kind`), validated before it can be saved."""
+class AddTopicDialog(FormDialog[ResultType]):
+    """Name and arXiv query of a topic (or a watch: `kind`). It closes only once `save` (the
+    store's add, run in a worker) has kept them, with what it returned; every refusal, found
+    here or by the write (a name another process took meanwhile, a disk that cannot be written),
+    is said on the dialog's line, both fields kept as typed and the one at fault focused."""
 
     SUBMIT_LABEL = "Add"
 
-    def __init__(self, existing: list[str], kind: str = "topic"):
+    def __init__(self, save: Callable[[str, str], ResultType], kind: str = "topic"):
         super().__init__()
-        self.existing = {name.casefold() for name in existing}
+        self.save = save
         self.kind = kind
+        self._saving = False
 
     def form(self) -> ComposeResult:
         title, name_hint, query_hint = ADD_TEXTS[self.kind]
@@ -90,25 +98,57 @@ class AddTopicDialog(FormDialog[tuple[str, str] | None]):
         yield Input(placeholder=name_hint, id="topic-name")
         yield Input(placeholder=query_hint, id="topic-query")
 
-    def _problem(self) -> str | None:
-        name = self.query_one("#topic-name", Input).value.strip()
-        query = self.query_one("#topic-query", Input).value.strip()
-        if not name:
-            return f"The {self.kind} needs a name."
-        if name.casefold() in self.existing:
-            return f"There is already a {self.kind} named {name!r}."
+    def _problem(self, name: str, query: str) -> tuple[str, str] | None:
+        """What is wrong with the fields, and the id of the field at fault."""
+        try:
+            checked_name(name, self.kind)  # never cut: a name over the limit is refused
+        except ReaderError as error:
+            return sentence(str(error)), "#topic-name"
+        if not query:
+            return f"The {self.kind} needs a query.", "#topic-query"
         try:
             parse(query)
         except QueryError as error:
-            return f"Invalid query: {error.describe()}"
+            return f"Invalid query: {error.describe()}", "#topic-query"
         return None
 
     def submit(self) -> None:
-        problem = self._problem()
-        if problem:
-            self.say(problem)
+        if self._saving:
             return
-        self.dismiss((self.query_one("#topic-name", Input).value.strip(), self.query_one("#topic-query", Input).value.strip()))
+        name, query = self.query_one("#topic-name", Input).value, self.query_one("#topic-query", Input).value.strip()
+        found = self._problem(name, query)
+        if found:
+            self._refused(*found)
+            return
+        self._saving = True
+        self._save(name, query)
+
+    @work(thread=True, exclusive=True, group="save")
+    def _save(self, name: str, query: str) -> None:
+        try:
+            saved = self.save(name, query)
+        except NameTaken as error:  # by another process since the dialog opened, maybe
+            self.app.call_from_thread(self._refused, sentence(str(error)), "#topic-name")
+        except ReaderError as error:
+            self.app.call_from_thread(self._refused, f"Not saved: {error}", None)
+        else:
+            self.app.call_from_thread(self.dismiss, saved)
+
+    def _refused(self, problem: str, field: str | None) -> None:
+        self._saving = False
+        self.say(problem)
+        if field is not None:
+            self.query_one(field, Input).focus()
+
+    def action_cancel(self) -> None:
+        if not self._saving:  # a save under way ends in a moment: its result is shown
+            super().action_cancel()
+
+
+def sentence(message: str) -> str:
+    """A store's one-line error as the dialog's sentence: a capital first, a full stop last."""
+    message = message[:1].upper() + message[1:]
+    return message if message.endswith((".", ")")) else message + "."
 
 
 class ConfirmDialog(ModalScreen[bool]):

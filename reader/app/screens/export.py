@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import Input, Label, RadioButton, RadioSet
 
+from reader.app.keys import key
 from reader.app.memory import give_back_freed
 from reader.app.screens.dialogs import FormDialog
 from reader.core.exporting import FORMATS, SUFFIXES
@@ -21,6 +22,7 @@ from reader.service import LibraryService
 from reader.userfiles import path_problem, write_user_file
 
 LARGE_EXPORT = 1_000  # papers: reading their records takes seconds, so the export says it started
+FORMAT_OF_SUFFIX = {suffix: format for format, suffix in SUFFIXES.items()}
 FORMAT_LABELS = {"bibtex": "BibTeX (.bib)", "ris": "RIS (.ris): Zotero, EndNote, Mendeley", "csl-json": "CSL-JSON (.json): Zotero, Pandoc"}
 
 
@@ -34,7 +36,8 @@ class ExportChoice:
 
 class ExportDialog(FormDialog[ExportChoice | None]):
     """Pick the papers, the format and the file. A problem with the path is shown beside it, and
-    what was typed stays."""
+    what was typed stays. The path and the format follow each other: a format chosen changes the
+    path's extension, a path typed with a format's extension (ignoring case) chooses it."""
 
     SUBMIT_LABEL = "Export"
     # Under 60 columns the dialog takes the whole width and its buttons their labels' (styles):
@@ -44,7 +47,7 @@ class ExportDialog(FormDialog[ExportChoice | None]):
     def __init__(self, selections: list[tuple[str, list[str]]], format: str, path: str):
         super().__init__()
         self.choices = [(what, ids) for what, ids in selections if ids]
-        self.format = format if format in FORMATS else "bibtex"
+        self.format = format_of(path) or (format if format in FORMATS else "bibtex")
         self.default_path = path
 
     def form(self) -> ComposeResult:
@@ -60,7 +63,6 @@ class ExportDialog(FormDialog[ExportChoice | None]):
     def on_mount(self) -> None:
         # Enter exports at once; Shift+Tab reaches the format and the choice of papers.
         self.query_one("#path", Input).focus()
-        self._format_changed()  # a remembered path of another format's suffix follows the format
 
     def _chosen_format(self) -> str:
         return FORMATS[max(self.query_one("#export-format", RadioSet).pressed_index, 0)]
@@ -68,10 +70,15 @@ class ExportDialog(FormDialog[ExportChoice | None]):
     @on(RadioSet.Changed, "#export-format")
     def _format_changed(self) -> None:
         """A path ending in another format's suffix follows the format (starred.bib -> starred.ris)."""
-        box = self.query_one("#path", Input)
-        path = Path(box.value)
-        if path.suffix in SUFFIXES.values():
-            box.value = str(path.with_suffix(SUFFIXES[self._chosen_format()]))
+        box, chosen = self.query_one("#path", Input), self._chosen_format()
+        if format_of(box.value) not in (None, chosen):  # refs.RIS typed, RIS chosen by it: kept as typed
+            box.value = str(Path(box.value).with_suffix(SUFFIXES[chosen]))
+
+    @on(Input.Changed, "#path")
+    def _path_changed(self, event: Input.Changed) -> None:
+        wanted = format_of(event.value)
+        if wanted is not None and wanted != self._chosen_format():
+            self.query_one("#export-format", RadioSet).query(RadioButton)[FORMATS.index(wanted)].value = True
 
     def submit(self) -> None:
         path = self.query_one("#path", Input).value.strip()
@@ -81,6 +88,11 @@ class ExportDialog(FormDialog[ExportChoice | None]):
             return
         what, ids = self.choices[max(self.query_one("#export-what", RadioSet).pressed_index, 0)]
         self.dismiss(ExportChoice(ids, what, self._chosen_format(), path))
+
+
+def format_of(path: str) -> str | None:
+    """The format a path's extension names (`refs.RIS`: ris), if any."""
+    return FORMAT_OF_SUFFIX.get(Path(path.strip()).suffix.lower())
 
 
 class ExportActions(Screen):
@@ -96,16 +108,19 @@ class ExportActions(Screen):
     def action_export(self) -> None:
         if self.service.is_demo:
             self.app.notify(
-                "The demo papers have no arXiv ids, so there is nothing to export. Sync your topics (R) and star real papers.",
+                f"The demo papers have no arXiv ids, so there is nothing to export. Sync your topics ({key(self.app, 'app.sync')}) and star real papers.",
                 severity="warning", timeout=10,
             )
             return
         selections = [(label, ids) for label, ids in self.export_selections() if ids]
         if not selections:
-            self.app.notify("Nothing to export: star papers with s, or pick a view with papers.", severity="warning")
+            self.app.notify(f"Nothing to export: star papers with {key(self.app, 'app.star')}, or pick a view with papers.", severity="warning")
             return
         format = self.service.setting("export_format") or "bibtex"
-        default = self.service.setting("export_path") or str(Path.home() / f"starred{SUFFIXES.get(format, '.bib')}")
+        # export_path from a flag, the environment or config.toml, else the path used last
+        configured = self.service.settings.export_path
+        default = str(configured) if configured else self.service.setting("export_path")
+        default = default or str(Path.home() / f"starred{SUFFIXES.get(format, '.bib')}")
         format, default = self._export_draft or (format, default)
 
         def chosen(choice: ExportChoice | None) -> None:
@@ -143,4 +158,4 @@ class ExportActions(Screen):
 
     def _export_failed(self, choice: ExportChoice, message: str) -> None:
         self._export_draft = (choice.format, choice.path)  # the next e offers what was typed
-        self.app.notify(message + " (e offers this path again)", severity="error", timeout=15)
+        self.app.notify(f"{message} ({key(self.app, 'app.export')} offers this path again)", severity="error", timeout=15)

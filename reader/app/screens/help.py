@@ -12,7 +12,9 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from reader.app.keys import key
 from reader.app.widgets.footer import KeyFooter
+from reader.app.widgets.notice_line import NoticeLine
 
 EXTRA_KEYS = [
     ("tab / shift+tab", "Switch between the sidebar and the list"),
@@ -50,7 +52,8 @@ class HelpScreen(ModalScreen):
             yield Static(Text("Keys", style="bold"))
             yield Static(key_table(self.sections + [("Everywhere", EXTRA_KEYS)]))
             yield Static(Text(ABOUT_FILTER, style="dim"))
-            yield Static(Text("Press Esc to close.", style="dim"))
+            yield Static(Text(f"Press {key(self.app, 'help.close')} to close.", style="dim"))
+        yield NoticeLine()  # notices under the keys, not over them
         yield KeyFooter()  # its own keys, not the list's showing through from below
 
 

@@ -13,8 +13,9 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.widgets import Header
-from textual.worker import get_current_worker
+from textual.worker import WorkerState, get_current_worker
 
+from reader.app.keys import key
 from reader.app.memory import keep_loaded
 from reader.app.paper_actions import COPY, HIDE, OPEN, PDF, READ, SIMILAR, STAR, PaperScreen
 from reader.app.screens.collections import Collections
@@ -25,6 +26,7 @@ from reader.app.screens.triage import Triage
 from reader.app.widgets.chart import MomentumChart
 from reader.app.widgets.filter_box import FilterBox
 from reader.app.widgets.footer import KeyFooter
+from reader.app.widgets.outside_watch import OutsideWatch
 from reader.app.widgets.paper_list import PaperList
 from reader.app.widgets.rising import RisingTable
 from reader.app.widgets.sidebar import SidebarEntry, TopicSidebar
@@ -35,6 +37,7 @@ from reader.core.text import plural
 from reader.errors import QueryError, ReaderError
 from reader.models import PaperIndex
 from reader.service import ALL, FOR_YOU, HIDDEN, NEW, RISING, STARRED, UPDATED, LibraryService, View
+from reader.service.outside import OutsideUpdate
 
 VIEW_LABELS = {"starred": "Starred", "foryou": "For you", "new": "New", "updated": "Updated", "rising": "Rising", "hidden": "Hidden"}
 FILTER_DELAY = 0.15  # seconds of typing quiet before a filter runs
@@ -99,6 +102,7 @@ class MainScreen(PaperScreen, ExportActions):
                 yield FilterBox(id="filter")
         yield StatusLine(id="status")
         yield KeyFooter(compact=True)
+        yield OutsideWatch(lambda: self.service, self._take_outside, busy=self._reading_cache, syncing=lambda: self.status.syncing)
 
     @property
     def paper_list(self) -> PaperList:
@@ -152,7 +156,7 @@ class MainScreen(PaperScreen, ExportActions):
         self.refresh_everything()
         self._show_warnings(self.service.take_warnings())
         if (notice := self.service.notice()) is not None:
-            self.status.say(notice)
+            self.status.say(f"{notice} · {key(self.app, 'app.sync')} syncs your topics" if self.service.is_demo else notice)
         if sync_due:
             self.sync.sync_all()
 
@@ -232,9 +236,9 @@ class MainScreen(PaperScreen, ExportActions):
         elif view.kind == "tag":
             chart.show(None, f"Tag · {view.name}", f"{plural(len(self.service.select(view)), 'paper', thousands=True)} you tagged {view.name}")
         elif view == HIDDEN:
-            chart.show(None, "Hidden", "Papers you are not interested in: left out of every other view · x shows one again")
+            chart.show(None, "Hidden", f"Papers you are not interested in: left out of every other view · {key(self.app, 'app.hide')} shows one again")
         elif view == RISING:
-            missing = " · — means not synced (R syncs)" if self.triage.rising_unsynced else ""
+            missing = f" · — means not synced ({key(self.app, 'app.sync')} syncs)" if self.triage.rising_unsynced else ""
             chart.show(None, "Rising", f"Topics by their last four weeks against the four before · Enter opens one{missing}")
         else:
             momentum, title, headline = self.service.chart(view)
@@ -243,7 +247,7 @@ class MainScreen(PaperScreen, ExportActions):
     def _empty_message(self) -> str:
         """Say what is empty and what to do about it."""
         if self.filter_query is not None:
-            return f"No papers match {self.filter_text} — Esc clears the filter"
+            return f"No papers match {self.filter_text} — {key(self.app, 'app.clear_filter')} clears the filter"
         if self.view == FOR_YOU:
             ranking = self.service.for_you
             if isinstance(ranking, NeedsStars):
@@ -255,22 +259,22 @@ class MainScreen(PaperScreen, ExportActions):
                 return f"Ranking {plural(papers, 'paper', thousands=True)} by your stars{wait}… the other views work meanwhile"
             return "Nothing left to rank: every paper here is read, starred or hidden"
         if self.unread_only:
-            return "Nothing unread here — u shows read papers too"
+            return f"Nothing unread here — {key(self.app, 'app.unread_only')} shows read papers too"
         if self.view == STARRED:
-            return "No starred papers yet — s stars the highlighted paper"
+            return f"No starred papers yet — {key(self.app, 'app.star')} stars the highlighted paper"
         if self.view == HIDDEN:
-            return "No hidden papers — x hides a paper you are not interested in"
+            return f"No hidden papers — {key(self.app, 'app.hide')} hides a paper you are not interested in"
         if self.view == NEW:
-            return "Nothing new since your last visit — R syncs your topics"
+            return f"Nothing new since your last visit — {key(self.app, 'app.sync')} syncs your topics"
         if self.view == UPDATED:
             return "None of the papers you read has a newer version"
         if self.view.kind == "watch":
             return f"No cached paper matches the watch {self.view.name} yet"
         if self.view.kind == "tag":
-            return f"No papers tagged {self.view.name} — t tags the highlighted paper"
+            return f"No papers tagged {self.view.name} — {key(self.app, 'app.tags')} tags the highlighted paper"
         if self.view.topic is not None:
-            return f"No papers in {self.view.topic} yet — R syncs it from arXiv"
-        return "No papers yet — R syncs your topics, a adds a topic"
+            return f"No papers in {self.view.topic} yet — {key(self.app, 'app.sync')} syncs it from arXiv"
+        return f"No papers yet — {key(self.app, 'app.sync')} syncs your topics, {key(self.app, 'app.add_topic')} adds a topic"
 
     def refresh_list(self, *, keep: str | None = None) -> None:
         """Recompute which papers the list shows (view, unread only, filter), keeping the cursor."""
@@ -284,7 +288,7 @@ class MainScreen(PaperScreen, ExportActions):
         self.paper_list.empty_message = self._empty_message()
         self.paper_list.show(ids, keep=keep, spaced=self.view == FOR_YOU)
         self.paper_list.set_class(self.unread_only, "-unread-only")
-        self.paper_list.border_title = f"Unread only · {plural(len(ids), 'paper', thousands=True)} · u shows all" if self.unread_only else ""
+        self.paper_list.border_title = f"Unread only · {plural(len(ids), 'paper', thousands=True)} · {key(self.app, 'app.unread_only')} shows all" if self.unread_only else ""
 
     def watch_view(self, view: View) -> None:
         self.triage.view_shown(view)
@@ -426,6 +430,58 @@ class MainScreen(PaperScreen, ExportActions):
         note = "" if self.loaded else " (search index not ready: scanned the cache)"
         operators = operator_note(text)  # `quantum and monte` searches the word "and": said, query kept
         box.border_subtitle = f"{plural(len(ids), 'match', 'matches', thousands=True)}{note}" + (f" · {operators}" if operators else "")
+
+    # --- changes made elsewhere ------------------------------------------------------------------------
+
+    def _reading_cache(self) -> bool:
+        """Whether the screen reads the cache itself (at its opening, after its sync, for a topic it
+        removed): what other processes changed is taken in with it."""
+        return any(
+            worker.node is self and worker.group in ("open", "reload", "topics") and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            for worker in self.app.workers
+        )
+
+    def _take_outside(self, service: LibraryService, update: OutsideUpdate) -> None:
+        """What another process changed (the CLI, a second app, a cron sync), shown quietly: the
+        sidebar is the news. Cursor, filter and view stay, unless the view's topic, watch or tag
+        is gone; an open dialog or detail view stays too."""
+        if service is not self.service:
+            return  # the demo's, replaced meanwhile by the cache
+        topics = [topic.name for topic in service.topics]
+        keep = self.paper_list.current
+        if not service.apply_outside(update):
+            return  # out of date: the files are read again at the next look
+        self._show_warnings(update.warnings)
+        if service.is_demo and "index.json" in update.changed:
+            self.sync.reload([])  # papers synced elsewhere: the cache takes the demo's place
+        for name in set(topics) - {topic.name for topic in service.topics}:
+            self.triage.topic_removed(name)
+        if "index.json" in update.changed:
+            self.paper_list.forget_cards()  # papers synced elsewhere: their cards are fetched again
+        if (gone := self._view_gone()) is not None:
+            self.status.say(f"The {self.view.kind} {gone!r} shown was removed by another process: All papers shown instead.")
+            self.view = ALL
+        self.refresh_everything(keep=keep)
+        if update.cache is not None:
+            keep_loaded()  # the new index and counts: out of the collector's full passes
+        self.triage.marks_touched()
+        if self.view == RISING:
+            self.triage.rank_topics()
+        detail = self.details.opened
+        if detail is not None and detail.is_current:
+            detail.marks_changed()
+            if update.library_state is not None or update.cache is not None:
+                detail.load_paper(detail.paper_id)  # its note and tags (not while the note is typed)
+
+    def _view_gone(self) -> str | None:
+        """The name of the view's topic, watch or tag, if there is no longer one of that name."""
+        view, service = self.view, self.service
+        names = {
+            "topic": lambda: {topic.name for topic in service.topics},
+            "watch": lambda: {watch.name for watch in service.triage.watches},
+            "tag": lambda: set(service.tags()),
+        }.get(view.kind)
+        return view.name if names is not None and view.name is not None and view.name not in names() else None
 
     # --- export ----------------------------------------------------------------------------------------
 

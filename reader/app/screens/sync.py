@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from reader.app.keys import key
 from reader.app.memory import collect_before_reload, keep_loaded
 from reader.app.screens.part import ScreenHost, ScreenPart
 from reader.core.text import plural
@@ -53,7 +54,7 @@ class Sync(ScreenPart[SyncHost]):
     def sync_all(self) -> None:
         topics = self.screen.service.topics
         if not topics:
-            self.screen.app.notify("No topics to sync: add one with a.", severity="warning")
+            self.screen.app.notify(f"No topics to sync: add one with {key(self.screen.app, 'app.add_topic')}.", severity="warning")
             return
         self.start(topics)
 
@@ -88,12 +89,12 @@ class Sync(ScreenPart[SyncHost]):
             app.notify(f"Sync failed: {error}", severity="error", timeout=15)
             status.say(f"Sync failed: {error}")
             return
-        if report.offline:
-            if not self._offline_told:
-                shown = "the demo set" if service.is_demo else "the cached papers"
-                app.notify(f"arXiv cannot be reached (no network?). Showing {shown}.", severity="warning", timeout=10)
+        if report.offline:  # said once: in the status line, or where it is hidden (a short terminal) in a toast
+            message = f"Offline: arXiv cannot be reached (no network?). Showing {'the demo set' if service.is_demo else 'the cached papers'}."
+            status.say(message)
+            if not status.display and not self._offline_told:
+                app.notify(message, severity="warning", timeout=10)
                 self._offline_told = True
-            status.say(f"Offline: arXiv cannot be reached. Showing {'the demo set' if service.is_demo else 'the cache'}.")
             return
         for result in report.failed:
             app.notify(f"{result.topic}: {result.error}", severity="error", timeout=15)
@@ -102,8 +103,13 @@ class Sync(ScreenPart[SyncHost]):
             summary += f"; {plural(len(report.failed), 'topic', thousands=True)} failed"
         status.say(summary)
         if report.changed_ids or service.is_demo:
-            collect_before_reload()
-            self.in_thread(self._reload, report.changed_ids, group="reload", exclusive=True)
+            self.reload(report.changed_ids)
+
+    def reload(self, changed_ids: list[str]) -> None:
+        """Read the cache again, in a worker, after a sync (ours, or one elsewhere), taking the
+        papers it changed into the search index first."""
+        collect_before_reload()
+        self.in_thread(self._reload, changed_ids, group="reload", exclusive=True)
 
     def _reload(self, changed_ids: list[str]) -> None:
         """In a worker: the cache as the sync left it."""

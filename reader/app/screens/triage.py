@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Protocol
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
+from reader.app.keys import key
 from reader.app.memory import keep_loaded
 from reader.app.screens.part import ScreenHost, ScreenPart
 from reader.core.ranking import NeedsStars
@@ -140,7 +141,8 @@ class Triage(ScreenPart[TriageHost]):
         """What For you's chart header says."""
         library = self.screen.service.library
         scope = f"the unread papers of {self.for_you_topic}" if self.for_you_topic else "the unread papers of every topic"
-        scope += " · f: every topic" if self.for_you_topic else (" · f: this topic only" if self.last_topic else "")
+        scope_key = key(self.screen.app, "app.for_you")
+        scope += f" · {scope_key}: every topic" if self.for_you_topic else (f" · {scope_key}: this topic only" if self.last_topic else "")
         stale = " (updating…)" if self.ranking_pending else ""
         ranking = self.screen.service.for_you
         if isinstance(ranking, NeedsStars):  # no ranking yet: the header says so, not "Ranked by"
@@ -196,7 +198,7 @@ class Triage(ScreenPart[TriageHost]):
             self.screen.view = FOR_YOU
             return
         if self.for_you_topic is None and self.last_topic is None:
-            self.screen.app.notify("Open a topic first: f then ranks its papers only.")
+            self.screen.app.notify(f"Open a topic first: {key(self.screen.app, 'app.for_you')} then ranks its papers only.")
             return
         self.for_you_topic = None if self.for_you_topic else self.last_topic
         self.start_ranking()
@@ -206,11 +208,11 @@ class Triage(ScreenPart[TriageHost]):
     def annotate(self, paper_id: str) -> tuple[tuple[str, str], ...]:
         """A card's last line: that it was just hidden; else a newer version than the one read,
         the watches it matches, the user's tags, a note, and (For you) why it is ranked there."""
-        service, view = self.screen.service, self.screen.view
+        service, view, hide_key = self.screen.service, self.screen.view, key(self.screen.app, "app.hide")
         if paper_id in service.library.hidden and view != HIDDEN:
-            return (("✕ hidden: left out of your views from now on · x brings it back", "paper-list--updated"),)
+            return ((f"✕ hidden: left out of your views from now on · {hide_key} brings it back", "paper-list--updated"),)
         if view == HIDDEN and paper_id not in service.library.hidden:
-            return (("↩ shown again in your views · x hides it again", "paper-list--updated"),)
+            return ((f"↩ shown again in your views · {hide_key} hides it again", "paper-list--updated"),)
         parts: list[tuple[str, str]] = []
         triage = service.triage
         if paper_id in triage.updated:

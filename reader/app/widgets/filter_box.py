@@ -6,9 +6,15 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input
 
+from reader.app.keys import key
+from reader.core.query import parse
+from reader.errors import QueryError
+
 
 class FilterBox(Input):
-    """Hidden until `/`; Enter keeps the filter and returns to the list, Esc clears it."""
+    """Hidden until `/`; Enter keeps the filter and returns to the list, Esc clears it. Enter on
+    a query that does not parse stays here and says why again: the letters typed next to fix
+    it must not reach the list's one-key actions."""
 
     BINDINGS = [Binding("escape", "clear", "Clear filter", id="filter.clear")]
 
@@ -19,15 +25,13 @@ class FilterBox(Input):
         """Enter: the filter stays; focus goes back to the list."""
 
     def __init__(self, *, id: str | None = None):
-        super().__init__(
-            placeholder="Filter: words, or a query like ti:agent AND cat:cs.LG   (Enter keeps it, Esc clears)",
-            id=id,
-        )
+        super().__init__(id=id)
         self.display = False
         # Tab moves between the sidebar and the list; the box is reached with / only.
         self.can_focus = False
 
     def open(self) -> None:
+        self.placeholder = f"Filter: words, or a query like ti:agent AND cat:cs.LG   (Enter keeps it, {key(self.app, 'filter.clear')} clears)"
         self.display = True
         self.can_focus = True
         self.screen.set_focus(self)  # at once: keys already queued behind the / land here
@@ -46,5 +50,12 @@ class FilterBox(Input):
         self.post_message(self.Cleared())
 
     async def action_submit(self) -> None:
+        if text := self.value.strip():
+            try:
+                parse(text, implicit_and=True)
+            except QueryError as error:
+                self.border_subtitle = error.describe()
+                self.app.bell()
+                return
         self.close()
         self.post_message(self.Done())

@@ -11,6 +11,8 @@ from textual import events
 from textual.screen import Screen
 from textual.widget import Widget
 
+KEPT_ACTIONS = ("help", "quit")
+
 
 @dataclass(frozen=True)
 class ShownKey:
@@ -19,12 +21,12 @@ class ShownKey:
     description: str
     enabled: bool
     tooltip: str
-    kept: bool = False  # shown however narrow the terminal (how to quit)
+    kept: bool = False  # shown however narrow the terminal (help, which leads to every key, and quit)
 
 
 class KeyFooter(Widget, can_focus=False):
     """The screen's active bindings that are shown (one key per action, in the order Textual
-    gives them; Quit last, and kept when a narrow terminal leaves out the keys before it) and the
+    gives them; Help and Quit kept when a narrow terminal leaves out the others) and the
     command palette's key at the right, as Textual's Footer lays them out.
 
     One widget drawing one line, where Footer mounts a widget per key and mounts them again at
@@ -84,7 +86,8 @@ class KeyFooter(Widget, can_focus=False):
         palette = None
         app = self.app
         for _, binding, enabled, tooltip in screen.active_bindings.values():
-            shown = ShownKey(binding.key, app.get_key_display(binding), binding.description, enabled, tooltip, binding.action.rpartition(".")[2] == "quit")
+            kept = binding.action.rpartition(".")[2] in KEPT_ACTIONS
+            shown = ShownKey(binding.key, app.get_key_display(binding), binding.description, enabled, tooltip, kept)
             if binding.show:
                 keys.setdefault(binding.action, shown)
             elif binding.key == app.COMMAND_PALETTE_BINDING and app.ENABLE_COMMAND_PALETTE:
@@ -94,6 +97,24 @@ class KeyFooter(Widget, can_focus=False):
             if self._hover not in (*self.keys, palette):
                 self._set_hover(None)  # its tooltip went with it
             self.refresh()
+
+    def _label(self, key: ShownKey) -> tuple[str, str]:
+        if self.compact:
+            return key.display, f" {key.description}" if key.description else ""
+        return f" {key.display} ", f"{key.description} " if key.description else ""
+
+    def _fitting(self, room: int) -> list[ShownKey]:
+        """The keys that fit `room` columns, in their order: those that are not kept leave first,
+        whole, from the end (help and quit stay however narrow the terminal)."""
+        gap = 1 if self.compact else 0  # between two keys
+        width = {key: cell_len("".join(self._label(key))) for key in self.keys}
+        shown = list(self.keys)
+        while sum(width[key] + gap for key in shown) - gap > room:
+            dropped = next((key for key in reversed(shown) if not key.kept), None)
+            if dropped is None:
+                break  # only kept keys left: the line is cut
+            shown.remove(dropped)
+        return shown
 
     def render(self) -> Text:
         key_style = self.get_component_rich_style("key-footer--key")
@@ -110,31 +131,19 @@ class KeyFooter(Widget, can_focus=False):
             line.append(label[1], description_style + extra + dim)
             spans.append((start, line.cell_len, key))
 
-        def add_key(key: ShownKey) -> None:
+        palette = None if self.palette is None else (self.palette.display, f" {self.palette.description}")
+        # The palette's key at the right edge, after a separator; the keys in the room before it.
+        room = self.size.width - (cell_len("".join(palette)) + 1 if palette else 0)
+        for key in self._fitting(room):
+            add(key, self._label(key))
             if self.compact:
-                add(key, (key.display, f" {key.description}" if key.description else ""))
                 line.append(" ")
-            else:
-                add(key, (f" {key.display} ", f"{key.description} " if key.description else ""))
-
-        kept = [key for key in self.keys if key.kept]  # last, and never left out
-        for key in [key for key in self.keys if not key.kept] + kept:
-            add_key(key)
-        if self.palette is not None:  # at the right edge, in place of the keys that do not fit whole
-            label = (self.palette.display, f" {self.palette.description}")
-            room = max(0, self.size.width - cell_len(label[0] + label[1]) - 1)
-            if line.cell_len > room:  # too many: the kept keys go where the others stop
-                kept_from = next((start for start, _, key in spans if key.kept), line.cell_len)
-                limit = room - (line.cell_len - kept_from)
-                fitting = [span for span in spans if not span[2].kept and span[1] <= limit]
-                line.truncate(fitting[-1][1] + (1 if self.compact else 0) if fitting else 0)
-                del spans[len(fitting):]
-                for key in kept:
-                    add_key(key)
-                line.truncate(room)
+        line.truncate(max(room, 0))
+        spans[:] = [span for span in spans if span[1] <= line.cell_len]
+        if palette is not None and self.palette is not None:
             line.pad_right(room - line.cell_len)
             line.append("▏", self.get_component_rich_style("key-footer--separator"))
-            add(self.palette, label)
+            add(self.palette, palette)
         self._spans = spans
         return line
 

@@ -14,6 +14,8 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static, TextArea
 
+from reader.app.keys import key
+
 
 def note_link(href: str) -> str | None:
     """The link to open for a click in a note, or None: only http(s) to a named host, with no
@@ -50,7 +52,7 @@ class NoteEditing(Vertical):
         self.problem = problem
 
     def compose(self) -> ComposeResult:
-        yield Static(Text.assemble(("Note", "bold underline"), ("  Esc when done; saved as you type", "dim")), classes="note-title")
+        yield Static(Text.assemble(("Note", "bold underline"), (f"  {key(self.app, 'detail.note_done')} when done; saved as you type", "dim")), classes="note-title")
         yield NoteEditor(self.text, id="note-editor", soft_wrap=True, tab_behavior="indent")
         yield Static(self.problem, id="note-error", markup=False)
 

@@ -144,6 +144,7 @@ class PaperList(ScrollView, can_focus=True):
         # Drawn cards, by all that a card's look depends on but its place in the list: kept
         # when the ids shown change (a filter's results mostly start with the same newest papers).
         self._cards: LRUCache[tuple, list[Strip]] = LRUCache(256)
+        self._drawn_index = library.index  # the index the drawn cards' topic labels come from
         self._card_data: LRUCache[str, Card] = LRUCache(CARDS_KEPT)
         self._unavailable: set[str] = set()  # asked for, not there (not indexed yet)
         self._highlighted: str | None = None  # the paper last posted as Highlighted
@@ -311,6 +312,9 @@ class PaperList(ScrollView, can_focus=True):
             return Strip.blank(width, self.rich_style)
         paper_id = self.ids[index]
         library = self.library
+        if library.index is not self._drawn_index:  # a topic gone or renamed: the cards' labels change
+            self._cards.clear()
+            self._drawn_index = library.index
         data = self._card(index)
         notes = self._notes.get(paper_id) if row else None
         if notes is None:  # worked out at a card's first line, not at each line of it

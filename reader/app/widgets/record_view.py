@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from rich.markdown import Markdown
 
 LABEL_WIDTH = 14
-EMPTY_NOTE = "No note yet. N writes one here (saved as you type); E edits it in $EDITOR."
+EMPTY_NOTE = "No note yet. {write} writes one here (saved as you type); {editor} edits it in $EDITOR."
 
 
 def detail_text(paper: Paper, *, read: bool, starred: bool, width: int = 100) -> Text:
@@ -112,10 +112,12 @@ def _note_markdown() -> type[Markdown]:
 @dataclass(frozen=True)
 class NoteSection:
     """What the record shows of the note: its text (None: the paper keeps no note, as a demo
-    paper) and why it could not be saved, if it could not."""
+    paper) and why it could not be saved, if it could not; `keys`: the keys that write it here
+    and in $EDITOR, as bound now."""
 
     text: str | None
     problem: str = ""
+    keys: tuple[str, str] = ("N", "E")
 
 
 @dataclass(frozen=True)
@@ -183,7 +185,7 @@ def render_record(paper: Paper, look: RecordLook) -> RecordLines:
             note_lines, links = note_markdown(note.text, width)
             lines.extend(note_lines)
         else:
-            add(Text(EMPTY_NOTE, style="dim"))
+            add(Text(EMPTY_NOTE.format(write=note.keys[0], editor=note.keys[1]), style="dim"))
         if note.problem:
             add(Text(note.problem, style="bold red"))
     lines.append([])

@@ -8,6 +8,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable
 
+from reader.app.keys import key
 from reader.core.rising import TopicTrend
 
 TOPIC_WIDTH = 24
@@ -22,6 +23,9 @@ class RisingTable(DataTable):
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False, id="rising.down"),
         Binding("k", "cursor_up", "Up", show=False, id="rising.up"),
+        # First and last row, as in the list (the table's own Home and End scroll sideways).
+        Binding("g,home", "first_row", "First topic", show=False, id="rising.first"),
+        Binding("G,end", "last_row", "Last topic", show=False, id="rising.last"),
     ]
 
     class TopicChosen(Message):
@@ -46,7 +50,13 @@ class RisingTable(DataTable):
             # The topic's name is the user's text: a Text is never read as markup.
             self.add_row(Text(trend.topic, no_wrap=True, overflow="ellipsis"), _figure(trend.last4), _figure(trend.prev4), change, share)
         if not trends:
-            self.add_row(Text("No topics yet: a adds one"), "", "", "", "")
+            self.add_row(Text(f"No topics yet: {key(self.app, 'app.add_topic')} adds one"), "", "", "", "")
+
+    def action_first_row(self) -> None:
+        self.move_cursor(row=0, animate=False)
+
+    def action_last_row(self) -> None:
+        self.move_cursor(row=self.row_count - 1, animate=False)
 
     @on(DataTable.RowSelected)
     def _chosen(self, event: DataTable.RowSelected) -> None:

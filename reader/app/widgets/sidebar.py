@@ -33,12 +33,19 @@ class SidebarEntry:
         return cls(None, label)
 
 
-class TopicSidebar(OptionList):
-    """Shows `view` highlighted (bound from the screen); posts `ViewChosen` when the user moves."""
+class TopicSidebar(OptionList, inherit_bindings=False):
+    """Shows `view` highlighted (bound from the screen); posts `ViewChosen` when the user moves.
+    Its keys stop at either end (a wrap from All papers to the last tag switched views) and
+    pass over the sections' headings; each can be remapped by its id."""
 
     BINDINGS = [
-        Binding("j", "cursor_down", "Down", show=False, id="sidebar.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="sidebar.up"),
+        Binding("j,down", "cursor_down", "Next entry", show=False, id="sidebar.down"),
+        Binding("k,up", "cursor_up", "Previous entry", show=False, id="sidebar.up"),
+        Binding("g,home", "first", "First entry", show=False, id="sidebar.first"),
+        Binding("G,end", "last", "Last entry", show=False, id="sidebar.last"),
+        Binding("pageup", "page_up", "Page up", show=False, id="sidebar.page_up"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="sidebar.page_down"),
+        Binding("enter", "select", "Open the view's list", show=False, id="sidebar.open"),
     ]
 
     view: var[View] = var(ALL)
@@ -85,6 +92,21 @@ class TopicSidebar(OptionList):
 
     def _highlight_view(self) -> None:
         self.highlighted = self._views.index(self.view) if self.view in self._views else (0 if self._views else None)
+
+    def action_cursor_down(self) -> None:
+        self._step(1)
+
+    def action_cursor_up(self) -> None:
+        self._step(-1)
+
+    def _step(self, direction: int) -> None:
+        """The next entry that is a view, if there is one this way (OptionList's own wraps)."""
+        if self.highlighted is None:
+            return
+        steps = range(self.highlighted + direction, self.option_count if direction > 0 else -1, direction)
+        found = next((index for index in steps if not self.get_option_at_index(index).disabled), None)
+        if found is not None:
+            self.highlighted = found
 
     @property
     def views(self) -> list[View]:

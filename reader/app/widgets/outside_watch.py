@@ -1,0 +1,65 @@
+"""Changes other processes make to the data directory, looked for about once a second: a topic
+added with `reader topics add` in another terminal shows in the sidebar within seconds, with no
+key pressed. Nothing to see: it hands what it read to the screen."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual import work
+from textual.widget import Widget
+
+from reader.errors import ReaderError
+from reader.service import LibraryService
+from reader.service.outside import PAPER_FILES, OutsideUpdate
+
+LOOK_EVERY = 1.0  # seconds: a stat of four files each time (microseconds), so idle costs nothing
+
+
+class OutsideWatch(Widget):
+    """Looks at the data directory's files (see reader/service/outside.py), reads what changed in
+    a worker, and hands it to `take` on the UI's thread. It does not look while `busy()` (the
+    screen reads the cache itself: what it reads is taken in with it), nor at the files a sync
+    writes while `syncing()` (the app's own sync: taken in when it ends)."""
+
+    DEFAULT_CSS = "OutsideWatch { display: none; }"
+
+    def __init__(
+        self, service: Callable[[], LibraryService], take: Callable[[LibraryService, OutsideUpdate], None], *,
+        busy: Callable[[], bool], syncing: Callable[[], bool],
+    ):
+        super().__init__()
+        self.service = service
+        self.take = take
+        self.busy = busy
+        self.syncing = syncing
+        self.reads = 0  # readings started: changes found (the app's own writes start none)
+        self._reading = False
+
+    def on_mount(self) -> None:
+        self.set_interval(LOOK_EVERY, self.look)
+
+    def look(self) -> None:
+        if self._reading or self.busy():
+            return
+        service = self.service()
+        changed = service.outside.changed()
+        if self.syncing():
+            changed -= PAPER_FILES
+        if changed:
+            self._reading = True
+            self.reads += 1
+            self._read(service, changed)
+
+    @work(thread=True, exclusive=True, group="outside")
+    def _read(self, service: LibraryService, changed: set[str]) -> None:
+        try:
+            update = service.read_outside(changed)
+        except ReaderError:
+            update = None  # a file being repaired, or locked for long: looked at again in a second
+        self.app.call_from_thread(self._taken, service, update)
+
+    def _taken(self, service: LibraryService, update: OutsideUpdate | None) -> None:
+        self._reading = False
+        if update is not None:
+            self.take(service, update)

@@ -1,0 +1,190 @@
+"""What other processes change in the data directory (the CLI in another terminal, a second app, a
+cron `reader sync`): found by a stat of the four files the app's state comes from, read in a
+worker and taken in on the UI's thread, as a sync's results are. No Textual here.
+
+The app's own changes are not news. The store makes each change of user.json and library.json
+inside `OutsideChanges.writing` (`Store.on_own_write`): the file is not looked at meanwhile, and
+one whose stamp before that write was the one last taken in is taken in again as written. A cache update the app reads itself (after its sync, or a topic it
+removed) takes index.json and sync.json in with it. Mixed into LibraryService."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from reader.core.library import Library
+from reader.errors import ReaderError
+from reader.models import PaperIndex
+from reader.service.triage_sets import TriageSets
+from reader.store import Store, Topic
+from reader.store.files import Stamp, file_stamp
+from reader.store.library_state import LibraryDoc
+from reader.store.userstate import Marks
+
+if TYPE_CHECKING:
+    from reader.service.library import CacheUpdate
+
+T = TypeVar("T")
+WATCHED = ("user.json", "library.json", "sync.json", "index.json")
+PAPER_FILES = frozenset({"index.json", "sync.json"})  # what a sync writes
+Stamps = dict[str, Stamp | None]
+
+
+class OutsideChanges:
+    """The watched files' stamps as the app last took them in. Thread-safe: the writer thread
+    reports the app's own writes as they are made, the UI's thread looks and takes."""
+
+    def __init__(self, data_dir: Path):
+        self._paths = {name: Path(data_dir) / name for name in WATCHED}
+        self._lock = threading.Lock()
+        self._seen: Stamps = self.stamps()
+        self._writing: dict[str, int] = {}  # files the app is writing now
+
+    def stamps(self, names: Iterable[str] = WATCHED) -> Stamps:
+        return {name: file_stamp(self._paths[name]) for name in names}
+
+    def changed(self) -> set[str]:
+        """The files another process changed since they were taken in (a stat of each); not one
+        the app is writing now."""
+        now = self.stamps()
+        with self._lock:
+            return {name for name, stamp in now.items() if self._seen.get(name) != stamp and not self._writing.get(name)}
+
+    def seen(self) -> Stamps:
+        with self._lock:
+            return dict(self._seen)
+
+    def taken(self, stamps: Stamps, *, base: Stamps | None = None) -> bool:
+        """The app shows these files as of `stamps` now; unless, for one of them, what was seen
+        when they were read (`base`) is seen no more: a newer state was taken in meanwhile."""
+        with self._lock:
+            if base is not None and any(self._seen.get(name) != base.get(name) for name in stamps):
+                return False
+            self._seen.update(stamps)
+            return True
+
+    @contextmanager
+    def writing(self, name: str, before: Stamp | None) -> Iterator[None]:
+        """The app saves a change of `name` meanwhile (the file's lock held, its stamp `before`):
+        nothing to take in, unless another process had changed the file before (then the file
+        is read again, this change with it)."""
+        with self._lock:
+            self._writing[name] = self._writing.get(name, 0) + 1
+        try:
+            yield
+        finally:
+            after = file_stamp(self._paths[name])
+            with self._lock:
+                self._writing[name] -= 1
+                if self._seen.get(name) == before:
+                    self._seen[name] = after
+
+
+@dataclass(frozen=True, slots=True)
+class OutsideUpdate:
+    """What other processes changed, read in a worker for the UI's thread to take."""
+
+    changed: frozenset[str]
+    base: Stamps  # the stamps seen when the reading began
+    stamps: Stamps = field(default_factory=dict)  # of the files as read
+    cache: CacheUpdate | None = None  # papers or topics changed: the cache's state
+    marks: Marks | None = None
+    marks_written: int = -1  # the app's own mark changes saved before the marks were read
+    counts: dict | None = None  # every count with `marks`, of `index`
+    index: PaperIndex | None = None
+    library_state: tuple[LibraryDoc, dict[str, int]] | None = None  # tags and notes
+    library_writes: int = -1
+    triage: TriageSets | None = None
+    warnings: list[str] = field(default_factory=list)  # what the store repaired on the way
+
+
+class OutsideMethods:
+    store: Store
+    library: Library
+    topics: list[Topic]
+    triage: TriageSets
+    outside: OutsideChanges
+    is_demo: bool
+    _writer: ThreadPoolExecutor
+    _marks_queued: int  # the app's changes of marks queued for the writer thread (UI's thread)
+    _marks_written: int  # ... and done with by it (the writer thread)
+    _library_writes: int
+
+    if TYPE_CHECKING:
+        def read_update(self) -> CacheUpdate: ...
+        def apply_update(self, update: CacheUpdate) -> None: ...
+        def prepare_search(self, changed: Iterable[str] | None = None, index: PaperIndex | None = None) -> None: ...
+        def read_triage(self, *, visit: bool = False) -> TriageSets: ...
+        def take_warnings(self) -> list[str]: ...
+        def _read_library_state(self) -> tuple[LibraryDoc, dict[str, int]]: ...
+        def _keep_library_state(self, state: tuple[LibraryDoc, dict[str, int]], writes: int) -> None: ...
+
+    def _in_writer_order(self, read: Callable[[], T]) -> T:
+        """`read` run after the app's own changes queued before it: none of them is read back
+        as if undone."""
+        return self._writer.submit(read).result()
+
+    def read_outside(self, changed: set[str]) -> OutsideUpdate:
+        """What other processes changed in the `changed` files, read and counted in a worker
+        thread: only what changed (a star: the marks; a topic added or papers synced: the cache's
+        state; a tag: tags and notes), each file stamped as it was read."""
+        found: dict = {"changed": frozenset(changed), "base": self.outside.seen(), "stamps": {}}
+        stamps: Stamps = found["stamps"]
+        papers = bool(changed & PAPER_FILES)
+        if "user.json" in changed:
+
+            def read_user() -> tuple[Stamps, Marks, list[Topic], int]:
+                return self.outside.stamps(["user.json"]), self.store.marks(), self.store.topics(), self._marks_written
+
+            user_stamp, marks, topics, written = self._in_writer_order(read_user)
+            stamps.update(user_stamp)
+            papers = papers or topics != self.topics  # a topic added or removed: counts, chart, cards
+            if not self.is_demo:  # demo marks live in memory only
+                found.update(marks=marks, marks_written=written)
+        if papers:
+            cache = found["cache"] = self.read_update()
+            stamps.update(cache.stamps)
+            if "index.json" in changed:  # papers synced elsewhere: their cards and words
+                try:
+                    self.prepare_search(None, cache.index)
+                except ReaderError:
+                    pass  # filters and cards read the shards meanwhile (the app says so at its start)
+        if "library.json" in changed and not papers:  # (a cache update reads tags and notes too)
+
+            def read_library() -> tuple[Stamps, tuple[LibraryDoc, dict[str, int]], int]:
+                return self.outside.stamps(["library.json"]), self._read_library_state(), self._library_writes
+
+            library_stamp, found["library_state"], found["library_writes"] = self._in_writer_order(read_library)
+            stamps.update(library_stamp)
+        if (taken := found.get("marks")) is not None:
+            index = found["cache"].index if papers else self.library.index
+            found.update(index=index, counts=Library.counted_with(index, taken.read, taken.starred, taken.hidden))
+        if changed & {"user.json", "index.json"}:  # watches, visits, read versions: new, updated, watched
+            found["triage"] = self.read_triage()
+        return OutsideUpdate(**found, warnings=self.take_warnings())
+
+    def apply_outside(self, update: OutsideUpdate) -> bool:
+        """Take `update` in (on the UI's thread), or nothing when it is out of date: a mark or a
+        tag of the app's own came after it was read, or a newer state was taken in meanwhile
+        (the files are looked at again; they differ from what was taken)."""
+        if update.marks is not None and update.marks_written != self._marks_queued:
+            return False
+        if update.library_state is not None and update.library_writes != self._library_writes:
+            return False
+        if not self.outside.taken(update.stamps, base=update.base):
+            return False
+        if update.cache is not None:
+            self.apply_update(update.cache)
+        if update.marks is not None:
+            counts = update.counts if update.index is self.library.index else None
+            self.library.replace_marks(update.marks.read, update.marks.starred, update.marks.hidden, counts)
+        if update.library_state is not None:
+            self._keep_library_state(update.library_state, update.library_writes)
+        if update.triage is not None:
+            self.triage = update.triage
+        return True
