@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable, Iterable
+from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
@@ -16,7 +17,6 @@ from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
-from reader.app.keys import bindings_by_id
 from reader.app.paper_actions import TAG, PaperScreen, ShowSimilar
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.help import HelpScreen, binding_rows
@@ -40,9 +40,23 @@ def stylesheet() -> str:
     return resources.files("reader").joinpath("styles", "reader.tcss").read_text("utf-8")
 
 
+@cache
+def known_bindings() -> dict[str, Binding]:
+    """Every binding with an id (what a keymap may name), of each screen and widget with keys."""
+    from reader.app.screens import detail, dialogs, export, help, main, similar, tags
+    from reader.app.widgets import filter_box, note, paper_list, rising, sidebar
+
+    found: dict[str, Binding] = {}
+    for module in (detail, dialogs, export, help, main, similar, tags, filter_box, note, paper_list, rising, sidebar):
+        for value in vars(module).values():
+            for binding in getattr(value, "BINDINGS", []) if isinstance(value, type) else []:
+                if isinstance(binding, Binding) and binding.id:
+                    found.setdefault(binding.id, binding)
+    return found
+
+
 def known_binding_ids() -> set[str]:
-    """Every binding id a keymap may name: those of each screen and widget with keys."""
-    return set(bindings_by_id())
+    return set(known_bindings())
 
 
 def binding_groups() -> list[list[tuple[str, str, str]]]:
@@ -71,6 +85,9 @@ class ReaderApp(App):
         super().__init__()
         self.store = store
         self.settings = settings
+        # What reader/app/keys.py asks to name the key bound now in a text (see key()).
+        self.known_bindings = known_bindings()
+        self.active_together = binding_groups()
         self.service: LibraryService = open_service(store, settings)
         self.client_options = client_options
         self.sync_on_start = sync_on_start

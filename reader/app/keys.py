@@ -4,39 +4,23 @@ list's message, help): asked of the keymap, so that with `"app.hide" = "s"` the 
 
 from __future__ import annotations
 
-from functools import cache
-
 from textual.app import App
 from textual.binding import Binding
 
 
-@cache
-def bindings_by_id() -> dict[str, Binding]:
-    """Every binding with an id, of each screen and widget with keys."""
-    from reader.app.screens import detail, dialogs, export, help, main, similar, tags
-    from reader.app.widgets import filter_box, note, paper_list, rising, sidebar
-
-    found: dict[str, Binding] = {}
-    for module in (detail, dialogs, export, help, main, similar, tags, filter_box, note, paper_list, rising, sidebar):
-        for value in vars(module).values():
-            for binding in getattr(value, "BINDINGS", []) if isinstance(value, type) else []:
-                if isinstance(binding, Binding) and binding.id:
-                    found.setdefault(binding.id, binding)
-    return found
-
-
-@cache
-def _groups() -> list[list[tuple[str, str, str]]]:
-    from reader.app.app import binding_groups
-
-    return binding_groups()
+def _registered(app: App) -> tuple[dict[str, Binding], list[list[tuple[str, str, str]]]]:
+    """What the app registered at its start (ReaderApp): every binding with an id, and the
+    groups of bindings active together. Asked of the app so that this module, which every
+    screen uses, imports none of them."""
+    return getattr(app, "known_bindings", {}), getattr(app, "active_together", [])
 
 
 def keys_of(app: App, binding_id: str) -> list[str]:
     """The keys of a binding as the keymap leaves them, less those a remap of another binding
     active with it took (the keymap's notice says so: "Hide has no key")."""
     keymap: dict[str, str] = getattr(app, "_keymap", {}) or {}
-    default = bindings_by_id()[binding_id].key
+    known, groups = _registered(app)
+    default = known[binding_id].key
 
     def keys(of: str, default_keys: str) -> list[str]:
         return [key.strip() for key in (keymap.get(of) or default_keys).split(",")]
@@ -44,7 +28,7 @@ def keys_of(app: App, binding_id: str) -> list[str]:
     mine = keys(binding_id, default)
     if binding_id in keymap:
         return mine  # a remap keeps its keys; a binding left with its defaults loses a taken one
-    taken = {key for group in _groups() if any(b == binding_id for b, _, _ in group)
+    taken = {key for group in groups if any(b == binding_id for b, _, _ in group)
              for other, _, other_default in group if other != binding_id and other in keymap
              for key in keys(other, other_default)}
     return [key for key in mine if key not in taken]
@@ -58,4 +42,4 @@ def key(app: App, binding_id: str) -> str:
     if keys:
         shown = app.get_key_display(Binding(keys[0], ""))
         return shown[0].upper() + shown[1:] if len(shown) > 1 and shown.isalnum() else shown  # Esc, F2 in a sentence
-    return f"{bindings_by_id()[binding_id].description} (^p)"
+    return f"{_registered(app)[0][binding_id].description} (^p)"
