@@ -11,6 +11,7 @@ import pytest
 
 from reader.errors import StoreError, StoreLockedError
 from reader.store import Marks, Store
+from reader.store import store as store_module
 from reader.store.files import file_lock
 from reader.store.store import shard_of
 from tests.corpus import recent_papers
@@ -321,9 +322,13 @@ def test_a_record_the_index_in_memory_lists_is_read_without_reading_the_index_ag
     expected = Store(data_dir).load_papers()
     reads = []
     read_index = Store._read_index_json
-    monkeypatch.setattr(Store, "_read_index_json", lambda self: reads.append(self) or read_index(self))
+    monkeypatch.setattr(Store, "_read_index_json", lambda self: reads.append("whole") or read_index(self))
+    read_order = store_module.check_index_order
+    monkeypatch.setattr(store_module, "check_index_order", lambda text: reads.append("order") or read_order(text))
     assert app.load_paper(known.id) == expected[known.id] and reads == []
-    assert app.load_paper(fresh[0].id) == expected[fresh[0].id] and reads == [app]  # not known yet: read again
+    assert app.load_paper(fresh[0].id) == expected[fresh[0].id] and reads == ["whole"]  # not known yet: read again
+    # A command, with no index loaded, finds it in the index's order and days alone.
+    assert Store(data_dir).papers_by_id([fresh[0].id]) == {fresh[0].id: expected[fresh[0].id]} and reads[1:] == ["order"]
 
 
 @pytest.mark.parametrize("cut", [40, 41, 42, 43, 200, 1_000_000])
@@ -381,9 +386,9 @@ def test_index_order_holds_the_whole_index_ids_and_topics(data_dir):
     store.save_papers(recent_papers(45)[10:], "U")  # papers of both topics, of one, and new ones
     whole = Store(data_dir).index()
     order = Store(data_dir).index_order()
-    assert (order.topics, order.ids, order.masks) == (whole.topics, whole.ids, whole.masks)
+    assert (order.topics, order.ids, order.days, order.masks) == (whole.topics, whole.ids, whole.days, whole.masks)
     assert set(whole.masks) == {1, 2, 3}
-    assert order.versions == [] and order.days == []  # read without decoding the other columns
+    assert not order.versions and not any(order.arrived)  # read without decoding the other columns
     store.index()
     assert store.index_order().versions == store.index().versions  # already loaded: the whole one
 

@@ -51,8 +51,9 @@ def cmd_list(args, settings) -> int:
         tagged_ids(store, args.tag), store.new_ids() if args.new else None, store.updated_ids() if args.updated else None
     )
     watched = watch_query(store, args.watch)
-    # Lines made from the search index's cards need only the index's order (no full records).
-    lib = library(store, order_only=(query is not None or watched is not None) and not args.json)
+    # A query's papers need only the index's order and days: lines come from the search index's
+    # cards, JSON rows from the few records listed (their topics found by binary search).
+    lib = library(store, order_only=query is not None or watched is not None)
     with search_index(store) if query is not None or watched is not None else nullcontext() as index:
         if index is not None and watched is not None:  # (the index is open whenever a watch is asked for)
             only = _narrowed(only, index.matching(watched))

@@ -151,8 +151,8 @@ class Library:
         hidden: bool | None = False,
     ) -> bool:
         """Whether `select` with these filters holds the paper (its v1 day ordinal given, so
-        that it is found by binary search, without an id map; an index read by
-        Store.index_order has no days, and is looked up in its map)."""
+        that it is found by binary search, without an id map; an index without days is
+        looked up in its map)."""
         index = self.index
         i = index.locate(paper_id, day) if index.days else index.position(paper_id)
         if i is None or (topic is not None and not index.masks[i] & index.bit(topic)):

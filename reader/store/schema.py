@@ -21,6 +21,8 @@ from reader.models import ARXIV_ID, PaperIndex
 
 MIN_DAY = date(1986, 1, 1).toordinal()  # before arXiv (1991), with room for old preprints
 MAX_DAY = date(9999, 12, 31).toordinal()
+MAX_VERSION = 2**31 - 1  # the index keeps versions as int32 (PaperIndex)
+MAX_ARRIVED = 2**63 - 1  # and arrival times as int64
 
 
 class ShapeError(ValueError):
@@ -116,11 +118,11 @@ def check_index(data: dict) -> PaperIndex:
     expect(is_str_list(doc.get("ids")), "index: ids that are not a list of ids")
     ids: list[str] = doc["ids"]
     n = len(ids)
-    expect(is_int_list(doc.get("versions"), 1) and len(doc["versions"]) == n, "index: versions that are not whole numbers, one per paper")
+    expect(is_int_list(doc.get("versions"), 1, MAX_VERSION) and len(doc["versions"]) == n, "index: versions that are not whole numbers, one per paper")
     expect(is_int_list(doc.get("days"), MIN_DAY, MAX_DAY) and len(doc["days"]) == n, "index: days that are not dates, one per paper")
     expect(is_int_list(doc.get("masks"), 0, (1 << len(topics)) - 1) and len(doc["masks"]) == n, "index: topic masks that do not fit the topics, one per paper")
     arrived = doc.get("arrived")  # absent in an index written before arrivals were kept
-    expect(arrived is None or (is_int_list(arrived, 0) and len(arrived) == n), "index: arrival times that are not whole numbers, one per paper")
+    expect(arrived is None or (is_int_list(arrived, 0, MAX_ARRIVED) and len(arrived) == n), "index: arrival times that are not whole numbers, one per paper")
     return PaperIndex(topics, ids, doc["versions"], doc["days"], doc["masks"], arrived)
 
 
@@ -172,19 +174,20 @@ def index_document(text: str) -> dict | None:
 
 
 def check_index_order(text: str) -> PaperIndex | None:
-    """The topics, ids and topic masks of index.json's text (what a listing filters on), without
-    decoding the other columns: 100,000 papers' numbers take most of a whole read. Versions,
-    days and arrivals are left empty; only their shape is checked here (lists of whole numbers,
-    one per paper), their values on every whole read. None when the text is not in the store's
-    own form, or is damaged: the caller then reads it whole (check_index), which repairs it."""
+    """The topics, ids, days and topic masks of index.json's text (what a listing filters on,
+    and finds a paper by with a binary search), without decoding the other columns: 100,000
+    papers' numbers take most of a whole read. Versions and arrivals are left empty (arrivals
+    0); only their shape is checked here (lists of whole numbers, one per paper), their values
+    on every whole read. None when the text is not in the store's own form, or is damaged: the
+    caller then reads it whole (check_index), which repairs it."""
     columns = _index_columns(text)
     if columns is None:
         return None
     _, topics, ids, tail = columns
-    masks = json.loads(tail.group(3))
-    if not is_int_list(masks, 0, (1 << len(topics)) - 1):
+    days, masks = json.loads(tail.group(2)), json.loads(tail.group(3))
+    if not (is_int_list(days, MIN_DAY, MAX_DAY) and is_int_list(masks, 0, (1 << len(topics)) - 1)):
         return None
-    return PaperIndex(topics, ids, masks=masks)
+    return PaperIndex(topics, ids, days=days, masks=masks)
 
 
 def _how_many(numbers: str) -> int | None:
@@ -205,7 +208,7 @@ def is_record(doc: dict) -> bool:
     try:
         if not (type(doc["id"]) is str and ARXIV_ID.match(doc["id"])):
             return False
-        if not (type(doc["version"]) is int and doc["version"] >= 1):
+        if not (type(doc["version"]) is int and 1 <= doc["version"] <= MAX_VERSION):
             return False
         if not (type(doc["title"]) is str and type(doc["abstract"]) is str and type(doc["primary_category"]) is str):
             return False

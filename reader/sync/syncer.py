@@ -228,13 +228,15 @@ class _Run:
         state = await asyncio.to_thread(syncer.store.sync_state, topic.name)
         if state.query == topic.query:  # a changed query makes what was fetched for the old one moot
             self.base = coverage.trusted_spans(state.spans, state.spans_fetched, CATCH_UP_MARGIN)
-        self.known = await asyncio.to_thread(self._known_versions)
         hi, start, window_total = self.top, 0, None
+        known: dict[str, int] | None = None
         while True:
             size = min(PAGE_SIZE if not result.fetched else BULK_PAGE_SIZE, ARXIV_RESULT_CAP - start)
             page = await syncer.client.search(
                 window_query(topic.query, self.lo, hi), start=start, max_results=size, expected_total=window_total
             )
+            if known is None:  # read once arXiv answers: an unreachable arXiv costs no index read
+                known = self.known = await asyncio.to_thread(self._known_versions)
             if start == 0:  # a window's first page: its total says where the window ends
                 window_total = self._believable(page.total_results)
                 if hi == self.top:

@@ -1,0 +1,90 @@
+"""The index keeps its number columns as machine-integer arrays (PaperIndex): what it holds must
+equal the columns worked out here from the papers saved, in order, topics, versions, counts and
+the days a chart counts, after syncs, a topic's removal and a repair of a damaged index.json."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from array import array
+from datetime import date
+
+from reader.store import Store
+from tests.conftest import run
+from tests.corpus import recent_papers
+
+
+def expected_columns(held: dict[str, tuple[int, str, set[str]]]):
+    """(ids, versions, days, topics of each paper) newest first: by v1 day, then id, descending."""
+    rows = sorted(((date.fromisoformat(published[:10]).toordinal(), pid, version, topics) for pid, (version, published, topics) in held.items()), reverse=True)
+    return [r[1] for r in rows], [r[2] for r in rows], [r[0] for r in rows], [r[3] for r in rows]
+
+
+def assert_index_is(store: Store, capsys, held) -> None:
+    ids, versions, days, topics = expected_columns(held)
+    for index in (store.index(), Store(store.data_dir).index()):  # as kept, and as read back from index.json
+        assert isinstance(index.days, array) and isinstance(index.versions, array) and isinstance(index.arrived, array)
+        assert (index.ids, list(index.versions), list(index.days)) == (ids, versions, days)
+        assert [set(index.topics_of(pid)) for pid in index.ids] == topics
+        for name in {t for ts in topics for t in ts}:
+            in_topic = [(pid, day) for pid, day, ts in zip(ids, days, topics) if name in ts]
+            assert list(zip(index.in_topic(name, index.ids), index.in_topic(name, index.days))) == in_topic  # what a chart counts
+    code, out, err = run(capsys, "topics", "list", "--json")
+    assert code == 0, err
+    cached = {row["name"]: row["cached"] for row in json.loads(out)}
+    assert cached == {name: sum(name in ts for ts in topics) for name in cached}
+    code, out, err = run(capsys, "list", "--json", "--limit", "1000")
+    assert code == 0, err
+    assert [row["id"] for row in json.loads(out)] == ids
+
+
+def test_the_compact_index_equals_the_papers_columns_after_syncs_a_removal_and_a_repair(capsys, data_dir):
+    store = Store(data_dir)
+    store.add_topic("Agents", "ti:agents")
+    store.add_topic("Games", "ti:games")
+    papers = recent_papers(60, per_day=4)
+    held: dict[str, tuple[int, str, set[str]]] = {}
+
+    def save(batch, topic):
+        store.save_papers(batch, topic)
+        for p in batch:
+            version, _, topics = held.get(p.id, (0, "", set()))
+            held[p.id] = (max(version, p.version), p.published, topics | {topic})
+
+    save(papers[20:50], "Agents")  # a first sync
+    save(papers[40:60], "Games")  # another topic, sharing ten papers
+    save(papers[:20], "Agents")  # a later sync: newer papers merge in at the head
+    newer = dataclasses.replace(papers[45], version=papers[45].version + 2)
+    save([newer], "Games")  # a newer version of a shared paper
+    assert_index_is(store, capsys, held)
+
+    assert run(capsys, "topics", "remove", "Agents")[0] == 0
+    held = {pid: (version, published, topics - {"Agents"}) for pid, (version, published, topics) in held.items()}
+    assert_index_is(Store(data_dir), capsys, held)
+
+    (data_dir / "index.json").write_text('{"meta":{"1":{"schema":1}},"index":{"1":{"ids":[', encoding="utf-8")
+    repaired = Store(data_dir)
+    repaired.index()  # rebuilt from the shards: topic memberships wait for the next sync
+    held = {pid: (version, published, set()) for pid, (version, published, _) in held.items()}
+    assert_index_is(repaired, capsys, held)
+
+
+def test_list_query_json_reads_the_index_in_part_and_answers_as_the_whole_index_does(capsys, data_dir, monkeypatch):
+    store = Store(data_dir)
+    store.add_topic("Agents", "ti:agents")
+    papers = recent_papers(40)
+    store.save_papers(papers[4:], "Agents")
+    store.save_papers(papers[:8], None)  # the newest four in no topic
+    query = "abs:the OR abs:software"
+    code, whole, err = run(capsys, "list", "--json")  # the whole index read: every field, topics too
+    assert code == 0, err
+    wholes = []
+    real = Store._read_index_json
+    monkeypatch.setattr(Store, "_read_index_json", lambda self: wholes.append(self) or real(self))
+    code, out, err = run(capsys, "list", "--query", query, "--limit", "10", "--json")
+    assert code == 0, err
+    listed = json.loads(out)
+    assert wholes == []  # the ids, days and masks alone: no column read whole into Python lists
+    by_id = {row["id"]: row for row in json.loads(whole)}
+    assert 0 < len(listed) <= 10 and listed == [by_id[row["id"]] for row in listed]
+    assert {"Agents"} in [set(row["topics"]) for row in listed] and [] in [row["topics"] for row in listed]
