@@ -282,6 +282,23 @@ def test_refs_lists_the_bibliography_with_arxiv_ids_and_marks(capsys, texts_env,
     assert rows[3] == {"text": EXPECTED_ORDER[-1], "arxiv_id": cited, "cached": True, "starred": True, "read": False}
 
 
+def test_refs_of_a_hand_edited_text_print_no_escape_sequence(capsys, texts_env, data_dir):
+    """A stored text's reference ids are checked when read, like its words: the file may be edited."""
+    paper = texts_env.papers[0]
+    run(capsys, "text", paper.id)
+    path = TextStore(data_dir).path(paper.id, paper.version)
+    data = json.loads(path.read_text())
+    for block in data["blocks"]:
+        if len(block) == 3:
+            block[2] = "2302.04761\x1b]0;PWNED\x07\x1b[2J"
+    path.write_text(json.dumps(data))
+    code, out, _ = run(capsys, "refs", paper.id)
+    assert code == 0 and "\x1b" not in out and "\x07" not in out
+    assert out.splitlines() == EXPECTED_ORDER[-4:]
+    code, out, _ = run(capsys, "refs", paper.id, "--json")
+    assert [row["arxiv_id"] for row in json.loads(out)] == [None, None, None, None]
+
+
 def test_text_field_searches_stored_texts_offline_like_the_scan_evaluator(capsys, texts_env, data_dir):
     first, pdf_only, _ = texts_env.papers
     run(capsys, "text", first.id)
