@@ -257,6 +257,13 @@ def test_pdf_missing_is_a_one_line_error(capsys, texts_env):
     assert err == f"reader: error: arXiv has no PDF of {paper.id}v{paper.version}\n"
 
 
+def test_pdf_to_a_folder_suggests_a_pdf_file_name(capsys, texts_env, tmp_path):
+    code, out, err = run(capsys, "pdf", texts_env.papers[0].id, "-o", str(tmp_path))
+    assert (code, out) == (1, "")
+    assert err == f"reader: error: {tmp_path} is a folder: give a file name, e.g. {tmp_path / 'paper.pdf'}\n"
+    assert not texts_env.document_requests()
+
+
 def test_refs_lists_the_bibliography_with_arxiv_ids_and_marks(capsys, texts_env, data_dir):
     paper = texts_env.papers[0]
     cited = "2609.00002"

@@ -213,7 +213,7 @@ def cmd_pdf(args, settings) -> int:
     if args.output is not None:
         from reader.userfiles import path_problem
 
-        problem = path_problem(args.output)
+        problem = path_problem(args.output, example="paper.pdf")
         if problem:
             raise ReaderError(problem)
         output = Path(args.output).expanduser()
