@@ -266,6 +266,22 @@ def test_an_entry_cut_off_at_the_end_is_reported_with_its_line_and_the_others_co
     assert path.read_text() == text
 
 
+@pytest.mark.parametrize("as_json", [False, True])
+def test_entries_with_c1_controls_and_bidi_overrides_are_reported_clean(capsys, library, arxiv, tmp_path, as_json):
+    """C1 controls (U+009B is CSI, U+009D OSC) and bidi overrides pass the file's control-character
+    check; the report shows keys, titles and reasons cleaned as feed text is."""
+    path = tmp_path / "c1.bib"
+    path.write_text("@article{k\u009b2J\u202e, title={T\u009d0;PWN\u009c \u202eevil}, journal={J}}\n"
+                    "@misc{cut\u009b31m, title={Cut", encoding="utf-8")
+    code, out, err = run(capsys, "import", str(path), *(["--json"] if as_json else []))
+    assert code == 0, err
+    assert not any(ch in out + err for ch in "\u009b\u009c\u009d\u202e")
+    if as_json:
+        assert [(row["key"], row["title"]) for row in json.loads(out)["unmatched"]] == [("k2J", "T0;PWN evil"), ("cut31m", "")]
+    else:
+        assert out.splitlines()[1].startswith("k2J\tT0;PWN evil\t") and "@misc{cut31m starting on line 2" in out
+
+
 def test_arxiv_unreachable_applies_the_cached_papers_and_lists_the_rest_as_not_fetched(capsys, library, monkeypatch):
     monkeypatch.setenv("READER_ARXIV_DELAY", "0")
     monkeypatch.setenv("READER_ARXIV_RETRIES", "1")

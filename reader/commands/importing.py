@@ -174,6 +174,6 @@ def _report(matches, marked: str, *, as_json: bool) -> None:
     print(summary)
     if marked:
         print(marked)
-    for match in unmatched:
-        title = " ".join(match.citation.title.split())
-        print(f"{match.citation.label}\t{title or '(no title)'}\t{match.reason}")
+    for match in unmatched:  # the file's words cleaned as feed text is: no escape sequence, no bidi control
+        row = match.to_json()
+        print(f"{row['key']}\t{row['title'] or '(no title)'}\t{row['reason']}")
