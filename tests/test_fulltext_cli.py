@@ -230,6 +230,14 @@ def test_fetch_text_fetches_what_is_not_stored_one_by_one_and_goes_on_after_a_fa
     assert (code, out) == (0, "fetched 0 of 0 texts; 2 stored already\n")
 
 
+@pytest.mark.parametrize("command", ["text", "fetch-text"])
+def test_help_sentences_start_with_a_capital(capsys, command):
+    code, out, _ = run(capsys, command, "--help")
+    out = " ".join(out.split())
+    assert code == 0
+    assert "the references last. Texts are kept" in out or "one by one. Texts are kept" in out
+
+
 def test_fetch_text_needs_papers_named(capsys, texts_env):
     code, out, err = run(capsys, "fetch-text")
     assert (code, out) == (1, "") and "name the papers" in err

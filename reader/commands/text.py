@@ -16,7 +16,7 @@ from reader.core.text import plural
 from reader.errors import ReaderError
 from reader.ids import parse_paper_id
 
-FETCHED_TEXTS = "texts are kept in the data directory: read them offline, search them with text:"
+FETCHED_TEXTS = "Texts are kept in the data directory: read them offline, search them with text:"
 
 
 def register(commands) -> None:
