@@ -282,6 +282,19 @@ def test_entries_with_c1_controls_and_bidi_overrides_are_reported_clean(capsys, 
         assert out.splitlines()[1].startswith("k2J\tT0;PWN evil\t") and "@misc{cut31m starting on line 2" in out
 
 
+@pytest.mark.parametrize("as_json", [False, True])
+def test_csl_json_with_lone_surrogates_is_reported_without_a_traceback(capsys, library, arxiv, tmp_path, as_json):
+    """JSON may escape half a surrogate pair (\\ud800): no UTF-8 output can print it."""
+    path = tmp_path / "lone.json"
+    path.write_text('[{"id": "\\ud800", "title": "\\udfff x", "author": [{"family": "\\udc00"}]}]')
+    code, out, err = run(capsys, "import", str(path), *(["--json"] if as_json else []))
+    assert code == 0, err
+    if as_json:
+        assert json.loads(out)["unmatched"][0] | {"reason": ""} == {"key": "\ufffd", "title": "\ufffd x", "reason": ""}
+    else:
+        assert out.splitlines()[1].startswith("\ufffd\t\ufffd x\t")
+
+
 def test_arxiv_unreachable_applies_the_cached_papers_and_lists_the_rest_as_not_fetched(capsys, library, monkeypatch):
     monkeypatch.setenv("READER_ARXIV_DELAY", "0")
     monkeypatch.setenv("READER_ARXIV_RETRIES", "1")
