@@ -161,6 +161,19 @@ def test_standard_input_and_a_forced_format(capsys, library, arxiv, monkeypatch)
     assert code == 0 and by_key(result) == {"line 1": "2611.01001", "line 2": "2611.01008"}
 
 
+def test_standard_input_larger_than_the_limit_is_refused_like_a_file(capsys, library, arxiv, monkeypatch):
+    """`yes 2611.01001 | reader import -` read 256 MB and imported it, the last line cut."""
+    import io
+
+    monkeypatch.setattr("reader.commands.importing.MAX_FILE_BYTES", 2**20)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"2611.01001\n" * (2**20 // 11 + 1))))
+    before = user_files(library.data_dir)
+    code, out, err = run(capsys, "import", "-")
+    assert (code, out) == (1, "")
+    assert err == "reader: error: standard input is larger than 1 MB: not a library file; nothing was changed\n"
+    assert user_files(library.data_dir) == before
+
+
 # --- marks -------------------------------------------------------------------------------------------
 
 
