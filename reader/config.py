@@ -408,7 +408,21 @@ def toml_key_lines(text: str) -> dict[str, int]:
 
 def _dotted(path: str) -> str:
     parts = re.findall(_KEY_PART, path)
-    return ".".join(part[1:-1] if part[:1] in "\"'" else part for part in parts)
+    return ".".join(_key_name(part) for part in parts)
+
+
+def _key_name(part: str) -> str:
+    """A key as TOML reads it: a basic string's escapes (\\u001b, \\t...) decoded."""
+    if part[:1] == "'":
+        return part[1:-1]
+    if part[:1] == '"':
+        import tomllib
+
+        try:
+            return tomllib.loads(f"k = {part}")["k"]
+        except tomllib.TOMLDecodeError:  # the file's own parse would have failed first
+            return part[1:-1]
+    return part
 
 
 def default_data_dir() -> Path:

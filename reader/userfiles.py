@@ -21,15 +21,15 @@ class FileWriteError(ReaderError):
     """A file could not be written (or may not be): the message names it and says why."""
 
 
-def path_problem(text: str) -> str | None:
+def path_problem(text: str, example: str = "starred.bib") -> str | None:
     """Why `text` cannot be the file an export writes, or None. A folder is refused (`.`, `/`, a
-    trailing slash): no file name is invented; so is a folder that takes no new file, and a
-    device, pipe or socket."""
+    trailing slash): no file name is invented (`example` is the one suggested); so is a folder
+    that takes no new file, and a device, pipe or socket."""
     if not text.strip():
         return "Give a file path."
     path = Path(text.strip()).expanduser()
     if text.strip().endswith(os.sep) or path.is_dir():
-        return f"{path} is a folder: give a file name, e.g. {path / 'starred.bib'}"
+        return f"{path} is a folder: give a file name, e.g. {path / example}"
     target = link_target(path)
     if target is None:
         return f"{path} is a link that leads nowhere a file can be (a loop)"

@@ -124,6 +124,9 @@ def test_file_values_reach_the_command(capsys, monkeypatch, config_file, tmp_pat
         ("[arxiv]\napi_url = 'http://[::1'\n", ", line 2: arxiv.api_url = \"http://[::1\" is not a URL (Invalid IPv6 URL)"),
         ("[arxiv]\ndelya = 3\n", ", line 2: unknown setting 'arxiv.delya' (known: arxiv.api_url,"),
         ("today = 2026-01-01\n", ", line 1: unknown setting 'today'"),
+        # Quoted keys with escapes are found on their line (not "line 0"), the key shown escaped.
+        ("theme = 'nord'\n\"\\u001b]0;x\\u0007\" = 1\n", ", line 2: unknown setting '\\x1b]0;x\\x07' (known:"),
+        ("[arxiv]\n\n\"del\\u0061y\" = 'x'\n", ", line 3: arxiv.delay = \"x\" is not a number"),
         ("theme = 'nord'\n[arxiv\ndelay = 1\n", ", line 2: not valid TOML: Expected ']' at the end of a table declaration"),
         ("[sync]\nweeks = \n", ", line 2: not valid TOML: Invalid value"),
     ],

@@ -129,7 +129,7 @@ def test_only_a_full_digest_written_to_a_file_moves_the_since_date(capsys, synce
     code, _, err = run(capsys, "digest", "--since", "yesterday")
     assert code == 1 and err.startswith("reader: error: --since") and err.count("\n") == 1
     code, _, err = run(capsys, "digest", "-o", ".")
-    assert code == 1 and "is a folder" in err
+    assert code == 1 and "is a folder" in err and err.endswith("digest.md\n")  # not a .bib name
     assert json.loads(run(capsys, "list", "--json", "--limit", "1")[1])[0]["title"] == HOSTILE_TITLE
 
 

@@ -230,6 +230,14 @@ def test_fetch_text_fetches_what_is_not_stored_one_by_one_and_goes_on_after_a_fa
     assert (code, out) == (0, "fetched 0 of 0 texts; 2 stored already\n")
 
 
+@pytest.mark.parametrize("command", ["text", "fetch-text"])
+def test_help_sentences_start_with_a_capital(capsys, command):
+    code, out, _ = run(capsys, command, "--help")
+    out = " ".join(out.split())
+    assert code == 0
+    assert "the references last. Texts are kept" in out or "one by one. Texts are kept" in out
+
+
 def test_fetch_text_needs_papers_named(capsys, texts_env):
     code, out, err = run(capsys, "fetch-text")
     assert (code, out) == (1, "") and "name the papers" in err
@@ -257,6 +265,13 @@ def test_pdf_missing_is_a_one_line_error(capsys, texts_env):
     assert err == f"reader: error: arXiv has no PDF of {paper.id}v{paper.version}\n"
 
 
+def test_pdf_to_a_folder_suggests_a_pdf_file_name(capsys, texts_env, tmp_path):
+    code, out, err = run(capsys, "pdf", texts_env.papers[0].id, "-o", str(tmp_path))
+    assert (code, out) == (1, "")
+    assert err == f"reader: error: {tmp_path} is a folder: give a file name, e.g. {tmp_path / 'paper.pdf'}\n"
+    assert not texts_env.document_requests()
+
+
 def test_refs_lists_the_bibliography_with_arxiv_ids_and_marks(capsys, texts_env, data_dir):
     paper = texts_env.papers[0]
     cited = "2609.00002"
@@ -280,6 +295,23 @@ def test_refs_lists_the_bibliography_with_arxiv_ids_and_marks(capsys, texts_env,
     rows = json.loads(out)
     assert [row["arxiv_id"] for row in rows] == [None, "2302.04761", "2210.03629", "2609.00002"]
     assert rows[3] == {"text": EXPECTED_ORDER[-1], "arxiv_id": cited, "cached": True, "starred": True, "read": False}
+
+
+def test_refs_of_a_hand_edited_text_print_no_escape_sequence(capsys, texts_env, data_dir):
+    """A stored text's reference ids are checked when read, like its words: the file may be edited."""
+    paper = texts_env.papers[0]
+    run(capsys, "text", paper.id)
+    path = TextStore(data_dir).path(paper.id, paper.version)
+    data = json.loads(path.read_text())
+    for block in data["blocks"]:
+        if len(block) == 3:
+            block[2] = "2302.04761\x1b]0;PWNED\x07\x1b[2J"
+    path.write_text(json.dumps(data))
+    code, out, _ = run(capsys, "refs", paper.id)
+    assert code == 0 and "\x1b" not in out and "\x07" not in out
+    assert out.splitlines() == EXPECTED_ORDER[-4:]
+    code, out, _ = run(capsys, "refs", paper.id, "--json")
+    assert [row["arxiv_id"] for row in json.loads(out)] == [None, None, None, None]
 
 
 def test_text_field_searches_stored_texts_offline_like_the_scan_evaluator(capsys, texts_env, data_dir):

@@ -161,6 +161,19 @@ def test_standard_input_and_a_forced_format(capsys, library, arxiv, monkeypatch)
     assert code == 0 and by_key(result) == {"line 1": "2611.01001", "line 2": "2611.01008"}
 
 
+def test_standard_input_larger_than_the_limit_is_refused_like_a_file(capsys, library, arxiv, monkeypatch):
+    """`yes 2611.01001 | reader import -` read 256 MB and imported it, the last line cut."""
+    import io
+
+    monkeypatch.setattr("reader.commands.importing.MAX_FILE_BYTES", 2**20)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"2611.01001\n" * (2**20 // 11 + 1))))
+    before = user_files(library.data_dir)
+    code, out, err = run(capsys, "import", "-")
+    assert (code, out) == (1, "")
+    assert err == "reader: error: standard input is larger than 1 MB: not a library file; nothing was changed\n"
+    assert user_files(library.data_dir) == before
+
+
 # --- marks -------------------------------------------------------------------------------------------
 
 
@@ -264,6 +277,35 @@ def test_an_entry_cut_off_at_the_end_is_reported_with_its_line_and_the_others_co
     assert f"late\t(no title)\tcut off: the entry @misc{{late starting on line {line} never ends, so it was not read" in out
     assert library.marks().starred == {"2611.01001", "2611.01002"}
     assert path.read_text() == text
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_entries_with_c1_controls_and_bidi_overrides_are_reported_clean(capsys, library, arxiv, tmp_path, as_json):
+    """C1 controls (U+009B is CSI, U+009D OSC) and bidi overrides pass the file's control-character
+    check; the report shows keys, titles and reasons cleaned as feed text is."""
+    path = tmp_path / "c1.bib"
+    path.write_text("@article{k\u009b2J\u202e, title={T\u009d0;PWN\u009c \u202eevil}, journal={J}}\n"
+                    "@misc{cut\u009b31m, title={Cut", encoding="utf-8")
+    code, out, err = run(capsys, "import", str(path), *(["--json"] if as_json else []))
+    assert code == 0, err
+    assert not any(ch in out + err for ch in "\u009b\u009c\u009d\u202e")
+    if as_json:
+        assert [(row["key"], row["title"]) for row in json.loads(out)["unmatched"]] == [("k2J", "T0;PWN evil"), ("cut31m", "")]
+    else:
+        assert out.splitlines()[1].startswith("k2J\tT0;PWN evil\t") and "@misc{cut31m starting on line 2" in out
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_csl_json_with_lone_surrogates_is_reported_without_a_traceback(capsys, library, arxiv, tmp_path, as_json):
+    """JSON may escape half a surrogate pair (\\ud800): no UTF-8 output can print it."""
+    path = tmp_path / "lone.json"
+    path.write_text('[{"id": "\\ud800", "title": "\\udfff x", "author": [{"family": "\\udc00"}]}]')
+    code, out, err = run(capsys, "import", str(path), *(["--json"] if as_json else []))
+    assert code == 0, err
+    if as_json:
+        assert json.loads(out)["unmatched"][0] | {"reason": ""} == {"key": "\ufffd", "title": "\ufffd x", "reason": ""}
+    else:
+        assert out.splitlines()[1].startswith("\ufffd\t\ufffd x\t")
 
 
 def test_arxiv_unreachable_applies_the_cached_papers_and_lists_the_rest_as_not_fetched(capsys, library, monkeypatch):

@@ -116,3 +116,18 @@ def test_cards_made_before_the_change_are_cleaned_too(data_dir, tmp_path, monkey
     card = partition.cards(db, [pid])[pid]
     assert card.title == "Safe title with evil bidi" and card.authors == ("Ada Lovelace", "Bob Smith") and card.affiliations == ("MIT",)
     assert_clean(card.abstract)
+
+
+def test_lone_surrogates_hand_edited_into_library_json_print_without_a_traceback(capsys, data_dir, monkeypatch):
+    """JSON can escape half a surrogate pair (\\ud800), which no UTF-8 output can print."""
+    monkeypatch.setenv("READER_DATA_DIR", str(data_dir))
+    cached_before(data_dir)
+    pid = recent_papers(4)[1].id
+    assert run(capsys, "tag", pid, "--add", "mine")[0] == 0
+    assert run(capsys, "note", pid, "--set", "my note")[0] == 0
+    path = data_dir / "library.json"
+    text = path.read_text().replace('"mine"', '"\\ud800mine"').replace('"my note"', '"my \\udfff note"')
+    assert "\\ud800mine" in text and "\\udfff" in text
+    path.write_text(text)
+    assert run(capsys, "tags") == (0, "mine\t1 paper\n", "")
+    assert run(capsys, "note", pid) == (0, "my  note\n", "")

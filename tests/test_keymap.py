@@ -35,6 +35,15 @@ def test_each_bad_line_is_reported_and_only_it_is_ignored():
     ]
 
 
+def test_keys_holding_c1_or_bidi_controls_are_refused():
+    """The footer and help draw the keys: a C1 CSI (U+009B) or a bidi override must not reach them."""
+    text = '"app.star" = "\\u009b2J,x"\n"app.read" = "ctrl+\\u202ez"\n"app.quit" = "ä"\n'
+    bindings, problems = parse_keymap(text, KNOWN)
+    assert bindings == {"app.quit": "ä"}
+    assert [p.split(":")[0] for p in problems] == ["line 1", "line 2"]
+    assert all("is not a comma-separated list of keys" in p for p in problems)
+
+
 def test_a_line_that_is_not_toml_is_ignored_and_the_rest_applies():
     text = '"app.star" = "x"\n"app.read" = r\n"app.quit" = "Q"\nlist.up = \n'
     bindings, problems = parse_keymap(text, KNOWN)

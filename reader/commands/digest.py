@@ -70,7 +70,7 @@ def run(args: argparse.Namespace, settings) -> int:
     from reader.userfiles import path_problem, write_user_file
 
     if args.output not in (None, "-"):
-        problem = path_problem(args.output)
+        problem = path_problem(args.output, example="digest.md")
         if problem:
             raise ReaderError(f"-o {args.output!r}: {problem}")
     format = _chosen_format(args)

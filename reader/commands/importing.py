@@ -69,7 +69,10 @@ def _checked_tag(tag: str | None) -> str | None:
 def _read_bytes(file: str) -> tuple[bytes, str, str]:
     """(the bytes, the name errors give it, its suffix) of FILE, or standard input for -."""
     if file == "-":
-        return sys.stdin.buffer.read(MAX_FILE_BYTES + 1), "standard input", ""
+        raw = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+        if len(raw) > MAX_FILE_BYTES:  # an endless pipe (`yes ID | reader import -`) too
+            raise ReaderError(f"standard input is larger than {MAX_FILE_BYTES >> 20} MB: not a library file; nothing was changed")
+        return raw, "standard input", ""
     path = Path(file)
     shown = file.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     if path.is_dir():
@@ -174,6 +177,6 @@ def _report(matches, marked: str, *, as_json: bool) -> None:
     print(summary)
     if marked:
         print(marked)
-    for match in unmatched:
-        title = " ".join(match.citation.title.split())
-        print(f"{match.citation.label}\t{title or '(no title)'}\t{match.reason}")
+    for match in unmatched:  # the file's words cleaned as feed text is: no escape sequence, no bidi control
+        row = match.to_json()
+        print(f"{row['key']}\t{row['title'] or '(no title)'}\t{row['reason']}")

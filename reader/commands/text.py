@@ -16,7 +16,7 @@ from reader.core.text import plural
 from reader.errors import ReaderError
 from reader.ids import parse_paper_id
 
-FETCHED_TEXTS = "texts are kept in the data directory: read them offline, search them with text:"
+FETCHED_TEXTS = "Texts are kept in the data directory: read them offline, search them with text:"
 
 
 def register(commands) -> None:
@@ -213,7 +213,7 @@ def cmd_pdf(args, settings) -> int:
     if args.output is not None:
         from reader.userfiles import path_problem
 
-        problem = path_problem(args.output)
+        problem = path_problem(args.output, example="paper.pdf")
         if problem:
             raise ReaderError(problem)
         output = Path(args.output).expanduser()

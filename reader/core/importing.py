@@ -287,8 +287,13 @@ def _csl_item(value: object) -> bool:
     return isinstance(value, dict) and not CSL_KEYS.isdisjoint(value)
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # JSON's \\ud800 unpaired: no UTF-8 can print it
+
+
 def _csl_text(value: object) -> str:
-    return value if isinstance(value, str) else str(value) if isinstance(value, int | float) and not isinstance(value, bool) else ""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.sub("\ufffd", value)
+    return str(value) if isinstance(value, int | float) and not isinstance(value, bool) else ""
 
 
 def _csl_citation(item: dict, number: int) -> Citation:

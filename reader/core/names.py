@@ -21,6 +21,8 @@ def checked_name(name: str, what: str, longest: int = NAME_LIMIT) -> str:
     if not tidy:
         raise StoreError(f"a {what} needs a name")
     if clean_text(tidy) != tidy:
+        if any("\ud800" <= ch <= "\udfff" for ch in tidy):  # bytes that were not UTF-8 (a raw argv)
+            raise StoreError(f"a {what} name is not valid Unicode: {tidy!r}")
         raise StoreError(f"a {what} name cannot contain control characters: {tidy!r}")
     if len(tidy) > longest:
         raise StoreError(f"a {what} name can be at most {longest} characters long (this one has {len(tidy):,})")

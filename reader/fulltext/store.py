@@ -23,6 +23,7 @@ from typing import IO
 from reader.errors import StoreError
 from reader.fulltext.clean import printable
 from reader.fulltext.document import FORMAT, KINDS, REFERENCE, Block, Document
+from reader.models import ARXIV_ID
 
 log = logging.getLogger("reader.fulltext")
 _NAME = re.compile(r"^(?P<key>[A-Za-z0-9._-]+?)v(?P<version>\d+)\.json$")
@@ -160,7 +161,7 @@ def _document(data: object, path: Path) -> Document | None:
     for item in raw:
         if not (isinstance(item, list) and 2 <= len(item) <= 3 and item[0] in KINDS and all(isinstance(v, str) for v in item)):
             continue
-        found = item[2] if len(item) == 3 and item[0] == REFERENCE else None
+        found = item[2] if len(item) == 3 and item[0] == REFERENCE and ARXIV_ID.match(item[2]) else None
         blocks.append(Block(item[0], printable(item[1]), found))
     return Document(pid, version, source, tuple(blocks))
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from reader.core.importing import Citation, shares_author, title_key
 from reader.core.query import Term
+from reader.core.sanitize import clean_text
 from reader.core.text import word_string
 from reader.errors import ReaderError
 from reader.models import PaperIndex
@@ -35,8 +36,9 @@ class Match:
 
     def to_json(self) -> dict:
         if self.paper_id is not None:
-            return {"key": self.citation.label, "id": self.paper_id, "how": self.how}
-        return {"key": self.citation.label, "title": self.citation.title, "reason": self.reason}
+            return {"key": clean_text(self.citation.label), "id": self.paper_id, "how": self.how}
+        # The file's text as written is untrusted: no control or bidi character reaches the output.
+        return {"key": clean_text(self.citation.label), "title": clean_text(self.citation.title), "reason": clean_text(self.reason)}
 
 
 class TitleLookup:
