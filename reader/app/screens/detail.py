@@ -21,7 +21,7 @@ from reader.app.screens.full_text import FullTextScreen
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.note import NoteEditing, note_link
 from reader.app.widgets.notice_line import NoticeLine
-from reader.app.widgets.record_view import NoteSection, RecordLines, RecordLook, RecordView, record_width, render_record
+from reader.app.widgets.record_view import RECORD_SCROLL, NoteSection, RecordLines, RecordLook, RecordView, record_width, render_record
 from reader.core.sanitize import clean_multiline, clean_text
 from reader.errors import ReaderError
 from reader.fulltext.store import TextSummary
@@ -116,12 +116,7 @@ class DetailScreen(PaperScreen):
         Binding("left_square_bracket", "step(-1)", "Previous", id="detail.previous"),
         Binding("N", "edit_note", "Note", id="detail.note", tooltip="Write the paper's note here (saved as you type)"),
         Binding("E", "edit_note_externally", "Edit in $EDITOR", id="detail.note_editor"),
-        Binding("j,down", "scroll('down')", "Down", show=False, id="detail.down"),
-        Binding("k,up", "scroll('up')", "Up", show=False, id="detail.up"),
-        Binding("space,pagedown", "scroll('page_down')", "Page down", show=False, id="detail.page_down"),
-        Binding("pageup", "scroll('page_up')", "Page up", show=False, id="detail.page_up"),
-        Binding("g,home", "scroll('home')", "Top", show=False, id="detail.top"),
-        Binding("G,end", "scroll('end')", "Bottom", show=False, id="detail.bottom"),
+        *RECORD_SCROLL,
     ]
 
     def __init__(self, service: LibraryService):

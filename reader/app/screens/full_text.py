@@ -21,7 +21,7 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from reader.app.widgets.footer import KeyFooter
-from reader.app.widgets.record_view import RecordLines, RecordView, record_width
+from reader.app.widgets.record_view import RECORD_SCROLL, RecordLines, RecordView, record_width
 from reader.errors import ReaderError
 from reader.fulltext.document import AUTHORS, CAPTION, HEADING, REFERENCE, TITLE, Block, Document
 from reader.fulltext.render import block_lines
@@ -65,12 +65,7 @@ class FullTextScreen(Screen):
     # The detail view's ids: a key remapped there (keymap.toml) moves here alike.
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="detail.close"),
-        Binding("j,down", "scroll('down')", "Down", show=False, id="detail.down"),
-        Binding("k,up", "scroll('up')", "Up", show=False, id="detail.up"),
-        Binding("space,pagedown", "scroll('page_down')", "Page down", show=False, id="detail.page_down"),
-        Binding("pageup", "scroll('page_up')", "Page up", show=False, id="detail.page_up"),
-        Binding("g,home", "scroll('home')", "Top", show=False, id="detail.top"),
-        Binding("G,end", "scroll('end')", "Bottom", show=False, id="detail.bottom"),
+        *RECORD_SCROLL,
     ]
 
     def __init__(self, service: LibraryService, paper_id: str, version: int, client_options=None):

@@ -21,6 +21,7 @@ from rich.console import Console, JustifyMethod, RenderableType
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
@@ -31,6 +32,17 @@ from reader.models import Paper
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown
+
+# The keys that scroll a record (the detail view's, and the full text's: one id each, so a key
+# remapped in keymap.toml moves in both).
+RECORD_SCROLL = [
+    Binding("j,down", "scroll('down')", "Down", show=False, id="detail.down"),
+    Binding("k,up", "scroll('up')", "Up", show=False, id="detail.up"),
+    Binding("space,pagedown", "scroll('page_down')", "Page down", show=False, id="detail.page_down"),
+    Binding("pageup", "scroll('page_up')", "Page up", show=False, id="detail.page_up"),
+    Binding("g,home", "scroll('home')", "Top", show=False, id="detail.top"),
+    Binding("G,end", "scroll('end')", "Bottom", show=False, id="detail.bottom"),
+]
 
 LABEL_WIDTH = 14
 EMPTY_NOTE = "No note yet. {write} writes one here (saved as you type); {editor} edits it in $EDITOR."
