@@ -208,11 +208,11 @@ class Triage(ScreenPart[TriageHost]):
     def annotate(self, paper_id: str) -> tuple[tuple[str, str], ...]:
         """A card's last line: that it was just hidden; else a newer version than the one read,
         the watches it matches, the user's tags, a note, and (For you) why it is ranked there."""
-        service, view, hide_key = self.screen.service, self.screen.view, key(self.screen.app, "app.hide")
+        service, view = self.screen.service, self.screen.view  # runs for every card drawn: the key is asked only when said
         if paper_id in service.library.hidden and view != HIDDEN:
-            return ((f"✕ hidden: left out of your views from now on · {hide_key} brings it back", "paper-list--updated"),)
+            return ((f"✕ hidden: left out of your views from now on · {key(self.screen.app, 'app.hide')} brings it back", "paper-list--updated"),)
         if view == HIDDEN and paper_id not in service.library.hidden:
-            return ((f"↩ shown again in your views · {hide_key} hides it again", "paper-list--updated"),)
+            return ((f"↩ shown again in your views · {key(self.screen.app, 'app.hide')} hides it again", "paper-list--updated"),)
         parts: list[tuple[str, str]] = []
         triage = service.triage
         if paper_id in triage.updated:
