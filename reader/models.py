@@ -170,7 +170,7 @@ class PaperIndex:
     a list: its values are shared small ints while there are few topics, and a mask has as
     many bits as there are topics."""
 
-    __slots__ = ("_positions", "arrived", "days", "ids", "masks", "topics", "versions")
+    __slots__ = ("_positions", "_present", "arrived", "days", "ids", "masks", "topics", "versions")
 
     def __init__(self, topics=(), ids=(), versions=(), days=(), masks=(), arrived=None):
         self.topics: list[str] = list(topics)  # bit i of a mask is topics[i]
@@ -180,6 +180,7 @@ class PaperIndex:
         self.masks: list[int] = list(masks)
         self.arrived = array(ARRIVED_TYPE, bytes(8 * len(self.ids)) if arrived is None else arrived)
         self._positions: dict[str, int] | None = None
+        self._present: set[str] | None = None  # the ids, for membership without positions
 
     @classmethod
     def build(cls, entries: dict[str, IndexEntry]) -> PaperIndex:
@@ -198,7 +199,9 @@ class PaperIndex:
     def with_changes(self, changes: dict[str, tuple[int, int, str | None]], arrived: int = 0) -> PaperIndex:
         """A new index with papers added or updated: id -> (version, v1 day ordinal, topic or None).
         A topic adds to a paper's topics; papers new to the index arrived at `arrived`. Cheap at
-        any size: the rows stay sorted, so the new ones merge in as one more sorted run."""
+        any size: rows are found by binary search (no map of every id), the new ones merge in as
+        one more sorted run, copied between them a slice at a time. This index's set of ids
+        passes to the new one (a sync's next save asks it again)."""
         topics = list(self.topics)
         for _, _, topic in changes.values():
             if topic is not None and topic not in topics:
@@ -208,41 +211,59 @@ class PaperIndex:
         added = []
         for pid, (version, day, topic) in changes.items():
             bit = bits[topic] if topic is not None else 0
-            i = self.position(pid)
+            i = self.row(pid, day)
             if i is None:
                 added.append((day, pid, version, bit))
             else:
                 versions[i] = max(versions[i], version)
                 masks[i] |= bit
+        present, self._present = self._present, None
         if not added:
-            return PaperIndex(topics, self.ids, versions, self.days, masks, self.arrived)
+            same = PaperIndex(topics, self.ids, versions, self.days, masks, self.arrived)
+            same._present = present
+            return same
         added.sort(reverse=True)
-        # Merge the two sorted runs by hand: no tuple per row (less garbage to collect), and a
-        # Python loop lets other threads run, where one big sort would hold the GIL.
         merged = PaperIndex(topics)
         out_days, out_ids, out_versions, out_masks = merged.days, merged.ids, merged.versions, merged.masks
         out_arrived = merged.arrived
         old_days, old_ids, old_arrived = self.days, self.ids, self.arrived
-        i, n = 0, len(old_ids)
+        start = 0
         for day, pid, version, mask in added:
-            while i < n and (old_days[i], old_ids[i]) > (day, pid):
-                out_days.append(old_days[i])
-                out_ids.append(old_ids[i])
-                out_versions.append(versions[i])
-                out_masks.append(masks[i])
-                out_arrived.append(old_arrived[i])
-                i += 1
+            cut = self._insertion_point(day, pid, start)
+            out_days.extend(old_days[start:cut])
+            out_ids += old_ids[start:cut]
+            out_versions.extend(versions[start:cut])
+            out_masks += masks[start:cut]
+            out_arrived.extend(old_arrived[start:cut])
             out_days.append(day)
             out_ids.append(pid)
             out_versions.append(version)
             out_masks.append(mask)
             out_arrived.append(arrived)
-        out_days.extend(old_days[i:])
-        out_ids += old_ids[i:]
-        out_versions.extend(versions[i:])
-        out_masks += masks[i:]
-        out_arrived.extend(old_arrived[i:])
+            start = cut
+        out_days.extend(old_days[start:])
+        out_ids += old_ids[start:]
+        out_versions.extend(versions[start:])
+        out_masks += masks[start:]
+        out_arrived.extend(old_arrived[start:])
+        if present is not None:
+            present.update(pid for _, pid, _, _ in added)
+            merged._present = present
         return merged
+
+    def _insertion_point(self, day: int, paper_id: str, low: int = 0) -> int:
+        """Where a row (day, id) goes among the rows from `low` on: after every row above it
+        (rows are sorted by day, then id, both descending)."""
+        days, ids = self.days, self.ids
+        low = bisect_left(days, -day, lo=low, key=_negated)
+        high = bisect_right(days, -day, lo=low, key=_negated)
+        while low < high:  # ids descending within the day
+            middle = (low + high) // 2
+            if ids[middle] > paper_id:
+                low = middle + 1
+            else:
+                high = middle
+        return low
 
     def to_json_text(self) -> str:
         """The index as JSON, encoded a slice of a column at a time: each encoder call holds the
@@ -275,19 +296,20 @@ class PaperIndex:
     def position(self, paper_id: str) -> int | None:
         return self.positions().get(paper_id)
 
+    def row(self, paper_id: str, day: int) -> int | None:
+        """The paper's row given its v1 day ordinal, by binary search; by the map of every id only
+        when the index holds the id under another day (a record whose date changed). A paper the
+        index does not hold is told by the set of ids, lighter than the map."""
+        i = self.locate(paper_id, day) if self.days else None
+        if i is None and paper_id in self:
+            i = self.position(paper_id)
+        return i
+
     def locate(self, paper_id: str, day: int) -> int | None:
         """The paper's index in `ids`, given its v1 day ordinal: two binary searches (the rows
         are sorted by day, then id, both descending), no id map made."""
-        days, ids = self.days, self.ids
-        low = bisect_left(days, -day, key=_negated)
-        high = bisect_right(days, -day, lo=low, key=_negated)
-        while low < high:  # ids descending within the day
-            middle = (low + high) // 2
-            if ids[middle] > paper_id:
-                low = middle + 1
-            else:
-                high = middle
-        return low if low < len(ids) and ids[low] == paper_id and days[low] == day else None
+        i = self._insertion_point(day, paper_id)
+        return i if i < len(self.ids) and self.ids[i] == paper_id and self.days[i] == day else None
 
     def get(self, paper_id: str) -> IndexEntry | None:
         i = self.position(paper_id)
@@ -328,7 +350,14 @@ class PaperIndex:
         return len(self.ids)
 
     def __contains__(self, paper_id: str) -> bool:
-        return self.position(paper_id) is not None
+        if self._positions is not None:
+            return paper_id in self._positions
+        if self._present is None:
+            present: set[str] = set()
+            for start in range(0, len(self.ids), POSITIONS_SLICE):  # a slice at a time, as positions()
+                present.update(self.ids[start : start + POSITIONS_SLICE])
+            self._present = present
+        return paper_id in self._present
 
     def __iter__(self):
         return iter(self.ids)

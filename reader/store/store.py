@@ -476,7 +476,8 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
                 docs = self._read_shard_docs(shard)
                 written: list[Paper] = []
                 for paper in group:
-                    position = index.position(paper.id)
+                    day = date.fromisoformat(paper.published[:10]).toordinal()
+                    position = None if paper.id in changes else index.row(paper.id, day)
                     known = changes[paper.id][0] if paper.id in changes else (
                         index.versions[position] if position is not None else None
                     )
@@ -489,7 +490,6 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
                             result.changed_ids.append(paper.id)
                         docs[paper.id] = paper.to_json()
                         written.append(paper)
-                    day = date.fromisoformat(paper.published[:10]).toordinal()
                     changes[paper.id] = (max(known or 0, paper.version), day, topic)
                 self._write_shard(shard, docs)
                 if on_shard is not None:
