@@ -198,22 +198,25 @@ class PaperIndex:
 
     def with_changes(self, changes: dict[str, tuple[int, int, str | None]], arrived: int = 0) -> PaperIndex:
         """A new index with papers added or updated: id -> (version, v1 day ordinal, topic or None).
-        A topic adds to a paper's topics; papers new to the index arrived at `arrived`. Cheap at
-        any size: rows are found by binary search (no map of every id), the new ones merge in as
-        one more sorted run, copied between them a slice at a time. This index's set of ids
-        passes to the new one (a sync's next save asks it again)."""
+        A topic adds to a paper's topics; papers new to the index arrived at `arrived`."""
+        return self.with_rows({pid: (version, day, () if topic is None else (topic,), arrived) for pid, (version, day, topic) in changes.items()})
+
+    def with_rows(self, rows: dict[str, tuple[int, int, tuple[str, ...], int]]) -> PaperIndex:
+        """A new index with papers added or updated: id -> (version, v1 day ordinal, topics to
+        add, arrival time if new). Cheap at any size: rows are found by binary search (no map of
+        every id), the new ones merge in as one more sorted run, copied between them a slice at
+        a time. This index's set of ids passes to the new one (a sync's next save asks it)."""
         topics = list(self.topics)
-        for _, _, topic in changes.values():
-            if topic is not None and topic not in topics:
-                topics.append(topic)
+        for _, _, named, _ in rows.values():
+            topics += [topic for topic in named if topic not in topics]
         bits = {t: 1 << i for i, t in enumerate(topics)}
         versions, masks = array(VERSION_TYPE, self.versions), list(self.masks)
         added = []
-        for pid, (version, day, topic) in changes.items():
-            bit = bits[topic] if topic is not None else 0
+        for pid, (version, day, named, arrived) in rows.items():
+            bit = sum(bits[topic] for topic in set(named))
             i = self.row(pid, day)
             if i is None:
-                added.append((day, pid, version, bit))
+                added.append((day, pid, version, bit, arrived))
             else:
                 versions[i] = max(versions[i], version)
                 masks[i] |= bit
@@ -228,7 +231,7 @@ class PaperIndex:
         out_arrived = merged.arrived
         old_days, old_ids, old_arrived = self.days, self.ids, self.arrived
         start = 0
-        for day, pid, version, mask in added:
+        for day, pid, version, mask, arrived in added:
             cut = self._insertion_point(day, pid, start)
             out_days.extend(old_days[start:cut])
             out_ids += old_ids[start:cut]
@@ -247,7 +250,7 @@ class PaperIndex:
         out_masks += masks[start:]
         out_arrived.extend(old_arrived[start:])
         if present is not None:
-            present.update(pid for _, pid, _, _ in added)
+            present.update(row[1] for row in added)
             merged._present = present
         return merged
 
