@@ -9,6 +9,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from operator import neg
 from typing import TypeVar
 
 # `2609.12345`, `0704.0001` (new style) or `hep-th/9901001`, `math.GT/0309136` (old style).
@@ -143,10 +144,6 @@ class IndexEntry:
 POSITIONS_SLICE = 10_000
 
 
-def _negated(value: int) -> int:
-    return -value
-
-
 # The index's number columns as machine integers (array type codes): versions and v1 day
 # ordinals as int32, arrival times (milliseconds since 1970) as int64.
 VERSION_TYPE, DAY_TYPE, ARRIVED_TYPE = "i", "i", "q"
@@ -258,8 +255,8 @@ class PaperIndex:
         """Where a row (day, id) goes among the rows from `low` on: after every row above it
         (rows are sorted by day, then id, both descending)."""
         days, ids = self.days, self.ids
-        low = bisect_left(days, -day, lo=low, key=_negated)
-        high = bisect_right(days, -day, lo=low, key=_negated)
+        low = bisect_left(days, -day, lo=low, key=neg)
+        high = bisect_right(days, -day, lo=low, key=neg)
         while low < high:  # ids descending within the day
             middle = (low + high) // 2
             if ids[middle] > paper_id:
@@ -303,10 +300,10 @@ class PaperIndex:
         """The paper's row given its v1 day ordinal, by binary search; by the map of every id only
         when the index holds the id under another day (a record whose date changed). A paper the
         index does not hold is told by the set of ids, lighter than the map."""
+        if paper_id not in self:
+            return None
         i = self.locate(paper_id, day) if self.days else None
-        if i is None and paper_id in self:
-            i = self.position(paper_id)
-        return i
+        return self.position(paper_id) if i is None else i
 
     def locate(self, paper_id: str, day: int) -> int | None:
         """The paper's index in `ids`, given its v1 day ordinal: two binary searches (the rows

@@ -115,7 +115,7 @@ def test_lines_from_before_index_json_was_last_written_whole_are_ignored(data_di
 
 def test_a_long_log_goes_into_index_json(data_dir, monkeypatch):
     monkeypatch.setattr(index_log, "MIN_ROWS", 25)
-    store = cache_of(data_dir, 100)  # 100 papers: the log holds at most max(25, 100 // 8) rows
+    store = cache_of(data_dir, 100)  # 100 papers: the log holds at most max(25, 100 // SHARE) rows
     store.save_papers(batch()[:20], "Agents")
     assert (data_dir / "index.log").exists()
     index_json = (data_dir / "index.json").read_bytes()

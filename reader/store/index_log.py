@@ -25,7 +25,7 @@ from reader.store.schema import MAX_ARRIVED, MAX_DAY, MAX_VERSION, MIN_DAY
 
 Changes = dict[str, tuple[int, int, str | None]]  # id -> (version, v1 day ordinal, topic or None)
 MIN_ROWS = 20_000  # the log is written into index.json once it holds more rows than this
-SHARE = 8  # ... and more than one for every SHARE papers of the index
+SHARE = 32  # ... and more than one for every SHARE papers of the index (reading the log stays short)
 
 
 def new_token() -> str:

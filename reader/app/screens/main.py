@@ -143,6 +143,10 @@ class MainScreen(PaperScreen, ExportActions):
         try:
             library = self.service.open()
             due = self.sync_on_start and bool(self.service.topics) and self.service.sync_due()
+            # Counted here, not on the UI's thread when drawn (~0.5 s at 1,000,000 papers).
+            library.counts()
+            if self.view.kind in ("all", "topic"):
+                self.service.momentum(self.view)
         except ReaderError as error:
             self.app.call_from_thread(self.app.notify, f"Cannot read the cache: {error}", severity="error", timeout=30)
             return

@@ -354,13 +354,11 @@ class PaperList(ScrollView, can_focus=True):
             plain.truncate(max(room, 1), overflow="ellipsis")
             return plain.plain
 
-        entry = library.index.get(paper_id)
         star = ("★ ", style("paper-list--star")) if paper_id in library.starred else ("  ", Style())
         unread = ("● ", style("paper-list--unread")) if not read else ("  ", Style())
-        if paper is None:
-            published = entry.published if entry else ""
+        if paper is None:  # its card is on its way (the id alone: finding its date by id would make a map of every id)
             return [
-                line(star, unread, (f"{published} · {paper_id}", style("paper-list--meta"))),
+                line(star, unread, (paper_id, style("paper-list--meta"))),
                 line(("loading…", style("paper-list--abstract"))),
                 *[line() for _ in range(self.card_height - 2)],
             ]
