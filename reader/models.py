@@ -291,6 +291,7 @@ class PaperIndex:
             for start in range(0, len(ids), POSITIONS_SLICE):
                 positions.update(zip(ids[start : start + POSITIONS_SLICE], range(start, start + POSITIONS_SLICE)))
             self._positions = positions
+            self._present = None  # the map answers membership from now on
         return self._positions
 
     def position(self, paper_id: str) -> int | None:

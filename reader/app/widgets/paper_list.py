@@ -365,7 +365,7 @@ class PaperList(ScrollView, can_focus=True):
         ident = "demo paper" if paper.demo else f"{paper.id}v{paper.version}"
         meta = f"{paper.published} · {paper.primary_category} · "
         # Tags stay right-aligned; whole tags are dropped (with "+N") rather than one cut.
-        tag_text = tag_line(library.topics_of(paper_id), inner - 4 - len(meta) - len(ident) - 2)
+        tag_text = tag_line(library.topics_of(paper_id, paper.published), inner - 4 - len(meta) - len(ident) - 2)
         gap = max(1, inner - 4 - len(meta) - len(ident) - len(tag_text))
         abstract = Text(paper.abstract).wrap(self.app.console, inner, overflow="fold")
         abstract_lines = [l.plain for l in abstract[:2]]
