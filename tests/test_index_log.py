@@ -5,12 +5,15 @@ from before index.json was last written whole is ignored; a long log goes into i
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
+import struct
+import zlib
 
 import pytest
 
 from reader.models import PaperIndex
-from reader.store import Store, index_log
+from reader.store import Store, index_columns, index_log
 from reader.store.store import shard_of
 from tests.corpus import recent_papers
 
@@ -162,3 +165,86 @@ def test_folded_log_entries_equal_taking_them_one_by_one(data_dir, share, monkey
     index = whole(store)
     assert columns(index)[:4] == columns(store.index())[:4]
     assert {pid: (index.get(pid).version, index.get(pid).published, set(index.get(pid).topics)) for pid in index.ids} == expected
+
+
+# --- index.columns: index.json's columns as machine arrays, read instead of its JSON -------------
+
+
+def from_json(data_dir) -> PaperIndex:
+    """The index as index.json (and the log) hold it, index.columns set aside."""
+    columns = data_dir / "index.columns"
+    kept = columns.read_bytes() if columns.exists() else None
+    columns.unlink(missing_ok=True)
+    index = Store(data_dir).index()
+    if kept is not None:
+        columns.write_bytes(kept)
+    return index
+
+
+def test_index_columns_hold_what_index_json_holds(data_dir, monkeypatch):
+    monkeypatch.setattr(index_log, "MIN_ROWS", 0)  # every save writes index.json whole (and the columns)
+    store = cache_of(data_dir, 100)
+    store.add_topic("Games", "ti:games")
+    store.save_papers(batch()[:10], "Games")
+    store.remove_topic("Agents")
+    assert (data_dir / "index.columns").exists()
+    read = []
+    monkeypatch.setattr(Store, "_read_index_json", lambda self: read.append(1) or None)
+    index = Store(data_dir).index()  # from the columns alone
+    monkeypatch.undo()
+    assert read == [] and columns(index) == columns(from_json(data_dir)) and len(index) == 110 and index.topics == ["Games"]
+
+
+def damaged_columns(raw: bytes) -> bytes:
+    return raw[:-40] + bytes([raw[-40] ^ 1]) + raw[-39:]
+
+
+def crafted_day(raw: bytes) -> bytes:
+    """A day out of range, with its CRC made right (a file written by someone else)."""
+    magic = index_columns.MAGIC
+    body = raw[:-4]
+    (length,) = struct.unpack_from("<Q", body, len(magic))
+    header = json.loads(body[len(magic) + 8 : len(magic) + 8 + length])
+    days_at = len(magic) + 8 + length + header["ids"] + 4 * header["papers"]
+    body = body[:days_at] + struct.pack("<i", 0) + body[days_at + 4 :]
+    return body + struct.pack("<I", zlib.crc32(body))
+
+
+@pytest.mark.parametrize("spoil", [damaged_columns, crafted_day], ids=["damaged", "crafted"])
+def test_damaged_or_crafted_index_columns_are_ignored_and_made_again(data_dir, spoil):
+    cache_of(data_dir, 100)
+    expected = columns(from_json(data_dir))
+    path = data_dir / "index.columns"
+    path.write_bytes(spoil(path.read_bytes()))
+    assert columns(Store(data_dir).index()) == expected
+    assert columns(Store(data_dir).index()) == expected and Store(data_dir).index_order().ids == expected[1]
+    made_from = index_columns.made_from(path)  # written again by the reader, whole
+    assert made_from is not None and columns(index_columns.read(path, *made_from)) == expected
+
+
+def test_index_columns_of_another_index_json_are_ignored(data_dir):
+    store = cache_of(data_dir, 100)
+    old = (data_dir / "index.columns").read_bytes()
+    store.add_topic("Games", "ti:games")
+    store.add_to_topic("Games", [p.id for p in recent_papers(100, per_day=40)[:7]])  # index.json written whole
+    (data_dir / "index.columns").write_bytes(old)
+    index = Store(data_dir).index()
+    assert index.topics == ["Agents", "Games"] and sum(1 for mask in index.masks if mask & 2) == 7
+    # index.json changed by hand (its time and size differ from the columns'): it is read, and
+    # repaired when damaged, even with columns naming its token beside it
+    text = (data_dir / "index.json").read_text()
+    (data_dir / "index.json").write_text(text[: len(text) // 2])
+    damaged = Store(data_dir)
+    assert len(damaged.index()) == 100 and any("damaged" in w for w in damaged.warnings)
+
+
+def test_an_index_with_more_topics_than_a_mask_holds_is_read_from_json(data_dir):
+    store = cache_of(data_dir, 100)
+    papers = recent_papers(100, per_day=40)
+    for n in range(64):
+        store.add_topic(f"T{n}", f"ti:t{n}")
+        store.save_papers(papers[n : n + 1], f"T{n}")
+    store.add_to_topic("T0", [papers[99].id])  # index.json written whole: no columns for 65 topics
+    assert not (data_dir / "index.columns").exists() or b'"T63"' not in (data_dir / "index.columns").read_bytes()
+    index = Store(data_dir).index()
+    assert len(index.topics) == 65 and index.topics_of(papers[63].id) == ["Agents", "T63"]

@@ -175,6 +175,12 @@ def index_document(text: str) -> dict | None:
     return {"meta": {"1": meta}, "index": {"1": doc}}
 
 
+def log_token_at_head(head: bytes) -> str | None:
+    """The log token of an index.json in the store's own form, from its first bytes."""
+    found = _INDEX_HEAD.match(head.decode("utf-8", errors="replace"))
+    return found.group(2) if found is not None else None
+
+
 def log_token(data: dict) -> str | None:
     """The token of the log that follows this index.json (index_log.py), if it names one."""
     meta = data.get("meta")

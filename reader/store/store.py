@@ -35,7 +35,7 @@ from reader.core.sanitize import INVISIBLE_UTF8
 from reader.core.text import plural
 from reader.errors import StoreError
 from reader.models import ARRIVED_TYPE, VERSION_TYPE, IndexEntry, Paper, PaperIndex
-from reader.store import index_log
+from reader.store import index_columns, index_log
 from reader.store.files import (
     CorruptFileError,
     Stamp,
@@ -59,6 +59,7 @@ from reader.store.schema import (
     index_document,
     is_record,
     log_token,
+    log_token_at_head,
     without_invisible_text,
 )
 from reader.store.syncstate import SyncStateMethods
@@ -68,6 +69,7 @@ from reader.store.userstate import UserDoc
 SCHEMA_VERSION = 1  # of the paper cache's files
 SHARD_SLICE = 200  # records encoded by one call when a shard is written
 LOCK_WAIT_SECONDS = 10.0
+HEAD_BYTES = 256  # of index.json: its meta, with the log's token
 FEW_RECORDS = 64  # of a shard's ~1,000: decoded one by one (each a search of the shard's bytes)
 
 
@@ -102,7 +104,7 @@ def _shard_sort_key(shard: str) -> str:
 
 
 # What a data directory holds: a directory with other files and none of these is not one.
-OWN_NAMES = frozenset({"user.json", "user.json.bak", "sync.json", "index.json", "index.log", "papers", "keymap.toml", ".lock", ".user.lock", ".sync.lock"}) | LIBRARY_FILES
+OWN_NAMES = frozenset({"user.json", "user.json.bak", "sync.json", "index.json", "index.log", "index.columns", "papers", "keymap.toml", ".lock", ".user.lock", ".sync.lock"}) | LIBRARY_FILES
 
 
 def _refuse_foreign_directory(data_dir: Path) -> None:
@@ -149,6 +151,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         self._sync_path = self.data_dir / "sync.json"
         self._index_path = self.data_dir / "index.json"
         self._log_path = self.data_dir / "index.log"
+        self._columns_path = self.data_dir / "index.columns"
         self._lock_path = self.data_dir / ".lock"  # papers, index, sync state
         self._index: PaperIndex | None = None
         self._index_stamp: IndexStamp | None = None
@@ -235,6 +238,8 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         if self._index is None or stamp != self._index_stamp:
             if self._order is not None and stamp == self._order_stamp:
                 return self._order
+            if self._columns_current():  # the whole index, read as fast
+                return self._load_index()
             try:
                 found = check_index_order(self._index_path.read_bytes().decode("utf-8"))
             except (OSError, UnicodeDecodeError):
@@ -261,18 +266,39 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
             if len(log) >= self._log_offset:
                 self._index_stamp = stamp
                 return self._take_log(log[self._log_offset :], self._index)
-        try:
-            data = self._read_index_json()
-            index = check_index(data) if data else PaperIndex()
-        except (CorruptFileError, ShapeError) as error:
-            problem = str(error) if isinstance(error, CorruptFileError) else f"index.json is damaged ({error})"
-            aside = move_aside(self._index_path)
-            self.warnings.append(f"{problem}: moved to {aside.name}; rebuilt it from the cached papers")
-            return self._rebuild_index()
+        token, source = self._head_token(), _file_stamp(self._index_path)
+        index = index_columns.read(self._columns_path, token, source) if token is not None and source is not None else None
+        if index is None:
+            try:
+                data = self._read_index_json()
+                index = check_index(data) if data else PaperIndex()
+            except (CorruptFileError, ShapeError) as error:
+                problem = str(error) if isinstance(error, CorruptFileError) else f"index.json is damaged ({error})"
+                aside = move_aside(self._index_path)
+                self.warnings.append(f"{problem}: moved to {aside.name}; rebuilt it from the cached papers")
+                return self._rebuild_index()
+            token = log_token(data) if data else None
+            if token is not None and source is not None:  # for the next reader (missing, or made for another index.json)
+                index_columns.write(self._columns_path, token, source, index)
         self._order = None  # the whole index answers from now on
-        self._log_token, self._log_offset, self._log_rows = (log_token(data) if data else None), 0, 0
+        self._log_token, self._log_offset, self._log_rows = token, 0, 0
         self._index_stamp = stamp
         return self._take_log(self._read_log(), index)
+
+    def _head_token(self) -> str | None:
+        """The log token index.json names, from its first bytes (None: no file, or not one
+        written with a log)."""
+        try:
+            with open(self._index_path, "rb") as file:
+                return log_token_at_head(file.read(HEAD_BYTES))
+        except OSError:
+            return None
+
+    def _columns_current(self) -> bool:
+        """index.columns was made from index.json as it is (its header names index.json's token,
+        modification time and size)."""
+        token, source = self._head_token(), _file_stamp(self._index_path)
+        return token is not None and source is not None and index_columns.made_from(self._columns_path) == (token, source)
 
     def _read_log(self) -> bytes:
         try:
@@ -313,6 +339,9 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         token = index_log.new_token()
         text = f'{{"meta":{{"1":{{"schema":{SCHEMA_VERSION},"log":"{token}"}}}},"index":{{"1":{index.to_json_text()}}}}}'
         write_atomic(self._index_path, text.encode("utf-8"))
+        source = _file_stamp(self._index_path)
+        if source is not None:
+            index_columns.write(self._columns_path, token, source, index)
         try:
             self._log_path.unlink(missing_ok=True)
         except OSError:
