@@ -31,6 +31,7 @@ MASK_TYPE = "q"
 MAX_TOPICS = 62  # a mask's bits in an int64; an index with more topics is read from JSON
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
+assert (MAX_VERSION, MAX_ARRIVED) == (2**31 - 1, 2**63 - 1)  # what the int32 and int64 columns hold at most
 HEADER_START = 128  # bytes of the header that hold its token and source (written first)
 _MADE_FROM = re.compile(rb'\{"token": "([0-9a-f]{8,32})", "source": \[([0-9]{1,20}), ([0-9]{1,20})\]')
 
@@ -113,8 +114,11 @@ def _decode(raw: bytes, token: str, source: Source) -> PaperIndex | None:
     offset = start + length
     if len(body) != offset + id_bytes + (4 + 4 + 8 + 8) * papers or zlib.crc32(body) != crc:
         return None
-    ids = body[offset : offset + id_bytes].decode("utf-8").split("\n") if papers else []
-    if len(ids) != papers or "" in ids:
+    blob = body[offset : offset + id_bytes]
+    if b"\n\n" in blob or blob.startswith(b"\n") or blob.endswith(b"\n"):  # an empty id
+        return None
+    ids = blob.decode("utf-8").split("\n") if papers else []
+    if len(ids) != papers:
         return None
     columns = []
     offset += id_bytes
@@ -124,9 +128,10 @@ def _decode(raw: bytes, token: str, source: Source) -> PaperIndex | None:
         offset += column.itemsize * papers
         columns.append(column)
     versions, days, masks, arrived = columns
+    # In range (int32 versions are at most MAX_VERSION and int64 arrivals at most MAX_ARRIVED).
     if papers and not (
-        min(versions) >= 1 and max(versions) <= MAX_VERSION and min(days) >= MIN_DAY and max(days) <= MAX_DAY
-        and min(masks) >= 0 and max(masks) < 1 << len(topics) and min(arrived) >= 0 and max(arrived) <= MAX_ARRIVED
+        min(versions) >= 1 and min(days) >= MIN_DAY and max(days) <= MAX_DAY
+        and min(masks) >= 0 and max(masks) < 1 << len(topics) and min(arrived) >= 0
     ):
         return None
     return PaperIndex(topics, ids, versions, days, masks.tolist(), arrived)
