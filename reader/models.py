@@ -180,6 +180,13 @@ class PaperIndex:
         self._present: set[str] | None = None  # the ids, for membership without positions
 
     @classmethod
+    def of_columns(cls, topics: list[str], ids: list[str], versions: array, days: array, masks: list[int], arrived: array) -> PaperIndex:
+        """An index holding these columns themselves (not copies: they were made for it)."""
+        index = cls(topics)
+        index.ids, index.versions, index.days, index.masks, index.arrived = ids, versions, days, masks, arrived
+        return index
+
+    @classmethod
     def build(cls, entries: dict[str, IndexEntry]) -> PaperIndex:
         topics = sorted({t for e in entries.values() for t in e.topics})
         bits = {t: 1 << i for i, t in enumerate(topics)}
