@@ -30,7 +30,6 @@ from reader.errors import ReaderError, StoreError
 from reader.fulltext.store import TextStore
 from reader.models import Paper, PaperIndex
 from reader.searchdb import Card
-from reader.service.memory import give_back_free_memory
 from reader.service.outside import PAPER_FILES, OutsideChanges, OutsideMethods, Stamps
 from reader.service.ranker import RankedList, RankerProcess
 from reader.service.search import LibrarySearch, MemorySearch
@@ -136,7 +135,6 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
         self.search.refresh(None if changed is None else sorted({shard_of(pid) for pid in changed}))
         index = index or self.library.index
         self.search.prepare_order(index.ids, index.positions())
-        give_back_free_memory()  # what reading the index and mapping the rows left behind
 
     @property
     def search_ready(self) -> bool:
