@@ -133,9 +133,12 @@ def app_run(env: dict[str, str], data: Path, newest_title: str, *, watch_s: floa
                 if newest_title in screen:
                     card_s = now
             if quiet_s is None and card_s is not None:
-                window = [s for s in samples if s[0] >= max(now - settle_s, card_s)]
-                if now - window[0][0] >= settle_s * 0.9 and (window[-1][1] - window[0][1]) / (now - window[0][0]) < QUIET_SHARE:
-                    quiet_s, quiet_rss = window[0][0], rss
+                # From the last sample at least settle_s old (not the first one younger: with
+                # samples ~0.27 s apart that one was often under 0.9 * settle_s old, and a
+                # quiet app never read as quiet).
+                older = [s for s in samples if card_s <= s[0] <= now - settle_s]
+                if older and (cpu - older[-1][1]) / (now - older[-1][0]) < QUIET_SHARE:
+                    quiet_s, quiet_rss = older[-1][0], rss
             if (quiet_s is not None and now >= watch_s) or now > max(watch_s, longest_s):
                 break
             time.sleep(0.05 if card_s is None else 0.25)

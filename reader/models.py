@@ -9,6 +9,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from operator import neg
 from typing import TypeVar
 
 # `2609.12345`, `0704.0001` (new style) or `hep-th/9901001`, `math.GT/0309136` (old style).
@@ -143,10 +144,6 @@ class IndexEntry:
 POSITIONS_SLICE = 10_000
 
 
-def _negated(value: int) -> int:
-    return -value
-
-
 # The index's number columns as machine integers (array type codes): versions and v1 day
 # ordinals as int32, arrival times (milliseconds since 1970) as int64.
 VERSION_TYPE, DAY_TYPE, ARRIVED_TYPE = "i", "i", "q"
@@ -170,7 +167,7 @@ class PaperIndex:
     a list: its values are shared small ints while there are few topics, and a mask has as
     many bits as there are topics."""
 
-    __slots__ = ("_positions", "arrived", "days", "ids", "masks", "topics", "versions")
+    __slots__ = ("_positions", "_present", "arrived", "days", "ids", "masks", "topics", "versions")
 
     def __init__(self, topics=(), ids=(), versions=(), days=(), masks=(), arrived=None):
         self.topics: list[str] = list(topics)  # bit i of a mask is topics[i]
@@ -180,6 +177,14 @@ class PaperIndex:
         self.masks: list[int] = list(masks)
         self.arrived = array(ARRIVED_TYPE, bytes(8 * len(self.ids)) if arrived is None else arrived)
         self._positions: dict[str, int] | None = None
+        self._present: set[str] | None = None  # the ids, for membership without positions
+
+    @classmethod
+    def of_columns(cls, topics: list[str], ids: list[str], versions: array, days: array, masks: list[int], arrived: array) -> PaperIndex:
+        """An index holding these columns themselves (not copies: they were made for it)."""
+        index = cls(topics)
+        index.ids, index.versions, index.days, index.masks, index.arrived = ids, versions, days, masks, arrived
+        return index
 
     @classmethod
     def build(cls, entries: dict[str, IndexEntry]) -> PaperIndex:
@@ -197,52 +202,75 @@ class PaperIndex:
 
     def with_changes(self, changes: dict[str, tuple[int, int, str | None]], arrived: int = 0) -> PaperIndex:
         """A new index with papers added or updated: id -> (version, v1 day ordinal, topic or None).
-        A topic adds to a paper's topics; papers new to the index arrived at `arrived`. Cheap at
-        any size: the rows stay sorted, so the new ones merge in as one more sorted run."""
+        A topic adds to a paper's topics; papers new to the index arrived at `arrived`."""
+        return self.with_rows({pid: (version, day, () if topic is None else (topic,), arrived) for pid, (version, day, topic) in changes.items()})
+
+    def with_rows(self, rows: dict[str, tuple[int, int, tuple[str, ...], int]]) -> PaperIndex:
+        """A new index with papers added or updated: id -> (version, v1 day ordinal, topics to
+        add, arrival time if new). Cheap at any size: rows are found by binary search (no map of
+        every id), the new ones merge in as one more sorted run, copied between them a slice at
+        a time. This index's set of ids passes to the new one (a sync's next save asks it)."""
         topics = list(self.topics)
-        for _, _, topic in changes.values():
-            if topic is not None and topic not in topics:
-                topics.append(topic)
+        for _, _, named, _ in rows.values():
+            topics += [topic for topic in named if topic not in topics]
         bits = {t: 1 << i for i, t in enumerate(topics)}
         versions, masks = array(VERSION_TYPE, self.versions), list(self.masks)
         added = []
-        for pid, (version, day, topic) in changes.items():
-            bit = bits[topic] if topic is not None else 0
-            i = self.position(pid)
+        for pid, (version, day, named, arrived) in rows.items():
+            bit = sum(bits[topic] for topic in set(named))
+            i = self.row(pid, day)
             if i is None:
-                added.append((day, pid, version, bit))
+                added.append((day, pid, version, bit, arrived))
             else:
                 versions[i] = max(versions[i], version)
                 masks[i] |= bit
+        present, self._present = self._present, None
         if not added:
-            return PaperIndex(topics, self.ids, versions, self.days, masks, self.arrived)
+            same = PaperIndex(topics, self.ids, versions, self.days, masks, self.arrived)
+            same._present = present
+            return same
         added.sort(reverse=True)
-        # Merge the two sorted runs by hand: no tuple per row (less garbage to collect), and a
-        # Python loop lets other threads run, where one big sort would hold the GIL.
         merged = PaperIndex(topics)
         out_days, out_ids, out_versions, out_masks = merged.days, merged.ids, merged.versions, merged.masks
         out_arrived = merged.arrived
         old_days, old_ids, old_arrived = self.days, self.ids, self.arrived
-        i, n = 0, len(old_ids)
-        for day, pid, version, mask in added:
-            while i < n and (old_days[i], old_ids[i]) > (day, pid):
-                out_days.append(old_days[i])
-                out_ids.append(old_ids[i])
-                out_versions.append(versions[i])
-                out_masks.append(masks[i])
-                out_arrived.append(old_arrived[i])
-                i += 1
+        start = 0
+        for day, pid, version, mask, arrived in added:
+            cut = self._insertion_point(day, pid, start)
+            out_days.extend(old_days[start:cut])
+            out_ids += old_ids[start:cut]
+            out_versions.extend(versions[start:cut])
+            out_masks += masks[start:cut]
+            out_arrived.extend(old_arrived[start:cut])
             out_days.append(day)
             out_ids.append(pid)
             out_versions.append(version)
             out_masks.append(mask)
             out_arrived.append(arrived)
-        out_days.extend(old_days[i:])
-        out_ids += old_ids[i:]
-        out_versions.extend(versions[i:])
-        out_masks += masks[i:]
-        out_arrived.extend(old_arrived[i:])
+            start = cut
+        out_days.extend(old_days[start:])
+        out_ids += old_ids[start:]
+        out_versions.extend(versions[start:])
+        out_masks += masks[start:]
+        out_arrived.extend(old_arrived[start:])
+        if present is not None:
+            present.update(row[1] for row in added)
+            merged._present = present
         return merged
+
+    def _insertion_point(self, day: int, paper_id: str, low: int = 0) -> int:
+        """Where a row (day, id) goes among the rows from `low` on: after every row above it
+        (rows are sorted by day, then id, both descending)."""
+        days, ids = self.days, self.ids
+        low = bisect_left(days, -day, lo=low, key=neg)
+        high = bisect_right(days, -day, lo=low, key=neg)
+        while low < high:  # ids descending within the day
+            middle = (low + high) // 2
+            if ids[middle] > paper_id:
+                low = middle + 1
+            else:
+                high = middle
+        return low
 
     def to_json_text(self) -> str:
         """The index as JSON, encoded a slice of a column at a time: each encoder call holds the
@@ -270,24 +298,26 @@ class PaperIndex:
             for start in range(0, len(ids), POSITIONS_SLICE):
                 positions.update(zip(ids[start : start + POSITIONS_SLICE], range(start, start + POSITIONS_SLICE)))
             self._positions = positions
+            self._present = None  # the map answers membership from now on
         return self._positions
 
     def position(self, paper_id: str) -> int | None:
         return self.positions().get(paper_id)
 
+    def row(self, paper_id: str, day: int) -> int | None:
+        """The paper's row given its v1 day ordinal, by binary search; by the map of every id only
+        when the index holds the id under another day (a record whose date changed). A paper the
+        index does not hold is told by the set of ids, lighter than the map."""
+        if paper_id not in self:
+            return None
+        i = self.locate(paper_id, day) if self.days else None
+        return self.position(paper_id) if i is None else i
+
     def locate(self, paper_id: str, day: int) -> int | None:
         """The paper's index in `ids`, given its v1 day ordinal: two binary searches (the rows
         are sorted by day, then id, both descending), no id map made."""
-        days, ids = self.days, self.ids
-        low = bisect_left(days, -day, key=_negated)
-        high = bisect_right(days, -day, lo=low, key=_negated)
-        while low < high:  # ids descending within the day
-            middle = (low + high) // 2
-            if ids[middle] > paper_id:
-                low = middle + 1
-            else:
-                high = middle
-        return low if low < len(ids) and ids[low] == paper_id and days[low] == day else None
+        i = self._insertion_point(day, paper_id)
+        return i if i < len(self.ids) and self.ids[i] == paper_id and self.days[i] == day else None
 
     def get(self, paper_id: str) -> IndexEntry | None:
         i = self.position(paper_id)
@@ -328,7 +358,14 @@ class PaperIndex:
         return len(self.ids)
 
     def __contains__(self, paper_id: str) -> bool:
-        return self.position(paper_id) is not None
+        if self._positions is not None:
+            return paper_id in self._positions
+        if self._present is None:
+            present: set[str] = set()
+            for start in range(0, len(self.ids), POSITIONS_SLICE):  # a slice at a time, as positions()
+                present.update(self.ids[start : start + POSITIONS_SLICE])
+            self._present = present
+        return paper_id in self._present
 
     def __iter__(self):
         return iter(self.ids)

@@ -4,6 +4,7 @@ key pressed, quietly, cursor, filter and view kept; the app's own changes are no
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import subprocess
 import sys
@@ -142,3 +143,21 @@ def test_in_a_real_terminal_a_topic_added_and_a_star_from_another_terminal_show(
     )
     assert run.status == 0, run.output[-2000:]
     assert "★" in run.output.split("Robots", 1)[1]
+
+
+async def test_papers_a_sync_elsewhere_appends_to_the_index_log_show(store, papers, data_dir):
+    # A save appends to index.log and leaves index.json as it was (issue 32): the app still
+    # sees it, and shows the new papers in their places, counted.
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        main = app.main
+        before = list(main.paper_list.ids)
+        index_json = (data_dir / "index.json").read_bytes()
+        newer = [dataclasses.replace(paper, id=f"2612.{90000 + n:05d}") for n, paper in enumerate(papers[:5])]
+        Store(data_dir).save_papers(newer, "Agents")  # as a cron `reader sync` would
+        assert (data_dir / "index.json").read_bytes() == index_json and b"2612.90000" in (data_dir / "index.log").read_bytes()
+        await until(pilot, lambda: len(main.paper_list.ids) == len(before) + 5)
+        assert set(main.paper_list.ids) == set(before) | {p.id for p in newer}
+        assert main.paper_list.ids == Store(data_dir).index().ids
+        assert str(main.sidebar.get_option_at_index(0).prompt).startswith(f"All papers\n{len(before) + 5} papers")

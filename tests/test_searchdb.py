@@ -21,7 +21,7 @@ from reader.core.query import parse, search_text
 from reader.core.search import SearchBlock
 from reader.core.text import word_string
 from reader.models import Author
-from reader.searchdb import PARTITIONS, SearchIndex, SearchIndexError
+from reader.searchdb import PARTITIONS, SearchIndex, SearchIndexError, partition
 from reader.searchdb.rows import prose
 from reader.store import Store
 from reader.store.store import shard_of
@@ -155,7 +155,10 @@ def ids(index, query):
     return index.matching(parse(query, implicit_and=True))
 
 
-def test_changed_shards_are_reindexed_and_only_changed_papers_replaced(data_dir):
+@pytest.mark.parametrize("together", [partition.INSERTED_TOGETHER, 1])
+def test_changed_shards_are_reindexed_and_only_changed_papers_replaced(data_dir, monkeypatch, together):
+    # together=1: rows inserted after each shard (a large build does so every few shards)
+    monkeypatch.setattr(partition, "INSERTED_TOGETHER", together)
     store, index = filled(data_dir)
     assert index.refresh(store) == 0  # nothing changed: nothing read
     papers = sample_papers(40)

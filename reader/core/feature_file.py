@@ -107,7 +107,8 @@ def _decode(raw: bytes, stamp: tuple[int, int]) -> FeatureBlock | None:
     follows[indptr[:-1][indptr[:-1] < entries]] = False
     if np.any(np.diff(indices)[follows[1:]] <= 0):
         return None
-    matrix = sparse.csr_matrix((_weights(counts), indices.astype(np.int32), indptr), shape=(papers, COLUMNS))
+    # Copies, not views of `raw`: a view would keep the whole file (its packs too) in memory.
+    matrix = sparse.csr_matrix((_weights(counts), indices.astype(np.int32), indptr.copy()), shape=(papers, COLUMNS))
     return FeatureBlock(ids, matrix, sample_keys_of(ids), packed_rows)
 
 

@@ -161,6 +161,17 @@ class Library:
             return False
         return (not starred or paper_id in self.starred) and (not unread or paper_id not in self.read)
 
+    @property
+    def counted_already(self) -> bool:
+        """Whether `counts` answers at once (else it counts every paper first)."""
+        return self._counts is not None
+
+    def take_counts(self, counts: dict, marks_version: int) -> None:
+        """Counts made by `counted` in a worker when the marks were at `marks_version`: kept
+        unless the marks changed since (then `counts` counts again when asked)."""
+        if self._counts is None and marks_version == self.marks_version:
+            self._counts = counts
+
     def counts(self, topic: str | None = None, *, starred: bool = False, hidden: bool = False) -> tuple[int, int]:
         """(total, unread) for a topic, the starred papers, the hidden ones, or everything (None)."""
         if self._counts is None:

@@ -148,14 +148,18 @@ def rank(
     from scipy.sparse import csr_matrix  # type: ignore[import-untyped, unused-ignore]
     from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped, unused-ignore]
 
-    position = corpus.position
-    stars = _sorted_rows(corpus, starred)
+    stars = corpus.rows_of(starred)
     if len(stars) < MIN_STARS:
         return NeedsStars(len(stars))
     skip = set(starred) | set(hidden) | set(read)
-    pool = corpus.ids if candidates is None else candidates
-    chosen = sorted({position[pid] for pid in pool if pid in position and pid not in skip})
-    if not chosen:
+    if candidates is None:
+        wanted = np.ones(len(corpus), dtype=bool)
+        wanted[corpus.rows_of(skip)] = False
+        chosen = np.flatnonzero(wanted)
+    else:
+        chosen = np.array(corpus.rows_of({pid for pid in candidates if pid not in skip}), dtype=np.int64)
+        chosen.sort()
+    if not len(chosen):
         return Ranking(corpus, [], [], np.zeros(COLUMNS), stars)
 
     rows, labels, weights = _training_set(corpus, stars, hidden=set(hidden) - set(starred), read=set(read) - set(starred) - set(hidden))
@@ -169,10 +173,9 @@ def rank(
     column_weights[columns] = model.coef_[0] * corpus.idf[columns]
     decision = corpus.decisions(column_weights) + model.intercept_[0]
 
-    chosen_rows = np.array(chosen)
-    ids = np.array(corpus.ids, dtype=object)[chosen_rows]
-    order = np.lexsort((ids.astype(str), -decision[chosen_rows]))
-    scores = 1 / (1 + np.exp(-decision[chosen_rows][order]))
+    ids = np.array(corpus.ids, dtype=object)[chosen]
+    order = np.lexsort((ids.astype(str), -decision[chosen]))
+    scores = 1 / (1 + np.exp(-decision[chosen][order]))
     return Ranking(corpus, ids[order].tolist(), scores.tolist(), column_weights, stars)
 
 
@@ -183,8 +186,8 @@ def _training_set(corpus: Corpus, stars: list[int], *, hidden: set[str], read: s
     must still say what the user likes)."""
     import numpy as np
 
-    negatives = _sorted_rows(corpus, hidden)
-    weak = _sorted_rows(corpus, read)
+    negatives = corpus.rows_of(hidden)
+    weak = corpus.rows_of(read)
     marked = np.zeros(len(corpus), dtype=bool)
     marked[stars + negatives + weak] = True
     unmarked = np.flatnonzero(~marked)
@@ -198,9 +201,3 @@ def _training_set(corpus: Corpus, stars: list[int], *, hidden: set[str], read: s
     labels = np.array([1] * len(stars) + [0] * (len(rows) - len(stars)))
     weights = np.array([star_weight] * len(stars) + negative_weights)
     return rows, labels, weights / weights.mean()
-
-
-def _sorted_rows(corpus: Corpus, ids: Iterable[str]) -> list[int]:
-    """Row numbers of the papers among `ids` that are in the corpus, in order of id."""
-    position = corpus.position
-    return [position[pid] for pid in sorted(pid for pid in set(ids) if pid in position)]

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-def positions_array(table: list[int]) -> np.ndarray:
+def positions_array(table: Sequence[int]) -> np.ndarray:
     """A RowMap's positions table (row number -> position in the order) as an array."""
     import numpy as np
 

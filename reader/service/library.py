@@ -240,6 +240,10 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
         writer thread in order with the other changes of user state (it waits for them)."""
         return self._writer.submit(self._taking_library_state(lambda: self.store.citation_keys(papers))).result()
 
+    def charted_already(self, view: View) -> bool:
+        """Whether `momentum` answers at once for the view (else it counts its papers' weeks)."""
+        return view.topic in self._momenta
+
     def momentum(self, view: View) -> Momentum:
         """Weekly counts for the view, as of today (from memory: no disk read)."""
         momentum = self._momenta.get(view.topic)

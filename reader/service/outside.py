@@ -24,6 +24,7 @@ from reader.service.triage_sets import TriageSets
 from reader.store import Store, Topic
 from reader.store.files import Stamp, file_stamp
 from reader.store.library_state import LibraryDoc
+from reader.store.store import index_stamp
 from reader.store.userstate import Marks
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 WATCHED = ("user.json", "library.json", "sync.json", "index.json")
 PAPER_FILES = frozenset({"index.json", "sync.json"})  # what a sync writes
-Stamps = dict[str, Stamp | None]
+Stamps = dict[str, object]  # file name -> its stamp (None: no file)
 
 
 class OutsideChanges:
@@ -40,13 +41,19 @@ class OutsideChanges:
     reports the app's own writes as they are made, the UI's thread looks and takes."""
 
     def __init__(self, data_dir: Path):
-        self._paths = {name: Path(data_dir) / name for name in WATCHED}
+        self._data_dir = Path(data_dir)
+        self._paths = {name: self._data_dir / name for name in WATCHED}
         self._lock = threading.Lock()
         self._seen: Stamps = self.stamps()
         self._writing: dict[str, int] = {}  # files the app is writing now
 
     def stamps(self, names: Iterable[str] = WATCHED) -> Stamps:
-        return {name: file_stamp(self._paths[name]) for name in names}
+        return {name: self._stamp(name) for name in names}
+
+    def _stamp(self, name: str) -> object:
+        if name == "index.json":  # the paper index: index.json and the log of the saves since
+            return index_stamp(self._data_dir)
+        return file_stamp(self._paths[name])
 
     def changed(self) -> set[str]:
         """The files another process changed since they were taken in (a stat of each); not one

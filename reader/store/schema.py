@@ -127,16 +127,17 @@ def check_index(data: dict) -> PaperIndex:
 
 
 # index.json as the store writes it: compact, its columns in this order.
-_INDEX_HEAD = re.compile(r'\{"meta":\{"1":\{"schema":([0-9]+)\}\},"index":\{"1":\{"topics":')
+_INDEX_HEAD = re.compile(r'\{"meta":\{"1":\{"schema":([0-9]+)(?:,"log":"([0-9a-f]{8,32})")?\}\},"index":\{"1":\{"topics":')
 _NUMBERS = r"\[[0-9,]*\]"
 _INDEX_TAIL = re.compile(
     rf',"versions":({_NUMBERS}),"days":({_NUMBERS}),"masks":({_NUMBERS})(?:,"arrived":({_NUMBERS}))?\}}\}}\}}\s*'
 )
 
 
-def _index_columns(text: str) -> tuple[int, list[str], list[str], re.Match[str]] | None:
+def _index_columns(text: str) -> tuple[int, str | None, list[str], list[str], re.Match[str]] | None:
     """Index.json's text in the store's own form, split into its columns: the schema number,
-    the topics and ids decoded, the number columns as text (a match of _INDEX_TAIL, each list
+    its log's token (index_log.py; None in an index written before the log), the topics and ids
+    decoded, the number columns as text (a match of _INDEX_TAIL, each list
     checked to hold one number per paper). None when it is in another form, or damaged."""
     head = _INDEX_HEAD.match(text)
     if head is None:
@@ -154,7 +155,7 @@ def _index_columns(text: str) -> tuple[int, list[str], list[str], re.Match[str]]
         return None
     if any(_how_many(column) != len(ids) for column in tail.groups() if column is not None):
         return None
-    return int(head.group(1)), topics, ids, tail
+    return int(head.group(1)), head.group(2), topics, ids, tail
 
 
 def index_document(text: str) -> dict | None:
@@ -165,29 +166,48 @@ def index_document(text: str) -> dict | None:
     columns = _index_columns(text)
     if columns is None:
         return None
-    schema, topics, ids, tail = columns
+    schema, token, topics, ids, tail = columns
     doc = {"topics": topics, "ids": ids}
     for name, numbers in zip(("versions", "days", "masks", "arrived"), tail.groups()):
         if numbers is not None:
             doc[name] = json.loads(numbers)
-    return {"meta": {"1": {"schema": schema}}, "index": {"1": doc}}
+    meta: dict[str, object] = {"schema": schema} if token is None else {"schema": schema, "log": token}
+    return {"meta": {"1": meta}, "index": {"1": doc}}
 
 
-def check_index_order(text: str) -> PaperIndex | None:
+def log_token_at_head(head: bytes) -> str | None:
+    """The log token of an index.json in the store's own form, from its first bytes."""
+    found = _INDEX_HEAD.match(head.decode("utf-8", errors="replace"))
+    return found.group(2) if found is not None else None
+
+
+def log_token(data: dict) -> str | None:
+    """The token of the log that follows this index.json (index_log.py), if it names one."""
+    meta = data.get("meta")
+    doc = meta.get("1") if type(meta) is dict else None
+    token = doc.get("log") if type(doc) is dict else None
+    return token if is_log_token(token) else None
+
+
+def is_log_token(value: object) -> bool:
+    return type(value) is str and 8 <= len(value) <= 32 and all(c in "0123456789abcdef" for c in value)
+
+
+def check_index_order(text: str) -> tuple[str | None, PaperIndex] | None:
     """The topics, ids, days and topic masks of index.json's text (what a listing filters on,
     and finds a paper by with a binary search), without decoding the other columns: 100,000
     papers' numbers take most of a whole read. Versions and arrivals are left empty (arrivals
     0); only their shape is checked here (lists of whole numbers, one per paper), their values
-    on every whole read. None when the text is not in the store's own form, or is damaged: the
-    caller then reads it whole (check_index), which repairs it."""
+    on every whole read. With the log's token. None when the text is not in the store's own
+    form, or is damaged: the caller then reads it whole (check_index), which repairs it."""
     columns = _index_columns(text)
     if columns is None:
         return None
-    _, topics, ids, tail = columns
+    _, token, topics, ids, tail = columns
     days, masks = json.loads(tail.group(2)), json.loads(tail.group(3))
     if not (is_int_list(days, MIN_DAY, MAX_DAY) and is_int_list(masks, 0, (1 << len(topics)) - 1)):
         return None
-    return PaperIndex(topics, ids, days=days, masks=masks)
+    return token, PaperIndex(topics, ids, days=days, masks=masks)
 
 
 def _how_many(numbers: str) -> int | None:

@@ -22,6 +22,7 @@ operation, which is fine for sync.json and ruinous for 100,000 papers.
 from __future__ import annotations
 
 import os
+from array import array
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -33,7 +34,8 @@ from tinydb import Query
 from reader.core.sanitize import INVISIBLE_UTF8
 from reader.core.text import plural
 from reader.errors import StoreError
-from reader.models import IndexEntry, Paper, PaperIndex
+from reader.models import ARRIVED_TYPE, VERSION_TYPE, IndexEntry, Paper, PaperIndex
+from reader.store import index_columns, index_log
 from reader.store.files import (
     CorruptFileError,
     Stamp,
@@ -56,6 +58,8 @@ from reader.store.schema import (
     check_search_texts,
     index_document,
     is_record,
+    log_token,
+    log_token_at_head,
     without_invisible_text,
 )
 from reader.store.syncstate import SyncStateMethods
@@ -65,6 +69,7 @@ from reader.store.userstate import UserDoc
 SCHEMA_VERSION = 1  # of the paper cache's files
 SHARD_SLICE = 200  # records encoded by one call when a shard is written
 LOCK_WAIT_SECONDS = 10.0
+HEAD_BYTES = 256  # of index.json: its meta, with the log's token
 FEW_RECORDS = 64  # of a shard's ~1,000: decoded one by one (each a search of the shard's bytes)
 
 
@@ -77,12 +82,29 @@ def shard_of(arxiv_id: str) -> str:
     return f"{month}.{number[:-3]}"
 
 
+_IndexFileStamp = tuple[int, int] | None  # modification time (ns) and size; None: no file
+IndexStamp = tuple[_IndexFileStamp, _IndexFileStamp]  # index.json's and index.log's
+
+
+def index_stamp(data_dir: Path) -> IndexStamp:
+    """What the paper index was read from: index.json and its log (index_log.py) as they are."""
+    return _file_stamp(data_dir / "index.json"), _file_stamp(data_dir / "index.log")
+
+
+def _file_stamp(path: Path) -> _IndexFileStamp:
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
 def _shard_sort_key(shard: str) -> str:
     return ("19" if shard >= "90" else "20") + shard
 
 
 # What a data directory holds: a directory with other files and none of these is not one.
-OWN_NAMES = frozenset({"user.json", "user.json.bak", "sync.json", "index.json", "papers", "keymap.toml", ".lock", ".user.lock", ".sync.lock"}) | LIBRARY_FILES
+OWN_NAMES = frozenset({"user.json", "user.json.bak", "sync.json", "index.json", "index.log", "index.columns", "papers", "keymap.toml", ".lock", ".user.lock", ".sync.lock"}) | LIBRARY_FILES
 
 
 def _refuse_foreign_directory(data_dir: Path) -> None:
@@ -128,11 +150,16 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
             raise StoreError(f"cannot create the data directory {self.data_dir}: {error.strerror}") from None
         self._sync_path = self.data_dir / "sync.json"
         self._index_path = self.data_dir / "index.json"
+        self._log_path = self.data_dir / "index.log"
+        self._columns_path = self.data_dir / "index.columns"
         self._lock_path = self.data_dir / ".lock"  # papers, index, sync state
         self._index: PaperIndex | None = None
-        self._index_stamp: tuple[int, int] | None = None
+        self._index_stamp: IndexStamp | None = None
+        self._log_token: str | None = None  # of the log following the loaded index.json
+        self._log_offset = 0  # bytes of the log taken in
+        self._log_rows = 0  # rows of the log taken in
         self._order: PaperIndex | None = None  # index_order's, while index.json stays as it was
-        self._order_stamp: tuple[int, int] | None = None
+        self._order_stamp: IndexStamp | None = None
         # User state has a lock of its own: a star never waits for a sync's save of papers.
         self._user = MirroredFile(
             self.data_dir / "user.json",
@@ -195,12 +222,8 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
 
     # --- the paper index -----------------------------------------------------------------------
 
-    def _stamp(self) -> tuple[int, int] | None:
-        try:
-            stat = self._index_path.stat()
-        except FileNotFoundError:
-            return None
-        return stat.st_mtime_ns, stat.st_size
+    def _stamp(self) -> IndexStamp:
+        return index_stamp(self.data_dir)
 
     def index(self) -> PaperIndex:
         """Every cached paper, newest first (re-read when another process changed it)."""
@@ -208,18 +231,27 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
 
     def index_order(self) -> PaperIndex:
         """The index's topics, ids, days and topic masks alone (versions and arrivals left
-        empty): what a listing filters on and finds papers by, read several times faster than
-        index(). The whole index when it is loaded already, or when the file is not in the
-        store's own form (or is damaged)."""
+        empty): what a listing filters on and finds papers
+        by, read several times faster than index(). The whole index when it is loaded already,
+        or when the file is not in the store's own form (or is damaged)."""
         stamp = self._stamp()
         if self._index is None or stamp != self._index_stamp:
             if self._order is not None and stamp == self._order_stamp:
                 return self._order
+            if self._columns_current():  # the whole index, read as fast
+                return self._load_index()
             try:
-                order = check_index_order(self._index_path.read_bytes().decode("utf-8"))
+                found = check_index_order(self._index_path.read_bytes().decode("utf-8"))
             except (OSError, UnicodeDecodeError):
-                order = None
-            if order is not None:
+                found = None
+            if found is not None:
+                token, order = found
+                log = self._read_log()
+                rows = index_log.folded(index_log.entries(log, token)) if token is not None else {}
+                if rows:  # the log's papers in their places (versions and arrivals as before)
+                    order.versions = array(VERSION_TYPE, bytes(4 * len(order)))
+                    order = order.with_rows(rows)
+                    order.versions, order.arrived = array(VERSION_TYPE), array(ARRIVED_TYPE, bytes(8 * len(order)))
                 self._order, self._order_stamp = order, stamp
                 return order
         return self._load_index()
@@ -228,16 +260,62 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         stamp = self._stamp()
         if self._index is not None and not force and stamp == self._index_stamp:
             return self._index
-        try:
-            data = self._read_index_json()
-            self._index = check_index(data) if data else PaperIndex()
-            self._order = None  # the whole index answers from now on
-        except (CorruptFileError, ShapeError) as error:
-            problem = str(error) if isinstance(error, CorruptFileError) else f"index.json is damaged ({error})"
-            aside = move_aside(self._index_path)
-            self.warnings.append(f"{problem}: moved to {aside.name}; rebuilt it from the cached papers")
-            return self._rebuild_index()
+        if self._index is not None and not force and self._index_stamp is not None and stamp[0] == self._index_stamp[0]:
+            # index.json as it was: only the log grew (another process's save). Its new lines.
+            log = self._read_log()
+            if len(log) >= self._log_offset:
+                self._index_stamp = stamp
+                return self._take_log(log[self._log_offset :], self._index)
+        token, source = self._head_token(), _file_stamp(self._index_path)
+        index = index_columns.read(self._columns_path, token, source) if token is not None and source is not None else None
+        if index is None:
+            try:
+                data = self._read_index_json()
+                index = check_index(data) if data else PaperIndex()
+            except (CorruptFileError, ShapeError) as error:
+                problem = str(error) if isinstance(error, CorruptFileError) else f"index.json is damaged ({error})"
+                aside = move_aside(self._index_path)
+                self.warnings.append(f"{problem}: moved to {aside.name}; rebuilt it from the cached papers")
+                return self._rebuild_index()
+            token = log_token(data) if data else None
+            if token is not None and source is not None:  # for the next reader (missing, or made for another index.json)
+                index_columns.write(self._columns_path, token, source, index)
+        self._order = None  # the whole index answers from now on
+        self._log_token, self._log_offset, self._log_rows = token, 0, 0
         self._index_stamp = stamp
+        return self._take_log(self._read_log(), index)
+
+    def _head_token(self) -> str | None:
+        """The log token index.json names, from its first bytes (None: no file, or not one
+        written with a log)."""
+        try:
+            with open(self._index_path, "rb") as file:
+                return log_token_at_head(file.read(HEAD_BYTES))
+        except OSError:
+            return None
+
+    def _columns_current(self) -> bool:
+        """index.columns was made from index.json as it is (its header names index.json's token,
+        modification time and size)."""
+        token, source = self._head_token(), _file_stamp(self._index_path)
+        return token is not None and source is not None and index_columns.made_from(self._columns_path) == (token, source)
+
+    def _read_log(self) -> bytes:
+        try:
+            return self._log_path.read_bytes()
+        except FileNotFoundError:
+            return b""
+        except OSError as error:
+            raise StoreError(f"cannot read {self._log_path}: {error.strerror}") from None
+
+    def _take_log(self, raw: bytes, index: PaperIndex) -> PaperIndex:
+        """`index` with the log's whole lines in `raw` (read from _log_offset on) taken in: the
+        loaded index from now on."""
+        whole = raw[: raw.rfind(b"\n") + 1]  # a line being written is read next time
+        rows = index_log.folded(index_log.entries(whole, self._log_token)) if self._log_token is not None else {}
+        self._index = index.with_rows(rows) if rows else index
+        self._log_offset += len(whole)
+        self._log_rows += len(rows)
         return self._index
 
     def _read_index_json(self) -> dict | None:
@@ -256,9 +334,39 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         return document if document is not None else parse_json(raw, self._index_path)
 
     def _write_index(self, index: PaperIndex) -> None:
-        text = f'{{"meta":{{"1":{{"schema":{SCHEMA_VERSION}}}}},"index":{{"1":{index.to_json_text()}}}}}'
+        """index.json written whole, following a new log: the old log's lines are ignored from
+        now on (should the log's removal not happen), and it is removed."""
+        token = index_log.new_token()
+        text = f'{{"meta":{{"1":{{"schema":{SCHEMA_VERSION},"log":"{token}"}}}},"index":{{"1":{index.to_json_text()}}}}}'
         write_atomic(self._index_path, text.encode("utf-8"))
+        source = _file_stamp(self._index_path)
+        if source is not None:
+            index_columns.write(self._columns_path, token, source, index)
+        try:
+            self._log_path.unlink(missing_ok=True)
+        except OSError:
+            pass  # its lines follow another index.json: ignored
         self._index, self._order = index, None
+        self._log_token, self._log_offset, self._log_rows = token, 0, 0
+        self._index_stamp = self._stamp()
+
+    def _save_changes(self, index: PaperIndex, changes: dict[str, tuple[int, int, str | None]], arrived: int) -> None:
+        """Make `index` (the loaded one with `changes`) the saved one: the changes appended to the
+        log, a few hundred bytes per paper; index.json written whole instead when the log would
+        hold more than one row per index_log.SHARE papers (and index_log.MIN_ROWS), or when it
+        follows no log yet (written before there was one)."""
+        if not changes:
+            return
+        if self._log_token is None or self._log_rows + len(changes) > max(index_log.MIN_ROWS, len(index) // index_log.SHARE):
+            self._write_index(index)
+            return
+        try:
+            index_log.append(self._log_path, index_log.encode(self._log_token, changes, arrived))
+        except OSError as error:
+            raise StoreError(f"cannot write {self._log_path}: {error.strerror}") from None
+        self._index, self._order = index, None
+        self._log_rows += len(changes)
+        self._log_offset = self._log_path.stat().st_size
         self._index_stamp = self._stamp()
 
     def _rebuild_index(self) -> PaperIndex:
@@ -476,7 +584,8 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
                 docs = self._read_shard_docs(shard)
                 written: list[Paper] = []
                 for paper in group:
-                    position = index.position(paper.id)
+                    day = date.fromisoformat(paper.published[:10]).toordinal()
+                    position = None if paper.id in changes else index.row(paper.id, day)
                     known = changes[paper.id][0] if paper.id in changes else (
                         index.versions[position] if position is not None else None
                     )
@@ -489,12 +598,11 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
                             result.changed_ids.append(paper.id)
                         docs[paper.id] = paper.to_json()
                         written.append(paper)
-                    day = date.fromisoformat(paper.published[:10]).toordinal()
                     changes[paper.id] = (max(known or 0, paper.version), day, topic)
                 self._write_shard(shard, docs)
                 if on_shard is not None:
                     on_shard(shard, docs, written, before)
-            self._write_index(index.with_changes(changes, arrived))
+            self._save_changes(index.with_changes(changes, arrived), changes, arrived)
         return result
 
     def __repr__(self) -> str:

@@ -354,20 +354,18 @@ class PaperList(ScrollView, can_focus=True):
             plain.truncate(max(room, 1), overflow="ellipsis")
             return plain.plain
 
-        entry = library.index.get(paper_id)
         star = ("★ ", style("paper-list--star")) if paper_id in library.starred else ("  ", Style())
         unread = ("● ", style("paper-list--unread")) if not read else ("  ", Style())
-        if paper is None:
-            published = entry.published if entry else ""
+        if paper is None:  # its card is on its way (the id alone: finding its date by id would make a map of every id)
             return [
-                line(star, unread, (f"{published} · {paper_id}", style("paper-list--meta"))),
+                line(star, unread, (paper_id, style("paper-list--meta"))),
                 line(("loading…", style("paper-list--abstract"))),
                 *[line() for _ in range(self.card_height - 2)],
             ]
         ident = "demo paper" if paper.demo else f"{paper.id}v{paper.version}"
         meta = f"{paper.published} · {paper.primary_category} · "
         # Tags stay right-aligned; whole tags are dropped (with "+N") rather than one cut.
-        tag_text = tag_line(library.topics_of(paper_id), inner - 4 - len(meta) - len(ident) - 2)
+        tag_text = tag_line(library.topics_of(paper_id, paper.published), inner - 4 - len(meta) - len(ident) - 2)
         gap = max(1, inner - 4 - len(meta) - len(ident) - len(tag_text))
         abstract = Text(paper.abstract).wrap(self.app.console, inner, overflow="fold")
         abstract_lines = [l.plain for l in abstract[:2]]
