@@ -216,8 +216,11 @@ class PaperIndex:
         bits = {t: 1 << i for i, t in enumerate(topics)}
         versions, masks = array(VERSION_TYPE, self.versions), list(self.masks)
         added = []
+        bit_of: dict[tuple[str, ...], int] = {}  # the rows' few topic tuples, each summed once
         for pid, (version, day, named, arrived) in rows.items():
-            bit = sum(bits[topic] for topic in set(named))
+            bit = bit_of.get(named)
+            if bit is None:
+                bit = bit_of[named] = sum(bits[topic] for topic in set(named))
             i = self.row(pid, day)
             if i is None:
                 added.append((day, pid, version, bit, arrived))

@@ -158,6 +158,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         self._log_token: str | None = None  # of the log following the loaded index.json
         self._log_offset = 0  # bytes of the log taken in
         self._log_rows = 0  # rows of the log taken in
+        self._appended = 0  # rows this store appended to the log (settle_index)
         self._order: PaperIndex | None = None  # index_order's, while index.json stays as it was
         self._order_stamp: IndexStamp | None = None
         # User state has a lock of its own: a star never waits for a sync's save of papers.
@@ -350,6 +351,19 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         self._log_token, self._log_offset, self._log_rows = token, 0, 0
         self._index_stamp = self._stamp()
 
+    def settle_index(self) -> None:
+        """Write index.json whole (and its columns) when this store appended to the log: what a
+        sync does once at its end, so that starts and listings read index.columns alone rather
+        than folding the log in (tens of thousands of rows at 1,000,000 papers took ~0.5 s).
+        Reads nothing when this store saved nothing."""
+        if not self._appended:
+            return
+        with self._locked("writing the paper index"):
+            index = self._load_index()
+            if self._log_rows:
+                self._write_index(index)
+        self._appended = 0
+
     def _save_changes(self, index: PaperIndex, changes: dict[str, tuple[int, int, str | None]], arrived: int) -> None:
         """Make `index` (the loaded one with `changes`) the saved one: the changes appended to the
         log, a few hundred bytes per paper; index.json written whole instead when the log would
@@ -366,6 +380,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
             raise StoreError(f"cannot write {self._log_path}: {error.strerror}") from None
         self._index, self._order = index, None
         self._log_rows += len(changes)
+        self._appended += len(changes)
         self._log_offset = self._log_path.stat().st_size
         self._index_stamp = self._stamp()
 
