@@ -239,8 +239,14 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         if self._index is None or stamp != self._index_stamp:
             if self._order is not None and stamp == self._order_stamp:
                 return self._order
-            if self._columns_current():  # the whole index, read as fast
-                return self._load_index()
+            if self._columns_current():
+                if self._read_log():  # the log's papers folded into the whole index, read as fast
+                    return self._load_index()
+                token, source = self._head_token(), _file_stamp(self._index_path)
+                order = index_columns.read_order(self._columns_path, token, source) if token and source else None
+                if order is not None:  # read in part: no object per paper
+                    self._order, self._order_stamp = order, stamp
+                    return order
             try:
                 found = check_index_order(self._index_path.read_bytes().decode("utf-8"))
             except (OSError, UnicodeDecodeError):
