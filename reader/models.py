@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from operator import neg
-from typing import TypeVar
+from typing import TypeVar, cast, overload
 
 # `2609.12345`, `0704.0001` (new style) or `hep-th/9901001`, `math.GT/0309136` (old style).
 # `\Z`, not `$`: `$` would also accept a trailing newline.
@@ -157,6 +157,34 @@ def _json_list(values: Sequence) -> str:
     return "[" + ",".join(pieces) + "]"
 
 
+class PackedIds(Sequence[str]):
+    """Ids packed in one UTF-8 buffer, a newline between two, with where each one ends: no
+    string object per paper until one is asked for (a listing's binary searches read a few
+    dozen of a million)."""
+
+    __slots__ = ("_blob", "_ends")
+
+    def __init__(self, blob: memoryview, ends: array):
+        self._blob, self._ends = blob, ends
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError("id index out of range")
+        return str(self._blob[self._ends[i - 1] + 1 if i else 0 : self._ends[i]], "utf-8")  # (a newline between two)
+
+
 class PaperIndex:
     """Every cached paper as parallel columns, newest first: ids, versions, v1 days (ordinals),
     topic bitmasks and arrival times (see IndexEntry.arrived; all 0 in an index written before
@@ -180,10 +208,15 @@ class PaperIndex:
         self._present: set[str] | None = None  # the ids, for membership without positions
 
     @classmethod
-    def of_columns(cls, topics: list[str], ids: list[str], versions: array, days: array, masks: list[int], arrived: array) -> PaperIndex:
-        """An index holding these columns themselves (not copies: they were made for it)."""
+    def of_columns(
+        cls, topics: list[str], ids: list[str] | PackedIds, versions: array, days: array, masks: list[int] | array, arrived: array
+    ) -> PaperIndex:
+        """An index holding these columns themselves (not copies: they were made for it). Ids
+        packed and masks as an array make an index to read only (Store.index_order's): lookups
+        and binary searches work on it; changing it (with_rows) makes lists again."""
         index = cls(topics)
-        index.ids, index.versions, index.days, index.masks, index.arrived = ids, versions, days, masks, arrived
+        index.ids, index.masks = cast(list[str], ids), cast(list[int], masks)
+        index.versions, index.days, index.arrived = versions, days, arrived
         return index
 
     @classmethod
@@ -216,8 +249,11 @@ class PaperIndex:
         bits = {t: 1 << i for i, t in enumerate(topics)}
         versions, masks = array(VERSION_TYPE, self.versions), list(self.masks)
         added = []
+        bit_of: dict[tuple[str, ...], int] = {}  # the rows' few topic tuples, each summed once
         for pid, (version, day, named, arrived) in rows.items():
-            bit = sum(bits[topic] for topic in set(named))
+            bit = bit_of.get(named)
+            if bit is None:
+                bit = bit_of[named] = sum(bits[topic] for topic in set(named))
             i = self.row(pid, day)
             if i is None:
                 added.append((day, pid, version, bit, arrived))

@@ -625,7 +625,7 @@ async def test_a_valid_retry_after_longer_than_the_backoff_is_honoured(fake_arxi
     retry_after = formatdate(time.time() + 3, usegmt=True) if in_future else "2"
     planned, waited = await first_retry_wait(fake_arxiv, store, caplog, retry_after)
     assert 1.5 <= planned <= 3
-    assert waited >= planned - 0.03
+    assert waited >= planned - 0.05 - 0.03  # the wait is logged to a tenth of a second (2.26 s as 2.3)
 
 
 def test_retry_after_values():

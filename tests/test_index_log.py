@@ -205,7 +205,7 @@ def crafted_day(raw: bytes) -> bytes:
     body = raw[:-4]
     (length,) = struct.unpack_from("<Q", body, len(magic))
     header = json.loads(body[len(magic) + 8 : len(magic) + 8 + length])
-    days_at = len(magic) + 8 + length + header["ids"] + 4 * header["papers"]
+    days_at = len(magic) + 8 + length + header["ids"] + 8 * header["papers"]  # after the ids' ends and the versions
     body = body[:days_at] + struct.pack("<i", 0) + body[days_at + 4 :]
     return body + struct.pack("<I", zlib.crc32(body))
 
@@ -217,7 +217,7 @@ def test_damaged_or_crafted_index_columns_are_ignored_and_made_again(data_dir, s
     path = data_dir / "index.columns"
     path.write_bytes(spoil(path.read_bytes()))
     assert columns(Store(data_dir).index()) == expected
-    assert columns(Store(data_dir).index()) == expected and Store(data_dir).index_order().ids == expected[1]
+    assert columns(Store(data_dir).index()) == expected and list(Store(data_dir).index_order().ids) == expected[1]
     made_from = index_columns.made_from(path)  # written again by the reader, whole
     assert made_from is not None and columns(index_columns.read(path, *made_from)) == expected
 
@@ -248,3 +248,25 @@ def test_an_index_with_more_topics_than_a_mask_holds_is_read_from_json(data_dir)
     assert not (data_dir / "index.columns").exists() or b'"T63"' not in (data_dir / "index.columns").read_bytes()
     index = Store(data_dir).index()
     assert len(index.topics) == 65 and index.topics_of(papers[63].id) == ["Agents", "T63"]
+
+
+def test_a_listing_reads_the_index_columns_in_part_and_answers_as_from_json(data_dir, capsys):
+    from reader.models import PackedIds
+    from tests.conftest import run
+
+    store = cache_of(data_dir, 300)
+    store.add_topic("Games", "ti:games")
+    store.add_to_topic("Games", [p.id for p in recent_papers(300, per_day=40)[::7]])  # written whole: no log
+    whole = Store(data_dir).index()
+    order = Store(data_dir).index_order()
+    assert isinstance(order.ids, PackedIds) and not order.versions  # no string made per paper
+    assert (list(order.ids), list(order.days), list(order.masks), order.topics) == (whole.ids, list(whole.days), whole.masks, whole.topics)
+    assert [order.locate(pid, day) for pid, day in zip(whole.ids[::13], whole.days[::13])] == list(range(0, 300, 13))
+    assert order.ids[-1] == whole.ids[-1] and order.ids[5:8] == whole.ids[5:8]
+    answers = []
+    for _ in range(2):  # from the columns, then from index.json alone
+        code, out, err = run(capsys, "list", "--query", "ti:the OR abs:learning", "--topic", "Games", "--limit", "20", "--json")
+        assert code == 0, err
+        answers.append(json.loads(out))
+        (data_dir / "index.columns").unlink(missing_ok=True)
+    assert answers[0] == answers[1] and len(answers[0]) > 5

@@ -460,3 +460,36 @@ def test_cli_list_query_with_a_limit_never_makes_the_whole_answer(data_dir, caps
     assert [row["id"] for row in json.loads(capsys.readouterr().out)] == wanted
     assert main(["--data-dir", str(data_dir), "list", "--query", "testing", "--limit", "4"]) == 0
     assert [line.split()[2][: -len("v1")] for line in capsys.readouterr().out.splitlines()[::2]] == wanted
+
+
+def test_a_first_build_killed_midway_keeps_the_finished_partitions(data_dir, monkeypatch):
+    # Issue 32: a start killed while it builds the search index loses only the partition being
+    # built; the next start builds what is missing and reads nothing twice.
+    store = Store(data_dir)
+    papers = sample_papers(120)
+    store.save_papers(papers)
+    built: list[Path] = []
+    real_build = partition.build_new
+
+    def killed_at_the_third(path, shards):
+        if len(built) == 2:
+            (path.parent / f"{path.name}.new-999999999").write_bytes(b"half a partition")  # what a kill leaves
+            raise SystemExit("killed")
+        built.append(path)
+        return real_build(path, shards)
+
+    monkeypatch.setattr(partition, "build_new", killed_at_the_third)
+    index = SearchIndex.open(data_dir)
+    with pytest.raises(SystemExit):
+        index.refresh(store)
+    index.close()
+    monkeypatch.undo()
+    finished = {path: path.stat().st_mtime_ns for path in built}
+    assert len(finished) == 2 and all(path.exists() for path in finished)
+    again = SearchIndex.open(data_dir)
+    indexed = again.refresh(store)
+    finished_parts = {int(path.name.removeprefix("part").split(".")[0]) for path in finished}
+    assert indexed == sum(1 for p in papers if searchdb.partition_of(shard_of(p.id)) not in finished_parts) < len(papers)
+    assert {path: path.stat().st_mtime_ns for path in built} == finished  # the finished ones untouched
+    assert not list(data_dir.glob("search/*.new-*"))  # the dead process's half partition removed
+    assert ids(again, "ti:the OR abs:the") == scan({p.id: p for p in papers}, "ti:the OR abs:the")

@@ -255,3 +255,23 @@ async def test_no_connection_at_all_fails_fast_and_skips_the_other_topics(store)
     assert clock.monotonic() - started < 2  # one retry, not four with growing waits
     assert report.offline
     assert [t.error for t in report.topics] == [f"arXiv cannot be reached (127.0.0.1:{port} refused the connection)"] * 2
+
+
+async def test_a_sync_leaves_the_index_whole_in_index_json_and_its_columns(fake_arxiv, store, small_pages, monkeypatch):
+    # Its saves append to index.log (issue 32); once at its end index.json and index.columns are
+    # written whole, so that the next start or listing folds no log in.
+    from reader.store import index_log
+
+    monkeypatch.setattr(index_log, "MIN_ROWS", 10_000)  # every save of this sync appends
+    fake_arxiv.queries[QUERY] = recent_papers(300, per_day=5)
+    store.save_papers(recent_papers(400, per_day=5)[350:], None)  # a cache before: index.json with a log
+    appended = []
+    real_append = index_log.append
+    monkeypatch.setattr(index_log, "append", lambda path, line: appended.append(len(line)) or real_append(path, line))
+    report = await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])
+    assert report.topics[0].new == 300 and appended  # the sync's saves appended
+    assert not (store.data_dir / "index.log").exists()
+    read = []
+    monkeypatch.setattr(Store, "_read_index_json", lambda self: read.append(1) or None)
+    index = Store(store.data_dir).index()
+    assert read == [] and len(index) == 350 and sum(1 for mask in index.masks if mask) == 300

@@ -20,14 +20,16 @@ import struct
 import sys
 import zlib
 from array import array
+from itertools import accumulate
 from pathlib import Path
 
-from reader.models import ARRIVED_TYPE, DAY_TYPE, VERSION_TYPE, PaperIndex
+from reader.models import ARRIVED_TYPE, DAY_TYPE, VERSION_TYPE, PackedIds, PaperIndex
 from reader.store.schema import MAX_ARRIVED, MAX_DAY, MAX_VERSION, MIN_DAY, is_log_token
 from reader.userfiles import FileWriteError, write_atomic
 
-MAGIC = b"reader index columns 1\n"
+MAGIC = b"reader index columns 2\n"
 MASK_TYPE = "q"
+END_TYPE = "I"  # where each id ends in the ids' bytes (uint32)
 MAX_TOPICS = 62  # a mask's bits in an int64; an index with more topics is read from JSON
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
@@ -45,13 +47,17 @@ def encode(token: str, source: Source, index: PaperIndex) -> bytes | None:
     if len(index.topics) > MAX_TOPICS:
         return None
     ids = "\n".join(index.ids).encode("utf-8")
-    if ids.count(b"\n") != max(len(index.ids) - 1, 0):
+    if ids.count(b"\n") != max(len(index.ids) - 1, 0) or len(ids) >= 1 << 32:
         return None
+    lengths = list(map(len, index.ids))
+    if sum(lengths) + len(lengths) - 1 != len(ids):  # ids that are not all ASCII: their bytes counted
+        lengths = [len(pid.encode("utf-8")) for pid in index.ids]
+    ends = array(END_TYPE, [end - 1 for end in accumulate(length + 1 for length in lengths)])
     header = json.dumps({
         "token": token, "source": list(source), "topics": index.topics, "papers": len(index), "ids": len(ids), "order": sys.byteorder,
     }).encode()
     body = b"".join((
-        MAGIC, _LENGTH.pack(len(header)), header, ids, array(VERSION_TYPE, index.versions).tobytes(),
+        MAGIC, _LENGTH.pack(len(header)), header, ids, ends.tobytes(), array(VERSION_TYPE, index.versions).tobytes(),
         array(DAY_TYPE, index.days).tobytes(), array(MASK_TYPE, index.masks).tobytes(), array(ARRIVED_TYPE, index.arrived).tobytes(),
     ))
     return body + _CRC.pack(zlib.crc32(body))
@@ -71,12 +77,23 @@ def write(path: Path, token: str, source: Source, index: PaperIndex) -> None:
 def read(path: Path, token: str, source: Source) -> PaperIndex | None:
     """The index the file holds when it was made from index.json as it is now (`token`,
     `source`) and is intact, else None."""
+    return _read(path, token, source, whole=True)
+
+
+def read_order(path: Path, token: str, source: Source) -> PaperIndex | None:
+    """`read`'s topics, ids, days and masks alone (versions left empty, arrivals 0), the ids
+    left packed (models.PackedIds): what a listing filters on and finds papers by, with no
+    object made per paper."""
+    return _read(path, token, source, whole=False)
+
+
+def _read(path: Path, token: str, source: Source, *, whole: bool) -> PaperIndex | None:
     try:
         raw = path.read_bytes()
     except OSError:
         return None
     try:
-        return _decode(raw, token, source)
+        return _decode(raw, token, source, whole)
     except (ValueError, TypeError, KeyError, struct.error, RecursionError, UnicodeDecodeError):
         return None
 
@@ -95,7 +112,7 @@ def made_from(path: Path) -> tuple[str, Source] | None:
     return (found.group(1).decode(), (int(found.group(2)), int(found.group(3)))) if found is not None else None
 
 
-def _decode(raw: bytes, token: str, source: Source) -> PaperIndex | None:
+def _decode(raw: bytes, token: str, source: Source, whole: bool) -> PaperIndex | None:
     if not raw.startswith(MAGIC) or len(raw) < len(MAGIC) + _LENGTH.size + _CRC.size:
         return None
     # Views, not copies: a copy of every column at once stayed in the heap after use (glibc
@@ -114,27 +131,29 @@ def _decode(raw: bytes, token: str, source: Source) -> PaperIndex | None:
     if type(papers) is not int or type(id_bytes) is not int or papers < 0 or id_bytes < 0:
         return None
     offset = start + length
-    if len(body) != offset + id_bytes + (4 + 4 + 8 + 8) * papers or zlib.crc32(body) != crc:
+    if len(body) != offset + id_bytes + (4 + 4 + 4 + 8 + 8) * papers or zlib.crc32(body) != crc:
         return None
-    text = str(body[offset : offset + id_bytes], "utf-8")
-    if "\n\n" in text or text.startswith("\n") or text.endswith("\n"):  # an empty id
-        return None
-    ids = text.split("\n") if papers else []
-    del text
-    if len(ids) != papers:
-        return None
-    columns = []
+    blob = body[offset : offset + id_bytes]
     offset += id_bytes
-    for typecode in (VERSION_TYPE, DAY_TYPE, MASK_TYPE, ARRIVED_TYPE):
+    columns = []
+    for typecode in (END_TYPE, VERSION_TYPE, DAY_TYPE, MASK_TYPE, ARRIVED_TYPE):
         column = array(typecode)
         column.frombytes(body[offset : offset + column.itemsize * papers])
         offset += column.itemsize * papers
         columns.append(column)
-    versions, days, masks, arrived = columns
+    ends, versions, days, masks, arrived = columns
+    if papers and not (min(days) >= MIN_DAY and max(days) <= MAX_DAY and min(masks) >= 0 and max(masks) < 1 << len(topics)):
+        return None
+    if not whole:
+        if papers and (ends[-1] != id_bytes or ends[0] < 1):
+            return None
+        return PaperIndex.of_columns(topics, PackedIds(blob, ends), array(VERSION_TYPE), days, masks, array(ARRIVED_TYPE, bytes(8 * papers)))
+    text = str(blob, "utf-8")
+    if "\n\n" in text or text.startswith("\n") or text.endswith("\n"):  # an empty id
+        return None
+    ids = text.split("\n") if papers else []
+    del text
     # In range (int32 versions are at most MAX_VERSION and int64 arrivals at most MAX_ARRIVED).
-    if papers and not (
-        min(versions) >= 1 and min(days) >= MIN_DAY and max(days) <= MAX_DAY
-        and min(masks) >= 0 and max(masks) < 1 << len(topics) and min(arrived) >= 0
-    ):
+    if len(ids) != papers or papers and not (min(versions) >= 1 and min(arrived) >= 0):
         return None
     return PaperIndex.of_columns(topics, ids, versions, days, masks.tolist(), arrived)

@@ -158,6 +158,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         self._log_token: str | None = None  # of the log following the loaded index.json
         self._log_offset = 0  # bytes of the log taken in
         self._log_rows = 0  # rows of the log taken in
+        self._appended = 0  # rows this store appended to the log (settle_index)
         self._order: PaperIndex | None = None  # index_order's, while index.json stays as it was
         self._order_stamp: IndexStamp | None = None
         # User state has a lock of its own: a star never waits for a sync's save of papers.
@@ -238,8 +239,14 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         if self._index is None or stamp != self._index_stamp:
             if self._order is not None and stamp == self._order_stamp:
                 return self._order
-            if self._columns_current():  # the whole index, read as fast
-                return self._load_index()
+            if self._columns_current():
+                if self._read_log():  # the log's papers folded into the whole index, read as fast
+                    return self._load_index()
+                token, source = self._head_token(), _file_stamp(self._index_path)
+                order = index_columns.read_order(self._columns_path, token, source) if token and source else None
+                if order is not None:  # read in part: no object per paper
+                    self._order, self._order_stamp = order, stamp
+                    return order
             try:
                 found = check_index_order(self._index_path.read_bytes().decode("utf-8"))
             except (OSError, UnicodeDecodeError):
@@ -350,6 +357,19 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         self._log_token, self._log_offset, self._log_rows = token, 0, 0
         self._index_stamp = self._stamp()
 
+    def settle_index(self) -> None:
+        """Write index.json whole (and its columns) when this store appended to the log: what a
+        sync does once at its end, so that starts and listings read index.columns alone rather
+        than folding the log in (tens of thousands of rows at 1,000,000 papers took ~0.5 s).
+        Reads nothing when this store saved nothing."""
+        if not self._appended:
+            return
+        with self._locked("writing the paper index"):
+            index = self._load_index()
+            if self._log_rows:
+                self._write_index(index)
+        self._appended = 0
+
     def _save_changes(self, index: PaperIndex, changes: dict[str, tuple[int, int, str | None]], arrived: int) -> None:
         """Make `index` (the loaded one with `changes`) the saved one: the changes appended to the
         log, a few hundred bytes per paper; index.json written whole instead when the log would
@@ -366,6 +386,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
             raise StoreError(f"cannot write {self._log_path}: {error.strerror}") from None
         self._index, self._order = index, None
         self._log_rows += len(changes)
+        self._appended += len(changes)
         self._log_offset = self._log_path.stat().st_size
         self._index_stamp = self._stamp()
 

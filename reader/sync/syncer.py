@@ -97,7 +97,10 @@ class Syncer:
     async def run(self, topics: list[Topic]) -> SyncReport:
         """Sync the topics one after the other. StoreLockedError when another sync is running."""
         with self.store.sync_lock():
-            return await self._run(topics)
+            report = await self._run(topics)
+            # Once, at the end: index.json written whole when the saves appended to its log.
+            await asyncio.to_thread(self.store.settle_index)
+            return report
 
     async def _run(self, topics: list[Topic]) -> SyncReport:
         report = self.report = SyncReport()
