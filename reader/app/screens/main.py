@@ -5,6 +5,7 @@ widgets post messages up. Disk work runs in thread workers through the library s
 
 from __future__ import annotations
 
+import threading
 import time
 
 from textual import on, work
@@ -41,6 +42,7 @@ from reader.service.outside import OutsideUpdate
 
 VIEW_LABELS = {"starred": "Starred", "foryou": "For you", "new": "New", "updated": "Updated", "rising": "Rising", "hidden": "Hidden"}
 FILTER_DELAY = 0.15  # seconds of typing quiet before a filter runs
+FIRST_PAINT_WAIT = 2.0  # seconds the opening worker waits for the first cards to be drawn before counting
 
 
 class MainScreen(PaperScreen, ExportActions):
@@ -148,7 +150,9 @@ class MainScreen(PaperScreen, ExportActions):
             return
         # The newest cards first; the counts and the chart's weeks (a pass over every paper:
         # ~0.5 s at 1,000,000) are made here meanwhile, never on the UI's thread, and follow.
-        self.app.call_from_thread(self._opened, library, due)
+        painted = threading.Event()
+        self.app.call_from_thread(self._opened, library, due, painted)
+        painted.wait(FIRST_PAINT_WAIT)  # the UI's thread draws the cards first, not sharing the GIL with the count
         version = library.marks_version
         counts = library.counted(library.index)
         view = self.view
@@ -158,12 +162,13 @@ class MainScreen(PaperScreen, ExportActions):
         self.prepare_search(None)
         self.triage.read(visit=True)
 
-    def _opened(self, library, sync_due: bool) -> None:
+    def _opened(self, library, sync_due: bool, painted: threading.Event) -> None:
         self.paper_list.set_library(library)
         self.paper_list.empty_message = self._empty_message()
         self.refresh_list()
         self.refresh_sidebar()
         self.refresh_chart()
+        self.call_after_refresh(painted.set)
         self._show_warnings(self.service.take_warnings())
         if (notice := self.service.notice()) is not None:
             self.status.say(f"{notice} · {key(self.app, 'app.sync')} syncs your topics" if self.service.is_demo else notice)
