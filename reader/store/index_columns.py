@@ -147,6 +147,7 @@ def _decode(raw: bytes, token: str, source: Source, whole: bool) -> PaperIndex |
     if not whole:
         if papers and (ends[-1] != id_bytes or ends[0] < 1):
             return None
+        str(blob, "utf-8")  # every id decodes when asked for (UnicodeDecodeError: read from JSON instead)
         return PaperIndex.of_columns(topics, PackedIds(blob, ends), array(VERSION_TYPE), days, masks, array(ARRIVED_TYPE, bytes(8 * papers)))
     text = str(blob, "utf-8")
     if "\n\n" in text or text.startswith("\n") or text.endswith("\n"):  # an empty id

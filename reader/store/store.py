@@ -232,9 +232,10 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
 
     def index_order(self) -> PaperIndex:
         """The index's topics, ids, days and topic masks alone (versions and arrivals left
-        empty): what a listing filters on and finds papers
-        by, read several times faster than index(). The whole index when it is loaded already,
-        or when the file is not in the store's own form (or is damaged)."""
+        empty): what a listing filters on and finds papers by, read several times faster than
+        index(); from index.columns, in part (ids packed), when they are current and no log
+        follows. The whole index when it is loaded already, or when the file is not in the
+        store's own form (or is damaged)."""
         stamp = self._stamp()
         if self._index is None or stamp != self._index_stamp:
             if self._order is not None and stamp == self._order_stamp:

@@ -240,9 +240,17 @@ class MainScreen(PaperScreen, ExportActions):
         self.sidebar.set_entries(entries)
 
     def _uncounted_entries(self) -> list[SidebarEntry]:
-        """The sidebar's views before the papers are counted."""
+        """The sidebar's views before the papers are counted (the same lines: nothing moves when
+        the counts come)."""
         counting = "counting…"
-        entries = [SidebarEntry(ALL, self.sidebar_label(ALL), detail=counting), SidebarEntry(STARRED, "Starred", detail=counting)]
+        entries = [
+            SidebarEntry(ALL, self.sidebar_label(ALL), detail=counting),
+            SidebarEntry(STARRED, "Starred", detail=counting),
+            SidebarEntry(FOR_YOU, "For you", detail=self.triage.sidebar_detail()),
+            SidebarEntry(NEW, "New", detail=counting),
+            SidebarEntry(UPDATED, "Updated", detail=counting),
+            SidebarEntry(RISING, "Rising", detail="topic momentum"),
+        ]
         if self.service.topics:
             entries.append(SidebarEntry.heading("Topics"))
             entries += [SidebarEntry(View.of_topic(topic.name), topic.name, detail=counting) for topic in self.service.topics]
