@@ -240,11 +240,10 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         if self._index is None or stamp != self._index_stamp:
             if self._order is not None and stamp == self._order_stamp:
                 return self._order
-            if self._columns_current():
+            if (made_from := self._columns_current()) is not None:
                 if self._read_log():  # the log's papers folded into the whole index, read as fast
                     return self._load_index()
-                token, source = self._head_token(), _file_stamp(self._index_path)
-                order = index_columns.read_order(self._columns_path, token, source) if token and source else None
+                order = index_columns.read_order(self._columns_path, *made_from)
                 if order is not None:  # read in part: no object per paper
                     self._order, self._order_stamp = order, stamp
                     return order
@@ -302,11 +301,13 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         except OSError:
             return None
 
-    def _columns_current(self) -> bool:
-        """index.columns was made from index.json as it is (its header names index.json's token,
-        modification time and size)."""
+    def _columns_current(self) -> tuple[str, index_columns.Source] | None:
+        """index.json's token and (modification time, size) when index.columns was made from it
+        as it is (its header names them), else None."""
         token, source = self._head_token(), _file_stamp(self._index_path)
-        return token is not None and source is not None and index_columns.made_from(self._columns_path) == (token, source)
+        if token is None or source is None or index_columns.made_from(self._columns_path) != (token, source):
+            return None
+        return token, source
 
     def _read_log(self) -> bytes:
         try:
