@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 
 from reader.core.query import Node, Term, text_terms
 from reader.errors import ReaderError
+from reader.models import IdTable
 from reader.searchdb import partition
 from reader.searchdb.match import Matcher
 from reader.searchdb.newest import newest_first, partition_rows
@@ -342,7 +343,7 @@ class SearchIndex:
         with self._in_use():
             return sum(self._read(part, lambda db: db.execute("SELECT count(*) FROM papers").fetchone()[0]) for part in range(PARTITIONS))
 
-    def ordered(self, node: Node, order: Sequence[str], position: Mapping[str, int], *, ranked: bool = False) -> list[str]:
+    def ordered(self, node: Node, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> list[str]:
         """The ids of `order` that satisfy the query, in its order (`position` maps each id of
         `order` to its index). Equal to filtering `order` by `matching`, at a fraction of the
         cost when many match; the first call (and the first after the index or `order`
@@ -376,7 +377,7 @@ class SearchIndex:
         with self._in_use():
             return self._read(part, reading)
 
-    def map_rows(self, order: Sequence[str], position: Mapping[str, int], *, ranked: bool = False) -> None:
+    def map_rows(self, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> None:
         """Read now what `ordered` needs for this order (in a worker thread, after a refresh),
         so that the next filter does not."""
         with self._in_use():
@@ -400,7 +401,7 @@ class SearchIndex:
             raise SearchIndexError(f"the full texts' search index cannot be used: {error}") from None
 
     def _positions(
-        self, part: int, db: sqlite3.Connection, node: Node | None, order: Sequence[str], position: Mapping[str, int], ranked: bool,
+        self, part: int, db: sqlite3.Connection, node: Node | None, order: Sequence[str], position: IdTable, ranked: bool,
         texts: Mapping[Term, set[str]] | None = None,
     ) -> list[int] | np.ndarray | None:
         """Positions in `order` of the partition's matches (len(order) for rows not in it): a
