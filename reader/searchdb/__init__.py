@@ -37,12 +37,12 @@ import threading
 import zlib
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
-from itertools import chain, islice
+from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from reader.core.query import Node, Term, text_terms
 from reader.errors import ReaderError
@@ -60,6 +60,8 @@ if TYPE_CHECKING:
     import subprocess  # imported where a build starts processes: most commands never do
 
     import numpy as np  # For you's filters import it (ranked.py); others never do
+
+T = TypeVar("T")
 
 __all__ = ["PARTITIONS", "Card", "SearchIndex", "SearchIndexError"]
 
@@ -369,9 +371,10 @@ class SearchIndex:
         takes them (see newest.py; `pages`: each page's size read is appended to it)."""
         runs = [partition_rows(partial(self._read_now, part), node, pages) for part in range(PARTITIONS)]
         # Each partition's first page read at once, from threads of their own (SQLite lets go of
-        # the GIL): the merge takes a row of each before it gives the first.
-        heads = list(self._readers().map(lambda run: list(islice(run, 1)), runs))
-        return newest_first(chain(head, run) for head, run in zip(heads, runs))
+        # the GIL), started now: the caller may read something else meanwhile (`reader list`
+        # reads the library's index); the merge takes a row of each before it gives the first.
+        heads = [self._readers().submit(_first, run) for run in runs]
+        return newest_first(_after(head, run) for head, run in zip(heads, runs))
 
     def _read_now(self, part: int, reading):
         with self._in_use():
@@ -450,3 +453,13 @@ class SearchIndex:
             if _damaged(error):
                 self._damaged_parts.add(part)
             raise SearchIndexError(f"search index {self.paths[part].name}: {error}") from None
+
+
+def _first(run: Iterator[T]) -> list[T]:
+    return list(islice(run, 1))
+
+
+def _after(head: Future[list[T]], rest: Iterator[T]) -> Iterator[T]:
+    """The head's items once it is done, then the rest's."""
+    yield from head.result()
+    yield from rest
