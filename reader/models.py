@@ -252,16 +252,18 @@ class IdTable:
         rows[hit] = self._rows[at[hit]]
         # The ids found, compared with the column's (in C); any unequal one is looked up alone.
         found, asked = hit.tolist(), rows[hit].tolist()
-        if found and any(map(ne, _gather(ids, found), _gather(self._column, asked))):
+        if found and any(map(ne, gather(ids, found), gather(self._column, asked))):
             for k in found:
                 row = self.get(ids[k])
                 rows[k] = missing if row is None else row
         return rows
 
 
-def _gather(values: Sequence[str], indexes: list[int]) -> list[str]:
-    """[values[i] for i in indexes], in C."""
-    return list(itemgetter(*indexes)(values)) if len(indexes) > 1 else [values[i] for i in indexes]
+def gather(table: Sequence[T], indexes: Sequence[int]) -> list[T]:
+    """[table[i] for i in indexes], in C."""
+    if len(indexes) > 1:
+        return list(itemgetter(*indexes)(table))
+    return [table[i] for i in indexes]
 
 
 class PaperIndex:

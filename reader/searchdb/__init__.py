@@ -46,12 +46,12 @@ from typing import TYPE_CHECKING, TypeVar
 
 from reader.core.query import Node, Term, text_terms
 from reader.errors import ReaderError
-from reader.models import IdTable
+from reader.models import IdTable, gather
 from reader.searchdb import partition
 from reader.searchdb.match import Matcher
 from reader.searchdb.newest import newest_first, partition_rows
 from reader.searchdb.ranked import ids_array, matched_positions, pick
-from reader.searchdb.rowmap import RowMap, gather
+from reader.searchdb.rowmap import RowMap
 from reader.searchdb.rows import Card
 from reader.store import Store
 from reader.store.store import shard_of

@@ -21,8 +21,7 @@ import threading
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import itemgetter
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from reader.models import IdTable
 from reader.searchdb.ranked import positions_array
@@ -30,17 +29,9 @@ from reader.searchdb.ranked import positions_array
 if TYPE_CHECKING:
     import numpy as np
 
-T = TypeVar("T")
 
 POSITION_TYPE = "i"  # positions as int32
 ORDERS_KEPT = 2  # lists whose positions are kept: a filter in either view never remaps
-
-
-def gather(table: Sequence[T], indexes: Sequence[int]) -> list[T]:
-    """[table[i] for i in indexes], in C."""
-    if len(indexes) > 1:
-        return list(itemgetter(*indexes)(table))
-    return [table[i] for i in indexes]
 
 
 def row_positions(count: int, nums: list[int], positions: np.ndarray, missing: int) -> array:

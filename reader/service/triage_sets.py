@@ -71,6 +71,8 @@ class RankingCorpus:
     def rank(
         self, *, starred: set[str], read: set[str], hidden: set[str], candidates: list[str] | None = None
     ) -> ranking.Ranking | ranking.NeedsStars:
+        if len(starred) >= ranking.MIN_STARS:
+            ranking.import_model_meanwhile()
         return ranking.rank(self.corpus(), starred=starred, read=read, hidden=hidden, candidates=candidates)
 
 
