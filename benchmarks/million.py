@@ -20,6 +20,7 @@ Compare ratios within one run: the machine is shared and noisy.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shutil
@@ -108,11 +109,14 @@ def tmux(*args: str) -> str:
     return subprocess.run(["tmux", *args], capture_output=True, text=True, check=False).stdout
 
 
+_sessions = itertools.count()
+
+
 def app_run(env: dict[str, str], data: Path, newest_title: str, *, watch_s: float, settle_s: float, longest_s: float) -> dict:
     """The app started in a tmux session as a user starts it: seconds to the newest card, peak
     tree RSS over `watch_s` (and until quiet), seconds until the tree's CPU stays under 5% of a
     core for `settle_s`, the tree's RSS then (None: not quiet within `longest_s`)."""
-    session = f"million-{os.getpid()}"
+    session = f"million-{os.getpid()}-{next(_sessions)}"  # its own name: the last one may not be gone yet
     command = " ".join(["exec", "env", *(f"{k}={v}" for k, v in env.items() if k.startswith("READER_")),
                         sys.executable, "-m", "reader", "--data-dir", str(data)])
     started = time.perf_counter()
@@ -145,8 +149,8 @@ def app_run(env: dict[str, str], data: Path, newest_title: str, *, watch_s: floa
         screen = tmux("capture-pane", "-p", "-t", session)
     finally:
         tmux("send-keys", "-t", session, "q")
-        for _ in range(100):
-            if not tmux("has-session", "-t", session) or tmux("list-sessions").count(session) == 0:
+        for _ in range(100):  # (has-session answers by its exit status)
+            if subprocess.run(["tmux", "has-session", "-t", session], capture_output=True, check=False).returncode != 0:
                 break
             time.sleep(0.1)
         tmux("kill-session", "-t", session)

@@ -9,6 +9,9 @@ import json
 from array import array
 from datetime import date
 
+import pytest
+
+from reader.models import IdTable, IndexEntry, PaperIndex
 from reader.store import Store
 from tests.conftest import run
 from tests.corpus import recent_papers
@@ -88,3 +91,40 @@ def test_list_query_json_reads_the_index_in_part_and_answers_as_the_whole_index_
     by_id = {row["id"]: row for row in json.loads(whole)}
     assert 0 < len(listed) <= 10 and listed == [by_id[row["id"]] for row in listed]
     assert {"Agents"} in [set(row["topics"]) for row in listed] and [] in [row["topics"] for row in listed]
+
+
+class _Colliding(str):
+    """An id whose hash every other one shares: IdTable must tell them apart by the id itself."""
+
+    def __hash__(self) -> int:
+        return 7
+
+
+def test_the_id_table_finds_each_id_as_a_dict_does_and_tells_equal_hashes_apart():
+    ids = [f"26{m:02d}.{n:05d}" for m in range(1, 13) for n in range(0, 3000, 7)] + ["hep-th/9901001", "math.GT/0309136"]
+    table, expected = IdTable(ids), {pid: i for i, pid in enumerate(ids)}
+    asked = [*ids[::-1], "2612.99999", "", "cs/0101001", ids[0] + "v2"]
+    assert [table.get(pid) for pid in asked] == [expected.get(pid) for pid in asked]
+    assert table.rows_of(asked, -1).tolist() == [expected.get(pid, -1) for pid in asked]
+    assert [pid in table for pid in asked] == [pid in expected for pid in asked]
+    assert len(table) == len(ids) and table[ids[5]] == 5
+    with pytest.raises(KeyError):
+        table["2612.99999"]
+    assert IdTable([]).get("x") is None and IdTable([]).rows_of(["x"], 3).tolist() == [3]
+    # Ids that all hash alike: each is still found at its own row, and one not held is not.
+    alike = [_Colliding(pid) for pid in ("b", "a", "c")]
+    table = IdTable(alike)
+    assert [table.get(_Colliding(pid)) for pid in ("a", "b", "c", "d")] == [1, 0, 2, None]
+    assert table.rows_of([_Colliding(pid) for pid in ("c", "d", "a", "b")], -1).tolist() == [2, -1, 1, 0]
+
+
+def test_the_index_answers_membership_and_rows_from_its_id_table_without_a_map(data_dir):
+    index = PaperIndex.build({
+        pid: IndexEntry(1, day, ["t"]) for pid, day in (("2601.00001", "2026-01-02"), ("2601.00002", "2026-01-02"), ("2512.00009", "2025-12-30"))
+    })
+    assert index.ids == ["2601.00002", "2601.00001", "2512.00009"]
+    assert "2601.00001" in index and "2601.00003" not in index
+    assert isinstance(index.positions(), IdTable)
+    assert [index.position(pid) for pid in ("2512.00009", "2601.00002", "x")] == [2, 0, None]
+    assert index.row("2601.00001", date(2026, 1, 2).toordinal()) == 1
+    assert index.row("2601.00001", date(2026, 1, 5).toordinal()) == 1  # held under another day: the table finds it

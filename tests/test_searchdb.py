@@ -20,7 +20,7 @@ from reader.cli import main
 from reader.core.query import parse, search_text
 from reader.core.search import SearchBlock
 from reader.core.text import word_string
-from reader.models import Author
+from reader.models import Author, IdTable
 from reader.searchdb import PARTITIONS, SearchIndex, SearchIndexError, partition
 from reader.searchdb.rows import prose
 from reader.store import Store
@@ -66,7 +66,7 @@ def scan(papers, query, notes=None):
 
 def ordered(index, query, order, ranked=False):
     """The index's answer in a list's order (what the app's list shows; `ranked`: For you's)."""
-    return index.ordered(parse(query, implicit_and=True), order, {pid: i for i, pid in enumerate(order)}, ranked=ranked)
+    return index.ordered(parse(query, implicit_and=True), order, IdTable(order), ranked=ranked)
 
 
 def test_every_query_of_the_test_suite_matches_as_the_scan_does(corpus):

@@ -134,14 +134,16 @@ def selected_papers(
 
 
 def selected_ids(
-    lib, *, query=None, index=None, limit: int | None = None, only: set[str] | None = None, **filters
+    lib, *, query=None, index=None, limit: int | None = None, only: set[str] | None = None, newest=None, **filters
 ) -> list[str]:
     """Ids newest first (of the ids in `only`, when given); a text query is answered by `index`
     (see search_index). A query with a limit reads its matches newest first and stops there:
-    the whole answer is never made (a common phrase matches a third of a large cache)."""
+    the whole answer is never made (a common phrase matches a third of a large cache);
+    `newest`: index.newest(query), when the caller started it already."""
     if query is not None and limit is not None:
-        newest = (pid for pid, day in index.newest(query) if (only is None or pid in only) and lib.admits(pid, day, **filters))
-        return list(islice(newest, limit))
+        found = newest if newest is not None else index.newest(query)
+        admitted = (pid for pid, day in found if (only is None or pid in only) and lib.admits(pid, day, **filters))
+        return list(islice(admitted, limit))
     ids = lib.select(**filters)
     if only is not None:
         ids = [pid for pid in ids if pid in only]

@@ -51,13 +51,16 @@ def cmd_list(args, settings) -> int:
         tagged_ids(store, args.tag), store.new_ids() if args.new else None, store.updated_ids() if args.updated else None
     )
     watched = watch_query(store, args.watch)
-    # A query's papers need only the index's order and days: lines come from the search index's
-    # cards, JSON rows from the few records listed (their topics found by binary search).
-    lib = library(store, order_only=query is not None or watched is not None)
     with search_index(store) if query is not None or watched is not None else nullcontext() as index:
         if index is not None and watched is not None:  # (the index is open whenever a watch is asked for)
             only = _narrowed(only, index.matching(watched))
-        ids = selected_ids(lib, query=query, index=index, limit=args.limit, only=only, **filters)
+        # The newest matches' first pages are read by the search index's threads while the
+        # library's index is read here. A query's papers need only the index's order and days:
+        # lines come from the search index's cards, JSON rows from the few records listed
+        # (their topics found by binary search).
+        newest = index.newest(query) if index is not None and query is not None and args.limit is not None else None
+        lib = library(store, order_only=index is not None)
+        ids = selected_ids(lib, query=query, index=index, limit=args.limit, only=only, newest=newest, **filters)
         if args.json:
             tags, notes, read_versions = store.tags_of(ids), store.notes(), store.read_versions()
             rows = [

@@ -170,10 +170,11 @@ def cmd_fetch_text(args, settings) -> int:
         wanted[pid] = version
     if args.topic or args.starred:
         lib = library(store)
-        positions, versions = lib.index.positions(), lib.index.versions
+        index = lib.index
         for name in args.topic or [None]:
-            for pid in selected_ids(lib, topic=topic_name(store, name), starred=args.starred):
-                wanted.setdefault(pid, versions[positions[pid]])
+            selected = selected_ids(lib, topic=topic_name(store, name), starred=args.starred)
+            for pid, row in zip(selected, index.positions().rows_of(selected, -1).tolist()):
+                wanted.setdefault(pid, index.versions[row])
     stored = TextStore(store.data_dir).stored_versions()
     todo = [(pid, version) for pid, version in wanted.items() if stored.get(pid, 0) < version]
     already = len(wanted) - len(todo)

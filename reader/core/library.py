@@ -129,8 +129,9 @@ class Library:
             if among is None:
                 ids = index.in_topic(topic, index.ids)
             else:
-                bit, masks, positions = index.bit(topic), index.masks, index.positions()
-                ids = [pid for pid in among if (i := positions.get(pid)) is not None and masks[i] & bit]
+                bit, masks, end = index.bit(topic), index.masks, len(index)
+                rows = index.positions().rows_of(among, end).tolist()
+                ids = [pid for pid, i in zip(among, rows) if i < end and masks[i] & bit]
         else:
             ids = index.ids if among is None else among
         if hidden:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
+from threading import Thread
 from typing import Any
 
 from reader.core.features import (
@@ -131,6 +132,22 @@ class Ranking:
         if self._learned is None:
             self._learned = set().union(*map(self._corpus.term_keys, self._stars))
         return self._learned
+
+
+def import_model_meanwhile() -> None:
+    """Start importing the model's library in a thread (scikit-learn and the SciPy it imports:
+    ~1.8 s, most of it Python) while the caller reads the features (files, zlib and numpy, which
+    let the GIL go): `rank`'s own import then waits only for what is left. numpy and SciPy's
+    sparse matrices, which the features need too, are imported here first, so that the thread
+    imports no module the caller's threads also import."""
+    import numpy  # noqa: F401
+    from scipy import sparse  # type: ignore[import-untyped, unused-ignore]  # noqa: F401
+
+    Thread(target=_import_model, name="reader-model-import", daemon=True).start()
+
+
+def _import_model() -> None:
+    from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped, unused-ignore]  # noqa: F401
 
 
 def rank(

@@ -37,20 +37,21 @@ import threading
 import zlib
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
-from itertools import chain, islice
+from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from reader.core.query import Node, Term, text_terms
 from reader.errors import ReaderError
+from reader.models import IdTable, gather
 from reader.searchdb import partition
 from reader.searchdb.match import Matcher
 from reader.searchdb.newest import newest_first, partition_rows
 from reader.searchdb.ranked import ids_array, matched_positions, pick
-from reader.searchdb.rowmap import RowMap, gather
+from reader.searchdb.rowmap import RowMap
 from reader.searchdb.rows import Card
 from reader.store import Store
 from reader.store.store import shard_of
@@ -59,6 +60,8 @@ if TYPE_CHECKING:
     import subprocess  # imported where a build starts processes: most commands never do
 
     import numpy as np  # For you's filters import it (ranked.py); others never do
+
+T = TypeVar("T")
 
 __all__ = ["PARTITIONS", "Card", "SearchIndex", "SearchIndexError"]
 
@@ -342,7 +345,7 @@ class SearchIndex:
         with self._in_use():
             return sum(self._read(part, lambda db: db.execute("SELECT count(*) FROM papers").fetchone()[0]) for part in range(PARTITIONS))
 
-    def ordered(self, node: Node, order: Sequence[str], position: Mapping[str, int], *, ranked: bool = False) -> list[str]:
+    def ordered(self, node: Node, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> list[str]:
         """The ids of `order` that satisfy the query, in its order (`position` maps each id of
         `order` to its index). Equal to filtering `order` by `matching`, at a fraction of the
         cost when many match; the first call (and the first after the index or `order`
@@ -368,15 +371,16 @@ class SearchIndex:
         takes them (see newest.py; `pages`: each page's size read is appended to it)."""
         runs = [partition_rows(partial(self._read_now, part), node, pages) for part in range(PARTITIONS)]
         # Each partition's first page read at once, from threads of their own (SQLite lets go of
-        # the GIL): the merge takes a row of each before it gives the first.
-        heads = list(self._readers().map(lambda run: list(islice(run, 1)), runs))
-        return newest_first(chain(head, run) for head, run in zip(heads, runs))
+        # the GIL), started now: the caller may read something else meanwhile (`reader list`
+        # reads the library's index); the merge takes a row of each before it gives the first.
+        heads = [self._readers().submit(_first, run) for run in runs]
+        return newest_first(_after(head, run) for head, run in zip(heads, runs))
 
     def _read_now(self, part: int, reading):
         with self._in_use():
             return self._read(part, reading)
 
-    def map_rows(self, order: Sequence[str], position: Mapping[str, int], *, ranked: bool = False) -> None:
+    def map_rows(self, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> None:
         """Read now what `ordered` needs for this order (in a worker thread, after a refresh),
         so that the next filter does not."""
         with self._in_use():
@@ -400,7 +404,7 @@ class SearchIndex:
             raise SearchIndexError(f"the full texts' search index cannot be used: {error}") from None
 
     def _positions(
-        self, part: int, db: sqlite3.Connection, node: Node | None, order: Sequence[str], position: Mapping[str, int], ranked: bool,
+        self, part: int, db: sqlite3.Connection, node: Node | None, order: Sequence[str], position: IdTable, ranked: bool,
         texts: Mapping[Term, set[str]] | None = None,
     ) -> list[int] | np.ndarray | None:
         """Positions in `order` of the partition's matches (len(order) for rows not in it): a
@@ -449,3 +453,13 @@ class SearchIndex:
             if _damaged(error):
                 self._damaged_parts.add(part)
             raise SearchIndexError(f"search index {self.paths[part].name}: {error}") from None
+
+
+def _first(run: Iterator[T]) -> list[T]:
+    return list(islice(run, 1))
+
+
+def _after(head: Future[list[T]], rest: Iterator[T]) -> Iterator[T]:
+    """The head's items once it is done, then the rest's."""
+    yield from head.result()
+    yield from rest

@@ -6,8 +6,8 @@ of the matches come back shuffled: sorting them as Python ints is most of a filt
 numpy parses the row numbers from SQLite's text, maps them to positions with one take, marks
 them in a mask as long as the order, and picks the order's ids by it (~3 ms in all).
 
-numpy costs ~200 ms to import, so only For you's filters come here (the worker that prepares a
-ranking's order imports it first): never `reader list` or the app's start.
+numpy costs ~200 ms to import: the workers that prepare an order import it first (RowMap looks
+ids up in an IdTable), never `reader list` or the app's first paint.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from itertools import compress
 from typing import TYPE_CHECKING, TypeVar
 
 from reader.config import Settings
@@ -28,7 +29,7 @@ from reader.core.ranking import NeedsStars
 from reader.core.similar import Likeness, like_paper
 from reader.errors import ReaderError, StoreError
 from reader.fulltext.store import TextStore
-from reader.models import Paper, PaperIndex
+from reader.models import IdTable, Paper, PaperIndex
 from reader.searchdb import Card
 from reader.service.outside import PAPER_FILES, OutsideChanges, OutsideMethods, Stamps
 from reader.service.ranker import RankedList, RankerProcess
@@ -89,7 +90,7 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
         self._notes_lock = threading.Lock()
         self.for_you: RankedList | NeedsStars | None = None  # the latest ranking, set on the UI's thread
         # For you's filter order: (ranking, library index, ids of both, id -> position in them)
-        self._ranked: tuple[RankedList, PaperIndex, list[str], dict[str, int]] | None = None
+        self._ranked: tuple[RankedList, PaperIndex, list[str], IdTable] | None = None
         self._ranker_process: RankerProcess | None = None  # started at the first ranking
         self.triage = TriageSets()  # new, updated, watched papers: read in a worker, taken on the UI's thread
         self._visited: set[str] = set()  # topics looked at since the app started
@@ -185,16 +186,16 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
         index = self.library.index
         return self.search.ordered(query, index.ids, index.positions())
 
-    def _ranked_order(self, ranking: RankedList) -> tuple[list[str], dict[str, int]]:
+    def _ranked_order(self, ranking: RankedList) -> tuple[list[str], IdTable]:
         """The ranked papers the library holds (a sync may have removed some since), best first,
         and each one's position: what `ordered` answers a filter For you in. Made once per
         ranking and library index (~20 ms at 100,000 papers), in the ranking's worker when it can."""
         index = self.library.index
         made = self._ranked
         if made is None or made[0] is not ranking or made[1] is not index:
-            held = index.positions()
-            order = list(filter(held.__contains__, ranking.ids))
-            made = self._ranked = (ranking, index, order, dict(zip(order, range(len(order)))))
+            held = index.positions().rows_of(ranking.ids, -1) >= 0
+            order = list(compress(ranking.ids, held.tolist()))
+            made = self._ranked = (ranking, index, order, IdTable(order))
         return made[2], made[3]
 
     def _narrow(self, ids: list[str], *, unread: bool) -> list[str]:
@@ -278,7 +279,7 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
         stamps = self.outside.stamps(PAPER_FILES)  # before reading: a change meanwhile is read again
         index, topics, states = self.store.index(), self.store.topics(), self.store.sync_states()
         total = self.store.total_new_last4(self.settings.today())
-        index.position("")  # its id -> position map, built here rather than on the UI's thread
+        index.positions()  # its id table, made here rather than on the UI's thread
         version = self.library.marks_version
         counts = self.library.counted(index)
         spans = current_spans(topics, states)

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 from reader.core.query import Node, search_text, text_terms
 from reader.core.search import SearchBlock
 from reader.errors import ReaderError
 from reader.fulltext.index import stored_words
-from reader.models import Paper
+from reader.models import IdTable, Paper
 from reader.searchdb import Card, SearchIndex, SearchIndexError
 from reader.searchdb.rows import card_of
 from reader.service.search_texts import shard_texts
@@ -105,7 +105,7 @@ class LibrarySearch:
                 self.ready = False
         raise SearchNotReady("the search index is still being built: try again in a moment")
 
-    def ordered(self, query: Node, order: list[str], position: Mapping[str, int], *, ranked: bool = False) -> list[str]:
+    def ordered(self, query: Node, order: list[str], position: IdTable, *, ranked: bool = False) -> list[str]:
         """The ids of `order` that satisfy `query`, in its order (`position`: id -> index in it;
         `ranked`: the order is a ranking's, For you's: see SearchIndex.ordered)."""
         if self.ready:
@@ -116,7 +116,7 @@ class LibrarySearch:
         matched = self._scan(query)
         return list(filter(matched.__contains__, order))
 
-    def prepare_order(self, order: list[str], position: Mapping[str, int], *, ranked: bool = False) -> None:
+    def prepare_order(self, order: list[str], position: IdTable, *, ranked: bool = False) -> None:
         """What `ordered` needs for this order, read now (a worker thread) rather than at the
         first filter (~100 ms at 100,000 papers)."""
         if self.ready:
@@ -200,11 +200,11 @@ class MemorySearch:
     def paper_count(self) -> int:
         return len(self._block.ids)
 
-    def ordered(self, query: Node, order: list[str], position: Mapping[str, int], *, ranked: bool = False) -> list[str]:
+    def ordered(self, query: Node, order: list[str], position: IdTable, *, ranked: bool = False) -> list[str]:
         matched = self._block.matching(query)
         return list(filter(matched.__contains__, order))
 
-    def prepare_order(self, order: list[str], position: Mapping[str, int], *, ranked: bool = False) -> None:
+    def prepare_order(self, order: list[str], position: IdTable, *, ranked: bool = False) -> None:
         return
 
     def cards(self, ids: Iterable[str]) -> dict[str, Card]:

@@ -21,6 +21,7 @@ from reader.service.views import View
 from reader.store import Store, Topic, Watch
 
 if TYPE_CHECKING:
+    from reader.models import IdTable
     from reader.service.search import LibrarySearch, MemorySearch
 
 
@@ -37,7 +38,7 @@ class TriageMethods:
 
     if TYPE_CHECKING:
         def _as_of(self) -> date: ...
-        def _ranked_order(self, ranking: RankedList) -> tuple[list[str], dict[str, int]]: ...
+        def _ranked_order(self, ranking: RankedList) -> tuple[list[str], IdTable]: ...
         def _write(self, action: Callable[[], Any], on_error: Callable[[str], None] | None) -> Future: ...
 
     def ranking_marks(self, topic: str | None = None) -> dict:

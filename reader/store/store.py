@@ -471,7 +471,9 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         return [
             Paper.from_json(doc)
             for pid, doc in self._read_shard_docs(shard).items()
-            if index is None or pid in index  # a paper written just before a crash, not yet indexed
+            # Not a paper written just before a crash, not yet indexed; found by its v1 day (a
+            # binary search: the first cards are read so, before any id table is made).
+            if index is None or index.find(pid, doc["published"]) is not None
         ]
 
     def load_papers(self, shards: Iterable[str] | None = None) -> dict[str, Paper]:

@@ -114,8 +114,8 @@ class FullTextScreen(Screen):
     def _lay_out(self, document: Document) -> None:
         """In a worker: the document's lines at the screen's width, then shown."""
         library = self.service.library
-        positions = library.index.positions()
-        cached = {block.arxiv_id for block in document.references if block.arxiv_id in positions}
+        index = library.index
+        cached = {block.arxiv_id for block in document.references if block.arxiv_id is not None and block.arxiv_id in index}
         lines = text_lines(document, record_width(self.app.size.width), cached, library.starred, library.read)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show, document, lines)
