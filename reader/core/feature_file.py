@@ -5,8 +5,9 @@ counting every word again.
 The file is derived and may be damaged or written by someone else, so `decode` trusts nothing:
 any surprise (a wrong length, checksum, count or column, another version) gives None, and the
 caller counts the terms again. The packs of rows are unpacked only to name reasons, and checked
-then (FeatureBlock.rows_of_pack); a block `read` from its file leaves them there (FilePacks). A block read back equals the one written, to the bit: counts
-are stored as integers and weighed as `featurize` weighs them.
+then (FeatureBlock.rows_of_pack); a block `read` from its file leaves them there (FilePacks). A
+block read back equals the one written, to the bit: counts are stored as integers and weighed as
+`featurize` weighs them.
 
 Layout: MAGIC, the header's length (8 bytes), a JSON header, the rows' offsets (int64), their
 columns (int32), their counts (uint16), the lengths of the packs of rows (uint32), the packs,
