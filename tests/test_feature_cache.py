@@ -77,6 +77,29 @@ def test_the_read_back_block_equals_the_counted_one_to_the_bit(store):
     assert np.array_equal(again.sample_keys, block.sample_keys)
 
 
+def test_a_block_read_from_its_file_leaves_its_packs_there_and_reads_them_back_from_that_file_only(store):
+    RankingCorpus(store).corpus()  # every shard's features saved
+    path = feature_files(store)[0]
+    shard = path.name.removesuffix(".features")
+    stamp = feature_cache.shard_stamp(store, shard)
+    in_memory = feature_file.decode(path.read_bytes(), stamp)
+    left = feature_cache.shard_features(store, shard, stamp)
+    assert in_memory is not None and isinstance(in_memory.packed_rows, tuple)
+    assert isinstance(left.packed_rows, feature_file.FilePacks) and len(left.packed_rows) == len(in_memory.packed_rows) > 1
+    assert tuple(left.packed_rows) == in_memory.packed_rows and left.packed_rows[-1] == in_memory.packed_rows[-1]
+    assert left.packed_rows[1:] == in_memory.packed_rows[1:]
+    assert [left.rows_of_pack(i) for i in range(len(left.packed_rows))] == [in_memory.rows_of_pack(i) for i in range(len(in_memory.packed_rows))]
+    assert all(row.words for row in left.rows_of_pack(0))
+    # The file written again as the cache writes it (the same bytes, a new file put in its place):
+    # its packs are not read into the old block.
+    again = path.with_name(path.name + ".new")
+    again.write_bytes(path.read_bytes())
+    os.replace(again, path)
+    assert left.packed_rows[0] == b"" and [row.words for row in left.rows_of_pack(0)] == [""] * features.PACK
+    path.unlink()
+    assert left.packed_rows[0] == b""  # gone: no reasons, no error
+
+
 def header_of(raw: bytes) -> dict:
     start = len(feature_file.MAGIC) + 8
     (length,) = struct.unpack_from("<Q", raw, len(feature_file.MAGIC))

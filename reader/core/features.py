@@ -125,7 +125,9 @@ class FeatureBlock:
     ids: list[str]
     matrix: Any  # scipy.sparse.csr_matrix, float32
     sample_keys: Any  # numpy uint64 per paper: the order in which papers join the background
-    packed_rows: tuple[bytes, ...]  # the rows PACK at a time as compressed JSON, read back only to name reasons
+    # The rows PACK at a time as compressed JSON, read back only to name reasons (in memory, or
+    # left in the features file: feature_file.FilePacks).
+    packed_rows: Sequence[bytes]
 
     def rows_of_pack(self, pack: int) -> list[Row]:
         """Rows pack * PACK onwards (PACK of them, fewer in the last pack). A pack that does not
@@ -196,7 +198,7 @@ def extended(old: FeatureBlock, keep: Collection[str], rows: Sequence[Row]) -> F
         if i // PACK not in unpacked:
             unpacked[i // PACK] = old.rows_of_pack(i // PACK)
     rest = [unpacked[i // PACK][i % PACK] for i in positions[whole * PACK :]] + list(rows)
-    packed = old.packed_rows[:whole] + tuple(_pack(rest[start : start + PACK]) for start in range(0, len(rest), PACK))
+    packed = tuple(old.packed_rows[:whole]) + tuple(_pack(rest[start : start + PACK]) for start in range(0, len(rest), PACK))
     matrix = sparse.vstack([old.matrix[positions], new.matrix], format="csr")
     matrix.indices = matrix.indices.astype(np.int32)
     ids = [old.ids[i] for i in positions] + new.ids

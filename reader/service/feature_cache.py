@@ -39,7 +39,7 @@ def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
     else counted from its search texts and saved."""
     path = features_path(store, shard)
     try:
-        block = feature_file.decode(path.read_bytes(), stamp)
+        block = feature_file.read(path, stamp)
     except OSError:
         block = None
     if block is None:
