@@ -6,8 +6,10 @@ A derived file, holding nothing index.json does not: written whenever index.json
 whole, and by a reader that finds it missing or stale; trusted only when it names the log
 token index.json names (index_log.py: a new token at every whole write) and index.json's
 modification time and size as they are (index.json changed or damaged since is read, and
-repaired if need be), its CRC holds and its values are in range; else index.json is read. Layout: MAGIC, the header's length (8 bytes), a
-JSON header (token, source, topics, papers, bytes of ids, byte order), the ids joined by newlines
+repaired if need be), its CRC holds and its values are in range (checked by the whole read; a
+listing's read in part only compares days and tests mask bits); else index.json is read.
+
+Layout: MAGIC, the header's length (8 bytes), a JSON header (token, source, topics, papers, bytes of ids, byte order), the ids joined by newlines
 (UTF-8), versions and days (int32), topic masks and arrival times (int64), a CRC-32 of all
 before it.
 """

@@ -273,7 +273,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
             if len(log) >= self._log_offset:
                 self._index_stamp = stamp
                 return self._take_log(log[self._log_offset :], self._index)
-        token, source = self._head_token(), _file_stamp(self._index_path)
+        token, source = self._index_head()
         index = index_columns.read(self._columns_path, token, source) if token is not None and source is not None else None
         if index is None:
             try:
@@ -292,19 +292,20 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         self._index_stamp = stamp
         return self._take_log(self._read_log(), index)
 
-    def _head_token(self) -> str | None:
+    def _index_head(self) -> tuple[str | None, index_columns.Source | None]:
         """The log token index.json names, from its first bytes (None: no file, or not one
-        written with a log)."""
+        written with a log), and its (modification time, size): what index.columns must name."""
         try:
             with open(self._index_path, "rb") as file:
-                return log_token_at_head(file.read(HEAD_BYTES))
+                token = log_token_at_head(file.read(HEAD_BYTES))
         except OSError:
-            return None
+            token = None
+        return token, _file_stamp(self._index_path)
 
     def _columns_current(self) -> tuple[str, index_columns.Source] | None:
         """index.json's token and (modification time, size) when index.columns was made from it
         as it is (its header names them), else None."""
-        token, source = self._head_token(), _file_stamp(self._index_path)
+        token, source = self._index_head()
         if token is None or source is None or index_columns.made_from(self._columns_path) != (token, source):
             return None
         return token, source
