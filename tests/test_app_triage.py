@@ -51,7 +51,7 @@ async def test_for_you_asks_for_stars_then_ranks_the_starred_theme_first_and_say
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await choose(pilot, FOR_YOU)
-        assert app.main.paper_list.ids == []
+        assert list(app.main.paper_list.ids) == []
         assert "Star 3 more papers" in app.main.paper_list.empty_message
         plist = app.main.paper_list
         shown = " ".join(plist.render_line(y).text.strip() for y in range(1, 5)).strip()
@@ -264,7 +264,7 @@ async def test_x_hides_a_paper_x_again_brings_it_back_and_hidden_lists_it(store,
         await ready(pilot)
         await choose(pilot, View.of_topic("Agents"))
         await choose(pilot, HIDDEN)  # the sidebar gained a Hidden entry
-        assert app.main.paper_list.ids == [first]
+        assert list(app.main.paper_list.ids) == [first]
         assert "x brings it back" not in card_text(app, 0)
         await choose(pilot, ALL)
         assert first not in app.main.paper_list.ids
@@ -310,13 +310,13 @@ async def test_new_updated_watches_and_tags_show_in_the_sidebar_views_and_cards(
         await choose(pilot, NEW)
         assert set(app.main.paper_list.ids) == {p.id for p in newcomers}
         await choose(pilot, UPDATED)
-        assert app.main.paper_list.ids == [revised.id]
+        assert list(app.main.paper_list.ids) == [revised.id]
         assert f"updated since you read it (v{revised.version} → v{revised.version + 1})" in card_text(app, 0)
         await choose(pilot, View.of_watch("Levine"))
         assert set(app.main.paper_list.ids) == levine
         assert "◆ Levine" in card_text(app, 0)
         await choose(pilot, View.of_tag("Group"))
-        assert app.main.paper_list.ids == [agents[0].id]
+        assert list(app.main.paper_list.ids) == [agents[0].id]
         assert "#Group" in card_text(app, 0) and "✎ note" in card_text(app, 0)
 
         await choose(pilot, UPDATED)
@@ -324,7 +324,7 @@ async def test_new_updated_watches_and_tags_show_in_the_sidebar_views_and_cards(
         await ready(pilot)
         await choose(pilot, ALL)
         await choose(pilot, UPDATED)
-        assert app.main.paper_list.ids == []
+        assert list(app.main.paper_list.ids) == []
         assert "Updated\nno new versions" in prompts(app)
 
 

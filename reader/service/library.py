@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from itertools import compress
+from itertools import compress, filterfalse
 from typing import TYPE_CHECKING, TypeVar
 
 from reader.config import Settings
@@ -156,9 +156,10 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
         except ReaderError:
             return None
 
-    def select(self, view: View, *, unread: bool = False, query: Node | None = None) -> list[str]:
+    def select(self, view: View, *, unread: bool = False, query: Node | None = None) -> Sequence[str]:
         """Ids in the view's order (newest first, or best first For you): what the list shows (the
-        view's papers, unread ones if asked, those matching the query if given)."""
+        view's papers, unread ones if asked, those matching the query if given). A view in the
+        library's order is a view of its index's rows (IdRows), no string per paper."""
         if view == FOR_YOU:
             ranking = self.for_you
             if not isinstance(ranking, RankedList):
@@ -170,19 +171,19 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
         # The query's matches first, in the library's order (see SearchIndex.ordered), then the
         # view's own filters over them.
         matched = None if query is None else self._matching_in_order(query)
-        order = self.library.order if matched is None else matched
+        within: Collection[str] | None = None
         if view.kind in ("new", "updated", "watch"):
-            members = self.view_members(view)
-            return self._narrow([pid for pid in order if pid in members], unread=unread)
-        if view.kind == "tag":
+            within = self.view_members(view)
+        elif view.kind == "tag":
             try:
-                tagged = set(self.store.papers_tagged(view.name or ""))
+                within = self.store.papers_tagged(view.name or "")
             except StoreError:  # a tag deleted meanwhile
-                tagged = set()
-            return self._narrow([pid for pid in order if pid in tagged], unread=unread)
-        return self.library.select(topic=view.topic, starred=view == STARRED, hidden=view == HIDDEN, unread=unread, among=matched)
+                within = ()
+        return self.library.select(
+            topic=view.topic, starred=view == STARRED, hidden=view == HIDDEN, unread=unread, among=matched, within=within
+        )
 
-    def _matching_in_order(self, query: Node) -> list[str]:
+    def _matching_in_order(self, query: Node) -> Sequence[str]:
         index = self.library.index
         return self.search.ordered(query, index.ids, index.positions())
 
@@ -198,16 +199,10 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
             made = self._ranked = (ranking, index, order, IdTable(order))
         return made[2], made[3]
 
-    def _narrow(self, ids: list[str], *, unread: bool) -> list[str]:
-        """`ids` in their order, less the hidden ones and the read ones (if asked)."""
-        if self.library.hidden:
-            hidden = self.library.hidden
-            ids = [pid for pid in ids if pid not in hidden]
-        if unread:
-            read = self.library.read
-            ids = [pid for pid in ids if pid not in read]
-        return ids
-
+    def _narrow(self, ids: Sequence[str], *, unread: bool) -> list[str]:
+        """A ranking's `ids` in their order, less the hidden ones and the read ones (if asked)."""
+        marked = (self.library.hidden | self.library.read) if unread else self.library.hidden
+        return list(filterfalse(marked.__contains__, ids)) if marked else list(ids)
 
     def similar(self, paper_id: str, *, limit: int, leave_out: set[str]) -> tuple[Paper, Likeness]:
         """The paper and the cached papers most like it (see core/similar.py), in a worker: a
@@ -265,7 +260,7 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
         state = self._sync_states.get(view.topic) if view.topic else None
         if state is not None and state.arxiv_total is not None:
             index = self.library.index
-            cached = len(index.in_topic(state.name, index.ids))
+            cached = index.count_in(state.name)
             title += f" · {state.arxiv_total:,} on arXiv · {cached:,} cached"
         return momentum, title, headline(momentum)
 
