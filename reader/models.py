@@ -10,7 +10,7 @@ from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from itertools import accumulate, compress
-from operator import itemgetter, ne, neg
+from operator import itemgetter, ne, neg, not_
 from typing import TYPE_CHECKING, TypeVar, cast, overload
 
 if TYPE_CHECKING:
@@ -188,6 +188,9 @@ class PackedIds(Sequence[str]):
             lengths = [len(pid.encode("utf-8")) for pid in ids]
         return cls(memoryview(blob), array(PACKED_END_TYPE, [end - 1 for end in accumulate(length + 1 for length in lengths)]))
 
+    def __reduce__(self):
+        return _packed_ids, (bytes(self.blob), self.ends)  # (a memoryview does not pickle: For you's come from its process)
+
     def __len__(self) -> int:
         return len(self.ends)
 
@@ -241,6 +244,10 @@ class PackedIds(Sequence[str]):
         return found.tolist()
 
 
+def _packed_ids(blob: bytes, ends: array) -> PackedIds:
+    return PackedIds(memoryview(blob), ends)
+
+
 class IdRows(Sequence[str]):
     """Some rows of an id column (the library's index, newest first), in ascending order:
     what a view of the list shows, as 4 bytes a paper (int32 rows, or a range) rather than a
@@ -284,6 +291,21 @@ class IdRows(Sequence[str]):
         except ValueError:
             return False
         return True
+
+    def keeping(self, test: Callable[[str], object], keep: bool = True) -> IdRows:
+        """This view less the ids failing `test` (passing it when not `keep`)."""
+        return IdRows(self.column, rows_passing(self.rows, self.column, test, keep), self._find)
+
+
+def rows_passing(rows: range | array, column: Sequence[T], test: Callable[[T], object], keep: bool = True) -> array:
+    """Those of `rows` whose value in `column` passes `test` (fails it when not `keep`), in C,
+    a run at a time."""
+    kept = array(ROW_TYPE)
+    for start in range(0, len(rows), POSITIONS_SLICE):
+        run = rows[start : start + POSITIONS_SLICE]
+        passed = map(test, gather(column, run))
+        kept.extend(compress(run, passed if keep else map(not_, passed)))
+    return kept
 
 
 class IdTable:

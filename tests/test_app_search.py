@@ -87,7 +87,7 @@ async def test_filters_from_the_index_match_the_scan_in_every_view(store):
         main.service.for_you = RankedList(ranked, [0.0] * len(ranked), {})
         for query in queries:
             expected = reference(store, ALL, False, query)[::-1]
-            assert main.service.select(FOR_YOU, query=parse(query, implicit_and=True)) == expected, query
+            assert list(main.service.select(FOR_YOU, query=parse(query, implicit_and=True))) == expected, query
 
 
 async def test_cards_are_drawn_from_the_index_as_the_records_read(store):
@@ -157,7 +157,7 @@ async def test_for_you_filters_a_ranking_older_than_the_library(store, fake_arxi
             for query in ("learning", "cat:cs", "ti:agents", "zebrafish OR au:wang"):
                 node = parse(query, implicit_and=True)
                 matched = set(reference(store, ALL, False, query))
-                assert service.select(FOR_YOU, query=node) == [pid for pid in ranking if pid in matched], query
+                assert list(service.select(FOR_YOU, query=node)) == [pid for pid in ranking if pid in matched], query
                 assert list(service.select(ALL, query=node)) == reference(store, ALL, False, query), query
 
         check(ranked)

@@ -34,6 +34,7 @@ def store(data_dir, themes):
     store.add_topic("Proteins", "abs:proteins")
     store.save_papers(agents, "Agents")
     store.save_papers(proteins, "Proteins")
+    store.settle_index()  # as a sync ends: the app reads the index packed (no string per paper)
     return store
 
 
@@ -74,6 +75,20 @@ async def test_for_you_asks_for_stars_then_ranks_the_starred_theme_first_and_say
         assert "For you" in app.query_one(MomentumChart).title
         await choose(pilot, ALL)  # the other views keep their height
         assert "because:" not in card_text(app, 0) and app.main.paper_list.ids[1] in card_text(app, 1).splitlines()[0]
+
+
+async def test_for_you_of_one_topic_ranks_its_papers_only(three_stars, themes):
+    agents, proteins = themes
+    app = make_app(three_stars)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await choose(pilot, View.of_topic("Agents"))
+        await choose(pilot, FOR_YOU)
+        assert set(app.main.paper_list.ids) == {p.id for p in agents[3:] + proteins}  # every topic's unstarred papers
+        app.main.triage.for_you_scope()  # f: the topic viewed last (its papers go to the ranking's process)
+        await ready(pilot)
+        assert list(app.main.paper_list.ids) and set(app.main.paper_list.ids) == {p.id for p in agents[3:]}
+        assert "the unread papers of Agents" in app.query_one(MomentumChart).headline
 
 
 async def test_for_you_says_it_is_ranking_until_the_first_ranking_arrives(three_stars):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import pickle
 import random
 import tracemalloc
 from array import array
@@ -17,6 +18,7 @@ import pytest
 
 from reader.core.library import HIDDEN, STARRED, Library
 from reader.models import IdRows, IdTable, IndexEntry, PackedIds, PaperIndex, gather
+from reader.service.ranker import RankedList, ranked_list
 from reader.store import Store
 from tests.conftest import run
 from tests.corpus import recent_papers
@@ -231,3 +233,21 @@ def test_a_view_keeps_a_few_bytes_a_paper_not_a_string(data_dir):
     tracemalloc.stop()
     assert [len(view) for view in views] == [19_999, 19_999]
     assert kept < 2 * 20_000 * 6, kept  # int32 rows (a list of ids: 8 bytes a pointer and ~60 a string)
+
+
+def test_a_ranking_comes_from_its_process_packed_and_answers_scores_and_counts():
+    ids = [f"2601.{n:05d}" for n in range(3000, 0, -1)]
+    scores = [1 - n / 3000 for n in range(3000)]
+
+    class Ranked:  # a Ranking's plain data, as ranked_list reads it
+        def __init__(self):
+            self.ids, self.scores = ids, scores
+
+        def top(self, limit):
+            return []
+
+    ranked = pickle.loads(pickle.dumps(ranked_list(Ranked())))  # (what the ranking's process sends)
+    assert isinstance(ranked, RankedList) and isinstance(ranked.ids, PackedIds)
+    assert list(ranked.ids) == ids and list(ranked.scores) == scores
+    assert ranked.score_of(ids[17]) == scores[17] and ranked.score_of("2601.99999") is None
+    assert ranked.unmarked(set(ids[:10]), {ids[5], "2601.99999"}, set()) == 2990 and ranked.unmarked() == 3000

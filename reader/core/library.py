@@ -7,20 +7,15 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import date
-from itertools import compress
-from operator import not_
-from typing import TypeVar
 
 from reader.core import momentum
 from reader.core.coverage import Span, view_coverage
 from reader.core.query import Node, SearchText, search_text
 from reader.core.search import SearchBlock
-from reader.models import POSITIONS_SLICE as RUN
-from reader.models import ROW_TYPE, IdRows, Paper, PaperIndex, gather
+from reader.models import ROW_TYPE, IdRows, Paper, PaperIndex, rows_passing
 
-T = TypeVar("T")
 STARRED = object()  # the keys of the starred and the hidden papers' counts (a topic may be named anything)
 HIDDEN = object()
 
@@ -138,7 +133,7 @@ class Library:
             if among is None:
                 rows = index.rows_in_topic(topic)
             else:
-                rows = _rows_passing(rows, index.masks, index.bit(topic).__and__)
+                rows = rows_passing(rows, index.masks, index.bit(topic).__and__)
         # The marks' filters as one set the ids must be in, or one they must not be in.
         wanted = None if within is None else set(within)
         for marked, only in ((self.hidden, hidden is True), (self.starred, starred)):
@@ -151,7 +146,7 @@ class Library:
         if wanted is not None:
             rows = self._rows_of(rows, wanted - unwanted)
         elif unwanted:
-            rows = _rows_passing(rows, index.ids, unwanted.__contains__, keep=False)
+            rows = rows_passing(rows, index.ids, unwanted.__contains__, keep=False)
         return index.view(rows)
 
     def _rows_among(self, among: Sequence[str]) -> range | array:
@@ -165,7 +160,7 @@ class Library:
         """Those of `rows` (ascending) that hold one of `ids`: a few found by the id table,
         many by a pass over the rows."""
         if len(ids) * 64 > len(rows):
-            return _rows_passing(rows, self.index.ids, ids.__contains__)
+            return rows_passing(rows, self.index.ids, ids.__contains__)
         found = sorted(row for row in map(self.index.position, ids) if row is not None)
         return array(ROW_TYPE, (row for row in found if (at := bisect_left(rows, row)) < len(rows) and rows[at] == row))
 
@@ -242,13 +237,3 @@ class Library:
         coverage = None if spans is None else view_coverage(spans, topic)
         return momentum.compute_days(days, as_of, total_new_last4, coverage)
 
-
-def _rows_passing(rows: range | array, column: Sequence[T], test: Callable[[T], object], keep: bool = True) -> array:
-    """Those of `rows` whose value in `column` passes `test` (fails it when not `keep`), in C,
-    a run at a time."""
-    kept = array(ROW_TYPE)
-    for start in range(0, len(rows), RUN):
-        run = rows[start : start + RUN]
-        passed = map(test, gather(column, run))
-        kept.extend(compress(run, passed if keep else map(not_, passed)))
-    return kept

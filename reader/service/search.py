@@ -107,7 +107,7 @@ class LibrarySearch:
                 self.ready = False
         raise SearchNotReady("the search index is still being built: try again in a moment")
 
-    def ordered(self, query: Node, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> Sequence[str]:
+    def ordered(self, query: Node, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> IdRows:
         """The ids of `order` that satisfy `query`, in its order (`position`: id -> index in it;
         `ranked`: the order is a ranking's, For you's: see SearchIndex.ordered)."""
         if self.ready:
@@ -201,7 +201,7 @@ class MemorySearch:
     def paper_count(self) -> int:
         return len(self._block.ids)
 
-    def ordered(self, query: Node, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> Sequence[str]:
+    def ordered(self, query: Node, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> IdRows:
         return in_order(self._block.matching(query), order, position)
 
     def prepare_order(self, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> None:
