@@ -249,10 +249,10 @@ def _packed_ids(blob: bytes, ends: array) -> PackedIds:
 
 
 class IdRows(Sequence[str]):
-    """Some rows of an id column (the library's index, newest first), in ascending order:
-    what a view of the list shows, as 4 bytes a paper (int32 rows, or a range) rather than a
-    list of strings. `find` gives an id's row in the column (the index's id table), so that the
-    list finds a paper it shows without comparing every id."""
+    """Some rows of an id column (the library's index, newest first, or a ranking, best
+    first), ascending: what a view of the list shows, as 4 bytes a paper (int32 rows, or a
+    range) rather than a list of strings. `find` gives an id's row in the column (its id
+    table), so that the list finds a paper it shows without comparing every id."""
 
     __slots__ = ("_find", "column", "rows")
 
