@@ -146,6 +146,7 @@ class IndexEntry:
 
 
 POSITIONS_SLICE = 10_000
+SPARSE = 100  # under a hundredth of a run's ids asked: decoded one at a time, not the run (PackedIds.take)
 
 
 # The index's number columns as machine integers (array type codes): versions and v1 day
@@ -225,7 +226,8 @@ class PackedIds(Sequence[str]):
 
     def take(self, rows: Sequence[int]) -> list[str]:
         """[self[i] for i in rows] (rows in any order): a few rows one at a time, many by
-        decoding each run of ids they fall in once and picking from it in numpy."""
+        decoding each run of ids they fall in once and picking from it in numpy (a run they
+        are sparse in, an id at a time)."""
         if isinstance(rows, range) and rows.step == 1 and rows.stop <= len(self):
             return self._run(rows.start, rows.stop)
         if len(rows) < 64:
@@ -239,6 +241,9 @@ class PackedIds(Sequence[str]):
         by_run = np.argsort(runs, kind="stable")
         found = np.empty(len(wanted), dtype=object)
         for group in np.split(by_run, np.flatnonzero(np.diff(runs[by_run])) + 1):
+            if len(group) * SPARSE < POSITIONS_SLICE:  # a few ids of this run: decoded alone
+                found[group] = [self[i] for i in wanted[group].tolist()]
+                continue
             first = int(runs[group[0]]) * POSITIONS_SLICE
             found[group] = np.array(self._run(first, first + POSITIONS_SLICE), dtype=object)[wanted[group] - first]
         return found.tolist()
@@ -540,6 +545,11 @@ class PaperIndex:
 
     def position(self, paper_id: str) -> int | None:
         return self.positions().get(paper_id)
+
+    @property
+    def has_positions(self) -> bool:
+        """Whether the id table is made (then numpy is imported too)."""
+        return self._positions is not None
 
     def row(self, paper_id: str, day: int) -> int | None:
         """The paper's row given its v1 day ordinal, by binary search; by the id table only when

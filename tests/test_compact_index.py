@@ -172,6 +172,7 @@ def test_a_view_holds_rows_and_finds_its_ids_by_the_id_table():
 def reference_select(lib: Library, *, topic=None, starred=False, unread=False, hidden=False, among=None, within=None) -> list[str]:
     """Library.select worked out id by id over lists."""
     index = lib.index
+    among = None if among is None else set(among)
     bit = index.bit(topic) if topic is not None else None
     chosen = []
     for pid, mask in zip(list(index.ids), list(index.masks)):
@@ -201,11 +202,16 @@ def test_views_of_the_packed_index_select_and_count_as_filtering_every_id_does(d
     lib = Library(index, read=rng.sample(ids, 900), starred=rng.sample(ids, 40), hidden=rng.sample(ids, 60))
     among = IdRows(index.ids, array("i", sorted(rng.sample(range(len(ids)), 1000))), index.position)
     few, many = set(rng.sample(ids, 25)) | {"2601.99999"}, set(rng.sample(ids, 2000))
-    for topic in (None, "Agents", "Robots", "Nobody"):
-        for starred, unread, hidden, chosen_among, within in itertools.product((False, True), (False, True), (False, True, None), (None, among), (None, few, many)):
-            filters = {"topic": topic, "starred": starred, "unread": unread, "hidden": hidden, "among": chosen_among, "within": within}
-            view = lib.select(**filters)
-            assert isinstance(view, IdRows) and list(view) == reference_select(lib, **filters), filters
+    for table_made in (False, True):  # a pass over the ids (before the id table is made), then numpy over rows
+        if table_made:
+            index.positions()
+        assert index.has_positions == table_made
+        for topic in (None, "Agents", "Robots", "Nobody"):
+            for starred, unread, hidden, chosen_among, within in itertools.product((False, True), (False, True), (False, True, None), (None, among), (None, few, many)):
+                filters = {"topic": topic, "starred": starred, "unread": unread, "hidden": hidden, "among": chosen_among, "within": within}
+                view = lib.select(**filters)
+                assert isinstance(view, IdRows) and list(view) == reference_select(lib, **filters), (table_made, filters)
+        assert index.has_positions == table_made
     assert isinstance(lib.select(hidden=None).rows, range)  # every paper: no row stored at all
     assert list(lib.select(among=list(among))) == reference_select(lib, among=set(among))  # ids in a list: found by the id table
     counts = lib._count_all()

@@ -6,15 +6,18 @@ are added as they load, and a text query needs them."""
 from __future__ import annotations
 
 from array import array
-from bisect import bisect_left
 from collections.abc import Collection, Iterable, Sequence
 from datetime import date
+from typing import TYPE_CHECKING
 
 from reader.core import momentum
 from reader.core.coverage import Span, view_coverage
 from reader.core.query import Node, SearchText, search_text
 from reader.core.search import SearchBlock
 from reader.models import ROW_TYPE, IdRows, Paper, PaperIndex, rows_passing
+
+if TYPE_CHECKING:
+    import numpy as np
 
 STARRED = object()  # the keys of the starred and the hidden papers' counts (a topic may be named anything)
 HIDDEN = object()
@@ -125,15 +128,14 @@ class Library:
     ) -> IdRows:
         """Ids newest first that pass every given filter: the hidden papers only when `hidden`,
         none of them when False, hidden or not when None; only those of `among` (ids of this
-        index: a view of it, as the search index answers a filter) and of `within` when given. A view of the
-        index's rows (IdRows), no string per paper: each filter is a pass in C over the rows."""
+        index: a view of it, as the search index answers a filter) and of `within` when given.
+        A view of the index's rows (IdRows), no string per paper. Once the index's id table is
+        made (a worker makes it after the first paint), a filter is a numpy step over the rows
+        (the marked papers' rows found by the table); before, a pass in C over the ids."""
         index = self.index
         rows: range | array = range(len(index)) if among is None else self._rows_among(among)
         if topic is not None:
-            if among is None:
-                rows = index.rows_in_topic(topic)
-            else:
-                rows = rows_passing(rows, index.masks, index.bit(topic).__and__)
+            rows = self._in_topic(rows, topic)
         # The marks' filters as one set the ids must be in, or one they must not be in.
         wanted = None if within is None else set(within)
         for marked, only in ((self.hidden, hidden is True), (self.starred, starred)):
@@ -144,9 +146,9 @@ class Library:
             matched = self.matching(query)
             wanted = matched if wanted is None else wanted & matched
         if wanted is not None:
-            rows = self._rows_of(rows, wanted - unwanted)
+            rows = self._rows_holding(rows, wanted - unwanted)
         elif unwanted:
-            rows = rows_passing(rows, index.ids, unwanted.__contains__, keep=False)
+            rows = self._rows_holding(rows, unwanted, keep=False)
         return index.view(rows)
 
     def _rows_among(self, among: Sequence[str]) -> range | array:
@@ -156,13 +158,34 @@ class Library:
         found = self.index.positions().rows_of(among, -1)
         return array(ROW_TYPE, sorted(found[found >= 0].tolist()))
 
-    def _rows_of(self, rows: range | array, ids: set[str]) -> range | array:
-        """Those of `rows` (ascending) that hold one of `ids`: a few found by the id table,
-        many by a pass over the rows."""
-        if len(ids) * 64 > len(rows):
-            return rows_passing(rows, self.index.ids, ids.__contains__)
-        found = sorted(row for row in map(self.index.position, ids) if row is not None)
-        return array(ROW_TYPE, (row for row in found if (at := bisect_left(rows, row)) < len(rows) and rows[at] == row))
+    def _in_topic(self, rows: range | array, topic: str) -> range | array:
+        """Those of `rows` whose paper is in the topic."""
+        index, bit = self.index, self.index.bit(topic)
+        if not index.has_positions:
+            return index.rows_in_topic(topic) if rows == range(len(index)) else rows_passing(rows, index.masks, bit.__and__)
+        chosen = _as_numpy(rows)
+        return _as_rows(chosen[(_masks(index)[chosen] & bit) != 0])
+
+    def _rows_holding(self, rows: range | array, ids: set[str], keep: bool = True) -> range | array:
+        """Those of `rows` holding one of `ids` (holding none of them when not `keep`)."""
+        if not self.index.has_positions:
+            return rows_passing(rows, self.index.ids, ids.__contains__, keep)
+        import numpy as np
+
+        chosen, found = _as_numpy(rows), self.index.positions().rows_of(list(ids), -1)
+        found = np.unique(found[found >= 0])  # sorted
+        at = np.minimum(np.searchsorted(chosen, found), max(len(chosen) - 1, 0))
+        at = at[chosen[at] == found] if len(chosen) else at[:0]  # where the ids' rows are among `rows`
+        return _as_rows(chosen[at] if keep else np.delete(chosen, at))
+
+    def _flags(self, ids: Collection[str]) -> np.ndarray:
+        """A flag per row of the index: whether its paper is one of `ids` (found by the id table)."""
+        import numpy as np
+
+        flags = np.zeros(len(self.index), dtype=bool)
+        rows = self.index.positions().rows_of(list(ids), -1)
+        flags[rows[rows >= 0]] = True
+        return flags
 
     def admits(
         self, paper_id: str, day: int, *, topic: str | None = None, starred: bool = False, unread: bool = False,
@@ -203,23 +226,15 @@ class Library:
         import numpy as np
 
         index = self.index
-        table = index.positions()
-
-        def flags(ids: set[str]) -> np.ndarray:
-            flag = np.zeros(len(index), dtype=bool)
-            rows = table.rows_of(list(ids), -1)
-            flag[rows[rows >= 0]] = True
-            return flag
-
-        hidden, read = flags(self.hidden), flags(self.read)
+        hidden, read = self._flags(self.hidden), self._flags(self.read)
         shown = ~hidden
         unread = shown & ~read
         counts: dict = {None: [int(np.count_nonzero(shown)), int(np.count_nonzero(unread))]}
-        masks = np.asarray(index.masks, dtype=np.int64 if len(index.topics) < 63 else object)  # (a mask of more bits: Python ints)
+        masks = _masks(index)
         for i, name in enumerate(index.topics):
             member = (masks & (1 << i)) != 0
             counts[name] = [int(np.count_nonzero(member & shown)), int(np.count_nonzero(member & unread))]
-        starred = flags(self.starred) & shown
+        starred = self._flags(self.starred) & shown
         counts[STARRED] = [int(np.count_nonzero(starred)), int(np.count_nonzero(starred & ~read))]
         counts[HIDDEN] = [int(np.count_nonzero(hidden)), int(np.count_nonzero(hidden & ~read))]
         return counts
@@ -237,3 +252,19 @@ class Library:
         coverage = None if spans is None else view_coverage(spans, topic)
         return momentum.compute_days(days, as_of, total_new_last4, coverage)
 
+
+def _as_numpy(rows: range | array) -> np.ndarray:
+    import numpy as np
+
+    return np.arange(rows.start, rows.stop, rows.step, dtype=np.int32) if isinstance(rows, range) else np.frombuffer(rows, dtype=np.int32)
+
+
+def _as_rows(rows: np.ndarray) -> array:
+    return array(ROW_TYPE, rows.astype("int32").tobytes())
+
+
+def _masks(index: PaperIndex) -> np.ndarray:
+    """The index's topic masks in numpy: int64 (Python ints past 62 topics, which int64 cannot hold)."""
+    import numpy as np
+
+    return np.asarray(index.masks, dtype=np.int64 if len(index.topics) < 63 else object)
