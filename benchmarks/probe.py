@@ -23,6 +23,7 @@ import resource
 import statistics
 import sys
 import time
+from array import array
 from pathlib import Path
 
 from benchmarks.loopwatch import LoopWatch
@@ -141,17 +142,18 @@ async def interact(data_dir: str) -> None:
         filters = {}
         from benchmarks.search import CLI_QUERIES, QUERIES
         from reader.core.query import parse
+        from reader.models import PackedIds
         from reader.service import ALL, FOR_YOU
         from reader.service.ranker import RankedList
 
         # For you's order is a ranking's, unrelated to the list's: a shuffle stands in for one
         # (a real ranking takes ~20 s to make at 100,000 papers); the first select makes what
         # the ranking's worker would have made beforehand.
-        ranked = random.Random(0).sample(plist.ids, len(plist.ids))
-        ranking = RankedList(ranked, [0.0] * len(ranked), {})
+        ranked = random.Random(0).sample(list(plist.ids), len(plist.ids))
+        ranking = RankedList(PackedIds.pack(ranked) or ranked, array("d", bytes(8 * len(ranked))), {})  # as it comes from its process
         main.service.for_you = ranking
         main.service.select(FOR_YOU, query=parse(CLI_QUERIES[0], implicit_and=True))
-        main.triage.take_ranking(ranking, main.service.library.marks_version, set(ranked), len(ranked))  # taken in as the app takes one
+        main.triage.take_ranking(ranking, main.service.library.marks_version, len(ranked))  # taken in as the app takes one
         cases = [(ALL, text, text) for text in QUERIES.values()] + [(FOR_YOU, f"For you: {text}", text) for text in CLI_QUERIES]
         for view, name, template in cases:
             text = template.replace("{middle}", plist.ids[len(plist.ids) // 2])

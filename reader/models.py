@@ -6,10 +6,11 @@ import json
 import re
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Container, Sequence
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from operator import itemgetter, ne, neg
+from itertools import accumulate, compress
+from operator import itemgetter, ne, neg, not_
 from typing import TYPE_CHECKING, TypeVar, cast, overload
 
 if TYPE_CHECKING:
@@ -145,11 +146,14 @@ class IndexEntry:
 
 
 POSITIONS_SLICE = 10_000
+SPARSE = 100  # under a hundredth of a run's ids asked: decoded one at a time, not the run (PackedIds.take)
 
 
 # The index's number columns as machine integers (array type codes): versions and v1 day
 # ordinals as int32, arrival times (milliseconds since 1970) as int64.
 VERSION_TYPE, DAY_TYPE, ARRIVED_TYPE = "i", "i", "q"
+ROW_TYPE = "i"  # a row of the index (int32), as views hold them
+PACKED_END_TYPE = "I"  # where each packed id ends (uint32)
 JSON_SLICE = 20_000  # a column's values encoded by one call
 
 
@@ -163,15 +167,33 @@ def _json_list(values: Sequence) -> str:
 class PackedIds(Sequence[str]):
     """Ids packed in one UTF-8 buffer, a newline between two, with where each one ends: no
     string object per paper until one is asked for (a listing's binary searches read a few
-    dozen of a million)."""
+    dozen of a million). A run of ids (a slice, iteration, `take`) is decoded a run at a time,
+    by one split in C, never an id at a time."""
 
-    __slots__ = ("_blob", "_ends")
+    __slots__ = ("blob", "ends")
 
     def __init__(self, blob: memoryview, ends: array):
-        self._blob, self._ends = blob, ends
+        self.blob, self.ends = blob, ends  # where each id ends: the index of the newline after it
+
+    @classmethod
+    def pack(cls, ids: Sequence[str]) -> PackedIds | None:
+        """These ids packed; None when they cannot be (an id holds a newline, or their bytes
+        pass 4 GiB: `ends` are uint32)."""
+        if isinstance(ids, PackedIds):
+            return ids
+        blob = "\n".join(ids).encode("utf-8")
+        if blob.count(b"\n") != max(len(ids) - 1, 0) or len(blob) >= 1 << 32:
+            return None
+        lengths = list(map(len, ids))
+        if sum(lengths) + len(lengths) - 1 != len(blob):  # ids that are not all ASCII: their bytes counted
+            lengths = [len(pid.encode("utf-8")) for pid in ids]
+        return cls(memoryview(blob), array(PACKED_END_TYPE, [end - 1 for end in accumulate(length + 1 for length in lengths)]))
+
+    def __reduce__(self):
+        return _packed_ids, (bytes(self.blob), self.ends)  # (a memoryview does not pickle: For you's come from its process)
 
     def __len__(self) -> int:
-        return len(self._ends)
+        return len(self.ends)
 
     @overload
     def __getitem__(self, i: int) -> str: ...
@@ -180,12 +202,115 @@ class PackedIds(Sequence[str]):
 
     def __getitem__(self, i):
         if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
+            start, stop, step = i.indices(len(self))
+            if step != 1:
+                return [self[j] for j in range(start, stop, step)]
+            return self._run(start, stop)
         if i < 0:
             i += len(self)
         if not 0 <= i < len(self):
             raise IndexError("id index out of range")
-        return str(self._blob[self._ends[i - 1] + 1 if i else 0 : self._ends[i]], "utf-8")  # (a newline between two)
+        return str(self.blob[self.ends[i - 1] + 1 if i else 0 : self.ends[i]], "utf-8")  # (a newline between two)
+
+    def _run(self, start: int, stop: int) -> list[str]:
+        """The ids from `start` to `stop` (at most the end), decoded at once."""
+        stop = min(stop, len(self))
+        if start >= stop:
+            return []
+        ends = self.ends
+        return str(self.blob[ends[start - 1] + 1 if start else 0 : ends[stop - 1]], "utf-8").split("\n")
+
+    def __iter__(self) -> Iterator[str]:
+        for start in range(0, len(self), POSITIONS_SLICE):
+            yield from self._run(start, start + POSITIONS_SLICE)
+
+    def take(self, rows: Sequence[int]) -> list[str]:
+        """[self[i] for i in rows] (rows in any order): a few rows one at a time, many by
+        decoding each run of ids they fall in once and picking from it in numpy (a run they
+        are sparse in, an id at a time)."""
+        if isinstance(rows, range) and rows.step == 1 and rows.stop <= len(self):
+            return self._run(rows.start, rows.stop)
+        if len(rows) < 64:
+            return [self[i] for i in rows]
+        import numpy as np
+
+        wanted = np.asarray(rows, dtype=np.int64)
+        if wanted.min() < 0 or wanted.max() >= len(self):
+            raise IndexError("id index out of range")
+        runs = wanted // POSITIONS_SLICE
+        by_run = np.argsort(runs, kind="stable")
+        found = np.empty(len(wanted), dtype=object)
+        for group in np.split(by_run, np.flatnonzero(np.diff(runs[by_run])) + 1):
+            if len(group) * SPARSE < POSITIONS_SLICE:  # a few ids of this run: decoded alone
+                found[group] = [self[i] for i in wanted[group].tolist()]
+                continue
+            first = int(runs[group[0]]) * POSITIONS_SLICE
+            found[group] = np.array(self._run(first, first + POSITIONS_SLICE), dtype=object)[wanted[group] - first]
+        return found.tolist()
+
+
+def _packed_ids(blob: bytes, ends: array) -> PackedIds:
+    return PackedIds(memoryview(blob), ends)
+
+
+class IdRows(Sequence[str]):
+    """Some rows of an id column (the library's index, newest first, or a ranking, best
+    first), ascending: what a view of the list shows, as 4 bytes a paper (int32 rows, or a
+    range) rather than a list of strings. `find` gives an id's row in the column (its id
+    table), so that the list finds a paper it shows without comparing every id."""
+
+    __slots__ = ("_find", "column", "rows")
+
+    def __init__(self, column: Sequence[str], rows: range | array, find: Callable[[str], int | None]):
+        self.column, self.rows, self._find = column, rows, find
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return gather(self.column, self.rows[i])
+        return self.column[self.rows[i]]
+
+    def __iter__(self) -> Iterator[str]:
+        for start in range(0, len(self.rows), POSITIONS_SLICE):
+            yield from gather(self.column, self.rows[start : start + POSITIONS_SLICE])
+
+    def index(self, paper_id: object, start: int = 0, stop: int | None = None) -> int:
+        row = self._find(paper_id) if isinstance(paper_id, str) else None
+        stop = len(self.rows) if stop is None else stop
+        if row is not None:
+            at = bisect_left(self.rows, row, start, max(start, stop))
+            if at < stop and self.rows[at] == row:
+                return at
+        raise ValueError(f"{paper_id!r} is not shown")
+
+    def __contains__(self, paper_id: object) -> bool:
+        try:
+            self.index(paper_id)
+        except ValueError:
+            return False
+        return True
+
+    def keeping(self, test: Callable[[str], object], keep: bool = True) -> IdRows:
+        """This view less the ids failing `test` (passing it when not `keep`)."""
+        return IdRows(self.column, rows_passing(self.rows, self.column, test, keep), self._find)
+
+
+def rows_passing(rows: range | array, column: Sequence[T], test: Callable[[T], object], keep: bool = True) -> array:
+    """Those of `rows` whose value in `column` passes `test` (fails it when not `keep`), in C,
+    a run at a time."""
+    kept = array(ROW_TYPE)
+    for start in range(0, len(rows), POSITIONS_SLICE):
+        run = rows[start : start + POSITIONS_SLICE]
+        passed = map(test, gather(column, run))
+        kept.extend(compress(run, passed if keep else map(not_, passed)))
+    return kept
 
 
 class IdTable:
@@ -250,7 +375,9 @@ class IdTable:
         at[by_hash] = np.minimum(self._hashes.searchsorted(wanted[by_hash]), len(self._hashes) - 1)
         hit = np.flatnonzero(self._hashes[at] == wanted)
         rows[hit] = self._rows[at[hit]]
-        # The ids found, compared with the column's (in C); any unequal one is looked up alone.
+        # The ids found, compared with the column's (in C, in the column's order: packed ids
+        # decode by runs); any unequal one is looked up alone.
+        hit = hit[rows[hit].argsort(kind="stable")]
         found, asked = hit.tolist(), rows[hit].tolist()
         if found and any(map(ne, gather(ids, found), gather(self._column, asked))):
             for k in found:
@@ -260,7 +387,9 @@ class IdTable:
 
 
 def gather(table: Sequence[T], indexes: Sequence[int]) -> list[T]:
-    """[table[i] for i in indexes], in C."""
+    """[table[i] for i in indexes], in C (packed ids by runs)."""
+    if isinstance(table, PackedIds):
+        return cast(list[T], table.take(indexes))
     if len(indexes) > 1:
         return list(itemgetter(*indexes)(table))
     return [table[i] for i in indexes]
@@ -269,18 +398,19 @@ def gather(table: Sequence[T], indexes: Sequence[int]) -> list[T]:
 class PaperIndex:
     """Every cached paper as parallel columns, newest first: ids, versions, v1 days (ordinals),
     topic bitmasks and arrival times (see IndexEntry.arrived; all 0 in an index written before
-    they were kept). Columns of plain ints and strings load several times faster than one object
-    per paper, and counting or charting 100,000 papers is a loop over two columns. The number
-    columns are arrays of machine integers (int32 versions and days, int64 arrivals): no int
-    object per paper (a million days as Python ints took ~36 MB, as an array 4 MB). Masks stay
-    a list: its values are shared small ints while there are few topics, and a mask has as
+    they were kept). Counting or charting 100,000 papers is a loop in C over two columns. No
+    object per paper: as read at a start (index.columns) and kept after a whole write, the ids
+    are packed (PackedIds, one buffer) and the numbers arrays of machine integers (int32
+    versions and days, int64 arrivals and masks); a view of the list holds int32 rows of it
+    (IdRows). An index being changed (a sync's saves) holds its ids in a list. Masks read from
+    index.json stay a list: shared small ints while there are few topics, and a mask has as
     many bits as there are topics."""
 
     __slots__ = ("_positions", "_present", "arrived", "days", "ids", "masks", "topics", "versions")
 
     def __init__(self, topics=(), ids=(), versions=(), days=(), masks=(), arrived=None):
         self.topics: list[str] = list(topics)  # bit i of a mask is topics[i]
-        self.ids: list[str] = list(ids)
+        self.ids: Sequence[str] = list(ids)  # or packed (PackedIds), as read from index.columns
         self.versions = array(VERSION_TYPE, versions)
         self.days = array(DAY_TYPE, days)
         self.masks: list[int] = list(masks)
@@ -293,10 +423,10 @@ class PaperIndex:
         cls, topics: list[str], ids: list[str] | PackedIds, versions: array, days: array, masks: list[int] | array, arrived: array
     ) -> PaperIndex:
         """An index holding these columns themselves (not copies: they were made for it). Ids
-        packed and masks as an array make an index to read only (Store.index_order's): lookups
-        and binary searches work on it; changing it (with_rows) makes lists again."""
+        packed and masks as an array keep no object per paper: lookups, binary searches and
+        views work on them; changing the index (with_rows) makes lists again."""
         index = cls(topics)
-        index.ids, index.masks = cast(list[str], ids), cast(list[int], masks)
+        index.ids, index.masks = ids, cast(list[int], masks)
         index.versions, index.days, index.arrived = versions, days, arrived
         return index
 
@@ -348,7 +478,8 @@ class PaperIndex:
             return same
         added.sort(reverse=True)
         merged = PaperIndex(topics)
-        out_days, out_ids, out_versions, out_masks = merged.days, merged.ids, merged.versions, merged.masks
+        out_ids: list[str] = []
+        out_days, out_versions, out_masks = merged.days, merged.versions, merged.masks
         out_arrived = merged.arrived
         old_days, old_ids, old_arrived = self.days, self.ids, self.arrived
         start = 0
@@ -370,6 +501,7 @@ class PaperIndex:
         out_versions.extend(versions[start:])
         out_masks += masks[start:]
         out_arrived.extend(old_arrived[start:])
+        merged.ids = out_ids
         if present is not None:
             present.update(row[1] for row in added)
             merged._present = present
@@ -413,6 +545,11 @@ class PaperIndex:
 
     def position(self, paper_id: str) -> int | None:
         return self.positions().get(paper_id)
+
+    @property
+    def has_positions(self) -> bool:
+        """Whether the id table is made (then numpy is imported too)."""
+        return self._positions is not None
 
     def row(self, paper_id: str, day: int) -> int | None:
         """The paper's row given its v1 day ordinal, by binary search; by the id table only when
@@ -468,7 +605,21 @@ class PaperIndex:
         """The topic's papers' values in `column` (one of this index's columns: `ids`, `days` ...),
         newest first."""
         bit = self.bit(topic)
-        return [value for value, mask in zip(column, self.masks) if mask & bit] if bit else []
+        return list(compress(column, map(bit.__and__, self.masks))) if bit else []
+
+    def rows_in_topic(self, topic: str) -> array:
+        """The rows of the topic's papers, ascending (int32)."""
+        bit = self.bit(topic)
+        return array(ROW_TYPE, compress(range(len(self)), map(bit.__and__, self.masks)) if bit else ())
+
+    def count_in(self, topic: str) -> int:
+        """How many papers the topic has (hidden ones too)."""
+        bit = self.bit(topic)
+        return len(self.masks) - list(map(bit.__and__, self.masks)).count(0) if bit else 0
+
+    def view(self, rows: range | array) -> IdRows:
+        """These rows' ids (ascending rows: newest first), found by the id table."""
+        return IdRows(self.ids, rows, self.position)
 
     def __len__(self) -> int:
         return len(self.ids)

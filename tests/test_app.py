@@ -171,13 +171,13 @@ async def test_sidebar_selects_topic_and_starred(store, papers):
         assert app.focused is app.main.sidebar
         await pilot.press(*"jjjjjj")  # All -> Starred -> For you -> New -> Updated -> Rising -> (heading) Agents
         assert app.main.view == View.of_topic("Agents")
-        assert app.main.paper_list.ids == [p.id for p in papers[:30]]
+        assert list(app.main.paper_list.ids) == [p.id for p in papers[:30]]
         assert app.query_one(MomentumChart).title == "Agents"
         await pilot.press("enter")
         assert app.focused is app.main.paper_list
         await pilot.press("shift+tab")
         await pilot.press(*"kkkkk")
-        assert app.main.view == STARRED and app.main.paper_list.ids == []
+        assert app.main.view == STARRED and list(app.main.paper_list.ids) == []
 
 
 async def test_star_read_persist_and_enter_opens_detail(store, papers, data_dir):
@@ -266,7 +266,7 @@ async def test_next_unread_and_unread_only(store, papers):
         await pilot.press("n")
         assert app.main.paper_list.current == papers[2].id
         await pilot.press("u")
-        assert app.main.paper_list.ids == [p.id for p in papers[2:]]
+        assert list(app.main.paper_list.ids) == [p.id for p in papers[2:]]
         assert app.main.paper_list.current == papers[2].id
         await pilot.press("u")
         assert len(app.main.paper_list.ids) == 40
@@ -285,12 +285,12 @@ async def test_filter_with_words_and_queries(store, papers):
                 break
             await pilot.pause(0.05)
         expected = [p.id for p in papers if "testing" in p.title.lower().replace(":", " ").split()]
-        assert expected and app.main.paper_list.ids == expected
+        assert expected and list(app.main.paper_list.ids) == expected
         assert box.border_subtitle.startswith(f"{len(expected)} match")
         await pilot.press("ctrl+a", "ctrl+k", *"ti:(a b)")
         await pilot.pause(0.3)
         assert "not arXiv syntax" in box.border_subtitle
-        assert app.main.paper_list.ids == expected  # the last good filter stays
+        assert list(app.main.paper_list.ids) == expected  # the last good filter stays
         await pilot.press("escape")
         await pilot.pause(0.3)
         await ready(pilot)
@@ -819,7 +819,7 @@ async def test_tab_never_lands_in_a_kept_filter(store, papers):
         await pilot.press("tab")
         assert app.focused is app.main.paper_list
         await pilot.press("x", "y")
-        assert app.query_one("#filter").value == "ti:testing" and app.main.paper_list.ids == kept
+        assert app.query_one("#filter").value == "ti:testing" and list(app.main.paper_list.ids) == kept
 
 
 async def test_empty_states_say_what_is_empty_and_what_to_do(store):
@@ -832,7 +832,7 @@ async def test_empty_states_say_what_is_empty_and_what_to_do(store):
         await pilot.press("k", "tab", "slash", *"ti:nosuchword", "enter")
         await pilot.pause(0.3)
         await ready(pilot)
-        assert main.paper_list.ids == []
+        assert list(main.paper_list.ids) == []
         assert main.paper_list.empty_message == "No papers match ti:nosuchword — Esc clears the filter"
         await pilot.press("escape")
         await ready(pilot)

@@ -104,7 +104,7 @@ async def test_a_filter_a_dialog_and_the_detail_view_stay_while_changes_come_in(
         await reader_cli(data_dir, "topics", "add", "Robots", "cat:cs.RO")
         await until(pilot, lambda: "Robots" in sidebar_names(app))
         assert app.screen is dialog and dialog.query_one("#topic-name").value == "Half typed"
-        assert main.filter_text == "ti:agents" and main.paper_list.ids == filtered
+        assert main.filter_text == "ti:agents" and list(main.paper_list.ids) == filtered
         await pilot.press("escape")
         await open_paper(pilot)
         detail = app.screen
@@ -122,7 +122,7 @@ async def test_papers_synced_elsewhere_replace_the_demo_set(demo_store, data_dir
         assert app.service.is_demo
         Store(data_dir).save_papers(papers[:5], "RL for LLM Agents")  # as a cron `reader sync` would
         await until(pilot, lambda: not app.service.is_demo and len(app.main.paper_list.ids) == 5)
-        assert app.main.paper_list.ids == [p.id for p in papers[:5]]
+        assert list(app.main.paper_list.ids) == [p.id for p in papers[:5]]
 
 
 def test_in_a_real_terminal_a_topic_added_and_a_star_from_another_terminal_show(store, papers, data_dir):
@@ -159,5 +159,5 @@ async def test_papers_a_sync_elsewhere_appends_to_the_index_log_show(store, pape
         assert (data_dir / "index.json").read_bytes() == index_json and b"2612.90000" in (data_dir / "index.log").read_bytes()
         await until(pilot, lambda: len(main.paper_list.ids) == len(before) + 5)
         assert set(main.paper_list.ids) == set(before) | {p.id for p in newer}
-        assert main.paper_list.ids == Store(data_dir).index().ids
+        assert list(main.paper_list.ids) == Store(data_dir).index().ids
         assert str(main.sidebar.get_option_at_index(0).prompt).startswith(f"All papers\n{len(before) + 5} papers")

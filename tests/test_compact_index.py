@@ -5,13 +5,20 @@ the days a chart counts, after syncs, a topic's removal and a repair of a damage
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
+import pickle
+import random
+import tracemalloc
 from array import array
 from datetime import date
+from itertools import accumulate
 
 import pytest
 
-from reader.models import IdTable, IndexEntry, PaperIndex
+from reader.core.library import HIDDEN, STARRED, Library
+from reader.models import IdRows, IdTable, IndexEntry, PackedIds, PaperIndex, gather
+from reader.service.ranker import RankedList, ranked_list
 from reader.store import Store
 from tests.conftest import run
 from tests.corpus import recent_papers
@@ -27,7 +34,7 @@ def assert_index_is(store: Store, capsys, held) -> None:
     ids, versions, days, topics = expected_columns(held)
     for index in (store.index(), Store(store.data_dir).index()):  # as kept, and as read back from index.json
         assert isinstance(index.days, array) and isinstance(index.versions, array) and isinstance(index.arrived, array)
-        assert (index.ids, list(index.versions), list(index.days)) == (ids, versions, days)
+        assert (list(index.ids), list(index.versions), list(index.days)) == (ids, versions, days)
         assert [set(index.topics_of(pid)) for pid in index.ids] == topics
         for name in {t for ts in topics for t in ts}:
             in_topic = [(pid, day) for pid, day, ts in zip(ids, days, topics) if name in ts]
@@ -128,3 +135,125 @@ def test_the_index_answers_membership_and_rows_from_its_id_table_without_a_map(d
     assert [index.position(pid) for pid in ("2512.00009", "2601.00002", "x")] == [2, 0, None]
     assert index.row("2601.00001", date(2026, 1, 2).toordinal()) == 1
     assert index.row("2601.00001", date(2026, 1, 5).toordinal()) == 1  # held under another day: the table finds it
+
+
+def packed(ids: list[str]) -> PackedIds:
+    blob = "\n".join(ids).encode()
+    return PackedIds(memoryview(blob), array("I", [end - 1 for end in accumulate(len(pid.encode()) + 1 for pid in ids)]))
+
+
+def test_packed_ids_give_runs_rows_and_iteration_as_the_list_does():
+    ids = [f"26{m:02d}.{n:05d}" for m in range(12, 0, -1) for n in range(2100, 0, -1)] + ["math.GT/0309136", "hep-th/9901001"]
+    column = packed(ids)
+    assert len(column) == len(ids) and list(column) == ids  # iterated a run at a time, across runs
+    assert column[0] == ids[0] and column[-1] == ids[-1] and column[12345] == ids[12345]
+    for cut in (slice(0, 0), slice(5, 10_007), slice(9_999, 10_001), slice(-3, None), slice(0, None, 2)):
+        assert column[cut] == ids[cut]
+    rng = random.Random(7)
+    rows = [rng.randrange(len(ids)) for _ in range(3000)] + [0, len(ids) - 1, 3, 3]
+    assert column.take(rows) == [ids[i] for i in rows] and gather(column, rows[:10]) == [ids[i] for i in rows[:10]]
+    assert gather(column, range(20_000, 20_010)) == ids[20_000:20_010]
+    with pytest.raises(IndexError):
+        column[len(ids)]
+
+
+def test_a_view_holds_rows_and_finds_its_ids_by_the_id_table():
+    ids = [f"2601.{n:05d}" for n in range(400, 0, -1)]
+    column = packed(ids)
+    view = IdRows(column, array("i", range(1, 400, 3)), IdTable(column).get)
+    shown = ids[1::3]
+    assert list(view) == shown and len(view) == len(shown) and view[2] == shown[2] and view[-1] == shown[-1] and view[3:6] == shown[3:6]
+    assert [view.index(pid) for pid in shown[::17]] == [shown.index(pid) for pid in shown[::17]]
+    assert ids[0] not in view and "2601.99999" not in view and shown[5] in view
+    with pytest.raises(ValueError):
+        view.index(ids[2])
+
+
+def reference_select(lib: Library, *, topic=None, starred=False, unread=False, hidden=False, among=None, within=None) -> list[str]:
+    """Library.select worked out id by id over lists."""
+    index = lib.index
+    among = None if among is None else set(among)
+    bit = index.bit(topic) if topic is not None else None
+    chosen = []
+    for pid, mask in zip(list(index.ids), list(index.masks)):
+        if (bit is not None and not mask & bit) or (among is not None and pid not in among) or (within is not None and pid not in within):
+            continue
+        if (hidden is True and pid not in lib.hidden) or (hidden is False and pid in lib.hidden):
+            continue
+        if (starred and pid not in lib.starred) or (unread and pid in lib.read):
+            continue
+        chosen.append(pid)
+    return chosen
+
+
+def test_views_of_the_packed_index_select_and_count_as_filtering_every_id_does(data_dir):
+    store = Store(data_dir)
+    for name in ("Agents", "Games", "Robots"):
+        store.add_topic(name, f"ti:{name.lower()}")
+    papers = recent_papers(3000, per_day=40)
+    store.save_papers(papers[:1800], "Agents")
+    store.save_papers(papers[1200:2600], "Games")
+    store.save_papers(papers[2500:], "Robots")
+    store.settle_index()  # as a sync ends: index.json and its columns written whole
+    index = Store(data_dir).index()  # read back from index.columns: ids packed, masks an array
+    assert isinstance(index.ids, PackedIds) and isinstance(index.masks, array) and list(index.ids) == [p.id for p in papers]
+    rng = random.Random(3)
+    ids = [p.id for p in papers]
+    lib = Library(index, read=rng.sample(ids, 900), starred=rng.sample(ids, 40), hidden=rng.sample(ids, 60))
+    among = IdRows(index.ids, array("i", sorted(rng.sample(range(len(ids)), 1000))), index.position)
+    few, many = set(rng.sample(ids, 25)) | {"2601.99999"}, set(rng.sample(ids, 2000))
+    for table_made in (False, True):  # a pass over the ids (before the id table is made), then numpy over rows
+        if table_made:
+            index.positions()
+        assert index.has_positions == table_made
+        for topic in (None, "Agents", "Robots", "Nobody"):
+            for starred, unread, hidden, chosen_among, within in itertools.product((False, True), (False, True), (False, True, None), (None, among), (None, few, many)):
+                filters = {"topic": topic, "starred": starred, "unread": unread, "hidden": hidden, "among": chosen_among, "within": within}
+                view = lib.select(**filters)
+                assert isinstance(view, IdRows) and list(view) == reference_select(lib, **filters), (table_made, filters)
+        assert index.has_positions == table_made
+    assert isinstance(lib.select(hidden=None).rows, range)  # every paper: no row stored at all
+    assert list(lib.select(among=list(among))) == reference_select(lib, among=set(among))  # ids in a list: found by the id table
+    counts = lib._count_all()
+    for topic in (None, "Agents", "Games", "Robots"):
+        shown = reference_select(lib, topic=topic)
+        assert counts[topic] == [len(shown), sum(pid not in lib.read for pid in shown)], topic
+    starred = reference_select(lib, starred=True)
+    hidden = reference_select(lib, hidden=True)
+    assert counts[STARRED] == [len(starred), sum(pid not in lib.read for pid in starred)]
+    assert counts[HIDDEN] == [len(hidden), sum(pid not in lib.read for pid in hidden)]
+    assert index.count_in("Games") == len(index.in_topic("Games", index.ids)) == 1400
+
+
+def test_a_view_keeps_a_few_bytes_a_paper_not_a_string(data_dir):
+    store = Store(data_dir)
+    store.add_topic("Agents", "ti:agents")
+    store.save_papers(recent_papers(20_000, per_day=100), "Agents")
+    store.settle_index()
+    lib = Library(Store(data_dir).index(), read=["x"], hidden=[recent_papers(20_000, per_day=100)[5].id])
+    lib.index.positions()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    views = [lib.select(topic="Agents", unread=True), lib.select()]
+    kept = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert [len(view) for view in views] == [19_999, 19_999]
+    assert kept < 2 * 20_000 * 6, kept  # int32 rows (a list of ids: 8 bytes a pointer and ~60 a string)
+
+
+def test_a_ranking_comes_from_its_process_packed_and_answers_scores_and_counts():
+    ids = [f"2601.{n:05d}" for n in range(3000, 0, -1)]
+    scores = [1 - n / 3000 for n in range(3000)]
+
+    class Ranked:  # a Ranking's plain data, as ranked_list reads it
+        def __init__(self):
+            self.ids, self.scores = ids, scores
+
+        def top(self, limit):
+            return []
+
+    ranked = pickle.loads(pickle.dumps(ranked_list(Ranked())))  # (what the ranking's process sends)
+    assert isinstance(ranked, RankedList) and isinstance(ranked.ids, PackedIds)
+    assert list(ranked.ids) == ids and list(ranked.scores) == scores
+    assert ranked.score_of(ids[17]) == scores[17] and ranked.score_of("2601.99999") is None
+    assert ranked.unmarked(set(ids[:10]), {ids[5], "2601.99999"}, set()) == 2990 and ranked.unmarked() == 3000

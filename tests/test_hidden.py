@@ -109,7 +109,7 @@ def test_sigkill_while_hiding_loses_nothing_acknowledged(data_dir):
 def test_library_leaves_hidden_papers_out_of_selections_and_counts(data_dir):
     store, ids = seeded(data_dir, 10)
     library = Library(store.index(), read=ids[:2], starred=ids[:4], hidden=ids[1:3])
-    assert library.select() == [pid for pid in store.index().ids if pid not in ids[1:3]]
+    assert list(library.select()) == [pid for pid in store.index().ids if pid not in ids[1:3]]
     assert set(library.select(starred=True)) == {ids[0], ids[3]}
     assert set(library.select(hidden=True)) == set(ids[1:3])
     assert len(library.select(hidden=None)) == 10

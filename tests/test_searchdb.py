@@ -66,7 +66,7 @@ def scan(papers, query, notes=None):
 
 def ordered(index, query, order, ranked=False):
     """The index's answer in a list's order (what the app's list shows; `ranked`: For you's)."""
-    return index.ordered(parse(query, implicit_and=True), order, IdTable(order), ranked=ranked)
+    return list(index.ordered(parse(query, implicit_and=True), order, IdTable(order), ranked=ranked))
 
 
 def test_every_query_of_the_test_suite_matches_as_the_scan_does(corpus):

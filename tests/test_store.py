@@ -381,7 +381,7 @@ def test_files_encoded_a_slice_at_a_time_are_the_bytes_of_one_encoding(data_dir,
         raw = path.read_bytes()
         assert json.dumps(json.loads(raw), ensure_ascii=False, separators=(",", ":")).encode() == raw
     assert [p.id for p in Store(data_dir).load_papers().values()] == [p.id for p in recent_papers(30)]
-    assert store.index().ids == Store(data_dir).index().ids
+    assert list(store.index().ids) == list(Store(data_dir).index().ids)
 
 
 def test_index_order_holds_the_whole_index_ids_and_topics(data_dir):
@@ -390,12 +390,12 @@ def test_index_order_holds_the_whole_index_ids_and_topics(data_dir):
     store.save_papers(recent_papers(45)[10:], "U")  # papers of both topics, of one, and new ones
     whole = Store(data_dir).index()
     order = Store(data_dir).index_order()
-    assert (order.topics, order.ids, order.days, order.masks) == (whole.topics, whole.ids, whole.days, whole.masks)
+    assert (order.topics, list(order.ids), order.days, list(order.masks)) == (whole.topics, list(whole.ids), whole.days, list(whole.masks))
     assert set(whole.masks) == {1, 2, 3}
     assert list(order.versions) == list(whole.versions)  # from index.columns: the whole index, as fast
     (data_dir / "index.columns").unlink()
     order = Store(data_dir).index_order()
-    assert (order.topics, order.ids, order.days, order.masks) == (whole.topics, whole.ids, whole.days, whole.masks)
+    assert (order.topics, list(order.ids), order.days, list(order.masks)) == (whole.topics, list(whole.ids), whole.days, list(whole.masks))
     assert not order.versions and not any(order.arrived)  # from index.json: without decoding the other columns
     store.index()
     assert store.index_order().versions == store.index().versions  # already loaded: the whole one

@@ -5,14 +5,19 @@ are added as they load, and a text query needs them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from array import array
+from collections.abc import Collection, Iterable, Sequence
 from datetime import date
+from typing import TYPE_CHECKING
 
 from reader.core import momentum
 from reader.core.coverage import Span, view_coverage
 from reader.core.query import Node, SearchText, search_text
 from reader.core.search import SearchBlock
-from reader.models import Paper, PaperIndex
+from reader.models import ROW_TYPE, IdRows, Paper, PaperIndex, rows_passing
+
+if TYPE_CHECKING:
+    import numpy as np
 
 STARRED = object()  # the keys of the starred and the hidden papers' counts (a topic may be named anything)
 HIDDEN = object()
@@ -36,7 +41,6 @@ class Library:
     def reindex(self, index: PaperIndex, counts: dict | None = None) -> None:
         """Take a newer index (after a sync), with its `counted` counts when made already."""
         self.index = index
-        self.order: list[str] = index.ids  # the index is kept newest first
         self._counts: dict | None = counts
 
     def counted(self, index: PaperIndex) -> dict:
@@ -119,33 +123,69 @@ class Library:
         unread: bool = False,
         hidden: bool | None = False,
         query: Node | None = None,
-        among: list[str] | None = None,
-    ) -> list[str]:
+        among: Sequence[str] | None = None,
+        within: Collection[str] | None = None,
+    ) -> IdRows:
         """Ids newest first that pass every given filter: the hidden papers only when `hidden`,
-        none of them when False, hidden or not when None; only those of `among` (ids of the
-        index, newest first) when given."""
-        index, read, stars = self.index, self.read, self.starred
+        none of them when False, hidden or not when None; only those of `among` (ids of this
+        index: a view of it, as the search index answers a filter) and of `within` when given.
+        A view of the index's rows (IdRows), no string per paper. Once the index's id table is
+        made (a worker makes it after the first paint), a filter is a numpy step over the rows
+        (the marked papers' rows found by the table); before, a pass in C over the ids."""
+        index = self.index
+        rows: range | array = range(len(index)) if among is None else self._rows_among(among)
         if topic is not None:
-            if among is None:
-                ids = index.in_topic(topic, index.ids)
-            else:
-                bit, masks, end = index.bit(topic), index.masks, len(index)
-                rows = index.positions().rows_of(among, end).tolist()
-                ids = [pid for pid, i in zip(among, rows) if i < end and masks[i] & bit]
-        else:
-            ids = index.ids if among is None else among
-        if hidden:
-            ids = [pid for pid in ids if pid in self.hidden]
-        elif hidden is False and self.hidden:
-            ids = [pid for pid in ids if pid not in self.hidden]
-        if starred:
-            ids = [pid for pid in ids if pid in stars]
-        if unread:
-            ids = [pid for pid in ids if pid not in read]
+            rows = self._in_topic(rows, topic)
+        # The marks' filters as one set the ids must be in, or one they must not be in.
+        wanted = None if within is None else set(within)
+        for marked, only in ((self.hidden, hidden is True), (self.starred, starred)):
+            if only:
+                wanted = set(marked) if wanted is None else wanted & marked
+        unwanted = (self.hidden if hidden is False else set()) | (self.read if unread else set())
         if query is not None:
             matched = self.matching(query)
-            ids = [pid for pid in ids if pid in matched]
-        return list(ids)
+            wanted = matched if wanted is None else wanted & matched
+        if wanted is not None:
+            rows = self._rows_holding(rows, wanted - unwanted)
+        elif unwanted:
+            rows = self._rows_holding(rows, unwanted, keep=False)
+        return index.view(rows)
+
+    def _rows_among(self, among: Sequence[str]) -> range | array:
+        """The rows of `among`: its own when it is a view of this index (a filter's matches)."""
+        if isinstance(among, IdRows) and among.column is self.index.ids:
+            return among.rows
+        found = self.index.positions().rows_of(among, -1)
+        return array(ROW_TYPE, sorted(found[found >= 0].tolist()))
+
+    def _in_topic(self, rows: range | array, topic: str) -> range | array:
+        """Those of `rows` whose paper is in the topic."""
+        index, bit = self.index, self.index.bit(topic)
+        if not index.has_positions:
+            return index.rows_in_topic(topic) if rows == range(len(index)) else rows_passing(rows, index.masks, bit.__and__)
+        chosen = _as_numpy(rows)
+        return _as_rows(chosen[(_masks(index)[chosen] & bit) != 0])
+
+    def _rows_holding(self, rows: range | array, ids: set[str], keep: bool = True) -> range | array:
+        """Those of `rows` holding one of `ids` (holding none of them when not `keep`)."""
+        if not self.index.has_positions:
+            return rows_passing(rows, self.index.ids, ids.__contains__, keep)
+        import numpy as np
+
+        chosen, found = _as_numpy(rows), self.index.positions().rows_of(list(ids), -1)
+        found = np.unique(found[found >= 0])  # sorted
+        at = np.minimum(np.searchsorted(chosen, found), max(len(chosen) - 1, 0))
+        at = at[chosen[at] == found] if len(chosen) else at[:0]  # where the ids' rows are among `rows`
+        return _as_rows(chosen[at] if keep else np.delete(chosen, at))
+
+    def _flags(self, ids: Collection[str]) -> np.ndarray:
+        """A flag per row of the index: whether its paper is one of `ids` (found by the id table)."""
+        import numpy as np
+
+        flags = np.zeros(len(self.index), dtype=bool)
+        rows = self.index.positions().rows_of(list(ids), -1)
+        flags[rows[rows >= 0]] = True
+        return flags
 
     def admits(
         self, paper_id: str, day: int, *, topic: str | None = None, starred: bool = False, unread: bool = False,
@@ -181,20 +221,22 @@ class Library:
         return total, unread
 
     def _count_all(self) -> dict:
-        """Every count, one pass over the index per topic."""
-        index, read, hidden = self.index, self.read, self.hidden
-        # 0: hidden (counted apart), 1: read, 2: unread
-        flags = [0 if pid in hidden else 1 if pid in read else 2 for pid in index.ids]
-        shown = [flag for flag in flags if flag]
-        counts: dict = {None: [len(shown), shown.count(2)]}
+        """Every count, in numpy over the index's rows: the marked papers' rows found by the id
+        table, a topic's by its bit in the masks (no string per paper)."""
+        import numpy as np
+
+        index = self.index
+        hidden, read = self._flags(self.hidden), self._flags(self.read)
+        shown = ~hidden
+        unread = shown & ~read
+        counts: dict = {None: [int(np.count_nonzero(shown)), int(np.count_nonzero(unread))]}
+        masks = _masks(index)
         for i, name in enumerate(index.topics):
-            bit = 1 << i
-            members = [flag for flag, mask in zip(flags, index.masks) if flag and mask & bit]
-            counts[name] = [len(members), members.count(2)]
-        starred = [pid for pid in self.starred if pid in index and pid not in hidden]
-        counts[STARRED] = [len(starred), sum(pid not in read for pid in starred)]
-        hidden_ids = [pid for pid in hidden if pid in index]
-        counts[HIDDEN] = [len(hidden_ids), sum(pid not in read for pid in hidden_ids)]
+            member = (masks & (1 << i)) != 0
+            counts[name] = [int(np.count_nonzero(member & shown)), int(np.count_nonzero(member & unread))]
+        starred = self._flags(self.starred) & shown
+        counts[STARRED] = [int(np.count_nonzero(starred)), int(np.count_nonzero(starred & ~read))]
+        counts[HIDDEN] = [int(np.count_nonzero(hidden)), int(np.count_nonzero(hidden & ~read))]
         return counts
 
     def momentum(
@@ -209,3 +251,20 @@ class Library:
         days = index.days if topic is None else index.in_topic(topic, index.days)
         coverage = None if spans is None else view_coverage(spans, topic)
         return momentum.compute_days(days, as_of, total_new_last4, coverage)
+
+
+def _as_numpy(rows: range | array) -> np.ndarray:
+    import numpy as np
+
+    return np.arange(rows.start, rows.stop, rows.step, dtype=np.int32) if isinstance(rows, range) else np.frombuffer(rows, dtype=np.int32)
+
+
+def _as_rows(rows: np.ndarray) -> array:
+    return array(ROW_TYPE, rows.astype("int32").tobytes())
+
+
+def _masks(index: PaperIndex) -> np.ndarray:
+    """The index's topic masks in numpy: int64 (Python ints past 62 topics, which int64 cannot hold)."""
+    import numpy as np
+
+    return np.asarray(index.masks, dtype=np.int64 if len(index.topics) < 63 else object)

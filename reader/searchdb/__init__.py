@@ -35,6 +35,7 @@ import sqlite3
 import sys
 import threading
 import zlib
+from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -46,11 +47,11 @@ from typing import TYPE_CHECKING, TypeVar
 
 from reader.core.query import Node, Term, text_terms
 from reader.errors import ReaderError
-from reader.models import IdTable, gather
+from reader.models import ROW_TYPE, IdRows, IdTable, gather
 from reader.searchdb import partition
 from reader.searchdb.match import Matcher
 from reader.searchdb.newest import newest_first, partition_rows
-from reader.searchdb.ranked import ids_array, matched_positions, pick
+from reader.searchdb.ranked import matched_positions, pick
 from reader.searchdb.rowmap import RowMap
 from reader.searchdb.rows import Card
 from reader.store import Store
@@ -128,9 +129,6 @@ class SearchIndex:
         self._damaged_parts: set[int] = set()  # seen damaged by a reader: rebuilt by the next refresh
         self._pool: ThreadPoolExecutor | None = None  # the threads `matching` reads partitions from
         self._rowmaps = [RowMap() for _ in range(PARTITIONS)]  # for `ordered`, made at its first call
-        # The latest ranked order's, for `pick`; set from reader threads without a lock: at worst
-        # two make it at once, and either is right.
-        self._ranked_ids: tuple[Sequence[str], np.ndarray] | None = None
 
     @classmethod
     def open(cls, data_dir: Path) -> SearchIndex:
@@ -345,25 +343,26 @@ class SearchIndex:
         with self._in_use():
             return sum(self._read(part, lambda db: db.execute("SELECT count(*) FROM papers").fetchone()[0]) for part in range(PARTITIONS))
 
-    def ordered(self, node: Node, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> list[str]:
+    def ordered(self, node: Node, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> IdRows:
         """The ids of `order` that satisfy the query, in its order (`position` maps each id of
         `order` to its index). Equal to filtering `order` by `matching`, at a fraction of the
         cost when many match; the first call (and the first after the index or `order`
-        changed) also reads every paper's row number. `ranked`: `order` is a ranking's, not
-        the library's: its matches are picked with numpy (ranked.py), not sorted."""
+        changed) also reads every paper's row number. A view of `order`'s positions (IdRows: 4
+        bytes a match, no string). `ranked`: `order` is a ranking's, not the library's: its
+        matches are marked with numpy (ranked.py), not sorted."""
         texts = self._texts(node)
         with self._in_use():
             found = list(self._readers().map(
                 lambda part: self._read(part, lambda db: self._positions(part, db, node, order, position, ranked, texts)), range(PARTITIONS)
             ))
         if ranked:
-            return pick(self._ids_array(order), found)
+            return IdRows(order, pick(len(order), found), position.get)
         positions: list[int] = []
         for part in found:
             positions += part
         positions.sort()  # the library's order: a few long runs (rows are numbered about in date order), merged
         del positions[bisect_left(positions, len(order)):]  # stale rows, papers not in `order`
-        return gather(order, positions)
+        return IdRows(order, array(ROW_TYPE, positions), position.get)
 
     def newest(self, node: Node, pages: list[int] | None = None) -> Iterator[tuple[str, int]]:
         """The ids that satisfy the query with their v1 day ordinals, in the library's order
@@ -387,8 +386,6 @@ class SearchIndex:
             list(self._readers().map(
                 lambda part: self._read(part, lambda db: self._positions(part, db, None, order, position, ranked)), range(PARTITIONS)
             ))
-        if ranked:
-            self._ids_array(order)
 
     def _texts(self, node: Node) -> dict[Term, set[str]]:
         """The papers whose stored full text holds each of the query's `text:` terms (searched in
@@ -421,13 +418,6 @@ class SearchIndex:
             finally:
                 if db.in_transaction:
                     db.execute("ROLLBACK")  # read only: nothing to keep
-
-    def _ids_array(self, order: Sequence[str]) -> np.ndarray:
-        """A ranking's order as `pick` takes it, made once per order."""
-        held = self._ranked_ids
-        if held is None or held[0] is not order:
-            held = self._ranked_ids = (order, ids_array(order))
-        return held[1]
 
     def _readers(self) -> ThreadPoolExecutor:
         with self._lock:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -29,7 +29,7 @@ from reader.core.ranking import NeedsStars
 from reader.core.similar import Likeness, like_paper
 from reader.errors import ReaderError, StoreError
 from reader.fulltext.store import TextStore
-from reader.models import IdTable, Paper, PaperIndex
+from reader.models import IdRows, IdTable, PackedIds, Paper, PaperIndex
 from reader.searchdb import Card
 from reader.service.outside import PAPER_FILES, OutsideChanges, OutsideMethods, Stamps
 from reader.service.ranker import RankedList, RankerProcess
@@ -90,7 +90,7 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
         self._notes_lock = threading.Lock()
         self.for_you: RankedList | NeedsStars | None = None  # the latest ranking, set on the UI's thread
         # For you's filter order: (ranking, library index, ids of both, id -> position in them)
-        self._ranked: tuple[RankedList, PaperIndex, list[str], IdTable] | None = None
+        self._ranked: tuple[RankedList, PaperIndex, Sequence[str], IdTable] | None = None
         self._ranker_process: RankerProcess | None = None  # started at the first ranking
         self.triage = TriageSets()  # new, updated, watched papers: read in a worker, taken on the UI's thread
         self._visited: set[str] = set()  # topics looked at since the app started
@@ -156,37 +156,38 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
         except ReaderError:
             return None
 
-    def select(self, view: View, *, unread: bool = False, query: Node | None = None) -> list[str]:
+    def select(self, view: View, *, unread: bool = False, query: Node | None = None) -> Sequence[str]:
         """Ids in the view's order (newest first, or best first For you): what the list shows (the
-        view's papers, unread ones if asked, those matching the query if given)."""
+        view's papers, unread ones if asked, those matching the query if given). A view in the
+        library's order is a view of its index's rows (IdRows), no string per paper."""
         if view == FOR_YOU:
             ranking = self.for_you
             if not isinstance(ranking, RankedList):
                 return []
             if query is None:
-                return self._narrow(ranking.ids, unread=unread)
+                return self._narrow(IdRows(ranking.ids, range(len(ranking)), ranking.table().get), unread=unread)
             order, position = self._ranked_order(ranking)
             return self._narrow(self.search.ordered(query, order, position, ranked=True), unread=unread)
         # The query's matches first, in the library's order (see SearchIndex.ordered), then the
         # view's own filters over them.
         matched = None if query is None else self._matching_in_order(query)
-        order = self.library.order if matched is None else matched
+        within: Collection[str] | None = None
         if view.kind in ("new", "updated", "watch"):
-            members = self.view_members(view)
-            return self._narrow([pid for pid in order if pid in members], unread=unread)
-        if view.kind == "tag":
+            within = self.view_members(view)
+        elif view.kind == "tag":
             try:
-                tagged = set(self.store.papers_tagged(view.name or ""))
+                within = self.store.papers_tagged(view.name or "")
             except StoreError:  # a tag deleted meanwhile
-                tagged = set()
-            return self._narrow([pid for pid in order if pid in tagged], unread=unread)
-        return self.library.select(topic=view.topic, starred=view == STARRED, hidden=view == HIDDEN, unread=unread, among=matched)
+                within = ()
+        return self.library.select(
+            topic=view.topic, starred=view == STARRED, hidden=view == HIDDEN, unread=unread, among=matched, within=within
+        )
 
-    def _matching_in_order(self, query: Node) -> list[str]:
+    def _matching_in_order(self, query: Node) -> IdRows:
         index = self.library.index
         return self.search.ordered(query, index.ids, index.positions())
 
-    def _ranked_order(self, ranking: RankedList) -> tuple[list[str], IdTable]:
+    def _ranked_order(self, ranking: RankedList) -> tuple[Sequence[str], IdTable]:
         """The ranked papers the library holds (a sync may have removed some since), best first,
         and each one's position: what `ordered` answers a filter For you in. Made once per
         ranking and library index (~20 ms at 100,000 papers), in the ranking's worker when it can."""
@@ -194,20 +195,19 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
         made = self._ranked
         if made is None or made[0] is not ranking or made[1] is not index:
             held = index.positions().rows_of(ranking.ids, -1) >= 0
-            order = list(compress(ranking.ids, held.tolist()))
-            made = self._ranked = (ranking, index, order, IdTable(order))
+            if held.all():
+                order: Sequence[str] = ranking.ids
+                position = ranking.table()
+            else:
+                order = PackedIds.pack(list(compress(ranking.ids, held.tolist()))) or []
+                position = IdTable(order)
+            made = self._ranked = (ranking, index, order, position)
         return made[2], made[3]
 
-    def _narrow(self, ids: list[str], *, unread: bool) -> list[str]:
-        """`ids` in their order, less the hidden ones and the read ones (if asked)."""
-        if self.library.hidden:
-            hidden = self.library.hidden
-            ids = [pid for pid in ids if pid not in hidden]
-        if unread:
-            read = self.library.read
-            ids = [pid for pid in ids if pid not in read]
-        return ids
-
+    def _narrow(self, ids: IdRows, *, unread: bool) -> IdRows:
+        """A ranking's `ids` in their order, less the hidden ones and the read ones (if asked)."""
+        marked = (self.library.hidden | self.library.read) if unread else self.library.hidden
+        return ids.keeping(marked.__contains__, keep=False) if marked else ids
 
     def similar(self, paper_id: str, *, limit: int, leave_out: set[str]) -> tuple[Paper, Likeness]:
         """The paper and the cached papers most like it (see core/similar.py), in a worker: a
@@ -265,7 +265,7 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
         state = self._sync_states.get(view.topic) if view.topic else None
         if state is not None and state.arxiv_total is not None:
             index = self.library.index
-            cached = len(index.in_topic(state.name, index.ids))
+            cached = index.count_in(state.name)
             title += f" · {state.arxiv_total:,} on arXiv · {cached:,} cached"
         return momentum, title, headline(momentum)
 

@@ -9,12 +9,15 @@ import contextlib
 import multiprocessing
 import sys
 import threading
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reader.core.ranking import NeedsStars, Ranking
 from reader.errors import ReaderError
+from reader.models import IdTable, PackedIds
 
 if TYPE_CHECKING:
     from multiprocessing.pool import Pool
@@ -27,26 +30,39 @@ WAIT_STEP = 0.2  # seconds between looks at whether the service was closed meanw
 
 @dataclass(slots=True)
 class RankedList:
-    """A ranking as plain data: ids best first, their scores, and the reasons of the best."""
+    """A ranking as plain data: ids best first (packed: no string per paper, and a million of
+    them come from the ranking's process as two buffers), their scores, and the reasons of
+    the best."""
 
-    ids: list[str]
-    scores: list[float]
+    ids: Sequence[str]
+    scores: Sequence[float]
     reasons: dict[str, tuple[str, ...]]
-    _score_of: dict[str, float] | None = field(default=None, repr=False)
+    _table: IdTable | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.ids)
 
+    def table(self) -> IdTable:
+        """Each id's position (made at the first call: in the ranking's worker)."""
+        if self._table is None:
+            self._table = IdTable(self.ids)
+        return self._table
+
     def score_of(self, paper_id: str) -> float | None:
-        if self._score_of is None:
-            self._score_of = dict(zip(self.ids, self.scores))
-        return self._score_of.get(paper_id)
+        i = self.table().get(paper_id)
+        return None if i is None else self.scores[i]
+
+    def unmarked(self, *marked: set[str]) -> int:
+        """How many of the ranked papers carry none of these marks (found by the id table)."""
+        union = set().union(*marked)
+        return len(self) - int((self.table().rows_of(list(union), -1) >= 0).sum()) if union else len(self)
 
 
 def ranked_list(result: Ranking | NeedsStars, reasons_for: int = REASONS_AHEAD) -> RankedList | NeedsStars:
     if isinstance(result, NeedsStars):
         return result
-    return RankedList(result.ids, result.scores, {s.id: s.because for s in result.top(reasons_for)})
+    ids = PackedIds.pack(result.ids)
+    return RankedList(list(result.ids) if ids is None else ids, array("d", result.scores), {s.id: s.because for s in result.top(reasons_for)})
 
 
 # --- in the ranking process ----------------------------------------------------------------------

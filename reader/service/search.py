@@ -9,14 +9,16 @@ No Textual here."""
 from __future__ import annotations
 
 import threading
+from array import array
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from itertools import compress
 
 from reader.core.query import Node, search_text, text_terms
 from reader.core.search import SearchBlock
 from reader.errors import ReaderError
 from reader.fulltext.index import stored_words
-from reader.models import IdTable, Paper
+from reader.models import ROW_TYPE, IdRows, IdTable, Paper
 from reader.searchdb import Card, SearchIndex, SearchIndexError
 from reader.searchdb.rows import card_of
 from reader.service.search_texts import shard_texts
@@ -105,7 +107,7 @@ class LibrarySearch:
                 self.ready = False
         raise SearchNotReady("the search index is still being built: try again in a moment")
 
-    def ordered(self, query: Node, order: list[str], position: IdTable, *, ranked: bool = False) -> list[str]:
+    def ordered(self, query: Node, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> IdRows:
         """The ids of `order` that satisfy `query`, in its order (`position`: id -> index in it;
         `ranked`: the order is a ranking's, For you's: see SearchIndex.ordered)."""
         if self.ready:
@@ -113,10 +115,9 @@ class LibrarySearch:
                 return self.index.ordered(query, order, position, ranked=ranked)
             except SearchIndexError:
                 self.ready = False
-        matched = self._scan(query)
-        return list(filter(matched.__contains__, order))
+        return in_order(self._scan(query), order, position)
 
-    def prepare_order(self, order: list[str], position: IdTable, *, ranked: bool = False) -> None:
+    def prepare_order(self, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> None:
         """What `ordered` needs for this order, read now (a worker thread) rather than at the
         first filter (~100 ms at 100,000 papers)."""
         if self.ready:
@@ -200,11 +201,10 @@ class MemorySearch:
     def paper_count(self) -> int:
         return len(self._block.ids)
 
-    def ordered(self, query: Node, order: list[str], position: IdTable, *, ranked: bool = False) -> list[str]:
-        matched = self._block.matching(query)
-        return list(filter(matched.__contains__, order))
+    def ordered(self, query: Node, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> IdRows:
+        return in_order(self._block.matching(query), order, position)
 
-    def prepare_order(self, order: list[str], position: IdTable, *, ranked: bool = False) -> None:
+    def prepare_order(self, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> None:
         return
 
     def cards(self, ids: Iterable[str]) -> dict[str, Card]:
@@ -212,3 +212,8 @@ class MemorySearch:
 
     def close(self) -> None:
         return
+
+
+def in_order(matched: set[str], order: Sequence[str], position: IdTable) -> IdRows:
+    """The ids of `order` in `matched`, in its order (a view of its rows)."""
+    return IdRows(order, array(ROW_TYPE, compress(range(len(order)), map(matched.__contains__, order))), position.get)

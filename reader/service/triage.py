@@ -4,7 +4,7 @@ worker, and what the UI's thread reads (`for_you`, `triage`) is replaced whole."
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -38,7 +38,7 @@ class TriageMethods:
 
     if TYPE_CHECKING:
         def _as_of(self) -> date: ...
-        def _ranked_order(self, ranking: RankedList) -> tuple[list[str], IdTable]: ...
+        def _ranked_order(self, ranking: RankedList) -> tuple[Sequence[str], IdTable]: ...
         def _write(self, action: Callable[[], Any], on_error: Callable[[str], None] | None) -> Future: ...
 
     def ranking_marks(self, topic: str | None = None) -> dict:
@@ -50,7 +50,7 @@ class TriageMethods:
             "starred": set(library.starred),
             "read": set(library.read),
             "hidden": set(library.hidden),
-            "candidates": library.select(topic=topic) if topic is not None else None,
+            "candidates": list(library.select(topic=topic)) if topic is not None else None,  # (to the ranking's process)
         }
 
     def rank_for_you(self, marks: dict) -> RankedList | NeedsStars:
@@ -64,8 +64,9 @@ class TriageMethods:
         if stars < MIN_STARS:  # said at once, without starting the ranking process
             return NeedsStars(stars)
         ranking = self._ranker().rank(**marks)
-        if isinstance(ranking, RankedList):  # its first filter then finds its order made
+        if isinstance(ranking, RankedList):  # its first filter then finds its order made, its cards their scores
             self.search.prepare_order(*self._ranked_order(ranking), ranked=True)
+            ranking.table()
         return ranking
 
     def _ranker(self) -> Any:

@@ -22,16 +22,15 @@ import struct
 import sys
 import zlib
 from array import array
-from itertools import accumulate
 from pathlib import Path
 
-from reader.models import ARRIVED_TYPE, DAY_TYPE, VERSION_TYPE, PackedIds, PaperIndex
+from reader.models import ARRIVED_TYPE, DAY_TYPE, PACKED_END_TYPE, VERSION_TYPE, PackedIds, PaperIndex
 from reader.store.schema import MAX_ARRIVED, MAX_DAY, MAX_VERSION, MIN_DAY, is_log_token
 from reader.userfiles import FileWriteError, write_atomic
 
 MAGIC = b"reader index columns 2\n"
 MASK_TYPE = "q"
-END_TYPE = "I"  # where each id ends in the ids' bytes (uint32)
+END_TYPE = PACKED_END_TYPE  # where each id ends in the ids' bytes (uint32)
 MAX_TOPICS = 62  # a mask's bits in an int64; an index with more topics is read from JSON
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
@@ -48,13 +47,10 @@ def encode(token: str, source: Source, index: PaperIndex) -> bytes | None:
     a newline)."""
     if len(index.topics) > MAX_TOPICS:
         return None
-    ids = "\n".join(index.ids).encode("utf-8")
-    if ids.count(b"\n") != max(len(index.ids) - 1, 0) or len(ids) >= 1 << 32:
+    packed = PackedIds.pack(index.ids)
+    if packed is None:
         return None
-    lengths = list(map(len, index.ids))
-    if sum(lengths) + len(lengths) - 1 != len(ids):  # ids that are not all ASCII: their bytes counted
-        lengths = [len(pid.encode("utf-8")) for pid in index.ids]
-    ends = array(END_TYPE, [end - 1 for end in accumulate(length + 1 for length in lengths)])
+    ids, ends = packed.blob, packed.ends
     header = json.dumps({
         "token": token, "source": list(source), "topics": index.topics, "papers": len(index), "ids": len(ids), "order": sys.byteorder,
     }).encode()
@@ -78,7 +74,8 @@ def write(path: Path, token: str, source: Source, index: PaperIndex) -> None:
 
 def read(path: Path, token: str, source: Source) -> PaperIndex | None:
     """The index the file holds when it was made from index.json as it is now (`token`,
-    `source`) and is intact, else None."""
+    `source`) and is intact, else None. Its ids stay packed and its masks an array: no object
+    per paper."""
     return _read(path, token, source, whole=True)
 
 
@@ -145,22 +142,22 @@ def _decode(raw: bytes, token: str, source: Source, whole: bool) -> PaperIndex |
         offset += column.itemsize * papers
         columns[name] = column
     ends, versions, days, masks, arrived = columns.values()
+    if papers and (ends[-1] != id_bytes or ends[0] < 1):
+        return None
+    text = str(blob, "utf-8")  # every id decodes when asked for (UnicodeDecodeError: read from JSON instead)
     if not whole:
         # Read in part, days are only compared and masks only tested bit by bit: a value out
         # of range harms nothing there, so they are not checked (two passes over a million
         # rows each, a sixth of a listing's time); the whole index's become dates and are.
-        if papers and (ends[-1] != id_bytes or ends[0] < 1):
-            return None
-        str(blob, "utf-8")  # every id decodes when asked for (UnicodeDecodeError: read from JSON instead)
         return PaperIndex.of_columns(topics, PackedIds(blob, ends), versions, days, masks, array(ARRIVED_TYPE, bytes(8 * papers)))
     if papers and not (min(days) >= MIN_DAY and max(days) <= MAX_DAY and min(masks) >= 0 and max(masks) < 1 << len(topics)):
         return None
-    text = str(blob, "utf-8")
-    if "\n\n" in text or text.startswith("\n") or text.endswith("\n"):  # an empty id
+    # One id between two newlines, none empty (int32 versions are at most MAX_VERSION and
+    # int64 arrivals at most MAX_ARRIVED).
+    if text.count("\n") != max(papers - 1, 0) or "\n\n" in text or text.startswith("\n") or text.endswith("\n"):
         return None
-    ids = text.split("\n") if papers else []
     del text
-    # In range (int32 versions are at most MAX_VERSION and int64 arrivals at most MAX_ARRIVED).
-    if len(ids) != papers or papers and not (min(versions) >= 1 and min(arrived) >= 0):
+    if papers and not (min(versions) >= 1 and min(arrived) >= 0):
         return None
-    return PaperIndex.of_columns(topics, ids, versions, days, masks.tolist(), arrived)
+    # The ids' bytes copied out of the file's: the app keeps them, not the whole file's.
+    return PaperIndex.of_columns(topics, PackedIds(memoryview(bytes(blob)), ends), versions, days, masks, arrived)

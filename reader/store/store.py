@@ -34,7 +34,7 @@ from tinydb import Query
 from reader.core.sanitize import INVISIBLE_UTF8
 from reader.core.text import plural
 from reader.errors import StoreError
-from reader.models import ARRIVED_TYPE, VERSION_TYPE, IndexEntry, Paper, PaperIndex
+from reader.models import ARRIVED_TYPE, VERSION_TYPE, IndexEntry, PackedIds, Paper, PaperIndex
 from reader.store import index_columns, index_log
 from reader.store.files import (
     CorruptFileError,
@@ -349,6 +349,8 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         token = index_log.new_token()
         text = f'{{"meta":{{"1":{{"schema":{SCHEMA_VERSION},"log":"{token}"}}}},"index":{{"1":{index.to_json_text()}}}}}'
         write_atomic(self._index_path, text.encode("utf-8"))
+        if (packed := PackedIds.pack(index.ids)) is not None:
+            index.ids = packed  # kept as a start reads it: no string per paper (the same ids: its id table holds)
         source = _file_stamp(self._index_path)
         if source is not None:
             index_columns.write(self._columns_path, token, source, index)

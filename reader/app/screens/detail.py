@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -121,7 +122,7 @@ class DetailScreen(PaperScreen):
 
     def __init__(self, service: LibraryService):
         super().__init__(service)
-        self.ids: list[str] = []
+        self.ids: Sequence[str] = []
         self.position = 0
         self.paper: Paper | None = None  # the whole record, read once per paper shown
         self.tags: tuple[str, ...] = ()
@@ -149,7 +150,7 @@ class DetailScreen(PaperScreen):
         yield NoticeLine()  # notices under the record, not over it
         yield KeyFooter()
 
-    def show_paper(self, ids: list[str], position: int, record: PaperRecord, *, read_again: bool = False) -> None:
+    def show_paper(self, ids: Sequence[str], position: int, record: PaperRecord, *, read_again: bool = False) -> None:
         """Show `record`, the paper at `position` of `ids` (the list it came from), from the top.
         `read_again`: the record was read ahead (a tag or a note may have changed since), so it
         is read again, and shown again if it differs."""

@@ -4,6 +4,7 @@ read (and its lines made) ahead, so Enter shows it at once."""
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from textual.worker import get_current_worker
@@ -63,12 +64,12 @@ class DetailOpening(ScreenPart[DetailHost]):
         else:
             self.in_thread(self._read_for_detail, ids, paper_id, group="detail", exclusive=True)
 
-    def _read_for_detail(self, ids: list[str], paper_id: str) -> None:
+    def _read_for_detail(self, ids: Sequence[str], paper_id: str) -> None:
         """In a worker: the record first, then the screen: it appears whole, drawn once."""
         if record := PaperRecord.read_in_worker(self.screen.service, paper_id, self.screen.app.size.width):
             self.screen.app.call_from_thread(self._push_detail, ids, ids.index(paper_id), record)
 
-    def _push_detail(self, ids: list[str], position: int, record: PaperRecord, *, read_again: bool = False) -> None:
+    def _push_detail(self, ids: Sequence[str], position: int, record: PaperRecord, *, read_again: bool = False) -> None:
         app = self.screen.app
         if app.screen is not self.screen:
             return  # a dialog opened meanwhile

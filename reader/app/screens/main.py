@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -329,7 +330,7 @@ class MainScreen(PaperScreen, ExportActions):
             return
         self._show(self.service.select(self.view, unread=self.unread_only), keep)
 
-    def _show(self, ids: list[str], keep: str | None) -> None:
+    def _show(self, ids: Sequence[str], keep: str | None) -> None:
         self.paper_list.empty_message = self._empty_message()
         self.paper_list.show(ids, keep=keep, spaced=self.view == FOR_YOU)
         self.paper_list.set_class(self.unread_only, "-unread-only")
@@ -464,7 +465,7 @@ class MainScreen(PaperScreen, ExportActions):
     def _filter_error(self, message: str) -> None:
         self.query_one("#filter", FilterBox).border_subtitle = message
 
-    def _apply_filter(self, text: str, query: Node | None, ids: list[str] | None, keep: str | None) -> None:
+    def _apply_filter(self, text: str, query: Node | None, ids: Sequence[str] | None, keep: str | None) -> None:
         self.filter_text, self.filter_query = text, query
         box = self.query_one("#filter", FilterBox)
         if ids is None:
@@ -534,7 +535,7 @@ class MainScreen(PaperScreen, ExportActions):
         starred = self.service.select(STARRED)
         shown = self.paper_list.ids
         where = self.sidebar_label(self.view) + (f", filter {self.filter_text}" if self.filter_query is not None else "")
-        choices = [(plural(len(starred), "starred paper", thousands=True), starred)]
+        choices = [(plural(len(starred), "starred paper", thousands=True), list(starred))]
         if self.view != STARRED or self.filter_query is not None:
             choices.append((f"{plural(len(shown), 'paper', thousands=True)} shown ({where})", list(shown)))
         return choices

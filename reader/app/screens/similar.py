@@ -4,6 +4,7 @@ where `m` was pressed."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -114,11 +115,11 @@ class SimilarScreen(PaperScreen):
         self._read_for_detail(self.paper_list.ids, event.paper_id)
 
     @work(thread=True, exclusive=True, group="detail")
-    def _read_for_detail(self, ids: list[str], paper_id: str) -> None:
+    def _read_for_detail(self, ids: Sequence[str], paper_id: str) -> None:
         if record := PaperRecord.read_in_worker(self.service, paper_id, self.app.size.width):
             self.app.call_from_thread(self._push_detail, ids, ids.index(paper_id), record)
 
-    def _push_detail(self, ids: list[str], position: int, record: PaperRecord) -> None:
+    def _push_detail(self, ids: Sequence[str], position: int, record: PaperRecord) -> None:
         if self.app.screen is not self:
             return  # a dialog opened meanwhile
         detail = DetailScreen(self.service)

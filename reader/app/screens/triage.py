@@ -9,7 +9,7 @@ from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
 from reader.app.keys import key
-from reader.app.memory import keep_loaded
+from reader.app.memory import give_back_freed, keep_loaded
 from reader.app.screens.part import ScreenHost, ScreenPart
 from reader.core.ranking import NeedsStars
 from reader.core.rising import RisingTerm, TopicTrend
@@ -55,7 +55,6 @@ class Triage(ScreenPart[TriageHost]):
         self._rising_terms: dict[str, list[RisingTerm]] = {}  # per topic, until the next sync
         self.rising_unsynced = False  # a Rising figure is missing: those weeks are not synced whole
         self._reasons: dict[str, tuple[tuple[str, str], ...]] = {}  # For you: a card's reasons, drawn once
-        self._ranked_ids: set[str] = set()  # the ranking's papers
         # How many of them are still to read, as of a version of the marks: counting takes a few ms
         # at 100,000 papers, so a mark is not kept waiting for it (see sidebar_detail).
         self._ranked_left: tuple[int, int] = (-1, 0)
@@ -134,7 +133,9 @@ class Triage(ScreenPart[TriageHost]):
     def _recount_ranked(self) -> None:
         self._recount_timer = None
         library = self.screen.service.library
-        self._ranked_left = (library.marks_version, count_left(self._ranked_ids, library.read, library.hidden, library.starred))
+        ranking = self.screen.service.for_you
+        left = ranking.unmarked(library.read, library.hidden, library.starred) if isinstance(ranking, RankedList) else 0
+        self._ranked_left = (library.marks_version, left)
         self.screen.refresh_sidebar()
 
     def headline(self) -> str:
@@ -169,22 +170,22 @@ class Triage(ScreenPart[TriageHost]):
             app.call_from_thread(self._ranking_failed, str(error))
             return
         if not get_current_worker().is_cancelled:
-            # Here, not on the UI's thread: the ranking's papers, and those left as of its marks.
-            ranked_ids = set(result.ids) if isinstance(result, RankedList) else set()
-            left = count_left(ranked_ids, marks["read"], marks["hidden"], marks["starred"])
-            app.call_from_thread(self.take_ranking, result, marks["version"], ranked_ids, left)
+            # Here, not on the UI's thread: the ranking's papers left as of its marks.
+            left = result.unmarked(marks["read"], marks["hidden"], marks["starred"]) if isinstance(result, RankedList) else 0
+            give_back_freed()  # what unpickling the ranking and mapping its order left (~60 MB at 1,000,000 papers)
+            app.call_from_thread(self.take_ranking, result, marks["version"], left)
 
     def _ranking_failed(self, message: str) -> None:
         self.ranking_pending = False
         self.screen.refresh_chart()
         self.screen.app.notify(f"Cannot rank the papers: {message}", severity="error")
 
-    def take_ranking(self, result: RankedList | NeedsStars, version: int, ranked_ids: set[str], left: int) -> None:
+    def take_ranking(self, result: RankedList | NeedsStars, version: int, left: int) -> None:
         """A ranking made as of the marks' `version`, shown (on the UI's thread)."""
         screen = self.screen
         screen.service.for_you = result
-        self._ranked_ids, self._ranked_left = ranked_ids, (version, left)
-        keep_loaded()  # the ranking and its order (100,000 ids at most) stay until the next one
+        self._ranked_left = (version, left)
+        keep_loaded()  # the ranking and its order stay until the next one
         self.ranked_version, self.ranking_pending = version, False
         self._reasons.clear()
         screen.refresh_sidebar()
@@ -273,8 +274,3 @@ class Triage(ScreenPart[TriageHost]):
         if self.screen.view.topic == topic:
             self.screen.refresh_chart()
 
-
-def count_left(ranked: set[str], *marked: set[str]) -> int:
-    """How many of the ranked papers carry none of the marks (a set operation walks its smaller
-    side: the marks, not the 100,000 ranked)."""
-    return len(ranked) - len(ranked.intersection(set().union(*marked)))

@@ -7,7 +7,7 @@ in a bounded cache. Feed text is drawn as plain segments, never parsed as markup
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -138,7 +138,7 @@ class PaperList(ScrollView, can_focus=True):
         super().__init__(name=name, id=id)
         self.library = library
         self.fetch_cards = fetch_cards
-        self.ids: list[str] = []
+        self.ids: Sequence[str] = []  # a view of the library's rows (models.IdRows) or a list
         self.card_height = CARD_HEIGHT
         self.empty_message = "No papers"
         # Drawn cards, by all that a card's look depends on but its place in the list: kept
@@ -155,7 +155,7 @@ class PaperList(ScrollView, can_focus=True):
 
     # --- content ---
 
-    def show(self, ids: list[str], *, keep: str | None = None, spaced: bool | None = None) -> None:
+    def show(self, ids: Sequence[str], *, keep: str | None = None, spaced: bool | None = None) -> None:
         """Show these papers; keep the cursor on paper `keep` (at the same screen row) if present.
         `spaced`: a blank line after each card, for a view whose cards' last line is never blank
         (For you's reasons), so that its cards do not run together; None keeps the spacing."""
