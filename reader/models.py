@@ -607,11 +607,6 @@ class PaperIndex:
         bit = self.bit(topic)
         return list(compress(column, map(bit.__and__, self.masks))) if bit else []
 
-    def rows_in_topic(self, topic: str) -> array:
-        """The rows of the topic's papers, ascending (int32)."""
-        bit = self.bit(topic)
-        return array(ROW_TYPE, compress(range(len(self)), map(bit.__and__, self.masks)) if bit else ())
-
     def count_in(self, topic: str) -> int:
         """How many papers the topic has (hidden ones too)."""
         bit = self.bit(topic)

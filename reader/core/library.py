@@ -162,7 +162,7 @@ class Library:
         """Those of `rows` whose paper is in the topic."""
         index, bit = self.index, self.index.bit(topic)
         if not index.has_positions:
-            return index.rows_in_topic(topic) if rows == range(len(index)) else rows_passing(rows, index.masks, bit.__and__)
+            return rows_passing(rows, index.masks, bit.__and__)
         chosen = _as_numpy(rows)
         return _as_rows(chosen[(_masks(index)[chosen] & bit) != 0])
 
