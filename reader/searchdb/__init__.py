@@ -368,7 +368,8 @@ class SearchIndex:
         """The ids that satisfy the query with their v1 day ordinals, in the library's order
         (day, then id, both descending), read from the partitions only as far as the caller
         takes them (see newest.py; `pages`: each page's size read is appended to it)."""
-        runs = [partition_rows(partial(self._read_now, part), node, pages) for part in range(PARTITIONS)]
+        texts = self._texts(node)
+        runs = [partition_rows(partial(self._read_now, part), node, texts, pages) for part in range(PARTITIONS)]
         # Each partition's first page read at once, from threads of their own (SQLite lets go of
         # the GIL), started now: the caller may read something else meanwhile (`reader list`
         # reads the library's index); the merge takes a row of each before it gives the first.

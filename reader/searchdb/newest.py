@@ -4,21 +4,21 @@ The library lists papers by v1 day, then id, both descending. Each partition's m
 pages, newest minute first, from the `papers_date` index: a text query whose matches are many
 (a common phrase can match a third of the cache) is walked down that index, each row checked
 against the words' matches, so that ten papers cost a few pages, not the whole answer. A text
-query with few matches, or one the full-text index cannot say alone (date ranges, deep
-groups), is answered whole in the partition (it is small, or cannot be walked) and sorted.
-The partitions' runs are merged by minute, and each day's papers put in id order.
+query with few matches, or one the full-text index cannot say alone (date ranges, `text:`
+terms, deep groups), is answered whole in the partition (it is small, or cannot be walked)
+and sorted. The partitions' runs are merged by minute, and each day's papers put in id order.
 """
 
 from __future__ import annotations
 
 import heapq
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date
 from functools import partial
 from itertools import groupby
 
-from reader.core.query import Node
+from reader.core.query import Node, Term
 from reader.searchdb.match import NOTHING, Matcher, fts_expression
 
 # Text queries with at least this many matches in a partition are walked down the date index;
@@ -32,9 +32,13 @@ Row = tuple[str, str]  # (date key YYYYMMDDHHMM, paper id)
 Reader = Callable[[Callable[[sqlite3.Connection], list]], list]
 
 
-def partition_rows(read: Reader, node: Node, pages: list[int] | None = None) -> Iterator[Row]:
+def partition_rows(
+    read: Reader, node: Node, texts: Mapping[Term, set[str]], pages: list[int] | None = None
+) -> Iterator[Row]:
     """One partition's matches as (date key, id), newest minute first (ties: newest row
-    first). `pages`: the size of each page read is appended to it (tests count them)."""
+    first). `texts`: the ids each of the query's `text:` terms matches (Matcher.texts: the
+    full texts are indexed apart); `pages`: the size of each page read is appended to it
+    (tests count them)."""
     expression = fts_expression(node)
     if expression is NOTHING:
         return
@@ -51,7 +55,7 @@ def partition_rows(read: Reader, node: Node, pages: list[int] | None = None) -> 
     else:
         rows = read(lambda db: db.execute(
             "SELECT date, id, num FROM papers WHERE num IN (SELECT value FROM json_each(?))",
-            ("[" + ",".join(map(str, Matcher(db).rows(node))) + "]",),
+            ("[" + ",".join(map(str, Matcher(db, texts).rows(node))) + "]",),
         ).fetchall())
     if pages is not None:
         pages.append(len(rows))
