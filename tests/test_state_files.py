@@ -16,6 +16,10 @@ import pytest
 
 from reader.store import Store
 from reader.store.files import INDEX_BYTES, STATE_BYTES
+from tests.test_app import card_text, make_app, ready
+from tests.test_app import papers as forty_papers
+from tests.test_app import store as two_topics
+from tests.test_app_outside import until
 from tests.test_reliability import seeded
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,16 +55,17 @@ def too_large(path: Path) -> str:
     return "larger"
 
 
+papers, store = forty_papers, two_topics  # the app's fixtures: Agents and Other, synced
 FAULTS = {"pipe": a_pipe, "link to /dev/zero": a_link_to_a_device, "too large": too_large}
 
 
 @pytest.fixture
 def marked(data_dir):
     """A data directory with stars, a tag and a sync, its copies current (as after a start)."""
-    store, ids = seeded(data_dir, 20)
-    store.set_marks(ids[:3], starred=True)
-    store.set_tags(ids[:2], add=["kept"])
-    store.record_sync("Kept", "ti:kept")
+    seeds, ids = seeded(data_dir, 20)
+    seeds.set_marks(ids[:3], starred=True)
+    seeds.set_tags(ids[:2], add=["kept"])
+    seeds.record_sync("Kept", "ti:kept")
     Store(data_dir)
     return ids
 
@@ -107,8 +112,8 @@ def test_a_cache_file_that_is_no_file_to_read_is_moved_aside_and_rebuilt(data_di
 
 
 def test_a_pipe_in_place_of_the_index_log_is_moved_aside(data_dir, marked):
-    store = Store(data_dir)
-    store.save_papers(store.papers_by_id(marked[:1]).values(), "Other")  # a save appends to the log
+    cache = Store(data_dir)
+    cache.save_papers(cache.papers_by_id(marked[:1]).values(), "Other")  # a save appends to the log
     reason = a_pipe(data_dir / "index.log")
     listed = reader(data_dir, "list", "--json")
     assert listed.returncode == 0, listed.stderr
@@ -138,3 +143,39 @@ def test_state_files_that_are_links_to_regular_files_stay_links(data_dir, marked
     moved = Store(moved.data_dir)
     assert marked[5] in moved.marks().starred and moved.tags()["linked"] == 1
     assert [t.name for t in moved.topics()] == ["Kept", "More"] and moved.last_sync("More") is not None
+
+
+# --- in the app -----------------------------------------------------------------------------------
+
+def release_pipes(data_dir: Path) -> None:
+    """End any read waiting on a pipe of the data directory (it reads an empty file then): a
+    test that fails does not hang its process."""
+    for path in data_dir.rglob("*"):
+        if path.is_fifo():
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:  # no reader waits on it
+                pass
+
+
+@pytest.mark.parametrize("fault", ["pipe", "link to /dev/zero"])
+async def test_a_star_pressed_while_user_json_is_no_file_to_read_is_saved_and_said_and_q_quits(store, papers, data_dir, fault):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        try:
+            await ready(pilot)
+            reason = FAULTS[fault](data_dir / "user.json")
+            await pilot.press("s")
+            await until(pilot, lambda: any("user.json is damaged" in m for m in app.message_log))
+            app.service.flush()
+            assert "★" in card_text(app, 0)  # the star stays: saved
+            status = str(app.main.status.render())
+            assert status.startswith("user.json is damaged") and reason in status
+            await pilot.press("q")
+            await pilot.pause()
+            assert not app.is_running
+        finally:
+            release_pipes(data_dir)
+    assert len([m for m in app.message_log if "user.json is damaged" in m]) == 1
+    assert Store(data_dir).marks().starred == {papers[0].id}
+    assert len(list(data_dir.glob("user.json.damaged-*"))) == 1
