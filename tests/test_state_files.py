@@ -179,3 +179,12 @@ async def test_a_star_pressed_while_user_json_is_no_file_to_read_is_saved_and_sa
     assert len([m for m in app.message_log if "user.json is damaged" in m]) == 1
     assert Store(data_dir).marks().starred == {papers[0].id}
     assert len(list(data_dir.glob("user.json.damaged-*"))) == 1
+
+
+def test_a_pipe_in_place_of_a_features_file_is_counted_again(data_dir, marked):
+    assert reader(data_dir, "rank").returncode == 0
+    features = next((data_dir / "papers").glob("*.features"))
+    a_pipe(features)
+    ranked = reader(data_dir, "rank")
+    assert ranked.returncode == 0 and "Traceback" not in ranked.stderr, ranked.stderr
+    assert features.is_file()  # written again, in the pipe's place
