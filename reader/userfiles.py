@@ -1,24 +1,81 @@
-"""Writing files so that a crash never leaves half of one: the app's own (the cache, saved
-features, a keymap it moves) and the user's (exports, `--update`, digests).
+"""Reading and writing files safely: the app's own (the cache, saved features, a keymap it moves)
+and the user's (exports, `--update`, digests).
+
+A read takes only a regular file, of at most a given size (`open_regular`): a pipe put in a
+file's place never blocks it, a link to a device never feeds it without end.
 
 A write goes to a temporary file in the same directory, is flushed to disk, then renamed over the
-old file. A user's file stays what it was: an existing one keeps its mode, owner and group; a
-symbolic link stays a link (the file it points at is replaced); a file with other hard links is
-written in place, so every name of it sees the new text.
+old file: a crash never leaves half of one. A symbolic link to a file stays a link (the file it
+points at is replaced, the temporary file beside it). A user's file stays what it was besides:
+an existing one keeps its mode, owner and group; a file with other hard links is written in
+place, so every name of it sees the new text.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import BinaryIO
 
 from reader.errors import ReaderError
 
 
 class FileWriteError(ReaderError):
     """A file could not be written (or may not be): the message names it and says why."""
+
+
+class UnsafeFileError(OSError):
+    """A file is not one to read: not a regular file (a pipe, a device, a link loop), or larger
+    than its kind ever is. An OSError, so that a reader that can do without the file does."""
+
+    def __init__(self, path: Path, reason: str):
+        super().__init__(reason)
+        self.path, self.reason = path, reason
+
+
+def open_regular(path: Path, limit: int) -> BinaryIO:
+    """`path` opened for reading when it is a regular file (links followed) of at most `limit`
+    bytes; UnsafeFileError when not, FileNotFoundError (and other OSErrors) as open gives them.
+    Opened without blocking, so that a pipe is seen for what it is, not waited on."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise UnsafeFileError(path, "a link that leads nowhere a file can be (a loop)") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafeFileError(path, f"not a regular file ({_kind(info.st_mode)})")
+        if info.st_size > limit:
+            raise UnsafeFileError(path, f"larger ({info.st_size:,} bytes) than such a file can be ({limit:,})")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of `path` as `open_regular` takes it; a file that grew past `limit` while read
+    is refused too."""
+    parts, total = [], 0
+    with open_regular(path, limit) as file:
+        wanted = os.fstat(file.fileno()).st_size + 1  # the size it has, and a byte to see it grew
+        while chunk := file.read(wanted):
+            parts.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise UnsafeFileError(path, f"larger than such a file can be ({limit:,} bytes)")
+            wanted = 1 << 20
+    return b"".join(parts)  # (one part, the usual: that part itself, not a copy)
+
+
+def _kind(mode: int) -> str:
+    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a pipe"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+    return next((name for test, name in kinds if test(mode)), "not a file")
 
 
 def path_problem(text: str, example: str = "starred.bib") -> str | None:
@@ -46,8 +103,13 @@ def path_problem(text: str, example: str = "starred.bib") -> str | None:
 
 
 def write_atomic(path: Path, payload: bytes) -> None:
-    """Replace `path` with `payload` (a new file gets the umask's mode); FileWriteError names it."""
-    _replace(path, payload, like=None)
+    """Replace `path` with `payload` (a new file gets the umask's mode); FileWriteError names it.
+    A link to a regular file (or to none yet) stays a link: the file it points at is replaced.
+    Any other link (to a device, a pipe, a loop) is replaced itself, by the file."""
+    target = link_target(path)
+    if target is None or target != path and target.exists() and not target.is_file():
+        target = path
+    _replace(target, payload, like=None)
 
 
 def write_user_file(path: Path, payload: bytes) -> None:

@@ -25,10 +25,12 @@ from pathlib import Path
 from typing import Any, overload
 
 from reader.core.features import BITS, COLUMNS, FEATURIZER, PACK, FeatureBlock, sample_keys_of
+from reader.userfiles import open_regular
 
 MAGIC = b"reader features 2\n"
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
+FILE_BYTES = 256 * 1024 * 1024  # the most a features file is read (a shard's is a few MB): else it is counted again
 MAX_COUNT = 65535  # a term repeated more often in one paper leaves its block uncached
 
 
@@ -70,7 +72,7 @@ def read(path: Path, stamp: tuple[int, int]) -> FeatureBlock | None:
     """`decode` of the file at `path` (OSError when it cannot be read), its packs left in it: a
     ranking of 1,000,000 papers held 0.5 GB of them, read back for the few papers whose reasons
     it names (the allocation alone made a first ranking ~2 s slower)."""
-    with open(path, "rb") as file:
+    with open_regular(path, FILE_BYTES) as file:  # not a pipe, nor a device: read without end
         raw = file.read()
         source = FileSource(path, _identity(os.fstat(file.fileno())))
     return decode(raw, stamp, source)
@@ -111,7 +113,7 @@ class FilePacks(Sequence[bytes]):
             raise IndexError("pack index out of range")
         i %= len(self)
         try:
-            with open(self._source.path, "rb") as file:
+            with open_regular(self._source.path, FILE_BYTES) as file:
                 if _identity(os.fstat(file.fileno())) != self._source.identity:
                     return b""
                 file.seek(self._ends[i])

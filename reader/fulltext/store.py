@@ -24,10 +24,12 @@ from reader.errors import StoreError
 from reader.fulltext.clean import printable
 from reader.fulltext.document import FORMAT, KINDS, REFERENCE, Block, Document
 from reader.models import ARXIV_ID
+from reader.userfiles import read_regular
 
 log = logging.getLogger("reader.fulltext")
 _NAME = re.compile(r"^(?P<key>[A-Za-z0-9._-]+?)v(?P<version>\d+)\.json$")
 _SAFE_KEY = re.compile(r"^[A-Za-z0-9._-]+$")
+TEXT_BYTES = 128 * 1024 * 1024  # the most a stored text is read: 16 M characters (html.py) as JSON
 
 
 def file_key(paper_id: str) -> str:
@@ -87,8 +89,7 @@ class TextStore:
 
     def load_file(self, path: Path) -> Document | None:
         try:
-            with open(path, "rb") as handle:
-                data = json.load(handle)
+            data = json.loads(read_regular(path, TEXT_BYTES))  # not a pipe, a device, a file without end
         except FileNotFoundError:
             return None
         except (OSError, ValueError, RecursionError) as error:

@@ -18,7 +18,7 @@ from reader.core.features import FeatureBlock, extended
 from reader.models import Paper
 from reader.service.search_texts import saved_shard_texts
 from reader.store import Store
-from reader.userfiles import FileWriteError, write_atomic
+from reader.userfiles import FileWriteError, read_regular, write_atomic
 
 log = logging.getLogger("reader.features")
 Stamp = tuple[int, int]  # the shard file's modification time (ns) and size
@@ -97,7 +97,7 @@ class FeatureKeeper:
         old = None
         if before is not None:
             try:
-                old = feature_file.decode(path.read_bytes(), before)
+                old = feature_file.decode(read_regular(path, feature_file.FILE_BYTES), before)
             except OSError:
                 old = None
         papers = list({paper.id: paper for paper in papers}.values())  # a paper on two pages is written twice: the last stays

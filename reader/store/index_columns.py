@@ -25,8 +25,9 @@ from array import array
 from pathlib import Path
 
 from reader.models import ARRIVED_TYPE, DAY_TYPE, PACKED_END_TYPE, VERSION_TYPE, PackedIds, PaperIndex
+from reader.store.files import INDEX_BYTES
 from reader.store.schema import MAX_ARRIVED, MAX_DAY, MAX_VERSION, MIN_DAY, is_log_token
-from reader.userfiles import FileWriteError, write_atomic
+from reader.userfiles import FileWriteError, open_regular, read_regular, write_atomic
 
 MAGIC = b"reader index columns 2\n"
 MASK_TYPE = "q"
@@ -88,8 +89,8 @@ def read_order(path: Path, token: str, source: Source) -> PaperIndex | None:
 
 def _read(path: Path, token: str, source: Source, *, whole: bool) -> PaperIndex | None:
     try:
-        raw = path.read_bytes()
-    except OSError:
+        raw = read_regular(path, INDEX_BYTES)
+    except OSError:  # (not a file to read too: index.json is read, and the columns written again)
         return None
     try:
         return _decode(raw, token, source, whole)
@@ -100,7 +101,7 @@ def _read(path: Path, token: str, source: Source, *, whole: bool) -> PaperIndex 
 def made_from(path: Path) -> tuple[str, Source] | None:
     """The token and source the file's header names (its first bytes read alone), if any."""
     try:
-        with open(path, "rb") as file:
+        with open_regular(path, INDEX_BYTES) as file:
             head = file.read(len(MAGIC) + _LENGTH.size + HEADER_START)
     except OSError:
         return None

@@ -10,7 +10,9 @@ waits on its fsync, and the file system commits both together (a star while a sy
 waited for two commits in a row).
 
 Reads are checked (schema.py) before use: a file that is valid JSON of the wrong shape counts as
-damaged, and a copy is only ever written from content that passed the check.
+damaged, and so does anything else put in its place (a pipe, a link to a device, a file far too
+large: files.read_file); a copy is only ever written from content that passed the check. A file
+that is a link to a regular file stays a link: the file it points at is written.
 """
 
 from __future__ import annotations
@@ -24,15 +26,18 @@ from typing import Any, Generic, TypeVar
 
 from reader.errors import StoreError
 from reader.store.files import (
+    STATE_BYTES,
     CorruptFileError,
     Stamp,
     encode_json,
     file_stamp,
     move_aside,
     parse_json,
+    read_file,
     write_atomic,
 )
 from reader.store.schema import ShapeError
+from reader.userfiles import open_regular
 
 T = TypeVar("T")
 _HEAD = 64  # the first bytes of a file: its meta document, with the token of the write that made it
@@ -82,7 +87,7 @@ class MirroredFile(Generic[T]):
         if self._stamp(self.path) != stamp:
             return None
         try:
-            with open(self.path, "rb") as handle:
+            with open_regular(self.path, STATE_BYTES) as handle:
                 if handle.read(_HEAD) != head:
                     return None
         except OSError:
@@ -93,12 +98,9 @@ class MirroredFile(Generic[T]):
         """The checked content of `path` (the empty model when it does not exist); CorruptFileError
         when it is damaged. `keep` remembers it as the file's current content."""
         stamp = self._stamp(path)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
+        raw = read_file(path)
+        if raw is None:
             return self._parse(None)
-        except OSError as error:
-            raise StoreError(f"cannot read {path}: {error.strerror}") from None
         try:
             value = self._parse(parse_json(raw, path))
         except ShapeError as error:
@@ -192,8 +194,8 @@ class MirroredFile(Generic[T]):
         except StoreError:
             if copying.error() is None:  # not saved: the copy goes back to the file's content
                 with suppress(OSError, StoreError):
-                    if self.path.exists():
-                        write_atomic(self.backup, self.path.read_bytes())
+                    if (current := read_file(self.path)) is not None:
+                        write_atomic(self.backup, current)
                     else:
                         self.backup.unlink()
             raise
@@ -209,8 +211,8 @@ class MirroredFile(Generic[T]):
 
 def _read_bytes(path: Path) -> bytes | None:
     try:
-        return path.read_bytes()
-    except OSError:
+        return read_file(path)
+    except StoreError:  # (CorruptFileError too)
         return None
 
 

@@ -37,6 +37,7 @@ from reader.errors import StoreError
 from reader.models import ARRIVED_TYPE, VERSION_TYPE, IndexEntry, PackedIds, Paper, PaperIndex
 from reader.store import index_columns, index_log
 from reader.store.files import (
+    INDEX_BYTES,
     CorruptFileError,
     Stamp,
     encode_json,
@@ -45,6 +46,7 @@ from reader.store.files import (
     find_documents,
     move_aside,
     parse_json,
+    read_file,
     read_json,
     write_atomic,
     write_json_atomic,
@@ -65,6 +67,7 @@ from reader.store.schema import (
 from reader.store.syncstate import SyncStateMethods
 from reader.store.user import UserStateMethods, now_ms
 from reader.store.userstate import UserDoc
+from reader.userfiles import open_regular, read_regular
 
 SCHEMA_VERSION = 1  # of the paper cache's files
 SHARD_SLICE = 200  # records encoded by one call when a shard is written
@@ -248,8 +251,8 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
                     self._order, self._order_stamp = order, stamp
                     return order
             try:
-                found = check_index_order(self._index_path.read_bytes().decode("utf-8"))
-            except (OSError, UnicodeDecodeError):
+                found = check_index_order(read_regular(self._index_path, INDEX_BYTES).decode("utf-8"))
+            except (OSError, UnicodeDecodeError):  # (not a file to read: the whole read below says so)
                 found = None
             if found is not None:
                 token, order = found
@@ -296,7 +299,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         """The log token index.json names, from its first bytes (None: no file, or not one
         written with a log), and its (modification time, size): what index.columns must name."""
         try:
-            with open(self._index_path, "rb") as file:
+            with open_regular(self._index_path, INDEX_BYTES) as file:
                 token = log_token_at_head(file.read(HEAD_BYTES))
         except OSError:
             token = None
@@ -312,11 +315,12 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
 
     def _read_log(self) -> bytes:
         try:
-            return self._log_path.read_bytes()
-        except FileNotFoundError:
+            raw = read_file(self._log_path, INDEX_BYTES)
+        except CorruptFileError as error:
+            aside = move_aside(self._log_path)
+            self.warnings.append(f"{error}: moved to {aside.name}; the papers it listed are indexed again at the next sync")
             return b""
-        except OSError as error:
-            raise StoreError(f"cannot read {self._log_path}: {error.strerror}") from None
+        return raw or b""
 
     def _take_log(self, raw: bytes, index: PaperIndex) -> PaperIndex:
         """`index` with the log's whole lines in `raw` (read from _log_offset on) taken in: the
@@ -331,12 +335,9 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
     def _read_index_json(self) -> dict | None:
         """index.json's document, decoded a column at a time when it is in the store's own form
         (a worker reading it then never holds the GIL for long), else whole."""
-        try:
-            raw = self._index_path.read_bytes()
-        except FileNotFoundError:
+        raw = read_file(self._index_path, INDEX_BYTES)
+        if raw is None:
             return None
-        except OSError as error:
-            raise StoreError(f"cannot read {self._index_path}: {error.strerror}") from None
         try:
             document = index_document(raw.decode("utf-8"))
         except UnicodeDecodeError:
@@ -434,12 +435,9 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         damaged, the good ones are written back (the others are fetched at the next sync)."""
         path = self._shard_path(shard)
         try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            return {}
-        except OSError as error:
-            raise StoreError(f"cannot read {path}: {error.strerror}") from None
-        try:
+            raw = read_file(path)
+            if raw is None:
+                return {}
             data = parse_json(raw, path)
         except CorruptFileError as error:
             aside = move_aside(path)

@@ -203,6 +203,8 @@ class MainScreen(PaperScreen, ExportActions):
     def _show_warnings(self, warnings: list[str]) -> None:
         for warning in warnings:
             self.app.notify(warning, title="Cache repaired", severity="warning", timeout=20)
+        if warnings and not self.status.syncing:  # the last one stays there once its notice is gone
+            self.status.say(warnings[-1])
 
     # --- drawing the panes -----------------------------------------------------------------------
 
