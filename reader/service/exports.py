@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reader.core.bibfile import UnclosedEntryError, Update, update
 from reader.core.ownership import Holdings, fingerprints, holdings
@@ -13,6 +14,9 @@ from reader.errors import ReaderError
 from reader.models import Paper
 from reader.store.written import record_written, written_fingerprints
 from reader.userfiles import append_user_file, write_user_file
+
+if TYPE_CHECKING:
+    from reader.store import Store
 
 
 def read_existing(path: Path) -> bytes:
@@ -62,3 +66,23 @@ def update_bib(
         append_user_file(path, raw, result.text.encode("utf-8", "surrogateescape"))
         record_written(data_dir, fingerprints("bibtex", result.text[len(old):]))
     return result
+
+
+class ExportMethods:
+    """The app's export onto a file (LibraryService): the same rules as `reader export`. Call in a worker."""
+
+    store: Store
+
+    if TYPE_CHECKING:
+        def citation_keys(self, papers: list[Paper], taken: Sequence[str] = ()) -> dict[str, str]: ...
+
+    def users_entries(self, format: str, path: Path, writing: str) -> Holdings | None:
+        return users_entries(self.store.data_dir, format, path, writing)
+
+    def write_export(self, format: str, path: Path, text: str) -> None:
+        write_whole(self.store.data_dir, format, path, text)
+
+    def update_export(self, path: Path, papers: list[Paper]) -> Update:
+        """Add the papers a .bib lacks, as `reader export --update` does."""
+        tags = {pid: list(names) for pid, names in self.store.tags_of(p.id for p in papers).items() if names}
+        return update_bib(self.store.data_dir, path, papers, keys=self.citation_keys, tags=tags, notes=self.store.notes())
