@@ -110,3 +110,21 @@ def test_digest_replaces_a_digest_but_not_another_file(capsys, cached, tmp_path,
     assert target.read_text().startswith("# Reading notes")
     assert run(capsys, "digest", "--topic", "Agents", "-o", str(target), "--force")[0] == 0
     assert "arXiv digest" in target.read_text()
+
+
+def test_what_counts_as_reader_s_entry():
+    from reader.core.ownership import fingerprints, holdings
+
+    written = "@misc{a,\n  title = {A},\n}\n\n@misc{b,\n  title = {B},\n}\n"
+    known = set(fingerprints("bibtex", written))
+    assert holdings("bibtex", written.replace("\n", "\r\n"), known) == holdings("bibtex", written, known)  # line ends aside
+    assert holdings("bibtex", written.replace("{A},", "{A},  "), known).foreign == 0  # trailing blanks aside
+    commented = written.replace("\n\n@misc{b", "\n% read this one first\n\n@misc{b")
+    assert holdings("bibtex", commented, known).foreign == 1  # text between entries is the user's
+    assert holdings("bibtex", "Just my notes\n" + written, known).entries == 3
+
+    items = [{"id": "a", "title": "A"}, {"id": "b", "title": "B"}]
+    known = set(fingerprints("csl-json", json.dumps(items, indent=2)))
+    assert holdings("csl-json", json.dumps(items), known).foreign == 0  # formatting aside
+    assert holdings("csl-json", json.dumps([items[0], {"id": "b", "title": "B!"}]), known).foreign == 1
+    assert holdings("csl-json", "not JSON", known).foreign == 1 and holdings("csl-json", "[]", known).entries == 0

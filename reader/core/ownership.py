@@ -21,7 +21,9 @@ from dataclasses import dataclass
 
 from reader.core.text import plural
 
-_STARTS = {"bibtex": re.compile(r"^[ \t]*@", re.MULTILINE), "ris": re.compile(r"^TY  -", re.MULTILINE)}
+# An entry's first line, found after a line end (the text is searched with one put before it).
+_STARTS = {"bibtex": re.compile(r"\n[ \t]*@"), "ris": re.compile(r"\nTY  -")}
+_TRAILING_BLANKS = re.compile(r"[ \t\r]+\n")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,15 +45,19 @@ def holdings(format: str, existing: str, known: Collection[str], writing: str = 
     """What `existing` holds: its entries, and how many of them are the user's (not in `known`,
     the fingerprints of entries reader wrote, nor in `writing`, the text about to be written)."""
     found = fingerprints(format, existing)
-    again = set(fingerprints(format, writing)) if writing else set()
-    return Holdings(len(found), sum(1 for print_ in found if print_ not in known and print_ not in again))
+    unknown = [print_ for print_ in found if print_ not in known]
+    if unknown and writing:
+        again = set(fingerprints(format, writing))
+        unknown = [print_ for print_ in unknown if print_ not in again]
+    return Holdings(len(found), len(unknown))
 
 
 def _entries(format: str, text: str) -> list[str]:
-    text = "\n".join(line.rstrip() for line in text.splitlines())
+    text = _TRAILING_BLANKS.sub("\n", text + "\n") if " \n" in text or "\t\n" in text or "\r" in text else text
     if format == "csl-json":
         return _csl_items(text)
-    starts = [match.start() for match in _STARTS[format].finditer(text)]
+    text = "\n" + text
+    starts = [match.start() + 1 for match in _STARTS[format].finditer(text)]
     bounds = [0, *starts, len(text)]
     chunks = (text[start:end].strip() for start, end in zip(bounds, bounds[1:], strict=False))
     return [chunk for chunk in chunks if chunk]
