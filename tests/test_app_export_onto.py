@@ -77,3 +77,25 @@ async def test_export_onto_the_users_ris_offers_no_update_and_enter_cancels(stor
         await pilot.press("enter")
         await ready(pilot)
         assert target.read_text() == mine and not isinstance(app.screen, ExistingFileDialog)
+
+
+async def test_at_40x15_the_three_buttons_show(store, tmp_path):  # noqa: F811
+    from textual.widgets import Button
+
+    target = tmp_path / "refs.bib"
+    target.write_text(BOOK)
+    app = make_app(store)
+    async with app.run_test(size=(40, 15)) as pilot:
+        await ready(pilot)
+        await pilot.press("s")
+        await export_to(pilot, target)
+        dialog = app.screen
+        assert isinstance(dialog, ExistingFileDialog)
+        shown = dialog.query_one(".dialog").scrollable_content_region
+        for button in dialog.query(Button):
+            button.focus()
+            await pilot.pause()
+            assert shown.contains_region(button.region), (button.id, button.region, shown)
+        await pilot.press("escape")
+        await ready(pilot)
+        assert target.read_text() == BOOK

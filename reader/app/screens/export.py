@@ -101,6 +101,7 @@ class ExistingFileDialog(ModalScreen[str | None]):
     offer to add to it keeping every entry (BibTeX; the default), to replace it, or to cancel."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    HORIZONTAL_BREAKPOINTS = ExportDialog.HORIZONTAL_BREAKPOINTS  # three buttons fit in 40 columns
 
     def __init__(self, name: str, held: Holdings, format: str):
         super().__init__()
