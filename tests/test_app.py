@@ -802,7 +802,10 @@ async def test_the_export_dialog_keeps_a_private_files_mode_and_link(store, tmp_
         await pilot.press("enter")
         await app.workers.wait_for_complete()
         await pilot.pause()
-    assert link.is_symlink() and target.read_text().count("@misc{") == 1
+        await pilot.press("enter")  # the file holds the user's text: Update, the default, keeps it
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert link.is_symlink() and target.read_text().count("@misc{") == 1 and target.read_text().startswith("% mine\n")
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
 
 

@@ -17,12 +17,17 @@ def mode(path) -> int:
     return stat.S_IMODE(os.stat(path).st_mode)
 
 
+def onto(how: str, path) -> list[str]:
+    """The options that write onto a file holding the user's text: `-o` replaces it only with `--force`."""
+    return [how, str(path), *(["--force"] if how == "-o" else [])]
+
+
 @pytest.mark.parametrize("how", ["-o", "--update"])
 def test_an_export_keeps_the_files_mode(capsys, cached, tmp_path, how):  # noqa: F811
     bib = tmp_path / "private.bib"
     bib.write_text("% my references\n")
     bib.chmod(0o600)
-    code, _, err = run(capsys, "export", how, str(bib), *cached[:2])
+    code, _, err = run(capsys, "export", *onto(how, bib), *cached[:2])
     assert code == 0, err
     assert mode(bib) == 0o600
     assert sorted(entries(bib.read_text())) == sorted(cached[:2])
@@ -67,7 +72,7 @@ def test_a_hard_link_is_written_in_place_never_split(capsys, cached, tmp_path, h
     bib.write_text("@misc{mine, title = {Mine}}\n")
     other = tmp_path / "backup-name.bib"
     os.link(bib, other)
-    code, _, err = run(capsys, "export", how, str(bib), cached[0])
+    code, _, err = run(capsys, "export", *onto(how, bib), cached[0])
     assert code == 0, err
     assert os.stat(bib).st_ino == os.stat(other).st_ino and os.stat(bib).st_nlink == 2
     assert other.read_text() == bib.read_text() and entries(other.read_text()) == [cached[0]]
@@ -98,7 +103,7 @@ def test_the_digest_keeps_the_files_mode(capsys, cached, tmp_path):  # noqa: F81
     digest = tmp_path / "week.md"
     digest.write_text("old\n")
     digest.chmod(0o604)
-    code, _, err = run(capsys, "digest", "-o", str(digest))
+    code, _, err = run(capsys, "digest", *onto("-o", digest))
     assert code == 0, err
     assert mode(digest) == 0o604 and digest.read_text() != "old\n"
 

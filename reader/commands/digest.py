@@ -33,7 +33,9 @@ def register(commands) -> None:
     parser.add_argument("--topic", action="append", metavar="NAME", help="only this topic (repeatable; default: all; a preview)")
     parser.add_argument("--format", choices=FORMATS,
                         help="default: by -o's extension (.html or .htm HTML, .md Markdown), else markdown")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write here (atomically) instead of to stdout")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write here (atomically) instead of to stdout; a file that is not a digest is refused (see --force)")
+    parser.add_argument("--force", action="store_true", help="with -o: replace the file even when it is not a digest")
     parser.set_defaults(handler=run)
 
 
@@ -63,6 +65,16 @@ def _since(text: str, store, today: date) -> date:
         return today - FIRST_SPAN
 
 
+def _refuse_other_files(path: Path, name: str) -> None:
+    """A file with text that is not a digest (notes, a page of the user's) is never replaced unasked."""
+    from reader.core.digest import is_digest
+    from reader.service.exports import read_existing
+
+    text = read_existing(path).decode("utf-8", "replace")
+    if text.strip() and not is_digest(text):
+        raise ReaderError(f"{name} is not a digest reader wrote: nothing written; --force replaces it, dropping its text")
+
+
 def run(args: argparse.Namespace, settings) -> int:
     from reader.core.citation import exportable
     from reader.core.digest import TopicDigest, html_page, markdown
@@ -73,6 +85,10 @@ def run(args: argparse.Namespace, settings) -> int:
         problem = path_problem(args.output, example="digest.md")
         if problem:
             raise ReaderError(f"-o {args.output!r}: {problem}")
+        if not args.force:
+            _refuse_other_files(Path(args.output).expanduser(), args.output)
+    elif args.force:
+        raise ReaderError("--force is for -o FILE: it replaces a file that is not a digest")
     format = _chosen_format(args)
     store = open_store(args, settings)
     today = settings.today()

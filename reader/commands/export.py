@@ -40,7 +40,10 @@ def register(commands) -> None:
                         help="BibTeX: add the papers not yet in FILE to it, keeping every byte already there "
                         "(papers found in it keep their entry and key)")
     parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write here (atomically) instead of to stdout, in the format its extension names")
+                        help="write here (atomically) instead of to stdout, in the format its extension names; "
+                        "a file holding entries reader did not write, or changed since, is refused (see --force)")
+    parser.add_argument("--force", action="store_true",
+                        help="with -o: replace the file even when it holds entries reader did not write (they are lost)")
     parser.set_defaults(handler=run)
 
 
@@ -82,6 +85,8 @@ def _check_options(args: argparse.Namespace, format: str) -> None:
         raise ReaderError(f"{option} is for BibTeX only (RIS and CSL-JSON are always UTF-8 and written whole)")
     if args.update is not None and args.output is not None:
         raise ReaderError("--update writes FILE itself: leave out -o")
+    if args.force and args.output in (None, "-"):
+        raise ReaderError("--force is for -o FILE: it replaces a file that holds entries reader did not write")
     for option, value in (("-o", args.output), ("--update", args.update)):
         problem = path_problem(value) if value not in (None, "-") else None
         if option == "--update" and value is not None and not problem:
@@ -102,7 +107,7 @@ def _update_problem(path: Path) -> str | None:
 
 
 def run(args: argparse.Namespace, settings) -> int:
-    from reader.userfiles import write_user_file
+    from reader.service.exports import users_entries, write_whole
 
     format = _chosen_format(args)
     _check_options(args, format)
@@ -123,12 +128,18 @@ def run(args: argparse.Namespace, settings) -> int:
 
     extras = {"tags": {pid: list(t) for pid, t in store.tags_of(p.id for p in papers).items() if t}, "notes": store.notes()}
     if args.update is not None:
-        return _update(Path(args.update).expanduser(), papers, unicode=args.unicode, keys=store.citation_keys, **extras)
+        return _update(store.data_dir, Path(args.update).expanduser(), papers, unicode=args.unicode, keys=store.citation_keys, **extras)
     text = render(format, papers, unicode=args.unicode, keys=store.citation_keys(papers), **extras)
     if args.output is None or args.output == "-":
         sys.stdout.write(text)
     else:
-        write_user_file(Path(args.output).expanduser(), text.encode("utf-8"))
+        target = Path(args.output).expanduser()
+        held = None if args.force else users_entries(store.data_dir, format, target, text)
+        if held is not None:
+            merge = f"--update {args.output} adds to it, keeping every entry; " if format == "bibtex" else ""
+            raise ReaderError(f"{held.summary(args.output)} (yours, or changed since reader wrote them): "
+                              f"nothing written; {merge}--force replaces it, dropping them")
+        write_whole(store.data_dir, format, target, text)
         print(f"wrote {plural(len(papers), 'entry', 'entries', thousands=True)} to {args.output} as {FORMAT_NAMES[format]}",
               file=sys.stderr)
     if not papers:
@@ -137,21 +148,10 @@ def run(args: argparse.Namespace, settings) -> int:
     return 0
 
 
-def _update(path: Path, papers, *, unicode: bool, keys: Callable, tags: dict[str, list[str]], notes: dict[str, str]) -> int:
-    from reader.core.bibfile import UnclosedEntryError, update
-    from reader.userfiles import append_user_file
+def _update(data_dir: Path, path: Path, papers, *, unicode: bool, keys: Callable, tags: dict[str, list[str]], notes: dict[str, str]) -> int:
+    from reader.service.exports import update_bib
 
-    try:
-        raw = path.read_bytes() if path.exists() else b""
-    except OSError as error:
-        raise ReaderError(f"cannot read {path}: {error.strerror or error}") from None
-    # Bytes that are not UTF-8 (a latin-1 .bib) go through untouched.
-    try:
-        result = update(raw.decode("utf-8", "surrogateescape"), papers, unicode=unicode, tags=tags, notes=notes, keys=keys)
-    except UnclosedEntryError as error:
-        raise ReaderError(f"{path}, {error}") from None
-    if result.added:
-        append_user_file(path, raw, result.text.encode("utf-8", "surrogateescape"))
+    result = update_bib(data_dir, path, papers, unicode=unicode, keys=keys, tags=tags, notes=notes)
     for paper_id, (recorded, written) in result.renamed.items():
         print(f"{path}: {recorded}, the key of {paper_id}, names another entry there: added it as {written}", file=sys.stderr)
     print(f"{path}: added {plural(len(result.added), 'entry', 'entries', thousands=True)}, {len(result.kept):,} already there (kept as they are)",

@@ -136,3 +136,13 @@ def html_page(digests: list[TopicDigest], since: date, today: date) -> str:
             parts.append("<ol>" + "".join(_html_paper(p) for p in digest.papers) + "</ol>")
     parts += ["</body>", "</html>"]
     return "\n".join(parts) + "\n"
+
+
+_MARKDOWN_HEAD = re.compile(r"# arXiv digest, \d{4}-\d{2}-\d{2}\r?\n")
+_HTML_HEAD = re.compile(r"<!DOCTYPE html>\r?\n<html[^>]*>\r?\n<head>.*\r?\n<title>arXiv digest, \d{4}-\d{2}-\d{2}</title>")
+
+
+def is_digest(text: str) -> bool:
+    """Whether `text` is a digest reader wrote (its heading, in either format): a file `digest -o`
+    may replace without being told to."""
+    return bool(_MARKDOWN_HEAD.match(text) or _HTML_HEAD.match(text))

@@ -31,6 +31,7 @@ from reader.errors import ReaderError, StoreError
 from reader.fulltext.store import TextStore
 from reader.models import IdRows, IdTable, PackedIds, Paper, PaperIndex
 from reader.searchdb import Card
+from reader.service.exports import ExportMethods
 from reader.service.outside import PAPER_FILES, OutsideChanges, OutsideMethods, Stamps
 from reader.service.ranker import RankedList, RankerProcess
 from reader.service.search import LibrarySearch, MemorySearch
@@ -65,7 +66,7 @@ class CacheUpdate:
     stamps: Stamps = dataclasses.field(default_factory=dict)  # of index.json and sync.json, as read
 
 
-class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
+class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods):
     """The cache of one data directory."""
 
     is_demo = False
@@ -236,10 +237,11 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods):
         """The paper's BibTeX entry under its recorded key (what `y` copies). Call in a worker."""
         return render("bibtex", [paper], keys=self.citation_keys([paper]))
 
-    def citation_keys(self, papers: list[Paper]) -> dict[str, str]:
-        """Each paper's recorded citation key; a paper without one is given one, recorded by the
-        writer thread in order with the other changes of user state (it waits for them)."""
-        return self._writer.submit(self._taking_library_state(lambda: self.store.citation_keys(papers))).result()
+    def citation_keys(self, papers: list[Paper], taken: Sequence[str] = ()) -> dict[str, str]:
+        """Each paper's recorded citation key; a paper without one is given one (unique against
+        `taken` too: the keys of a file being added to), recorded by the writer thread in order
+        with the other changes of user state (it waits for them)."""
+        return self._writer.submit(self._taking_library_state(lambda: self.store.citation_keys(papers, taken))).result()
 
     def charted_already(self, view: View) -> bool:
         """Whether `momentum` answers at once for the view (else it counts its papers' weeks)."""

@@ -4,22 +4,27 @@ loaded; the file is written atomically in a worker."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.screen import Screen
-from textual.widgets import Input, Label, RadioButton, RadioSet
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
 from reader.app.keys import key
 from reader.app.memory import give_back_freed
-from reader.app.screens.dialogs import FormDialog
+from reader.app.screens.dialogs import ConfirmDialog, FormDialog
+from reader.app.widgets.footer import KeyFooter
 from reader.core.exporting import FORMATS, SUFFIXES
+from reader.core.ownership import Holdings
+from reader.core.text import plural
 from reader.errors import ReaderError
 from reader.service import LibraryService
-from reader.userfiles import path_problem, write_user_file
+from reader.userfiles import path_problem
 
 LARGE_EXPORT = 1_000  # papers: reading their records takes seconds, so the export says it started
 FORMAT_OF_SUFFIX = {suffix: format for format, suffix in SUFFIXES.items()}
@@ -32,6 +37,7 @@ class ExportChoice:
     what: str  # "starred papers", "papers of <view>"
     format: str
     path: str
+    onto: str = ""  # a file holding the user's entries: "update" it or "replace" it ("": ask)
 
 
 class ExportDialog(FormDialog[ExportChoice | None]):
@@ -90,6 +96,41 @@ class ExportDialog(FormDialog[ExportChoice | None]):
         self.dismiss(ExportChoice(ids, what, self._chosen_format(), path))
 
 
+class ExistingFileDialog(ModalScreen[str | None]):
+    """The file chosen holds entries reader did not write (or ones changed since): say so, and
+    offer to add to it keeping every entry (BibTeX; the default), to replace it, or to cancel."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    HORIZONTAL_BREAKPOINTS = ExportDialog.HORIZONTAL_BREAKPOINTS  # three buttons fit in 40 columns
+
+    def __init__(self, name: str, held: Holdings, format: str):
+        super().__init__()
+        self.file_name, self.held, self.can_update = name, held, format == "bibtex"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Static(f"{self.file_name} exists", classes="dialog-title", markup=False)
+            yield Static(self.held.summary(self.file_name), markup=False)
+            keep = "Update adds the papers it lacks and keeps every entry; " if self.can_update else ""
+            yield Static(f"{keep}Replace writes it anew, dropping the entries not from reader.", classes="dialog-hint")
+            with Horizontal(classes="dialog-buttons"):
+                if self.can_update:
+                    yield Button("Update", variant="primary", id="update")
+                yield Button("Replace", variant="error", id="replace")
+                yield Button("Cancel", id="cancel")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        # Enter keeps the user's entries: Update, or Cancel where the format has no update.
+        self.query_one("#update" if self.can_update else "#cancel", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(None if event.button.id == "cancel" else event.button.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
 def format_of(path: str) -> str | None:
     """The format a path's extension names (`refs.RIS`: ris), if any."""
     return FORMAT_OF_SUFFIX.get(Path(path.strip()).suffix.lower())
@@ -143,18 +184,45 @@ class ExportActions(Screen):
             self.app.call_from_thread(self.app.notify, f"Exporting {choice.what} to {target}…")
         try:
             papers = self.service.papers(choice.ids)
-            text = self.service.export_text(choice.format, papers)
-            write_user_file(target, text.encode("utf-8"))
+            if choice.onto == "update":
+                result = self.service.update_export(target, papers)
+                done = (f"{target}: added {plural(len(result.added), 'entry', 'entries', thousands=True)}, "
+                        f"{len(result.kept):,} already there; every entry of the file kept")
+            else:
+                text = self.service.export_text(choice.format, papers)
+                held = None if choice.onto == "replace" else self.service.users_entries(choice.format, target, text)
+                if held is not None:
+                    self.app.call_from_thread(self._ask_how, choice, held)
+                    return
+                self.service.write_export(choice.format, target, text)
+                done = f"Wrote {choice.what} to {target} as {FORMAT_LABELS[choice.format].split(' ')[0]}"
         except ReaderError as error:
             self.app.call_from_thread(self._export_failed, choice, f"Export failed: {error}")
             return
         self.service.set_setting("export_path", str(target))
         self.service.set_setting("export_format", choice.format)
-        self.app.call_from_thread(self._exported, choice, target)
+        self.app.call_from_thread(self._exported, done)
 
-    def _exported(self, choice: ExportChoice, target: Path) -> None:
+    def _ask_how(self, choice: ExportChoice, held: Holdings) -> None:
+        """Update or replace a file that holds the user's entries; Replace asks once more."""
+        name = Path(choice.path).name
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._export(replace(choice, onto="replace"))
+
+        def answered(how: str | None) -> None:
+            if how == "update":
+                self._export(replace(choice, onto="update"))
+            elif how == "replace":
+                lost = plural(held.foreign, "entry", "entries", thousands=True)
+                self.app.push_screen(ConfirmDialog(f"Replace {name}? Its {lost} not from reader will be lost.", yes="Replace"), confirmed)
+
+        self.app.push_screen(ExistingFileDialog(name, held, choice.format), answered)
+
+    def _exported(self, done: str) -> None:
         self._export_draft = None
-        self.app.notify(f"Wrote {choice.what} to {target} as {FORMAT_LABELS[choice.format].split(' ')[0]}")
+        self.app.notify(done)
 
     def _export_failed(self, choice: ExportChoice, message: str) -> None:
         self._export_draft = (choice.format, choice.path)  # the next e offers what was typed

@@ -1,0 +1,88 @@
+"""Writing an export onto a file that may already hold the user's entries, for the command line
+and the app alike: what the file holds (core/ownership.py), a whole write that records what reader
+wrote, and a BibTeX update that keeps every byte of the file (core/bibfile.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reader.core.bibfile import UnclosedEntryError, Update, update
+from reader.core.ownership import Holdings, fingerprints, holdings
+from reader.errors import ReaderError
+from reader.models import Paper
+from reader.store.written import record_written, written_fingerprints
+from reader.userfiles import append_user_file, write_user_file
+
+if TYPE_CHECKING:
+    from reader.store import Store
+
+
+def read_existing(path: Path) -> bytes:
+    """The file's bytes; none when there is no file."""
+    try:
+        return path.read_bytes() if path.exists() else b""
+    except OSError as error:
+        raise ReaderError(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def users_entries(data_dir: Path, format: str, path: Path, writing: str) -> Holdings | None:
+    """What the file at `path` holds when some of it is the user's (an entry reader did not write,
+    or one changed since, that `writing` would not write again); None when replacing it drops
+    nothing of theirs (no file, an empty one, or only reader's entries)."""
+    existing = read_existing(path).decode("utf-8", "surrogateescape")
+    if not existing.strip():
+        return None
+    held = holdings(format, existing, written_fingerprints(data_dir), writing)
+    return held if held.foreign else None
+
+
+def write_whole(data_dir: Path, format: str, path: Path, text: str) -> None:
+    """Write the export (atomically) and record its entries as reader's."""
+    write_user_file(path, text.encode("utf-8"))
+    record_written(data_dir, fingerprints(format, text))
+
+
+def update_bib(
+    data_dir: Path,
+    path: Path,
+    papers: Sequence[Paper],
+    *,
+    keys: Callable[[list[Paper], list[str]], dict[str, str]],
+    tags: dict[str, list[str]],
+    notes: dict[str, str],
+    unicode: bool = False,
+) -> Update:
+    """Append the papers the .bib lacks, keeping every byte already there (bytes that are not
+    UTF-8 go through untouched), and record the entries added as reader's."""
+    raw = read_existing(path)
+    old = raw.decode("utf-8", "surrogateescape")
+    try:
+        result = update(old, papers, unicode=unicode, tags=tags, notes=notes, keys=keys)
+    except UnclosedEntryError as error:
+        raise ReaderError(f"{path}, {error}") from None
+    if result.added:
+        append_user_file(path, raw, result.text.encode("utf-8", "surrogateescape"))
+        record_written(data_dir, fingerprints("bibtex", result.text[len(old):]))
+    return result
+
+
+class ExportMethods:
+    """The app's export onto a file (LibraryService): the same rules as `reader export`. Call in a worker."""
+
+    store: Store
+
+    if TYPE_CHECKING:
+        def citation_keys(self, papers: list[Paper], taken: Sequence[str] = ()) -> dict[str, str]: ...
+
+    def users_entries(self, format: str, path: Path, writing: str) -> Holdings | None:
+        return users_entries(self.store.data_dir, format, path, writing)
+
+    def write_export(self, format: str, path: Path, text: str) -> None:
+        write_whole(self.store.data_dir, format, path, text)
+
+    def update_export(self, path: Path, papers: list[Paper]) -> Update:
+        """Add the papers a .bib lacks, as `reader export --update` does."""
+        tags = {pid: list(names) for pid, names in self.store.tags_of(p.id for p in papers).items() if names}
+        return update_bib(self.store.data_dir, path, papers, keys=self.citation_keys, tags=tags, notes=self.store.notes())
