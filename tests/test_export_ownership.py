@@ -128,3 +128,15 @@ def test_what_counts_as_reader_s_entry():
     assert holdings("csl-json", json.dumps(items), known).foreign == 0  # formatting aside
     assert holdings("csl-json", json.dumps([items[0], {"id": "b", "title": "B!"}]), known).foreign == 1
     assert holdings("csl-json", "not JSON", known).foreign == 1 and holdings("csl-json", "[]", known).entries == 0
+
+
+def test_a_pipe_in_place_of_the_record_of_written_entries_never_hangs_an_export(capsys, cached, tmp_path, data_dir):  # noqa: F811
+    """written.json is read like every state file: a pipe there is no record (reader's entries are
+    then seen as the user's, which keeps them), and the export writes a new record in its place."""
+    import os
+
+    os.mkfifo(data_dir / "written.json")
+    bib = tmp_path / "refs.bib"
+    code, _, err = run(capsys, "export", *cached[:2], "-o", str(bib))
+    assert code == 0 and err == f"wrote 2 entries to {bib} as BibTeX\n"
+    assert (data_dir / "written.json").is_file() and len(json.loads((data_dir / "written.json").read_text())["fingerprints"]) == 2

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from reader.errors import StoreError
 from reader.store.files import file_lock, write_json_atomic
+from reader.userfiles import UnsafeFileError, read_regular
 
 WRITTEN_FILE = "written.json"
 LIMIT = 200_000  # fingerprints: about 7 MB, some years of exports
@@ -40,14 +41,13 @@ def record_written(data_dir: Path, fingerprints: Iterable[str], *, lock_wait: fl
 
 def _read(path: Path) -> list[str]:
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(_MAX_BYTES + 1)
-    except FileNotFoundError:
-        return []
+        raw = read_regular(path, _MAX_BYTES)
+    except (FileNotFoundError, UnsafeFileError):
+        return []  # missing, or not a file to read (a pipe, a device, far too large): no record
     except OSError as error:
         raise StoreError(f"cannot read {path}: {error.strerror}") from None
     try:
-        found = json.loads(raw)["fingerprints"] if len(raw) <= _MAX_BYTES else []
+        found = json.loads(raw)["fingerprints"]
     except (ValueError, TypeError, KeyError):
         return []
     return [item for item in found if isinstance(item, str)] if isinstance(found, list) else []
