@@ -6,7 +6,10 @@
     pdf/IDvN.pdf           PDFs as arXiv sent them, byte for byte, one per version
 
 An id's `/` (old-style ids: hep-th/9901001) is written `_` in file names. Every file is written
-to a temporary name, flushed and renamed: a crash leaves the old file or the new one."""
+to a temporary name (`.NAME.PID.tmp`, a PDF's `.NAME.PID.part`), flushed and renamed: a crash
+leaves the old file or the new one, and its temporary file, removed by the next write there.
+Other names (a macOS `._NAME` copy) and anything not a regular file (a FIFO) are not reader's:
+skipped, never opened, and logged once."""
 
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import json
 import logging
 import os
 import re
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -24,10 +28,14 @@ from reader.errors import StoreError
 from reader.fulltext.clean import printable
 from reader.fulltext.document import FORMAT, KINDS, REFERENCE, Block, Document
 from reader.models import ARXIV_ID
+from reader.store.listing import is_regular, own_files, skipped
 
 log = logging.getLogger("reader.fulltext")
-_NAME = re.compile(r"^(?P<key>[A-Za-z0-9._-]+?)v(?P<version>\d+)\.json$")
+# A stored text's name: an arXiv id (its `/` written `_`), its version (reader/models.py's ARXIV_ID).
+_NAME = re.compile(r"(?P<key>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?_\d{7})v(?P<version>\d+)\.json")
 _SAFE_KEY = re.compile(r"^[A-Za-z0-9._-]+$")
+_LEFTOVER = re.compile(r"\..+\.(?P<pid>\d+)\.(?:tmp|part)")  # a temporary file of a write that never ended
+_OTHERS = re.compile(rf"words\.sqlite3(?:-wal|-shm|-journal)?|{_LEFTOVER.pattern}")  # fulltext/'s other files
 
 
 def file_key(paper_id: str) -> str:
@@ -59,15 +67,13 @@ class TextStore:
 
     def _files(self) -> Iterator[tuple[str, str, int]]:
         try:
-            entries = list(os.scandir(self.directory))
-        except FileNotFoundError:
-            return
+            entries = own_files(self.directory, _NAME, _OTHERS)
         except OSError as error:
             raise StoreError(f"cannot read {self.directory}: {error.strerror}") from None
         for entry in entries:
-            match = _NAME.match(entry.name)
-            if match:
-                yield entry.name, match.group("key"), int(match.group("version"))
+            match = _NAME.fullmatch(entry.name)
+            assert match is not None
+            yield entry.name, match.group("key"), int(match.group("version"))
 
     def path(self, paper_id: str, version: int) -> Path:
         return self.directory / f"{file_key(paper_id)}v{version}.json"
@@ -86,10 +92,15 @@ class TextStore:
         return self.load_file(self.path(paper_id, version))
 
     def load_file(self, path: Path) -> Document | None:
+        """The text stored at `path`; None when it is not a regular file, cannot be read or holds
+        no valid block (a text is never shown in part: it is fetched again)."""
         try:
-            with open(path, "rb") as handle:
+            with open_regular(path) as handle:
                 data = json.load(handle)
         except FileNotFoundError:
+            return None
+        except NotRegularFile:
+            skipped(path, "not a regular file")
             return None
         except (OSError, ValueError, RecursionError) as error:
             log.warning("cannot read %s: %s", path, error)
@@ -99,6 +110,7 @@ class TextStore:
     def save(self, document: Document) -> Path:
         """Store the text, replacing any older version's."""
         self.directory.mkdir(parents=True, exist_ok=True)
+        remove_leftovers(self.directory)
         path = self.path(document.id, document.version)
         with _atomic(path) as handle:
             head = {"format": FORMAT, "id": document.id, "version": document.version, "source": document.source}
@@ -129,8 +141,24 @@ class TextStore:
         return self.pdf_directory / f"{file_key(paper_id)}v{version}.pdf"
 
     def stored_pdf(self, paper_id: str, version: int) -> Path | None:
+        """The PDF saved for that version, if it is whole (it opens; else it is fetched again)."""
+        from reader.fulltext.pdf import pdf_opens  # pypdf is imported only for a PDF
+
         path = self.pdf_path(paper_id, version)
-        return path if path.is_file() else None
+        try:
+            with open_regular(path) as handle:
+                if pdf_opens(handle):
+                    return path
+        except FileNotFoundError:
+            return None
+        except NotRegularFile:
+            skipped(path, "not a regular file")
+            return None
+        except OSError as error:
+            log.warning("cannot read %s: %s", path, error)
+            return None
+        log.warning("%s does not open as a PDF: fetched again", path)
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +191,58 @@ def _document(data: object, path: Path) -> Document | None:
             continue
         found = item[2] if len(item) == 3 and item[0] == REFERENCE and ARXIV_ID.match(item[2]) else None
         blocks.append(Block(item[0], printable(item[1]), found))
+    if not blocks:
+        log.warning("%s holds no valid block; ignored", path)
+        return None
     return Document(pid, version, source, tuple(blocks))
+
+
+class NotRegularFile(OSError):
+    """A FIFO, device or folder where a stored file should be: never read (a FIFO would block)."""
+
+
+def open_regular(path: Path) -> IO[bytes]:
+    """`path` opened for reading if it is a regular file. Opened without blocking, so that a FIFO
+    put there cannot hang the open, then checked on the open file (no race with a rename)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotRegularFile(f"{path} is not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def remove_leftovers(folder: Path) -> None:
+    """Temporary files of writes that never ended (the process was killed): removed once their
+    process is gone. Anything else, another process's file still being written included, stays."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        match = _LEFTOVER.fullmatch(entry.name)
+        if match is None or not is_regular(entry) or _running(int(match.group("pid"))):
+            continue
+        try:
+            os.unlink(entry.path)
+            log.info("removed %s, left by a write that never ended", entry.path)
+        except OSError:
+            pass
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True  # a write of this process, under way in another thread
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):
+        return True  # alive but another user's; or no pid at all: left alone
+    return True
 
 
 @contextmanager

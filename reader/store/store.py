@@ -22,6 +22,7 @@ operation, which is fine for sync.json and ruinous for 100,000 papers.
 from __future__ import annotations
 
 import os
+import re
 from array import array
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
@@ -50,6 +51,7 @@ from reader.store.files import (
     write_json_atomic,
 )
 from reader.store.library import LIBRARY_FILES, LibraryStateMethods, library_file
+from reader.store.listing import own_files
 from reader.store.mirrored import MirroredFile
 from reader.store.schema import (
     ShapeError,
@@ -97,6 +99,12 @@ def _file_stamp(path: Path) -> _IndexFileStamp:
     except FileNotFoundError:
         return None
     return stat.st_mtime_ns, stat.st_size
+
+
+# papers/: a shard's records (what shard_of names them), and beside them reader's other files:
+# search texts, features, a damaged file moved aside, a write's temporary file.
+_SHARD_FILE = re.compile(r"(?P<shard>\d{4}\.\d+)\.json")
+_SHARD_OTHERS = re.compile(r"\d{4}\.\d+\.(?:search\.json|features|json\.damaged-[\d-]+)|\..+\.\d+\.tmp")
 
 
 def _shard_sort_key(shard: str) -> str:
@@ -424,7 +432,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
     def shards(self) -> list[str]:
         """Shard names, newest arXiv month first."""
         try:
-            names = [p.stem for p in (self.data_dir / "papers").glob("*.json") if not p.name.endswith(".search.json")]
+            names = [entry.name.removesuffix(".json") for entry in own_files(self.data_dir / "papers", _SHARD_FILE, _SHARD_OTHERS)]
         except OSError:
             return []
         return sorted(names, key=_shard_sort_key, reverse=True)
