@@ -4,6 +4,7 @@ closed half-way), with files a kill or a macOS copy leaves in fulltext/, pdf/ an
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -185,6 +186,11 @@ def test_temporary_files_a_kill_leaves_are_removed_by_the_next_command_writing_t
     code, out, err = run(capsys, "pdf", pdf_only.id)
     assert code == 0, err
     assert _leftovers(pdf_dir) == [] and Path(out.splitlines()[-1]).read_bytes() == PAPER_PDF
+
+    papers = data_dir / "papers"  # a sync killed while writing a shard
+    (papers / f".{html.id[:7]}.json.{dead}.tmp").write_bytes(b'{"meta": {"1": {"schema": 1}}, "papers": {"1": {')
+    Store(data_dir).save_papers([dataclasses.replace(html, version=html.version + 1)], "Agents")
+    assert _leftovers(papers) == []
 
 
 # --- 7. one odd file never disables a feature -----------------------------------------------------

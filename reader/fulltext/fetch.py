@@ -20,7 +20,8 @@ from reader.arxiv.client import ArxivClient
 from reader.errors import ArxivError, ArxivNotFoundError, FeedFormatError, ReaderError
 from reader.fulltext.document import Block, Document
 from reader.fulltext.html import LatexmlText, PageRefused
-from reader.fulltext.store import TextStore, remove_leftovers
+from reader.fulltext.store import TextStore
+from reader.store.listing import remove_leftovers
 
 log = logging.getLogger("reader.fulltext")
 Progress = Callable[[str, int], None]  # (what: "html" or "pdf", bytes received so far)

@@ -126,9 +126,7 @@ class LatexmlText(HTMLParser):
         return self._main + self._bibliography
 
     @property
-    def reached_end(self) -> bool:
-        """The page's end, or its paper's, was read: a page cut short by a broken connection has
-        neither (read when nothing else says the whole page came)."""
+    def reached_end(self) -> bool:  # `</html>` or the paper's end: a page cut short has neither
         return self._article_done or self._page_ended
 
     # --- tags ----------------------------------------------------------------------------------

@@ -28,14 +28,13 @@ from reader.errors import StoreError
 from reader.fulltext.clean import printable
 from reader.fulltext.document import FORMAT, KINDS, REFERENCE, Block, Document
 from reader.models import ARXIV_ID
-from reader.store.listing import is_regular, own_files, skipped
+from reader.store.listing import LEFTOVER, own_files, remove_leftovers, skipped
 
 log = logging.getLogger("reader.fulltext")
 # A stored text's name: an arXiv id (its `/` written `_`), its version (reader/models.py's ARXIV_ID).
 _NAME = re.compile(r"(?P<key>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?_\d{7})v(?P<version>\d+)\.json")
 _SAFE_KEY = re.compile(r"^[A-Za-z0-9._-]+$")
-_LEFTOVER = re.compile(r"\..+\.(?P<pid>\d+)\.(?:tmp|part)")  # a temporary file of a write that never ended
-_OTHERS = re.compile(rf"words\.sqlite3(?:-wal|-shm|-journal)?|{_LEFTOVER.pattern}")  # fulltext/'s other files
+_OTHERS = re.compile(rf"words\.sqlite3(?:-wal|-shm|-journal)?|{LEFTOVER.pattern}")  # fulltext/'s other files
 
 
 def file_key(paper_id: str) -> str:
@@ -213,36 +212,6 @@ def open_regular(path: Path) -> IO[bytes]:
     except BaseException:
         os.close(fd)
         raise
-
-
-def remove_leftovers(folder: Path) -> None:
-    """Temporary files of writes that never ended (the process was killed): removed once their
-    process is gone. Anything else, another process's file still being written included, stays."""
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        match = _LEFTOVER.fullmatch(entry.name)
-        if match is None or not is_regular(entry) or _running(int(match.group("pid"))):
-            continue
-        try:
-            os.unlink(entry.path)
-            log.info("removed %s, left by a write that never ended", entry.path)
-        except OSError:
-            pass
-
-
-def _running(pid: int) -> bool:
-    if pid == os.getpid():
-        return True  # a write of this process, under way in another thread
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (OSError, OverflowError):
-        return True  # alive but another user's; or no pid at all: left alone
-    return True
 
 
 @contextmanager

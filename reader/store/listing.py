@@ -1,7 +1,10 @@
 """Listing a data folder: only reader's own files count. A file a macOS copy leaves beside each
 one (`._2609.12.json`), a name reader never writes (`..json`) or anything that is not a regular
 file (a FIFO would block the read that opens it) is skipped, and logged once per process, so one
-odd file never disables what reads the folder."""
+odd file never disables what reads the folder.
+
+Every file is written under a temporary name (`.NAME.PID.tmp`, a download's `.NAME.PID.part`)
+and renamed: one a killed process left is removed by the next write in that folder."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ import re
 from pathlib import Path
 
 log = logging.getLogger("reader.store")
+LEFTOVER = re.compile(r"\..+\.(?P<pid>\d+)\.(?:tmp|part)")  # a temporary file of a write, by its process
 _told: set[str] = set()  # paths whose skipping was logged
 
 
@@ -45,3 +49,33 @@ def is_regular(entry: os.DirEntry[str]) -> bool:
         return entry.is_file()
     except OSError:
         return False
+
+
+def remove_leftovers(folder: Path) -> None:
+    """Temporary files of writes that never ended (their process was killed): removed once that
+    process is gone. Anything else, another process's file still being written included, stays."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        match = LEFTOVER.fullmatch(entry.name)
+        if match is None or not is_regular(entry) or _running(int(match.group("pid"))):
+            continue
+        try:
+            os.unlink(entry.path)
+            log.info("removed %s, left by a write that never ended", entry.path)
+        except OSError:
+            pass
+
+
+def _running(pid: int) -> bool:
+    if pid == os.getpid():
+        return True  # a write of this process, under way in another thread
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):
+        return True  # alive but another user's; or no pid at all: left alone
+    return True

@@ -51,7 +51,7 @@ from reader.store.files import (
     write_json_atomic,
 )
 from reader.store.library import LIBRARY_FILES, LibraryStateMethods, library_file
-from reader.store.listing import own_files
+from reader.store.listing import LEFTOVER, own_files, remove_leftovers
 from reader.store.mirrored import MirroredFile
 from reader.store.schema import (
     ShapeError,
@@ -104,7 +104,7 @@ def _file_stamp(path: Path) -> _IndexFileStamp:
 # papers/: a shard's records (what shard_of names them), and beside them reader's other files:
 # search texts, features, a damaged file moved aside, a write's temporary file.
 _SHARD_FILE = re.compile(r"(?P<shard>\d{4}\.\d+)\.json")
-_SHARD_OTHERS = re.compile(r"\d{4}\.\d+\.(?:search\.json|features|json\.damaged-[\d-]+)|\..+\.\d+\.tmp")
+_SHARD_OTHERS = re.compile(rf"\d{{4}}\.\d+\.(?:search\.json|features|json\.damaged-[\d-]+)|{LEFTOVER.pattern}")
 
 
 def _shard_sort_key(shard: str) -> str:
@@ -168,6 +168,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         self._log_rows = 0  # rows of the log taken in
         self._appended = 0  # rows this store appended to the log (settle_index)
         self._order: PaperIndex | None = None  # index_order's, while index.json stays as it was
+        self._papers_swept = False  # papers/ cleared of a killed write's temporary files
         self._order_stamp: IndexStamp | None = None
         # User state has a lock of its own: a star never waits for a sync's save of papers.
         self._user = MirroredFile(
@@ -476,6 +477,9 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         numbered = [(str(i + 1), d) for i, d in enumerate(docs.values())]
         slices = (encode_json(dict(numbered[start : start + SHARD_SLICE]))[1:-1] for start in range(0, len(numbered), SHARD_SLICE))
         head = encode_json({"meta": {"1": {"schema": SCHEMA_VERSION}}})[:-1]
+        if not self._papers_swept:  # a killed sync's half-written shards: once, before the first write
+            self._papers_swept = True
+            remove_leftovers(self.data_dir / "papers")
         write_atomic(self._shard_path(shard), head + b',"papers":{' + b",".join(slices) + b"}}")
 
     def _read_shard_papers(self, shard: str, index: PaperIndex | None) -> list[Paper]:
