@@ -144,6 +144,11 @@ def test_a_text_with_no_readable_block_is_an_error_never_stored(capsys, texts_en
         assert err == f"reader: error: {paper.id}v{paper.version}: no text could be read from the PDF\n"
         assert TextStore(data_dir).stored_versions() == {}
     assert [r.path[:5] for r in texts_env.document_requests()] == ["/html", "/pdf/", "/html"]  # the PDF opens: kept
+    html = texts_env.papers[0]
+    code, out, err = run(capsys, "fetch-text", paper.id, html.id)  # one paper's failure does not stop the rest
+    assert (code, out) == (1, "fetched 1 of 2 texts; 1 failed\n")
+    assert f"{paper.id}v{paper.version}: FAILED: {paper.id}v{paper.version}: no text could be read from the PDF" in err
+    assert TextStore(data_dir).stored_versions() == {html.id: html.version}
 
 
 def test_a_stored_text_without_a_valid_block_is_fetched_again(capsys, texts_env, data_dir):

@@ -23,8 +23,6 @@ _HEADING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.(?:\d+)?|Appendix [A-Z])\s+[
 _NAMED_HEADING = re.compile(r"^(?:Abstract|References|Bibliography|Acknowledge?ments?|Appendix)$", re.IGNORECASE)
 _REFERENCE_START = re.compile(r"^\[\d{1,4}\]\s")
 _SENTENCE_END = re.compile(r"[.:!?)\]]$")
-
-
 EOF_WINDOW = 1024  # `%%EOF` ends a PDF; the standard lets a little follow it (Acrobat looks this far)
 
 
