@@ -38,7 +38,9 @@ class Fault:
 
     # status, empty, hang, reset, truncate, html, invalid, huge, error_feed, body (status, headers
     # and body as given), raw (bytes written as they are, then the connection closed), drip (the
-    # normal answer a byte every `seconds`, for ten seconds at most)
+    # normal answer a byte every `seconds`, for ten seconds at most), cut (the normal answer with
+    # no Content-Length, its first half only, then the connection closed: a body cut short that
+    # only its own end can tell)
     kind: str
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
@@ -275,6 +277,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(fault.status or 400, {}, error_feed(fault.body.decode()))
         elif kind == "body":
             self._send(fault.status, fault.headers, fault.body)
+        elif kind == "cut":
+            status, headers, body = self.arxiv.answer(path, params)
+            self.send_response(status)
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.wfile.write(body[: len(body) // 2])
+            self.wfile.flush()
+            self.close_connection = True
         elif kind == "raw":
             self.wfile.write(fault.body)
             self.wfile.flush()

@@ -107,6 +107,23 @@ async def test_v_fetches_in_the_background_and_keeps_the_text(store, fake_arxiv)
     assert TextStore(store.data_dir).stored_versions() == {paper.id: paper.version}
 
 
+async def test_v_on_a_page_cut_short_says_so_and_stores_nothing(store, fake_arxiv):
+    from tests.arxiv_server import Fault
+
+    app = app_for(store, fake_arxiv.base)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        fake_arxiv.documents[f"/html/{paper.id}v{paper.version}"] = (HTML, PAPER_HTML)
+        fake_arxiv.faults = [Fault("cut")]  # no Content-Length, half the page, the connection closed
+        screen = await open_full_text(pilot)
+        assert screen.document is None
+        lines = [line for line in shown(app) if line.strip()]
+        assert lines == ["  No full text: arXiv's page arrived cut short (the connection closed before its end) (gave up after 1 tries)"]
+    assert TextStore(store.data_dir).stored_versions() == {}
+
+
 async def test_hostile_text_is_shown_literally(store):
     app = app_for(store)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -70,6 +70,11 @@ class Receiver(Protocol):
     def discard(self) -> None:
         """The try failed: let go of what was received (a retry starts a fresh receiver)."""
 
+    def ended(self, delimited: bool) -> None:
+        """The last piece came. `delimited`: the server marked the body's end (its Content-Length
+        was met, or the last chunk came); otherwise only the connection's close ended it, which a
+        connection broken half-way does too: the receiver judges by the body's own end."""
+
 
 @dataclass(frozen=True, slots=True)
 class _Response:
@@ -310,6 +315,10 @@ async def _read_body(response: httpx.Response, receiver: Receiver | None = None)
             else:
                 receiver.feed(piece)
     decoder.finish()
+    if receiver is not None:
+        length = response.headers.get("Content-Length", "")
+        chunked = "chunked" in response.headers.get("Transfer-Encoding", "").lower()
+        receiver.ended(chunked or (length.strip().isdigit() and int(length) == raw_size))
     return b"".join(pieces)
 
 

@@ -104,7 +104,7 @@ def cmd_text(args, settings) -> int:
     if document is None:
         if sys.stderr.isatty():
             print(f"fetching the full text of {pid}v{cached} ...", file=sys.stderr)
-        document = _run(settings, lambda fetcher: fetcher.text(pid, cached))
+        document = _run(settings, lambda fetcher: fetcher.text(pid, cached, refresh=args.refresh))
     if document.version < cached:
         print(
             f"reader: note: this is the text of {pid}v{document.version}; the cache has v{cached} "
@@ -159,6 +159,7 @@ def _page(text: str) -> bool:
 
 def cmd_fetch_text(args, settings) -> int:
     from reader.errors import ArxivError
+    from reader.fulltext.pdf import PdfUnreadable
     from reader.fulltext.store import TextStore
 
     store = open_store(args, settings)
@@ -186,7 +187,7 @@ def cmd_fetch_text(args, settings) -> int:
             where = f"[{number}/{len(todo)}] {pid}v{version}"
             try:
                 document = await fetcher.text(pid, version)
-            except ArxivError as error:
+            except (ArxivError, PdfUnreadable) as error:  # the next paper's may be fine
                 failed += 1
                 print(f"{where}: FAILED: {error}", file=sys.stderr)
                 continue

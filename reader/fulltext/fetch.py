@@ -1,7 +1,11 @@
 """Fetching a paper's full text: arXiv's HTML first (`<html_url><id>v<version>`), its PDF when
 there is no HTML (`<pdf_url><id>v<version>`), each through the arXiv client (one connection, the
 polite delay between requests, retries; a 404 is final). The HTML streams into the LaTeXML
-reader as it arrives and the PDF into its file: neither is ever held whole."""
+reader as it arrives and the PDF into its file: neither is ever held whole.
+
+A body counts only when it is whole: its Content-Length was met (or its last chunk came), or,
+ended by the connection's close alone, the page's `</html>` (or its paper's end) was read and the
+PDF ends with `%%EOF` and opens. Anything else is retried, then an error: never stored."""
 
 from __future__ import annotations
 
@@ -13,13 +17,15 @@ from pathlib import Path
 from typing import IO
 
 from reader.arxiv.client import ArxivClient
-from reader.errors import ArxivError, ArxivNotFoundError, ReaderError
+from reader.errors import ArxivError, ArxivNotFoundError, FeedFormatError, ReaderError
 from reader.fulltext.document import Block, Document
 from reader.fulltext.html import LatexmlText, PageRefused
 from reader.fulltext.store import TextStore
+from reader.store.listing import remove_leftovers
 
 log = logging.getLogger("reader.fulltext")
 Progress = Callable[[str, int], None]  # (what: "html" or "pdf", bytes received so far)
+CUT_SHORT = "(the connection closed before its end)"
 
 
 def document_url(base: str, paper_id: str, version: int) -> str:
@@ -34,6 +40,10 @@ class _Html:
         self.reader = LatexmlText()
         self.received = 0
         self.progress = progress
+        self.delimited = False
+
+    def ended(self, delimited: bool) -> None:
+        self.delimited = delimited
 
     def feed(self, piece: bytes) -> None:
         self.received += len(piece)
@@ -52,7 +62,8 @@ class _Html:
         self.received = 0
 
     def finish(self) -> list[Block] | None:
-        """The blocks; None when the page holds no LaTeXML article (the PDF is read instead)."""
+        """The blocks; None when the page holds no LaTeXML article, or no text in it (the PDF is
+        read instead)."""
         try:
             blocks = self.reader.finish()
         except ArxivError:
@@ -60,7 +71,9 @@ class _Html:
         except Exception:
             log.exception("reading an HTML page failed")
             raise PageRefused("arXiv's page could not be read") from None
-        return blocks if self.reader.found_article else None
+        if not (self.delimited or self.reader.reached_end):
+            raise FeedFormatError(f"arXiv's page arrived cut short {CUT_SHORT}")
+        return blocks if self.reader.found_article and blocks else None
 
 
 class _PdfFile:
@@ -71,12 +84,17 @@ class _PdfFile:
         self.tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
         self.progress = progress
         self.received = 0
+        self.delimited = False
         self._file: IO[bytes] | None = None
+
+    def ended(self, delimited: bool) -> None:
+        self.delimited = delimited
 
     def feed(self, piece: bytes) -> None:
         try:
             if self._file is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
+                remove_leftovers(self.path.parent)
                 self._file = open(self.tmp, "wb")  # noqa: SIM115 (open across the download)
             self._file.write(piece)
         except OSError as error:
@@ -102,11 +120,20 @@ class _PdfFile:
             os.fsync(self._file.fileno())
             self._file.close()
             self._file = None
+            if not self.delimited and not self._opens():
+                self.discard()
+                raise FeedFormatError(f"arXiv's PDF arrived cut short {CUT_SHORT}")
             os.replace(self.tmp, self.path)
         except OSError as error:
             self.discard()
             raise ReaderError(f"cannot write {self.path}: {error.strerror or error}") from None
         return self.path
+
+    def _opens(self) -> bool:
+        from reader.fulltext.pdf import pdf_opens  # pypdf is imported only for a PDF
+
+        with open(self.tmp, "rb") as handle:
+            return pdf_opens(handle)
 
 
 class TextFetcher:
@@ -116,9 +143,10 @@ class TextFetcher:
         self.client = client
         self.texts = texts
 
-    async def pdf(self, paper_id: str, version: int, progress: Progress | None = None) -> Path:
-        """The PDF of that version, from the data directory when saved before (no request)."""
-        saved = self.texts.stored_pdf(paper_id, version)
+    async def pdf(self, paper_id: str, version: int, progress: Progress | None = None, *, refresh: bool = False) -> Path:
+        """The PDF of that version, from the data directory when saved before and whole (no
+        request); `refresh`: fetched again all the same."""
+        saved = None if refresh else await asyncio.to_thread(self.texts.stored_pdf, paper_id, version)
         if saved is not None:
             return saved
         url = document_url(self.client.options.pdf_url, paper_id, version)
@@ -128,8 +156,9 @@ class TextFetcher:
         except ArxivNotFoundError:
             raise ArxivNotFoundError(f"arXiv has no PDF of {paper_id}v{version}") from None
 
-    async def text(self, paper_id: str, version: int, progress: Progress | None = None) -> Document:
-        """Fetch, store and return the text of that version: the HTML, or the PDF's text."""
+    async def text(self, paper_id: str, version: int, progress: Progress | None = None, *, refresh: bool = False) -> Document:
+        """Fetch, store and return the text of that version: the HTML, or the PDF's text (its PDF
+        fetched again too with `refresh`). A text without a readable block is an error."""
         url = document_url(self.client.options.html_url, paper_id, version)
         try:
             blocks = await self.client.download(url, lambda: _Html(progress), lambda receiver: receiver.finish())
@@ -143,13 +172,17 @@ class TextFetcher:
         else:
             log.info("%sv%d: %s; reading the PDF", paper_id, version, why)
             try:
-                path = await self.pdf(paper_id, version, progress)
+                path = await self.pdf(paper_id, version, progress, refresh=refresh)
             except ArxivNotFoundError:
                 if why == "no HTML":
                     raise ArxivNotFoundError(f"arXiv has neither HTML nor a PDF of {paper_id}v{version}") from None
                 raise ArxivNotFoundError(f"arXiv's HTML of {paper_id}v{version} holds no paper text, and it has no PDF") from None
-            from reader.fulltext.pdf import pdf_blocks  # pypdf is imported only for a PDF
+            from reader.fulltext.pdf import PdfUnreadable, pdf_blocks  # pypdf is imported only for a PDF
 
-            document = Document(paper_id, version, "pdf", tuple(await asyncio.to_thread(pdf_blocks, path)))
+            try:
+                blocks = await asyncio.to_thread(pdf_blocks, path)
+            except PdfUnreadable as error:
+                raise PdfUnreadable(f"{paper_id}v{version}: {error}") from None
+            document = Document(paper_id, version, "pdf", tuple(blocks))
         await asyncio.to_thread(self.texts.save, document)
         return document

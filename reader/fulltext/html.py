@@ -100,6 +100,7 @@ class LatexmlText(HTMLParser):
         self._note_text_open = 0
         self._item_tag = ""  # a list item's bullet or number, put before its first block
         self.found_article = False
+        self._page_ended = False  # `</html>` came
 
     # --- input ---------------------------------------------------------------------------------
 
@@ -123,6 +124,10 @@ class LatexmlText(HTMLParser):
         self.close()
         self._flush()
         return self._main + self._bibliography
+
+    @property
+    def reached_end(self) -> bool:  # `</html>` or the paper's end: a page cut short has neither
+        return self._article_done or self._page_ended
 
     # --- tags ----------------------------------------------------------------------------------
 
@@ -161,6 +166,8 @@ class LatexmlText(HTMLParser):
                 if not self._opaque_nesting:
                     self._opaque = None
             return
+        if tag == "html":
+            self._page_ended = True
         if not self._open.get(tag):
             return  # closes nothing open: ignored, as a browser would
         while self._stack:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import re
 from pathlib import Path
+from typing import IO
 
 from reader.errors import ReaderError
 from reader.fulltext.clean import printable
@@ -22,10 +23,28 @@ _HEADING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[A-Z]\.(?:\d+)?|Appendix [A-Z])\s+[
 _NAMED_HEADING = re.compile(r"^(?:Abstract|References|Bibliography|Acknowledge?ments?|Appendix)$", re.IGNORECASE)
 _REFERENCE_START = re.compile(r"^\[\d{1,4}\]\s")
 _SENTENCE_END = re.compile(r"[.:!?)\]]$")
+EOF_WINDOW = 1024  # `%%EOF` ends a PDF; the standard lets a little follow it (Acrobat looks this far)
 
 
 class PdfUnreadable(ReaderError):
     """pypdf could not read the file."""
+
+
+def pdf_opens(handle: IO[bytes]) -> bool:
+    """A whole PDF: it ends with `%%EOF` and pypdf opens it and finds pages. (pypdf alone would
+    open a file cut short by rebuilding its table from what is left.)"""
+    import pypdf
+
+    try:
+        handle.seek(0, 2)
+        handle.seek(max(0, handle.tell() - EOF_WINDOW))
+        if b"%%EOF" not in handle.read():
+            return False
+        handle.seek(0)
+        return len(pypdf.PdfReader(handle).pages) > 0
+    except Exception as error:  # pypdf raises many kinds on a damaged file
+        log.warning("pypdf cannot open a PDF: %s", error)
+        return False
 
 
 def pdf_blocks(path: Path) -> list[Block]:
@@ -48,7 +67,10 @@ def pdf_blocks(path: Path) -> list[Block]:
             log.warning("pypdf cannot read page %d of %s: %s", number + 1, path, error)
             continue
         builder.page(text)
-    return builder.blocks()
+    blocks = builder.blocks()
+    if not blocks:  # every page failed, or held no text (a scan): nothing to keep
+        raise PdfUnreadable("no text could be read from the PDF")
+    return blocks
 
 
 class _Paragraphs:

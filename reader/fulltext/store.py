@@ -6,7 +6,10 @@
     pdf/IDvN.pdf           PDFs as arXiv sent them, byte for byte, one per version
 
 An id's `/` (old-style ids: hep-th/9901001) is written `_` in file names. Every file is written
-to a temporary name, flushed and renamed: a crash leaves the old file or the new one."""
+to a temporary name (`.NAME.PID.tmp`, a PDF's `.NAME.PID.part`), flushed and renamed: a crash
+leaves the old file or the new one, and its temporary file, removed by the next write there.
+Other names (a macOS `._NAME` copy) and anything not a regular file (a FIFO) are not reader's:
+skipped, never opened, and logged once."""
 
 from __future__ import annotations
 
@@ -24,12 +27,16 @@ from reader.errors import StoreError
 from reader.fulltext.clean import printable
 from reader.fulltext.document import FORMAT, KINDS, REFERENCE, Block, Document
 from reader.models import ARXIV_ID
-from reader.userfiles import read_regular
+from reader.store.listing import LEFTOVER, own_files, remove_leftovers, skipped
+from reader.userfiles import UnsafeFileError, open_regular, read_regular
 
 log = logging.getLogger("reader.fulltext")
-_NAME = re.compile(r"^(?P<key>[A-Za-z0-9._-]+?)v(?P<version>\d+)\.json$")
+# A stored text's name: an arXiv id (its `/` written `_`), its version (reader/models.py's ARXIV_ID).
+_NAME = re.compile(r"(?P<key>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?_\d{7})v(?P<version>\d+)\.json")
 _SAFE_KEY = re.compile(r"^[A-Za-z0-9._-]+$")
 TEXT_BYTES = 128 * 1024 * 1024  # the most a stored text is read: 16 M characters (html.py) as JSON
+PDF_BYTES = 1024 * 1024 * 1024  # far more than any PDF arXiv serves: only a device is refused by size
+_OTHERS = re.compile(rf"words\.sqlite3(?:-wal|-shm|-journal)?|{LEFTOVER.pattern}")  # fulltext/'s other files
 
 
 def file_key(paper_id: str) -> str:
@@ -61,15 +68,13 @@ class TextStore:
 
     def _files(self) -> Iterator[tuple[str, str, int]]:
         try:
-            entries = list(os.scandir(self.directory))
-        except FileNotFoundError:
-            return
+            entries = own_files(self.directory, _NAME, _OTHERS)
         except OSError as error:
             raise StoreError(f"cannot read {self.directory}: {error.strerror}") from None
         for entry in entries:
-            match = _NAME.match(entry.name)
-            if match:
-                yield entry.name, match.group("key"), int(match.group("version"))
+            match = _NAME.fullmatch(entry.name)
+            assert match is not None
+            yield entry.name, match.group("key"), int(match.group("version"))
 
     def path(self, paper_id: str, version: int) -> Path:
         return self.directory / f"{file_key(paper_id)}v{version}.json"
@@ -88,9 +93,14 @@ class TextStore:
         return self.load_file(self.path(paper_id, version))
 
     def load_file(self, path: Path) -> Document | None:
+        """The text stored at `path`; None when it is not a regular file, cannot be read or holds
+        no valid block (a text is never shown in part: it is fetched again)."""
         try:
             data = json.loads(read_regular(path, TEXT_BYTES))  # not a pipe, a device, a file without end
         except FileNotFoundError:
+            return None
+        except UnsafeFileError as error:
+            skipped(path, error.reason)
             return None
         except (OSError, ValueError, RecursionError) as error:
             log.warning("cannot read %s: %s", path, error)
@@ -100,6 +110,7 @@ class TextStore:
     def save(self, document: Document) -> Path:
         """Store the text, replacing any older version's."""
         self.directory.mkdir(parents=True, exist_ok=True)
+        remove_leftovers(self.directory)
         path = self.path(document.id, document.version)
         with _atomic(path) as handle:
             head = {"format": FORMAT, "id": document.id, "version": document.version, "source": document.source}
@@ -130,8 +141,24 @@ class TextStore:
         return self.pdf_directory / f"{file_key(paper_id)}v{version}.pdf"
 
     def stored_pdf(self, paper_id: str, version: int) -> Path | None:
+        """The PDF saved for that version, if it is whole (it opens; else it is fetched again)."""
+        from reader.fulltext.pdf import pdf_opens  # pypdf is imported only for a PDF
+
         path = self.pdf_path(paper_id, version)
-        return path if path.is_file() else None
+        try:
+            with open_regular(path, PDF_BYTES) as handle:
+                if pdf_opens(handle):
+                    return path
+        except FileNotFoundError:
+            return None
+        except UnsafeFileError as error:
+            skipped(path, error.reason)
+            return None
+        except OSError as error:
+            log.warning("cannot read %s: %s", path, error)
+            return None
+        log.warning("%s does not open as a PDF: fetched again", path)
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +191,9 @@ def _document(data: object, path: Path) -> Document | None:
             continue
         found = item[2] if len(item) == 3 and item[0] == REFERENCE and ARXIV_ID.match(item[2]) else None
         blocks.append(Block(item[0], printable(item[1]), found))
+    if not blocks:
+        log.warning("%s holds no valid block; ignored", path)
+        return None
     return Document(pid, version, source, tuple(blocks))
 
 

@@ -22,6 +22,7 @@ operation, which is fine for sync.json and ruinous for 100,000 papers.
 from __future__ import annotations
 
 import os
+import re
 from array import array
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
@@ -52,6 +53,7 @@ from reader.store.files import (
     write_json_atomic,
 )
 from reader.store.library import LIBRARY_FILES, LibraryStateMethods, library_file
+from reader.store.listing import LEFTOVER, own_files, remove_leftovers
 from reader.store.mirrored import MirroredFile
 from reader.store.schema import (
     ShapeError,
@@ -100,6 +102,12 @@ def _file_stamp(path: Path) -> _IndexFileStamp:
     except FileNotFoundError:
         return None
     return stat.st_mtime_ns, stat.st_size
+
+
+# papers/: a shard's records (what shard_of names them), and beside them reader's other files:
+# search texts, features, a damaged file moved aside, a write's temporary file.
+_SHARD_FILE = re.compile(r"(?P<shard>\d{4}\.\d+)\.json")
+_SHARD_OTHERS = re.compile(rf"\d{{4}}\.\d+\.(?:search\.json|features|json\.damaged-[\d-]+)|{LEFTOVER.pattern}")
 
 
 def _shard_sort_key(shard: str) -> str:
@@ -163,6 +171,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         self._log_rows = 0  # rows of the log taken in
         self._appended = 0  # rows this store appended to the log (settle_index)
         self._order: PaperIndex | None = None  # index_order's, while index.json stays as it was
+        self._papers_swept = False  # papers/ cleared of a killed write's temporary files
         self._order_stamp: IndexStamp | None = None
         # User state has a lock of its own: a star never waits for a sync's save of papers.
         self._user = MirroredFile(
@@ -425,7 +434,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
     def shards(self) -> list[str]:
         """Shard names, newest arXiv month first."""
         try:
-            names = [p.stem for p in (self.data_dir / "papers").glob("*.json") if not p.name.endswith(".search.json")]
+            names = [entry.name.removesuffix(".json") for entry in own_files(self.data_dir / "papers", _SHARD_FILE, _SHARD_OTHERS)]
         except OSError:
             return []
         return sorted(names, key=_shard_sort_key, reverse=True)
@@ -466,6 +475,9 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         numbered = [(str(i + 1), d) for i, d in enumerate(docs.values())]
         slices = (encode_json(dict(numbered[start : start + SHARD_SLICE]))[1:-1] for start in range(0, len(numbered), SHARD_SLICE))
         head = encode_json({"meta": {"1": {"schema": SCHEMA_VERSION}}})[:-1]
+        if not self._papers_swept:  # a killed sync's half-written shards: once, before the first write
+            self._papers_swept = True
+            remove_leftovers(self.data_dir / "papers")
         write_atomic(self._shard_path(shard), head + b',"papers":{' + b",".join(slices) + b"}}")
 
     def _read_shard_papers(self, shard: str, index: PaperIndex | None) -> list[Paper]:
