@@ -105,7 +105,7 @@ class MainScreen(PaperScreen, ExportActions):
                 yield FilterBox(id="filter")
         yield StatusLine(id="status")
         yield KeyFooter(compact=True)
-        yield OutsideWatch(lambda: self.service, self._take_outside, busy=self._reading_cache, syncing=lambda: self.status.syncing)
+        yield OutsideWatch(self.service, self._take_outside, busy=self._reading_cache, syncing=lambda: self.status.syncing)
 
     @property
     def paper_list(self) -> PaperList:
@@ -489,12 +489,11 @@ class MainScreen(PaperScreen, ExportActions):
             for worker in self.app.workers
         )
 
-    def _take_outside(self, service: LibraryService, update: OutsideUpdate) -> None:
+    def _take_outside(self, update: OutsideUpdate) -> None:
         """What another process changed (the CLI, a second app, a cron sync), shown quietly: the
         sidebar is the news. Cursor, filter and view stay, unless the view's topic, watch or tag
         is gone; an open dialog or detail view stays too."""
-        if service is not self.service:
-            return  # the demo's, replaced meanwhile by the cache
+        service = self.service
         topics = [topic.name for topic in service.topics]
         keep = self.paper_list.current
         if not service.apply_outside(update):
