@@ -164,6 +164,7 @@ class MainScreen(PaperScreen, ExportActions):
         self.triage.read(visit=True)
 
     def _opened(self, library, sync_due: bool, painted: threading.Event) -> None:
+        self.loaded = self.service.search_ready  # (the cache's index, once the demo gave way, is not yet)
         self.paper_list.set_library(library)
         self.paper_list.empty_message = self._empty_message()
         self.refresh_list()
