@@ -393,3 +393,79 @@ def test_a_screen_reaching_the_store_is_reported(tmp_path):
         "reader/app/screens/sync.py:2: reader.app.screens.sync reaches service.store",
         "reader/app/screens/sync.py:3: reader.app.screens.sync reaches service.store",
     ]
+
+
+# --- one library service for the app's life ----------------------------------------------------------
+
+
+def services_assigned(root: Path) -> list[str]:
+    """Where app code assigns a service after construction: any `x.service = ...` (or setattr of
+    "service") but `self.service = ...` in an `__init__`. The demo set gives way to the cache
+    inside the one service; a service swapped by assignment leaves every earlier holder stale."""
+    problems = []
+    for module, path in modules(root).items():
+        if _within(module, ("reader.app",)):
+            relative = path.relative_to(root).as_posix()
+            problems += [f"{relative}:{line}: {module} assigns {what}" for line, what in _service_assignments(ast.parse(path.read_bytes(), str(path)))]
+    return _by_place(problems)
+
+
+def _service_assignments(node: ast.AST, function: str | None = None) -> Iterator[tuple[int, str]]:
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield from _service_assignments(child, child.name)
+            continue
+        targets: list[ast.expr] = []
+        if isinstance(child, ast.Assign):
+            targets = [leaf for target in child.targets for leaf in _assigned(target)]
+        elif isinstance(child, ast.AugAssign | ast.AnnAssign) and child.value is not None:
+            targets = _assigned(child.target)
+        for target in targets:
+            if isinstance(target, ast.Attribute) and target.attr == "service":
+                constructing = function == "__init__" and isinstance(target.value, ast.Name) and target.value.id == "self"
+                if not constructing:
+                    yield child.lineno, f"{ast.unparse(target)} after construction"
+        if (
+            isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == "setattr"
+            and len(child.args) > 1 and isinstance(child.args[1], ast.Constant) and child.args[1].value == "service"
+        ):
+            yield child.lineno, "service by setattr"
+        yield from _service_assignments(child, function)
+
+
+def _assigned(target: ast.expr) -> list[ast.expr]:
+    """The targets of an assignment, tuples and lists unpacked (`a.service, b = ...`)."""
+    if isinstance(target, ast.Tuple | ast.List):
+        return [leaf for element in target.elts for leaf in _assigned(element)]
+    return [target]
+
+
+def test_the_app_never_assigns_a_service_after_construction():
+    problems = services_assigned(ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_service_swapped_by_assignment_is_reported(tmp_path):
+    root = _tree(tmp_path, {
+        "reader/__init__.py": "",
+        "reader/app/screens/sync.py": (
+            "class Sync:\n"
+            "    def __init__(self, screen, service):\n"
+            "        self.service = service\n"  # construction: allowed
+            "        screen.service = service\n"
+            "\n"
+            "    def _replace_service(self, service):\n"
+            "        self.screen.service = service\n"
+            "        self.screen.app.service: object = service\n"
+            "        self.service, other = service, None\n"
+            "        setattr(self.screen, 'service', service)\n"
+        ),
+        "reader/service/library.py": "def leave(app, service):\n    app.service = service\n",  # not app code
+    })
+    assert services_assigned(root) == [
+        "reader/app/screens/sync.py:4: reader.app.screens.sync assigns screen.service after construction",
+        "reader/app/screens/sync.py:7: reader.app.screens.sync assigns self.screen.service after construction",
+        "reader/app/screens/sync.py:8: reader.app.screens.sync assigns self.screen.app.service after construction",
+        "reader/app/screens/sync.py:9: reader.app.screens.sync assigns self.service after construction",
+        "reader/app/screens/sync.py:10: reader.app.screens.sync assigns service by setattr",
+    ]

@@ -5,20 +5,19 @@ library.py for the service, views.py for what it selects, search.py for filters 
 from __future__ import annotations
 
 from reader.config import Settings
-from reader.service.demo import DemoService
+from reader.service.demo import DemoSource
 from reader.service.library import CacheUpdate, LibraryService
 from reader.service.views import ALL, FOR_YOU, HIDDEN, NEW, RISING, STARRED, UPDATED, VIEW_KINDS, View
 from reader.store import Store
 
 __all__ = [
     "ALL", "FOR_YOU", "HIDDEN", "NEW", "RISING", "STARRED", "UPDATED", "VIEW_KINDS",
-    "CacheUpdate", "DemoService", "LibraryService", "View", "open_service",
+    "CacheUpdate", "DemoSource", "LibraryService", "View", "open_service",
 ]
 
 
 def open_service(store: Store, settings: Settings) -> LibraryService:
-    """The cache's service, or the demo's when the cache holds no papers yet (no shard: the
-    app's start does not wait for the index to be read, which the service's worker does)."""
-    if not store.shards():
-        return DemoService(store, settings)
-    return LibraryService(store, settings)
+    """The service of the app's whole life: on the demo set while the cache holds no papers yet
+    (no shard: the app's start does not wait for the index to be read, which the service's
+    worker does), until a sync brings some (see LibraryService.leave_demo)."""
+    return LibraryService(store, settings, demo=None if store.shards() else DemoSource())

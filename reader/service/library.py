@@ -5,7 +5,9 @@ draw from, answers filters and cards from the search index (search.py) rather th
 holding every record, and does every disk access for them: reads run in the caller's worker
 thread (cards, a few at a time, on any thread); writes of user state go,
 in order, through one writer thread, so a key press never waits for a disk (or for a sync's
-save, which holds another lock). The demo set is a data source behind the same interface.
+save, which holds another lock). One service serves the app for its whole life: while the cache
+holds no papers its papers are the demo set's (demo.py), until `leave_demo` takes the cache in
+its place; no holder of the service is ever left with a stale one.
 No Textual here: the app, tests and scripts use it alike."""
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from reader.store.syncstate import TopicSyncState, current_spans
 
 if TYPE_CHECKING:
     from reader.arxiv.options import ClientOptions
+    from reader.service.demo import DemoSource
     from reader.sync.types import SyncEvent, SyncReport
 
 T = TypeVar("T")
@@ -67,15 +70,14 @@ class CacheUpdate:
 
 
 class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods):
-    """The cache of one data directory."""
+    """The cache of one data directory; the demo set's papers instead while `demo` is given."""
 
-    is_demo = False
-
-    def __init__(self, store: Store, settings: Settings):
+    def __init__(self, store: Store, settings: Settings, *, demo: DemoSource | None = None):
         self.store = store
         self.settings = settings
+        self.demo = demo  # None: the cache's papers (for good, once the demo gave way)
         self.library = Library(PaperIndex())
-        self.search: LibrarySearch | MemorySearch = LibrarySearch(store)
+        self.search: LibrarySearch | MemorySearch = LibrarySearch(store) if demo is None else demo.search
         self.topics: list[Topic] = []
         self._total_new_last4: int | None = None  # all new arXiv papers (momentum's share), from sync.json
         self._sync_states: dict[str, TopicSyncState] = {}  # coverage and arXiv totals, from sync.json
@@ -101,6 +103,25 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods)
         self._marks_queued = 0  # changes of marks handed to the writer thread...
         self._marks_written = 0  # ...and done with by it (see apply_outside)
 
+    @property
+    def is_demo(self) -> bool:
+        return self.demo is not None
+
+    def cache_has_papers(self) -> bool:
+        """Whether a sync (the app's, or one elsewhere) has brought papers into the cache."""
+        return bool(self.store.shards())
+
+    def leave_demo(self) -> None:
+        """The cache's papers from now on, in the demo's place (on the UI's thread, once the cache
+        has papers): what was the demo's is dropped, its marks too (they were never saved).
+        Then `open` reads the cache, as at the start."""
+        self.demo = None
+        self.search = LibrarySearch(self.store)
+        self.for_you = None
+        self._ranked = None
+        self.triage = TriageSets()
+        self._momenta = {}
+
     # --- reading --------------------------------------------------------------------------------
 
     def open(self) -> Library:
@@ -109,6 +130,10 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods)
         it then takes the UI's thread once; later updates are counted in `read_update`). Then
         `prepare_search`."""
         self.outside.taken(self.outside.stamps())  # before reading: a change meanwhile is read again
+        if self.demo is not None:
+            self.topics = self.store.topics()
+            self.library = self.demo.library()
+            return self.library
         index, marks = self.store.index(), self.store.marks()
         self.topics = self.store.topics()
         self._total_new_last4 = self.store.total_new_last4(self.settings.today())
@@ -148,10 +173,12 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods)
 
     def text_store(self) -> TextStore | None:
         """The papers' stored full texts (None for the demo set, which has no arXiv ids)."""
-        return TextStore(self.store.data_dir)
+        return TextStore(self.store.data_dir) if self.demo is None else None
 
     def load_paper(self, paper_id: str) -> Paper | None:
         """The whole record of one paper (one record of a small shard): for the detail view."""
+        if self.demo is not None:
+            return self.demo.load_paper(paper_id)
         try:
             return self.store.load_paper(paper_id)
         except ReaderError:
@@ -219,11 +246,13 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods)
         return paper, like_paper(self.search, paper, limit=limit, leave_out=leave_out)
 
     def _as_of(self) -> date:
-        return self.settings.today()
+        return self.settings.today() if self.demo is None else self.demo.as_of
 
     def papers(self, ids: list[str]) -> list[Paper]:
         """Whole records of `ids` from the store, in that order (for export: never from what
-        happens to be loaded). Ids the cache no longer holds are left out."""
+        happens to be loaded). Ids the cache no longer holds are left out (every demo paper)."""
+        if self.demo is not None:
+            return []
         records = self.store.papers_by_id(ids)
         return [records[pid] for pid in ids if pid in records]
 
@@ -249,6 +278,8 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods)
 
     def momentum(self, view: View) -> Momentum:
         """Weekly counts for the view, as of today (from memory: no disk read)."""
+        if self.demo is not None:
+            return self.demo.momentum(self.library, view.topic)
         momentum = self._momenta.get(view.topic)
         if momentum is None:
             spans = current_spans(self.topics, self._sync_states)
@@ -263,6 +294,8 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods)
         """The chart's bars, title and headline for a view of papers; a topic's title says how
         many papers arXiv has for it (as of its last sync) beside how many are cached."""
         momentum = self.momentum(view)
+        if self.demo is not None:
+            return self.demo.chart(momentum, view)
         title = view.topic or "All papers"
         state = self._sync_states.get(view.topic) if view.topic else None
         if state is not None and state.arxiv_total is not None:
@@ -272,8 +305,8 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods)
         return momentum, title, headline(momentum)
 
     def notice(self) -> str | None:
-        """A standing remark about this data source for the status line."""
-        return None
+        """A standing remark about the papers shown, for the status line."""
+        return None if self.demo is None else self.demo.notice()
 
     def read_update(self) -> CacheUpdate:
         """The cache's state after a sync, read and counted in a worker thread (the work grows
@@ -293,6 +326,8 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods)
         """...taken on the UI's thread: counts, chart and order change at once (counts made while
         a mark changed are made again)."""
         self.topics = update.topics
+        if self.demo is not None:
+            return  # the demo's papers stay as they are
         self._total_new_last4 = update.total_new_last4
         self._sync_states = update.sync_states
         fresh = update.marks_version == self.library.marks_version
@@ -301,10 +336,6 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods)
         if update.library_state is not None:
             self._keep_library_state(update.library_state, update.library_writes)
         self.outside.taken(update.stamps)
-
-    def replacement(self) -> LibraryService | None:
-        """The service to show instead of this one after a sync: none (see DemoService)."""
-        return None
 
     async def sync(
         self, topics: list[Topic], options: ClientOptions | None, *,
@@ -348,10 +379,12 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods)
         }
         library.set_marks(paper_id, read=read, starred=starred, hidden=hidden)
         self._marks_queued += 1
+        kept = self.demo is None  # demo marks are not saved (told now: the demo may give way before the write)
 
         def write() -> None:
             try:
-                self._persist_marks(paper_id, read=read, starred=starred, hidden=hidden)
+                if kept:
+                    self.store.set_marks([paper_id], read=read, starred=starred, hidden=hidden)
             except ReaderError as error:
                 message = f"Not saved: {error}"
 
@@ -365,9 +398,6 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods)
                 self._marks_written += 1
 
         return self._writer.submit(write)
-
-    def _persist_marks(self, paper_id: str, *, read: bool | None, starred: bool | None, hidden: bool | None) -> None:
-        self.store.set_marks([paper_id], read=read, starred=starred, hidden=hidden)
 
     def setting(self, key: str, default=None):
         return self.store.setting(key, default)
@@ -399,10 +429,14 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods)
 
     def _write(self, action: Callable[[], T], on_error: Callable[[str], None] | None) -> Future:
         """Run a change of user state in the writer thread; a failure reaches `on_error` (on the
-        UI's thread) as one line, and the future gives None."""
+        UI's thread) as one line, and the future gives None (always for demo papers: they are not
+        in the cache, their tags and notes are not kept)."""
+        demo = self.demo is not None
 
         def write() -> T | None:
             try:
+                if demo:
+                    raise ReaderError("the demo set is kept in memory only: tags and notes are not saved")
                 return action()
             except ReaderError as error:
                 if on_error is not None:

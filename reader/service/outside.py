@@ -98,6 +98,7 @@ class OutsideUpdate:
 
     changed: frozenset[str]
     base: Stamps  # the stamps seen when the reading began
+    demo: bool  # read while the demo set was shown (taken in only while it still is)
     stamps: Stamps = field(default_factory=dict)  # of the files as read
     cache: CacheUpdate | None = None  # papers or topics changed: the cache's state
     marks: Marks | None = None
@@ -116,13 +117,14 @@ class OutsideMethods:
     topics: list[Topic]
     triage: TriageSets
     outside: OutsideChanges
-    is_demo: bool
     _writer: ThreadPoolExecutor
     _marks_queued: int  # the app's changes of marks queued for the writer thread (UI's thread)
     _marks_written: int  # ... and done with by it (the writer thread)
     _library_writes: int
 
     if TYPE_CHECKING:
+        @property
+        def is_demo(self) -> bool: ...
         def read_update(self) -> CacheUpdate: ...
         def apply_update(self, update: CacheUpdate) -> None: ...
         def prepare_search(self, changed: Iterable[str] | None = None, index: PaperIndex | None = None) -> None: ...
@@ -140,7 +142,7 @@ class OutsideMethods:
         """What other processes changed in the `changed` files, read and counted in a worker
         thread: only what changed (a star: the marks; a topic added or papers synced: the cache's
         state; a tag: tags and notes), each file stamped as it was read."""
-        found: dict = {"changed": frozenset(changed), "base": self.outside.seen(), "stamps": {}}
+        found: dict = {"changed": frozenset(changed), "base": self.outside.seen(), "demo": self.is_demo, "stamps": {}}
         stamps: Stamps = found["stamps"]
         papers = bool(changed & PAPER_FILES)
         if "user.json" in changed:
@@ -178,7 +180,10 @@ class OutsideMethods:
     def apply_outside(self, update: OutsideUpdate) -> bool:
         """Take `update` in (on the UI's thread), or nothing when it is out of date: a mark or a
         tag of the app's own came after it was read, or a newer state was taken in meanwhile
-        (the files are looked at again; they differ from what was taken)."""
+        (the files are looked at again; they differ from what was taken), or the demo set gave way
+        to the cache meanwhile (the cache is read whole then)."""
+        if update.demo != self.is_demo:
+            return False
         if update.marks is not None and update.marks_written != self._marks_queued:
             return False
         if update.library_state is not None and update.library_writes != self._library_writes:

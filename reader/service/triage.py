@@ -22,11 +22,13 @@ from reader.store import Store, Topic, Watch
 
 if TYPE_CHECKING:
     from reader.models import IdTable
+    from reader.service.demo import DemoSource
     from reader.service.search import LibrarySearch, MemorySearch
 
 
 class TriageMethods:
     store: Store
+    demo: DemoSource | None
     library: Library
     search: LibrarySearch | MemorySearch
     topics: list[Topic]
@@ -70,6 +72,8 @@ class TriageMethods:
         return ranking
 
     def _ranker(self) -> Any:
+        if self.demo is not None:
+            return self.demo.ranker()  # the demo's papers are in memory, not in the cache
         if self._ranker_process is None:
             self._ranker_process = RankerProcess(self.store.data_dir)
         return self._ranker_process
@@ -79,13 +83,17 @@ class TriageMethods:
         return rising_topics(self.library, [t.name for t in self.topics], self._as_of(), self._coverage_spans(), self._total_new_last4)
 
     def _coverage_spans(self) -> dict[str, tuple[Span, ...]] | None:
-        """What each topic's syncs fetched whole (a disk read: call it from a worker)."""
-        return self.store.coverage_spans()
+        """What each topic's syncs fetched whole (a disk read: call it from a worker); None for the
+        demo set, every day of whose page counts."""
+        return self.store.coverage_spans() if self.demo is None else None
 
     def rising_terms(self, topic: str, limit: int = 5) -> list[RisingTerm]:
         """The terms whose share of the topic's papers grew most (reads the topic's recent search
         texts: call it from a worker)."""
         from reader.service.triage_sets import recent_words
+
+        if self.demo is not None:
+            return self.demo.rising_terms(limit)
 
         as_of = self._as_of()
         spans = self._coverage_spans()
@@ -108,7 +116,10 @@ class TriageMethods:
 
     def read_triage(self, *, visit: bool = False) -> TriageSets:
         """New papers (since the previous visit: `visit` records this one, once per app start),
-        updated ones, and each watch's papers (from the search index). In a worker thread."""
+        updated ones, and each watch's papers (from the search index). In a worker thread. None
+        of the demo set's: its papers are not in the cache."""
+        if self.demo is not None:
+            return TriageSets()
         store = self.store
         if visit:
             store.record_visit("app")
@@ -130,7 +141,7 @@ class TriageMethods:
 
     def visit_topic(self, name: str) -> None:
         """The user looked at a topic: its "new" counts from this visit on the next start."""
-        if name not in self._visited:
+        if self.demo is None and name not in self._visited:
             self._visited.add(name)
             self._write(lambda: self.store.record_visit(name), None)
 

@@ -105,7 +105,7 @@ class MainScreen(PaperScreen, ExportActions):
                 yield FilterBox(id="filter")
         yield StatusLine(id="status")
         yield KeyFooter(compact=True)
-        yield OutsideWatch(lambda: self.service, self._take_outside, busy=self._reading_cache, syncing=lambda: self.status.syncing)
+        yield OutsideWatch(self.service, self._take_outside, busy=self._reading_cache, syncing=lambda: self.status.syncing)
 
     @property
     def paper_list(self) -> PaperList:
@@ -164,6 +164,7 @@ class MainScreen(PaperScreen, ExportActions):
         self.triage.read(visit=True)
 
     def _opened(self, library, sync_due: bool, painted: threading.Event) -> None:
+        self.loaded = self.service.search_ready  # (the cache's index, once the demo gave way, is not yet)
         self.paper_list.set_library(library)
         self.paper_list.empty_message = self._empty_message()
         self.refresh_list()
@@ -489,12 +490,11 @@ class MainScreen(PaperScreen, ExportActions):
             for worker in self.app.workers
         )
 
-    def _take_outside(self, service: LibraryService, update: OutsideUpdate) -> None:
+    def _take_outside(self, update: OutsideUpdate) -> None:
         """What another process changed (the CLI, a second app, a cron sync), shown quietly: the
         sidebar is the news. Cursor, filter and view stay, unless the view's topic, watch or tag
         is gone; an open dialog or detail view stays too."""
-        if service is not self.service:
-            return  # the demo's, replaced meanwhile by the cache
+        service = self.service
         topics = [topic.name for topic in service.topics]
         keep = self.paper_list.current
         if not service.apply_outside(update):

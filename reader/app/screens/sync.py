@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 
 
 class SyncHost(ScreenHost, Protocol):
-    """What the sync uses of its screen: the service (which it replaces when the demo set gives
-    way to the cache), the status line, and the reading of the cache after a sync."""
+    """What the sync uses of its screen: the service (the app's one, which leaves the demo set
+    for the cache once papers arrive), the status line, and the reading of the cache after a sync."""
 
     service: LibraryService
     client_options: ClientOptions | None  # tests' loopback arXiv; None: the settings'
@@ -116,9 +116,8 @@ class Sync(ScreenPart[SyncHost]):
         screen, app = self.screen, self.screen.app
         try:
             if screen.service.is_demo:
-                service = screen.service.replacement()
-                if service is not None:  # real papers arrived: leave the demo for the cache
-                    app.call_from_thread(self._replace_service, service)
+                if screen.service.cache_has_papers():  # real papers arrived: leave the demo for the cache
+                    app.call_from_thread(self._leave_demo)
                 return
             update = screen.service.read_update()
         except ReaderError as error:
@@ -129,9 +128,10 @@ class Sync(ScreenPart[SyncHost]):
         app.call_from_thread(self._updated, update, changed_ids)
         screen.triage.read()
 
-    def _replace_service(self, service: LibraryService) -> None:
-        self.screen.service = service
-        self.screen.app.service = service  # type: ignore[attr-defined]
+    def _leave_demo(self) -> None:
+        """The same service, its papers the cache's now: read as at the start (every screen,
+        dialog and part holding the service sees the cache from now on)."""
+        self.screen.service.leave_demo()
         self.screen.open_cache()
 
     def _updated(self, update: CacheUpdate, changed_ids: list[str]) -> None:

@@ -25,7 +25,7 @@ class OutsideWatch(Widget):
     DEFAULT_CSS = "OutsideWatch { display: none; }"
 
     def __init__(
-        self, service: Callable[[], LibraryService], take: Callable[[LibraryService, OutsideUpdate], None], *,
+        self, service: LibraryService, take: Callable[[OutsideUpdate], None], *,
         busy: Callable[[], bool], syncing: Callable[[], bool],
     ):
         super().__init__()
@@ -42,24 +42,23 @@ class OutsideWatch(Widget):
     def look(self) -> None:
         if self._reading or self.busy():
             return
-        service = self.service()
-        changed = service.outside.changed()
+        changed = self.service.outside.changed()
         if self.syncing():
             changed -= PAPER_FILES
         if changed:
             self._reading = True
             self.reads += 1
-            self._read(service, changed)
+            self._read(changed)
 
     @work(thread=True, exclusive=True, group="outside")
-    def _read(self, service: LibraryService, changed: set[str]) -> None:
+    def _read(self, changed: set[str]) -> None:
         try:
-            update = service.read_outside(changed)
+            update = self.service.read_outside(changed)
         except ReaderError:
             update = None  # a file being repaired, or locked for long: looked at again in a second
-        self.app.call_from_thread(self._taken, service, update)
+        self.app.call_from_thread(self._taken, update)
 
-    def _taken(self, service: LibraryService, update: OutsideUpdate | None) -> None:
+    def _taken(self, update: OutsideUpdate | None) -> None:
         self._reading = False
         if update is not None:
-            self.take(service, update)
+            self.take(update)
