@@ -41,6 +41,7 @@ _LINE_START = re.compile(r"^[ \t]*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
 _KEY = re.compile(r"\s*([^\s,{}()]*)")
 _BRACES = re.compile(r"[{}]")
 _BRACES_OR_PAREN = re.compile(r"[{})]")
+_BRACES_OR_QUOTE = re.compile(r'[{}"]')
 _BARE = re.compile(r"[^\s,#}]+")  # a number or an @string name
 _FIELD_NAME = re.compile(r"\s*([A-Za-z][\w\-:.]*)\s*=\s*")
 
@@ -86,6 +87,21 @@ def _closing(text: str, start: int, opener: str, limit: int) -> int:
     return -1
 
 
+def _value_end(body: str, position: int, closer: str) -> int:
+    """Just past the `closer` (`}`, or `"` outside braces) that ends the value opened at
+    `position`; past the body's end when none does."""
+    depth = 0
+    for match in (_BRACES if closer == "}" else _BRACES_OR_QUOTE).finditer(body, position + 1):
+        ch = match.group()
+        if ch == closer and depth == 0:
+            return match.end()
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+    return len(body) + 1
+
+
 def _value(body: str, position: int) -> tuple[str, int]:
     """A field value (braced, quoted, or a bare word, joined with #) and where it ends."""
     parts = []
@@ -96,20 +112,11 @@ def _value(body: str, position: int) -> tuple[str, int]:
             break
         ch = body[position]
         if ch == "{":
-            depth, end = 0, position
-            while end < len(body):
-                depth += {"{": 1, "}": -1}.get(body[end], 0)
-                end += 1
-                if depth == 0:
-                    break
+            end = _value_end(body, position, "}")
             parts.append(body[position + 1 : end - 1])
         elif ch == '"':
-            depth, end = 0, position + 1
-            while end < len(body) and not (body[end] == '"' and depth == 0):
-                depth += {"{": 1, "}": -1}.get(body[end], 0)
-                end += 1
-            parts.append(body[position + 1 : end])
-            end += 1
+            end = _value_end(body, position, '"')
+            parts.append(body[position + 1 : end - 1])
         else:
             match = _BARE.match(body, position)
             end = match.end() if match else position + 1
@@ -144,7 +151,8 @@ def parse(text: str) -> list[Entry]:
         kind = match.group(1).lower()
         end = _closing(text, match.end() - 1, match.group(2), limit)
         if end < 0:
-            key = _KEY.match(text, match.end()).group(1) if kind not in ("comment", "preamble", "string") else ""
+            named = _KEY.match(text, match.end()) if kind not in ("comment", "preamble", "string") else None
+            key = named.group(1) if named else ""
             cut_at = line + text.count("\n", counted, limit) if limit < len(text) else 0
             entries.append(Entry(kind, key, {}, line, closed=False, cut_at=cut_at))
             position = limit
