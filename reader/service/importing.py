@@ -40,6 +40,7 @@ class Match:
     cached: bool = True  # False: the paper is to be fetched from arXiv
     fetched: bool = False  # it was, by this import
     reason: str | None = None  # why it matched none
+    left: bool = False  # not fetched (or not looked up) because arXiv stopped or Ctrl+C: a rerun finishes it
 
     def to_json(self) -> dict:
         if self.paper_id is not None:
