@@ -218,7 +218,7 @@ def ris_citations(text: str, name: str = "") -> list[Citation]:
         tag, value = match.group(1), (match.group(2) or "").strip()
         if tag == "TY":
             if record is not None:  # a record without its `ER  -`: reading goes on at this one
-                citations.append(_cut_off(_first(record, "ID"), start, "record", number, "its ER  - line is missing"))
+                citations.append(_cut_off(_first(record, "ID"), start, "record", number, "its ER line is missing"))
             record, start = {}, number
         elif record is not None and tag == "ER":
             citations.append(_ris_citation(record, start))
