@@ -94,7 +94,7 @@ def test_arxivs_own_bibtex_fetches_what_the_cache_lacks_and_keeps_it_out_of_new(
     assert by_key(result) == {"chen2026schrodingerbridgesbeatdiffusion": "2611.01003", "kaplan2026scalinglawsneurallanguage": "2612.02001"}
     assert result["fetched"] == ["2612.02001"]
     assert [r.params["id_list"] for r in id_requests(arxiv)] == ["2612.02001"]  # one batched request
-    assert "fetched 1 of 1 paper from arXiv" in err
+    assert "asked arXiv for 1 of 1 paper" in err
     fresh = Store(library.data_dir)
     assert fresh.load_paper("2612.02001").title == ON_ARXIV_ONLY.title
     assert "2612.02001" in fresh.index() and fresh.index().topics_of("2612.02001") == []
@@ -147,7 +147,7 @@ def test_hand_written_entries_url_in_howpublished_doi_in_capitals_and_titles(cap
 def test_a_list_of_ids_in_every_form(capsys, library, arxiv):
     code, out, err = run(capsys, "import", str(FIXTURES / "ids.txt"))
     assert code == 0, err
-    assert out.splitlines()[0] == "7 entries: 6 matched, 1 fetched from arXiv, 1 not found"
+    assert out.splitlines()[0] == "7 entries: 6 matched, 1 fetched from arXiv, 0 not found, 1 broken"
     assert out.splitlines()[1] == "starred: 6 papers"
     assert out.splitlines()[2] == "line 9\tnot an id\tnot an arXiv id"
     assert library.marks().starred == {"2611.01001", "2611.01002", "2611.01003", "2611.01004", "2612.02001", "hep-th/9711200"}
@@ -290,7 +290,9 @@ def test_entries_with_c1_controls_and_bidi_overrides_are_reported_clean(capsys, 
     assert code == 0, err
     assert not any(ch in out + err for ch in "\u009b\u009c\u009d\u202e")
     if as_json:
-        assert [(row["key"], row["title"]) for row in json.loads(out)["unmatched"]] == [("k2J", "T0;PWN evil"), ("cut31m", "")]
+        result = json.loads(out)
+        assert [(row["key"], row["title"]) for row in result["unmatched"]] == [("k2J", "T0;PWN evil")]
+        assert [(row["key"], row["line"]) for row in result["broken"]] == [("cut31m", 2)]
     else:
         assert out.splitlines()[1].startswith("k2J\tT0;PWN evil\t") and "@misc{cut31m starting on line 2" in out
 
@@ -314,7 +316,9 @@ def test_arxiv_unreachable_applies_the_cached_papers_and_lists_the_rest_as_not_f
     monkeypatch.setenv("READER_ARXIV_BACKOFF", "0.01")  # the suite's default arXiv: a closed port
     code, out, err = run(capsys, "import", str(FIXTURES / "arxiv.bib"))
     assert code == 1
-    assert "2 entries: 1 matched, 0 fetched from arXiv, 1 not found" in out
+    assert "2 entries: 1 matched, 0 fetched from arXiv, 0 not found, 1 not fetched" in out
+    assert out.splitlines()[-1].startswith("arXiv stopped answering: 0 papers fetched from arXiv and kept, 1 starred, 1 not fetched")
+    assert out.splitlines()[-1].endswith("run it again to finish (it asks arXiv only for what is missing)")
     assert "kaplan2026scalinglawsneurallanguage\tScaling Laws for Neural Language Models\tnot fetched: " in out
     assert library.marks().starred == {"2611.01003"}
     assert "Traceback" not in err

@@ -5,6 +5,7 @@ starred or tagged. The file is only read."""
 from __future__ import annotations
 
 import sys
+from datetime import date
 from pathlib import Path
 
 from reader.commands.common import EXIT_ERROR, open_store, print_json
@@ -13,6 +14,8 @@ from reader.core.text import plural
 from reader.errors import ReaderError, StoreError
 
 MAX_FILE_BYTES = 256 * 1024 * 1024  # far beyond any library; more is not one
+EXIT_INTERRUPTED = 130  # Ctrl+C, as the shell's
+RECHECK_DAYS = 30  # an id arXiv had no paper under is asked again after this long (it may be new)
 
 
 def register(commands) -> None:
@@ -34,7 +37,7 @@ def register(commands) -> None:
                         help="look up on arXiv, by exact title, the entries without an id that the cache lacks "
                         "(one request each, every run)")
     parser.add_argument("--json", action="store_true", help="print {matched: [{key, id, how}], fetched: [id], "
-                        "unmatched: [{key, title, reason}]}")
+                        "unmatched: [{key, title, reason}], broken: [{key, line, reason}]}")
     parser.set_defaults(handler=cmd_import)
 
 
@@ -47,12 +50,19 @@ def cmd_import(args, settings) -> int:
     _, citations = read(raw, name, format=args.format, suffix=suffix)
     store = open_store(args, settings)
     matches = match_cached(store, store.index_order(), citations)
-    failed = _fetch_missing(store, settings, matches, search_titles=args.search_titles)
+    interrupted = False
+    try:
+        failed = _fetch_missing(store, settings, matches, search_titles=args.search_titles)
+    except KeyboardInterrupt:  # Ctrl+C: what arrived is kept; it is marked below, the rest said to be left
+        _left_by_interrupt(store, matches)
+        failed = interrupted = True
     star = args.star or tag is None
     marked = _mark(store, [m.paper_id for m in matches if m.paper_id is not None], star=star, tag=tag)
     done = " and ".join((["starred"] if star else []) + ([f"tagged {tag!r}"] if tag is not None else []))
     _report(matches, f"{done}: {plural(marked, 'paper', thousands=True)}" if marked else "", as_json=args.json)
-    return EXIT_ERROR if failed else 0
+    if any(m.left for m in matches):
+        _say_what_is_left(matches, done, "interrupted" if interrupted else "arXiv stopped answering", as_json=args.json)
+    return EXIT_INTERRUPTED if interrupted else EXIT_ERROR if failed else 0
 
 
 def _checked_tag(tag: str | None) -> str | None:
@@ -94,6 +104,12 @@ def _fetch_missing(store, settings, matches, *, search_titles: bool) -> bool:
 
     from reader.service.importing import NOT_CACHED, SEARCH_HINT
 
+    today = settings.today()
+    absent = {pid: day for pid, day in store.not_on_arxiv().items() if (today - date.fromisoformat(day)).days < RECHECK_DAYS}
+    for match in matches:
+        if match.paper_id in absent and not match.cached:
+            why = f"not on arXiv: it had no paper {match.paper_id} when asked on {absent[match.paper_id]}"
+            match.paper_id, match.how, match.reason = None, None, why
     wanted = list(dict.fromkeys(m.paper_id for m in matches if m.paper_id is not None and not m.cached))
     titled = [m for m in matches if m.reason == NOT_CACHED] if search_titles else []
     for match in matches:
@@ -104,35 +120,57 @@ def _fetch_missing(store, settings, matches, *, search_titles: bool) -> bool:
     return asyncio.run(_fetch(store, settings, matches, wanted, titled))
 
 
+def _left_by_interrupt(store, matches) -> None:
+    """After Ctrl+C: the papers saved before it are cached (and get marked); the others are left
+    for the next run, which asks arXiv for them only."""
+    from reader.service.importing import NOT_CACHED
+
+    asked = [m.paper_id for m in matches if m.paper_id is not None and not m.cached]
+    saved = store.cached_versions(asked)
+    for match in matches:
+        if match.paper_id is not None and not match.cached:
+            if match.paper_id in saved:
+                match.cached = match.fetched = True
+            else:
+                match.paper_id, match.how, match.reason, match.left = None, None, "not fetched: interrupted", True
+        elif match.reason == NOT_CACHED:  # --search-titles had not reached it
+            match.reason, match.left = "not looked up on arXiv: interrupted", True
+
+
 async def _fetch(store, settings, matches, wanted: list[str], titled: list) -> bool:
     from reader.sync.fetching import fetch_ids, find_by_title, keep
     from reader.sync.syncer import client_for
 
-    def progress(done: int, total: int) -> None:
-        print(f"reader: fetched {done:,} of {plural(total, 'paper', thousands=True)} from arXiv", file=sys.stderr)
+    def progress(done: int, total: int) -> None:  # asked, not found: a paper arXiv has not is asked too
+        print(f"reader: asked arXiv for {done:,} of {plural(total, 'paper', thousands=True)}", file=sys.stderr)
 
     if wanted:
         print(f"reader: fetching {plural(len(wanted), 'paper', thousands=True)} the cache lacks from arXiv", file=sys.stderr)
     async with client_for(settings, on_notice=lambda message: print(f"reader: {message}", file=sys.stderr)) as client:
         result = await fetch_ids(store, client, wanted, progress)
         saved, missing, not_tried = set(result.saved), set(result.missing), set(result.not_tried)
+        asked = settings.today().isoformat()
+        if missing or saved:
+            store.record_not_on_arxiv(dict.fromkeys(result.missing, asked), found=saved)
         for match in matches:
             if match.paper_id in saved:
                 match.cached, match.fetched = True, True
-            elif match.paper_id in missing or match.paper_id in not_tried:
-                why = f"not on arXiv: it has no paper {match.paper_id}" if match.paper_id in missing else f"not fetched: {result.error}"
+            elif match.paper_id in missing:
+                why = f"not on arXiv: it has no paper {match.paper_id} (asked on {asked}; asked again after {RECHECK_DAYS} days)"
                 match.paper_id, match.how, match.reason = None, None, why
+            elif match.paper_id in not_tried:
+                match.paper_id, match.how, match.reason, match.left = None, None, f"not fetched: {result.error}", True
         failed = result.error is not None
         for position, match in enumerate(titled):
             if failed:
-                match.reason = f"not looked up on arXiv: {result.error}"
+                match.reason, match.left = f"not looked up on arXiv: {result.error}", True
                 continue
             print(f"reader: looking up title {position + 1:,} of {len(titled):,} on arXiv", file=sys.stderr)
             try:
                 found = await find_by_title(client, match.citation.title, match.citation.families)
             except ReaderError as error:
                 result.error, failed = str(error), True
-                match.reason = f"not looked up on arXiv: {error}"
+                match.reason, match.left = f"not looked up on arXiv: {error}", True
                 continue
             if len(found) == 1:
                 await keep(store, found)
@@ -166,17 +204,31 @@ def _mark(store, ids: list[str], *, star: bool, tag: str | None) -> int:
 
 def _report(matches, marked: str, *, as_json: bool) -> None:
     matched = [m for m in matches if m.paper_id is not None]
-    unmatched = [m for m in matches if m.paper_id is None]
+    broken = [m for m in matches if m.citation.problem is not None]  # not read: their line and why
+    unmatched = [m for m in matches if m.paper_id is None and m.citation.problem is None]
+    left = sum(1 for m in unmatched if m.left)
     fetched = list(dict.fromkeys(m.paper_id for m in matched if m.fetched))
     summary = (f"{plural(len(matches), 'entry', 'entries', thousands=True)}: {len(matched):,} matched, "
-               f"{len(fetched):,} fetched from arXiv, {len(unmatched):,} not found")
+               f"{len(fetched):,} fetched from arXiv, {len(unmatched) - left:,} not found"
+               + (f", {left:,} not fetched" if left else "") + (f", {len(broken):,} broken" if broken else ""))
     if as_json:
         print(summary, file=sys.stderr)
-        print_json({"matched": [m.to_json() for m in matched], "fetched": fetched, "unmatched": [m.to_json() for m in unmatched]})
+        print_json({"matched": [m.to_json() for m in matched], "fetched": fetched, "unmatched": [m.to_json() for m in unmatched],
+                    "broken": [{"key": row["key"], "line": m.citation.line, "reason": row["reason"]} for m in broken if (row := m.to_json())]})
         return
     print(summary)
     if marked:
         print(marked)
-    for match in unmatched:  # the file's words cleaned as feed text is: no escape sequence, no bidi control
+    for match in (m for m in matches if m.paper_id is None):  # in the file's order; its words cleaned as feed text is: no escape sequence, no bidi control
         row = match.to_json()
         print(f"{row['key']}\t{row['title'] or '(no title)'}\t{row['reason']}")
+
+
+def _say_what_is_left(matches, done: str, why: str, *, as_json: bool) -> None:
+    """The last line when the run stopped half-way (as sync's): what was kept, what is left."""
+    fetched = len({m.paper_id for m in matches if m.fetched})
+    marked = len({m.paper_id for m in matches if m.paper_id is not None})
+    left = sum(1 for m in matches if m.left)
+    print(f"{why}: {plural(fetched, 'paper', thousands=True)} fetched from arXiv and kept, {marked:,} {done}, "
+          f"{left:,} not fetched or looked up: run it again to finish (it asks arXiv only for what is missing)",
+          file=sys.stderr if as_json else sys.stdout)

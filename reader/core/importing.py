@@ -128,8 +128,14 @@ def read(raw: bytes, name: str, *, format: str | None = None, suffix: str = "") 
 _NAMES = {"bibtex": "BibTeX entry", "ris": "RIS record (TY  - ... ER  -)", "csl-json": "CSL-JSON item", "ids": "arXiv id"}
 
 
-def _cut_off(key: str, line: int, what: str) -> Citation:
-    return Citation(key, "", line=line, problem=f"cut off: the {what} starting on line {line} never ends, so it was not read")
+def _cut_off(key: str, line: int, what: str, cut_at: int = 0, closing: str = "a } is missing") -> Citation:
+    """A broken entry: cut off by the next one starting on line `cut_at` (reading went on there),
+    or by the end of the file (0)."""
+    if cut_at:
+        why = f"broken: the {what} starting on line {line} is not closed before the next one on line {cut_at} ({closing}), so it was not read"
+    else:
+        why = f"cut off: the {what} starting on line {line} never ends, so it was not read"
+    return Citation(key, "", line=line, problem=why)
 
 
 # --- BibTeX --------------------------------------------------------------------------------------
@@ -179,10 +185,10 @@ def _braced_whole(name: str) -> bool:
 def bibtex_citations(text: str, name: str = "") -> list[Citation]:
     citations = []
     for entry in bibfile.parse(text):
-        if entry.kind in ("comment", "preamble", "string"):
+        if not entry.closed:  # a broken @string or @preamble too: it is why entries may be missing
+            citations.append(_cut_off(entry.key, entry.line, f"entry @{entry.kind}{{{entry.key}", entry.cut_at))
             continue
-        if not entry.closed:
-            citations.append(_cut_off(entry.key, entry.line, f"entry @{entry.kind}{{{entry.key}"))
+        if entry.kind in ("comment", "preamble", "string"):
             continue
         reference = bibfile.arxiv_reference(entry)
         families = tuple(family_words(bibtex_family(n)) for n in bibtex_names(entry.fields.get("author", "")))
@@ -211,8 +217,8 @@ def ris_citations(text: str, name: str = "") -> list[Citation]:
             continue  # a wrapped value or text between records
         tag, value = match.group(1), (match.group(2) or "").strip()
         if tag == "TY":
-            if record is not None:  # a record that never ended
-                citations.append(_cut_off(_first(record, "ID"), start, "record"))
+            if record is not None:  # a record without its `ER  -`: reading goes on at this one
+                citations.append(_cut_off(_first(record, "ID"), start, "record", number, "its ER line is missing"))
             record, start = {}, number
         elif record is not None and tag == "ER":
             citations.append(_ris_citation(record, start))

@@ -1,6 +1,7 @@
 """The store's sync state methods: sync.json, which only holds what the next sync rebuilds (when
 each topic was last synced, arXiv's total for it, the spans of submission time its cache holds
-completely, cached counts of all new arXiv papers). Derived state: never in user.json."""
+completely, cached counts of all new arXiv papers, the ids `reader import` found arXiv without).
+Derived state: never in user.json."""
 
 from __future__ import annotations
 
@@ -118,3 +119,22 @@ class SyncStateMethods:
             self._sync_db().table("totals").upsert(
                 {"window": window, "count": count, "fetched": now_iso()}, Query().window == window
             )
+
+    def not_on_arxiv(self) -> dict[str, str]:
+        """Ids `reader import` asked arXiv for and it had no paper under, each with the day it
+        was asked (YYYY-MM-DD)."""
+        docs = self._read_sync("not_on_arxiv")
+        return dict(docs[0]["ids"]) if docs else {}
+
+    def record_not_on_arxiv(self, asked: dict[str, str], found: Iterable[str] = ()) -> None:
+        """Remember the ids arXiv did not have (id -> day asked); forget those it has now."""
+        ids = {**self.not_on_arxiv(), **asked}  # repairs before writing
+        for paper_id in found:
+            ids.pop(paper_id, None)
+        with self._locked("saving the ids arXiv has not"):
+            table = self._sync_db().table("not_on_arxiv")
+            docs = table.all()
+            if docs:
+                table.update({"ids": ids}, doc_ids=[docs[0].doc_id])
+            else:
+                table.insert({"ids": ids})
