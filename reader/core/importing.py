@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from reader.core import bibfile
+from reader.core import bibfile, citedids
 from reader.core.latex import decode_tex
 from reader.core.text import fold, words
 from reader.errors import ReaderError
@@ -244,13 +244,13 @@ def _ris_citation(record: dict[str, list[str]], line: int) -> Citation:
 def _reference(*, ids: Iterable[str], links: str, dois: str, text: str) -> tuple[str | None, str | None]:
     """(id, how) from the values of a record's id, link, DOI and text fields, first hit wins."""
     for value in ids:
-        found = bibfile.arxiv_id(value)
+        found = citedids.arxiv_id(value)
         if found:
             return found, "id"
     for how, found in (
-        ("link", bibfile.found_id(bibfile.LINK_PATTERN, links)),
-        ("doi", bibfile.found_id(bibfile.DOI_PATTERN, dois)),
-        ("text", bibfile.found_id(bibfile.TEXT_PATTERN, text)),
+        ("link", citedids.found_id(citedids.LINK_PATTERN, links)),
+        ("doi", citedids.found_id(citedids.DOI_PATTERN, dois)),
+        ("text", citedids.found_id(citedids.TEXT_PATTERN, text)),
     ):
         if found:
             return found, how
