@@ -4,6 +4,7 @@ starred or tagged. The file is only read."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -13,6 +14,8 @@ from reader.core.text import plural
 from reader.errors import ReaderError, StoreError
 
 MAX_FILE_BYTES = 256 * 1024 * 1024  # far beyond any library; more is not one
+GROUP_OVER = 40  # more entries not found than this are told a line per reason, not per entry
+SHOWN_KEYS = 8  # keys named on a reason's line
 
 
 def register(commands) -> None:
@@ -95,16 +98,17 @@ def _fetch_missing(store, settings, matches, *, search_titles: bool) -> bool:
     from reader.service.importing import NOT_CACHED, SEARCH_HINT
 
     wanted = list(dict.fromkeys(m.paper_id for m in matches if m.paper_id is not None and not m.cached))
-    titled = [m for m in matches if m.reason == NOT_CACHED] if search_titles else []
+    failed = False
+    if wanted or (search_titles and any(m.reason == NOT_CACHED for m in matches)):  # else every paper is cached: no request
+        failed = asyncio.run(_fetch(store, settings, matches, wanted, search_titles=search_titles))
     for match in matches:
         if match.reason == NOT_CACHED and not search_titles:
             match.reason += SEARCH_HINT
-    if not wanted and not titled:
-        return False  # every paper is cached: no request
-    return asyncio.run(_fetch(store, settings, matches, wanted, titled))
+    return failed
 
 
-async def _fetch(store, settings, matches, wanted: list[str], titled: list) -> bool:
+async def _fetch(store, settings, matches, wanted: list[str], *, search_titles: bool) -> bool:
+    from reader.service.importing import NOT_CACHED, match_fetched
     from reader.sync.fetching import fetch_ids, find_by_title, keep
     from reader.sync.syncer import client_for
 
@@ -115,13 +119,18 @@ async def _fetch(store, settings, matches, wanted: list[str], titled: list) -> b
         print(f"reader: fetching {plural(len(wanted), 'paper', thousands=True)} the cache lacks from arXiv", file=sys.stderr)
     async with client_for(settings, on_notice=lambda message: print(f"reader: {message}", file=sys.stderr)) as client:
         result = await fetch_ids(store, client, wanted, progress)
-        saved, missing, not_tried = set(result.saved), set(result.missing), set(result.not_tried)
+        saved, missing, refused, not_tried = set(result.saved), set(result.missing), set(result.refused), set(result.not_tried)
         for match in matches:
             if match.paper_id in saved:
                 match.cached, match.fetched = True, True
-            elif match.paper_id in missing or match.paper_id in not_tried:
-                why = f"not on arXiv: it has no paper {match.paper_id}" if match.paper_id in missing else f"not fetched: {result.error}"
-                match.paper_id, match.how, match.reason = None, None, why
+            elif match.paper_id in missing:
+                match.paper_id, match.how, match.reason = None, None, f"not on arXiv: it has no paper {match.paper_id}"
+            elif match.paper_id in refused:
+                match.paper_id, match.how, match.reason = None, None, f"not an arXiv id: arXiv refuses {match.paper_id} as malformed"
+            elif match.paper_id in not_tried:
+                match.paper_id, match.how, match.reason = None, None, f"not fetched: {result.error}"
+        match_fetched(matches, store.papers_by_id(result.saved).values())
+        titled = [m for m in matches if m.reason == NOT_CACHED] if search_titles else []
         failed = result.error is not None
         for position, match in enumerate(titled):
             if failed:
@@ -165,6 +174,9 @@ def _mark(store, ids: list[str], *, star: bool, tag: str | None) -> int:
 
 
 def _report(matches, marked: str, *, as_json: bool) -> None:
+    from reader.core.importing import plain_title
+    from reader.core.sanitize import clean_text
+
     matched = [m for m in matches if m.paper_id is not None]
     unmatched = [m for m in matches if m.paper_id is None]
     fetched = list(dict.fromkeys(m.paper_id for m in matched if m.fetched))
@@ -177,6 +189,28 @@ def _report(matches, marked: str, *, as_json: bool) -> None:
     print(summary)
     if marked:
         print(marked)
+    if len(unmatched) > GROUP_OVER:
+        _report_grouped(unmatched)
+        return
     for match in unmatched:  # the file's words cleaned as feed text is: no escape sequence, no bidi control
         row = match.to_json()
-        print(f"{row['key']}\t{row['title'] or '(no title)'}\t{row['reason']}")
+        title = clean_text(plain_title(match.citation.title))
+        print(f"{row['key']}\t{title or '(no title)'}\t{row['reason']}")
+
+
+_DETAIL = re.compile(r"\s*\([^)]*\)|(?<![\w.])(?:\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?![\w.])|\b\d+\b")
+
+
+def _report_grouped(unmatched) -> None:
+    """Hundreds of entries not found: one line per reason (its ids, counts and lines as N), with
+    how many and the first keys."""
+    from reader.core.sanitize import clean_text
+
+    groups: dict[str, list[str]] = {}
+    for match in unmatched:
+        why = " ".join(_DETAIL.sub(lambda m: "" if m.group().lstrip().startswith("(") else "N", match.reason).split())
+        groups.setdefault(why, []).append(clean_text(match.citation.label))
+    for why, keys in sorted(groups.items(), key=lambda group: -len(group[1])):
+        more = f" and {len(keys) - SHOWN_KEYS:,} more" if len(keys) > SHOWN_KEYS else ""
+        print(f"{plural(len(keys), 'entry', 'entries', thousands=True)}: {why}: {', '.join(keys[:SHOWN_KEYS])}{more}")
+    print("(--json lists each entry with its title and reason)")

@@ -71,12 +71,23 @@ def decode(raw: bytes, name: str) -> str:
     return text
 
 
+_DASHES = re.compile("-{2,3}|[\u2010-\u2015\u2212]")
+_MATH_MARKS = str.maketrans("$\\", "  ")
+
+
 def title_key(title: str) -> str:
     """A title as titles are compared: braces and LaTeX accent commands gone (`{\\"o}` is ö),
-    `--` and `---` read as the dashes they stand for, case, accents and spaces folded."""
-    text = decode_tex(title.replace("---", "\u2014").replace("--", "\u2013"))
-    text = fold(text.replace("{", "").replace("}", ""))
+    every dash a hyphen (`--`, en dash), math as its words whether written (`$\\Lambda$`) or
+    escaped as Zotero does (`\\$\\textbackslash{Lambda}\\$`), case, accents and spaces folded."""
+    text = title.replace("\\textbackslash", "").replace("\\$", "$")
+    text = decode_tex(_DASHES.sub("-", text))
+    text = fold(text.replace("{", "").replace("}", "")).translate(_MATH_MARKS)
     return " ".join(text.split())
+
+
+def plain_title(title: str) -> str:
+    """A title as read, for the summary: TeX accents read and braces gone (`{B}ayesian` is Bayesian)."""
+    return " ".join(decode_tex(title).replace("{", "").replace("}", "").split())
 
 
 def family_words(name: str) -> tuple[str, ...]:
