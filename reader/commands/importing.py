@@ -24,8 +24,8 @@ def register(commands) -> None:
         description="Match each entry of a library file to an arXiv paper and star it (or tag it). The format is told "
         "by the content: BibTeX (Google Scholar, arXiv, Zotero, Better BibTeX, JabRef, Mendeley), RIS, CSL-JSON, or "
         "a list of arXiv ids, one a line (blank and # lines skipped). An entry is matched by its arXiv id (eprint, "
-        "an arxiv.org link, arXiv's DOI, arXiv:ID in journal or note), else by its exact title among the cached "
-        "papers (sharing an author's family name). Papers the cache lacks are fetched from arXiv by id. Entries "
+        "arxiv, an arxiv.org link, arXiv's DOI, arXiv:ID in any field but abstract and title), else by its exact "
+        "title among the cached papers (sharing an author's family name). Papers the cache lacks are fetched from arXiv by id. Entries "
         "not matched are listed with the reason. The file is never written; running it again changes nothing.",
     )
     parser.add_argument("file", metavar="FILE", help="the library file; - reads standard input")
