@@ -43,6 +43,11 @@ class ArxivAPIError(ArxivError):
     """arXiv's own error feed: the message is arXiv's."""
 
 
+class ArxivBadRequestError(ArxivAPIError):
+    """HTTP 400: arXiv refuses the request as malformed (`incorrect id format for ID`); asking
+    the same again gets the same answer."""
+
+
 class FeedFormatError(ArxivError):
     """A response that is not a feed we can read (truncated, HTML, invalid XML, too large)."""
 

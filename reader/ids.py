@@ -1,6 +1,6 @@
 """The arXiv ids people paste, in every form they come in, read into (id, version).
 
-    2511.02810   2511.02810v2   hep-th/9901001v1   math.GT/0309136
+    2511.02810   2511.02810v2   hep-th/9901001v1   math.GT/0309136 (read as math/0309136)
     arXiv:2511.02810   arxiv: 2511.02810v2
     https://arxiv.org/abs/2511.02810v2   arxiv.org/pdf/2511.02810v2.pdf   (abs, pdf, html, format, src;
     www. and export. hosts; a query or fragment after it is ignored)
@@ -21,6 +21,15 @@ _URL = re.compile(
     re.IGNORECASE,
 )
 _DOI = re.compile(r"^(?:(?:https?://)?(?:dx\.)?doi\.org/|doi:\s*)?10\.48550/arxiv\.(?P<ref>.+)$", re.IGNORECASE)
+
+
+_SUBJECT_CLASS = re.compile(r"^([a-z][a-z\-]*)\.[A-Z]{2}/")
+
+
+def canonical_id(paper_id: str) -> str:
+    """An old-style id without the subject class people wrote in it (`cs.DB/0003005` is
+    `cs/0003005`): arXiv answers under the archive alone, so only that form is recognised."""
+    return _SUBJECT_CLASS.sub(r"\1/", paper_id)
 
 
 class PaperIdError(ReaderError):
@@ -46,4 +55,4 @@ def parse_paper_id(text: str) -> tuple[str, int | None]:
         ) from None
     if version == 0:
         raise PaperIdError(f"{text!r}: arXiv versions start at v1")
-    return paper_id, version
+    return canonical_id(paper_id), version

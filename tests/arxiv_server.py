@@ -55,6 +55,7 @@ class FakeArxiv:
         self.faults: list[Fault] = []
         self.rss: dict[str, bytes] = {}  # path after /rss/ -> feed
         self.by_id: dict[str, Paper] = {}  # answers to id_list beyond the queries' papers
+        self.refused_ids: set[str] = set()  # an id_list naming one is refused as arXiv does: HTTP 400
         self.redirects: dict[str, tuple[int, str]] = {}  # path -> (status, Location), every time
         # Papers' HTML and PDFs: path (/html/IDvN, /pdf/IDvN) -> (headers, body); others under
         # /html/ and /pdf/ are 404, as arXiv answers for a paper it has no such file of.
@@ -136,6 +137,9 @@ class FakeArxiv:
         if path != "/api/query":
             return 404, {"Content-Type": "text/html"}, b"<html>not found</html>"
         if params.get("id_list"):
+            refused = [i for i in params["id_list"].split(",") if i in self.refused_ids]
+            if refused:
+                return 400, {}, error_feed(f"incorrect id format for {refused[0]}", slug=f"incorrect_id_format_for_{refused[0]}")
             by_id = {p.id: p for papers in self.queries.values() for p in papers} | self.by_id
             found = [by_id[i] for i in params["id_list"].split(",") if i in by_id]
             return 200, {"Content-Type": "application/atom+xml"}, feed_xml(found, total=len(found))

@@ -36,6 +36,7 @@ from reader.arxiv.parse import (
 from reader.core.sanitize import clean_text
 from reader.errors import (
     ArxivAPIError,
+    ArxivBadRequestError,
     ArxivError,
     ArxivNotFoundError,
     ArxivUnreachableError,
@@ -205,6 +206,8 @@ class ArxivClient:
                     raise _Retryable(f"arXiv answered HTTP {status}", _retry_after(response.retry_after), status == 429)
                 if status >= 400:
                     message = parse_error_body(response.body) or f"arXiv answered HTTP {status}"
+                    if status == 400:
+                        raise ArxivBadRequestError(message)
                     raise ArxivAPIError(message if status != 403 else f"{message} (access refused: slow down)")
                 try:
                     result = await asyncio.to_thread(parse, response.body if receiver is None else receiver)

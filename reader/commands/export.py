@@ -48,7 +48,7 @@ def register(commands) -> None:
 
 
 def _wanted_ids(raw_ids: list[str]) -> set[str] | None:
-    from reader.core.bibfile import arxiv_id
+    from reader.core.citedids import arxiv_id
 
     if not raw_ids:
         return None

@@ -4,6 +4,7 @@ starred or tagged. The file is only read."""
 
 from __future__ import annotations
 
+import re
 import sys
 from datetime import date
 from pathlib import Path
@@ -16,6 +17,8 @@ from reader.errors import ReaderError, StoreError
 MAX_FILE_BYTES = 256 * 1024 * 1024  # far beyond any library; more is not one
 EXIT_INTERRUPTED = 130  # Ctrl+C, as the shell's
 RECHECK_DAYS = 30  # an id arXiv had no paper under is asked again after this long (it may be new)
+GROUP_OVER = 40  # more entries not found than this are told a line per reason, not per entry
+SHOWN_KEYS = 8  # keys named on a reason's line
 
 
 def register(commands) -> None:
@@ -24,8 +27,8 @@ def register(commands) -> None:
         description="Match each entry of a library file to an arXiv paper and star it (or tag it). The format is told "
         "by the content: BibTeX (Google Scholar, arXiv, Zotero, Better BibTeX, JabRef, Mendeley), RIS, CSL-JSON, or "
         "a list of arXiv ids, one a line (blank and # lines skipped). An entry is matched by its arXiv id (eprint, "
-        "an arxiv.org link, arXiv's DOI, arXiv:ID in journal or note), else by its exact title among the cached "
-        "papers (sharing an author's family name). Papers the cache lacks are fetched from arXiv by id. Entries "
+        "arxiv, an arxiv.org link, arXiv's DOI, arXiv:ID in any field but abstract and title), else by its exact "
+        "title among the cached papers (sharing an author's family name). Papers the cache lacks are fetched from arXiv by id. Entries "
         "not matched are listed with the reason. The file is never written; running it again changes nothing.",
     )
     parser.add_argument("file", metavar="FILE", help="the library file; - reads standard input")
@@ -111,13 +114,15 @@ def _fetch_missing(store, settings, matches, *, search_titles: bool) -> bool:
             why = f"not on arXiv: it had no paper {match.paper_id} when asked on {absent[match.paper_id]}"
             match.paper_id, match.how, match.reason = None, None, why
     wanted = list(dict.fromkeys(m.paper_id for m in matches if m.paper_id is not None and not m.cached))
-    titled = [m for m in matches if m.reason == NOT_CACHED] if search_titles else []
-    for match in matches:
-        if match.reason == NOT_CACHED and not search_titles:
-            match.reason += SEARCH_HINT
-    if not wanted and not titled:
-        return False  # every paper is cached: no request
-    return asyncio.run(_fetch(store, settings, matches, wanted, titled))
+    failed = False
+    try:
+        if wanted or (search_titles and any(m.reason == NOT_CACHED for m in matches)):  # else every paper is cached: no request
+            failed = asyncio.run(_fetch(store, settings, matches, wanted, search_titles=search_titles))
+    finally:  # (Ctrl+C too: an entry left not cached then was never to be looked up)
+        for match in matches:
+            if match.reason == NOT_CACHED and not search_titles:
+                match.reason += SEARCH_HINT
+    return failed
 
 
 def _left_by_interrupt(store, matches) -> None:
@@ -137,7 +142,8 @@ def _left_by_interrupt(store, matches) -> None:
             match.reason, match.left = "not looked up on arXiv: interrupted", True
 
 
-async def _fetch(store, settings, matches, wanted: list[str], titled: list) -> bool:
+async def _fetch(store, settings, matches, wanted: list[str], *, search_titles: bool) -> bool:
+    from reader.service.importing import NOT_CACHED, match_fetched
     from reader.sync.fetching import fetch_ids, find_by_title, keep
     from reader.sync.syncer import client_for
 
@@ -148,7 +154,7 @@ async def _fetch(store, settings, matches, wanted: list[str], titled: list) -> b
         print(f"reader: fetching {plural(len(wanted), 'paper', thousands=True)} the cache lacks from arXiv", file=sys.stderr)
     async with client_for(settings, on_notice=lambda message: print(f"reader: {message}", file=sys.stderr)) as client:
         result = await fetch_ids(store, client, wanted, progress)
-        saved, missing, not_tried = set(result.saved), set(result.missing), set(result.not_tried)
+        saved, missing, refused, not_tried = set(result.saved), set(result.missing), set(result.refused), set(result.not_tried)
         asked = settings.today().isoformat()
         if missing or saved:
             store.record_not_on_arxiv(dict.fromkeys(result.missing, asked), found=saved)
@@ -158,8 +164,12 @@ async def _fetch(store, settings, matches, wanted: list[str], titled: list) -> b
             elif match.paper_id in missing:
                 why = f"not on arXiv: it has no paper {match.paper_id} (asked on {asked}; asked again after {RECHECK_DAYS} days)"
                 match.paper_id, match.how, match.reason = None, None, why
+            elif match.paper_id in refused:
+                match.paper_id, match.how, match.reason = None, None, f"not an arXiv id: arXiv refuses {match.paper_id} as malformed"
             elif match.paper_id in not_tried:
                 match.paper_id, match.how, match.reason, match.left = None, None, f"not fetched: {result.error}", True
+        match_fetched(matches, store.papers_by_id(result.saved).values())
+        titled = [m for m in matches if m.reason == NOT_CACHED] if search_titles else []
         failed = result.error is not None
         for position, match in enumerate(titled):
             if failed:
@@ -203,6 +213,9 @@ def _mark(store, ids: list[str], *, star: bool, tag: str | None) -> int:
 
 
 def _report(matches, marked: str, *, as_json: bool) -> None:
+    from reader.core.importing import plain_title
+    from reader.core.sanitize import clean_text
+
     matched = [m for m in matches if m.paper_id is not None]
     broken = [m for m in matches if m.citation.problem is not None]  # not read: their line and why
     unmatched = [m for m in matches if m.paper_id is None and m.citation.problem is None]
@@ -219,9 +232,14 @@ def _report(matches, marked: str, *, as_json: bool) -> None:
     print(summary)
     if marked:
         print(marked)
-    for match in (m for m in matches if m.paper_id is None):  # in the file's order; its words cleaned as feed text is: no escape sequence, no bidi control
+    not_found = [m for m in matches if m.paper_id is None]  # broken entries too, in the file's order
+    if len(not_found) > GROUP_OVER:
+        _report_grouped(not_found)
+        return
+    for match in not_found:  # the file's words cleaned as feed text is: no escape sequence, no bidi control
         row = match.to_json()
-        print(f"{row['key']}\t{row['title'] or '(no title)'}\t{row['reason']}")
+        title = clean_text(plain_title(match.citation.title))
+        print(f"{row['key']}\t{title or '(no title)'}\t{row['reason']}")
 
 
 def _say_what_is_left(matches, done: str, why: str, *, as_json: bool) -> None:
@@ -232,3 +250,21 @@ def _say_what_is_left(matches, done: str, why: str, *, as_json: bool) -> None:
     print(f"{why}: {plural(fetched, 'paper', thousands=True)} fetched from arXiv and kept, {marked:,} {done}, "
           f"{left:,} not fetched or looked up: run it again to finish (it asks arXiv only for what is missing)",
           file=sys.stderr if as_json else sys.stdout)
+
+
+_DETAIL = re.compile(r"\s*\([^)]*\)|(?<![\w.])(?:\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?![\w.])|\b\d+\b")
+
+
+def _report_grouped(unmatched) -> None:
+    """Hundreds of entries not found: one line per reason (its ids, counts and lines as N), with
+    how many and the first keys."""
+    from reader.core.sanitize import clean_text
+
+    groups: dict[str, list[str]] = {}
+    for match in unmatched:
+        why = " ".join(_DETAIL.sub(lambda m: "" if m.group().lstrip().startswith("(") else "N", match.reason).split())
+        groups.setdefault(why, []).append(clean_text(match.citation.label))
+    for why, keys in sorted(groups.items(), key=lambda group: -len(group[1])):
+        more = f" and {len(keys) - SHOWN_KEYS:,} more" if len(keys) > SHOWN_KEYS else ""
+        print(f"{plural(len(keys), 'entry', 'entries', thousands=True)}: {why}: {', '.join(keys[:SHOWN_KEYS])}{more}")
+    print("(--json lists each entry with its title and reason)")

@@ -3,7 +3,7 @@
 The file is the user's: every byte of it is kept (their own entries, their edits to exported
 ones, comments, @string and @preamble). A paper already in it is found by its arXiv id (see
 `arxiv_reference`: an id field, an arxiv.org link, arXiv's DOI, or Google Scholar's `journal =
-{arXiv preprint arXiv:ID}`), and is not written again: it keeps the entry and the key it has
+{arXiv preprint arXiv:ID}`, see citedids), and is not written again: it keeps the entry and the key it has
 there, also when the user changed that key. New papers are appended under their recorded keys (a
 key given now is unique case-insensitively against every key already in the file too); only a
 recorded key that another entry of the file has already takes a suffix there. `reader import`
@@ -22,19 +22,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from reader.core import bibtex, citation
+from reader.core.citedids import cited_id
 from reader.core.citekeys import key_suffixes, unique_keys
 from reader.errors import ReaderError
-from reader.models import Paper, split_version
+from reader.models import Paper
 
-# An arXiv id as people write it: `2511.02810`, `arXiv:2511.02810v2`, `hep-th/9901001`,
-# `https://arxiv.org/abs/2511.02810v2`, `.../pdf/2511.02810v2.pdf`.
-_ID = r"(\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?"
-TEXT_PATTERN = re.compile(rf"(?i:arxiv:\s*){_ID}(?!\d)")
-# Anywhere in a field: an abs or pdf link (http or https, any version, inside `\url{...}` too),
-# and arXiv's DOI in any case (`10.48550/arXiv.ID`, bare or as a doi.org link).
-LINK_PATTERN = re.compile(rf"(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/{_ID}(?!\d)", re.IGNORECASE)
-DOI_PATTERN = re.compile(rf"10\.48550/arxiv\.{_ID}(?!\d)", re.IGNORECASE)
-_ID_IN_URL = re.compile(rf"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/{_ID}(?:\.pdf)?/?$", re.IGNORECASE)
 _ENTRY_START = re.compile(r"@\s*([A-Za-z]+)\s*([{(])")
 # A line that starts an entry: where an entry still open ends (its closing brace is missing).
 _LINE_START = re.compile(r"^[ \t]*@\s*[A-Za-z]+\s*[{(]", re.MULTILINE)
@@ -44,16 +36,6 @@ _BRACES_OR_PAREN = re.compile(r"[{})]")
 _BRACES_OR_QUOTE = re.compile(r'[{}"]')
 _BARE = re.compile(r"[^\s,#}]+")  # a number or an @string name
 _FIELD_NAME = re.compile(r"\s*([A-Za-z][\w\-:.]*)\s*=\s*")
-
-
-def arxiv_id(text: str) -> str | None:
-    """The unversioned arXiv id in `2511.02810`, `arXiv:2511.02810`, an arxiv.org link; else None."""
-    text = text.strip()
-    for pattern in (_ID_IN_URL, re.compile(rf"^(?i:arxiv:\s*)?{_ID}$")):
-        match = pattern.match(text)
-        if match:
-            return split_version(match.group(1))[0]
-    return None
 
 
 @dataclass(slots=True)
@@ -102,8 +84,9 @@ def _value_end(body: str, position: int, closer: str) -> int:
     return len(body) + 1
 
 
-def _value(body: str, position: int) -> tuple[str, int]:
-    """A field value (braced, quoted, or a bare word, joined with #) and where it ends."""
+def _value(body: str, position: int, macros: dict[str, str] | None = None) -> tuple[str, int]:
+    """A field value (braced, quoted, or a bare word, joined with #) and where it ends; a bare
+    word an earlier @string defined is its text, as BibTeX reads it."""
     parts = []
     while position < len(body):
         while position < len(body) and body[position].isspace():
@@ -120,7 +103,8 @@ def _value(body: str, position: int) -> tuple[str, int]:
         else:
             match = _BARE.match(body, position)
             end = match.end() if match else position + 1
-            parts.append(body[position:end])
+            word = body[position:end]
+            parts.append(macros.get(word.casefold(), word) if macros else word)
         position = end
         while position < len(body) and body[position].isspace():
             position += 1
@@ -136,6 +120,7 @@ def parse(text: str) -> list[Entry]:
     not closed before the next line that starts one is cut off there (not closed, no fields). One
     pass over the text: lines are counted as it goes."""
     entries: list[Entry] = []
+    macros: dict[str, str] = {}  # @string name (any case) -> its text
     starts = [match.start() for match in _LINE_START.finditer(text)]
     following = 0  # index in `starts` of the first line start after the entry being read
     position, line, counted = 0, 1, 0
@@ -160,6 +145,9 @@ def parse(text: str) -> list[Entry]:
         body = text[match.end() : end - 1]
         position = end
         if kind in ("comment", "preamble", "string"):
+            definition = _FIELD_NAME.match(body) if kind == "string" else None
+            if definition is not None:
+                macros[definition.group(1).casefold()] = _value(body, definition.end(), macros)[0]
             entries.append(Entry(kind, "", {}, line))
             continue
         key, _, rest = body.partition(",")
@@ -169,7 +157,7 @@ def parse(text: str) -> list[Entry]:
             name = _FIELD_NAME.match(rest, cursor)
             if name is None:
                 break
-            value, cursor = _value(rest, name.end())
+            value, cursor = _value(rest, name.end(), macros)
             fields[name.group(1).lower()] = value
             cursor = rest.find(",", cursor)
             if cursor < 0:
@@ -178,46 +166,9 @@ def parse(text: str) -> list[Entry]:
         entries.append(Entry(kind, key.strip(), fields, line))
 
 
-# Where each way of citing an arXiv paper is looked for, in the order tried (the first hit wins).
-ID_FIELDS = ("eprint", "arxivid")  # `eprint` only when no other archive is named (see _eprint_is_arxiv)
-LINK_FIELDS = ("url", "howpublished", "note", "pdf", "link")
-DOI_FIELDS = ("doi", *LINK_FIELDS)
-TEXT_FIELDS = ("journal", "note", "howpublished", "number")
-
-
-def found_id(pattern: re.Pattern[str], text: str) -> str | None:
-    """The unversioned id of the first hit of `pattern` in `text` that is a real arXiv id."""
-    for match in pattern.finditer(text):
-        try:
-            return split_version(match.group(1))[0]
-        except ValueError:  # `HEP-TH/9901001`: old ids are lower case
-            continue
-    return None
-
-
-def _eprint_is_arxiv(fields: dict[str, str]) -> bool:
-    """`eprint` holds an arXiv id unless `archivePrefix` or biblatex's `eprinttype` names
-    another archive (HAL, PubMed, ...)."""
-    archive = fields.get("archiveprefix", fields.get("eprinttype", "arxiv"))
-    return archive.strip("{} ").casefold() == "arxiv"
-
-
 def arxiv_reference(entry: Entry) -> tuple[str, str] | None:
-    """(the arXiv id an entry cites, how it was found), first hit wins: "id" (`eprint`,
-    `arxivId`), "link" (an arxiv.org abs or pdf link in `url`, `howpublished`, `note`...), "doi"
-    (arXiv's DOI, any case), "text" (`arXiv:ID` in `journal`, `note`...). None when it cites none."""
-    fields = entry.fields
-    for name in ID_FIELDS:
-        if name in fields and (name != "eprint" or _eprint_is_arxiv(fields)):
-            found = arxiv_id(fields[name].strip("{} "))
-            if found:
-                return found, "id"
-    for kind, names, pattern in (("link", LINK_FIELDS, LINK_PATTERN), ("doi", DOI_FIELDS, DOI_PATTERN), ("text", TEXT_FIELDS, TEXT_PATTERN)):
-        for name in names:
-            found = found_id(pattern, fields.get(name, ""))
-            if found:
-                return found, kind
-    return None
+    """(the arXiv id an entry cites, how it was found: id, link, doi, text), see citedids."""
+    return cited_id(entry.fields)
 
 
 def paper_id(entry: Entry) -> str | None:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from reader.core import bibfile
+from reader.core import bibfile, citedids
 from reader.core.latex import decode_tex
 from reader.core.text import fold, words
 from reader.errors import ReaderError
@@ -71,12 +71,23 @@ def decode(raw: bytes, name: str) -> str:
     return text
 
 
+_DASHES = re.compile("-{2,3}|[\u2010-\u2015\u2212]")
+_MATH_MARKS = str.maketrans("$\\", "  ")
+
+
 def title_key(title: str) -> str:
     """A title as titles are compared: braces and LaTeX accent commands gone (`{\\"o}` is ö),
-    `--` and `---` read as the dashes they stand for, case, accents and spaces folded."""
-    text = decode_tex(title.replace("---", "\u2014").replace("--", "\u2013"))
-    text = fold(text.replace("{", "").replace("}", ""))
+    every dash a hyphen (`--`, en dash), math as its words whether written (`$\\Lambda$`) or
+    escaped as Zotero does (`\\$\\textbackslash{Lambda}\\$`), case, accents and spaces folded."""
+    text = title.replace("\\textbackslash", "").replace("\\$", "$")
+    text = decode_tex(_DASHES.sub("-", text))
+    text = fold(text.replace("{", "").replace("}", "")).translate(_MATH_MARKS)
     return " ".join(text.split())
+
+
+def plain_title(title: str) -> str:
+    """A title as read, for the summary: TeX accents read and braces gone (`{B}ayesian` is Bayesian)."""
+    return " ".join(decode_tex(title).replace("{", "").replace("}", "").split())
 
 
 def family_words(name: str) -> tuple[str, ...]:
@@ -250,13 +261,13 @@ def _ris_citation(record: dict[str, list[str]], line: int) -> Citation:
 def _reference(*, ids: Iterable[str], links: str, dois: str, text: str) -> tuple[str | None, str | None]:
     """(id, how) from the values of a record's id, link, DOI and text fields, first hit wins."""
     for value in ids:
-        found = bibfile.arxiv_id(value)
+        found = citedids.arxiv_id(value)
         if found:
             return found, "id"
     for how, found in (
-        ("link", bibfile.found_id(bibfile.LINK_PATTERN, links)),
-        ("doi", bibfile.found_id(bibfile.DOI_PATTERN, dois)),
-        ("text", bibfile.found_id(bibfile.TEXT_PATTERN, text)),
+        ("link", citedids.found_id(citedids.LINK_PATTERN, links)),
+        ("doi", citedids.found_id(citedids.DOI_PATTERN, dois)),
+        ("text", citedids.found_id(citedids.TEXT_PATTERN, text)),
     ):
         if found:
             return found, how

@@ -14,7 +14,7 @@ from reader.core.query import Or, Term
 from reader.core.sanitize import clean_text
 from reader.core.text import word_string
 from reader.errors import ReaderError
-from reader.models import PaperIndex
+from reader.models import Paper, PaperIndex
 from reader.searchdb.rows import Card
 from reader.store import Store
 
@@ -150,6 +150,23 @@ def _match(citation: Citation, index: PaperIndex, titles: TitleLookup) -> Match:
     found = [(pid, names) for pid, names in titles.papers(citation.title) if pid in index]
     if not found:
         return Match(citation, reason=NOT_CACHED)
+    return _by_title(citation, found)
+
+
+def match_fetched(matches: Iterable[Match], papers: Iterable[Paper]) -> None:
+    """The citations no cached title matched, matched again against the papers this import
+    fetched by id: an id-less duplicate of one of them is found now, not on the next run."""
+    by_title: dict[str, list[tuple[str, list[str]]]] = {}
+    for paper in papers:
+        by_title.setdefault(title_key(paper.title), []).append((paper.id, [a.name for a in paper.authors]))
+    for match in matches:
+        if match.reason == NOT_CACHED and (found := by_title.get(title_key(match.citation.title))):
+            again = _by_title(match.citation, found)
+            match.paper_id, match.how, match.reason = again.paper_id, again.how, again.reason
+
+
+def _by_title(citation: Citation, found: list[tuple[str, list[str]]]) -> Match:
+    """The match of a citation whose title these cached papers (id, author names) have."""
     if len(found) > 1:
         shown = ", ".join(pid for pid, _ in found[:5]) + (" ..." if len(found) > 5 else "")
         return Match(citation, reason=f"{len(found)} cached papers have this title ({shown}): give its arXiv id")

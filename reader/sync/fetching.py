@@ -6,6 +6,7 @@ not "new" (the user brought them, arXiv did not announce them)."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -13,7 +14,7 @@ from reader.arxiv.client import ArxivClient
 from reader.core.importing import shares_author, title_key
 from reader.core.query import Term
 from reader.core.text import word_string
-from reader.errors import ArxivUnreachableError, ReaderError
+from reader.errors import ArxivBadRequestError, ArxivUnreachableError, ReaderError
 from reader.models import Paper
 from reader.service.feature_cache import FeatureKeeper
 from reader.store import Store
@@ -26,6 +27,7 @@ TITLE_RESULTS = 10  # papers asked for per title: an exact title is rarely share
 class Fetched:
     saved: list[str] = field(default_factory=list)  # ids fetched and kept, in the order asked
     missing: list[str] = field(default_factory=list)  # ids arXiv answered without (withdrawn, mistyped)
+    refused: list[str] = field(default_factory=list)  # ids arXiv refuses as malformed (HTTP 400)
     not_tried: list[str] = field(default_factory=list)  # ids left when arXiv stopped answering
     error: str | None = None  # why it stopped
     unreachable: bool = False
@@ -48,13 +50,30 @@ async def fetch_ids(
 async def _fetch(
     store: Store, client: ArxivClient, ids: list[str], on_progress: Callable[[int, int], None] | None, features: FeatureKeeper, result: Fetched
 ) -> None:
-    for start in range(0, len(ids), ID_BATCH):
-        batch = ids[start : start + ID_BATCH]
+    pending = [ids[start : start + ID_BATCH] for start in range(0, len(ids), ID_BATCH)]
+    done = 0
+    while pending:
+        batch = pending.pop(0)
         try:
             page = await client.fetch_ids(batch)
+        except ArxivBadRequestError as error:
+            # One malformed id (`2013.12345`) fails its whole batch: the others are asked again
+            # without it (the one arXiv names, else each half on its own).
+            if len(batch) == 1:
+                result.refused += batch
+                done += 1
+                continue
+            named = [pid for pid in batch if re.search(rf"(?<![\w.]){re.escape(pid)}(?![\w.])", str(error))]
+            if len(named) == 1:
+                result.refused += named
+                done += 1
+                pending.insert(0, [pid for pid in batch if pid != named[0]])
+            else:
+                pending[:0] = [batch[: len(batch) // 2], batch[len(batch) // 2 :]]
+            continue
         except ReaderError as error:
             result.error, result.unreachable = str(error), isinstance(error, ArxivUnreachableError)
-            result.not_tried = ids[start:]
+            result.not_tried = [pid for rest in (batch, *pending) for pid in rest]
             break
         wanted = set(batch)
         papers = [paper for paper in page.papers if paper.id in wanted]
@@ -62,8 +81,9 @@ async def _fetch(
         got = {paper.id for paper in papers}
         result.saved += [pid for pid in batch if pid in got]
         result.missing += [pid for pid in batch if pid not in got]
+        done += len(batch)
         if on_progress is not None:
-            on_progress(min(start + ID_BATCH, len(ids)), len(ids))
+            on_progress(done, len(ids))
 
 
 async def find_by_title(client: ArxivClient, title: str, families: tuple[tuple[str, ...], ...]) -> list[Paper]:
