@@ -113,6 +113,8 @@ class ReaderApp(App):
             loop.call_soon_threadsafe(function)
 
         self.service.run_on_ui = run_on_ui
+        for unknown in self.settings.unknown:  # a typo in config.toml: said, and the app starts without it
+            self.notify(unknown.message, title="config.toml", severity="warning", timeout=20)
         self._apply_theme()
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self._apply_keymap()
