@@ -88,16 +88,17 @@ def _url(raw: Any) -> str:
     return text
 
 
-def parse_day(text: str, what: str) -> date:
-    """YYYY-MM-DD within the range date arithmetic can use, or a ConfigError naming `what`."""
+def parse_day(text: str, what: str, *, or_word: str = "") -> date:
+    """YYYY-MM-DD within the range date arithmetic can use, or a ConfigError naming `what` (and
+    `or_word`, a word the caller also takes, such as `last`, among what is allowed)."""
     try:
-        return _day(text)
+        return _day(text, or_word)
     except _Invalid as error:
         raise ConfigError(f"{what}={text!r} {error}") from None
 
 
-def _day(raw: Any) -> date:
-    allowed = f"a date from {EARLIEST_DAY} to {LATEST_DAY}"
+def _day(raw: Any, or_word: str = "") -> date:
+    allowed = f"{or_word + ' or ' if or_word else ''}a date from {EARLIEST_DAY} to {LATEST_DAY}"
     if isinstance(raw, date):
         day = raw
     else:

@@ -67,7 +67,8 @@ def binding_rows(app, bindings: Sequence[Binding | tuple[str, ...]]) -> list[tup
     for binding in bindings:
         if not isinstance(binding, Binding):
             continue
-        keys = keys_of(app, binding.id) if binding.id in getattr(app, "known_bindings", {}) else binding.key.split(",")
+        known = getattr(app, "known_bindings", {})
+        keys = keys_of(app, binding.id) if binding.id and binding.id in known else binding.key.split(",")
         shown = " / ".join(app.get_key_display(Binding(k.strip(), "")) for k in keys) or NO_KEY
         rows.append((shown, binding.tooltip or binding.description or binding.action))
     return rows
