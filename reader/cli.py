@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 from typing import NoReturn
 
@@ -34,8 +35,16 @@ COMMANDS = (sync, topics, listing, marks, tags_notes, watches, momentum, export,
 PATH_ARGUMENTS = ("data_dir", "output", "file")
 
 
+def _did_you_mean(word: str, choices: list[str], prefix: str = "") -> str:
+    """" (did you mean X?)" naming the choice nearest a mistyped one, or nothing; `prefix` is
+    shared by every choice (an option's "--"), so it is left out of the comparison."""
+    close = difflib.get_close_matches(word.removeprefix(prefix), [choice.removeprefix(prefix) for choice in choices], n=1)
+    return f" (did you mean {prefix}{close[0]}?)" if close else ""
+
+
 class _Parser(argparse.ArgumentParser):
-    """Usage mistakes are one line and exit status 1, like every other error."""
+    """Usage mistakes are one line and exit status 1, like every other error; a mistyped command,
+    choice or option names the nearest one, as keymap ids, themes and settings do."""
 
     def error(self, message: str) -> NoReturn:
         common.print_error(f"{message} (see `{self.prog} --help`)")
@@ -46,8 +55,20 @@ class _Parser(argparse.ArgumentParser):
         error points to that subcommand's help (argparse leaves it to the top: `reader --help`)."""
         parsed, extras = super().parse_known_args(args, namespace)
         if extras:
-            self.error(f"unrecognized arguments: {' '.join(extras)}")
+            options = [option for option in self._option_string_actions if option.startswith("--")]
+            typed = extras[0].partition("=")[0]
+            hint = _did_you_mean(typed, options, prefix="--") if typed.startswith("--") else ""
+            self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
         return parsed, extras
+
+    def _check_value(self, action: argparse.Action, value) -> None:
+        """argparse's check of a choice (a command, an action, a format), with the nearest one
+        named, and the choices listed without the completion helper's hidden `__complete`."""
+        if action.choices is None or value in action.choices:
+            return
+        choices = [str(choice) for choice in action.choices if not str(choice).startswith("__")]
+        raise argparse.ArgumentError(action, f"invalid choice: {value!r}{_did_you_mean(str(value), choices)} "
+                                             f"(choose from {', '.join(choices)})")
 
 
 def _default_data_dir() -> str:
@@ -100,6 +121,9 @@ def main(argv: list[str] | None = None) -> int:
         # `reader config` lists every problem of the settings; every other command stops at the first.
         settings = load_settings({"data_dir": args.data_dir}, lenient=getattr(args, "lists_config_problems", False))
         handler = getattr(args, "handler", cmd_app)
+        if handler is not cmd_app and not getattr(args, "lists_config_problems", False):
+            for unknown in settings.unknown:  # the app says it in a notice; `reader config` in its list
+                common.print_warning(unknown.message)
         from reader import logs
 
         # The app owns the terminal: its records go to the log file only.

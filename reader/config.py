@@ -2,7 +2,9 @@
 command-line flag, an environment variable (READER_...), the config file (TOML in the platform's
 config directory) or its default; every value is checked against its allowed range, whatever its
 source, and a bad one is a one-line ConfigError naming where it came from. `reader config` reads
-them leniently instead: every problem is listed, and a bad value gives way to the next source."""
+them leniently instead: every problem is listed, and a bad value gives way to the next source. A
+setting the file holds that reader does not know (a typo, or one of a newer version) is only a
+warning naming its line and the nearest known setting: reader starts without it."""
 
 from __future__ import annotations
 
@@ -86,16 +88,17 @@ def _url(raw: Any) -> str:
     return text
 
 
-def parse_day(text: str, what: str) -> date:
-    """YYYY-MM-DD within the range date arithmetic can use, or a ConfigError naming `what`."""
+def parse_day(text: str, what: str, *, or_word: str = "") -> date:
+    """YYYY-MM-DD within the range date arithmetic can use, or a ConfigError naming `what` (and
+    `or_word`, a word the caller also takes, such as `last`, among what is allowed)."""
     try:
-        return _day(text)
+        return _day(text, or_word)
     except _Invalid as error:
         raise ConfigError(f"{what}={text!r} {error}") from None
 
 
-def _day(raw: Any) -> date:
-    allowed = f"a date from {EARLIEST_DAY} to {LATEST_DAY}"
+def _day(raw: Any, or_word: str = "") -> date:
+    allowed = f"{or_word + ' or ' if or_word else ''}a date from {EARLIEST_DAY} to {LATEST_DAY}"
     if isinstance(raw, date):
         day = raw
     else:
@@ -204,6 +207,7 @@ class Settings:
     pdf_url: str = DEFAULT_PDF_URL
     sources: Mapping[str, Source] = field(default_factory=dict)  # setting name -> where its value came from
     problems: tuple[ConfigProblem, ...] = ()  # read leniently (`reader config`): what could not be used
+    unknown: tuple[ConfigProblem, ...] = ()  # settings in the file reader does not know: warned of, ignored
 
     def today(self) -> date:
         return self.today_override or date.today()
@@ -255,7 +259,7 @@ def load_settings(
     environ = os.environ if environ is None else environ
     flags = {name: raw for name, raw in (flags or {}).items() if raw is not None}
     path = config_file(environ)
-    in_file, problems = read_config_file(path)
+    in_file, problems, unknown = read_config_file(path)
     values: dict[str, Any] = {}
     sources: dict[str, Source] = {}
     for spec in SPECS:
@@ -269,7 +273,7 @@ def load_settings(
                 problems.append(ConfigProblem(f"{described} {error}", spec.name, path if source.kind == "file" else None, line))
     if problems and not lenient:
         raise ConfigError(problems[0].message)
-    return Settings(**values, sources=sources, problems=tuple(problems))
+    return Settings(**values, sources=sources, problems=tuple(problems), unknown=tuple(unknown))
 
 
 def _candidates(
@@ -323,10 +327,10 @@ def log_dir(environ: Mapping[str, str] | None = None) -> Path:
     return _platform_dir(os.environ if environ is None else environ, "READER_LOG_DIR", "user_log_dir")
 
 
-def read_config_file(path: Path) -> tuple[dict[str, tuple[Any, int]], list[ConfigProblem]]:
-    """Setting name -> (raw value, line) from the TOML file ({} when there is none), and its
-    problems: a file that cannot be read or is not TOML has no values, an unknown setting is
-    left out. The file is the user's own: it is only ever read."""
+def read_config_file(path: Path) -> tuple[dict[str, tuple[Any, int]], list[ConfigProblem], list[ConfigProblem]]:
+    """Setting name -> (raw value, line) from the TOML file ({} when there is none), its problems
+    (a file that cannot be read or is not TOML has no values) and its unknown settings, left out.
+    The file is the user's own: it is only ever read."""
     import tomllib
 
     from reader.toml_limits import toml_limit_problem
@@ -334,30 +338,40 @@ def read_config_file(path: Path) -> tuple[dict[str, tuple[Any, int]], list[Confi
     try:
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
-        return {}, []
+        return {}, [], []
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
-        return {}, [ConfigProblem(f"cannot read the config file {path}: {reason}", file=path)]
+        return {}, [ConfigProblem(f"cannot read the config file {path}: {reason}", file=path)], []
     too_deep = toml_limit_problem(text)
     if too_deep:
-        return {}, [ConfigProblem(f"{path}, line {too_deep[0]}: {too_deep[1]}", file=path, line=too_deep[0])]
+        return {}, [ConfigProblem(f"{path}, line {too_deep[0]}: {too_deep[1]}", file=path, line=too_deep[0])], []
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         line, reason = toml_error(error, text.splitlines())
-        return {}, [ConfigProblem(f"{path}, line {line}: not valid TOML: {reason}", file=path, line=line)]
+        return {}, [ConfigProblem(f"{path}, line {line}: not valid TOML: {reason}", file=path, line=line)], []
     lines = toml_key_lines(text)
     found: dict[str, tuple[Any, int]] = {}
-    problems = []
+    unknown = []
     for name, value in flatten(document).items():
         line = lines.get(name, 0)
         spec = SPEC_BY_NAME.get(name)
         if spec is None or not spec.in_file:
-            known = ", ".join(s.name for s in SPECS if s.in_file)
-            problems.append(ConfigProblem(f"{path}, line {line}: unknown setting {name!r} (known: {known})", name, path, line))
+            message = f"{path}, line {line}: unknown setting {name!r} ignored ({_nearest_setting(name)})"
+            unknown.append(ConfigProblem(message, name, path, line))
         else:
             found[name] = (value, line)
-    return found, problems
+    return found, [], unknown
+
+
+def _nearest_setting(name: str) -> str:
+    """"did you mean arxiv.delay?" for `dealy`, `delya` or `arxiv.dealy` (its key's letters
+    swapped, or a key close to it, whatever table it is in), else the known settings."""
+    known = [spec.name for spec in SPECS if spec.in_file]
+    by_key = {spec_name.rpartition(".")[2]: spec_name for spec_name in known}
+    typed = name.rpartition(".")[2].lower()
+    close = [key for key in by_key if sorted(key) == sorted(typed)] or difflib.get_close_matches(typed, list(by_key), n=1, cutoff=0.65)
+    return f"did you mean {by_key[close[0]]}?" if close else f"known: {', '.join(known)}"
 
 
 _TOML_POSITION = re.compile(r"\s*\(at (?:line (\d+), column \d+|end of document)\)")

@@ -9,6 +9,7 @@ from reader.app.screens.detail import DetailScreen
 from reader.app.screens.help import HelpScreen
 from reader.app.widgets.filter_box import FilterBox
 from reader.app.widgets.footer import KeyFooter
+from reader.app.widgets.notice_line import NoticeLine
 from reader.app.widgets.rising import RisingTable
 from reader.service import ALL, RISING, View
 from tests.sample_papers import sample_papers
@@ -160,3 +161,47 @@ async def test_texts_name_the_key_bound_now(store, tmp_path):
         await pilot.pause()
         help_text = " ".join(what for _, rows in app.help_sections() for _, what in rows)
         assert "x again" not in help_text and "Press Esc to close." in str(app.screen.query_one(".help").query("Static").last().render())
+
+
+def screen_text(app) -> str:
+    """Every character on the terminal now, as the user sees it."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def test_help_lists_a_key_taken_by_a_remap_only_for_the_binding_that_has_it(store, tmp_path):
+    keymap(tmp_path, '"app.read" = "x"\n')  # x was Hide's
+    app = make_app(store)
+    async with app.run_test(size=(120, 60)) as pilot:
+        await ready(pilot)
+        assert "keymap.toml: x is now both Read (app.read) and Hide (app.hide); Hide has no key" in app.message_log
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        rows = [" ".join(line.split("│")[1].split()) for line in screen_text(app).splitlines() if line.count("│") == 2]
+        hide = "Not interested: hide the paper (the same key again brings it back)"
+        assert "x Read" in rows and f"no key {hide}" in rows and f"x {hide}" not in rows, rows
+        detail = dict(app.help_sections())["Detail view"]  # below the fold: as help lists it
+        assert ("x", "Read") in detail and ("no key", hide) in detail
+
+
+async def test_ctrl_c_says_in_plain_text_the_same_keys_that_quit_on_every_screen(store):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40), notifications=True) as pilot:
+        await ready(pilot)
+        said = "^q quits reader from any screen; q too on the main screen"
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.message_log[-1] == said and app.is_running
+        toast = " ".join(screen_text(app).split())  # the toast as drawn: no markup to show
+        assert "^q quits reader from any screen" in toast and "[b]" not in toast, toast
+        await open_paper(pilot)
+        await pilot.press("N")  # the note editor: q types a q there, ^q still quits
+        await ready(pilot)
+        assert app.focused is app.screen.query_one("#note-editor")
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.message_log[-1] == said
+        assert str(app.screen.query_one(NoticeLine).render()) == said  # the detail view's line
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert not app.is_running

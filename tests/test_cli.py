@@ -242,6 +242,23 @@ def test_hostile_arguments_get_one_line_and_exit_1(capsys, args, message):
     assert "Traceback" not in err and "usage:" not in err
 
 
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("topic", "list"), "argument COMMAND: invalid choice: 'topic' (did you mean topics?) (choose from sync, topics, list, "),
+        (("topics", "lsit"), "invalid choice: 'lsit' (did you mean list?) (choose from list, add, remove) (see `reader topics --help`)"),
+        (("list", "--stared"), "unrecognized arguments: --stared (did you mean --starred?) (see `reader list --help`)"),
+        (("list", "--limt=3"), "unrecognized arguments: --limt=3 (did you mean --limit?) (see `reader list --help`)"),
+        (("export", "--format", "bibtexx"), "invalid choice: 'bibtexx' (did you mean bibtex?) (choose from bibtex, ris, csl-json)"),
+        (("frobnicate",), "invalid choice: 'frobnicate' (choose from sync, topics, "),  # nothing near: no guess
+    ],
+)
+def test_a_typo_names_the_nearest_command_option_or_choice(capsys, args, message):
+    code, _out, err = run(capsys, *args)
+    assert code == 1 and err.count("\n") == 1 and message in err, err
+    assert "__complete" not in err and "'sync'" not in err  # the completion helper stays hidden; names as typed
+
+
 def test_a_folder_of_other_files_is_refused_as_data_directory(capsys, tmp_path):
     (tmp_path / "thesis.tex").write_text("mine")
     code, _out, err = run(capsys, "--data-dir", str(tmp_path), "topics", "list")

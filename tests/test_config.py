@@ -122,10 +122,6 @@ def test_file_values_reach_the_command(capsys, monkeypatch, config_file, tmp_pat
         ("[sync]\n\n  weeks = \"lots\"\n", ', line 3: sync.weeks = "lots" is not a number (allowed: a whole number from 1 to 1000 weeks)'),
         ("arxiv.retries = true\n", ", line 1: arxiv.retries = true is not a number"),
         ("[arxiv]\napi_url = 'http://[::1'\n", ", line 2: arxiv.api_url = \"http://[::1\" is not a URL (Invalid IPv6 URL)"),
-        ("[arxiv]\ndelya = 3\n", ", line 2: unknown setting 'arxiv.delya' (known: arxiv.api_url,"),
-        ("today = 2026-01-01\n", ", line 1: unknown setting 'today'"),
-        # Quoted keys with escapes are found on their line (not "line 0"), the key shown escaped.
-        ("theme = 'nord'\n\"\\u001b]0;x\\u0007\" = 1\n", ", line 2: unknown setting '\\x1b]0;x\\x07' (known:"),
         ("[arxiv]\n\n\"del\\u0061y\" = 'x'\n", ", line 3: arxiv.delay = \"x\" is not a number"),
         ("theme = 'nord'\n[arxiv\ndelay = 1\n", ", line 2: not valid TOML: Expected ']' at the end of a table declaration"),
         ("[sync]\nweeks = \n", ", line 2: not valid TOML: Invalid value"),
@@ -241,7 +237,7 @@ def test_config_lists_every_problem_of_the_file_also_as_json(capsys, config_file
     assert code == 1
     assert f"    error: {config_file}, line 2: arxiv.delay = -1 is out of range" in row(out, "arxiv.delay")
     assert f"    error: {config_file}, line 6: sync.weeks = 0 is out of range" in row(out, "sync.weeks")
-    assert f"\n  error: {config_file}, line 3: unknown setting 'arxiv.colour' (known: " in out
+    assert f"\n  warning: {config_file}, line 3: unknown setting 'arxiv.colour' ignored (known: " in out
 
     code, out, _ = run(capsys, "config", "--json")
     assert code == 1
@@ -250,8 +246,9 @@ def test_config_lists_every_problem_of_the_file_also_as_json(capsys, config_file
     assert report["settings"]["sync.weeks"]["value"] == 16
     errors = sorted(report["errors"], key=lambda e: e["line"])
     assert [(e["setting"], e["file"], e["line"]) for e in errors] == [
-        ("arxiv.delay", str(config_file), 2), ("arxiv.colour", str(config_file), 3), ("sync.weeks", str(config_file), 6),
+        ("arxiv.delay", str(config_file), 2), ("sync.weeks", str(config_file), 6),
     ]
+    assert [(w["setting"], w["line"]) for w in report["warnings"]] == [("arxiv.colour", 3)]  # not a problem: reader starts
     assert errors[0]["message"] == f"{config_file}, line 2: arxiv.delay = -1 is out of range (allowed: a number from 0 to 600 seconds)"
     config_file.write_text("[arxiv]\ndelay = 2\n")
     code, out, _ = run(capsys, "config", "--json")
@@ -306,3 +303,39 @@ def test_config_names_the_nearest_theme_and_the_one_saved_by_the_app(capsys, con
     assert json.loads(out)["settings"]["theme"] == {
         "value": "dracula", "source": "saved", "where": str(data_dir / "user.json"), "env": "READER_THEME",
     }
+
+
+@pytest.mark.parametrize(
+    "text, warning",
+    [
+        ("dealy = 2\n", ", line 1: unknown setting 'dealy' ignored (did you mean arxiv.delay?)"),
+        ("[arxiv]\ndelya = 3\n", ", line 2: unknown setting 'arxiv.delya' ignored (did you mean arxiv.delay?)"),
+        ("[sync]\nweek = 3\n", ", line 2: unknown setting 'sync.week' ignored (did you mean sync.weeks?)"),
+        ("today = 2026-01-01\n", ", line 1: unknown setting 'today' ignored (known: arxiv.api_url,"),
+        # Quoted keys with escapes are found on their line (not "line 0"), the key shown escaped.
+        ("theme = 'nord'\n\"\\u001b]0;x\\u0007\" = 1\n", ", line 2: unknown setting '\\x1b]0;x\\x07' ignored (known:"),
+    ],
+)
+def test_an_unknown_setting_is_warned_of_once_with_its_line_and_the_command_runs(capsys, config_file, text, warning):
+    config_file.write_text(text + "[arxiv]\nretries = 2\n" if "[arxiv]" not in text else text + "retries = 2\n")
+    code, out, err = run(capsys, "topics", "list")
+    assert code == 0 and "RL for LLM Agents" in out
+    assert err.startswith(f"reader: warning: {config_file}{warning}") and err.count("\n") == 1, err
+    code, out, err = run(capsys, "config")
+    assert code == 0 and err == ""
+    assert re.search(r"^  arxiv\.retries +2 +config file line \d$", out, re.MULTILINE)  # the rest of the file applies
+    assert f"\n  warning: {config_file}{warning}" in out
+
+
+async def test_the_app_starts_with_an_unknown_setting_and_says_it_once(config_file, data_dir):
+    from reader.config import load_settings
+    from reader.store import Store
+    from tests.test_app import make_app, ready
+
+    config_file.write_text("[arxiv]\ndealy = 2\n")
+    app = make_app(Store(data_dir), app_settings=load_settings())
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        assert app.is_running and app.screen is app.main
+        said = [message for message in app.message_log if "dealy" in message]
+        assert said == [f"{config_file}, line 2: unknown setting 'arxiv.dealy' ignored (did you mean arxiv.delay?)"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 from reader.app import ReaderApp
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.full_text import FullTextScreen
+from reader.app.screens.help import HelpScreen
+from reader.app.widgets.footer import KeyFooter
 from reader.arxiv.client import ClientOptions
 from reader.fulltext.document import HEADING, PARAGRAPH, REFERENCE, TITLE, Block, Document
 from reader.fulltext.store import TextStore
@@ -12,6 +14,7 @@ from tests.fulltext_pages import HTML, PAPER_HTML
 from tests.test_app import open_paper, ready, settings
 from tests.test_app import papers as papers  # noqa: F401 (fixtures)
 from tests.test_app import store as store  # noqa: F401
+from tests.test_app_notices import screen_text
 
 OFFLINE = "http://127.0.0.1:9"  # nothing listens there
 
@@ -155,3 +158,26 @@ def test_full_text_snapshot(snap_compare, store):
         await ready(pilot)
 
     assert snap_compare(app_for(store), terminal_size=(100, 30), run_before=run_before)
+
+
+async def test_at_60_columns_the_error_wraps_whole_and_help_is_in_the_footer_and_on_question_mark(store):
+    app = app_for(store)
+    async with app.run_test(size=(60, 24)) as pilot:
+        await ready(pilot)
+        screen = await open_full_text(pilot)
+        assert screen.problem is not None and screen.problem.startswith("No full text: arXiv cannot be reached")
+        lines = [line for line in shown(app) if line.strip()]
+        assert len(lines) > 1 and all(len(line) <= 54 and line.startswith("  ") for line in lines), lines
+        assert " ".join(line.strip() for line in lines) == screen.problem  # every word of it, none cut
+        drawn = screen_text(app)
+        assert all(line in drawn for line in lines)
+        footer = str(screen.query_one(KeyFooter).render())
+        assert footer.startswith(" esc Back ") and " ? Help " in footer, footer
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        title, rows = app.screen.sections[0]  # what the help screen shows first
+        assert title == "Full text" and ("esc / q", "Back") in rows and ("j / ↓", "Down") in rows
+        await pilot.press("escape", "escape")
+        await ready(pilot)
+        assert isinstance(app.screen, DetailScreen)

@@ -17,8 +17,10 @@ from textual.message import Message
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
+from reader.app.keys import key, keys_of
 from reader.app.paper_actions import TAG, PaperScreen, ShowSimilar
 from reader.app.screens.detail import DetailScreen
+from reader.app.screens.full_text import FullTextScreen
 from reader.app.screens.help import HelpScreen, binding_rows
 from reader.app.screens.main import MainScreen
 from reader.app.screens.similar import SimilarScreen
@@ -111,6 +113,8 @@ class ReaderApp(App):
             loop.call_soon_threadsafe(function)
 
         self.service.run_on_ui = run_on_ui
+        for unknown in self.settings.unknown:  # a typo in config.toml: said, and the app starts without it
+            self.notify(unknown.message, title="config.toml", severity="warning", timeout=20)
         self._apply_theme()
         self.theme_changed_signal.subscribe(self, self._remember_theme)
         self._apply_keymap()
@@ -170,6 +174,15 @@ class ReaderApp(App):
 
         self.push_screen(SimilarScreen(self.service, message.paper_id), closed)
 
+    def action_help_quit(self) -> None:
+        """Ctrl+C, which copies in a text field, does not quit: say what does, in one sentence the
+        same on every screen, the note editor's included. Textual's own notice is markup
+        ("Press [b]q[/b]"), which notify() here shows as typed, and names whichever quit key the
+        focused screen has."""
+        quits = self.get_key_display(Binding("ctrl+q", ""))  # App's own binding: every screen, even while typing
+        also = f"; {key(self, 'app.quit')} too on the main screen" if keys_of(self, "app.quit") else ""
+        self.notify(f"{quits} quits reader from any screen{also}")
+
     async def action_quit(self) -> None:
         await asyncio.to_thread(self.service.flush)  # marks still being written are kept
         self.exit()
@@ -191,6 +204,8 @@ class ReaderApp(App):
             ("Rising", binding_rows(self, RisingTable.BINDINGS)),
         ]
         detail = [("Detail view", binding_rows(self, DetailScreen.BINDINGS))]
+        if isinstance(self.screen, FullTextScreen):
+            return [("Full text", binding_rows(self, FullTextScreen.BINDINGS))] + detail + main
         if isinstance(self.screen, SimilarScreen):
             return [("More like this", binding_rows(self, SimilarScreen.BINDINGS))] + detail + main
         return detail + main if isinstance(self.screen, DetailScreen) else main + detail

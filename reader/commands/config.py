@@ -78,6 +78,7 @@ def cmd_config(args, settings: Settings) -> int:
             "paths": {name: str(path) for name, path in places.items()},
             "config_file_exists": places["config"].is_file(),
             "errors": [problem.to_json() for problem in problems],
+            "warnings": [unknown.to_json() for unknown in settings.unknown],
         }
         print(json.dumps(report, indent=2))
         return EXIT_PROBLEMS if problems else 0
@@ -91,8 +92,10 @@ def cmd_config(args, settings: Settings) -> int:
             if problem.setting == name:  # the value shown is the next source's
                 print(f"    error: {problem.message}")
     for problem in problems:
-        if problem.setting not in shown:  # the file as a whole, or a setting it should not hold
+        if problem.setting not in shown:  # the file as a whole
             print(f"  error: {problem.message}")
+    for unknown in settings.unknown:
+        print(f"  warning: {unknown.message}")
     print("paths:")
     for name, path in places.items():
         absent = name in ("config", "keymap") and not path.is_file()

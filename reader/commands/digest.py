@@ -57,7 +57,7 @@ def _since(text: str, store, today: date) -> date:
     from reader.config import parse_day
 
     if text != "last":
-        return parse_day(text, "--since")
+        return parse_day(text, "--since", or_word="last")
     saved = store.setting(LAST_DIGEST)
     try:
         return date.fromisoformat(saved) if isinstance(saved, str) else today - FIRST_SPAN

@@ -2,8 +2,9 @@
 momentum headline, then its papers first submitted since a day, newest first (title, authors,
 links).
 
-Markdown escapes every character Markdown would act on, so a title cannot make a link or a
-heading. HTML is one self-contained file: escaped text, inline CSS, no script, no image, no remote
+Markdown escapes only what Markdown would act on where it stands (a `*`, a `[`, a `<` that opens a
+tag, a `#` at a line's start...), so a title cannot make a link, a tag or a heading and still
+reads as written in plain text. HTML is one self-contained file: escaped text, inline CSS, no script, no image, no remote
 resource; its only links go to arxiv.org (built from the validated id) and doi.org (a DOI of the
 checked shape). Text in any direction keeps its place: each author's name is a <bdi>, titles and
 topic names take their direction from their own text (dir="auto").
@@ -53,25 +54,47 @@ def _doi_url(paper: Paper) -> str | None:
 
 # --- Markdown ---------------------------------------------------------------------------------------
 
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$&])")
+# What Markdown (CommonMark, and GFM's strikethrough) would act on anywhere in a line: only these
+# are escaped, so the text still reads as written in a terminal or a plain-text mail.
+_MARKDOWN_INLINE = re.compile(r"""
+    \\(?=[!-/:-@\[-`{-~]|$)     # a backslash that would escape what follows (at the end: the markup after it)
+  | [`*\[\]]                   # code, emphasis, links and images
+  | (?<![^\W_])_ | _(?![^\W_])  # _ but inside a word, where it never emphasises (snake_case)
+  | <(?=[A-Za-z/!?])           # a tag, a comment or an autolink; not "<0.1%"
+  | &(?=\#?\w+;)               # an entity: "&amp;" would show as "&"
+""", re.VERBOSE)
+# At a line's start: a heading, a quote, a list item ("- ", "+ ", "1. ", "2) ").
+_LINE_START = re.compile(r"#{1,6}(?=\s|$)|>|[-+](?=\s|$)|[0-9]{1,9}(?=[.)](?:\s|$))")
+_HEADING_END = re.compile(r"(?:^|(?<=\s))#+\s*$")  # "## Name #": a closing sequence, dropped
 
 
-def _md(text: str) -> str:
-    """Text that Markdown shows as written: every character it could act on is escaped."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+def _md(text: str, *, line_start: bool = False, heading: bool = False) -> str:
+    """Text that Markdown shows as written, escaping only what it would otherwise read as markup
+    where the text stands: anywhere, at the start of a line (`line_start`), at a heading's end."""
+    escaped = _MARKDOWN_INLINE.sub(lambda match: "\\" + match.group(), text)
+    if text.count("~") > 1:  # a pair strikes out the text between (GFM)
+        escaped = escaped.replace("~", "\\~")
+    start = _LINE_START.match(escaped) if line_start else None
+    if start:  # the marker itself, or the list number's dot or parenthesis
+        escaped = "\\" + escaped if not start.group().isdigit() else escaped[:start.end()] + "\\" + escaped[start.end():]
+    end = _HEADING_END.search(escaped) if heading else None
+    if end:
+        escaped = escaped[:end.start()] + "\\" + escaped[end.start():]
+    return escaped
 
 
 def markdown(digests: list[TopicDigest], since: date, today: date) -> str:
     lines = [f"# arXiv digest, {today.isoformat()}", "", f"Papers first submitted since {since.isoformat()}.", ""]
     for digest in digests:
-        lines += [f"## {_md(digest.name)}", "", f"{_md(digest.headline)}\\. {plural(len(digest.papers), 'new paper', thousands=True)}\\.", ""]
+        count = plural(len(digest.papers), "new paper", thousands=True)
+        lines += [f"## {_md(digest.name, heading=True)}", "", _md(f"{digest.headline}. {count}.", line_start=True), ""]
         for paper in digest.papers:
             links = [f"[arXiv:{paper.id}]({citation.abs_url(paper)})"]
             doi = _doi_url(paper)
             if doi:
                 links.append(f"[DOI]({doi})")
             lines.append(f"- **{_md(_title(paper))}**  ")
-            lines.append(f"  {_md(_authors(paper))} · {paper.published[:10]} · {' · '.join(links)}")
+            lines.append(f"  {_md(_authors(paper), line_start=True)} · {paper.published[:10]} · {' · '.join(links)}")
         lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"
 

@@ -65,6 +65,7 @@ class FullTextScreen(Screen):
     # The detail view's ids: a key remapped there (keymap.toml) moves here alike.
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="detail.close"),
+        Binding("question_mark", "app.help", "Help", id="detail.help"),
         *RECORD_SCROLL,
     ]
 
@@ -87,7 +88,7 @@ class FullTextScreen(Screen):
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.view.show(RecordLines.message("  Reading the stored text…"), home=True)
+        self.view.show(RecordLines.message("Reading the stored text…", indent=2), home=True)
         self.view.focus()
         self.load()
 
@@ -128,8 +129,9 @@ class FullTextScreen(Screen):
             self.app.notify(f"This is the text of v{document.version}; the cache has v{self.version}.", timeout=10)
 
     def _say(self, message: str) -> None:
+        """The message in place of the text, wrapped to the screen (an error must be read whole)."""
         self.problem = message
-        self.view.show(RecordLines.message("  " + message), home=True)
+        self.view.show(RecordLines.message(message, width=record_width(self.app.size.width), indent=2), home=True)
 
     @work(thread=True, exclusive=True, group="full-text-fetch")
     def fetch(self) -> None:
@@ -200,6 +202,8 @@ class FullTextScreen(Screen):
     def on_resize(self) -> None:
         if self.document is not None:
             self.relayout(self.document)
+        elif self.problem is not None:
+            self._say(self.problem)
 
     @work(thread=True, exclusive=True, group="full-text")
     def relayout(self, document: Document) -> None:

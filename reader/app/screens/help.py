@@ -12,7 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from reader.app.keys import key
+from reader.app.keys import key, keys_of
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.notice_line import NoticeLine
 
@@ -21,6 +21,8 @@ EXTRA_KEYS = [
     ("escape", "Close the detail view or a dialog; clear the filter"),
     ("ctrl+p", "Command palette: every action by name"),
 ]
+
+NO_KEY = "no key"  # a binding that a remap of another left without one
 
 ABOUT_FILTER = (
     "Filter with plain words (all must match) or arXiv's syntax: ti: au: abs: co: jr: cat: id: all:, "
@@ -58,13 +60,15 @@ class HelpScreen(ModalScreen):
 
 
 def binding_rows(app, bindings: Sequence[Binding | tuple[str, ...]]) -> list[tuple[str, str]]:
-    """(keys, description) for bindings, with the user's keymap applied."""
-    keymap = getattr(app, "_keymap", {}) or {}
+    """(keys, description) for bindings, with the user's keymap applied: a key that a remap gave
+    to another binding active at the same time is not listed (the keymap's notice says "Hide has
+    no key"), and a binding left with none says so."""
     rows = []
     for binding in bindings:
         if not isinstance(binding, Binding):
             continue
-        keys = keymap.get(binding.id, binding.key) if binding.id else binding.key
-        shown = " / ".join(app.get_key_display(Binding(k.strip(), "")) for k in keys.split(","))
+        known = getattr(app, "known_bindings", {})
+        keys = keys_of(app, binding.id) if binding.id and binding.id in known else binding.key.split(",")
+        shown = " / ".join(app.get_key_display(Binding(k.strip(), "")) for k in keys) or NO_KEY
         rows.append((shown, binding.tooltip or binding.description or binding.action))
     return rows

@@ -165,8 +165,12 @@ class RecordLines:
     note_line: int | None = None  # where the note's section starts
 
     @classmethod
-    def message(cls, text: str) -> RecordLines:
-        return cls((Strip([Segment(text)]),), (text,))
+    def message(cls, text: str, *, width: int | None = None, indent: int = 0) -> RecordLines:
+        """A message, each line indented by `indent`; with `width`, wrapped to it (by cells, as the
+        terminal draws them)."""
+        wrapped = Text(text).wrap(_console(width), width - indent) if width and width > indent else [Text(text)]
+        lines = [" " * indent + line.plain.rstrip() for line in wrapped]
+        return cls(tuple(Strip([Segment(line)]) for line in lines), tuple(lines))
 
     def shows(self, paper: Paper, look: RecordLook) -> bool:
         return self.paper is paper and self.look == look
