@@ -215,8 +215,9 @@ def _latex_errors(folder: Path) -> list[str]:
 
 
 def _typeset(folder: Path) -> str:
-    """The PDF's text as a reader sees it, one space between words."""
-    text = _run(folder, "pdftotext", "-enc", "UTF-8", "doc.pdf", "-").stdout
+    """The PDF's text as a reader sees it, one space between words. In -layout mode: without it
+    pdftotext reorders the words of a line TeX stretched wide (one ending in an unbreakable id)."""
+    text = _run(folder, "pdftotext", "-layout", "-enc", "UTF-8", "doc.pdf", "-").stdout
     return unicodedata.normalize("NFC", " ".join(text.replace("-\n", "-").split()))
 
 

@@ -59,6 +59,13 @@ def published(paper: Paper) -> date | None:
     return day if day.year >= 1991 else None
 
 
+def arxiv_label(paper: Paper) -> str:
+    """The paper's id as arXiv asks to be cited: `arXiv:2609.10042 [cs.LG]` with the primary
+    category; an old-style id names its archive itself (`arXiv:hep-th/9901001`)."""
+    primary = primary_category(paper)
+    return f"arXiv:{paper.id}" if "/" in paper.id or primary is None else f"arXiv:{paper.id} [{primary}]"
+
+
 def abs_url(paper: Paper) -> str:
     """The abstract page, built from the validated id, never taken from feed text."""
     return f"https://arxiv.org/abs/{paper.id}"
