@@ -29,16 +29,19 @@ def cited_papers():
         paper(id="hep-th/9901001", title="Strings of the old numbering", authors=(Author("Emmy Noether"),),
               categories=("hep-th",), primary_category="hep-th", published="1999-01-04T00:00:00Z"),
         paper(id="2609.10044", title="Category not known", authors=(Author("Alan Turing"),), primary_category="c{s}"),
+        paper(id="math/9910001", title="Topology with a subject class", authors=(Author("Henri Poincare"),),
+              categories=("math.AT",), primary_category="math.AT", published="1999-10-01T00:00:00Z"),
     ]
 
 
 # How arXiv asks to be cited: the primary category after a new-style id; an old-style id names
-# its archive itself; a category that is not one is left out.
+# its archive, so only a subject class is added; a category that is not one is left out.
 LABELS = {
     "2609.10042": "arXiv:2609.10042 [cs.LG]",
     "2609.10043": "arXiv:2609.10043 [cs.LG]",
     "hep-th/9901001": "arXiv:hep-th/9901001",
     "2609.10044": "arXiv:2609.10044",
+    "math/9910001": "arXiv:math/9910001 [math.AT]",
 }
 
 
@@ -86,7 +89,7 @@ def test_biblatex_prints_the_arxiv_id_once(tmp_path, style):
 def test_the_setting_off_writes_arxivs_own_fields_only():
     shown, plain = (bibtex.export(cited_papers(), print_arxiv_id=flag) for flag in (True, False))
     assert plain.count("howpublished") == plain.count("options") == 0
-    assert shown.count("howpublished = {arXiv:") == shown.count("options = {eprint=false}") == 4
+    assert shown.count("howpublished = {arXiv:") == shown.count("options = {eprint=false}") == 5
     # Apart from those two fields, the same entries.
     assert re.sub(r"  (howpublished|options) = \{[^}]*\},\n", "", shown) == plain
 
