@@ -159,3 +159,23 @@ def test_reader_export_prints_the_id_by_default(stored, capsys):
     code, out, _ = run(capsys, "export", "2609.10042", "2609.10043")
     assert code == 0
     assert "howpublished = {arXiv:2609.10042 [cs.LG]}" in out and out.count("options = {eprint=false}") == 2
+
+
+def test_reader_export_and_update_follow_the_setting(stored, capsys, tmp_path):
+    store, papers = stored
+    (tmp_path / "config").mkdir(exist_ok=True)
+    (tmp_path / "config" / "config.toml").write_text("[bibtex]\nprint_arxiv_id = false\n")
+    code, out, _ = run(capsys, "export", "2609.10042")
+    assert code == 0 and "eprint = {2609.10042}" in out and "howpublished" not in out and "options" not in out
+    refs = tmp_path / "refs.bib"
+    code, _, _ = run(capsys, "export", "2609.10043", "--update", str(refs))
+    assert code == 0 and "eprint = {2609.10043}" in refs.read_text() and "howpublished" not in refs.read_text()
+    from reader.config import load_settings
+    from reader.service import LibraryService
+
+    service = LibraryService(store, load_settings())  # the app's Update onto a file
+    try:
+        service.update_export(refs, papers)
+    finally:
+        service.close()
+    assert "eprint = {2609.10042}" in refs.read_text() and "howpublished" not in refs.read_text()
