@@ -111,6 +111,19 @@ def _day(raw: Any, or_word: str = "") -> date:
     return day
 
 
+_TRUE, _FALSE = frozenset({"true", "yes", "on", "1"}), frozenset({"false", "no", "off", "0"})
+
+
+def _boolean(raw: Any) -> bool:
+    """true or false (TOML's), or from the environment true/false, yes/no, on/off, 1/0 in any case."""
+    if isinstance(raw, bool):
+        return raw
+    word = raw.strip().lower() if isinstance(raw, str) else None
+    if word in _TRUE or word in _FALSE:
+        return word in _TRUE
+    raise _Invalid("is not true or false (allowed: true or false)")
+
+
 def _path(raw: Any) -> Path:
     if not isinstance(raw, str) or not raw.strip():
         raise _Invalid("is not a path (allowed: a file or directory path, ~ for home)")
@@ -183,6 +196,8 @@ SPECS: tuple[Spec, ...] = (
     Spec("theme", "theme", _theme, None, "the app's theme (Ctrl+P, Theme)", example="nord"),
     Spec("export_path", "export_path", _path, None, "where the app's export dialog proposes to write",
          example="~/papers/starred.bib"),
+    Spec("bibtex.print_arxiv_id", "bibtex_print_arxiv_id", _boolean, True,
+         "BibTeX entries carry the arXiv id where every style prints it; false: arXiv's own fields only"),
     Spec("today", "today_override", _day, None, "fixes today for windows, momentum and the horizon",
          in_file=False),
 )
@@ -203,6 +218,7 @@ class Settings:
     data_dir: Path | None
     theme: str | None = None  # None: the theme the app remembers, else Textual's default
     export_path: Path | None = None  # None: the path the app remembers, else ~/starred.bib
+    bibtex_print_arxiv_id: bool = True  # howpublished + options = {eprint=false} (see core/bibtex.py)
     html_url: str = DEFAULT_HTML_URL
     pdf_url: str = DEFAULT_PDF_URL
     sources: Mapping[str, Source] = field(default_factory=dict)  # setting name -> where its value came from

@@ -93,7 +93,7 @@ def test_tags_and_notes_stay_inside_their_fields_and_read_as_written():
 
     entries = {e.fields["eprint"]: e for e in parse_string(hostile_export(), "bibtex").entries.values()}
     noted = entries["2609.00002"]
-    assert set(noted.fields) == {"title", "year", "eprint", "archivePrefix", "primaryClass", "annote", "url"}
+    assert set(noted.fields) == {"title", "year", "eprint", "archivePrefix", "primaryClass", "howpublished", "options", "annote", "url"}
     assert _as_text(noted.fields["annote"]) == " ".join(HOSTILE_NOTES["2609.00002"].split())
     tagged = entries["2609.00001"]
     assert _as_text(tagged.fields["annote"]) == " ".join(HOSTILE_NOTES["2609.00001"].split())

@@ -215,18 +215,20 @@ def _latex_errors(folder: Path) -> list[str]:
 
 
 def _typeset(folder: Path) -> str:
-    """The PDF's text as a reader sees it, one space between words."""
-    text = _run(folder, "pdftotext", "-enc", "UTF-8", "doc.pdf", "-").stdout
+    """The PDF's text as a reader sees it, one space between words. In -layout mode: without it
+    pdftotext reorders the words of a line TeX stretched wide (one ending in an unbreakable id)."""
+    text = _run(folder, "pdftotext", "-layout", "-enc", "UTF-8", "doc.pdf", "-").stdout
     return unicodedata.normalize("NFC", " ".join(text.replace("-\n", "-").split()))
 
 
 def compile_with_bibtex(folder: Path, bib: str, style: str) -> tuple[str, str]:
     """(typeset text, .bbl) of a document citing every entry: pdflatex, bibtex, pdflatex twice,
-    plain LaTeX (OT1). No error in any log."""
+    plain LaTeX (OT1), with natbib for its styles (plainnat). No error in any log."""
     folder.mkdir(exist_ok=True)
     (folder / "refs.bib").write_text(bib, "utf-8")
+    natbib = "\\usepackage{natbib}" if style.endswith("nat") else ""
     (folder / "doc.tex").write_text(
-        f"\\documentclass{{article}}\\begin{{document}}\\nocite{{*}}\\bibliographystyle{{{style}}}\\bibliography{{refs}}\\end{{document}}\n")
+        f"\\documentclass{{article}}{natbib}\\begin{{document}}\\nocite{{*}}\\bibliographystyle{{{style}}}\\bibliography{{refs}}\\end{{document}}\n")
     _run(folder, "pdflatex", "-interaction=nonstopmode", "doc.tex")
     result = _run(folder, "bibtex", "doc")
     assert result.returncode == 0 and "Warning" not in result.stdout and "error" not in result.stdout.lower(), result.stdout
@@ -236,14 +238,14 @@ def compile_with_bibtex(folder: Path, bib: str, style: str) -> tuple[str, str]:
     return _typeset(folder), (folder / "doc.bbl").read_text("utf-8")
 
 
-def compile_with_biber(folder: Path, bib: str) -> str:
-    """The typeset text of a biblatex document (T1, lmodern, alphabetic) citing every entry,
-    its data read by biber. No error or warning in any log."""
+def compile_with_biber(folder: Path, bib: str, style: str = "alphabetic") -> str:
+    """The typeset text of a biblatex document (T1, lmodern, `style`) citing every entry, its
+    data read by biber. No error or warning in any log."""
     folder.mkdir(exist_ok=True)
     (folder / "refs.bib").write_text(bib, "utf-8")
     (folder / "doc.tex").write_text(
         "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage{lmodern}"
-        "\\usepackage[backend=biber,style=alphabetic]{biblatex}\\addbibresource{refs.bib}"
+        f"\\usepackage[backend=biber,style={style}]{{biblatex}}\\addbibresource{{refs.bib}}"
         "\\begin{document}\\nocite{*}\\printbibliography\\end{document}\n")
     _run(folder, "pdflatex", "-interaction=nonstopmode", "doc.tex")
     result = _run(folder, "biber", "doc")

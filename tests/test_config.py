@@ -33,6 +33,7 @@ from tests.conftest import run
         ("READER_ARXIV_API_URL", "ftp://example.org/", "READER_ARXIV_API_URL='ftp://example.org/' is not an http(s) URL"),
         ("READER_ARXIV_RSS_URL", "http://exa mple.org/", "READER_ARXIV_RSS_URL='http://exa mple.org/' is not a URL: it contains spaces"),
         ("READER_THEME", "[bold]x", "READER_THEME='[bold]x' is not a theme name"),
+        ("READER_BIBTEX_PRINT_ARXIV_ID", "maybe", "READER_BIBTEX_PRINT_ARXIV_ID='maybe' is not true or false (allowed: true or false)"),
     ],
 )
 def test_bad_environment_value_is_one_line_naming_setting_and_range(capsys, monkeypatch, name, value, expected):
@@ -198,7 +199,7 @@ def test_example_file_is_valid_and_names_every_file_setting(capsys, config_file)
     sources = {name: entry["source"] for name, entry in json.loads(out)["settings"].items()}
     assert {name for name, source in sources.items() if source == "file"} == {
         "arxiv.api_url", "arxiv.rss_url", "arxiv.html_url", "arxiv.pdf_url", "arxiv.delay", "arxiv.timeout",
-        "arxiv.retries", "arxiv.backoff", "sync.weeks", "sync.interval_hours", "theme", "export_path",
+        "arxiv.retries", "arxiv.backoff", "sync.weeks", "sync.interval_hours", "theme", "export_path", "bibtex.print_arxiv_id",
     }  # data_dir stays with the environment, which the tests set
 
 

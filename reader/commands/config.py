@@ -133,6 +133,8 @@ def _plain(value: Any) -> Any:
 def _shown(value: Any) -> str:
     if value is None:
         return "(not set)"
+    if isinstance(value, bool):
+        return "true" if value else "false"  # as the config file writes it
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
@@ -151,6 +153,6 @@ def example_file() -> str:
             lines += ["", f"[{section}]"]
             table = section
         value = spec.default if spec.default is not None else spec.example
-        shown = json.dumps(value) if isinstance(value, str) else f"{value!r}"
+        shown = json.dumps(value) if isinstance(value, (str, bool)) else f"{value!r}"  # TOML's true/false
         lines.append(f"# {key} = {shown}  # {spec.help}" + (" (unset by default)" if spec.default is None else ""))
     return "\n".join(lines) + "\n"

@@ -126,7 +126,8 @@ def run(args: argparse.Namespace, settings) -> int:
         if missing:
             raise ReaderError(f"not in the cache: {', '.join(missing)} (run `reader sync`, or add a topic that finds them)")
 
-    extras = {"tags": {pid: list(t) for pid, t in store.tags_of(p.id for p in papers).items() if t}, "notes": store.notes()}
+    extras = {"tags": {pid: list(t) for pid, t in store.tags_of(p.id for p in papers).items() if t}, "notes": store.notes(),
+              "print_arxiv_id": settings.bibtex_print_arxiv_id}
     if args.update is not None:
         return _update(store.data_dir, Path(args.update).expanduser(), papers, unicode=args.unicode, keys=store.citation_keys, **extras)
     text = render(format, papers, unicode=args.unicode, keys=store.citation_keys(papers), **extras)
@@ -148,10 +149,11 @@ def run(args: argparse.Namespace, settings) -> int:
     return 0
 
 
-def _update(data_dir: Path, path: Path, papers, *, unicode: bool, keys: Callable, tags: dict[str, list[str]], notes: dict[str, str]) -> int:
+def _update(data_dir: Path, path: Path, papers, *, unicode: bool, keys: Callable, tags: dict[str, list[str]], notes: dict[str, str],
+            print_arxiv_id: bool) -> int:
     from reader.service.exports import update_bib
 
-    result = update_bib(data_dir, path, papers, unicode=unicode, keys=keys, tags=tags, notes=notes)
+    result = update_bib(data_dir, path, papers, unicode=unicode, keys=keys, tags=tags, notes=notes, print_arxiv_id=print_arxiv_id)
     for paper_id, (recorded, written) in result.renamed.items():
         print(f"{path}: {recorded}, the key of {paper_id}, names another entry there: added it as {written}", file=sys.stderr)
     print(f"{path}: added {plural(len(result.added), 'entry', 'entries', thousands=True)}, {len(result.kept):,} already there (kept as they are)",

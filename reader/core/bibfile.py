@@ -195,10 +195,11 @@ def update(
     tags: dict[str, list[str]] | None = None,
     notes: dict[str, str] | None = None,
     keys: Callable[[list[Paper], list[str]], dict[str, str]] = unique_keys,
+    print_arxiv_id: bool = True,
 ) -> Update:
     """The file with the papers not in it yet appended. `keys(new papers, the file's keys)` gives
     the new papers their keys (Store.citation_keys: the recorded ones; by default, keys unique
-    in the file)."""
+    in the file). `print_arxiv_id`: as for `bibtex.entry`."""
     entries = parse(existing)
     unclosed = next((entry for entry in entries if not entry.closed), None)
     if unclosed is not None:
@@ -220,7 +221,7 @@ def update(
     added, renamed = _unique_in_file(given, taken)
     text = existing
     if new:
-        addition = bibtex.export(new, unicode=unicode, tags=tags, notes=notes, keys=added)
+        addition = bibtex.export(new, unicode=unicode, tags=tags, notes=notes, keys=added, print_arxiv_id=print_arxiv_id)
         separator = "" if not text else ("\n" if text.endswith("\n") else "\n\n")
         if "\r\n" in existing:  # the file's own line ends
             separator, addition = separator.replace("\n", "\r\n"), addition.replace("\n", "\r\n")

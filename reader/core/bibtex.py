@@ -6,6 +6,11 @@ capital letters and logos). Authors are joined with ` and `, each written `Famil
 `Family, Jr., Given` (split by `citation.name_parts`), so that bibtex, biber, pybtex and
 bibtexparser agree on every part; a name kept whole (a collaboration, 张伟) is braced; "et al."
 becomes `and others`. Keys are given by `reader.core.citekeys` (and recorded by the store).
+
+`eprint` is printed by biblatex only: plain, alpha, unsrt, ieeetr and plainnat print no eprint, so
+by default the id is also written as `howpublished = {arXiv:ID [category]}`, which they print, and
+biblatex, which would print it as well, is told by the entry's `options = {eprint=false}` to leave
+its eprint line out: every one of them shows the id once (plainnat and biblatex also print the url).
 """
 
 from __future__ import annotations
@@ -45,8 +50,12 @@ def authors_field(paper: Paper, *, unicode: bool = False) -> str:
 _TEX_SAFE_DOI = re.compile(r"10\.\d{4,9}/[A-Za-z0-9.;()/:<>+\-]+")
 
 
-def entry(paper: Paper, key: str, *, unicode: bool = False, tags: Sequence[str] = (), note: str = "") -> str:
-    """One `@misc` entry; every value has its shape (id, category, DOI, year) or is escaped text."""
+def entry(
+    paper: Paper, key: str, *, unicode: bool = False, tags: Sequence[str] = (), note: str = "", print_arxiv_id: bool = True
+) -> str:
+    """One `@misc` entry; every value has its shape (id, category, DOI, year) or is escaped text.
+    `print_arxiv_id`: also the fields that make every style print the id (see above); without
+    them, arXiv's own shape, whose id only biblatex prints."""
     fields = [
         ("title", escape_text(paper.title, protect_case=True, unicode=unicode)),
         ("author", authors_field(paper, unicode=unicode)),
@@ -61,6 +70,8 @@ def entry(paper: Paper, key: str, *, unicode: bool = False, tags: Sequence[str] 
     doi = citation.doi(paper)
     if doi and _TEX_SAFE_DOI.fullmatch(doi):
         fields.append(("doi", doi))
+    if print_arxiv_id:  # id and category have their shapes: nothing to escape
+        fields += [("howpublished", citation.arxiv_label(paper)), ("options", "eprint=false")]
     if paper.journal_ref:
         fields.append(("note", "Published in " + escape_text(paper.journal_ref, unicode=unicode)))
     if tags:
@@ -79,13 +90,16 @@ def export(
     tags: dict[str, list[str]] | None = None,
     notes: dict[str, str] | None = None,
     keys: dict[str, str] | None = None,
+    print_arxiv_id: bool = True,
 ) -> str:
     """A .bib file for the papers that can be cited (see `citation.exportable`). `tags` and `notes`
     (paper id -> the user's) become `keywords` and `annote`; `keys` (paper id -> key) are the
-    recorded keys (a paper without one is given one here, unique in the file)."""
+    recorded keys (a paper without one is given one here, unique in the file); `print_arxiv_id`
+    as for `entry`."""
     real = citation.exportable(papers)
     keys = with_keys(real, keys)
     return "\n".join(
-        entry(p, keys[p.id], unicode=unicode, tags=citation.tags_of(p, tags), note=citation.note_of(p, notes))
+        entry(p, keys[p.id], unicode=unicode, tags=citation.tags_of(p, tags), note=citation.note_of(p, notes),
+              print_arxiv_id=print_arxiv_id)
         for p in real
     )

@@ -59,6 +59,15 @@ def published(paper: Paper) -> date | None:
     return day if day.year >= 1991 else None
 
 
+def arxiv_label(paper: Paper) -> str:
+    """The paper's id as arXiv asks to be cited: `arXiv:2609.10042 [cs.LG]`, the primary category
+    after the id; an old-style id names its archive, so only a subject class is added to it
+    (`arXiv:hep-th/9901001`, `arXiv:math/9910001 [math.AT]`)."""
+    primary = primary_category(paper)
+    archive, slash, _ = paper.id.partition("/")
+    return f"arXiv:{paper.id}" if primary is None or (slash and primary == archive) else f"arXiv:{paper.id} [{primary}]"
+
+
 def abs_url(paper: Paper) -> str:
     """The abstract page, built from the validated id, never taken from feed text."""
     return f"https://arxiv.org/abs/{paper.id}"

@@ -29,14 +29,15 @@ def render(
     tags: dict[str, list[str]] | None = None,
     notes: dict[str, str] | None = None,
     keys: dict[str, str] | None = None,
+    print_arxiv_id: bool = True,
 ) -> str:
     """The papers as a file of the given format, each under its recorded key (`keys`, paper id ->
-    key: see Store.citation_keys); `unicode` concerns BibTeX only (RIS and CSL-JSON are always
-    UTF-8)."""
+    key: see Store.citation_keys); `unicode` and `print_arxiv_id` (see core/bibtex.py) concern
+    BibTeX only (RIS and CSL-JSON are always UTF-8, and carry the id in a field of its own)."""
     from reader.core import bibtex, csljson, ris  # here: every command line imports this module
 
     if format == "bibtex":
-        return bibtex.export(papers, unicode=unicode, tags=tags, notes=notes, keys=keys)
+        return bibtex.export(papers, unicode=unicode, tags=tags, notes=notes, keys=keys, print_arxiv_id=print_arxiv_id)
     if format == "ris":
         return ris.export(papers, tags=tags, notes=notes, keys=keys)
     if format == "csl-json":

@@ -16,6 +16,7 @@ from reader.store.written import record_written, written_fingerprints
 from reader.userfiles import append_user_file, write_user_file
 
 if TYPE_CHECKING:
+    from reader.config import Settings
     from reader.store import Store
 
 
@@ -53,13 +54,15 @@ def update_bib(
     tags: dict[str, list[str]],
     notes: dict[str, str],
     unicode: bool = False,
+    print_arxiv_id: bool = True,
 ) -> Update:
     """Append the papers the .bib lacks, keeping every byte already there (bytes that are not
-    UTF-8 go through untouched), and record the entries added as reader's."""
+    UTF-8 go through untouched), and record the entries added as reader's. `print_arxiv_id`: see
+    core/bibtex.py."""
     raw = read_existing(path)
     old = raw.decode("utf-8", "surrogateescape")
     try:
-        result = update(old, papers, unicode=unicode, tags=tags, notes=notes, keys=keys)
+        result = update(old, papers, unicode=unicode, tags=tags, notes=notes, keys=keys, print_arxiv_id=print_arxiv_id)
     except UnclosedEntryError as error:
         raise ReaderError(f"{path}, {error}") from None
     if result.added:
@@ -72,6 +75,7 @@ class ExportMethods:
     """The app's export onto a file (LibraryService): the same rules as `reader export`. Call in a worker."""
 
     store: Store
+    settings: Settings
 
     if TYPE_CHECKING:
         def citation_keys(self, papers: list[Paper], taken: Sequence[str] = ()) -> dict[str, str]: ...
@@ -85,4 +89,5 @@ class ExportMethods:
     def update_export(self, path: Path, papers: list[Paper]) -> Update:
         """Add the papers a .bib lacks, as `reader export --update` does."""
         tags = {pid: list(names) for pid, names in self.store.tags_of(p.id for p in papers).items() if names}
-        return update_bib(self.store.data_dir, path, papers, keys=self.citation_keys, tags=tags, notes=self.store.notes())
+        return update_bib(self.store.data_dir, path, papers, keys=self.citation_keys, tags=tags, notes=self.store.notes(),
+                          print_arxiv_id=self.settings.bibtex_print_arxiv_id)

@@ -260,11 +260,12 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods)
         """The papers in an export format (see core/exporting.py), with the user's tags and notes,
         under their recorded keys. Call in a worker."""
         tags = {pid: list(names) for pid, names in self.store.tags_of(p.id for p in papers).items() if names}
-        return render(format, papers, unicode=unicode, tags=tags, notes=self.store.notes(), keys=self.citation_keys(papers))
+        return render(format, papers, unicode=unicode, tags=tags, notes=self.store.notes(), keys=self.citation_keys(papers),
+                      print_arxiv_id=self.settings.bibtex_print_arxiv_id)
 
     def citation(self, paper: Paper) -> str:
         """The paper's BibTeX entry under its recorded key (what `y` copies). Call in a worker."""
-        return render("bibtex", [paper], keys=self.citation_keys([paper]))
+        return render("bibtex", [paper], keys=self.citation_keys([paper]), print_arxiv_id=self.settings.bibtex_print_arxiv_id)
 
     def citation_keys(self, papers: list[Paper], taken: Sequence[str] = ()) -> dict[str, str]:
         """Each paper's recorded citation key; a paper without one is given one (unique against
