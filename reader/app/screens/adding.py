@@ -11,7 +11,6 @@ from textual.worker import WorkerCancelled, WorkerFailed
 
 from reader.app.screens.dialogs import AddPaperDialog
 from reader.app.screens.part import ScreenHost, ScreenPart
-from reader.errors import ReaderError
 from reader.service import LibraryService
 
 if TYPE_CHECKING:
@@ -43,24 +42,8 @@ class PaperAdding(ScreenPart[AddingHost]):
 
     def fetch(self, paper_id: str, version: int | None) -> tuple[str, bool]:
         """In the dialog's worker: (the id, whether it was fetched now) once the paper is in the
-        cache; else ReaderError, the sentence the dialog shows. A cached paper (at the version
-        asked) is not asked for again."""
-        from reader.sync.adding import add_in_child, add_job
-        from reader.sync.types import client_options
-
-        service = self.screen.service
-        cached = service.store.cached_versions([paper_id]).get(paper_id)
-        if cached is not None and (version or 0) <= cached:
-            return paper_id, False
-        options = self.screen.client_options or client_options(service.settings)
-        added = add_in_child(add_job(service.store.data_dir, [(paper_id, version)], service.settings.today(), options))
-        if added.saved:
-            return paper_id, True
-        if added.missing:
-            raise ReaderError(f"arXiv has no paper {paper_id}: check the id")
-        if added.refused:
-            raise ReaderError(f"arXiv refuses {paper_id} as malformed: check the id")
-        raise ReaderError(f"not added: {added.error}")
+        cache; else ReaderError, the sentence the dialog shows."""
+        return paper_id, self.screen.service.add_paper(paper_id, version, self.screen.client_options)
 
     def _added(self, result: tuple[str, bool] | None) -> None:
         if result is not None:
