@@ -8,6 +8,7 @@ import sys
 from typing import NoReturn
 
 from reader.commands import (
+    add,
     common,
     completion,
     config,
@@ -30,7 +31,7 @@ from reader.config import default_data_dir, load_settings
 from reader.errors import ReaderError
 
 # The subcommands' modules, in the order `reader --help` lists their commands.
-COMMANDS = (sync, topics, listing, marks, tags_notes, watches, momentum, export, importing, text, digest, triage, similar, config, completion)
+COMMANDS = (sync, topics, listing, marks, tags_notes, watches, momentum, export, importing, add, text, digest, triage, similar, config, completion)
 # Arguments that are paths: any bytes the system allows (the others must be valid text).
 PATH_ARGUMENTS = ("data_dir", "output", "file")
 

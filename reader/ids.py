@@ -1,7 +1,7 @@
 """The arXiv ids people paste, in every form they come in, read into (id, version).
 
     2511.02810   2511.02810v2   hep-th/9901001v1   math.GT/0309136 (read as math/0309136)
-    arXiv:2511.02810   arxiv: 2511.02810v2
+    arXiv:2511.02810   arxiv: 2511.02810v2   arXiv:2511.02810 [cs.LG] (arXiv's "Cite as")
     https://arxiv.org/abs/2511.02810v2   arxiv.org/pdf/2511.02810v2.pdf   (abs, pdf, html, format, src;
     www. and export. hosts; a query or fragment after it is ignored)
     10.48550/arXiv.2511.02810   https://doi.org/10.48550/arXiv.2511.02810   (arXiv's own DOIs)
@@ -20,6 +20,7 @@ _URL = re.compile(
     r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf|html|format|src)/(?P<ref>[^?#]+?)(?:\.pdf)?/?(?:[?#].*)?$",
     re.IGNORECASE,
 )
+_CITE_AS_CLASS = re.compile(r"\s*\[[\w.\- ]*\]$")  # `arXiv:2511.02810 [cs.LG]`: the class, not the id
 _DOI = re.compile(r"^(?:(?:https?://)?(?:dx\.)?doi\.org/|doi:\s*)?10\.48550/arxiv\.(?P<ref>.+)$", re.IGNORECASE)
 
 
@@ -45,7 +46,7 @@ def parse_paper_id(text: str) -> tuple[str, int | None]:
             ref = match.group("ref")
             break
     else:
-        ref = _PREFIX.sub("", ref)
+        ref = _CITE_AS_CLASS.sub("", _PREFIX.sub("", ref))
     try:
         paper_id, version = split_version(ref)
     except ValueError:

@@ -135,7 +135,7 @@ def test_list_query_lines_hold_the_papers_of_its_json(capsys, data_dir, filters)
         (("topics", "add", "Bad", "ti:a b"), "need an operator"),
         (("list", "--topic", "Nope"), "no topic named 'Nope'"),
         (("star", "not-an-id"), "is not an arXiv id"),
-        (("star", "2609.99999"), "not in the cache: 2609.99999 (nothing was changed)"),
+        (("star", "2609.99999"), "not in the cache: 2609.99999 (`reader add 2609.99999` fetches it from arXiv; nothing was changed)"),
         (("momentum", "--as-of", "2026-13-01"), "--as-of='2026-13-01' is not a date"),
         (("topics", "remove", "Nope"), "no topic named 'Nope'"),
         (("sync", "--topic", "Nope"), "no topic named 'Nope'"),
@@ -211,7 +211,8 @@ def test_a_version_the_cache_does_not_have_is_refused(capsys, arxiv_env):
     too_new = f"{row['id']}v{row['version'] + 7}"
     code, _out, err = run(capsys, "read", too_new)
     assert code == 1
-    assert err == f"reader: error: {too_new} does not exist in the cache: it has v{row['version']} (nothing was changed)\n"
+    assert err == (f"reader: error: {too_new} does not exist in the cache: it has v{row['version']} "
+                   f"(`reader add {too_new}` fetches arXiv's newest; nothing was changed)\n")
     assert not json.loads(run(capsys, "list", "--json", "--limit", "1")[1])[0]["read"]
 
 

@@ -56,6 +56,9 @@ def test_bash_completes_commands_options_and_choices(shell_env, capsys):
     assert bash_complete(shell_env, "reader", "list", "--s") == ["--starred"]
     assert bash_complete(shell_env, "reader", "completion", "") == ["bash", "zsh", "fish"]
     assert bash_complete(shell_env, "reader", "topics", "re") == ["remove"]
+    assert bash_complete(shell_env, "reader", "a") == ["add"]
+    assert bash_complete(shell_env, "reader", "add", "--") == ["--help", "--star"]
+    assert bash_complete(shell_env, "reader", "add", "2609.10042", "") == []  # an id is typed or pasted, not completed
 
 
 def test_bash_completes_topic_names_from_the_store_quoted_for_bash(shell_env):

@@ -26,7 +26,8 @@ def test_ids_in_every_form_people_paste(capsys, cached):
     assert code == 0, err
     assert sorted(entries(out)) == sorted([a, b, c])
     code, _, err = run(capsys, "export", "not-an-id")
-    assert code == 1 and err == "reader: error: 'not-an-id' is not an arXiv id (like 2511.02810, arXiv:2511.02810 or an arxiv.org/abs link)\n"
+    assert code == 1 and err == ("reader: error: 'not-an-id' is not an arXiv id (like 2609.12345, 2609.12345v2, arXiv:2609.12345, "
+                                   "hep-th/9901001 or an arxiv.org/abs/ link)\n")
     code, _, err = run(capsys, "export", "2001.00001")
     assert code == 1 and "not in the cache: 2001.00001" in err and err.count("\n") == 1
 

@@ -119,7 +119,7 @@ def test_no_html_and_no_pdf_is_a_one_line_error(capsys, texts_env, data_dir):
 def test_a_paper_not_in_the_cache_is_a_one_line_error_with_no_request(capsys, texts_env):
     code, out, err = run(capsys, "text", "2101.00001")
     assert (code, out) == (1, "")
-    assert err.count("\n") == 1 and "2101.00001 is not in the cache" in err
+    assert err.count("\n") == 1 and "not in the cache: 2101.00001 (`reader add 2101.00001` fetches it" in err
     assert texts_env.document_requests() == []
 
 

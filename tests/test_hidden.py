@@ -159,7 +159,7 @@ def test_hide_and_unhide_from_the_command_line(capsys, data_dir):
     code, out, _ = run(capsys, *home, "topics", "list")
     assert "Kept\t8 papers, 8 unread" in out
     code, _, err = run(capsys, *home, "hide", "2609.99999")
-    assert code == 1 and "not in the cache: 2609.99999 (nothing was changed)" in err
+    assert code == 1 and "not in the cache: 2609.99999 (`reader add 2609.99999` fetches it from arXiv; nothing was changed)" in err
 
 
 def test_unhide_and_the_other_marks_say_when_a_paper_is_already_so(capsys, data_dir):

@@ -240,7 +240,7 @@ def test_tag_tags_and_list_by_tag_from_the_command_line(seeded, capsys):
     "args, message",
     [
         (["tag", "ID0"], "say what to change: --add TAG and/or --remove TAG"),
-        (["tag", "ID0", "2501.99999", "--add", "x"], "not in the cache: 2501.99999 (nothing was changed)"),
+        (["tag", "ID0", "2501.99999", "--add", "x"], "not in the cache: 2501.99999 (`reader add 2501.99999` fetches it from arXiv; nothing was changed)"),
         (["tag", "ID0", "--add", "red\x1b[31m"], "control characters"),
         (["tag", "ID0", "--remove", "never made"], "no tag named 'never made' (nothing was changed)"),
         (["list", "--tag", "nope"], "no tag named 'nope' (tags: 'first')"),

@@ -133,7 +133,7 @@ def test_plain_output_and_errors(capsys, cache):
     code, out, err = run(capsys, "similar", f"arXiv:{TARGET}v1", "--limit", "3")
     assert code == 0 and len(out.splitlines()) == 6 and "because: " in out.splitlines()[1]
     assert err.startswith(f"like {TARGET} (")
-    assert run(capsys, "similar", "2612.99999") [0:3:2] == (1, "reader: error: not in the cache: 2612.99999 (`reader import` can bring it in)\n")
+    assert run(capsys, "similar", "2612.99999") [0:3:2] == (1, "reader: error: not in the cache: 2612.99999 (`reader add 2612.99999` fetches it from arXiv; nothing was changed)\n")
     assert run(capsys, "similar")[2] == "reader: error: give one paper's ID, or --text TEXT (not both)\n"
     assert run(capsys, "similar", TARGET, "--text", "x")[0] == 1
     assert run(capsys, "similar", "--text", "  ")[2] == "reader: error: the text is empty: give the words to compare papers with\n"

@@ -101,17 +101,26 @@ def tagged_ids(store, name: str | None) -> set[str] | None:
 
 def cached_ids(store, refs: list[str]) -> dict[str, int]:
     """Papers named on the command line in any form people paste (see reader/ids.py), each with
-    its cached version. Every one must be in the cache, at a version it has: else a one-line
-    error and nothing is changed."""
+    its cached version: the one place a command resolves ids. Every one must be in the cache, at
+    a version it has: else one line saying how to bring it in (`reader add`), nothing changed."""
     wanted = [parse_paper_id(ref) for ref in refs]
     cached = store.cached_versions(pid for pid, _ in wanted)
     unknown = list(dict.fromkeys(pid for pid, _ in wanted if pid not in cached))
     if unknown:
-        raise ReaderError(f"not in the cache: {', '.join(unknown)} (nothing was changed)")
+        them = "it" if len(unknown) == 1 else "them"
+        raise ReaderError(f"not in the cache: {', '.join(unknown)} (`reader add {' '.join(unknown)}` fetches {them} "
+                          "from arXiv; nothing was changed)")
     for pid, version in wanted:
         if version is not None and version > cached[pid]:
-            raise ReaderError(f"{pid}v{version} does not exist in the cache: it has v{cached[pid]} (nothing was changed)")
+            raise ReaderError(f"{pid}v{version} does not exist in the cache: it has v{cached[pid]} "
+                              f"(`reader add {pid}v{version}` fetches arXiv's newest; nothing was changed)")
     return {pid: cached[pid] for pid, _ in wanted}
+
+
+def cached_paper(store, ref: str) -> tuple[str, int]:
+    """(id, cached version) of the one paper a command takes (see cached_ids)."""
+    ((pid, version),) = cached_ids(store, [ref]).items()
+    return pid, version
 
 
 def library(store, *, order_only: bool = False):

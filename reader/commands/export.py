@@ -8,11 +8,13 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from reader.commands.common import library, open_store, print_warning, selected_papers, tagged_ids, topic_name, validated_query
+from reader.commands.common import cached_ids, library, open_store, print_warning, selected_papers, tagged_ids, topic_name, validated_query
 from reader.commands.completion import completes_names
+from reader.commands.marks import ID_HELP
 from reader.core.exporting import FORMAT_NAMES, FORMATS, format_of_path, render
 from reader.core.text import plural
 from reader.errors import ReaderError
+from reader.ids import parse_paper_id
 from reader.userfiles import link_target, path_problem
 
 
@@ -25,7 +27,7 @@ def register(commands) -> None:
         "--topic, --query).",
     )
     parser.add_argument("ids", nargs="*", metavar="ID",
-                        help="arXiv ids: 2511.02810, arXiv:2511.02810 or https://arxiv.org/abs/2511.02810v2")
+                        help=ID_HELP)
     parser.add_argument("--starred", action="store_true", help="the starred papers")
     completes_names(parser.add_argument("--tag", metavar="TAG", help="the papers with this tag (any case)"), "tag")
     parser.add_argument("--topic", metavar="NAME", help="the papers of a topic")
@@ -45,20 +47,6 @@ def register(commands) -> None:
     parser.add_argument("--force", action="store_true",
                         help="with -o: replace the file even when it holds entries reader did not write (they are lost)")
     parser.set_defaults(handler=run)
-
-
-def _wanted_ids(raw_ids: list[str]) -> set[str] | None:
-    from reader.core.citedids import arxiv_id
-
-    if not raw_ids:
-        return None
-    wanted = set()
-    for raw in raw_ids:
-        found = arxiv_id(raw)
-        if found is None:
-            raise ReaderError(f"{raw!r} is not an arXiv id (like 2511.02810, arXiv:2511.02810 or an arxiv.org/abs link)")
-        wanted.add(found)
-    return wanted
 
 
 def _chosen_format(args: argparse.Namespace) -> str:
@@ -111,8 +99,10 @@ def run(args: argparse.Namespace, settings) -> int:
 
     format = _chosen_format(args)
     _check_options(args, format)
-    wanted = _wanted_ids(args.ids)
+    for ref in args.ids:  # a mistyped id is said before anything is opened
+        parse_paper_id(ref)
     store = open_store(args, settings)
+    wanted = set(cached_ids(store, args.ids)) if args.ids else None
     query = validated_query(args.query, for_arxiv=False) if args.query else None
     lib = library(store)
     tagged = tagged_ids(store, args.tag)
@@ -121,10 +111,6 @@ def run(args: argparse.Namespace, settings) -> int:
         store, lib, query=query, topic=topic_name(store, args.topic), starred=args.starred, only=only,
         hidden=None if wanted is not None else False,  # papers named by id are exported even when hidden
     )
-    if wanted is not None:
-        missing = sorted(wanted - set(lib.index.ids))
-        if missing:
-            raise ReaderError(f"not in the cache: {', '.join(missing)} (run `reader sync`, or add a topic that finds them)")
 
     extras = {"tags": {pid: list(t) for pid, t in store.tags_of(p.id for p in papers).items() if t}, "notes": store.notes(),
               "print_arxiv_id": settings.bibtex_print_arxiv_id}

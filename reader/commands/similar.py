@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import sys
 
-from reader.commands.common import open_store, positive_int, print_json, search_index
+from reader.commands.common import cached_paper, open_store, positive_int, print_json, search_index
 from reader.commands.marks import ID_HELP
 from reader.errors import ReaderError
-from reader.ids import parse_paper_id
 
 DEFAULT_LIMIT = 10
 
@@ -39,10 +38,10 @@ def cmd_similar(args, settings) -> int:
     store = open_store(args, settings)
     paper = None
     if args.id is not None:
-        paper_id, _ = parse_paper_id(args.id)
+        paper_id, _ = cached_paper(store, args.id)
         paper = store.load_paper(paper_id)
-        if paper is None:
-            raise ReaderError(f"not in the cache: {paper_id} (`reader import` can bring it in)")
+        if paper is None:  # its shard was lost since the index was read
+            raise ReaderError(f"cannot read {paper_id} in the cache: `reader add {paper_id}` fetches it again")
     marks = store.marks()
     with search_index(store) as index:
         if paper is not None:

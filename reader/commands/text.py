@@ -9,12 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from reader.commands.common import library, open_store, print_json, print_warning, selected_ids, topic_name
+from reader.commands.common import cached_paper, library, open_store, print_json, print_warning, selected_ids, topic_name
 from reader.commands.completion import completes_names
 from reader.commands.marks import ID_HELP
 from reader.core.text import plural
 from reader.errors import ReaderError
-from reader.ids import parse_paper_id
 
 FETCHED_TEXTS = "Texts are kept in the data directory: read them offline, search them with text:"
 
@@ -54,20 +53,6 @@ def register(commands) -> None:
     refs.add_argument("id", metavar="ID", help=ID_HELP)
     refs.add_argument("--json", action="store_true", help="print an array of {text, arxiv_id, cached, starred, read}")
     refs.set_defaults(handler=cmd_refs)
-
-
-# --- choosing papers -----------------------------------------------------------------------------
-
-
-def cached_paper(store, ref: str) -> tuple[str, int]:
-    """(id, cached version) of a paper named in any form; a one-line error when it is not cached."""
-    pid, version = parse_paper_id(ref)
-    cached = store.cached_versions([pid]).get(pid)
-    if cached is None:
-        raise ReaderError(f"{pid} is not in the cache: only cached papers' texts are fetched (sync a topic that has it)")
-    if version is not None and version > cached:
-        raise ReaderError(f"{pid}v{version} does not exist in the cache: it has v{cached}")
-    return pid, cached
 
 
 def _run(settings, job):

@@ -33,6 +33,7 @@ from reader.errors import ReaderError, StoreError
 from reader.fulltext.store import TextStore
 from reader.models import IdRows, IdTable, PackedIds, Paper, PaperIndex
 from reader.searchdb import Card
+from reader.service.adding import AddingMethods
 from reader.service.exports import ExportMethods
 from reader.service.outside import PAPER_FILES, OutsideChanges, OutsideMethods, Stamps
 from reader.service.ranker import RankedList, RankerProcess
@@ -69,7 +70,7 @@ class CacheUpdate:
     stamps: Stamps = dataclasses.field(default_factory=dict)  # of index.json and sync.json, as read
 
 
-class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods):
+class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods, AddingMethods):
     """The cache of one data directory; the demo set's papers instead while `demo` is given."""
 
     def __init__(self, store: Store, settings: Settings, *, demo: DemoSource | None = None):

@@ -55,10 +55,11 @@ class DetailOpening(ScreenPart[DetailHost]):
         ):
             self._read_ahead_record = record  # one reference assigned: safe from this thread
 
-    def open(self, paper_id: str) -> None:
-        """Enter on a paper: mark it read and show it."""
+    def open(self, paper_id: str, ids: Sequence[str] | None = None) -> None:
+        """Enter on a paper: mark it read and show it, `[` and `]` moving through `ids` (the
+        list's papers unless given: a paper just added may be in none of them)."""
         self.screen.set_marks(paper_id, read=True)
-        ids, record = self.screen.paper_list.ids, self._read_ahead_record
+        ids, record = self.screen.paper_list.ids if ids is None else ids, self._read_ahead_record
         if record is not None and record.paper_id == paper_id:
             self._push_detail(ids, ids.index(paper_id), record, read_again=True)
         else:

@@ -1,4 +1,4 @@
-"""Small modal dialogs: add a topic, confirm, a line of text, and the form the dialogs that ask
+"""Small modal dialogs: add a topic, confirm, a line of text, add a paper, and the form the dialogs that ask
 for something share (FormDialog). Each has its own footer; Tab and Shift+Tab move between its
 fields and buttons."""
 
@@ -13,11 +13,13 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
+from textual.worker import Worker, WorkerState
 
 from reader.app.widgets.footer import KeyFooter
 from reader.core.names import NameTaken, checked_name
 from reader.core.query import parse
 from reader.errors import QueryError, ReaderError
+from reader.ids import parse_paper_id
 
 ResultType = TypeVar("ResultType")
 
@@ -198,3 +200,55 @@ class TextDialog(FormDialog[str | None]):
             self.say(problem)
             return
         self.dismiss(value)
+
+
+class AddPaperDialog(FormDialog[ResultType]):
+    """An arXiv id or link pasted (any form reader/ids.py reads), the paper fetched by `fetch`
+    (run in a worker; a ReaderError says what went wrong). It closes once the paper is in the
+    cache, with what `fetch` returned; a refusal (not an id, no such paper, arXiv unreachable)
+    is said on its line, the text kept. Esc while fetching closes it: a paper that arrives after
+    is kept, as one another process added."""
+
+    SUBMIT_LABEL = "Add"
+
+    def __init__(self, fetch: Callable[[str, int | None], ResultType]):
+        super().__init__()
+        self.fetch = fetch
+        self._fetching = False
+
+    def form(self) -> ComposeResult:
+        yield Label("Add a paper: fetched from arXiv and kept", classes="dialog-title")
+        yield Input(placeholder="arXiv id or link, e.g. 2609.12345 or https://arxiv.org/abs/2609.12345v2", id="paper-ref")
+
+    def submit(self) -> None:
+        if self._fetching:
+            return
+        try:
+            paper_id, version = parse_paper_id(self.query_one("#paper-ref", Input).value)
+        except ReaderError as error:
+            self.say(sentence(str(error)))
+            return
+        self._fetching = True
+        self.say(f"Fetching arXiv:{paper_id}{f'v{version}' if version else ''}…")
+        self._fetch(paper_id, version)
+
+    @work(thread=True, exclusive=True, group="fetch")
+    def _fetch(self, paper_id: str, version: int | None) -> tuple[ResultType | None, str | None]:
+        """(what `fetch` returned, None) or (None, why not)."""
+        try:
+            return self.fetch(paper_id, version), None
+        except ReaderError as error:
+            return None, sentence(str(error))
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """The fetch's outcome, taken once its worker is done (the dialog closes after it)."""
+        if event.worker.group == "fetch" and event.state == WorkerState.SUCCESS and event.worker.result is not None:
+            fetched, problem = event.worker.result
+            if problem is None:
+                self.dismiss(fetched)
+            else:
+                self._refused(problem)
+
+    def _refused(self, problem: str) -> None:
+        self._fetching = False
+        self.say(problem)

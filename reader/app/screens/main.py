@@ -72,6 +72,7 @@ class MainScreen(PaperScreen, ExportActions):
         Binding("escape", "clear_filter", "Clear filter", show=False, id="app.clear_filter"),
         Binding("f", "for_you_scope", "For you", show=False, id="app.for_you", tooltip="For you: every topic, or the last topic only"),
         Binding("a", "add_topic", "Add topic", show=False, id="app.add_topic"),
+        Binding("A", "add_paper", "Add a paper", show=False, id="app.add_paper", tooltip="Add a paper by its arXiv id or link: fetched, kept and shown"),
         Binding("w", "add_watch", "Add watch", show=False, id="app.add_watch", tooltip="Add a watch: names and words to spot in the cache, e.g. au:levine"),
         Binding("d", "delete", "Delete", show=False, id="app.delete_topic", tooltip="Delete the selected topic, watch or tag (papers stay)"),
         Binding("f2", "rename_tag", "Rename tag", show=False, id="app.rename_tag"),
@@ -409,6 +410,11 @@ class MainScreen(PaperScreen, ExportActions):
 
     def action_add_topic(self) -> None:
         self.collections.add_topic()
+
+    def action_add_paper(self) -> None:
+        from reader.app.screens.adding import PaperAdding  # holds no state between two additions
+
+        PaperAdding(self).open()
 
     def action_add_watch(self) -> None:
         self.collections.add_watch()

@@ -4,7 +4,7 @@ the cache read again in a worker after it."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from reader.app.keys import key
 from reader.app.memory import collect_before_reload, keep_loaded
@@ -14,6 +14,8 @@ from reader.errors import ReaderError
 from reader.service import CacheUpdate, LibraryService
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from reader.app.screens.triage import Triage
     from reader.app.widgets.paper_list import PaperList
     from reader.app.widgets.status import StatusLine
@@ -105,11 +107,11 @@ class Sync(ScreenPart[SyncHost]):
         if report.changed_ids or service.is_demo:
             self.reload(report.changed_ids)
 
-    def reload(self, changed_ids: list[str]) -> None:
-        """Read the cache again, in a worker, after a sync (ours, or one elsewhere), taking the
-        papers it changed into the search index first."""
+    def reload(self, changed_ids: list[str]) -> Worker[Any]:
+        """Read the cache again, in a worker (returned), after a sync (ours, or one elsewhere) or
+        papers added, taking the papers it changed into the search index first."""
         collect_before_reload()
-        self.in_thread(self._reload, changed_ids, group="reload", exclusive=True)
+        return self.in_thread(self._reload, changed_ids, group="reload", exclusive=True)
 
     def _reload(self, changed_ids: list[str]) -> None:
         """In a worker: the cache as the sync left it."""
