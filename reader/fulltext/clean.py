@@ -56,8 +56,9 @@ def printable(text: str) -> str:
 # TeX would lose the rest of its line to the comment. A `%` after an odd run of backslashes is
 # a percent sign (`50\%`), kept.
 _TEX_LINE_BREAK = re.compile(r"(?<!\\)((?:\\\\)*)%\n[ \t]*")
-# What LaTeXML writes after each `\color` when pgf is loaded: a definition no formula needs.
-_PGF_STROKE = re.compile(r"\\definecolor\[named\]\{pgfstrokecolor\}\{[^{}]*\}\{[^{}]*\}")
+# What LaTeXML writes after each `\color` when pgf is loaded: the stroke colour's definition and
+# pgf's driver calls (`\pgfsys@color@rgb@fill{1}{0}{0}`), which no pasted formula can use.
+_PGF_STROKE = re.compile(r"\\definecolor\[named\]\{pgfstrokecolor\}\{[^{}]*\}\{[^{}]*\}|\\pgfsys@color@[a-z@]+(?:\{[^{}]*\})+")
 _DISPLAY_STYLE = re.compile(r"^\\displaystyle(?![A-Za-z])\s*")
 
 
