@@ -322,6 +322,8 @@ class LatexmlText(HTMLParser):
             did |= CONTACT
             self._contact_role = "email" if "ltx_role_email" in classes else (
                 "affiliation" if classes & {"ltx_role_affiliation", "ltx_role_address"} else "thanks")
+        if tag == "sup" and self._authors is not None and "ltx_note_mark" not in classes:
+            self._parts.append("^")  # an affiliation's mark, `İrsoy^1`: apart from the name it follows (searched as a word)
         kind = _kind(tag, classes, self._in_bibliography > 0)
         if kind is not None:
             self._context.append(kind)
