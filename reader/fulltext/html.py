@@ -17,6 +17,7 @@ from html import unescape
 from html.parser import HTMLParser
 
 from reader.errors import ArxivError
+from reader.fulltext.byline import author_lines
 from reader.fulltext.clean import printable, tex
 from reader.fulltext.document import (
     AUTHORS,
@@ -65,9 +66,6 @@ EQUATION_ROW, BIB_TAG, AUTHOR_NOTES, CONTACT, BODY = 32768, 65536, 131072, 26214
 SILENT_NOTES = frozenset(["ltx_role_footnotemark", "ltx_role_pubyear", "ltx_role_pagerange"])
 FRONT_MATTER = "\x00front"  # the mark of an open front-matter note: none is printed
 _BIB_ID = re.compile(r"bib\.bib(\d{1,6})")
-_EMAIL = re.compile(r"[^\s@]+@[^\s@]+\.[^\s@]+")
-_NEXT_AUTHOR = re.compile(r"(?:^|\s)&")  # NeurIPS' byline: `&Name` (its tabular's `&`, as text) starts the next author
-_NIPS_AND = re.compile(r"^(?:\\(?:AND|And|and)\s*)+")  # NeurIPS' \AND, undefined for LaTeXML, left as text
 
 
 class PageRefused(ArxivError):
@@ -515,35 +513,14 @@ class LatexmlText(HTMLParser):
         self._place_notes()
 
     def _end_author(self) -> None:
-        """An author (or a byline of several: NeurIPS' `&Name` lines) as lines of its own: name and
-        affiliations, then e-mails in angle brackets; the thanks after them, as notes."""
+        """An author (or a byline of several) as lines of its own, the thanks after them as notes."""
         lines = (self._authors or []) + [self._release()]
         contacts, self._contacts = self._contacts, {}
         self._authors = []
-        people: list[list[str]] = []
-        for line in lines:
-            for number, piece in enumerate(_NEXT_AUTHOR.split(_NIPS_AND.sub("", line))):
-                if number or not people:
-                    people.append([])
-                if piece.strip():
-                    people[-1].append(piece.strip())
-        people = [person for person in people if person]
-        if people:
-            people[-1] += contacts.get("affiliation", []) + contacts.get("email", [])
         self._flush()
-        for person in people:
-            emails = [line for line in person[1:] if _EMAIL.fullmatch(line)]
-            others = [line for line in person[1:] if line not in emails]
-            if "," in person[0] and len(person) > 1:  # several names on one line: the rest follow it
-                self._add(Block(AUTHORS, person[0]))
-                for line in others:
-                    self._add(Block(AUTHORS, line))
-                if emails:
-                    self._add(Block(AUTHORS, " ".join(f"<{email}>" for email in emails)))
-                continue
-            self._add(Block(AUTHORS, " ".join([", ".join([person[0], *others]), *(f"<{email}>" for email in emails)])))
-        for thanks in contacts.get("thanks", []):
-            self._notes.append(thanks)
+        for line in author_lines(lines, contacts.get("affiliation", []), contacts.get("email", [])):
+            self._add(Block(AUTHORS, line))
+        self._notes += contacts.get("thanks", [])
         self._place_notes()
 
     def _end_equation_row(self) -> None:
