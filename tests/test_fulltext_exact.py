@@ -200,3 +200,19 @@ def test_an_html_paper_its_authors_submitted_prints_as_its_visible_text(capsys, 
     code, again, err = run(capsys, "text", paper.id)
     assert (code, again) == (0, out) and "its authors submitted" in err
     assert len(exact_env.document_requests()) == 2
+
+
+def test_a_text_stored_by_the_previous_format_is_still_read_and_searched(capsys, exact_env, data_dir):
+    """Texts made before references kept their numbers (format 1) print and are searched offline."""
+    paper = exact_env.papers[0]
+    path = TextStore(data_dir).path(paper.id, paper.version)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = {"format": 1, "id": paper.id, "version": paper.version, "source": "html",
+           "blocks": [["title", "Old Title"], ["paragraph", "Stored words of Ozan İrsoy."], ["reference", "[1] A. Ref.", "2302.04761"]]}
+    path.write_text(json.dumps(old, ensure_ascii=False), encoding="utf-8")
+    exact_env.stop()
+    code, out, err = run(capsys, "text", paper.id)
+    assert code == 0, err
+    assert out.splitlines() == ["Old Title", "", "Stored words of Ozan İrsoy.", "", "[1] A. Ref."]
+    code, out, err = run(capsys, "list", "--query", "text:irsoy", "--json")
+    assert code == 0 and [row["id"] for row in json.loads(out)] == [paper.id], err

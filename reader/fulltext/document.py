@@ -13,8 +13,9 @@ TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENC
 )
 KINDS = frozenset((TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENCE))
 FORMAT = 2  # of the stored JSON (store.py): a text of another format is fetched again
-# 2: references keep their number and key; formulas without LaTeXML's line-wrapping comments;
-# aligned rows, authors and notes as they print now.
+# 2: references may carry their number and key (a fourth item). A text of format 1 is still read
+# as it was made (and searched); `reader text --refresh` makes it again with today's rules.
+READABLE_FORMATS = (1, FORMAT)
 CELL_SEPARATOR = " | "
 # Where a text was read: arXiv's HTML made by LaTeXML, the PDF, or an HTML page its authors
 # submitted (arXiv's format H: no LaTeXML, no PDF), read as its visible text.

@@ -25,7 +25,7 @@ from typing import IO
 
 from reader.errors import StoreError
 from reader.fulltext.clean import printable
-from reader.fulltext.document import FORMAT, KINDS, REFERENCE, SOURCES, Block, Document
+from reader.fulltext.document import FORMAT, KINDS, READABLE_FORMATS, REFERENCE, SOURCES, Block, Document
 from reader.models import ARXIV_ID
 from reader.store.listing import LEFTOVER, own_files, remove_leftovers, skipped
 from reader.userfiles import UnsafeFileError, open_regular, read_regular
@@ -179,7 +179,7 @@ class TextSummary:
 
 def _document(data: object, path: Path) -> Document | None:
     """A document from its JSON, every string checked again (the file may have been edited)."""
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    if not isinstance(data, dict) or data.get("format") not in READABLE_FORMATS:
         return None
     pid, version, source, raw = data.get("id"), data.get("version"), data.get("source"), data.get("blocks")
     if not (isinstance(pid, str) and isinstance(version, int) and source in SOURCES and isinstance(raw, list)):
