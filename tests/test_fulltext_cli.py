@@ -27,7 +27,8 @@ from tests.fulltext_pages import HOSTILE_HTML, HTML, PAPER_HTML, PAPER_PDF, PDF,
 
 EXPECTED_ORDER = [
     "Reward Shaping for Tool-Using Agents",
-    "Ada Lovelace; Alan Turing",
+    "Ada Lovelace",
+    "Alan Turing",
     "Abstract",
     r"We study reward shaping for agents that call tools. Our method improves success by $12\%$.",
     "1 Introduction",
@@ -294,7 +295,7 @@ def test_refs_lists_the_bibliography_with_arxiv_ids_and_marks(capsys, texts_env,
     code, out, _ = run(capsys, "refs", paper.id, "--json")
     rows = json.loads(out)
     assert [row["arxiv_id"] for row in rows] == [None, "2302.04761", "2210.03629", "2609.00002"]
-    assert rows[3] == {"text": EXPECTED_ORDER[-1], "arxiv_id": cited, "cached": True, "starred": True, "read": False}
+    assert rows[3] == {"number": 4, "key": "bib.bib4", "text": EXPECTED_ORDER[-1], "arxiv_id": cited, "cached": True, "starred": True, "read": False}
 
 
 def test_refs_of_a_hand_edited_text_print_no_escape_sequence(capsys, texts_env, data_dir):
@@ -304,7 +305,7 @@ def test_refs_of_a_hand_edited_text_print_no_escape_sequence(capsys, texts_env, 
     path = TextStore(data_dir).path(paper.id, paper.version)
     data = json.loads(path.read_text())
     for block in data["blocks"]:
-        if len(block) == 3:
+        if block[0] == "reference":  # [kind, text, arxiv_id, {number, key}]
             block[2] = "2302.04761\x1b]0;PWNED\x07\x1b[2J"
     path.write_text(json.dumps(data))
     code, out, _ = run(capsys, "refs", paper.id)

@@ -51,7 +51,7 @@ def register(commands) -> None:
         "one, and whether that paper is cached, starred or read.",
     )
     refs.add_argument("id", metavar="ID", help=ID_HELP)
-    refs.add_argument("--json", action="store_true", help="print an array of {text, arxiv_id, cached, starred, read}")
+    refs.add_argument("--json", action="store_true", help="print an array of {number, key, text, arxiv_id, cached, starred, read}")
     refs.set_defaults(handler=cmd_refs)
 
 
@@ -98,6 +98,9 @@ def cmd_text(args, settings) -> int:
         )
     if document.source == "pdf":
         print(f"reader: note: arXiv has no HTML of {pid}v{document.version}: this text was read from its PDF", file=sys.stderr)
+    elif document.source == "page":
+        print(f"reader: note: {pid}v{document.version} is an HTML page its authors submitted (no LaTeXML, no PDF): "
+              "this is its visible text", file=sys.stderr)
     show(document)
     return 0
 
@@ -176,7 +179,7 @@ def cmd_fetch_text(args, settings) -> int:
                 failed += 1
                 print(f"{where}: FAILED: {error}", file=sys.stderr)
                 continue
-            source = "HTML" if document.source == "html" else "PDF (no HTML)"
+            source = {"html": "HTML", "pdf": "PDF (no HTML)"}.get(document.source, "authors' HTML page")
             print(f"{where}: stored from the {source}, {plural(len(document.blocks), 'block', thousands=True)}", file=sys.stderr)
 
     if todo:
@@ -253,6 +256,8 @@ def reference_rows(store, document) -> list[dict]:
     marks = store.marks()
     return [
         {
+            "number": block.number,  # in the bibliography, as LaTeXML numbered it (bib.bibN)
+            "key": block.key,  # its anchor in the page, what the text's citations link to
             "text": block.text,
             "arxiv_id": block.arxiv_id,
             "cached": block.arxiv_id in cached,

@@ -50,3 +50,21 @@ def printable(text: str) -> str:
     if not text.isprintable():
         text = _replaced(_DROPPED, text, "")
     return _replaced(_SPACES, text, " ").strip(" ")
+
+
+# LaTeXML wraps a long formula's TeX with a comment: `%`, a newline, indentation. Left in, pasted
+# TeX would lose the rest of its line to the comment. A `%` after an odd run of backslashes is
+# a percent sign (`50\%`), kept.
+_TEX_LINE_BREAK = re.compile(r"(?<!\\)((?:\\\\)*)%\n[ \t]*")
+# What LaTeXML writes after each `\color` when pgf is loaded: the stroke colour's definition and
+# pgf's driver calls (`\pgfsys@color@rgb@fill{1}{0}{0}`), which no pasted formula can use.
+_PGF_STROKE = re.compile(r"\\definecolor\[named\]\{pgfstrokecolor\}\{[^{}]*\}\{[^{}]*\}|\\pgfsys@color@[a-z@]+(?:\{[^{}]*\})+")
+_DISPLAY_STYLE = re.compile(r"^\\displaystyle(?![A-Za-z])\s*")
+
+
+def tex(alttext: str, *, cell: bool = False) -> str:
+    """A formula's TeX (LaTeXML's `alttext`) as one printable line that pastes back whole;
+    `cell`: a cell of an aligned row, without the `\\displaystyle` LaTeXML puts before each."""
+    text = _PGF_STROKE.sub("", _TEX_LINE_BREAK.sub(r"\1", alttext)) if "%" in alttext or "pgf" in alttext else alttext
+    text = printable(text)
+    return _DISPLAY_STYLE.sub("", text) if cell else text

@@ -12,8 +12,15 @@ TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENC
     "title", "authors", "heading", "paragraph", "math", "item", "footnote", "row", "caption", "reference",
 )
 KINDS = frozenset((TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENCE))
-FORMAT = 1  # of the stored JSON (store.py): a text of another format is fetched again
+FORMAT = 2  # of the stored JSON (store.py): a text of another format is fetched again
+# 2: references may carry their number and key (a fourth item). A text of format 1 is still read
+# as it was made (and searched); `reader text --refresh` makes it again with today's rules.
+READABLE_FORMATS = (1, FORMAT)
 CELL_SEPARATOR = " | "
+# Where a text was read: arXiv's HTML made by LaTeXML, the PDF, or an HTML page its authors
+# submitted (arXiv's format H: no LaTeXML, no PDF), read as its visible text.
+HTML, PDF, PAGE = "html", "pdf", "page"
+SOURCES = frozenset((HTML, PDF, PAGE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,8 +28,12 @@ class Block:
     kind: str
     text: str  # a row: its cells joined by CELL_SEPARATOR
     arxiv_id: str | None = None  # a reference: the arXiv paper it names, when it names one
+    number: int | None = None  # a reference: its number in the bibliography (LaTeXML's bib.bibN)
+    key: str | None = None  # a reference: its anchor in the page, `bib.bib57`, what citations link to
 
     def to_json(self) -> list:
+        if self.number is not None or self.key is not None:
+            return [self.kind, self.text, self.arxiv_id, {"number": self.number, "key": self.key}]
         return [self.kind, self.text] if self.arxiv_id is None else [self.kind, self.text, self.arxiv_id]
 
 
@@ -30,7 +41,7 @@ class Block:
 class Document:
     id: str
     version: int
-    source: str  # "html" or "pdf"
+    source: str  # one of SOURCES
     blocks: tuple[Block, ...] = field(default=())
 
     @property

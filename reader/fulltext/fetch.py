@@ -61,9 +61,9 @@ class _Html:
         self.reader = LatexmlText()
         self.received = 0
 
-    def finish(self) -> list[Block] | None:
-        """The blocks; None when the page holds no LaTeXML article, or no text in it (the PDF is
-        read instead)."""
+    def finish(self) -> tuple[str, list[Block]] | None:
+        """(source, blocks): "html" for LaTeXML's article, "page" for a page without one (its
+        body's visible text, kept should arXiv have no PDF either); None when it holds no text."""
         try:
             blocks = self.reader.finish()
         except ArxivError:
@@ -73,7 +73,9 @@ class _Html:
             raise PageRefused("arXiv's page could not be read") from None
         if not (self.delimited or self.reader.reached_end):
             raise FeedFormatError(f"arXiv's page arrived cut short {CUT_SHORT}")
-        return blocks if self.reader.found_article and blocks else None
+        if not blocks:
+            return None
+        return ("page" if self.reader.plain_page else "html"), blocks
 
 
 class _PdfFile:
@@ -161,19 +163,23 @@ class TextFetcher:
         fetched again too with `refresh`). A text without a readable block is an error."""
         url = document_url(self.client.options.html_url, paper_id, version)
         try:
-            blocks = await self.client.download(url, lambda: _Html(progress), lambda receiver: receiver.finish())
+            page = await self.client.download(url, lambda: _Html(progress), lambda receiver: receiver.finish())
         except ArxivNotFoundError:
-            blocks = None
+            page = None
             why = "no HTML"
         else:
-            why = "an HTML page without the paper's text"
-        if blocks is not None:
-            document = Document(paper_id, version, "html", tuple(blocks))
+            why = "an HTML page without the paper's text" if page is None else "an HTML page LaTeXML did not make"
+        if page is not None and page[0] == "html":
+            document = Document(paper_id, version, "html", tuple(page[1]))
         else:
             log.info("%sv%d: %s; reading the PDF", paper_id, version, why)
             try:
                 path = await self.pdf(paper_id, version, progress, refresh=refresh)
             except ArxivNotFoundError:
+                if page is not None:  # arXiv's format H: the authors' own HTML is the paper
+                    document = Document(paper_id, version, "page", tuple(page[1]))
+                    await asyncio.to_thread(self.texts.save, document)
+                    return document
                 if why == "no HTML":
                     raise ArxivNotFoundError(f"arXiv has neither HTML nor a PDF of {paper_id}v{version}") from None
                 raise ArxivNotFoundError(f"arXiv's HTML of {paper_id}v{version} holds no paper text, and it has no PDF") from None

@@ -12,11 +12,13 @@ shared/docs/arxiv-html.md for LaTeXML's classes."""
 from __future__ import annotations
 
 import codecs
+import re
 from html import unescape
 from html.parser import HTMLParser
 
 from reader.errors import ArxivError
-from reader.fulltext.clean import printable
+from reader.fulltext.byline import author_lines
+from reader.fulltext.clean import printable, tex
 from reader.fulltext.document import (
     AUTHORS,
     CAPTION,
@@ -57,6 +59,13 @@ BLOCK_TAGS = frozenset(
 # What an open element did when it started, undone when it ends (bits of a frame's int).
 HIDE, ARTICLE, CONTEXT, ROW_OPEN, CELL, NOTE_TEXT, BIBLIOGRAPHY, BIB_ITEM = 1, 2, 4, 8, 16, 32, 64, 128
 AUTHOR_LIST, AUTHOR, EQUATION, NOTE, NOTE_MARK, ITEM_TAG, BLOCK = 256, 512, 1024, 2048, 4096, 8192, 16384
+EQUATION_ROW, BIB_TAG, AUTHOR_NOTES, CONTACT, BODY = 32768, 65536, 131072, 262144, 524288
+# Notes that print nothing: a \footnotemark only repeats an earlier note's mark; a journal's
+# front matter (mn2e's pubyear, pagerange) is no note of the text. Other front-matter notes
+# (a dedication, a copyright) print as lines of their own, with no mark.
+SILENT_NOTES = frozenset(["ltx_role_footnotemark", "ltx_role_pubyear", "ltx_role_pagerange"])
+FRONT_MATTER = "\x00front"  # the mark of an open front-matter note: none is printed
+_BIB_ID = re.compile(r"bib\.bib(\d{1,6})")
 
 
 class PageRefused(ArxivError):
@@ -94,12 +103,19 @@ class LatexmlText(HTMLParser):
         self._rows = 0  # open rows (a table inside a cell adds to its cell)
         self._equations = 0
         self._equation_start = 0  # where the open equation row's blocks start
-        self._authors: list[str] | None = None
+        self._authors: list[str] | None = None  # open author list: the open author's lines so far
+        self._contacts: dict[str, list[str]] = {}  # the open author's e-mails, affiliations, thanks
+        self._row_math: list[str] | None = None  # the open equation row's formulas (its cells)
+        self._bib_number: int | None = None  # the open reference's number (LaTeXML's bib.bibN)
+        self._bib_key: str | None = None
+        self._bib_tag = ""  # its label as printed: `[57]`, `Keimer et al. [2015]`
+        self._contact_role = ""
         self._links: list[str] = []  # arXiv ids read from the open reference's links
         self._cell_open = 0
         self._note_text_open = 0
         self._item_tag = ""  # a list item's bullet or number, put before its first block
         self.found_article = False
+        self._plain = False  # reading <body> while no LaTeXML article has come (a page arXiv did not make)
         self._page_ended = False  # `</html>` came
 
     # --- input ---------------------------------------------------------------------------------
@@ -126,6 +142,11 @@ class LatexmlText(HTMLParser):
         return self._main + self._bibliography
 
     @property
+    def plain_page(self) -> bool:
+        """No LaTeXML article: the blocks are the body's visible text (an author-submitted page)."""
+        return not self.found_article
+
+    @property
     def reached_end(self) -> bool:  # `</html>` or the paper's end: a page cut short has neither
         return self._article_done or self._page_ended
 
@@ -145,7 +166,9 @@ class LatexmlText(HTMLParser):
         if self._elements > MAX_ELEMENTS:
             raise PageRefused(f"the page has more than {MAX_ELEMENTS:,} elements; refused")
         if tag in VOID:
-            if tag in ("br", "hr"):
+            if tag == "br" and self._contacts and len(self._saved) == 1 and self._authors is not None:
+                self._authors.append(self._release_keep())  # an author's lines: name, affiliation, e-mail
+            elif tag in ("br", "hr"):
                 self.handle_data(" ")
             return
         self._push(tag, self._start(tag, _classes(attrs), attrs))
@@ -179,6 +202,9 @@ class LatexmlText(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if self._opaque is None and self._reading():
+            if self._plain and self._text + len(data) > MAX_TEXT:
+                self._leave_plain()  # no page of text, and maybe no page at all (a gzip bomb of spaces)
+                return
             self._text += len(data)
             if self._text > MAX_TEXT:
                 raise PageRefused(f"the paper's text is longer than {MAX_TEXT // 2**20} MB; refused")
@@ -208,11 +234,16 @@ class LatexmlText(HTMLParser):
 
     def _start(self, tag: str, classes: frozenset[str], attrs: list[tuple[str, str | None]]) -> int:
         """What the element does as it starts; returns the bits that say what to undo at its end."""
+        if self._plain and tag == "article" and "ltx_document" in classes and not self._hidden:
+            self._leave_plain()  # the paper after all: what was read of the body is arXiv's chrome
         if not self._articles:
             if tag == "article" and "ltx_document" in classes and not self._article_done and not self._hidden:
                 self._articles = 1
                 self.found_article = True
                 return ARTICLE
+            if tag == "body" and not self._article_done and not self.found_article and not self._plain:
+                self._articles, self._plain = 1, True
+                return BODY
             if tag in HIDDEN_TAGS or classes & HIDDEN_CLASSES:
                 self._hidden += 1
                 return HIDE
@@ -232,7 +263,10 @@ class LatexmlText(HTMLParser):
             self._boundary()
             did |= BLOCK
         if "ltx_note" in classes:
-            self._marks.append("")
+            if classes & SILENT_NOTES:
+                self._hidden += 1
+                return did | HIDE
+            self._marks.append(FRONT_MATTER if "ltx_note_frontmatter" in classes else "")
             did |= NOTE
         elif "ltx_note_mark" in classes:
             if self._note_text_open:  # the mark again, at the note's start
@@ -254,8 +288,14 @@ class LatexmlText(HTMLParser):
             self._equations += 1
             self._equation_start = len(self._main)
             did |= EQUATION
-        elif self._equations and (tag == "tr" or "ltx_eqn_row" in classes):
+        if self._equations and (tag == "tr" or "ltx_eqn_row" in classes):
             self._equation_start = len(self._main)
+            if self._row_math is None:  # an aligned row: its cells' formulas and its number, one line
+                self._capture()
+                self._row_math = []
+                did |= EQUATION_ROW
+        elif did & EQUATION:
+            pass
         elif tag == "tr" or "ltx_tr" in classes:
             if not self._rows:
                 self._cells = []
@@ -268,9 +308,20 @@ class LatexmlText(HTMLParser):
         if "ltx_authors" in classes and self._authors is None:
             self._authors = []
             did |= AUTHOR_LIST
-        elif "ltx_creator" in classes and self._authors is not None:
+        elif "ltx_creator" in classes and self._authors is not None and not self._saved:
             self._capture()
+            self._contacts = {"email": [], "affiliation": [], "thanks": []}
             did |= AUTHOR
+        elif "ltx_author_notes" in classes and self._authors is not None and self._contacts:
+            self._capture()
+            did |= AUTHOR_NOTES
+        elif "ltx_contact" in classes and self._contacts:
+            self._capture()
+            did |= CONTACT
+            self._contact_role = "email" if "ltx_role_email" in classes else (
+                "affiliation" if classes & {"ltx_role_affiliation", "ltx_role_address"} else "thanks")
+        if tag == "sup" and self._authors is not None and "ltx_note_mark" not in classes:
+            self._parts.append("^")  # an affiliation's mark, `İrsoy^1`: apart from the name it follows (searched as a word)
         kind = _kind(tag, classes, self._in_bibliography > 0)
         if kind is not None:
             self._context.append(kind)
@@ -278,7 +329,14 @@ class LatexmlText(HTMLParser):
         if did & CONTEXT and kind == REFERENCE and not self._saved:
             self._capture()  # one line, whatever blocks it holds
             self._links = []
+            number = _BIB_ID.fullmatch(dict(attrs).get("id") or "")
+            self._bib_number = int(number.group(1)) if number else None
+            self._bib_key = number.group(0) if number else None
+            self._bib_tag = ""
             did |= BIB_ITEM
+        elif "ltx_tag_bibitem" in classes and self._context[-1] == REFERENCE and self._bib_key and not self._bib_tag:
+            self._capture()
+            did |= BIB_TAG
         if tag == "a" and self._context[-1] == REFERENCE:
             href = dict(attrs).get("href") or ""
             found = arxiv_id_in_link(href)
@@ -294,7 +352,9 @@ class LatexmlText(HTMLParser):
             return
         if did & NOTE_MARK:
             mark = self._release()
-            if self._marks:
+            if self._marks and self._marks[-1] == FRONT_MATTER:
+                mark = ""
+            elif self._marks:
                 self._marks[-1] = mark
             if mark:
                 self._parts.append(f"[^{mark}]")
@@ -304,7 +364,7 @@ class LatexmlText(HTMLParser):
             self._note_text_open -= 1
             text = self._release()
             if text:
-                mark = self._marks[-1] if self._marks else ""
+                mark = self._marks[-1] if self._marks and self._marks[-1] != FRONT_MATTER else ""
                 self._notes.append(f"[^{mark}]: {text}" if mark else text)
         if did & NOTE:
             self._marks.pop()
@@ -313,10 +373,20 @@ class LatexmlText(HTMLParser):
             cell = self._release()
             if self._cells is not None:
                 self._cells.append(cell)
+        if did & CONTACT:
+            contact = self._release()
+            if contact and self._contacts:
+                self._contacts[self._contact_role].append(contact)
+        if did & AUTHOR_NOTES:
+            thanks = self._release()
+            if thanks and self._contacts:
+                self._contacts["thanks"].append(thanks)
         if did & AUTHOR:
-            name = self._release()
-            if name and self._authors is not None:
-                self._authors.append(name)
+            self._end_author()
+        if did & EQUATION_ROW:
+            self._end_equation_row()
+        if did & BIB_TAG:
+            self._bib_tag = self._release()
         if did & ROW_OPEN:
             self._rows -= 1
             if not self._rows:
@@ -330,9 +400,7 @@ class LatexmlText(HTMLParser):
                 self._boundary()
         if did & AUTHOR_LIST:
             self._flush()
-            names, self._authors = self._authors or [], None
-            if names:
-                self._add(Block(AUTHORS, "; ".join(names)))
+            self._authors = None
         if did & EQUATION:
             self._end_equation_part()
             self._equations -= 1
@@ -341,6 +409,9 @@ class LatexmlText(HTMLParser):
         if did & BIBLIOGRAPHY:
             self._flush()
             self._in_bibliography -= 1
+        if did & BODY and self._plain:
+            self._flush()
+            self._articles, self._plain, self._article_done = 0, False, True
         if did & ARTICLE:
             self._flush()
             self._articles -= 1
@@ -351,19 +422,28 @@ class LatexmlText(HTMLParser):
 
     def _math(self, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
-        tex = printable(values.get("alttext") or "")
-        if not tex or not self._reading():
+        formula = tex(values.get("alttext") or "", cell=self._row_math is not None)
+        if not formula or not self._reading():
+            return
+        if self._row_math is not None:
+            self._row_math.append(formula)
             return
         if values.get("display") == "block" and not self._saved:
             self._boundary()
-            self._add(Block(MATH, f"$${tex}$$"))
+            self._add(Block(MATH, f"$${formula}$$"))
         else:
-            self._parts.append(f"${tex}$" if values.get("display") != "block" else f"$${tex}$$")
+            self._parts.append(f"${formula}$" if values.get("display") != "block" else f"$${formula}$$")
 
     def _capture(self) -> None:
         """Read the element's text apart (a cell, a footnote, an author, a mark)."""
         self._saved.append(self._parts)
         self._parts = []
+
+    def _release_keep(self) -> str:
+        """The captured text so far, the capture going on (an author's line ends at a `<br>`)."""
+        text = printable("".join(self._parts))
+        self._parts = []
+        return text
 
     def _release(self) -> str:
         text = printable("".join(self._parts))
@@ -401,8 +481,8 @@ class LatexmlText(HTMLParser):
     def _end_row(self) -> None:
         cells, self._cells = self._cells or [], None
         self._flush()
-        if any(cells):
-            self._add(Block(ROW, CELL_SEPARATOR.join(cells)))
+        if any(cells):  # as the store reads it back: an empty cell's two spaces made one
+            self._add(Block(ROW, printable(CELL_SEPARATOR.join(cells))))
         self._place_notes()
 
     def _end_equation_part(self) -> None:
@@ -422,11 +502,49 @@ class LatexmlText(HTMLParser):
 
     def _end_reference(self) -> None:
         text = self._release()
+        label, number = self._bib_tag, self._bib_number
+        if number is not None and label.strip("[]()") != str(number):  # cited as [N], labelled by name and year
+            label = f"[{number}] {label}".rstrip()
+        text = printable(f"{label} {text}") if label else text
         if text:
             found = self._links[0] if self._links else arxiv_id_in_text(text)
-            self._add(Block(REFERENCE, text, found))
-        self._links = []
+            self._add(Block(REFERENCE, text, found, number, self._bib_key))
+        self._links, self._bib_tag, self._bib_number, self._bib_key = [], "", None, None
         self._place_notes()
+
+    def _end_author(self) -> None:
+        """An author (or a byline of several) as lines of its own, the thanks after them as notes."""
+        lines = (self._authors or []) + [self._release()]
+        contacts, self._contacts = self._contacts, {}
+        self._authors = []
+        self._flush()
+        for line in author_lines(lines, contacts.get("affiliation", []), contacts.get("email", [])):
+            self._add(Block(AUTHORS, line))
+        self._notes += contacts.get("thanks", [])
+        self._place_notes()
+
+    def _end_equation_row(self) -> None:
+        """A row of an equation or an aligned group: its cells' TeX as one display line, its number after."""
+        number = self._release()
+        cells, self._row_math = self._row_math or [], None
+        line = f"$${' '.join(cells)}$$ {number}".rstrip() if cells else number
+        if not line:
+            return
+        if self._saved:  # within a captured piece (a footnote, a cell): part of its text
+            self._parts.append(f" {line} ")
+            return
+        self._flush()
+        self._add(Block(MATH if cells else PARAGRAPH, line))
+        self._equation_start = len(self._main)
+        self._place_notes()
+
+    def _leave_plain(self) -> None:
+        """The LaTeXML article begins (or the body is too long to be a page's text): forget the
+        body read so far; only an article is read from now on."""
+        self._main.clear()
+        self._bibliography.clear()
+        self._parts, self._notes, self._blocks, self._text = [], [], 0, 0
+        self._articles, self._plain = 0, False
 
 
 def _classes(attrs: list[tuple[str, str | None]]) -> frozenset[str]:

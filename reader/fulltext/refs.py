@@ -1,5 +1,6 @@
 """The arXiv paper a bibliography entry names, when it names one: from an arXiv link, an
-`arXiv:ID` in its text, or arXiv's own DOI (10.48550/arXiv.ID)."""
+`arXiv:ID` in its text (with or without the colon or a space, new or old-style, with or without
+a version), DBLP's `CoRR, abs/ID`, or arXiv's own DOI (10.48550/arXiv.ID)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import re
 from reader.ids import PaperIdError, parse_paper_id
 
 _ID = r"(?:\d{4}\.\d{4,5}|[a-z][a-z-]*(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?"
+# `arXiv:2302.04761`, `arXiv: 2302.04761v2`, `arXiv 2001.01234`, `arXiv:hep-th/9108004`, an
+# arxiv.org link, arXiv's DOI, and DBLP's form of arXiv papers: `CoRR, abs/1409.0473`.
 _IN_TEXT = re.compile(
-    rf"(?:arxiv\s*:\s*|arxiv\.org/(?:abs|pdf|html)/|10\.48550/arxiv\.)(?P<id>{_ID})(?![\d])",
+    rf"(?:arxiv(?:\s*:\s*|\s+)|arxiv\.org/(?:abs|pdf|html)/|10\.48550/arxiv\.|\bcorr\b,?\s*(?:vol\.\s*)?abs/)(?P<id>{_ID})(?![\d])",
     re.IGNORECASE,
 )
 _LINK = re.compile(r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/|^(?:https?://)?(?:dx\.)?doi\.org/10\.48550/", re.IGNORECASE)
@@ -31,7 +34,8 @@ def arxiv_id_in_link(href: str) -> str | None:
 
 
 def arxiv_id_in_text(text: str) -> str | None:
-    """The first arXiv id the text names (`arXiv:2302.04761`, an arxiv.org link, an arXiv DOI)."""
+    """The first arXiv id the text names (`arXiv:2302.04761`, `CoRR, abs/1409.0473`, an arxiv.org
+    link, an arXiv DOI)."""
     for match in _IN_TEXT.finditer(text):
         found = _checked(match.group("id"))
         if found:

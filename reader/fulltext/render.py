@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from reader.fulltext.document import FOOTNOTE, ITEM, MATH, REFERENCE, ROW, Block, Document
+from reader.fulltext.document import AUTHORS, FOOTNOTE, ITEM, MATH, REFERENCE, ROW, Block, Document
 
 INDENT = {ITEM: "  ", FOOTNOTE: "  ", ROW: "  ", MATH: "    "}
-_RUNS = (ITEM, ROW, REFERENCE, FOOTNOTE)  # kinds whose blocks follow each other without a gap
+_RUNS = (ITEM, ROW, REFERENCE, FOOTNOTE, AUTHORS)  # kinds whose blocks follow each other without a gap
+_AUTHORS_RUN = (AUTHORS, FOOTNOTE)  # an author's thanks follow the author's line, as the next author does
 
 
 def wrapped(text: str, width: int, indent: str = "") -> Iterator[str]:
@@ -38,7 +39,8 @@ def block_lines(
     references to papers in the cache)."""
     previous: str | None = None
     for block in document.blocks:
-        if previous is not None and not (block.kind == previous and block.kind in _RUNS):
+        together = block.kind == previous and block.kind in _RUNS
+        if previous is not None and not together and not (AUTHORS in (block.kind, previous) and block.kind in _AUTHORS_RUN and previous in _AUTHORS_RUN):
             yield None, ""
         previous = block.kind
         text = block.text + (marker(block) if marker is not None else "")

@@ -25,7 +25,7 @@ from typing import IO
 
 from reader.errors import StoreError
 from reader.fulltext.clean import printable
-from reader.fulltext.document import FORMAT, KINDS, REFERENCE, Block, Document
+from reader.fulltext.document import FORMAT, KINDS, READABLE_FORMATS, REFERENCE, SOURCES, Block, Document
 from reader.models import ARXIV_ID
 from reader.store.listing import LEFTOVER, own_files, remove_leftovers, skipped
 from reader.userfiles import UnsafeFileError, open_regular, read_regular
@@ -169,7 +169,7 @@ class TextSummary:
 
     def describe(self, starred: set[str]) -> str:
         """`stored (v2, from arXiv's HTML) · cites 2 of your starred papers`."""
-        source = "arXiv's HTML" if self.source == "html" else "the PDF"
+        source = {"html": "arXiv's HTML", "pdf": "the PDF"}.get(self.source, "its authors' HTML page")
         text = f"stored (v{self.version}, from {source})"
         count = len(self.cited & starred)
         if count:
@@ -179,22 +179,33 @@ class TextSummary:
 
 def _document(data: object, path: Path) -> Document | None:
     """A document from its JSON, every string checked again (the file may have been edited)."""
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
+    if not isinstance(data, dict) or data.get("format") not in READABLE_FORMATS:
         return None
     pid, version, source, raw = data.get("id"), data.get("version"), data.get("source"), data.get("blocks")
-    if not (isinstance(pid, str) and isinstance(version, int) and source in ("html", "pdf") and isinstance(raw, list)):
+    if not (isinstance(pid, str) and isinstance(version, int) and source in SOURCES and isinstance(raw, list)):
         log.warning("%s is not a stored text; ignored", path)
         return None
     blocks = []
     for item in raw:
-        if not (isinstance(item, list) and 2 <= len(item) <= 3 and item[0] in KINDS and all(isinstance(v, str) for v in item)):
+        if not (isinstance(item, list) and 2 <= len(item) <= 4 and item[0] in KINDS and isinstance(item[1], str)):
             continue
-        found = item[2] if len(item) == 3 and item[0] == REFERENCE and ARXIV_ID.match(item[2]) else None
-        blocks.append(Block(item[0], printable(item[1]), found))
+        found = item[2] if len(item) >= 3 and item[0] == REFERENCE and isinstance(item[2], str) and ARXIV_ID.match(item[2]) else None
+        number, key = _reference_place(item[3] if len(item) == 4 and item[0] == REFERENCE else None)
+        blocks.append(Block(item[0], printable(item[1]), found, number, key))
     if not blocks:
         log.warning("%s holds no valid block; ignored", path)
         return None
     return Document(pid, version, source, tuple(blocks))
+
+
+def _reference_place(value: object) -> tuple[int | None, str | None]:
+    """A reference's number and key as stored (`{"number": 57, "key": "bib.bib57"}`), checked."""
+    if not isinstance(value, dict):
+        return None, None
+    number, key = value.get("number"), value.get("key")
+    number = number if isinstance(number, int) and not isinstance(number, bool) and 0 < number < 10**6 else None
+    key = key if isinstance(key, str) and _SAFE_KEY.match(key) and len(key) < 100 else None
+    return number, key
 
 
 @contextmanager
