@@ -386,9 +386,34 @@ class IdTable:
         return rows
 
 
+class SortedIds(Sequence[str]):
+    """The index's ids in an order (`order`: its rows, in that order), without a copy of them."""
+
+    __slots__ = ("ids", "order")
+
+    def __init__(self, ids: Sequence[str], order: np.ndarray):
+        self.ids, self.order = ids, order
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return gather(self.ids, self.order[i].tolist())
+        return self.ids[int(self.order[i])]
+
+    def take(self, positions: Sequence[int]) -> list[str]:
+        return gather(self.ids, self.order[list(positions)].tolist())
+
+
 def gather(table: Sequence[T], indexes: Sequence[int]) -> list[T]:
     """[table[i] for i in indexes], in C (packed ids by runs)."""
-    if isinstance(table, PackedIds):
+    if isinstance(table, (PackedIds, SortedIds)):
         return cast(list[T], table.take(indexes))
     if len(indexes) > 1:
         return list(itemgetter(*indexes)(table))

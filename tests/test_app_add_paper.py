@@ -29,7 +29,7 @@ async def settled(pilot, done) -> None:
 
 
 async def paste_into_dialog(pilot, text: str) -> AddPaperDialog:
-    await pilot.press("A")
+    await pilot.press("plus")
     await pilot.pause()
     dialog = pilot.app.screen
     assert isinstance(dialog, AddPaperDialog)
@@ -112,6 +112,6 @@ async def test_add_a_paper_is_in_the_command_palette_and_help(two_topics):  # no
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         commands = {command.title: command.help for command in app.get_system_commands(app.screen)}
-        assert commands["Add a paper"] == "key: A"
+        assert commands["Add a paper"] == "key: +"
         rows = [row for _, rows in app.help_sections() for row in rows]
-        assert ("A", "Add a paper by its arXiv id or link: fetched, kept and shown") in rows
+        assert ("+", "Add a paper by its arXiv id or link: fetched, kept and shown") in rows

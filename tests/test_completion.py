@@ -53,7 +53,8 @@ def test_bash_completes_commands_options_and_choices(shell_env, capsys):
     every_command = bash_complete(shell_env, "reader", "")
     assert every_command == sorted(every_command) and "__complete" not in every_command
     assert {"completion", "config", "export", "list", "momentum", "sync", "topics", "unstar"} <= set(every_command)
-    assert bash_complete(shell_env, "reader", "list", "--s") == ["--starred"]
+    assert bash_complete(shell_env, "reader", "list", "--s") == ["--sort", "--starred"]
+    assert bash_complete(shell_env, "reader", "list", "--sort", "") == ["newest", "updated", "title", "author", "foryou"]
     assert bash_complete(shell_env, "reader", "completion", "") == ["bash", "zsh", "fish"]
     assert bash_complete(shell_env, "reader", "topics", "re") == ["remove"]
     assert bash_complete(shell_env, "reader", "a") == ["add"]

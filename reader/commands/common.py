@@ -212,3 +212,30 @@ def print_json(value) -> None:
     """What --json prints: indented, with text as it is (no \\u escapes), as the other output."""
     json.dump(value, sys.stdout, ensure_ascii=False, indent=2)
     print()
+
+
+def sort_choices() -> tuple[str, ...]:
+    from reader.core.sorting import SORTS
+
+    return SORTS
+
+
+def in_order(store, lib, ids: list[str], sort: str, index=None) -> list[str]:
+    """`ids` (newest first) in the list's order `sort`, as the app sorts them (core/sorting.py):
+    text orders from the search index's cards (`index`: open, for them), For you's from a
+    ranking made now (as `reader rank` makes it)."""
+    from reader.core import sorting
+
+    if sort == sorting.NEWEST:
+        return ids
+    if sort == sorting.SCORE:
+        from reader.core.ranking import NeedsStars
+        from reader.service.triage_sets import RankingCorpus
+
+        result = RankingCorpus(store).rank(starred=lib.starred, read=lib.read, hidden=lib.hidden)
+        if isinstance(result, NeedsStars):
+            raise ReaderError(f"cannot sort by For you's score: {result.message}")
+        order = sorting.ranked_order(lib.index, result.ids)
+    else:
+        order = sorting.keyed_order(lib.index, sort, index.sort_values(sort))
+    return list(sorting.sorted_view(order, lib.index, ids))

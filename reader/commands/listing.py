@@ -6,6 +6,7 @@ import sys
 from contextlib import nullcontext
 
 from reader.commands.common import (
+    in_order,
     library,
     open_store,
     positive_int,
@@ -13,6 +14,7 @@ from reader.commands.common import (
     records,
     search_index,
     selected_ids,
+    sort_choices,
     tagged_ids,
     topic_name,
     validated_query,
@@ -38,7 +40,12 @@ def register(commands) -> None:
     listing.add_argument("--hidden", action="store_true", help="only hidden papers (every other listing leaves them out)")
     listing.add_argument("--new", action="store_true", help="only papers that arrived since the previous time the app was opened (not those of a topic's first sync)")
     listing.add_argument("--updated", action="store_true", help="only papers updated since you read them (a newer version is cached)")
-    listing.add_argument("--limit", type=positive_int, metavar="N", help="at most N papers (the newest)")
+    listing.add_argument(
+        "--sort", choices=sort_choices(), default="newest",
+        help="the order, as the app's S: newest (first submitted, the default), updated (arXiv's last version, latest "
+        "first), title, author (the first author's last name), foryou (For you's score: ranks first, as `reader rank`)",
+    )
+    listing.add_argument("--limit", type=positive_int, metavar="N", help="at most N papers (the first in the order)")
     listing.add_argument("--json", action="store_true", help="print a JSON array of objects, one per paper, instead of text")
     listing.set_defaults(handler=cmd_list)
 
@@ -51,16 +58,19 @@ def cmd_list(args, settings) -> int:
         tagged_ids(store, args.tag), store.new_ids() if args.new else None, store.updated_ids() if args.updated else None
     )
     watched = watch_query(store, args.watch)
-    with search_index(store) if query is not None or watched is not None else nullcontext() as index:
+    sorting = args.sort in ("updated", "title", "author")
+    with search_index(store) if query is not None or watched is not None or sorting else nullcontext() as index:
         if index is not None and watched is not None:  # (the index is open whenever a watch is asked for)
             only = _narrowed(only, index.matching(watched))
         # The newest matches' first pages are read by the search index's threads while the
         # library's index is read here. A query's papers need only the index's order and days:
         # lines come from the search index's cards, JSON rows from the few records listed
         # (their topics found by binary search).
-        newest = index.newest(query) if index is not None and query is not None and args.limit is not None else None
+        limit = args.limit if args.sort == "newest" else None  # another order sorts every match first
+        newest = index.newest(query) if index is not None and query is not None and limit is not None else None
         lib = library(store, order_only=index is not None)
-        ids = selected_ids(lib, query=query, index=index, limit=args.limit, only=only, newest=newest, **filters)
+        ids = selected_ids(lib, query=query, index=index, limit=limit, only=only, newest=newest, **filters)
+        ids = in_order(store, lib, ids, args.sort, index)[: args.limit]
         if args.json:
             tags, notes, read_versions = store.tags_of(ids), store.notes(), store.read_versions()
             rows = [

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 STARRED = object()  # the keys of the starred and the hidden papers' counts (a topic may be named anything)
 HIDDEN = object()
+RECOUNT_OVER = 2000  # papers marked at once past which every count is made again rather than changed
 
 
 class Library:
@@ -100,6 +101,21 @@ class Library:
             elif wanted is False:
                 marked.discard(paper_id)
         self._count(paper_id, 1)
+
+    def set_read_many(self, paper_ids: Collection[str], read: bool) -> None:
+        """Mark many papers read (or unread) at once: a few are counted one by one, many by a
+        recount (numpy over the index: tens of ms at 1,000,000 papers)."""
+        if len(paper_ids) <= RECOUNT_OVER:
+            for paper_id in paper_ids:
+                self.set_marks(paper_id, read=read)
+            return
+        self.marks_version += 1
+        if read:
+            self.read.update(paper_ids)
+        else:
+            self.read.difference_update(paper_ids)
+        if self._counts is not None:
+            self._counts = self._count_all()
 
     def _count(self, paper_id: str, sign: int) -> None:
         """Add (1) or take away (-1) what one paper's marks add to the cached counts."""

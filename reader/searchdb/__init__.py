@@ -376,6 +376,12 @@ class SearchIndex:
         heads = [self._readers().submit(_first, run) for run in runs]
         return newest_first(_after(head, run) for head, run in zip(heads, runs))
 
+    def sort_values(self, sort: str) -> Iterator[tuple[list[str], list[str]]]:
+        """Every paper's id and the card value `sort` orders by (core/sorting.py's KEYED), a page
+        at a time: each partition's pages read in one transaction, so they are of one state."""
+        for part in range(PARTITIONS):
+            yield from self._read_now(part, partial(_sort_pages, sort))
+
     def _read_now(self, part: int, reading):
         with self._in_use():
             return self._read(part, reading)
@@ -444,6 +450,19 @@ class SearchIndex:
             if _damaged(error):
                 self._damaged_parts.add(part)
             raise SearchIndexError(f"search index {self.paths[part].name}: {error}") from None
+
+
+def _sort_pages(sort: str, db: sqlite3.Connection) -> list[tuple[list[str], list[str]]]:
+    pages = []
+    db.execute("BEGIN")
+    try:
+        ids, values, after = partition.sort_values(db, sort, 0)
+        while ids:
+            pages.append((ids, values))
+            ids, values, after = partition.sort_values(db, sort, after)
+    finally:
+        db.execute("ROLLBACK")
+    return pages
 
 
 def _first(run: Iterator[T]) -> list[T]:

@@ -28,7 +28,7 @@ from reader.searchdb.rows import COLUMNS, LIST_MARK, Card, Row, prose, row_of
 from reader.store.files import parse_json
 from reader.store.schema import is_record, without_invisible_text
 
-FORMAT = 2  # bump when rows.py or the schema changes: every partition is then rebuilt
+FORMAT = 3  # bump when rows.py or the schema changes: every partition is then rebuilt
 BUSY_SECONDS = 60.0  # another process's first build of a partition may hold the write lock
 BUILD_HASH_BYTES = 128 * 1024 * 1024  # FTS5 keeps this much in memory before writing a segment
 Stamp = str
@@ -45,7 +45,8 @@ CREATE TABLE papers(
 CREATE TABLE cards(
     num INTEGER PRIMARY KEY, version INTEGER NOT NULL, primary_category TEXT NOT NULL,
     published TEXT NOT NULL, title TEXT NOT NULL, abstract TEXT NOT NULL, authors TEXT NOT NULL,
-    author_count INTEGER NOT NULL, affiliations TEXT NOT NULL, affiliation_count INTEGER NOT NULL);
+    author_count INTEGER NOT NULL, affiliations TEXT NOT NULL, affiliation_count INTEGER NOT NULL,
+    updated TEXT NOT NULL);
 CREATE INDEX papers_shard ON papers(shard);
 CREATE INDEX papers_date ON papers(date);
 CREATE TABLE notes(id TEXT PRIMARY KEY, note TEXT NOT NULL);
@@ -58,7 +59,7 @@ PRAGMA user_version = {FORMAT};
 _TABLES = ("shards", "papers", "cards", "notes", "meta", "words")
 _BUILDING = ".new-"  # partN.sqlite3.new-PID: a first build under way in process PID
 _CARD_COLUMNS = "id, version, primary_category, published, title, abstract, authors, author_count, affiliations, affiliation_count"
-_INSERT_CARD = "INSERT INTO cards VALUES (?,?,?,?,?,?,?,?,?,?)"
+_INSERT_CARD = "INSERT INTO cards VALUES (?,?,?,?,?,?,?,?,?,?,?)"
 
 
 def stamp_of(path: Path) -> Stamp | None:
@@ -299,6 +300,23 @@ def set_notes(db: sqlite3.Connection, notes: Mapping[str, str], shards: Mapping[
 
 def _json_list(values: Iterable[str]) -> str:
     return json.dumps(list(values))
+
+
+# What each sort reads of a card (see core/sorting.py): the first author is the authors' first name.
+SORT_COLUMNS = {"updated": "updated", "title": "title", "author": f"substr(authors, 1, instr(authors || '{LIST_MARK}', '{LIST_MARK}') - 1)"}
+SORT_PAGE = 20_000  # rows read at a time: json decoding holds the GIL, a page only briefly
+
+
+def sort_values(db: sqlite3.Connection, sort: str, after: int) -> tuple[list[str], list[str], int]:
+    """The ids and sort values of a page of rows numbered above `after`, and the last number
+    read (`after` itself when none are left). Call inside one read transaction."""
+    nums, ids, values = db.execute(
+        f"SELECT json_group_array(num), json_group_array(id), json_group_array(value) FROM "
+        f"(SELECT num, id, {SORT_COLUMNS[sort]} AS value FROM papers JOIN cards USING (num) WHERE num > ? ORDER BY num LIMIT ?)",
+        (after, SORT_PAGE),
+    ).fetchone()
+    numbers = json.loads(nums)
+    return json.loads(ids), json.loads(values), numbers[-1] if numbers else after
 
 
 def cards(db: sqlite3.Connection, ids: list[str]) -> dict[str, Card]:

@@ -153,11 +153,11 @@ def row_of(doc: dict[str, Any]) -> Row:
     card = (
         pid, version, primary, published[:10], title, abstract[:CARD_ABSTRACT_CHARS],
         LIST_MARK.join(names[:CARD_AUTHORS]), len(names),
-        LIST_MARK.join(affiliations[:CARD_AFFILIATIONS]), len(affiliations),
+        LIST_MARK.join(affiliations[:CARD_AFFILIATIONS]), len(affiliations), str(doc.get("updated") or published),
     )
     # Everything the row is made from (the row follows from it), with marks between the parts.
     source = "\x1f".join([
-        pid, title, abstract, comment, journal_ref, str(version), primary, published, *categories,
+        pid, title, abstract, comment, journal_ref, str(version), primary, published, str(doc.get("updated")), *categories,
         "\x1e", *names, "\x1e", *every_affiliation,
     ])
     return Row(pid, text, date_key(published), card, zlib.crc32(source.encode("utf-8", "surrogatepass")))

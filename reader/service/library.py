@@ -35,6 +35,7 @@ from reader.models import IdRows, IdTable, PackedIds, Paper, PaperIndex
 from reader.searchdb import Card
 from reader.service.adding import AddingMethods
 from reader.service.exports import ExportMethods
+from reader.service.list_order import ListOrderMethods
 from reader.service.outside import PAPER_FILES, OutsideChanges, OutsideMethods, Stamps
 from reader.service.ranker import RankedList, RankerProcess
 from reader.service.search import LibrarySearch, MemorySearch
@@ -70,7 +71,7 @@ class CacheUpdate:
     stamps: Stamps = dataclasses.field(default_factory=dict)  # of index.json and sync.json, as read
 
 
-class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods, AddingMethods):
+class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods, AddingMethods, ListOrderMethods):
     """The cache of one data directory; the demo set's papers instead while `demo` is given."""
 
     def __init__(self, store: Store, settings: Settings, *, demo: DemoSource | None = None):
@@ -103,6 +104,9 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         store.on_own_write(self.outside.writing)
         self._marks_queued = 0  # changes of marks handed to the writer thread...
         self._marks_written = 0  # ...and done with by it (see apply_outside)
+        self._sorts: dict[str, str] | None = None  # each view's order (see list_order.py)
+        self._orders: dict = {}
+        self._orders_lock = threading.Lock()
 
     @property
     def is_demo(self) -> bool:
@@ -122,6 +126,7 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         self._ranked = None
         self.triage = TriageSets()
         self._momenta = {}
+        self._sorts = None  # the cache's user state's, not the demo's
 
     # --- reading --------------------------------------------------------------------------------
 

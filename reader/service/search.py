@@ -126,6 +126,16 @@ class LibrarySearch:
             except SearchIndexError:
                 self.ready = False
 
+    def sort_values(self, sort: str) -> list[tuple[list[str], list[str]]]:
+        """Every paper's id and the value `sort` orders it by, in pages (see SearchIndex.sort_values):
+        from the index only. SearchNotReady until it is built (the shards would take minutes)."""
+        if self.ready:
+            try:
+                return list(self.index.sort_values(sort))
+            except SearchIndexError:
+                self.ready = False
+        raise SearchNotReady("the search index is still being built: this order is ready in a moment")
+
     def cards(self, ids: Iterable[str]) -> dict[str, Card]:
         """Cards of these papers (those the cache holds), by id."""
         if self.ready:
@@ -182,6 +192,12 @@ class MemorySearch:
     def __init__(self, papers: dict[str, Paper]):
         self._block = SearchBlock({pid: search_text(paper) for pid, paper in papers.items()})
         self._cards = {pid: card_of(paper) for pid, paper in papers.items()}
+        ids, held = list(papers), list(papers.values())
+        self._sort_values = {
+            "updated": (ids, [paper.updated for paper in held]),
+            "title": (ids, [paper.title for paper in held]),
+            "author": (ids, [paper.authors[0].name if paper.authors else "" for paper in held]),
+        }
 
     def start(self) -> None:
         return
@@ -206,6 +222,9 @@ class MemorySearch:
 
     def prepare_order(self, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> None:
         return
+
+    def sort_values(self, sort: str) -> list[tuple[list[str], list[str]]]:
+        return [self._sort_values[sort]]
 
     def cards(self, ids: Iterable[str]) -> dict[str, Card]:
         return {pid: self._cards[pid] for pid in ids if pid in self._cards}

@@ -20,6 +20,7 @@ from textual.worker import WorkerState, get_current_worker
 from reader.app.keys import key
 from reader.app.memory import give_back_freed, keep_loaded
 from reader.app.paper_actions import COPY, HIDE, OPEN, PDF, READ, SIMILAR, STAR, PaperScreen
+from reader.app.screens.catchup import CatchUp, ListOrder
 from reader.app.screens.collections import Collections
 from reader.app.screens.detail_opening import DetailOpening
 from reader.app.screens.export import ExportActions
@@ -72,10 +73,13 @@ class MainScreen(PaperScreen, ExportActions):
         Binding("escape", "clear_filter", "Clear filter", show=False, id="app.clear_filter"),
         Binding("f", "for_you_scope", "For you", show=False, id="app.for_you", tooltip="For you: every topic, or the last topic only"),
         Binding("a", "add_topic", "Add topic", show=False, id="app.add_topic"),
-        Binding("A", "add_paper", "Add a paper", show=False, id="app.add_paper", tooltip="Add a paper by its arXiv id or link: fetched, kept and shown"),
+        Binding("plus", "add_paper", "Add a paper", show=False, id="app.add_paper", tooltip="Add a paper by its arXiv id or link: fetched, kept and shown"),
         Binding("w", "add_watch", "Add watch", show=False, id="app.add_watch", tooltip="Add a watch: names and words to spot in the cache, e.g. au:levine"),
         Binding("d", "delete", "Delete", show=False, id="app.delete_topic", tooltip="Delete the selected topic, watch or tag (papers stay)"),
         Binding("f2", "rename_tag", "Rename tag", show=False, id="app.rename_tag"),
+        Binding("S", "sort", "Sort", show=False, id="app.sort", tooltip="Sort: newest first, last updated, title, first author, For you score"),
+        Binding("A", "mark_all_read", "All read", show=False, id="app.mark_all_read", tooltip="Mark every paper shown read (asks first)"),
+        Binding("U", "undo_read", "Undo all read", show=False, id="app.undo_read", tooltip="Undo the last marking of every paper shown read"),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-very-narrow"), (70, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-small"), (32, "-tall")]
@@ -94,6 +98,8 @@ class MainScreen(PaperScreen, ExportActions):
         self.sync = Sync(self)
         self.collections = Collections(self)
         self.details = DetailOpening(self)
+        self.order = ListOrder(self)
+        self.catchup = CatchUp(self)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -335,10 +341,14 @@ class MainScreen(PaperScreen, ExportActions):
         self._show(self.service.select(self.view, unread=self.unread_only), keep)
 
     def _show(self, ids: Sequence[str], keep: str | None) -> None:
+        self.order.arrange(ids, keep)  # in the order chosen for the view (sorted in a worker)
+
+    def show_now(self, ids: Sequence[str], keep: str | None) -> None:
         self.paper_list.empty_message = self._empty_message()
         self.paper_list.show(ids, keep=keep, spaced=self.view == FOR_YOU)
         self.paper_list.set_class(self.unread_only, "-unread-only")
-        self.paper_list.border_title = f"Unread only · {plural(len(ids), 'paper', thousands=True)} · {key(self.app, 'app.unread_only')} shows all" if self.unread_only else ""
+        unread = f"Unread only · {plural(len(ids), 'paper', thousands=True)} · {key(self.app, 'app.unread_only')} shows all" if self.unread_only else ""
+        self.paper_list.border_title = " · ".join(part for part in (unread, self.order.header()) if part)
 
     def watch_view(self, view: View) -> None:
         self.triage.view_shown(view)
@@ -398,6 +408,15 @@ class MainScreen(PaperScreen, ExportActions):
 
     def action_toggle_unread_only(self) -> None:
         self.unread_only = not self.unread_only
+
+    def action_sort(self) -> None:
+        self.order.cycle()
+
+    def action_mark_all_read(self) -> None:
+        self.catchup.mark_all_read()
+
+    def action_undo_read(self) -> None:
+        self.catchup.undo()
 
     def action_for_you_scope(self) -> None:
         self.triage.for_you_scope()

@@ -1,0 +1,145 @@
+"""The main screen's list order and catching up: `S` cycles the order of the papers shown (newest
+first, last updated, title, first author, For you's score where ranked; remembered per view, said
+in the list's header), `A` marks every paper shown read after asking (the view as filtered), `U`
+undoes that. Sorting and the marks' write run in workers: the UI's thread only shows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from textual.worker import get_current_worker
+
+from reader.app.keys import key
+from reader.app.screens.dialogs import ConfirmDialog
+from reader.app.screens.part import ScreenHost, ScreenPart
+from reader.app.widgets.paper_list import PaperList
+from reader.core.sorting import SORT_NAMES
+from reader.core.text import plural
+from reader.errors import ReaderError
+from reader.models import IdRows
+from reader.service import LibraryService, View
+
+
+class CatchUpHost(ScreenHost, Protocol):
+    service: LibraryService
+    view: View
+    unread_only: bool
+
+    @property
+    def paper_list(self) -> PaperList: ...
+
+    def show_now(self, ids: Sequence[str], keep: str | None) -> None: ...
+    def refresh_list(self, *, keep: str | None = None) -> None: ...
+    def marks_changed(self) -> None: ...
+
+
+class ListOrder(ScreenPart[CatchUpHost]):
+    """The order each view is shown in."""
+
+    def __init__(self, screen: CatchUpHost):
+        super().__init__(screen)
+        self._shown = 0  # counts the lists asked for: a sort finished after a newer one is dropped
+
+    def header(self) -> str:
+        """What the list's header says of its order ("" for the view's own)."""
+        service, view = self.screen.service, self.screen.view
+        sort = service.sort_of(view)
+        if sort == service.default_sort(view):
+            return ""
+        return f"Sorted by {SORT_NAMES[sort]} · {key(self.screen.app, 'app.sort')} changes"
+
+    def cycle(self) -> None:
+        """The view's next order, remembered for it."""
+        service, view = self.screen.service, self.screen.view
+        sorts = service.sorts_for(view)
+        now = service.sort_of(view)
+        chosen = sorts[(sorts.index(now) + 1) % len(sorts)]
+        service.choose_sort(view, chosen, on_error=lambda message: self.screen.app.notify(message, severity="warning"))
+        self.screen.refresh_list()
+        self.screen.app.notify(f"Sorted by {SORT_NAMES[chosen]}", timeout=3)
+
+    def arrange(self, ids: Sequence[str], keep: str | None) -> None:
+        """Show `ids` (in the view's own order, as selected) in the order chosen for the view:
+        at once when it is the view's own, else once a worker has sorted them."""
+        self._shown += 1
+        service, view = self.screen.service, self.screen.view
+        sort = service.sort_of(view)
+        if sort == service.default_sort(view):
+            self.screen.show_now(ids, keep)
+            return
+        self.in_thread(self._sort, ids, keep, view, sort, self._shown, group="sort", exclusive=True)
+
+    def _sort(self, ids: Sequence[str], keep: str | None, view: View, sort: str, shown: int) -> None:
+        try:
+            arranged = self.screen.service.sorted(view, ids, sort)
+        except ReaderError as error:
+            self.screen.app.call_from_thread(self._unsorted, ids, keep, shown, str(error))
+            return
+        if not get_current_worker().is_cancelled:
+            self.screen.app.call_from_thread(self._sorted, arranged, keep, shown)
+
+    def _sorted(self, ids: Sequence[str], keep: str | None, shown: int) -> None:
+        if shown == self._shown:
+            self.screen.show_now(ids, keep)
+
+    def _unsorted(self, ids: Sequence[str], keep: str | None, shown: int, why: str) -> None:
+        if shown == self._shown:
+            self.screen.show_now(ids, keep)
+            self.screen.app.notify(f"Shown newest first: {why}", severity="warning")
+
+
+class CatchUp(ScreenPart[CatchUpHost]):
+    """Every paper shown marked read at once, and undone."""
+
+    def __init__(self, screen: CatchUpHost):
+        super().__init__(screen)
+        self.undoable: list[str] | None = None  # the papers the last `A` marked read
+
+    def mark_all_read(self) -> None:
+        """Ask, with the count of unread papers shown, then mark them (found in a worker)."""
+        self.in_thread(self._find_unread, self.screen.paper_list.ids, group="catchup", exclusive=True)
+
+    def _find_unread(self, ids: Sequence[str]) -> None:
+        read = self.screen.service.library.read
+        unread = list(ids.keeping(read.__contains__, keep=False)) if isinstance(ids, IdRows) else [pid for pid in ids if pid not in read]
+        self.screen.app.call_from_thread(self._ask, unread)
+
+    def _ask(self, unread: list[str]) -> None:
+        app = self.screen.app
+        if not unread:
+            app.notify("Nothing unread here.")
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self._mark(unread)
+
+        papers = plural(len(unread), "unread paper", thousands=True)
+        app.push_screen(ConfirmDialog(f"Mark the {papers} shown read?", yes="Mark read"), answered)
+
+    def _mark(self, unread: list[str]) -> None:
+        app = self.screen.app
+        self.screen.service.set_read_many(unread, True, on_error=self._not_saved)
+        self.undoable = unread
+        app.notify(f"Marked {plural(len(unread), 'paper', thousands=True)} read · {key(app, 'app.undo_read')} undoes")
+        self._changed()
+
+    def undo(self) -> None:
+        app = self.screen.app
+        if not self.undoable:
+            app.notify("Nothing to undo: no papers were marked read all at once.")
+            return
+        papers, self.undoable = self.undoable, None
+        self.screen.service.set_read_many(papers, False, on_error=self._not_saved)
+        app.notify(f"Marked {plural(len(papers), 'paper', thousands=True)} unread again")
+        self._changed()
+
+    def _not_saved(self, message: str) -> None:
+        self.screen.app.notify(message, severity="error")
+        self._changed()
+
+    def _changed(self) -> None:
+        self.screen.marks_changed()
+        if self.screen.unread_only:
+            self.screen.refresh_list()

@@ -1,0 +1,143 @@
+"""The list's order (newest first, last updated, title, first author, For you's score), remembered
+per view, and marking every paper shown read at once (and undoing it). A part of LibraryService.
+
+Orders are made in the caller's worker thread (see core/sorting.py), once per library index
+(and ranking), then a view is sorted by numpy in tens of milliseconds at 1,000,000 papers."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import Future
+from typing import TYPE_CHECKING
+
+from reader.core.sorting import KEYED, NEWEST, SCORE, SORTS, SortOrder, keyed_order, ranked_order, sorted_view
+from reader.errors import ReaderError
+from reader.service.ranker import RankedList
+from reader.service.views import FOR_YOU, View
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from reader.core.library import Library
+    from reader.core.ranking import NeedsStars
+    from reader.service.demo import DemoSource
+    from reader.service.search import LibrarySearch, MemorySearch
+    from reader.store import Store
+
+SORTS_SETTING = "list_sorts"  # user state: view key -> its order, for views not in their own
+
+
+class ListOrderMethods:
+    """Needs the service's library, search, store, ranking and writer thread."""
+
+    library: Library
+    search: LibrarySearch | MemorySearch
+    store: Store
+    for_you: RankedList | NeedsStars | None
+    demo: DemoSource | None
+    _writer: ThreadPoolExecutor
+    run_on_ui: Callable[[Callable[[], None]], None]
+    _marks_queued: int
+    _marks_written: int
+    _sorts: dict[str, str] | None  # view key -> the order chosen, read from user state at the first ask
+    _orders: dict[str, tuple[object, object, SortOrder]]  # sort -> (the index and ranking it was made for, the order)
+    _orders_lock: threading.Lock
+
+    # --- orders ---------------------------------------------------------------------------------
+
+    @staticmethod
+    def default_sort(view: View) -> str:
+        return SCORE if view == FOR_YOU else NEWEST
+
+    def sorts_for(self, view: View) -> list[str]:
+        """The orders the view can be shown in: For you's score only where a ranking is made."""
+        ranked = view == FOR_YOU or isinstance(self.for_you, RankedList)
+        return [sort for sort in SORTS if sort != SCORE or ranked]
+
+    def sort_of(self, view: View) -> str:
+        """The order the user chose for the view last (its own when none, or one it cannot show)."""
+        chosen = self._chosen_sorts().get(view.key)
+        return chosen if chosen in self.sorts_for(view) else self.default_sort(view)
+
+    def choose_sort(self, view: View, sort: str, on_error: Callable[[str], None] | None = None) -> None:
+        """Remember the view's order (in memory now, in user state by the writer thread)."""
+        chosen = self._chosen_sorts()
+        if sort == self.default_sort(view):
+            chosen.pop(view.key, None)
+        else:
+            chosen[view.key] = sort
+        saved = dict(chosen)
+        if self.demo is None:
+            self.set_setting(SORTS_SETTING, saved, on_error)  # type: ignore[attr-defined]
+
+    def _chosen_sorts(self) -> dict[str, str]:
+        chosen = self._sorts
+        if chosen is None:
+            try:
+                stored = self.store.setting(SORTS_SETTING) if self.demo is None else None
+            except ReaderError:
+                stored = None
+            chosen = {str(k): str(v) for k, v in stored.items()} if isinstance(stored, dict) else {}
+            self._sorts = chosen
+        return chosen
+
+    def sorted(self, view: View, ids: Sequence[str], sort: str) -> Sequence[str]:
+        """The view's papers (as `select` gave them) in `sort`'s order: in a worker thread (the
+        first time for an index, the order is made: ~1-2 s at 1,000,000 papers for a text key).
+        Raises SearchNotReady for a text key before the search index's first build."""
+        if sort == self.default_sort(view):
+            return ids
+        index = self.library.index
+        if sort == NEWEST:
+            return sorted_view(None, index, ids)
+        return sorted_view(self._order(sort), index, ids)
+
+    def _order(self, sort: str) -> SortOrder:
+        index = self.library.index
+        with self._orders_lock:
+            key: object = self.for_you if sort == SCORE else None
+            kept = self._orders.get(sort)
+            if kept is not None and kept[0] is index and kept[1] is key:
+                return kept[2]
+        if sort == SCORE:
+            ranking = self.for_you
+            if not isinstance(ranking, RankedList):
+                raise ReaderError("For you has no ranking yet")
+            order = ranked_order(index, ranking.ids)
+        elif sort in KEYED:
+            order = keyed_order(index, sort, self.search.sort_values(sort))
+        else:
+            raise ReaderError(f"no order named {sort!r}")
+        with self._orders_lock:
+            self._orders[sort] = (index, key, order)
+        return order
+
+    # --- every paper shown read --------------------------------------------------------------------
+
+    def set_read_many(self, paper_ids: Collection[str], read: bool, on_error: Callable[[str], None] | None = None) -> Future:
+        """Mark these papers read (or unread again) in memory now and on disk in one write of
+        user state by the writer thread; if it fails, the change is undone in memory too and
+        `on_error` says why (on the UI's thread)."""
+        library, ids = self.library, list(paper_ids)
+        library.set_read_many(ids, read)
+        self._marks_queued += 1
+        kept = self.demo is None
+
+        def write() -> None:
+            try:
+                if kept:
+                    self.store.set_marks(ids, read=read)
+            except ReaderError as error:
+                message = f"Not saved: {error}"
+
+                def undo() -> None:
+                    library.set_read_many(ids, not read)
+                    if on_error is not None:
+                        on_error(message)
+
+                self.run_on_ui(undo)
+            finally:
+                self._marks_written += 1
+
+        return self._writer.submit(write)
