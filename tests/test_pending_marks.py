@@ -14,8 +14,11 @@ import sys
 from contextlib import ExitStack
 
 from reader.errors import StoreError
+from reader.service.marks_writer import MarksWriter
+from reader.service.writer_thread import WriterThread
 from reader.store import Store
 from reader.store.files import file_lock
+from reader.store.userstate import Marks
 from tests.terminal import run_in_terminal
 from tests.test_app import card_text, make_app, papers, ready, store  # noqa: F401 (the fixtures: Agents and Other, synced)
 from tests.test_app_outside import reader_cli, until
@@ -58,22 +61,24 @@ async def test_a_star_whose_save_fails_stays_shown_and_is_saved_once_the_lock_is
 
 async def test_a_pending_star_survives_a_change_made_by_another_process(store, papers, data_dir, monkeypatch):  # noqa: F811
     monkeypatch.setattr("reader.service.marks_writer.RETRY_SECONDS", 0.2)
-    saving = store.apply_marks
+    saving = store._user.update
 
-    def full(*args, **kwargs):
-        raise StoreError("cannot write user.json: No space left on device")
+    def full(what, change):
+        if what == "saving marks":
+            raise StoreError("cannot write user.json: No space left on device")
+        return saving(what, change)
 
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        monkeypatch.setattr(store, "apply_marks", full)
+        monkeypatch.setattr(store._user, "update", full)
         await pilot.press("s")
         await until(pilot, lambda: any(m.startswith(FAILED) for m in app.message_log))
         await reader_cli(data_dir, "star", papers[5].id)  # user.json changed elsewhere: read again
         await until(pilot, lambda: papers[5].id in app.service.library.starred)
         assert app.service.library.starred == {papers[0].id, papers[5].id}
         assert "★" in card_text(app, 0) and str(app.main.sidebar.get_option_at_index(1).prompt).startswith("Starred\n2 papers")
-        monkeypatch.setattr(store, "apply_marks", saving)  # the disk has room again
+        monkeypatch.setattr(store._user, "update", saving)  # the disk has room again
         await until(pilot, lambda: SAVED in app.message_log)
         assert on_disk(data_dir) == {papers[0].id, papers[5].id}
 
@@ -117,3 +122,15 @@ def test_in_a_real_terminal_quit_says_what_was_kept_for_the_next_start(store, pa
     assert "reader: 1 mark not saved yet (still being written when reader quit): kept in marks-pending-" in said, said[-600:]
     assert "saved by the next start of reader." in said
     assert papers[0].id in Store(data_dir).marks().starred and journals(data_dir) == []
+
+
+def test_a_pending_mark_gives_way_to_a_change_of_it_made_elsewhere_since(data_dir):
+    marks = MarksWriter(Store(data_dir), WriterThread())
+    marks.change("2609.00001", {"starred": False}, {"starred": True})  # pending: the disk is not written
+    marks.change("2609.00002", {"starred": True}, {"starred": False})
+    # user.json read again: another process starred 2609.00001 too, and left 2609.00002 as it was
+    assert marks.overlay(Marks(starred=frozenset({"2609.00001", "2609.00002"}))).starred == {"2609.00001"}
+    assert marks.pending() == {"2609.00002": {"starred": False}}  # still to save; 2609.00001 is saved there
+    # it unstars 2609.00001 later: that is the latest change of the mark, not replayed over
+    assert marks.overlay(Marks(starred=frozenset({"2609.00002"}))).starred == frozenset()
+    assert marks.pending() == {"2609.00002": {"starred": False}}
