@@ -124,21 +124,31 @@ def test_library_leaves_hidden_papers_out_of_selections_and_counts(data_dir):
                 assert library.counts(**key) == recount.counts(**key), (change, pid, key)
 
 
-def test_service_hides_at_once_and_undoes_a_failed_write(data_dir, monkeypatch):
+def test_service_hides_at_once_and_keeps_a_mark_whose_write_fails(data_dir, monkeypatch):
     store, ids = seeded(data_dir, 10)
+    monkeypatch.setattr("reader.service.marks_writer.RETRY_SECONDS", 3600)  # retried by the next mark here
     service = LibraryService(store, Settings.from_env())
     service.open()
+    told: list[tuple[str, str]] = []
+    service.marks.tell = lambda message, severity: told.append((message, severity))
     service.set_marks(ids[0], hidden=True).result()
     assert ids[0] not in service.select(ALL) and Store(data_dir).marks().hidden == {ids[0]}
 
     def full(*args, **kwargs):
         raise StoreError("cannot write user.json: No space left on device")
 
-    monkeypatch.setattr(store, "set_marks", full)
-    errors: list[str] = []
-    service.set_marks(ids[1], hidden=True, on_error=errors.append).result()
-    assert ids[1] in service.select(ALL) and ids[1] not in service.library.hidden
-    assert errors == ["Not saved: cannot write user.json: No space left on device"]
+    saving = store.apply_marks
+    monkeypatch.setattr(store, "apply_marks", full)
+    service.set_marks(ids[1], hidden=True).result()
+    service.set_marks(ids[2], starred=True).result()
+    assert ids[1] not in service.select(ALL) and ids[1] in service.library.hidden and ids[2] in service.library.starred
+    assert told == [("Not saved yet: cannot write user.json: No space left on device. The mark is kept, "
+                     "and saved as soon as the data directory can be written.", "error")]  # once, for both
+    monkeypatch.setattr(store, "apply_marks", saving)
+    service.set_marks(ids[3], read=True).result()
+    marks = Store(data_dir).marks()
+    assert marks.hidden == set(ids[:2]) and marks.starred == {ids[2]} and marks.read == {ids[3]}
+    assert told[1:] == [("Marks saved: those kept since the data directory could not be written are in it now.", "information")]
     service.close()
 
 

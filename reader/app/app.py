@@ -10,6 +10,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import on
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -31,6 +32,7 @@ from reader.app.widgets.sidebar import TopicSidebar
 from reader.config import Settings, config_dir, theme_problem
 from reader.keymap import key_clashes, load_keymap
 from reader.service import LibraryService, open_service
+from reader.service.library import QUIT_SECONDS
 from reader.store import Store
 
 if TYPE_CHECKING:
@@ -113,6 +115,7 @@ class ReaderApp(App):
             loop.call_soon_threadsafe(function)
 
         self.service.run_on_ui = run_on_ui
+        self.service.marks.tell = self._tell_marks
         for unknown in self.settings.unknown:  # a typo in config.toml: said, and the app starts without it
             self.notify(unknown.message, title="config.toml", severity="warning", timeout=20)
         self._apply_theme()
@@ -183,12 +186,18 @@ class ReaderApp(App):
         also = f"; {key(self, 'app.quit')} too on the main screen" if keys_of(self, "app.quit") else ""
         self.notify(f"{quits} quits reader from any screen{also}")
 
+    def _tell_marks(self, message: str, severity: str) -> None:
+        """What became of marks whose save failed (from the writer thread: notify is thread-safe)."""
+        self.notify(message, severity="error" if severity == "error" else "information", timeout=15)
+
     async def action_quit(self) -> None:
-        await asyncio.to_thread(self.service.flush)  # marks still being written are kept
-        self.exit()
+        """Quit within QUIT_SECONDS, whatever the writer waits on (another process's lock): marks
+        not saved by then are kept for the next start, and the terminal says so after the exit."""
+        unsaved = await asyncio.to_thread(self.service.finish, QUIT_SECONDS)
+        self.exit(message=None if unsaved is None else Text(unsaved))  # (Text: never read as markup)
 
     def on_unmount(self) -> None:
-        self.service.close()  # pending writes done; the ranking process stopped, even mid-ranking
+        self.service.close()  # writes done or kept; the ranking process stopped, even mid-ranking
 
     # --- help and the command palette ---
 

@@ -67,12 +67,9 @@ class PaperScreen(Screen):
     def set_marks(
         self, paper_id: str, *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None
     ) -> None:
-        """Change a paper's marks: drawn at once, saved by the service (a failure is said, and undone)."""
-        def failed(message: str) -> None:
-            self.app.notify(message, severity="error", timeout=15)
-            self.marks_changed()
-
-        self.service.set_marks(paper_id, read=read, starred=starred, hidden=hidden, on_error=failed)
+        """Change a paper's marks: drawn at once, saved by the service (one whose save fails stays
+        drawn, and the app is told: see ReaderApp.on_mount)."""
+        self.service.set_marks(paper_id, read=read, starred=starred, hidden=hidden)
         self.marks_changed()
         if self.service.is_demo and not self._demo_told:
             self._demo_told = True

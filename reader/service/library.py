@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable, Collection, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from itertools import compress
@@ -36,6 +36,7 @@ from reader.searchdb import Card
 from reader.service.adding import AddingMethods
 from reader.service.exports import ExportMethods
 from reader.service.list_order import ListOrderMethods
+from reader.service.marks_writer import MarksWriter
 from reader.service.outside import PAPER_FILES, OutsideChanges, OutsideMethods, Stamps
 from reader.service.ranker import RankedList, RankerProcess
 from reader.service.search import LibrarySearch, MemorySearch
@@ -43,6 +44,7 @@ from reader.service.tags_notes import TagsAndNotes
 from reader.service.triage import TriageMethods
 from reader.service.triage_sets import TriageSets
 from reader.service.views import FOR_YOU, HIDDEN, STARRED, View
+from reader.service.writer_thread import WriterThread
 from reader.store import Store, Topic
 from reader.store.library_state import LibraryDoc
 from reader.store.store import shard_of
@@ -54,6 +56,8 @@ if TYPE_CHECKING:
     from reader.sync.types import SyncEvent, SyncReport
 
 T = TypeVar("T")
+QUIT_SECONDS = 2.0  # the longest a quit waits for the writer thread
+CLOSE_SECONDS = 60.0  # ...and a close without a quit (tests, scripts): any queued write done
 
 @dataclass(frozen=True, slots=True)
 class CacheUpdate:
@@ -90,7 +94,8 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         # Runs a function on the UI's thread (the app sets it); the library is only changed there.
         self.run_on_ui: Callable[[Callable[[], None]], None] = lambda function: function()
         # One thread writes user state, in the order the user acted.
-        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reader-writer")
+        self._writer = WriterThread()
+        self.marks = MarksWriter(store, self._writer)  # marks pending until saved, never dropped
         self._pending_notes: dict[str, str] = {}  # paper id -> the latest text typed, not yet written
         self._notes_lock = threading.Lock()
         self.for_you: RankedList | NeedsStars | None = None  # the latest ranking, set on the UI's thread
@@ -369,12 +374,9 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
 
     # --- writing --------------------------------------------------------------------------------
 
-    def set_marks(
-        self, paper_id: str, *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None,
-        on_error: Callable[[str], None] | None = None,
-    ) -> Future:
-        """Change marks in memory now and on disk in the writer thread. If the write fails, the
-        change is undone in memory too and `on_error` says why (both on the UI's thread)."""
+    def set_marks(self, paper_id: str, *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None) -> Future:
+        """Change marks in memory now and on disk in the writer thread; one whose write fails
+        stays, and is saved later (marks_writer.py says how, and when the user is told)."""
         library = self.library
         if read:
             self.triage.updated.discard(paper_id)  # read again: at the version the cache holds
@@ -385,22 +387,25 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
             if changes[kind] is not None
         }
         library.set_marks(paper_id, read=read, starred=starred, hidden=hidden)
+        return self._save_marks({paper_id: (before, {kind: value for kind, value in changes.items() if value is not None})})
+
+    def set_read_many(self, paper_ids: Collection[str], read: bool) -> Future:
+        """Mark these papers read (or unread again), as `set_marks` does, in one write."""
+        library, ids = self.library, list(paper_ids)
+        before = {paper_id: paper_id in library.read for paper_id in ids}
+        library.set_read_many(ids, read)
+        return self._save_marks({paper_id: ({"read": before[paper_id]}, {"read": read}) for paper_id in ids})
+
+    def _save_marks(self, changes: dict[str, tuple[dict[str, bool], dict[str, bool]]]) -> Future:
+        """Hand changes of marks (paper id -> each mark as shown before, as wanted) to the writer."""
         self._marks_queued += 1
-        kept = self.demo is None  # demo marks are not saved (told now: the demo may give way before the write)
+        if self.demo is None:  # demo marks are not saved (told now: the demo may give way before the write)
+            for paper_id, (before, wanted) in changes.items():
+                self.marks.change(paper_id, before, wanted)
 
         def write() -> None:
             try:
-                if kept:
-                    self.store.set_marks([paper_id], read=read, starred=starred, hidden=hidden)
-            except ReaderError as error:
-                message = f"Not saved: {error}"
-
-                def undo() -> None:
-                    library.set_marks(paper_id, **before)
-                    if on_error is not None:
-                        on_error(message)
-
-                self.run_on_ui(undo)
+                self.marks.write_pending()  # (with those a failed write left)
             finally:
                 self._marks_written += 1
 
@@ -454,11 +459,19 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         return self._writer.submit(write)
 
     def flush(self) -> None:
-        """Wait for every pending write (before the app exits)."""
-        self._writer.submit(lambda: None).result()
+        """Wait for every write queued so far."""
+        self._writer.idle()
+
+    def finish(self, timeout: float) -> str | None:
+        """Before the app exits: wait up to `timeout` seconds for the writes, then keep the marks
+        still not saved for the next start (marks_writer.py); a line for the terminal when some are
+        (None when all is saved)."""
+        self._writer.shutdown(timeout)
+        return self.marks.close()
 
     def close(self) -> None:
+        """Stop the ranking and the writer (at once after `finish`; else after the queued writes)."""
         if self._ranker_process is not None:
             self._ranker_process.close()
-        self._writer.shutdown(wait=True)
+        self.finish(CLOSE_SECONDS)
         self.search.close()

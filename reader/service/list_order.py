@@ -7,8 +7,7 @@ Orders are made in the caller's worker thread (see core/sorting.py), once per li
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Collection, Sequence
-from concurrent.futures import Future
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from reader.core.sorting import KEYED, NEWEST, SCORE, SORTS, SortOrder, keyed_order, ranked_order, sorted_view
@@ -17,7 +16,6 @@ from reader.service.ranker import RankedList
 from reader.service.views import FOR_YOU, View
 
 if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
 
     from reader.core.library import Library
     from reader.core.ranking import NeedsStars
@@ -29,17 +27,14 @@ SORTS_SETTING = "list_sorts"  # user state: view key -> its order, for views not
 
 
 class ListOrderMethods:
-    """Needs the service's library, search, store, ranking and writer thread."""
+    """Needs the service's library, search, store and ranking."""
 
     library: Library
     search: LibrarySearch | MemorySearch
     store: Store
     for_you: RankedList | NeedsStars | None
     demo: DemoSource | None
-    _writer: ThreadPoolExecutor
     run_on_ui: Callable[[Callable[[], None]], None]
-    _marks_queued: int
-    _marks_written: int
     _sorts: dict[str, str] | None  # view key -> the order chosen, read from user state at the first ask
     _orders: dict[str, tuple[object, object, SortOrder]]  # sort -> (the index and ranking it was made for, the order)
     _orders_lock: threading.Lock
@@ -112,32 +107,3 @@ class ListOrderMethods:
         with self._orders_lock:
             self._orders[sort] = (index, key, order)
         return order
-
-    # --- every paper shown read --------------------------------------------------------------------
-
-    def set_read_many(self, paper_ids: Collection[str], read: bool, on_error: Callable[[str], None] | None = None) -> Future:
-        """Mark these papers read (or unread again) in memory now and on disk in one write of
-        user state by the writer thread; if it fails, the change is undone in memory too and
-        `on_error` says why (on the UI's thread)."""
-        library, ids = self.library, list(paper_ids)
-        library.set_read_many(ids, read)
-        self._marks_queued += 1
-        kept = self.demo is None
-
-        def write() -> None:
-            try:
-                if kept:
-                    self.store.set_marks(ids, read=read)
-            except ReaderError as error:
-                message = f"Not saved: {error}"
-
-                def undo() -> None:
-                    library.set_read_many(ids, not read)
-                    if on_error is not None:
-                        on_error(message)
-
-                self.run_on_ui(undo)
-            finally:
-                self._marks_written += 1
-
-        return self._writer.submit(write)

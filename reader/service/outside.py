@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +19,9 @@ from typing import TYPE_CHECKING, TypeVar
 from reader.core.library import Library
 from reader.errors import ReaderError
 from reader.models import PaperIndex
+from reader.service.marks_writer import MarksWriter
 from reader.service.triage_sets import TriageSets
+from reader.service.writer_thread import WriterThread
 from reader.store import Store, Topic
 from reader.store.files import Stamp, file_stamp
 from reader.store.library_state import LibraryDoc
@@ -117,7 +118,8 @@ class OutsideMethods:
     topics: list[Topic]
     triage: TriageSets
     outside: OutsideChanges
-    _writer: ThreadPoolExecutor
+    _writer: WriterThread
+    marks: MarksWriter  # the app's marks not saved yet
     _marks_queued: int  # the app's changes of marks queued for the writer thread (UI's thread)
     _marks_written: int  # ... and done with by it (the writer thread)
     _library_writes: int
@@ -148,7 +150,8 @@ class OutsideMethods:
         if "user.json" in changed:
 
             def read_user() -> tuple[Stamps, Marks, list[Topic], int]:
-                return self.outside.stamps(["user.json"]), self.store.marks(), self.store.topics(), self._marks_written
+                marks = self.marks.overlay(self.store.marks())  # (a mark not saved yet stays shown)
+                return self.outside.stamps(["user.json"]), marks, self.store.topics(), self._marks_written
 
             user_stamp, marks, topics, written = self._in_writer_order(read_user)
             stamps.update(user_stamp)

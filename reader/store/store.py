@@ -52,6 +52,7 @@ from reader.store.files import (
     write_atomic,
     write_json_atomic,
 )
+from reader.store.journal import apply_journals
 from reader.store.library import LIBRARY_FILES, LibraryStateMethods, library_file
 from reader.store.listing import LEFTOVER, own_files, remove_leftovers
 from reader.store.mirrored import MirroredFile
@@ -188,6 +189,8 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
             self._user.check()
             self._library.check()
         self._read_sync("topics")  # a damaged sync.json is moved aside at once
+        if check_user_files:
+            apply_journals(self)  # marks a quitting app could not save
 
     def on_own_write(self, writing: Callable[[str, Stamp | None], AbstractContextManager[object]]) -> None:
         """Each change of user.json or library.json this store saves is made inside

@@ -4,7 +4,7 @@ current copy, see mirrored.py). A change rewrites only that small file, never th
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -94,19 +94,23 @@ class UserStateMethods:
     ) -> None:
         """Mark papers read/unread, starred/unstarred and/or hidden/shown in one write of user.json.
         Marking read (again) keeps the version the cache holds: a later one is an update."""
-        ids = list(dict.fromkeys(ids))
-        index = self.index() if read else None
+        self.apply_marks(dict.fromkeys(ids, {"read": read, "starred": starred, "hidden": hidden}))
+
+    def apply_marks(self, changes: Mapping[str, Mapping[str, bool | None]]) -> None:
+        """Each paper's own changes of marks (paper id -> "read", "starred" or "hidden" -> wanted,
+        None or left out: unchanged), all in one write of user.json."""
+        index = self.index() if any(wanted.get("read") for wanted in changes.values()) else None
 
         def change(doc: UserDoc) -> None:
-            if index is not None:
-                marked, versions = doc.marks["read"], index.versions
-                for pid in ids:
+            for pid, wanted in changes.items():
+                read = wanted.get("read")
+                if read and index is not None:
                     position = index.position(pid)
-                    marked[pid] = 0 if position is None else versions[position]
-            else:
-                _mark(doc.marks["read"], ids, read, 0)
-            _mark(doc.marks["starred"], ids, starred, 0)
-            _mark(doc.hidden, ids, hidden, None)
+                    doc.marks["read"][pid] = 0 if position is None else index.versions[position]
+                else:
+                    _mark(doc.marks["read"], pid, read, 0)
+                _mark(doc.marks["starred"], pid, wanted.get("starred"), 0)
+                _mark(doc.hidden, pid, wanted.get("hidden"), None)
 
         self._user.update("saving marks", change)
 
@@ -155,9 +159,8 @@ class UserStateMethods:
         self._user.update("saving a setting", change)
 
 
-def _mark(marked: dict[str, Any], ids: list[str], wanted: bool | None, value: Any) -> None:
-    for pid in ids:
-        if wanted is True:
-            marked.setdefault(pid, value)
-        elif wanted is False:
-            marked.pop(pid, None)
+def _mark(marked: dict[str, Any], pid: str, wanted: bool | None, value: Any) -> None:
+    if wanted is True:
+        marked.setdefault(pid, value)
+    elif wanted is False:
+        marked.pop(pid, None)

@@ -120,7 +120,7 @@ class CatchUp(ScreenPart[CatchUpHost]):
 
     def _mark(self, unread: list[str]) -> None:
         app = self.screen.app
-        self.screen.service.set_read_many(unread, True, on_error=self._not_saved)
+        self.screen.service.set_read_many(unread, True)
         self.undoable = unread
         app.notify(f"Marked {plural(len(unread), 'paper', thousands=True)} read · {key(app, 'app.undo_read')} undoes")
         self._changed()
@@ -131,12 +131,8 @@ class CatchUp(ScreenPart[CatchUpHost]):
             app.notify("Nothing to undo: no papers were marked read all at once.")
             return
         papers, self.undoable = self.undoable, None
-        self.screen.service.set_read_many(papers, False, on_error=self._not_saved)
+        self.screen.service.set_read_many(papers, False)
         app.notify(f"Marked {plural(len(papers), 'paper', thousands=True)} unread again")
-        self._changed()
-
-    def _not_saved(self, message: str) -> None:
-        self.screen.app.notify(message, severity="error")
         self._changed()
 
     def _changed(self) -> None:
