@@ -45,3 +45,16 @@ def gzip_bomb(gibibytes: int = 1) -> bytes:
     start, then the same 1 MiB member again and again (gzip allows members to follow each other)."""
     member = gzip.compress(b" " * 2**20, 9)
     return gzip.compress(b"<html><body>") + member * (1024 * gibibytes)
+
+
+_ARTICLE = b'<html><body><article class="ltx_document"><p>words before</p>'
+# Small on the wire, costly to read (minutes of CPU or gigabytes each before work was bounded):
+# each is refused within seconds. Gzip-served; all but `attributes` inflate to 15-63 MB.
+HOSTILE_WORK = {
+    "open tag": lambda: _ARTICLE + b"<a " * 5_000_000,
+    "attributes": lambda: _ARTICLE + b"<a " + b"b " * 2_000_000 + b">",
+    "end tags": lambda: _ARTICLE + b"</a>" * 15_900_000,
+    "comments": lambda: _ARTICLE + b"<!---->" * 9_000_000,
+    "references": lambda: _ARTICLE + b"&a" * 8_000_000,
+    "tags in head": lambda: b"<html><head>" + b"<b>" * 21_000_000,
+}

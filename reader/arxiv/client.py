@@ -316,7 +316,8 @@ async def _read_body(response: httpx.Response, receiver: Receiver | None = None)
             if receiver is None:
                 pieces.append(piece)
             else:
-                receiver.feed(piece)
+                receiver.feed(piece)  # parses as it goes (bounded work a piece):
+                await asyncio.sleep(0)  # let the deadline stop it between pieces
     decoder.finish()
     if receiver is not None:
         length = response.headers.get("Content-Length", "")

@@ -18,8 +18,9 @@ from typing import IO
 
 from reader.arxiv.client import ArxivClient
 from reader.errors import ArxivError, ArxivNotFoundError, FeedFormatError, ReaderError
+from reader.fulltext.bounded import PageRefused
 from reader.fulltext.document import Block, Document
-from reader.fulltext.html import LatexmlText, PageRefused
+from reader.fulltext.html import LatexmlText
 from reader.fulltext.store import TextStore
 from reader.store.listing import remove_leftovers
 
