@@ -12,7 +12,8 @@ import pytest
 
 from reader.fulltext.store import TextStore
 from tests import test_fulltext_cli
-from tests.fulltext_pages import HOSTILE_WORK, HTML
+from tests.conftest import run
+from tests.fulltext_pages import HOSTILE_WORK, HTML, PAPER_PDF, PDF, pdf_of_text_operators
 
 texts_env = test_fulltext_cli.texts_env  # the fixture: three cached papers, with HTML, a PDF, neither
 pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak from /proc (Linux)")
@@ -30,3 +31,35 @@ def test_a_hostile_page_is_refused_in_one_line_within_300_mb_and_never_retried(t
     assert len(texts_env.document_requests()) == 1  # final: no retry, no PDF instead
     assert TextStore(data_dir).stored_versions() == {}
     assert peak <= 300
+
+
+def _serve_pdf(env, body: bytes) -> str:
+    paper = env.papers[1]  # arXiv has no HTML of it
+    env.documents[f"/pdf/{paper.id}v{paper.version}"] = (PDF, body)
+    return paper.id
+
+
+@pytest.mark.parametrize("pdf", ["1,999 pages sharing one 10 MB stream", "one page of 70 MB"])
+def test_a_pdf_whose_pages_draw_too_much_is_an_error_in_one_line_within_300_mb(texts_env, data_dir, pdf):
+    if pdf.startswith("1,999"):
+        body = pdf_of_text_operators(1999, 530_000)
+        why = "(1,999 of 1,999 pages unreadable or too large)"
+    else:
+        body = pdf_of_text_operators(1, 3_700_000)
+        why = "(1 of 1 pages unreadable or too large)"
+    paper_id = _serve_pdf(texts_env, body)
+    code, stderr, peak = test_fulltext_cli._peak_rss_of_reader_text(paper_id)
+    told = [line for line in stderr.splitlines() if not line.startswith("RSS ")]
+    assert code == 1, stderr
+    assert told == [f"reader: error: {paper_id}v1: no text could be read from the PDF {why}"]
+    assert TextStore(data_dir).stored_versions() == {}
+    assert peak <= 300
+
+
+def test_a_pdf_page_too_large_is_skipped_and_counted_and_the_rest_read(capsys, texts_env, data_dir):
+    paper_id = _serve_pdf(texts_env, pdf_of_text_operators(1, 3_700_000, after=PAPER_PDF))
+    code, out, err = run(capsys, "text", paper_id)
+    assert code == 0, err
+    assert "Reward Shaping for Tool-Using Agents" in out and "word word" not in out
+    assert "1 of 3 pages of the PDF could not be read (damaged, or too large); skipped" in err
+    assert TextStore(data_dir).stored_versions() == {paper_id: 1}

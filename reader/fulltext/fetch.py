@@ -181,7 +181,7 @@ class TextFetcher:
             from reader.fulltext.pdf import PdfUnreadable, pdf_blocks  # pypdf is imported only for a PDF
 
             try:
-                blocks = await asyncio.to_thread(pdf_blocks, path)
+                blocks = await asyncio.to_thread(pdf_blocks, path, self.client.on_notice)
             except PdfUnreadable as error:
                 raise PdfUnreadable(f"{paper_id}v{version}: {error}") from None
             document = Document(paper_id, version, "pdf", tuple(blocks))
