@@ -63,3 +63,15 @@ def test_a_pdf_page_too_large_is_skipped_and_counted_and_the_rest_read(capsys, t
     assert "Reward Shaping for Tool-Using Agents" in out and "word word" not in out
     assert "1 of 3 pages of the PDF could not be read (damaged, or too large); skipped" in err
     assert TextStore(data_dir).stored_versions() == {paper_id: 1}
+
+
+@pytest.mark.parametrize("location", ["data:text/html,<p>words</p>", "javascript:alert(1)", "file:///etc/passwd", "FILE:/etc/passwd"])
+def test_a_redirect_to_an_address_that_is_no_web_page_is_told_as_what_it_is(capsys, texts_env, data_dir, location):
+    paper = texts_env.papers[0]
+    texts_env.redirects[f"/html/{paper.id}v{paper.version}"] = (302, location)
+    code, out, err = run(capsys, "text", paper.id)
+    scheme = location.split(":")[0].lower()
+    assert (code, out) == (1, "")
+    assert err == f"reader: error: arXiv redirected to a {scheme}: address, which is no web page; not followed\n"
+    assert len(texts_env.document_requests()) == 1
+    assert TextStore(data_dir).stored_versions() == {}
