@@ -45,3 +45,44 @@ def gzip_bomb(gibibytes: int = 1) -> bytes:
     start, then the same 1 MiB member again and again (gzip allows members to follow each other)."""
     member = gzip.compress(b" " * 2**20, 9)
     return gzip.compress(b"<html><body>") + member * (1024 * gibibytes)
+
+
+_ARTICLE = b'<html><body><article class="ltx_document"><p>words before</p>'
+# Small on the wire, costly to read (minutes of CPU or gigabytes each before work was bounded):
+# each is refused within seconds. Gzip-served; all but `attributes` inflate to 15-63 MB.
+HOSTILE_WORK = {
+    "open tag": lambda: _ARTICLE + b"<a " * 5_000_000,
+    "attributes": lambda: _ARTICLE + b"<a " + b"b " * 2_000_000 + b">",
+    "end tags": lambda: _ARTICLE + b"</a>" * 15_900_000,
+    "comments": lambda: _ARTICLE + b"<!---->" * 9_000_000,
+    "references": lambda: _ARTICLE + b"&a" * 8_000_000,
+    "tags in head": lambda: b"<html><head>" + b"<b>" * 21_000_000,
+}
+
+
+def pdf_of_text_operators(pages: int, operators: int, shared: bool = True, after: bytes = b"") -> bytes:
+    """A PDF of `pages` pages whose content is `operators` text-showing operators (19 bytes
+    each): one stream every page shares, or (shared=False) on the first page alone; after the
+    pages of the PDF `after`, when given."""
+    import io
+
+    from pypdf import PdfWriter
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    writer = PdfWriter()
+    font = DictionaryObject({NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+                             NameObject("/BaseFont"): NameObject("/Helvetica")})
+    resources = DictionaryObject({NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})})
+    stream = DecodedStreamObject()
+    stream.set_data(b"BT /F1 9 Tf 72 700 Td " + b"(word word) Tj T* " * operators + b"ET\n")
+    content = writer._add_object(stream.flate_encode())
+    for number in range(pages):
+        page = writer.add_blank_page(612, 792)
+        page[NameObject("/Resources")] = resources
+        if shared or number == 0:
+            page[NameObject("/Contents")] = content
+    if after:
+        writer.append(io.BytesIO(after))
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
+import re
 import socket
 import ssl
 import sys
@@ -52,6 +53,7 @@ MAX_REDIRECTS = 3
 RETRY_STATUSES = {429, 500, 502, 503, 504}
 REDIRECT_STATUSES = {301, 302, 303, 307, 308}
 DEFAULT_PORTS = {"http": 80, "https": 443}
+WEB_SCHEMES = ("http", "https")
 
 
 class _Retryable(Exception):
@@ -92,6 +94,7 @@ class ArxivClient:
         self._gate = asyncio.Lock()  # never two requests in flight
         self._last_end: float | None = None
         self.requests_made = 0
+        self._location: str | None = None  # the last answer's Location, read before httpx's own use of it
         self._origins = _allowed_origins([options.api_url, options.rss_url, options.html_url, options.pdf_url])
 
     async def __aenter__(self) -> Self:
@@ -116,8 +119,12 @@ class ArxivClient:
                 timeout=httpx.Timeout(timeout, connect=min(timeout, 15.0)),
                 limits=httpx.Limits(max_connections=1, max_keepalive_connections=1),
                 follow_redirects=False,  # followed by hand, within the configured hosts
+                event_hooks={"response": [self._note_location]},
             )
         return self._http
+
+    async def _note_location(self, response: httpx.Response) -> None:
+        self._location = response.headers.get("Location")
 
     def _notice(self, message: str) -> None:
         if self.on_notice is not None:
@@ -155,16 +162,25 @@ class ArxivClient:
         except (httpx.InvalidURL, ValueError, TypeError):
             raise ArxivError("the arXiv address in the settings is not a valid URL") from None
         for _ in range(MAX_REDIRECTS + 1):
-            async with client.stream("GET", target) as response:
-                status = response.status_code
-                if 300 <= status < 400:
-                    location = response.headers.get("Location")
-                    log.info("GET %s -> %d redirect to %s (%.2f s)", target, status, location, time.monotonic() - started)
-                    target = self._redirect_target(target, status, location)
-                    continue
-                body = await _read_body(response, receiver if status == 200 else None)
-                log.info("GET %s -> %d, %d bytes in %.2f s", target, status, len(body), time.monotonic() - started)
-                return _Response(status, body, response.headers.get("Retry-After"))
+            self._location = None
+            try:
+                async with client.stream("GET", target) as response:
+                    status = response.status_code
+                    if 300 <= status < 400:
+                        location = response.headers.get("Location")
+                        log.info("GET %s -> %d redirect to %s (%.2f s)", target, status, location, time.monotonic() - started)
+                        target = self._redirect_target(target, status, location)
+                        continue
+                    body = await _read_body(response, receiver if status == 200 else None)
+                    log.info("GET %s -> %d, %d bytes in %.2f s", target, status, len(body), time.monotonic() - started)
+                    return _Response(status, body, response.headers.get("Retry-After"))
+            except (httpx.UnsupportedProtocol, httpx.InvalidURL):
+                if target.scheme not in WEB_SCHEMES or self._location is None:
+                    raise
+                # httpx reads a redirect's Location before handing the answer over, and fails on
+                # `data:...` or `javascript:...`: the address is no web page, the settings are fine.
+                found = re.match(r"\s*([A-Za-z][A-Za-z0-9+.-]{0,30}):", self._location)
+                raise ArxivError(_not_a_web_page(found[1] if found else "")) from None
         raise ArxivError(f"arXiv redirected more than {MAX_REDIRECTS} times; stopped (a redirect loop?)")
 
     def _redirect_target(self, current: httpx.URL, status: int, location: str | None) -> httpx.URL:
@@ -175,6 +191,8 @@ class ArxivClient:
             target = current.join(location)
         except (httpx.InvalidURL, ValueError, TypeError):
             raise ArxivError("arXiv redirected to an invalid address; not followed") from None
+        if target.scheme not in WEB_SCHEMES:
+            raise ArxivError(_not_a_web_page(target.scheme))
         if _origin(target) not in self._origins:
             raise ArxivError(f"arXiv redirected to another host ({_where(target)}); not followed")
         return target
@@ -316,13 +334,19 @@ async def _read_body(response: httpx.Response, receiver: Receiver | None = None)
             if receiver is None:
                 pieces.append(piece)
             else:
-                receiver.feed(piece)
+                receiver.feed(piece)  # parses as it goes (bounded work a piece):
+                await asyncio.sleep(0)  # let the deadline stop it between pieces
     decoder.finish()
     if receiver is not None:
         length = response.headers.get("Content-Length", "")
         chunked = "chunked" in response.headers.get("Transfer-Encoding", "").lower()
         receiver.ended(chunked or (length.strip().isdigit() and int(length) == raw_size))
     return b"".join(pieces)
+
+
+def _not_a_web_page(scheme: str) -> str:
+    what = f"a {clean_text(scheme).lower()}: address" if scheme else "an address"
+    return f"arXiv redirected to {what}, which is no web page; not followed"
 
 
 def _origin(url: httpx.URL) -> tuple[str, str, int | None]:

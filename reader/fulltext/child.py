@@ -51,9 +51,33 @@ async def _fetch(job: dict[str, Any]) -> str:
     return document.source
 
 
+# Reading is bounded (bounded.py: 10 s for a page; pdfbounds.py: 25 s for a PDF); the kernel
+# stops a child past this much CPU all the same, whatever went wrong.
+MAX_CPU_SECONDS = 60
+STOPPED_FOR_CPU = f"reading it took more than {MAX_CPU_SECONDS} s of CPU; stopped"
+
+
+def _limit_cpu() -> None:
+    try:
+        import resource
+    except ImportError:  # Windows has no such limit
+        return
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    soft = MAX_CPU_SECONDS if hard == resource.RLIM_INFINITY else min(MAX_CPU_SECONDS, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+
+
+def stopped_for_cpu(returncode: int | None) -> bool:
+    """The child was killed for passing its CPU limit (SIGXCPU)."""
+    import signal
+
+    return returncode is not None and returncode == -getattr(signal, "SIGXCPU", 0) != 0
+
+
 def main() -> int:
     from reader import logs
 
+    _limit_cpu()
     job = json.loads(sys.stdin.readline())
     with logs.logging_to(logs.log_file()) if job.get("log") else nullcontext():
         return _run(job)

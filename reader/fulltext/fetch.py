@@ -18,8 +18,9 @@ from typing import IO
 
 from reader.arxiv.client import ArxivClient
 from reader.errors import ArxivError, ArxivNotFoundError, FeedFormatError, ReaderError
+from reader.fulltext.bounded import PageRefused
 from reader.fulltext.document import Block, Document
-from reader.fulltext.html import LatexmlText, PageRefused
+from reader.fulltext.html import LatexmlText
 from reader.fulltext.store import TextStore
 from reader.store.listing import remove_leftovers
 
@@ -186,7 +187,7 @@ class TextFetcher:
             from reader.fulltext.pdf import PdfUnreadable, pdf_blocks  # pypdf is imported only for a PDF
 
             try:
-                blocks = await asyncio.to_thread(pdf_blocks, path)
+                blocks = await asyncio.to_thread(pdf_blocks, path, self.client.on_notice)
             except PdfUnreadable as error:
                 raise PdfUnreadable(f"{paper_id}v{version}: {error}") from None
             document = Document(paper_id, version, "pdf", tuple(blocks))

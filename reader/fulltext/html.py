@@ -11,12 +11,10 @@ shared/docs/arxiv-html.md for LaTeXML's classes."""
 
 from __future__ import annotations
 
-import codecs
 import re
 from html import unescape
-from html.parser import HTMLParser
 
-from reader.errors import ArxivError
+from reader.fulltext.bounded import BoundedHtmlParser, PageRefused
 from reader.fulltext.byline import author_lines
 from reader.fulltext.clean import printable, tex
 from reader.fulltext.document import (
@@ -36,13 +34,9 @@ from reader.fulltext.document import (
 from reader.fulltext.refs import arxiv_id_in_link, arxiv_id_in_text
 
 MAX_DEPTH = 250_000  # open elements; 100,000 nested levels are read whole
-# Bounds on what a page may hold, so that time and memory are bounded too (html.parser takes a
-# few microseconds per tag; a real paper has tens of thousands of elements outside its math).
-MAX_ELEMENTS = 1_000_000
+# Bounds on what a page may hold, beside the work bounded.py bounds.
 MAX_TEXT = 16 * 1024 * 1024  # characters of text read; a long paper has a few hundred thousand
 MAX_BLOCKS = 100_000
-MAX_PENDING = 16 * 1024 * 1024  # characters of one tag, comment or math element not yet complete
-FEED_BYTES = 1024 * 1024  # html.parser copies what it holds at each feed: fed in large pieces
 VOID = frozenset(["area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param", "source", "track", "wbr"])
 # Elements whose contents are never text to read. The opaque ones hold raw text or markup that
 # never displays: nothing inside them counts, not even an end tag of another element.
@@ -68,20 +62,11 @@ FRONT_MATTER = "\x00front"  # the mark of an open front-matter note: none is pri
 _BIB_ID = re.compile(r"bib\.bib(\d{1,6})")
 
 
-class PageRefused(ArxivError):
-    """A page the reader will not read (nested too deep): final, never retried."""
-
-
-class LatexmlText(HTMLParser):
+class LatexmlText(BoundedHtmlParser):
     """feed(bytes) as they arrive, then blocks() for the text in reading order."""
 
     def __init__(self) -> None:
-        # Character references are converted here, as they come: html.parser's own conversion
-        # holds back every text up to the next tag, however long.
-        super().__init__(convert_charrefs=False)
-        self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
-        self._pending = bytearray()
-        self._elements = 0
+        super().__init__()
         self._text = 0
         self._blocks = 0
         self._stack: list[tuple[str, int]] = []  # (tag, what it did)
@@ -120,24 +105,9 @@ class LatexmlText(HTMLParser):
 
     # --- input ---------------------------------------------------------------------------------
 
-    def feed_bytes(self, piece: bytes) -> None:
-        self._pending += piece
-        if len(self._pending) >= FEED_BYTES:
-            self._feed_pending()
-
-    def _feed_pending(self, final: bool = False) -> None:
-        text = self._decoder.decode(bytes(self._pending), final=final)
-        self._pending.clear()
-        self.feed(text)
-        if len(self.rawdata) > MAX_PENDING:
-            raise PageRefused(f"the page has a tag, comment or formula longer than {MAX_PENDING // 2**20} MB; refused")
-
     def finish(self) -> list[Block]:
         """The blocks: the paper's, then its bibliography. Call once, after the last piece."""
-        self._feed_pending(final=True)
-        if self.rawdata.startswith("<"):
-            self.rawdata = ""  # a tag or comment never finished: nothing a browser would show
-        self.close()
+        self.close_input()
         self._flush()
         return self._main + self._bibliography
 
@@ -153,6 +123,7 @@ class LatexmlText(HTMLParser):
     # --- tags ----------------------------------------------------------------------------------
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.spend(len(attrs))
         if self._opaque is not None:
             if tag == self._opaque:
                 self._opaque_nesting += 1
@@ -162,9 +133,6 @@ class LatexmlText(HTMLParser):
         if tag in OPAQUE:
             self._opaque, self._opaque_nesting = tag, 1
             return
-        self._elements += 1
-        if self._elements > MAX_ELEMENTS:
-            raise PageRefused(f"the page has more than {MAX_ELEMENTS:,} elements; refused")
         if tag in VOID:
             if tag == "br" and self._contacts and len(self._saved) == 1 and self._authors is not None:
                 self._authors.append(self._release_keep())  # an author's lines: name, affiliation, e-mail

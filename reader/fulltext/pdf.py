@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
@@ -14,6 +15,7 @@ from reader.errors import ReaderError
 from reader.fulltext.clean import printable
 from reader.fulltext.document import HEADING, PARAGRAPH, REFERENCE, Block
 from reader.fulltext.html import MAX_BLOCKS, MAX_TEXT
+from reader.fulltext.pdfbounds import MAX_CPU_SECONDS, MAX_PAGE_CONTENT, PageBudget
 from reader.fulltext.refs import arxiv_id_in_text
 
 log = logging.getLogger("reader.fulltext")
@@ -47,8 +49,9 @@ def pdf_opens(handle: IO[bytes]) -> bool:
         return False
 
 
-def pdf_blocks(path: Path) -> list[Block]:
-    """The PDF's text in blocks; PdfUnreadable (one line) when pypdf cannot read it."""
+def pdf_blocks(path: Path, notice: Callable[[str], None] | None = None) -> list[Block]:
+    """The PDF's text in blocks; PdfUnreadable (one line) when pypdf cannot read it, or it takes
+    too long (pdfbounds). Pages skipped are told to `notice`, in one line."""
     import pypdf
 
     try:
@@ -60,16 +63,29 @@ def pdf_blocks(path: Path) -> list[Block]:
     if pages > MAX_PAGES:
         raise PdfUnreadable(f"the PDF has {pages:,} pages; more than {MAX_PAGES:,} are not read")
     builder = _Paragraphs()
+    budget = PageBudget()
+    skipped = 0
     for number in range(pages):
+        if budget.out_of_time():
+            raise PdfUnreadable(f"the PDF took more than {MAX_CPU_SECONDS:g} s to read; refused")
         try:
-            text = reader.pages[number].extract_text() or ""
+            page = reader.pages[number]
+            if budget.page_too_large(page):
+                log.warning("page %d of %s draws more than %d MB; skipped", number + 1, path, MAX_PAGE_CONTENT // 2**20)
+                skipped += 1
+                continue
+            text = page.extract_text() or ""
         except Exception as error:
             log.warning("pypdf cannot read page %d of %s: %s", number + 1, path, error)
+            skipped += 1
             continue
         builder.page(text)
     blocks = builder.blocks()
     if not blocks:  # every page failed, or held no text (a scan): nothing to keep
-        raise PdfUnreadable("no text could be read from the PDF")
+        why = f" ({skipped:,} of {pages:,} pages unreadable or too large)" if skipped else ""
+        raise PdfUnreadable(f"no text could be read from the PDF{why}")
+    if skipped and notice is not None:
+        notice(f"{skipped:,} of {pages:,} pages of the PDF could not be read (damaged, or too large); skipped")
     return blocks
 
 

@@ -137,7 +137,7 @@ class FullTextScreen(Screen):
     @work(thread=True, exclusive=True, group="full-text-fetch")
     def fetch(self) -> None:
         """Fetch in a child process, telling how far it got; then lay out what it stored."""
-        from reader.fulltext.child import fetch_job
+        from reader.fulltext.child import STOPPED_FOR_CPU, fetch_job, stopped_for_cpu
         from reader.sync.types import client_options
 
         texts = self._texts()
@@ -180,6 +180,8 @@ class FullTextScreen(Screen):
             self._stop_child()
         if get_current_worker().is_cancelled:
             return
+        if not outcome and stopped_for_cpu(child.returncode):
+            outcome = {"error": STOPPED_FOR_CPU}
         try:
             document = texts.load(self.paper_id) if "done" in outcome else None
         except ReaderError as error:
