@@ -92,7 +92,7 @@ class ArxivClient:
         self._gate = asyncio.Lock()  # never two requests in flight
         self._last_end: float | None = None
         self.requests_made = 0
-        self._origins = _allowed_origins([options.api_url, options.rss_url, options.html_url, options.pdf_url])
+        self._origins = _allowed_origins([options.api_url, options.rss_url, options.html_url, options.pdf_url, options.ar5iv_url])
 
     async def __aenter__(self) -> Self:
         return self

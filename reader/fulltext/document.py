@@ -14,6 +14,9 @@ TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENC
 KINDS = frozenset((TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENCE))
 FORMAT = 1  # of the stored JSON (store.py): a text of another format is fetched again
 CELL_SEPARATOR = " | "
+# Where a text came from: arXiv's HTML, ar5iv's (older papers arXiv has none of; the version
+# ar5iv has, maybe an earlier one) or the PDF's text.
+SOURCES = {"html": "arXiv's HTML", "ar5iv": "ar5iv's HTML", "pdf": "the PDF"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +33,7 @@ class Block:
 class Document:
     id: str
     version: int
-    source: str  # "html" or "pdf"
+    source: str  # a key of SOURCES
     blocks: tuple[Block, ...] = field(default=())
 
     @property

@@ -25,7 +25,7 @@ from typing import IO
 
 from reader.errors import StoreError
 from reader.fulltext.clean import printable
-from reader.fulltext.document import FORMAT, KINDS, REFERENCE, Block, Document
+from reader.fulltext.document import FORMAT, KINDS, REFERENCE, SOURCES, Block, Document
 from reader.models import ARXIV_ID
 from reader.store.listing import LEFTOVER, own_files, remove_leftovers, skipped
 from reader.userfiles import UnsafeFileError, open_regular, read_regular
@@ -169,8 +169,7 @@ class TextSummary:
 
     def describe(self, starred: set[str]) -> str:
         """`stored (v2, from arXiv's HTML) · cites 2 of your starred papers`."""
-        source = "arXiv's HTML" if self.source == "html" else "the PDF"
-        text = f"stored (v{self.version}, from {source})"
+        text = f"stored (v{self.version}, from {SOURCES.get(self.source, self.source)})"
         count = len(self.cited & starred)
         if count:
             text += f" · cites {count} of your starred papers" if count > 1 else " · cites 1 of your starred papers"
@@ -182,7 +181,7 @@ def _document(data: object, path: Path) -> Document | None:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         return None
     pid, version, source, raw = data.get("id"), data.get("version"), data.get("source"), data.get("blocks")
-    if not (isinstance(pid, str) and isinstance(version, int) and source in ("html", "pdf") and isinstance(raw, list)):
+    if not (isinstance(pid, str) and isinstance(version, int) and source in SOURCES and isinstance(raw, list)):
         log.warning("%s is not a stored text; ignored", path)
         return None
     blocks = []

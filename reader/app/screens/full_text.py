@@ -44,7 +44,9 @@ def text_lines(document: Document, width: int, cached: set[str], starred: set[st
         marks = ["in your cache"] + (["★ starred"] if block.arxiv_id in starred else []) + (["read"] if block.arxiv_id in read else [])
         return f"  ◆ arXiv:{block.arxiv_id} " + " · ".join(marks)
 
-    source = "arXiv's HTML" if document.source == "html" else "its PDF (arXiv has no HTML of it)"
+    source = {"html": "arXiv's HTML", "ar5iv": "ar5iv's HTML (arXiv has none of it; ar5iv's may be of an earlier version)"}.get(
+        document.source, "its PDF (arXiv has no HTML of it)"
+    )
     head = f"Full text of arXiv:{document.id}v{document.version}, from {source}"
     strips, texts = [Strip([]), Strip([Segment(head, Style(dim=True))]), Strip([])], ["", head, ""]
     for block, line in block_lines(document, width, marker):
