@@ -149,6 +149,9 @@ def _label_run(lines: list[str]) -> int | None:
 # --- assembling ----------------------------------------------------------------------------------
 
 
+_PAGE_NUMBER = re.compile(r"^\d{1,4}\b|\b\d{1,4}$")
+
+
 class Paragraphs:
     """Takes pypdf's text page by page (`page`), gives the paper's blocks at the end (`blocks`)."""
 
@@ -173,12 +176,13 @@ class Paragraphs:
 
 
 def _shape(line: str) -> str:
-    return re.sub(r"\d+", "#", line)
+    """A line with the page number it may start or end with made `#`."""
+    return _PAGE_NUMBER.sub("#", line)
 
 
 def _without_running_lines(pages: list[list[str]]) -> list[list[str]]:
     """The pages without their page numbers and running headers and footers: a line among the
-    first or last two of a page whose shape (its digits aside) recurs there on other pages."""
+    first or last two of a page that recurs there on other pages, its page number aside."""
     edges: Counter[str] = Counter()
     for lines in pages:
         edges.update({_shape(line) for line in lines[:2] + lines[-2:]})
@@ -298,7 +302,7 @@ class _Assembly:
 _SENTENCE_END = re.compile(r"[.:!?)\]]$")
 _LINK = re.compile(r"^(?:https?://|www\.|doi\.org/)", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
-_LAST_WORD = re.compile(r"(?:[^\W\d_]+-)*[^\W\d_]*-$")
+_LAST_WORD = re.compile(r"(?:[^\W\d_]+-)*[^\W\d_]*-$")  # searched in the line's last token only
 _FIRST_WORD = re.compile(r"^[^\W\d_]+(?:-[^\W\d_]+)*")
 # Words whose hyphen is part of them (`self-contained`): never one that TeX's patterns break.
 _HYPHENATED_PREFIXES = frozenset(("self", "well", "ill", "cross", "half", "quasi"))
@@ -316,7 +320,7 @@ def _joint(previous: str, line: str, words: frozenset[str]) -> tuple[bool, str]:
     token = previous[previous.rfind(" ") + 1 :]
     if _LINK.match(token) and (token[-1] in "/-_" or (token[-1] == "." and line[:1].islower())):
         return False, ""  # a link cut where the url package breaks it
-    last = _LAST_WORD.search(previous[-100:]) if previous.endswith("-") else None
+    last = _LAST_WORD.search(token) if token.endswith("-") else None
     if last is None or not last[0][:-1]:
         return False, " "
     first = _FIRST_WORD.match(line)
