@@ -26,6 +26,7 @@ DEFAULT_API_URL = "https://export.arxiv.org/api/query"
 DEFAULT_RSS_URL = "https://rss.arxiv.org/rss/"
 DEFAULT_HTML_URL = "https://arxiv.org/html/"
 DEFAULT_PDF_URL = "https://arxiv.org/pdf/"
+DEFAULT_AR5IV_URL = "https://ar5iv.labs.arxiv.org/html/"
 CONFIG_FILE_NAME = "config.toml"
 # "Today" must leave room for the sync horizon and the chart's weeks on both sides of the
 # calendar, and arXiv has no papers before it began.
@@ -180,6 +181,8 @@ SPECS: tuple[Spec, ...] = (
     Spec("arxiv.api_url", "api_url", _url, DEFAULT_API_URL, "export API endpoint"),
     Spec("arxiv.rss_url", "rss_url", _url, DEFAULT_RSS_URL, "announcement feeds"),
     Spec("arxiv.html_url", "html_url", _url, DEFAULT_HTML_URL, "papers' full text as HTML (the id and version follow)"),
+    Spec("arxiv.ar5iv_url", "ar5iv_url", _url, DEFAULT_AR5IV_URL,
+         "ar5iv's HTML of older papers, tried before the PDF (the id follows)"),
     Spec("arxiv.pdf_url", "pdf_url", _url, DEFAULT_PDF_URL, "papers' PDFs (the id and version follow)"),
     Spec("arxiv.delay", "delay", _number(0, 600, " seconds"), 3.0,
          "seconds between the end of one request and the start of the next"),
@@ -221,6 +224,7 @@ class Settings:
     bibtex_print_arxiv_id: bool = True  # howpublished + options = {eprint=false} (see core/bibtex.py)
     html_url: str = DEFAULT_HTML_URL
     pdf_url: str = DEFAULT_PDF_URL
+    ar5iv_url: str = DEFAULT_AR5IV_URL
     sources: Mapping[str, Source] = field(default_factory=dict)  # setting name -> where its value came from
     problems: tuple[ConfigProblem, ...] = ()  # read leniently (`reader config`): what could not be used
     unknown: tuple[ConfigProblem, ...] = ()  # settings in the file reader does not know: warned of, ignored

@@ -113,8 +113,12 @@ class FakeArxiv:
     def pdf_url(self) -> str:
         return self.base + "/pdf/"
 
+    @property
+    def ar5iv_url(self) -> str:
+        return self.base + "/ar5iv/"
+
     def document_requests(self) -> list[Request]:
-        return [r for r in self.requests if r.path.startswith(("/html/", "/pdf/"))]
+        return [r for r in self.requests if r.path.startswith(("/html/", "/ar5iv/", "/pdf/"))]
 
     def search_requests(self) -> list[Request]:
         return [r for r in self.requests if r.path == "/api/query"]
@@ -128,7 +132,7 @@ class FakeArxiv:
         if path in self.documents:
             headers, body = self.documents[path]
             return 200, headers, body
-        if path.startswith(("/html/", "/pdf/")):
+        if path.startswith(("/html/", "/ar5iv/", "/pdf/")):
             return 404, {"Content-Type": "text/html; charset=utf-8"}, b"<html><body><h1>No HTML for this paper</h1></body></html>"
         if path.startswith("/rss/"):
             key = path.removeprefix("/rss/")

@@ -51,6 +51,7 @@ def _isolated_env(monkeypatch, tmp_path):
     monkeypatch.setenv("READER_LOG_DIR", str(tmp_path / "log"))
     monkeypatch.setenv("READER_ARXIV_API_URL", "http://127.0.0.1:9/api/query")
     monkeypatch.setenv("READER_ARXIV_RSS_URL", "http://127.0.0.1:9/rss/")
+    monkeypatch.setenv("READER_ARXIV_AR5IV_URL", "http://127.0.0.1:9/ar5iv/")
 
 
 @pytest.fixture
@@ -60,6 +61,7 @@ def arxiv_env(fake_arxiv, monkeypatch):
 
     monkeypatch.setenv("READER_ARXIV_API_URL", fake_arxiv.api_url)
     monkeypatch.setenv("READER_ARXIV_RSS_URL", fake_arxiv.rss_url)
+    monkeypatch.setenv("READER_ARXIV_AR5IV_URL", fake_arxiv.ar5iv_url)
     monkeypatch.setenv("READER_ARXIV_DELAY", "0")
     monkeypatch.setenv("READER_ARXIV_BACKOFF", "0.01")
     monkeypatch.setenv("READER_TODAY", TODAY.isoformat())

@@ -200,7 +200,7 @@ def test_example_file_is_valid_and_names_every_file_setting(capsys, config_file)
     assert {name for name, source in sources.items() if source == "file"} == {
         "arxiv.api_url", "arxiv.rss_url", "arxiv.html_url", "arxiv.pdf_url", "arxiv.delay", "arxiv.timeout",
         "arxiv.retries", "arxiv.backoff", "sync.weeks", "sync.interval_hours", "theme", "export_path", "bibtex.print_arxiv_id",
-    }  # data_dir stays with the environment, which the tests set
+    }  # data_dir and arxiv.ar5iv_url stay with the environment, which the tests set
 
 
 # --- `reader config` with bad settings -----------------------------------------------------------

@@ -22,7 +22,7 @@ OFFLINE = "http://127.0.0.1:9"  # nothing listens there
 def app_for(store, base: str = OFFLINE) -> ReaderApp:
     options = ClientOptions(
         api_url=f"{base}/api/query", rss_url=f"{base}/rss/", html_url=f"{base}/html/", pdf_url=f"{base}/pdf/",
-        delay=0, retries=0, timeout=2,
+        ar5iv_url=f"{base}/ar5iv/", delay=0, retries=0, timeout=2,
     )
     return ReaderApp(store, settings(), client_options=options, sync_on_start=False)
 

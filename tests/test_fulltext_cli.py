@@ -93,7 +93,7 @@ def test_text_prints_the_paper_in_reading_order_without_chrome_and_keeps_it(caps
     assert len(texts_env.document_requests()) == 1
 
 
-def test_no_html_falls_back_to_the_pdf_after_the_polite_delay(capsys, texts_env, monkeypatch, data_dir):
+def test_no_html_falls_back_to_ar5iv_then_the_pdf_after_the_polite_delay(capsys, texts_env, monkeypatch, data_dir):
     monkeypatch.setenv("READER_ARXIV_DELAY", "0.3")
     paper = texts_env.papers[1]
     code, out, err = run(capsys, "text", paper.id)
@@ -101,9 +101,11 @@ def test_no_html_falls_back_to_the_pdf_after_the_polite_delay(capsys, texts_env,
     assert "read from its PDF" in err
     assert "We study reward shaping for agents that call tools. Our method improves success by 12%." in out
     assert "[2] T. Schick et al. Toolformer: Language models can teach themselves to use tools. arXiv:2302.04761, 2023." in out
-    html, pdf = texts_env.document_requests()
-    assert (html.path, pdf.path) == (f"/html/{paper.id}v{paper.version}", f"/pdf/{paper.id}v{paper.version}")
-    assert pdf.started - html.ended >= 0.3
+    html, ar5iv, pdf = texts_env.document_requests()
+    assert (html.path, ar5iv.path, pdf.path) == (
+        f"/html/{paper.id}v{paper.version}", f"/ar5iv/{paper.id}", f"/pdf/{paper.id}v{paper.version}"
+    )  # ar5iv has no version in its URL: it serves the one it has
+    assert ar5iv.started - html.ended >= 0.3 and pdf.started - ar5iv.ended >= 0.3
     assert texts_env.max_in_flight == 1
     assert TextStore(data_dir).stored_pdf(paper.id, paper.version).read_bytes() == PAPER_PDF
 
@@ -112,8 +114,8 @@ def test_no_html_and_no_pdf_is_a_one_line_error(capsys, texts_env, data_dir):
     paper = texts_env.papers[2]
     code, out, err = run(capsys, "text", paper.id)
     assert (code, out) == (1, "")
-    assert err == f"reader: error: arXiv has neither HTML nor a PDF of {paper.id}v{paper.version}\n"
-    assert len(texts_env.document_requests()) == 2  # a 404 is final: no retry
+    assert err == f"reader: error: arXiv has neither HTML nor a PDF of {paper.id}v{paper.version}, and ar5iv has no HTML of it\n"
+    assert len(texts_env.document_requests()) == 3  # a 404 is final: no retry
     assert TextStore(data_dir).stored_versions() == {}
 
 

@@ -195,11 +195,11 @@ def test_an_html_paper_its_authors_submitted_prints_as_its_visible_text(capsys, 
         "  LIST:arXiv:2401.01640",
     ]
     requests = [request.path for request in exact_env.document_requests()]
-    assert requests == [f"/html/{paper.id}v{paper.version}", f"/pdf/{paper.id}v{paper.version}"]  # the PDF first
+    assert requests == [f"/html/{paper.id}v{paper.version}", f"/ar5iv/{paper.id}", f"/pdf/{paper.id}v{paper.version}"]  # ar5iv and the PDF first
     assert TextStore(data_dir).load(paper.id).source == "page"
     code, again, err = run(capsys, "text", paper.id)
     assert (code, again) == (0, out) and "its authors submitted" in err
-    assert len(exact_env.document_requests()) == 2
+    assert len(exact_env.document_requests()) == 3  # none again: stored
 
 
 def test_a_text_stored_by_the_previous_format_is_still_read_and_searched(capsys, exact_env, data_dir):

@@ -82,7 +82,7 @@ def test_a_pdf_cut_short_without_content_length_is_not_kept(capsys, texts_env, d
 def test_a_pdf_text_cut_short_is_an_error_and_nothing_is_stored(capsys, texts_env, data_dir, monkeypatch):
     paper = texts_env.papers[1]
     monkeypatch.setenv("READER_ARXIV_RETRIES", "0")
-    texts_env.faults = [Fault("status", 404), Fault("cut")]
+    texts_env.faults = [Fault("status", 404), Fault("status", 404), Fault("cut")]  # no HTML, none at ar5iv
     code, out, err = run(capsys, "text", paper.id)
     assert (code, out) == (1, "") and "cut short" in err and err.count("\n") == 1
     assert TextStore(data_dir).stored_versions() == {}
@@ -130,9 +130,9 @@ def test_a_stored_pdf_that_does_not_open_is_fetched_again(capsys, texts_env, dat
 def test_refresh_fetches_the_pdf_again(capsys, texts_env, data_dir):
     paper = texts_env.papers[1]
     assert run(capsys, "text", paper.id)[0] == 0
-    assert len(texts_env.document_requests()) == 2
+    assert len(texts_env.document_requests()) == 3
     assert run(capsys, "text", paper.id, "--refresh")[0] == 0
-    assert [r.path[:5] for r in texts_env.document_requests()] == ["/html", "/pdf/", "/html", "/pdf/"]
+    assert [r.path[:5] for r in texts_env.document_requests()] == ["/html", "/ar5i", "/pdf/"] * 2
 
 
 def test_a_text_with_no_readable_block_is_an_error_never_stored(capsys, texts_env, data_dir):
@@ -143,7 +143,7 @@ def test_a_text_with_no_readable_block_is_an_error_never_stored(capsys, texts_en
         assert (code, out) == (1, "")
         assert err == f"reader: error: {paper.id}v{paper.version}: no text could be read from the PDF\n"
         assert TextStore(data_dir).stored_versions() == {}
-    assert [r.path[:5] for r in texts_env.document_requests()] == ["/html", "/pdf/", "/html"]  # the PDF opens: kept
+    assert [r.path[:5] for r in texts_env.document_requests()] == ["/html", "/ar5i", "/pdf/", "/html", "/ar5i"]  # the PDF opens: kept
     html = texts_env.papers[0]
     code, out, err = run(capsys, "fetch-text", paper.id, html.id)  # one paper's failure does not stop the rest
     assert (code, out) == (1, "fetched 1 of 2 texts; 1 failed\n")

@@ -95,7 +95,7 @@ class ArxivClient:
         self._last_end: float | None = None
         self.requests_made = 0
         self._location: str | None = None  # the last answer's Location, read before httpx's own use of it
-        self._origins = _allowed_origins([options.api_url, options.rss_url, options.html_url, options.pdf_url])
+        self._origins = _allowed_origins([options.api_url, options.rss_url, options.html_url, options.pdf_url, options.ar5iv_url])
 
     async def __aenter__(self) -> Self:
         return self

@@ -22,6 +22,7 @@ class ClientOptions:
     user_agent: str = USER_AGENT
     html_url: str = "https://arxiv.org/html/"  # full texts: the id and version follow (reader/fulltext)
     pdf_url: str = "https://arxiv.org/pdf/"
+    ar5iv_url: str = "https://ar5iv.labs.arxiv.org/html/"  # older papers' HTML: the id follows, no version
 
     @property
     def deadline(self) -> float:

@@ -20,7 +20,7 @@ FETCHED_TEXTS = "Texts are kept in the data directory: read them offline, search
 
 def register(commands) -> None:
     text = commands.add_parser(
-        "text", help="print a paper's full text (fetched once from arXiv's HTML, or its PDF, then kept)",
+        "text", help="print a paper's full text (fetched once from arXiv's HTML, ar5iv's, or the PDF, then kept)",
         description=f"Print a cached paper's full text: title, authors, sections, math as TeX, the references last. {FETCHED_TEXTS}.",
     )
     text.add_argument("id", metavar="ID", help=ID_HELP)
@@ -101,6 +101,12 @@ def cmd_text(args, settings) -> int:
     elif document.source == "page":
         print(f"reader: note: {pid}v{document.version} is an HTML page its authors submitted (no LaTeXML, no PDF): "
               "this is its visible text", file=sys.stderr)
+    elif document.source == "ar5iv":
+        print(
+            f"reader: note: arXiv has no HTML of {pid}v{document.version}: this text is ar5iv's HTML "
+            f"({settings.ar5iv_url}), of the version ar5iv has (maybe an earlier one)",
+            file=sys.stderr,
+        )
     show(document)
     return 0
 
@@ -179,7 +185,7 @@ def cmd_fetch_text(args, settings) -> int:
                 failed += 1
                 print(f"{where}: FAILED: {error}", file=sys.stderr)
                 continue
-            source = {"html": "HTML", "pdf": "PDF (no HTML)"}.get(document.source, "authors' HTML page")
+            source = {"html": "HTML", "ar5iv": "HTML of ar5iv (no arXiv HTML)", "pdf": "PDF (no HTML)"}.get(document.source, "authors' HTML page")
             print(f"{where}: stored from the {source}, {plural(len(document.blocks), 'block', thousands=True)}", file=sys.stderr)
 
     if todo:

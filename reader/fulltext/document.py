@@ -17,10 +17,11 @@ FORMAT = 2  # of the stored JSON (store.py): a text of another format is fetched
 # as it was made (and searched); `reader text --refresh` makes it again with today's rules.
 READABLE_FORMATS = (1, FORMAT)
 CELL_SEPARATOR = " | "
-# Where a text was read: arXiv's HTML made by LaTeXML, the PDF, or an HTML page its authors
-# submitted (arXiv's format H: no LaTeXML, no PDF), read as its visible text.
-HTML, PDF, PAGE = "html", "pdf", "page"
-SOURCES = frozenset((HTML, PDF, PAGE))
+# Where a text was read, and how that is said: arXiv's HTML made by LaTeXML; ar5iv's (older
+# papers arXiv has none of: the version ar5iv has, maybe an earlier one); the PDF; or an HTML page
+# its authors submitted (arXiv's format H: no LaTeXML, no PDF), read as its visible text.
+HTML, AR5IV, PDF, PAGE = "html", "ar5iv", "pdf", "page"
+SOURCES = {HTML: "arXiv's HTML", AR5IV: "ar5iv's HTML", PDF: "the PDF", PAGE: "its authors' HTML page"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +42,7 @@ class Block:
 class Document:
     id: str
     version: int
-    source: str  # one of SOURCES
+    source: str  # a key of SOURCES
     blocks: tuple[Block, ...] = field(default=())
 
     @property

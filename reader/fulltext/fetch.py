@@ -1,7 +1,8 @@
-"""Fetching a paper's full text: arXiv's HTML first (`<html_url><id>v<version>`), its PDF when
-there is no HTML (`<pdf_url><id>v<version>`), each through the arXiv client (one connection, the
-polite delay between requests, retries; a 404 is final). The HTML streams into the LaTeXML
-reader as it arrives and the PDF into its file: neither is ever held whole.
+"""Fetching a paper's full text: arXiv's HTML first (`<html_url><id>v<version>`); when arXiv has
+none, ar5iv's (`<ar5iv_url><id>`: older papers, in the version ar5iv has); then the PDF
+(`<pdf_url><id>v<version>`). Each goes through the arXiv client (one connection, the polite
+delay between requests, retries; a 404 is final). The HTML streams into the LaTeXML reader as it
+arrives and the PDF into its file: neither is ever held whole.
 
 A body counts only when it is whole: its Content-Length was met (or its last chunk came), or,
 ended by the connection's close alone, the page's `</html>` (or its paper's end) was read and the
@@ -29,9 +30,10 @@ Progress = Callable[[str, int], None]  # (what: "html" or "pdf", bytes received 
 CUT_SHORT = "(the connection closed before its end)"
 
 
-def document_url(base: str, paper_id: str, version: int) -> str:
-    """`https://arxiv.org/html/` + `2511.02810v2` (a base without a final `/` gets one)."""
-    return (base if base.endswith("/") else base + "/") + f"{paper_id}v{version}"
+def document_url(base: str, paper_id: str, version: int | None) -> str:
+    """`https://arxiv.org/html/` + `2511.02810v2` (a base without a final `/` gets one); no
+    version: the id alone."""
+    return (base if base.endswith("/") else base + "/") + paper_id + (f"v{version}" if version is not None else "")
 
 
 class _Html:
@@ -172,6 +174,8 @@ class TextFetcher:
             why = "an HTML page without the paper's text" if page is None else "an HTML page LaTeXML did not make"
         if page is not None and page[0] == "html":
             document = Document(paper_id, version, "html", tuple(page[1]))
+        elif (blocks := await self._ar5iv(paper_id, version, why, progress)) is not None:
+            document = Document(paper_id, version, "ar5iv", tuple(blocks))
         else:
             log.info("%sv%d: %s; reading the PDF", paper_id, version, why)
             try:
@@ -182,8 +186,8 @@ class TextFetcher:
                     await asyncio.to_thread(self.texts.save, document)
                     return document
                 if why == "no HTML":
-                    raise ArxivNotFoundError(f"arXiv has neither HTML nor a PDF of {paper_id}v{version}") from None
-                raise ArxivNotFoundError(f"arXiv's HTML of {paper_id}v{version} holds no paper text, and it has no PDF") from None
+                    raise ArxivNotFoundError(f"arXiv has neither HTML nor a PDF of {paper_id}v{version}, and ar5iv has no HTML of it") from None
+                raise ArxivNotFoundError(f"arXiv's HTML of {paper_id}v{version} holds no paper text, ar5iv has none, and arXiv has no PDF") from None
             from reader.fulltext.pdf import PdfUnreadable, pdf_blocks  # pypdf is imported only for a PDF
 
             try:
@@ -193,3 +197,17 @@ class TextFetcher:
             document = Document(paper_id, version, "pdf", tuple(blocks))
         await asyncio.to_thread(self.texts.save, document)
         return document
+
+    async def _ar5iv(self, paper_id: str, version: int, why: str, progress: Progress | None) -> list[Block] | None:
+        """ar5iv's blocks of the paper (LaTeXML's article); None when it has none (a 404, a page
+        without the paper) or fails otherwise (logged): the PDF is read instead."""
+        log.info("%sv%d: %s; trying ar5iv", paper_id, version, why)
+        url = document_url(self.client.options.ar5iv_url, paper_id, None)
+        try:
+            page = await self.client.download(url, lambda: _Html(progress), lambda receiver: receiver.finish())
+        except ArxivNotFoundError:
+            return None
+        except ArxivError as error:  # ar5iv is a side service: its failure leaves the PDF to try
+            log.warning("%s: ar5iv failed (%s); reading the PDF", paper_id, error)
+            return None
+        return list(page[1]) if page is not None and page[0] == "html" else None

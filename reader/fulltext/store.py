@@ -169,8 +169,7 @@ class TextSummary:
 
     def describe(self, starred: set[str]) -> str:
         """`stored (v2, from arXiv's HTML) · cites 2 of your starred papers`."""
-        source = {"html": "arXiv's HTML", "pdf": "the PDF"}.get(self.source, "its authors' HTML page")
-        text = f"stored (v{self.version}, from {source})"
+        text = f"stored (v{self.version}, from {SOURCES.get(self.source, self.source)})"
         count = len(self.cited & starred)
         if count:
             text += f" · cites {count} of your starred papers" if count > 1 else " · cites 1 of your starred papers"

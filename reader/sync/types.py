@@ -23,6 +23,7 @@ def client_options(settings: Settings) -> ClientOptions:
         backoff=settings.backoff,
         html_url=settings.html_url,
         pdf_url=settings.pdf_url,
+        ar5iv_url=settings.ar5iv_url,
     )
 
 

@@ -44,8 +44,11 @@ def text_lines(document: Document, width: int, cached: set[str], starred: set[st
         marks = ["in your cache"] + (["★ starred"] if block.arxiv_id in starred else []) + (["read"] if block.arxiv_id in read else [])
         return f"  ◆ arXiv:{block.arxiv_id} " + " · ".join(marks)
 
-    source = {"html": "arXiv's HTML", "pdf": "its PDF (arXiv has no HTML of it)"}.get(
-        document.source, "the HTML page its authors submitted (no LaTeXML, no PDF)")
+    source = {
+        "html": "arXiv's HTML",
+        "ar5iv": "ar5iv's HTML (arXiv has none of it; ar5iv's may be of an earlier version)",
+        "pdf": "its PDF (arXiv has no HTML of it)",
+    }.get(document.source, "the HTML page its authors submitted (no LaTeXML, no PDF)")
     head = f"Full text of arXiv:{document.id}v{document.version}, from {source}"
     strips, texts = [Strip([]), Strip([Segment(head, Style(dim=True))]), Strip([])], ["", head, ""]
     for block, line in block_lines(document, width, marker):
