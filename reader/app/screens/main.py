@@ -335,7 +335,7 @@ class MainScreen(PaperScreen, ExportActions):
 
     def _show(self, ids: Sequence[str], keep: str | None) -> None:
         self.paper_list.empty_message = self._empty_message()
-        self.paper_list.show(ids, keep=keep, spaced=self.view == FOR_YOU)
+        self.paper_list.show(ids, keep=keep)
         self.paper_list.set_class(self.unread_only, "-unread-only")
         self.paper_list.border_title = f"Unread only · {plural(len(ids), 'paper', thousands=True)} · {key(self.app, 'app.unread_only')} shows all" if self.unread_only else ""
 
