@@ -3,7 +3,16 @@ where the eye is after papers arrive above it."""
 
 from __future__ import annotations
 
-from tests.test_app import make_app, papers, ready, store  # noqa: F401 (fixtures)
+import dataclasses
+
+from reader.store import Store
+from tests.corpus import record_synced
+from tests.test_app import QUERY, make_app, ready
+from tests.test_app import papers as forty_papers
+from tests.test_app import store as two_topics
+from tests.test_app_outside import until
+
+papers, store = forty_papers, two_topics  # the fixtures: 40 papers, in Agents (30) and Other (15), synced
 
 
 def screen_lines(app) -> list[str]:
@@ -37,3 +46,26 @@ async def test_the_highlighted_card_at_the_bottom_shows_its_marks_line_and_cards
         assert all(titles[i + 1] - titles[i] == plist.card_height == 7 for i in range(len(titles) - 1))
         for title_row in titles[1:]:
             assert list_lines[title_row - 2].strip("▌ ") == ""  # the line before each card's meta line is blank
+
+
+
+async def test_papers_synced_elsewhere_above_the_cursor_leave_the_highlighted_card_in_sight(papers, data_dir):
+    three = Store(data_dir)
+    three.add_topic("Agents", QUERY)
+    three.save_papers(papers[5:8], "Agents")  # three cards: the list fits on screen, no scrollbar
+    record_synced(three, "Agents", QUERY)
+    app = make_app(three)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        plist = app.main.paper_list
+        await pilot.press("j")
+        chosen, shown = plist.current, list(plist.ids)
+        newer = [dataclasses.replace(paper, id=f"2612.{90000 + n:05d}") for n, paper in enumerate(papers[:5])]
+        Store(data_dir).save_papers(newer, "Agents")  # as a `reader sync` in another terminal would
+        await until(pilot, lambda: len(plist.ids) > len(shown))
+        assert plist.current == chosen and plist.ids.index(chosen) > 1  # papers above it
+        lines = screen_lines(app)[plist.region.y : plist.region.bottom]
+        highlighted = [line for line in lines if line[plist.region.x :].startswith("▌")]
+        assert len(highlighted) == plist.card_height - 1, "\n".join(lines)  # the card on screen, whole
+        await pilot.press("j")
+        assert plist.current == shown[shown.index(chosen) + 1]  # the next card below it

@@ -169,7 +169,7 @@ class PaperList(ScrollView, can_focus=True):
             self.set_cursor(0 if keep is None else min(self.cursor, max(len(ids) - 1, 0)), scroll="top" if keep is None else "keep")
         else:
             self.cursor = position
-            self.scroll_to(y=max(0, position * self.card_height - old_row), animate=False, immediate=True)
+            self._scroll_y(max(0, position * self.card_height - old_row))
         self.refresh()
 
     def _position_of(self, paper_id: str | None) -> int | None:
@@ -241,9 +241,14 @@ class PaperList(ScrollView, can_focus=True):
         self.cursor = index
         top = index * self.card_height
         if scroll == "top" or top < self.scroll_y:
-            self.scroll_to(y=top, animate=False, immediate=True)
+            self._scroll_y(top)
         elif top + self.card_height > self.scroll_y + self._shown_height:
-            self.scroll_to(y=top + self.card_height - self._shown_height, animate=False, immediate=True)
+            self._scroll_y(top + self.card_height - self._shown_height)
+
+    def _scroll_y(self, y: int) -> None:
+        # Forced: a list that fitted on screen has no scrollbar until the next layout, and Textual
+        # would not scroll it meanwhile (papers synced above the cursor left it off screen).
+        self.scroll_to(y=y, animate=False, immediate=True, force=True)
 
     @property
     def _shown_height(self) -> int:
