@@ -69,3 +69,18 @@ async def test_papers_synced_elsewhere_above_the_cursor_leave_the_highlighted_ca
         assert len(highlighted) == plist.card_height - 1, "\n".join(lines)  # the card on screen, whole
         await pilot.press("j")
         assert plist.current == shown[shown.index(chosen) + 1]  # the next card below it
+
+
+async def test_r_while_another_process_syncs_says_so_until_that_sync_ends(store, fake_arxiv, data_dir):
+    app = make_app(store, fake_arxiv)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        status = app.main.status
+        with Store(data_dir).sync_lock():  # a `reader sync` in another terminal holds the cache
+            await pilot.press("R")
+            await until(pilot, lambda: not status.syncing and "Syncing" not in str(status.render()))
+            said = str(status.render())
+            assert said.startswith("Another process is syncing") and "failed" not in said and "busy" not in said
+            assert not any("busy" in str(note.message) for note in app._notifications)
+        await until(pilot, lambda: str(status.render()) == "")  # that sync ended: nothing stale left
+        assert not fake_arxiv.search_requests()

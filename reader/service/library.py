@@ -343,7 +343,7 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods)
     ) -> SyncReport:
         """Sync `topics` into the cache in a child process (see sync/process.py), from arXiv as
         `options` say (None: as the settings say), passing on its events and notices; its
-        report, or ReaderError."""
+        report, or ReaderError (StoreLockedError: another process is syncing)."""
         from reader.sync.process import sync_in_child, sync_job
         from reader.sync.types import client_options
 
@@ -351,6 +351,11 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods)
         options = options or client_options(settings)
         job = sync_job(self.store, topics, today=settings.today(), horizon_weeks=settings.sync_weeks, options=options)
         return await sync_in_child(job, on_event=on_event, on_notice=on_notice)
+
+    def other_sync_ended(self, wait: float) -> bool:
+        """Whether the sync another process runs (a `reader sync`) has ended, waited for up to
+        `wait` seconds. Call in a worker."""
+        return self.store.sync_ended(wait)
 
     def sync_due(self) -> bool:
         limit = datetime.now(UTC) - timedelta(hours=self.settings.sync_interval_hours)

@@ -245,7 +245,7 @@ class PaperList(ScrollView, can_focus=True):
         elif top + self.card_height > self.scroll_y + self._shown_height:
             self._scroll_y(top + self.card_height - self._shown_height)
 
-    def _scroll_y(self, y: int) -> None:
+    def _scroll_y(self, y: float) -> None:
         # Forced: a list that fitted on screen has no scrollbar until the next layout, and Textual
         # would not scroll it meanwhile (papers synced above the cursor left it off screen).
         self.scroll_to(y=y, animate=False, immediate=True, force=True)
