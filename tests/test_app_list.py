@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import dataclasses
 
+from reader.app.widgets.chart import UNCOVERED, MomentumChart
+from reader.service import View
 from reader.store import Store
-from tests.corpus import record_synced
+from tests.corpus import TODAY, record_synced
 from tests.test_app import QUERY, make_app, ready
 from tests.test_app import papers as forty_papers
 from tests.test_app import store as two_topics
@@ -84,3 +86,22 @@ async def test_r_while_another_process_syncs_says_so_until_that_sync_ends(store,
             assert not any("busy" in str(note.message) for note in app._notifications)
         await until(pilot, lambda: str(status.render()) == "")  # that sync ended: nothing stale left
         assert not fake_arxiv.search_requests()
+
+
+async def test_a_topic_never_synced_leaves_all_papers_momentum_to_the_synced_topic_and_is_named(papers, data_dir, monkeypatch):
+    monkeypatch.setenv("READER_TODAY", TODAY.isoformat())
+    two = Store(data_dir)
+    two.add_topic("Agents", QUERY)
+    two.save_papers(papers[:30], "Agents")  # every cached paper
+    record_synced(two, "Agents", QUERY)  # its whole horizon, a minute ago
+    two.add_topic("Later", "ti:later")  # added offline: never synced
+    app = make_app(two)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        chart = app.query_one(MomentumChart)
+        text = chart.render().plain.splitlines()
+        assert text[0].rstrip() == "All papers"  # no week hatched as not synced
+        assert text[1] == "30 papers in the last four weeks, none in the four weeks before · Later not synced yet"
+        assert UNCOVERED not in chart.render().plain
+        agents = app.service.momentum(View.of_topic("Agents"))
+        assert chart.momentum is not None and chart.momentum.weeks == agents.weeks

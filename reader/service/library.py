@@ -22,7 +22,7 @@ from itertools import compress
 from typing import TYPE_CHECKING, TypeVar
 
 from reader.config import Settings
-from reader.core.coverage import Span
+from reader.core.coverage import Span, unsynced_note, unsynced_topics
 from reader.core.exporting import render
 from reader.core.library import Library
 from reader.core.momentum import Momentum, headline
@@ -302,7 +302,10 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods)
             index = self.library.index
             cached = index.count_in(state.name)
             title += f" · {state.arxiv_total:,} on arXiv · {cached:,} cached"
-        return momentum, title, headline(momentum)
+        said = headline(momentum)
+        if view.topic is None and (unsynced := unsynced_topics(current_spans(self.topics, self._sync_states))):
+            said += f" · {unsynced_note(unsynced)}"  # left out of the bars and figures
+        return momentum, title, said
 
     def notice(self) -> str | None:
         """A standing remark about the papers shown, for the status line."""
