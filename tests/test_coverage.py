@@ -12,7 +12,7 @@ from reader.core.coverage import Coverage, common_coverage, trusted_spans
 from reader.service import View
 from reader.store import Store, Topic
 from tests.arxiv_server import Fault
-from tests.corpus import TODAY, recent_papers
+from tests.corpus import TODAY, recent_papers, record_synced
 from tests.test_app import choose, make_app
 from tests.test_sync import run_sync
 
@@ -57,7 +57,7 @@ async def test_a_sync_cut_short_leaves_earlier_weeks_uncovered_in_the_cli_and_on
     fake_arxiv.queries[QUERY] = recent_papers(600, per_day=5)
     store = Store(data_dir)
     store.add_topic("Agents", QUERY)
-    store.add_topic("Later", "ti:later")  # never synced: "All papers" is not whole anywhere
+    store.add_topic("Later", "ti:later")  # never synced: left out of "All papers", named there
     # Four pages (40 days of papers), then arXiv fails for good.
     fake_arxiv.faults = [None] * 4 + [Fault("status", 503)] * 4  # type: ignore[list-item]
     report = await run_sync(store, fake_arxiv, [Topic("Agents", QUERY)])
@@ -85,11 +85,26 @@ async def test_a_sync_cut_short_leaves_earlier_weeks_uncovered_in_the_cli_and_on
         await pilot.pause()
         chart = app.query_one(MomentumChart)
         text = chart.render().plain.splitlines()
-        assert text[0].startswith("All papers") and text[0].endswith("╱ not synced yet")
-        assert text[1] == "The last four weeks are not synced yet"
+        assert text[0].startswith("All papers") and text[0].endswith("╱ not synced yet")  # Agents' weeks
+        assert text[1:3] == ["140 papers in the last four weeks; the four weeks before are not synced yet", "Later not synced yet"]
         await choose(pilot, View.of_topic("Agents"))
         text = chart.render().plain.splitlines()
         assert text[0].startswith("Agents · 565 on arXiv · 200 cached") and text[0].endswith("╱ not synced yet")
         assert text[1] == "140 papers in the last four weeks; the four weeks before are not synced yet"
         bars = text[3]  # the top row of bars: uncovered weeks hatched to full height, never low bars
         assert bars.split()[:11] == ["╱╱╱╱╱"] * 6 + ["█████"] * 5
+
+
+def test_all_papers_momentum_leaves_out_what_only_a_topic_never_synced_holds(data_dir, capsys, monkeypatch):
+    monkeypatch.setenv("READER_TODAY", TODAY.isoformat())
+    papers = recent_papers(40, per_day=2)
+    store = Store(data_dir)
+    store.add_topic("Agents", QUERY)
+    store.save_papers(papers[:30], "Agents")
+    record_synced(store, "Agents", QUERY)
+    store.add_topic("Later", "ti:later")  # never synced; some cached papers of its own (its query changed, say)
+    store.save_papers(papers[25:40], "Later")
+    assert main(["momentum", "--as-of", TODAY.isoformat(), "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert all(week["covered"] for week in figures["weeks"])
+    assert figures["last4"] == 30  # Agents' papers (five of them in Later too), not Later's own ten

@@ -84,11 +84,26 @@ def common_coverage(coverages: Iterable[Coverage]) -> Coverage:
 
 
 def view_coverage(spans_by_topic: dict[str, tuple[Span, ...]], topic: str | None) -> Coverage:
-    """What a view holds whole: one topic's coverage, or for all papers the days every topic
-    covers (`spans_by_topic` holds every topic, with no spans for one never synced)."""
+    """What a view holds whole: one topic's coverage, or for all papers the days every synced
+    topic covers (`spans_by_topic` holds every topic, with no spans for one never synced). A
+    topic never synced (added offline, or not yet) is left out rather than blanking every week:
+    all papers' momentum is then that of the synced topics (see `unsynced_topics`)."""
     if topic is not None:
         return Coverage.of_spans(spans_by_topic.get(topic, ()))
-    return common_coverage(Coverage.of_spans(spans) for spans in spans_by_topic.values())
+    return common_coverage(Coverage.of_spans(spans) for spans in spans_by_topic.values() if spans)
+
+
+def unsynced_topics(spans_by_topic: dict[str, tuple[Span, ...]]) -> list[str]:
+    """The topics with nothing fetched whole: left out of all papers' momentum."""
+    return [name for name, spans in spans_by_topic.items() if not spans]
+
+
+def unsynced_note(names: list[str], shown: int = 3) -> str:
+    """What a chart of all papers says of the topics it leaves out."""
+    if len(names) == 1:
+        return f"{names[0]} not synced yet"
+    listed = ", ".join(names[:shown]) + (" …" if len(names) > shown else "")
+    return f"{len(names)} topics not synced yet: {listed}"
 
 
 def day_start(day: date) -> str:

@@ -8,10 +8,13 @@ from __future__ import annotations
 from array import array
 from collections.abc import Collection, Iterable, Sequence
 from datetime import date
+from functools import reduce
+from itertools import compress
+from operator import or_
 from typing import TYPE_CHECKING
 
 from reader.core import momentum
-from reader.core.coverage import Span, view_coverage
+from reader.core.coverage import Span, unsynced_topics, view_coverage
 from reader.core.query import Node, SearchText, search_text
 from reader.core.search import SearchBlock
 from reader.models import ROW_TYPE, IdRows, Paper, PaperIndex, rows_passing
@@ -264,7 +267,11 @@ class Library:
         each topic's syncs fetched whole (Store.coverage_spans), so that a window not synced has
         no figure; None counts every day (the demo set)."""
         index = index or self.index
-        days = index.days if topic is None else index.in_topic(topic, index.days)
+        if topic is not None:
+            days = index.in_topic(topic, index.days)
+        else:  # less the papers only topics never synced hold: their weeks are not counted
+            left_out = reduce(or_, map(index.bit, unsynced_topics(spans or {})), 0)
+            days = index.days if not left_out else list(compress(index.days, (m & ~left_out or not m & left_out for m in index.masks)))
         coverage = None if spans is None else view_coverage(spans, topic)
         return momentum.compute_days(days, as_of, total_new_last4, coverage)
 

@@ -22,7 +22,7 @@ from itertools import compress
 from typing import TYPE_CHECKING, TypeVar
 
 from reader.config import Settings
-from reader.core.coverage import Span
+from reader.core.coverage import Span, unsynced_note, unsynced_topics
 from reader.core.exporting import render
 from reader.core.library import Library
 from reader.core.momentum import Momentum, headline
@@ -314,7 +314,10 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
             index = self.library.index
             cached = index.count_in(state.name)
             title += f" · {state.arxiv_total:,} on arXiv · {cached:,} cached"
-        return momentum, title, headline(momentum)
+        said = headline(momentum)
+        if view.topic is None and (unsynced := unsynced_topics(current_spans(self.topics, self._sync_states))):
+            said += f" · {unsynced_note(unsynced)}"  # left out of the bars and figures
+        return momentum, title, said
 
     def notice(self) -> str | None:
         """A standing remark about the papers shown, for the status line."""
@@ -355,7 +358,7 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
     ) -> SyncReport:
         """Sync `topics` into the cache in a child process (see sync/process.py), from arXiv as
         `options` say (None: as the settings say), passing on its events and notices; its
-        report, or ReaderError."""
+        report, or ReaderError (StoreLockedError: another process is syncing)."""
         from reader.sync.process import sync_in_child, sync_job
         from reader.sync.types import client_options
 
@@ -363,6 +366,11 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         options = options or client_options(settings)
         job = sync_job(self.store, topics, today=settings.today(), horizon_weeks=settings.sync_weeks, options=options)
         return await sync_in_child(job, on_event=on_event, on_notice=on_notice)
+
+    def other_sync_ended(self, wait: float) -> bool:
+        """Whether the sync another process runs (a `reader sync`) has ended, waited for up to
+        `wait` seconds. Call in a worker."""
+        return self.store.sync_ended(wait)
 
     def sync_due(self) -> bool:
         limit = datetime.now(UTC) - timedelta(hours=self.settings.sync_interval_hours)

@@ -34,7 +34,7 @@ from tinydb import Query
 
 from reader.core.sanitize import INVISIBLE_UTF8
 from reader.core.text import plural
-from reader.errors import StoreError
+from reader.errors import StoreError, StoreLockedError
 from reader.models import ARRIVED_TYPE, VERSION_TYPE, IndexEntry, PackedIds, Paper, PaperIndex
 from reader.store import index_columns, index_log
 from reader.store.files import (
@@ -202,9 +202,19 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
     def _locked(self, what: str):
         return file_lock(self._lock_path, wait=LOCK_WAIT_SECONDS, what=what)
 
-    def sync_lock(self):
-        """Held for a whole sync: a second sync of the same data directory refuses at once."""
-        return file_lock(self.data_dir / ".sync.lock", wait=0, what="cannot sync")
+    def sync_lock(self, wait: float = 0):
+        """Held for a whole sync: a second sync of the same data directory refuses (at once, or
+        after `wait` seconds)."""
+        return file_lock(self.data_dir / ".sync.lock", wait=wait, what="cannot sync")
+
+    def sync_ended(self, wait: float) -> bool:
+        """Whether no sync holds the data directory, waiting up to `wait` seconds for the one
+        running to end (the lock is let go of at once)."""
+        try:
+            with self.sync_lock(wait):
+                return True
+        except StoreLockedError:
+            return False
 
     def remove_topic(self, name: str):
         """Remove a topic and its memberships; its papers, and every mark on them, stay."""

@@ -1,6 +1,6 @@
 """The app's sync, run in a child process: `python -m reader.sync.process` reads one job (a JSON
 line) on stdin, syncs, and writes JSON lines on stdout: `{"event": ...}` and `{"notice": ...}` as
-it goes, then `{"report": ...}` or `{"error": "..."}`. Parsing feeds and saving shards in a process
+it goes, then `{"report": ...}`, `{"error": "..."}`, or `{"locked": "..."}` (another sync holds the data directory). Parsing feeds and saving shards in a process
 of their own never holds the GIL the app's event loop needs, so a star pressed meanwhile is saved
 and drawn at once (and the app never loads the network stack). The store's file locks keep the two processes safe, as they do for the CLI.
 
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from reader.arxiv.options import ClientOptions
-from reader.errors import ReaderError
+from reader.errors import ReaderError, StoreLockedError
 from reader.store import Store, Topic
 from reader.sync.types import SyncEvent, SyncReport, TopicResult
 
@@ -91,6 +91,8 @@ async def sync_in_child(job: dict[str, Any], on_event: Callable[[SyncEvent], Non
         process.stdin.close()
     if "report" in outcome:
         return report_from_json(outcome["report"])
+    if "locked" in outcome:  # another process's sync holds the data directory
+        raise StoreLockedError(outcome["locked"])
     if "error" in outcome:
         raise ReaderError(outcome["error"])
     raise ReaderError(f"the sync process stopped (exit status {status}){': ' + last_words if last_words else ''}")
@@ -144,6 +146,9 @@ def main() -> int:
     with logs.logging_to(logs.log_file()) if job["log"] else nullcontext():
         try:
             report = asyncio.run(_sync(job))
+        except StoreLockedError as error:
+            _send("locked", str(error))
+            return 0
         except ReaderError as error:
             _send("error", str(error))
             return 0

@@ -83,7 +83,7 @@ class SimilarScreen(PaperScreen):
         )
         self.query_one("#like-about", Static).update(Text(about))
         self.paper_list.empty_message = "No cached paper shares a distinctive term with it."
-        self.paper_list.show([like.id for like in likeness.papers], spaced=True)
+        self.paper_list.show([like.id for like in likeness.papers])
 
     def _because(self, paper_id: str) -> tuple[tuple[str, str], ...]:
         """A card's last line: its score and what it shares (authors as the card writes them)."""

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from textual.worker import get_current_worker
+
 from reader.app.keys import key
 from reader.app.memory import collect_before_reload, keep_loaded
 from reader.app.screens.part import ScreenHost, ScreenPart
 from reader.core.text import plural
-from reader.errors import ReaderError
+from reader.errors import ReaderError, StoreLockedError
 from reader.service import CacheUpdate, LibraryService
 
 if TYPE_CHECKING:
@@ -40,6 +42,10 @@ class SyncHost(ScreenHost, Protocol):
     def refresh_everything(self, *, keep: str | None = None) -> None: ...
     def open_cache(self) -> object: ...
     def prepare_search(self, changed: list[str] | None, index: PaperIndex | None = None) -> None: ...
+
+
+OTHER_SYNC = "Another process is syncing (reader sync): its papers show here as they arrive"
+OTHER_SYNC_LOOK = 0.5  # seconds between looks at whether the other process's sync has ended
 
 
 class Sync(ScreenPart[SyncHost]):
@@ -76,17 +82,38 @@ class Sync(ScreenPart[SyncHost]):
         error: str | None = None
         try:
             report = await self.screen.service.sync(topics, self.screen.client_options, on_event=self._event, on_notice=status.say)
+        except StoreLockedError:
+            error = OTHER_SYNC
         except ReaderError as problem:
             error = str(problem)
         finally:
             status.syncing = False
         self._finished(report, error)
 
+    def _await_other_sync(self) -> None:
+        """In a worker: the status line cleared once the other process's sync has ended."""
+        worker = get_current_worker()
+        while not worker.is_cancelled:
+            if self.screen.service.other_sync_ended(OTHER_SYNC_LOOK):
+                self.screen.app.call_from_thread(self._other_sync_ended)
+                return
+
+    def _other_sync_ended(self) -> None:
+        status = self.screen.status
+        if not status.syncing and str(status.render()) == OTHER_SYNC:
+            status.say("")
+
     def _event(self, event: SyncEvent) -> None:
         self.screen.status.say(event.message[:1].upper() + event.message[1:])
 
     def _finished(self, report: SyncReport | None, error: str | None) -> None:
         app, status, service = self.screen.app, self.screen.status, self.screen.service
+        if error == OTHER_SYNC:  # not a failure: said until that sync ends
+            status.say(OTHER_SYNC)
+            if not status.display:  # a short terminal hides the status line
+                app.notify(OTHER_SYNC)
+            self.in_thread(self._await_other_sync, group="other-sync", exclusive=True)
+            return
         if report is None:
             app.notify(f"Sync failed: {error}", severity="error", timeout=15)
             status.say(f"Sync failed: {error}")

@@ -24,7 +24,7 @@ from textual.strip import Strip
 from reader.core.library import Library
 from reader.searchdb import Card
 
-CARD_HEIGHT = 6  # meta, title, two lines of abstract, authors, a notes line (or a blank one)
+CARD_HEIGHT = 7  # meta, title, two lines of abstract, authors, a notes line (or a blank one), a blank line
 MARGIN = 2
 CARDS_KEPT = 1000  # cards' data held (a few hundred bytes each); the screen shows ~6
 
@@ -86,6 +86,9 @@ def _fit_parts(parts: tuple[tuple[str, str], ...], room: int, style: Callable[[s
 
 class PaperList(ScrollView, can_focus=True):
     """Cards for `ids` (newest first); a cursor; posts Opened."""
+
+    # Cards fit the width: a horizontal scrollbar would only take a line from the last card.
+    DEFAULT_CSS = "PaperList { overflow-x: hidden; }"
 
     BINDINGS = [
         Binding("j,down", "cursor_down", "Down", show=False, id="list.down"),
@@ -155,15 +158,10 @@ class PaperList(ScrollView, can_focus=True):
 
     # --- content ---
 
-    def show(self, ids: Sequence[str], *, keep: str | None = None, spaced: bool | None = None) -> None:
-        """Show these papers; keep the cursor on paper `keep` (at the same screen row) if present.
-        `spaced`: a blank line after each card, for a view whose cards' last line is never blank
-        (For you's reasons), so that its cards do not run together; None keeps the spacing."""
+    def show(self, ids: Sequence[str], *, keep: str | None = None) -> None:
+        """Show these papers; keep the cursor on paper `keep` (at the same screen row) if present."""
         old_row = self.cursor * self.card_height - self.scroll_y
         self.ids = ids
-        if spaced is not None and self.card_height != CARD_HEIGHT + spaced:
-            self.card_height = CARD_HEIGHT + spaced
-            self._cards.clear()
         self._notes.clear()  # the view may be another: its cards' last lines too
         self.virtual_size = Size(self.size.width, len(ids) * self.card_height)
         position = self._position_of(keep)
@@ -171,7 +169,7 @@ class PaperList(ScrollView, can_focus=True):
             self.set_cursor(0 if keep is None else min(self.cursor, max(len(ids) - 1, 0)), scroll="top" if keep is None else "keep")
         else:
             self.cursor = position
-            self.scroll_to(y=max(0, position * self.card_height - old_row), animate=False, immediate=True)
+            self._scroll_y(max(0, position * self.card_height - old_row))
         self.refresh()
 
     def _position_of(self, paper_id: str | None) -> int | None:
@@ -243,9 +241,19 @@ class PaperList(ScrollView, can_focus=True):
         self.cursor = index
         top = index * self.card_height
         if scroll == "top" or top < self.scroll_y:
-            self.scroll_to(y=top, animate=False, immediate=True)
-        elif top + self.card_height > self.scroll_y + self.size.height:
-            self.scroll_to(y=top + self.card_height - self.size.height, animate=False, immediate=True)
+            self._scroll_y(top)
+        elif top + self.card_height > self.scroll_y + self._shown_height:
+            self._scroll_y(top + self.card_height - self._shown_height)
+
+    def _scroll_y(self, y: float) -> None:
+        # Forced: a list that fitted on screen has no scrollbar until the next layout, and Textual
+        # would not scroll it meanwhile (papers synced above the cursor left it off screen).
+        self.scroll_to(y=y, animate=False, immediate=True, force=True)
+
+    @property
+    def _shown_height(self) -> int:
+        """The lines of cards on screen (a scrollbar's line is not one)."""
+        return self.scrollable_content_region.height
 
     def watch_cursor(self) -> None:
         self.refresh()  # cards are cached with and without the cursor
@@ -360,7 +368,8 @@ class PaperList(ScrollView, can_focus=True):
             return [
                 line(star, unread, (paper_id, style("paper-list--meta"))),
                 line(("loading…", style("paper-list--abstract"))),
-                *[line() for _ in range(self.card_height - 2)],
+                *[line() for _ in range(self.card_height - 3)],
+                Strip.blank(width, self.rich_style),
             ]
         ident = "demo paper" if paper.demo else f"{paper.id}v{paper.version}"
         meta = f"{paper.published} · {paper.primary_category} · "
@@ -384,5 +393,5 @@ class PaperList(ScrollView, can_focus=True):
                 (f" · {affiliations}" if affiliations else "", style("paper-list--affiliations")),
             ),
             line(*_fit_parts(notes, inner, style)),
-            *[line() for _ in range(self.card_height - CARD_HEIGHT)],
+            Strip.blank(width, self.rich_style),  # apart from the next card, whose marks line may be filled
         ]
