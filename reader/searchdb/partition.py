@@ -2,7 +2,8 @@
 
     shards   name -> stamp (inode, mtime, size of papers/NAME.json when last indexed)
     papers   num (the full-text row), id, shard, fingerprint, date key, card columns
-    words    FTS5, contentless: the words of ti abs au co jr cat id note, rowid = papers.num
+    words    FTS5, contentless: the words of ti abs au co jr cat id note, rowid = papers.num;
+             stemmed by FTS5's porter tokenizer (as core/stem.py stems them for the scan)
     notes    id -> the note last indexed (a copy: user state is the record)
     meta     next_num (row numbers are never reused), stale (rows of replaced papers), and
              generation: a new random number whenever papers' rows change (rowmap.py keys on it)
@@ -28,7 +29,7 @@ from reader.searchdb.rows import COLUMNS, LIST_MARK, Card, Row, prose, row_of
 from reader.store.files import parse_json
 from reader.store.schema import is_record, without_invisible_text
 
-FORMAT = 2  # bump when rows.py or the schema changes: every partition is then rebuilt
+FORMAT = 3  # bump when rows.py or the schema changes: every partition is then rebuilt
 BUSY_SECONDS = 60.0  # another process's first build of a partition may hold the write lock
 BUILD_HASH_BYTES = 128 * 1024 * 1024  # FTS5 keeps this much in memory before writing a segment
 Stamp = str
@@ -51,7 +52,7 @@ CREATE INDEX papers_date ON papers(date);
 CREATE TABLE notes(id TEXT PRIMARY KEY, note TEXT NOT NULL);
 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 INSERT INTO meta VALUES ('next_num', 1), ('stale', 0), ('live', 0), ('generation', random());
-CREATE VIRTUAL TABLE words USING fts5({", ".join(COLUMNS)}, content='', tokenize='ascii', columnsize=0);
+CREATE VIRTUAL TABLE words USING fts5({", ".join(COLUMNS)}, content='', tokenize='porter ascii', columnsize=0);
 INSERT INTO words(words, rank) VALUES ('hashsize', {BUILD_HASH_BYTES});
 PRAGMA user_version = {FORMAT};
 """
