@@ -324,7 +324,8 @@ def test_text_field_searches_stored_texts_offline_like_the_scan_evaluator(capsys
     texts_env.stop()  # searching needs no network
     queries = {
         'text:"reward shaping"': {first.id, pdf_only.id},
-        'text:"shaping reward"': set(),
+        'text:"shaping reward"': {first.id, pdf_only.id},  # an inflection of its "the shaped reward"
+        'text:"shaping agents"': set(),
         "text:toolformer AND text:potentials": {first.id, pdf_only.id},
         "text:SCHRÖDINGER OR text:lovelace": {first.id, pdf_only.id},
         'text:"sparse rewards" ANDNOT text:zzz': {first.id, pdf_only.id},

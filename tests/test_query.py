@@ -42,8 +42,10 @@ def test_whole_words_case_insensitive_and_phrases():
     deep_learning = select('ti:"deep learning"', items)
     assert "2202.12139" in deep_learning
     assert set(deep_learning) <= set(select("ti:deep AND ti:learning", items))
-    # whole words: "test" does not match "testing"
-    assert "2202.12139" not in select("ti:test", items)
+    # whole words, each with its inflections (as arXiv's search): "test" matches "testing"
+    assert "2202.12139" in select("ti:test", items)
+    assert select("ti:test", items) == select("ti:testing", items) == select("ti:tests", items)
+    assert "2501.17461" not in select("ti:augment", items)  # "AugmenTest" is one word
 
 
 def test_author_matching_is_per_author_and_accent_insensitive():

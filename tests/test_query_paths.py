@@ -7,6 +7,7 @@ notes and the stored full texts, in the library's order (so every path equals ev
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 from pathlib import Path
@@ -55,8 +56,18 @@ FORMS = [
     'text:"sparse rewards" ANDNOT text:zzz', 'text:"reward shaping" AND cat:cs', "text:nowhere", "shaping",
     'text:"reward shaping" OR ti:testing', "ti:testing ANDNOT text:toolformer", "(text:toolformer OR au:smith) AND cat:cs",
     "submittedDate:[202401 TO 202612] AND text:lovelace", "text:toolformer note:zurich",
+    # inflections, as arXiv's search takes them (the papers of INFLECTED hold each form)
+    "abs:agent", "abs:agent AND abs:LLM", "ti:agent AND abs:LLMs", "learn", "learned", "ti:learned", "ti:learns",
+    'ti:"learning agents"', 'ti:"learned agent"', '"learning agents"', '"learned agent"', '"LEARNED AGENTS"',
+    "au:smiths", "au:smith", "note:seminars", "text:rewarding", 'text:"sparse reward"', 'text:"agent that calls tool"',
     # deeper than FTS5 takes: searchdb_corpus, test_deep_queries
     "(" * 40 + "ti:the" + " OR abs:learning)" * 40, alternating(MAX_DEPTH - 1), alternating(20, "text:toolformer"),
+]
+INFLECTED = [  # (title, abstract): agent(s), learn(s/ed/ing) and LLM(s) in their forms
+    ("Learning agents for code review", "LLM agents that learn from the reviews they get."),
+    ("A learned agent plays chess", "An agent learned with an LLM as its teacher."),
+    ("Agency and learnability", "No agent learns here; LLMs are not studied."),
+    ("The agent learns", "Agents learning from LLMs, and one learned agent."),
 ]
 LIMITS = (1, 25)  # and 4: before the indexes exist, and walked
 NOTES = {"zurich": "Read for the Zürich seminar", "credit": "seminar notes: credit assignment", "fish": "compare with the zebrafish paper"}
@@ -84,6 +95,10 @@ def cache(tmp_path_factory) -> Path:
     store = Store(data_dir)
     papers = fixture_papers()
     papers += made_papers(papers[0]) + sample_papers(30)
+    papers += [
+        dataclasses.replace(papers[0], id=f"2609.9010{i}", title=title, abstract=abstract)
+        for i, (title, abstract) in enumerate(INFLECTED)
+    ]
     store.add_topic("Agents", "ti:agents")
     store.save_papers(papers[::2], "Agents")
     store.save_papers(papers[1::2], None)
@@ -160,6 +175,20 @@ def test_the_forms_cut_and_match_something(answers):
     assert sum(1 for found in answers.values() if not found) >= 5
     assert len(answers['text:"reward shaping"']) > max(LIMITS) and "2101.00009" not in answers['text:"reward shaping"']
     assert sum(1 for query in FORMS if arxiv_syntax(query)) > 30
+
+
+def test_words_match_their_inflections(answers):
+    """agents finds agent, learned finds learning, in phrases too (the reference: the scan)."""
+    inflected = {f"2609.9010{i}" for i in range(len(INFLECTED))}
+    assert answers["learn"] == answers["learned"] == answers["learning"]
+    assert answers["ti:learned"] == answers["ti:learns"] and inflected - {"2609.90102"} <= set(answers["ti:learned"])
+    assert answers['"learning agents"'] == answers['"learned agent"'] == answers['"LEARNED AGENTS"']
+    assert inflected & set(answers['"learned agent"']) == {"2609.90100", "2609.90101", "2609.90103"}
+    assert inflected <= set(answers["abs:agent AND abs:LLM"])
+    assert answers['ti:"learning agents"'] == answers['ti:"learned agent"'] and "2609.90102" not in answers['ti:"learned agent"']
+    assert answers["au:smiths"] == answers["au:smith"] != []
+    assert answers["note:seminars"] and answers["text:rewarding"] and answers['text:"sparse reward"']
+    assert answers['text:"agent that calls tool"']
 
 
 @pytest.mark.parametrize("indexed", [True, False])

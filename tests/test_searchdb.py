@@ -222,6 +222,24 @@ def test_a_damaged_or_missing_index_is_rebuilt(data_dir, damage):
     assert ids(reopened, "ti:testing ANDNOT ti:wild") == expected
 
 
+def test_an_index_of_the_format_before_stems_is_rebuilt_with_them(data_dir, monkeypatch):
+    """Partitions written before words were stemmed (FTS5's plain `ascii` tokenizer, format 2)
+    are rebuilt by the next refresh: then `ti:agent` finds the titles saying "Agents"."""
+    monkeypatch.setattr(partition, "FORMAT", 2)
+    monkeypatch.setattr(partition, "_SCHEMA", partition._SCHEMA.replace("'porter ascii'", "'ascii'").replace("user_version = 3", "user_version = 2"))
+    store, index = filled(data_dir)
+    assert ids(index, "ti:agent") == set()  # the old words: no stems
+    index.close()
+    monkeypatch.undo()
+    reopened = SearchIndex.open(data_dir)
+    reopened.refresh(store)
+    with sqlite3.connect(reopened.paths[0]) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == partition.FORMAT
+    agents = {p.id for p in sample_papers(40) if "Agents" in p.title}
+    assert agents and ids(reopened, "ti:agent") == ids(reopened, "ti:agents") == agents
+    reopened.close()
+
+
 def test_notes_are_searched_like_the_scan_searches_them(data_dir):
     store, index = filled(data_dir)
     papers = store.load_papers()

@@ -7,7 +7,9 @@
     ( )   "quoted phrase"                     grouping; consecutive words
     submittedDate:[YYYYMMDDHHMM TO YYYYMMDDHHMM]
 
-Matching is case-insensitive on whole words; a phrase matches consecutive words; `au:` matches
+Matching is case-insensitive on whole words, each word with its inflections (English stems, as
+arXiv's search takes them: `agents` finds `agent`, see core/stem.py); a phrase matches
+consecutive words; `au:` matches
 the words of any one author's name (`au:del_maestro` = the words "del maestro"); `cat:` matches
 any of the paper's categories (`cat:cs` matches every cs.* category). For arXiv, words must be
 joined by an operator; for local filtering, `implicit_and=True` reads `a b` as `a AND b`, and
@@ -25,6 +27,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from reader.core.stem import stem
 from reader.core.text import fold, word_string
 from reader.errors import QueryError
 from reader.models import Paper
@@ -50,7 +53,7 @@ _DATE = re.compile(r"\d{4}(\d{2}(\d{2}(\d{4})?)?)?$")
 class Term:
     field: str
     words: tuple[str, ...]  # folded, as they appear in a field's word string (see search_text)
-    phrase: str  # ` w1 w2 `: what we look for in a field's word string
+    phrase: str  # ` w1 w2 `: what the scan looks for in a field's stemmed word string (see term)
 
     def __str__(self) -> str:
         text = " ".join(self.words)
@@ -202,7 +205,15 @@ def _make_term(field: str, text: str, query: str, position: int) -> Term:
         found = tuple(word_string(text).split())
         if not found:
             raise QueryError(f"{text!r} has no letters or digits to search for", query, position)
-    return Term(field, found, " " + " ".join(found) + " ")
+    return term(field, found)
+
+
+def term(field: str, words: Iterable[str]) -> Term:
+    """A term for folded `words`. Its phrase, what the scan looks for, holds their stems (codes
+    are matched whole); the search indexes stem `words` themselves (FTS5's porter tokenizer)."""
+    words = tuple(words)
+    stems = words if field in CODE_FIELDS else tuple(map(stem, words))
+    return Term(field, words, " " + " ".join(stems) + " ")
 
 
 # --- parser --------------------------------------------------------------------------------------

@@ -4,7 +4,11 @@ For a group of papers (a cache shard), each field's words are joined into one st
 group's papers. A term is a run of `str.find` calls over its field's string, each hit mapped to
 its paper by bisection, then on to the next paper; boolean operators are set operations. Work
 grows with the number of matching papers, not with papers times query size, and memory holds
-a few strings per group instead of one object per paper."""
+a few strings per group instead of one object per paper.
+
+Words are matched by their stems (core/stem.py), as the search index matches them: each word
+field's string is stemmed once, as the block is made, and a term's phrase holds stems. Codes
+(`cat:`, `id:`) are matched whole."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from array import array
 from bisect import bisect_right
 
 from reader.core.query import (
+    CODE_FIELDS,
     FIELD_MARK,
     TEXT_FIELDS,
     And,
@@ -21,6 +26,7 @@ from reader.core.query import (
     SearchText,
     Term,
 )
+from reader.core.stem import stem_string
 from reader.core.text import word_string
 
 _DATE_CHARS = 12  # the v1 time closing each search text: YYYYMMDDHHMM
@@ -29,14 +35,19 @@ _DATE_CHARS = 12  # the v1 time closing each search text: YYYYMMDDHHMM
 class _Field:
     __slots__ = ("starts", "text")
 
-    def __init__(self, parts: list[str]):
+    def __init__(self, parts: list[str], stemmed: bool = True):
+        """`parts`: each paper's word string (` w1 w2 `); `stemmed`: its words matched by stem."""
+        text = "\n".join(parts)
+        if stemmed and parts:  # one pass over the whole field (a newline stays a newline: it is no word)
+            text = stem_string(text)
+            parts = text.split("\n")
         self.starts = array("q")
         position = 0
         for part in parts:
             self.starts.append(position)
             position += len(part) + 1
         self.starts.append(position)  # a sentinel: starts[i + 1] always exists
-        self.text = "\n".join(parts)
+        self.text = text
 
     def papers_with(self, phrase: str) -> set[int]:
         find, starts, hits = self.text.find, self.starts, []
@@ -64,7 +75,7 @@ class SearchBlock:
     def __init__(self, texts: dict[str, SearchText], notes: dict[str, str] | None = None, bodies: dict[str, str] | None = None):
         self.ids = list(texts)
         columns = list(zip(*(text.split(FIELD_MARK) for text in texts.values()))) or [()] * (len(TEXT_FIELDS) + 1)
-        self.fields = {name: _Field(list(columns[i])) for i, name in enumerate(TEXT_FIELDS)}
+        self.fields = {name: _Field(list(columns[i]), name not in CODE_FIELDS) for i, name in enumerate(TEXT_FIELDS)}
         if notes:
             self.fields["note"] = _Field([word_string(notes.get(pid, "")) for pid in self.ids])
         if bodies:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from reader.core.query import Node, Or, Term
+from reader.core.query import term as query_term
 from reader.core.terms import Distinct, terms
 from reader.core.text import fold, word_string
 from reader.models import Paper
@@ -59,7 +60,7 @@ class Likeness:
 
 
 def _term(field: str, words: Sequence[str]) -> Term:
-    return Term(field, tuple(words), " " + " ".join(words) + " ")
+    return query_term(field, words)
 
 
 def text_node(term: str) -> Node:

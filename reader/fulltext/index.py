@@ -1,11 +1,12 @@
 """`text:` searches the stored full texts: their words, folded as every field's are (core/text.py's
-word_string: whole words, case and accents ignored, a phrase is consecutive words).
+word_string: whole words, case and accents ignored, each with its inflections, a phrase is
+consecutive words).
 
 `body_words` is what both evaluators search: the scan evaluator (core/search.py, the reference)
-looks for ` w1 w2 ` in it; the index, `fulltext/words.sqlite3`, holds the same words in an FTS5
-table (the `ascii` tokenizer splits word_string's output exactly at its spaces) and answers a
-phrase query. The index is derived from the stored files and kept current as it is asked:
-each text's file is stamped when indexed, and a changed, new or removed file is indexed again
+looks for the stems ` w1 w2 ` in it; the index, `fulltext/words.sqlite3`, holds the same words in
+an FTS5 table (the `ascii` tokenizer splits word_string's output exactly at its spaces; `porter`
+stems each word as the scan's core/stem.py does) and answers a phrase query. The index is
+derived from the stored files and kept current as it is asked: each text's file is stamped when indexed, and a changed, new or removed file is indexed again
 (300 stat calls: a millisecond or two). Delete it at any time."""
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ from reader.fulltext.store import TextStore
 log = logging.getLogger("reader.fulltext")
 TEXT_WORDS_LIMIT = 8 * 1024 * 1024  # characters of a text's words that `text:` searches
 CHUNK = 64 * 1024  # word_string makes a list of a piece's words: pieces are kept small
-FORMAT = 1
+FORMAT = 2  # bump when the words or their tokenizer change: an index of another format is rebuilt
 BUSY_SECONDS = 30.0
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS texts(num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, stamp TEXT NOT NULL);
-CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(body, tokenize='ascii', columnsize=0);
+CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(body, tokenize='porter ascii', columnsize=0);
 PRAGMA user_version = {FORMAT};
 """
 

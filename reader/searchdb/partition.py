@@ -2,7 +2,8 @@
 
     shards   name -> stamp (inode, mtime, size of papers/NAME.json when last indexed)
     papers   num (the full-text row), id, shard, fingerprint, date key, card columns
-    words    FTS5, contentless: the words of ti abs au co jr cat id note, rowid = papers.num
+    words    FTS5, contentless: the words of ti abs au co jr cat id note, rowid = papers.num;
+             stemmed by FTS5's porter tokenizer (as core/stem.py stems them for the scan)
     notes    id -> the note last indexed (a copy: user state is the record)
     meta     next_num (row numbers are never reused), stale (rows of replaced papers), and
              generation: a new random number whenever papers' rows change (rowmap.py keys on it)
@@ -52,7 +53,7 @@ CREATE INDEX papers_date ON papers(date);
 CREATE TABLE notes(id TEXT PRIMARY KEY, note TEXT NOT NULL);
 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 INSERT INTO meta VALUES ('next_num', 1), ('stale', 0), ('live', 0), ('generation', random());
-CREATE VIRTUAL TABLE words USING fts5({", ".join(COLUMNS)}, content='', tokenize='ascii', columnsize=0);
+CREATE VIRTUAL TABLE words USING fts5({", ".join(COLUMNS)}, content='', tokenize='porter ascii', columnsize=0);
 INSERT INTO words(words, rank) VALUES ('hashsize', {BUILD_HASH_BYTES});
 PRAGMA user_version = {FORMAT};
 """

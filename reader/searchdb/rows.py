@@ -3,8 +3,10 @@
 The full-text columns must hold exactly the words core/query.py's `search_text` gives the scan
 (the reference): SQLite's `ascii` tokenizer splits ASCII text where `word_string` does (runs of
 ASCII letters and digits, lower-cased), so plain ASCII text goes in as it is and only other text
-is folded here first. Codes (categories, ids) are whole tokens: their punctuation is spelled
-with private-use characters, which the tokenizer keeps inside a token and no query word holds.
+is folded here first. Its `porter` wrapper then stems every token, the query's too, with the
+code the scan's stems come from (core/stem.py). Codes (categories, ids) are whole tokens: their
+punctuation is spelled with private-use characters, which the tokenizer keeps inside a token and
+no query word holds (stemmed alike on both sides, a code still matches only itself).
 """
 
 from __future__ import annotations

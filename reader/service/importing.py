@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from reader.core.importing import Citation, shares_author, title_key
-from reader.core.query import Or, Term
+from reader.core.query import Or, term
 from reader.core.sanitize import clean_text
 from reader.core.text import word_string
 from reader.errors import ReaderError
@@ -99,7 +99,7 @@ class TitleLookup:
         batches = list(wanted.items())
         for start in range(0, len(batches), TITLE_BATCH):
             batch = dict(batches[start : start + TITLE_BATCH])
-            query = Or(tuple(Term("ti", words, " " + " ".join(words) + " ") for words in batch.values()))
+            query = Or(tuple(term("ti", words) for words in batch.values()))
             cards = search.cards(search.matching(query))
             same.update((pid, card) for pid, card in cards.items() if title_key(card.title) in batch)
         return same
