@@ -19,6 +19,7 @@ from reader.core.text import plural
 from reader.errors import ReaderError
 from reader.models import IdRows
 from reader.service import LibraryService, View
+from reader.service.search import SearchNotReady
 
 
 class CatchUpHost(ScreenHost, Protocol):
@@ -40,6 +41,7 @@ class ListOrder(ScreenPart[CatchUpHost]):
     def __init__(self, screen: CatchUpHost):
         super().__init__(screen)
         self._shown = 0  # counts the lists asked for: a sort finished after a newer one is dropped
+        self.owed = False  # the list is shown newest first until the search index is ready to sort it
 
     def header(self) -> str:
         """What the list's header says of its order ("" for the view's own)."""
@@ -73,18 +75,23 @@ class ListOrder(ScreenPart[CatchUpHost]):
     def _sort(self, ids: Sequence[str], keep: str | None, view: View, sort: str, shown: int) -> None:
         try:
             arranged = self.screen.service.sorted(view, ids, sort)
+        except SearchNotReady as error:  # sorted again once the index is ready (MainScreen)
+            self.screen.app.call_from_thread(self._unsorted, ids, keep, shown, str(error), True)
+            return
         except ReaderError as error:
-            self.screen.app.call_from_thread(self._unsorted, ids, keep, shown, str(error))
+            self.screen.app.call_from_thread(self._unsorted, ids, keep, shown, str(error), False)
             return
         if not get_current_worker().is_cancelled:
             self.screen.app.call_from_thread(self._sorted, arranged, keep, shown)
 
     def _sorted(self, ids: Sequence[str], keep: str | None, shown: int) -> None:
         if shown == self._shown:
+            self.owed = False
             self.screen.show_now(ids, keep)
 
-    def _unsorted(self, ids: Sequence[str], keep: str | None, shown: int, why: str) -> None:
+    def _unsorted(self, ids: Sequence[str], keep: str | None, shown: int, why: str, owed: bool) -> None:
         if shown == self._shown:
+            self.owed = owed
             self.screen.show_now(ids, keep)
             self.screen.app.notify(f"Shown newest first: {why}", severity="warning")
 

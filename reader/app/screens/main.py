@@ -205,6 +205,8 @@ class MainScreen(PaperScreen, ExportActions):
 
     def _search_prepared(self, warnings: list[str]) -> None:
         self.loaded = self.service.search_ready
+        if self.loaded and self.order.owed:  # shown newest first while the index was being built
+            self.refresh_list()
         self._show_warnings(warnings)
         keep_loaded()
 
