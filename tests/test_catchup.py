@@ -180,6 +180,8 @@ async def test_s_sorts_as_list_sort_does_says_so_and_is_remembered(store, data_d
             await ready(pilot)
             shown[sort] = list(screen.paper_list.ids)
             assert str(screen.paper_list.border_title).startswith(header)
+            drawn = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+            assert f"{header} · S changes" in drawn  # on screen: the rule above the list bears it
         await pilot.press("S", "S", "S")  # around again, to title
         await ready(pilot)
     assert shown == expected

@@ -348,9 +348,10 @@ class MainScreen(PaperScreen, ExportActions):
     def show_now(self, ids: Sequence[str], keep: str | None) -> None:
         self.paper_list.empty_message = self._empty_message()
         self.paper_list.show(ids, keep=keep)
-        self.paper_list.set_class(self.unread_only, "-unread-only")
         unread = f"Unread only · {plural(len(ids), 'paper', thousands=True)} · {key(self.app, 'app.unread_only')} shows all" if self.unread_only else ""
-        self.paper_list.border_title = " · ".join(part for part in (unread, self.order.header()) if part)
+        title = " · ".join(part for part in (unread, self.order.header()) if part)
+        self.paper_list.set_class(bool(title), "-titled")  # a rule above the list, bearing the title
+        self.paper_list.border_title = title
 
     def watch_view(self, view: View) -> None:
         self.triage.view_shown(view)
