@@ -41,6 +41,15 @@ def test_every_arxiv_paper_of_a_real_file_is_found(name, entries):
     assert {c.key: c.arxiv_id for c in citations if c.arxiv_id} == expected
 
 
+def test_an_id_alone_in_the_pages_of_an_arxiv_journal_is_found():
+    """ADS's form (a real Zotero library holds it): the journal is arXiv, the id stands in `pages`."""
+    from reader.core.citedids import cited_id
+
+    assert cited_id({"journal": "arXiv e-prints", "pages": "astro-ph/0511773"}) == ("astro-ph/0511773", "text")
+    assert cited_id({"journal": "{arXiv} e-prints", "eid": "{2101.00001}"}) == ("2101.00001", "text")
+    assert cited_id({"journal": "Physical Review D", "pages": "2101.00001"}) is None  # a page number that looks like one
+
+
 def test_old_style_ids_lose_their_subject_class():
     assert parse_paper_id("https://arxiv.org/abs/cs.DB/0003005v2") == ("cs/0003005", 2)
     assert parse_paper_id("math.GT/0309136") == ("math/0309136", None)

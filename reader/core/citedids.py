@@ -1,7 +1,8 @@
 """The arXiv paper a library entry cites, however the entry names it: an id field (`eprint`,
 `arxivId`, the academic-homepage template's `arxiv`, `arxiv_id`), an arxiv.org link with or
 without its scheme, arXiv's DOI, or `arXiv:ID` (`arXiv preprint ID`, `Ar{X}iv:ID [stat.ML]`,
-DBLP's `CoRR abs/ID`) in any field but the abstract and the title. TeX braces and commands are
+DBLP's `CoRR abs/ID`) in any field but the abstract and the title, or an id alone in `pages`
+(or `eid`, `number`, `volume`) of an entry whose journal is arXiv (ADS's `arXiv e-prints`). TeX braces and commands are
 read through first, and old-style ids lose the subject class people write in them
 (`cs.DB/0003005` is `cs/0003005`, see ids.canonical_id). Used by `reader import` (BibTeX, RIS,
 CSL-JSON) and by `export --update` to know the papers a .bib file has."""
@@ -26,6 +27,9 @@ DOI_PATTERN = re.compile(rf"10\.48550/arxiv\.{_ID}(?!\d)", re.IGNORECASE)
 _ALONE = re.compile(rf"^(?i:arxiv:\s*)?{_ID}(?:\s*\[[\w.\- ]*\])?$")
 _LINK_ALONE = re.compile(rf"^{LINK_PATTERN.pattern}(?:\.pdf)?/?$", re.IGNORECASE)
 _DBLP_VOLUME = re.compile(rf"^abs/{_ID}$")  # DBLP's `journal = {CoRR}, volume = {abs/ID}`
+# A journal that is arXiv itself (ADS's `arXiv e-prints`), whose id stands alone in another field.
+_ARXIV_JOURNAL = re.compile(r"^(?i:arxiv)(?:\s+(?i:e-?prints?|preprints?))?$")
+ALONE_FIELDS = ("pages", "eid", "number", "volume")  # ADS: `journal = {arXiv e-prints}, pages = {astro-ph/0511773}`
 _TEX_COMMAND = re.compile(r"\\[A-Za-z]+\s*")
 
 # Where each way of citing is looked for first (the first hit wins); then every other field.
@@ -87,8 +91,14 @@ def cited_id(fields: Mapping[str, str]) -> tuple[str, str] | None:
             found = found_id(pattern, texts[name])
             if found:
                 return found, kind
-    if plain(fields.get("journal", "")).strip().casefold() == "corr":
+    journal = plain(fields.get("journal", "")).strip()
+    if journal.casefold() == "corr":
         found = found_id(_DBLP_VOLUME, plain(fields.get("volume", "")).strip())
         if found:
             return found, "text"
+    elif _ARXIV_JOURNAL.match(journal):
+        for name in ALONE_FIELDS:
+            found = arxiv_id(fields.get(name, ""))
+            if found:
+                return found, "text"
     return None
