@@ -164,3 +164,13 @@ def test_a_bad_line_of_an_id_list_is_broken_and_listed_with_its_line(capsys, lib
     assert code == 0, err
     assert result["broken"] == [{"key": f"line {line}", "line": line, "reason": "not an arXiv id"}]
     assert library.marks().starred == {"2611.01001", "2611.01003"}
+
+
+def test_a_comment_whose_braces_do_not_balance_is_no_broken_entry():
+    """JabRef's group names are any text, a brace or `@misc{` among them; bibtex reads no comment's
+    braces: the comment is skipped, the entries after it read, nothing called broken."""
+    text = ("% This file was created with JabRef 5.1.\n@Comment{jabref-meta: databaseType:bibtex;}\n"
+            "@Comment{jabref-meta: grouping:\n1 StaticGroup:see @misc{x\\;0\\;1\\;;\n}\n"
+            "@article{after, title = {After the comment}, eprint = {2611.01001}}\n")
+    entries = [entry for entry in bibfile.parse(text) if entry.kind != "comment"]
+    assert [(entry.key, entry.closed, entry.fields.get("eprint")) for entry in entries] == [("after", True, "2611.01001")]

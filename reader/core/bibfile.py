@@ -136,7 +136,10 @@ def parse(text: str) -> list[Entry]:
         kind = match.group(1).lower()
         end = _closing(text, match.end() - 1, match.group(2), limit)
         if end < 0:
-            named = _KEY.match(text, match.end()) if kind not in ("comment", "preamble", "string") else None
+            if kind == "comment":  # bibtex reads no comment's braces (JabRef's hold any text): nothing lost
+                position = limit
+                continue
+            named = _KEY.match(text, match.end()) if kind not in ("preamble", "string") else None
             key = named.group(1) if named else ""
             cut_at = line + text.count("\n", counted, limit) if limit < len(text) else 0
             entries.append(Entry(kind, key, {}, line, closed=False, cut_at=cut_at))
