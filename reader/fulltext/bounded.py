@@ -37,8 +37,8 @@ FEED_BYTES = 1024 * 1024  # bytes gathered before decoding
 _START_TAG = re.compile(r"<[a-zA-Z]")
 PRESCAN = 1024  # bytes a browser looks through for a <meta> naming the charset
 _COMMENT = re.compile(rb"<!--.*?(?:-->|$)", re.DOTALL)
-# `<meta charset="...">` or `<meta http-equiv="Content-Type" content="text/html; charset=...">`
 _WINDOWS_1252 = webencodings.lookup("windows-1252")
+# `<meta charset="...">` or `<meta http-equiv="Content-Type" content="text/html; charset=...">`
 _META_CHARSET = re.compile(rb"""<meta\b[^>]*?\bcharset\s*=\s*["']?\s*([^\s"';>/]{1,40})""", re.IGNORECASE)
 
 

@@ -5,9 +5,9 @@ on an explicit stack, so a page nested 100,000 levels deep costs memory, never r
 one nested deeper than MAX_DEPTH is refused in one line. Only `<article class="ltx_document">`
 is read (arXiv's header, banner, infobox and footer are outside it), and within it nothing a
 reader of the page would not see: script, style, noscript, template, head and dialog contents,
-CSS-hidden classes, elements `hidden` or styled `display:none`, MathML's glyphs. No attribute value is kept but math's TeX (`alttext`, as
-text) and a reference's link, only to read an arXiv id from it. See
-shared/docs/arxiv-html.md for LaTeXML's classes."""
+CSS-hidden classes, elements `hidden` or styled `display:none`, MathML's glyphs. No attribute
+value is kept but math's TeX (`alttext`, as text) and a reference's link, only to read an arXiv
+id from it. See shared/docs/arxiv-html.md for LaTeXML's classes."""
 
 from __future__ import annotations
 
