@@ -68,6 +68,9 @@ class Receiver(Protocol):
     """Takes a document's decoded body piece by piece as it arrives (a streaming parser, a file
     being written), so that a large one is never held whole; one per try."""
 
+    def declare_charset(self, label: str | None) -> None:
+        """The charset the answer's Content-Type names (None: none), before its first piece."""
+
     def feed(self, piece: bytes) -> None: ...
 
     def discard(self) -> None:
@@ -325,6 +328,8 @@ async def _read_body(response: httpx.Response, receiver: Receiver | None = None)
     decoder = Decoder(response.headers.get_list("Content-Encoding", split_commas=True))
     pieces: list[bytes] = []
     size = raw_size = 0
+    if receiver is not None:
+        receiver.declare_charset(response.charset_encoding)
     async for raw in response.aiter_raw():
         raw_size += len(raw)
         for piece in decoder.feed(raw):

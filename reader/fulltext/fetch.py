@@ -48,6 +48,9 @@ class _Html:
     def ended(self, delimited: bool) -> None:
         self.delimited = delimited
 
+    def declare_charset(self, label: str | None) -> None:
+        self.reader.declare_charset(label)
+
     def feed(self, piece: bytes) -> None:
         self.received += len(piece)
         try:
@@ -94,6 +97,9 @@ class _PdfFile:
 
     def ended(self, delimited: bool) -> None:
         self.delimited = delimited
+
+    def declare_charset(self, label: str | None) -> None:
+        pass  # a PDF's bytes are stored as they come
 
     def feed(self, piece: bytes) -> None:
         try:

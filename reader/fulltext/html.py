@@ -5,15 +5,16 @@ on an explicit stack, so a page nested 100,000 levels deep costs memory, never r
 one nested deeper than MAX_DEPTH is refused in one line. Only `<article class="ltx_document">`
 is read (arXiv's header, banner, infobox and footer are outside it), and within it nothing a
 reader of the page would not see: script, style, noscript, template, head and dialog contents,
-CSS-hidden classes, MathML's glyphs. No attribute value is kept but math's TeX (`alttext`, as
-text) and a reference's link, only to read an arXiv id from it. See
-shared/docs/arxiv-html.md for LaTeXML's classes."""
+CSS-hidden classes, elements `hidden` or styled `display:none`, MathML's glyphs. No attribute
+value is kept but math's TeX (`alttext`, as text) and a reference's link, only to read an arXiv
+id from it. See shared/docs/arxiv-html.md for LaTeXML's classes."""
 
 from __future__ import annotations
 
 import re
 from html import unescape
 
+from reader.fulltext.attributes import character, hidden_by, raw_attribute
 from reader.fulltext.bounded import BoundedHtmlParser, PageRefused
 from reader.fulltext.byline import author_lines
 from reader.fulltext.clean import printable, tex
@@ -179,14 +180,7 @@ class LatexmlText(BoundedHtmlParser):
             self._parts.append(data)
 
     def handle_charref(self, name: str) -> None:
-        # The character itself, even a control one (html.unescape would drop an ESC and keep
-        # what follows it): an escape sequence written as references is then dropped whole.
-        try:
-            point = int(name[1:], 16) if name[:1] in "xX" else int(name)
-        except ValueError:
-            self.handle_data(f"&#{name};")
-            return
-        self.handle_data(chr(point) if 0 < point < 0x110000 and not 0xD800 <= point < 0xE000 else "\ufffd")
+        self.handle_data(character(name))  # a control one too: an escape sequence is dropped whole
 
     def handle_entityref(self, name: str) -> None:
         self.handle_data(unescape(f"&{name};"))
@@ -202,21 +196,22 @@ class LatexmlText(BoundedHtmlParser):
 
     def _start(self, tag: str, classes: frozenset[str], attrs: list[tuple[str, str | None]]) -> int:
         """What the element does as it starts; returns the bits that say what to undo at its end."""
-        if self._plain and tag == "article" and "ltx_document" in classes and not self._hidden:
+        hides = tag in HIDDEN_TAGS or bool(classes & HIDDEN_CLASSES) or (not self._hidden and hidden_by(attrs))
+        if self._plain and tag == "article" and "ltx_document" in classes and not self._hidden and not hides:
             self._leave_plain()  # the paper after all: what was read of the body is arXiv's chrome
         if not self._articles:
-            if tag == "article" and "ltx_document" in classes and not self._article_done and not self._hidden:
+            if tag == "article" and "ltx_document" in classes and not self._article_done and not self._hidden and not hides:
                 self._articles = 1
                 self.found_article = True
                 return ARTICLE
             if tag == "body" and not self._article_done and not self.found_article and not self._plain:
                 self._articles, self._plain = 1, True
                 return BODY
-            if tag in HIDDEN_TAGS or classes & HIDDEN_CLASSES:
+            if hides:
                 self._hidden += 1
                 return HIDE
             return 0
-        if self._hidden or tag in HIDDEN_TAGS or classes & HIDDEN_CLASSES:
+        if self._hidden or hides:
             self._hidden += 1
             return HIDE
         if tag == "math":
@@ -390,7 +385,10 @@ class LatexmlText(BoundedHtmlParser):
 
     def _math(self, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
-        formula = tex(values.get("alttext") or "", cell=self._row_math is not None)
+        alttext = values.get("alttext") or ""
+        if "&#" in (start_tag := self.get_starttag_text() or ""):  # html.parser dropped its references' controls
+            alttext = raw_attribute(start_tag, "alttext") or ""
+        formula = tex(alttext, cell=self._row_math is not None)
         if not formula or not self._reading():
             return
         if self._row_math is not None:
