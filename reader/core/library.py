@@ -267,6 +267,7 @@ class Library:
         each topic's syncs fetched whole (Store.coverage_spans), so that a window not synced has
         no figure; None counts every day (the demo set)."""
         index = index or self.index
+        days: Sequence[int]
         if topic is not None:
             days = index.in_topic(topic, index.days)
         else:  # less the papers only topics never synced hold: their weeks are not counted

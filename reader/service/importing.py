@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from reader.core.importing import Citation, shares_author, title_key
 from reader.core.query import Or, term
@@ -17,6 +18,9 @@ from reader.errors import ReaderError
 from reader.models import Paper, PaperIndex
 from reader.searchdb.rows import Card
 from reader.store import Store
+
+if TYPE_CHECKING:
+    from reader.service.search import LibrarySearch
 
 NO_TITLE = "no arXiv id and no title"
 NOT_CACHED = "no arXiv id, and no cached paper has this title"
@@ -56,7 +60,7 @@ class TitleLookup:
 
     def __init__(self, store: Store):
         self.store = store
-        self._search = None
+        self._search: LibrarySearch | None = None
         self._found: dict[str, list[tuple[str, list[str]]]] = {}  # title_key -> (id, author names)
 
     def papers(self, title: str) -> list[tuple[str, list[str]]]:
