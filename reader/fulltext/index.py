@@ -22,6 +22,7 @@ from pathlib import Path
 
 from reader.core.query import Term
 from reader.core.text import word_string
+from reader.errors import StoreError
 from reader.fulltext.document import Document
 from reader.fulltext.store import TextStore
 
@@ -93,12 +94,15 @@ class TextIndex:
     def cited_by(self, paper_id: str, *, quick: bool = False) -> list[str] | None:
         """The ids of the stored texts whose references name `paper_id`, in id order. `quick` (the
         detail view): never a rebuild of the whole index nor a wait for another process; None
-        when the answer would need either."""
+        when the answer would need either. StoreError when the index cannot be read or made."""
         stored = self.texts.stored_versions()
         if not stored:
             return []
         if not quick:
-            return self._cited_by(self._open(), stored, paper_id)
+            try:
+                return self._cited_by(self._open(), stored, paper_id)
+            except sqlite3.Error as error:
+                raise StoreError(f"cannot read the full-text index {self.path}: {error}") from None
         if not self._current():
             return None
         try:  # the index exists in this format: no schema to make, no file to remove

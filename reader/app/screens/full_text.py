@@ -30,6 +30,8 @@ from reader.fulltext.store import TextStore
 if TYPE_CHECKING:
     from reader.service import LibraryService
 
+# `b` in the detail and full-text views: the references as a list to act on (references.py).
+REFERENCES = Binding("b", "references", "References", show=False, id="detail.references", tooltip="The paper's references: open a cached one, add one")
 STYLES = {TITLE: Style(bold=True), HEADING: Style(bold=True), AUTHORS: Style(italic=True), CAPTION: Style(italic=True)}
 MARKED = Style(bold=True)
 
@@ -70,6 +72,7 @@ class FullTextScreen(Screen):
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="detail.close"),
         Binding("question_mark", "app.help", "Help", id="detail.help"),
+        REFERENCES,
         *RECORD_SCROLL,
     ]
 
@@ -217,6 +220,14 @@ class FullTextScreen(Screen):
 
     def action_scroll(self, where: str) -> None:
         getattr(self.view, f"scroll_{where}")(animate=False)
+
+    def action_references(self) -> None:
+        from reader.app.screens.references import REFERENCES_OF, PaperLinksScreen
+
+        if self.document is None:
+            self.app.notify("No references before the text is read.")
+            return
+        self.app.push_screen(PaperLinksScreen(self.service, self.paper_id, REFERENCES_OF, self.client_options))
 
     def action_close(self) -> None:
         child = self._child
