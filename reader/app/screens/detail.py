@@ -276,7 +276,7 @@ class DetailScreen(PaperScreen):
         if self.service.is_demo or self.paper.demo:
             self.app.notify("The demo set has no full texts: add a topic and sync to read papers in full.", severity="warning")
             return
-        screen = FullTextScreen(self.service, self.paper_id, self.paper.version, getattr(self.app, "client_options", None))
+        screen = FullTextScreen(self.service, self.paper_id, self.paper.version, getattr(self.app, "client_options", None), self.open_linked)
 
         def back(_: object) -> None:
             self.load_paper(self.paper_id)
@@ -296,12 +296,30 @@ class DetailScreen(PaperScreen):
         if self.service.is_demo or self.paper.demo:
             self.app.notify("The demo set has no full texts: add a topic and sync to read papers in full.", severity="warning")
             return
-        screen = PaperLinksScreen(self.service, self.paper_id, kind, getattr(self.app, "client_options", None))
+        screen = PaperLinksScreen(self.service, self.paper_id, kind, self.open_linked, getattr(self.app, "client_options", None))
 
         def back(_: object) -> None:  # a reference added there may be cited or starred now
             self.load_paper(self.paper_id)
 
         self.app.push_screen(screen, back)
+
+    def open_linked(self, paper_id: str) -> None:
+        """A cached paper a list over this view names (its references, the papers citing it):
+        marked read and shown in a detail view of its own, over the list (Esc returns to it)."""
+        self.service.set_marks(paper_id, read=True)  # as Enter on the main list does
+        self._read_linked(paper_id)
+
+    @work(thread=True, exclusive=True, group="detail-linked")
+    def _read_linked(self, paper_id: str) -> None:
+        if record := PaperRecord.read_in_worker(self.service, paper_id, self.app.size.width):
+            self.app.call_from_thread(self._push_linked, record)
+
+    def _push_linked(self, record: PaperRecord) -> None:
+        if not isinstance(self.app.screen, PaperLinksScreen):
+            return  # the list was closed meanwhile
+        detail = DetailScreen(self.service)
+        detail.show_paper([record.paper_id], 0, record)
+        self.app.push_screen(detail)
 
     def action_scroll(self, where: str) -> None:
         """`where`: down, up, page_down, page_up, home or end (RecordView's scroll_* methods);

@@ -24,7 +24,8 @@ from reader.core.text import plural
 from reader.errors import ReaderError
 
 if TYPE_CHECKING:
-    from reader.app.screens.detail import PaperRecord
+    from collections.abc import Callable
+
     from reader.arxiv.options import ClientOptions
     from reader.service import LibraryService
 
@@ -42,13 +43,17 @@ class PaperLinksScreen(Screen):
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="detail.close"),
         Binding("question_mark", "app.help", "Help", id="detail.help"),
-        Binding("j", "move(1)", "Down", show=False, id="detail.down"),
-        Binding("k", "move(-1)", "Up", show=False, id="detail.up"),
+        Binding("j,down", "move(1)", "Down", show=False, id="detail.down"),
+        Binding("k,up", "move(-1)", "Up", show=False, id="detail.up"),
         Binding("a", "add", "Add to the cache", id="detail.add_reference", tooltip="Fetch the paper this reference names and keep it"),
     ]
 
-    def __init__(self, service: LibraryService, paper_id: str, kind: str, client_options: ClientOptions | None = None):
+    def __init__(
+        self, service: LibraryService, paper_id: str, kind: str, open_paper: Callable[[str], None], client_options: ClientOptions | None = None,
+    ):
+        """`open_paper`: shows a cached paper in a detail view over this screen (the detail view's)."""
         super().__init__()
+        self.open_paper = open_paper
         self.service = service
         self.paper_id = paper_id
         self.kind = kind  # REFERENCES_OF or CITED_BY
@@ -150,24 +155,11 @@ class PaperLinksScreen(Screen):
         elif row.arxiv_id not in self.service.library.index:
             self.app.notify(f"arXiv:{row.arxiv_id} is not in your cache: {key(self.app, 'detail.add_reference')} adds it.")
         else:
-            self.service.set_marks(row.arxiv_id, read=True)  # as Enter on the list does
-            self._read_for_detail(row.arxiv_id)
+            self.open_paper(row.arxiv_id)
 
-    @work(thread=True, exclusive=True, group="links-detail")
-    def _read_for_detail(self, paper_id: str) -> None:
-        from reader.app.screens.detail import PaperRecord  # the detail view opens this screen
-
-        if record := PaperRecord.read_in_worker(self.service, paper_id, self.app.size.width):
-            self.app.call_from_thread(self._push_detail, record)
-
-    def _push_detail(self, record: PaperRecord) -> None:
-        from reader.app.screens.detail import DetailScreen
-
-        if self.app.screen is not self:
-            return  # a dialog opened meanwhile
-        detail = DetailScreen(self.service)
-        detail.show_paper([record.paper_id], 0, record)
-        self.app.push_screen(detail, lambda _: self._show(self.rows) if self.rows else None)
+    def on_screen_resume(self) -> None:
+        if self.rows:
+            self._show(self.rows)  # back from a paper read: its marks, or a paper added there
 
     def action_add(self) -> None:
         row = self._current()
