@@ -48,7 +48,7 @@ def test_cited_by_lists_the_cached_papers_whose_stored_texts_cite_it(capsys, tex
     assert json.loads(out) == [{"id": second.id, "version": second.version, "title": second.title, "starred": True, "read": False}]
 
 
-def test_a_text_replaced_or_of_a_removed_paper_changes_what_it_cites(capsys, texts_env, data_dir):  # noqa: F811
+def test_a_text_replaced_by_a_newer_version_cites_what_that_one_cites(capsys, texts_env, data_dir):  # noqa: F811
     first, second, _ = texts_env.papers
     texts = TextStore(data_dir)
     texts.save(text_citing(second, CITED))
