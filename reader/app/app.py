@@ -24,6 +24,7 @@ from reader.app.screens.detail import DetailScreen
 from reader.app.screens.full_text import FullTextScreen
 from reader.app.screens.help import HelpScreen, binding_rows
 from reader.app.screens.main import MainScreen
+from reader.app.screens.references import PaperLinksScreen
 from reader.app.screens.similar import SimilarScreen
 from reader.app.widgets.notice_line import NoticeLine
 from reader.app.widgets.paper_list import PaperList
@@ -47,11 +48,11 @@ def stylesheet() -> str:
 @cache
 def known_bindings() -> dict[str, Binding]:
     """Every binding with an id (what a keymap may name), of each screen and widget with keys."""
-    from reader.app.screens import detail, dialogs, export, help, main, similar, tags
+    from reader.app.screens import detail, dialogs, export, help, main, references, similar, tags
     from reader.app.widgets import filter_box, note, paper_list, rising, sidebar
 
     found: dict[str, Binding] = {}
-    for module in (detail, dialogs, export, help, main, similar, tags, filter_box, note, paper_list, rising, sidebar):
+    for module in (detail, dialogs, export, help, main, references, similar, tags, filter_box, note, paper_list, rising, sidebar):
         for value in vars(module).values():
             for binding in getattr(value, "BINDINGS", []) if isinstance(value, type) else []:
                 if isinstance(binding, Binding) and binding.id:
@@ -71,7 +72,7 @@ def binding_groups() -> list[list[tuple[str, str, str]]]:
         return list({b.id: (b.id, b.description, b.key) for b in found if b.id}.values())
 
     focusable = (PaperList, TopicSidebar, RisingTable)
-    return [bindings_of(MainScreen, widget) for widget in focusable] + [bindings_of(DetailScreen), bindings_of(SimilarScreen, PaperList)]
+    return [bindings_of(MainScreen, widget) for widget in focusable] + [bindings_of(DetailScreen), bindings_of(SimilarScreen, PaperList), bindings_of(PaperLinksScreen)]
 
 
 class ReaderApp(App):

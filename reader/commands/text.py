@@ -12,6 +12,7 @@ from pathlib import Path
 from reader.commands.common import cached_paper, library, open_store, print_json, print_warning, selected_ids, topic_name
 from reader.commands.completion import completes_names
 from reader.commands.marks import ID_HELP
+from reader.core.sanitize import clean_text
 from reader.core.text import plural
 from reader.errors import ReaderError
 
@@ -48,10 +49,13 @@ def register(commands) -> None:
     refs = commands.add_parser(
         "refs", help="a stored text's references, with the arXiv papers they name",
         description="List the bibliography of a paper's stored text in order, with the arXiv id of each entry that names "
-        "one, and whether that paper is cached, starred or read.",
+        "one, and whether that paper is cached, starred or read. With --cited-by: the cached papers whose stored "
+        "texts cite the paper instead.",
     )
     refs.add_argument("id", metavar="ID", help=ID_HELP)
-    refs.add_argument("--json", action="store_true", help="print an array of {number, key, text, arxiv_id, cached, starred, read}")
+    refs.add_argument("--cited-by", action="store_true", help="list the cached papers whose stored texts cite this one (it need not be cached)")
+    refs.add_argument("--json", action="store_true", help="print an array of {number, key, text, arxiv_id, cached, starred, read} "
+                      "(with --cited-by: of {id, version, title, starred, read})")
     refs.set_defaults(handler=cmd_refs)
 
 
@@ -236,6 +240,8 @@ def cmd_refs(args, settings) -> int:
     from reader.fulltext.store import TextStore
 
     store = open_store(args, settings)
+    if args.cited_by:
+        return _cited_by(store, args)
     pid, _ = cached_paper(store, args.id)
     document = TextStore(store.data_dir).load(pid)
     if document is None:
@@ -272,3 +278,27 @@ def reference_rows(store, document) -> list[dict]:
         }
         for block in references
     ]
+
+
+def _cited_by(store, args) -> int:
+    """`reader refs ID --cited-by`: one line per cached paper whose stored text cites ID (read from
+    the full-text index, brought up to date first: no text is read unless it changed)."""
+    from reader.fulltext.index import TextIndex
+    from reader.ids import parse_paper_id
+
+    pid, _ = parse_paper_id(args.id)
+    citing = TextIndex(store.data_dir).cited_by(pid) or []
+    papers = store.papers_by_id(citing)  # the cached ones: a text outlives its paper's removal
+    marks = store.marks()
+    rows = [
+        {"id": paper.id, "version": paper.version, "title": paper.title, "starred": paper.id in marks.starred, "read": paper.id in marks.read}
+        for paper in (papers[cid] for cid in citing if cid in papers)
+    ]
+    if args.json:
+        print_json(rows)
+        return 0
+    print(f"cited by {plural(len(rows), 'paper', thousands=True)} in your library (of the stored texts)", file=sys.stderr)
+    for row in rows:
+        marks_said = [name for name in ("starred", "read") if row[name]]
+        print(f"arXiv:{row['id']}v{row['version']}  {clean_text(row['title'])}{'  [' + ', '.join(marks_said) + ']' if marks_said else ''}")
+    return 0

@@ -22,6 +22,7 @@ from reader.errors import ArxivError, ArxivNotFoundError, FeedFormatError, Reade
 from reader.fulltext.bounded import PageRefused
 from reader.fulltext.document import Block, Document
 from reader.fulltext.html import LatexmlText
+from reader.fulltext.index import TextIndex
 from reader.fulltext.store import TextStore
 from reader.store.listing import remove_leftovers
 
@@ -189,7 +190,7 @@ class TextFetcher:
             except ArxivNotFoundError:
                 if page is not None:  # arXiv's format H: the authors' own HTML is the paper
                     document = Document(paper_id, version, "page", tuple(page[1]))
-                    await asyncio.to_thread(self.texts.save, document)
+                    await asyncio.to_thread(self._keep, document)
                     return document
                 if why == "no HTML":
                     raise ArxivNotFoundError(f"arXiv has neither HTML nor a PDF of {paper_id}v{version}, and ar5iv has no HTML of it") from None
@@ -201,8 +202,14 @@ class TextFetcher:
             except PdfUnreadable as error:
                 raise PdfUnreadable(f"{paper_id}v{version}: {error}") from None
             document = Document(paper_id, version, "pdf", tuple(blocks))
-        await asyncio.to_thread(self.texts.save, document)
+        await asyncio.to_thread(self._keep, document)
         return document
+
+    def _keep(self, document: Document) -> None:
+        """Store the text and index it at once (its words, the papers it cites): "cited by" and
+        `text:` then read no text."""
+        path = self.texts.save(document)
+        TextIndex(self.texts.data_dir).index_stored(document, path)
 
     async def _ar5iv(self, paper_id: str, version: int, why: str, progress: Progress | None) -> list[Block] | None:
         """ar5iv's blocks of the paper (LaTeXML's article); None when it has none (a 404, a page

@@ -5,9 +5,12 @@ consecutive words).
 `body_words` is what both evaluators search: the scan evaluator (core/search.py, the reference)
 looks for the stems ` w1 w2 ` in it; the index, `fulltext/words.sqlite3`, holds the same words in
 an FTS5 table (the `ascii` tokenizer splits word_string's output exactly at its spaces; `porter`
-stems each word as the scan's core/stem.py does) and answers a phrase query. The index is
-derived from the stored files and kept current as it is asked: each text's file is stamped when indexed, and a changed, new or removed file is indexed again
-(300 stat calls: a millisecond or two). Delete it at any time."""
+stems each word as the scan's core/stem.py does) and answers a phrase query. Beside the words,
+`cites(citing, cited)` holds the arXiv papers each text's references name: "cited by" is one
+lookup, never a reading of every text. The index is derived from the stored files: a text is
+indexed as it is stored (`index_stored`), and the index is kept current as it is asked: each
+text's file is stamped when indexed, and a changed, new or removed file is indexed again (300
+stat calls: a millisecond or two). Delete it at any time: it is rebuilt from the stored texts."""
 
 from __future__ import annotations
 
@@ -19,17 +22,20 @@ from pathlib import Path
 
 from reader.core.query import Term
 from reader.core.text import word_string
+from reader.errors import StoreError
 from reader.fulltext.document import Document
 from reader.fulltext.store import TextStore
 
 log = logging.getLogger("reader.fulltext")
 TEXT_WORDS_LIMIT = 8 * 1024 * 1024  # characters of a text's words that `text:` searches
 CHUNK = 64 * 1024  # word_string makes a list of a piece's words: pieces are kept small
-FORMAT = 2  # bump when the words or their tokenizer change: an index of another format is rebuilt
+FORMAT = 3  # bump when the words, their tokenizer or the tables change: an index of another format is rebuilt
 BUSY_SECONDS = 30.0
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS texts(num INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, stamp TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS words USING fts5(body, tokenize='porter ascii', columnsize=0);
+CREATE TABLE IF NOT EXISTS cites(cited TEXT NOT NULL, citing INTEGER NOT NULL, PRIMARY KEY(cited, citing)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS cites_citing ON cites(citing);
 PRAGMA user_version = {FORMAT};
 """
 
@@ -85,6 +91,69 @@ class TextIndex:
         finally:
             db.close()
 
+    def cited_by(self, paper_id: str, *, quick: bool = False) -> list[str] | None:
+        """The ids of the stored texts whose references name `paper_id`, in id order. `quick` (the
+        detail view): never a rebuild of the whole index nor a wait for another process; None
+        when the answer would need either. StoreError when the index cannot be read or made."""
+        stored = self.texts.stored_versions()
+        if not stored:
+            return []
+        if not quick:
+            try:
+                return self._cited_by(self._open(), stored, paper_id)
+            except sqlite3.Error as error:
+                raise StoreError(f"cannot read the full-text index {self.path}: {error}") from None
+        if not self._current():
+            return None
+        try:  # the index exists in this format: no schema to make, no file to remove
+            return self._cited_by(sqlite3.connect(self.path, timeout=0.2, isolation_level=None), stored, paper_id)
+        except sqlite3.Error as error:  # busy: another process indexes
+            log.info("cited by %s not counted: %s", paper_id, error)
+            return None
+
+    def _cited_by(self, db: sqlite3.Connection, stored: dict[str, int], paper_id: str) -> list[str]:
+        try:
+            self._refresh(db, stored)
+            return [row[0] for row in db.execute(
+                "SELECT t.id FROM cites c JOIN texts t ON t.num = c.citing WHERE c.cited = ? ORDER BY t.id", (paper_id,)
+            )]
+        finally:
+            db.close()
+
+    def index_stored(self, document: Document, path: Path) -> None:
+        """The text just stored at `path`, indexed now (its words and what it cites). The index is
+        derived: a failure is logged, and the next query indexes the file."""
+        stamp = _stamp(path)
+        if stamp is None:
+            return
+        try:
+            db = self._open()
+            try:
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._index(db, document.id, stamp, document)
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+            finally:
+                db.close()
+        except sqlite3.Error as error:
+            log.warning("the text of %s is indexed at the next search: %s", document.id, error)
+
+    def _current(self) -> bool:
+        """Whether the index exists in this format (so bringing it up to date reads few texts)."""
+        if not self.path.is_file():
+            return False
+        try:
+            db = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True, timeout=0.2)
+            try:
+                return bool(db.execute("PRAGMA user_version").fetchone()[0] == FORMAT)
+            finally:
+                db.close()
+        except sqlite3.Error:
+            return False
+
     def _open(self) -> sqlite3.Connection:
         self.texts.directory.mkdir(parents=True, exist_ok=True)
         for attempt in (1, 2):
@@ -119,21 +188,30 @@ class TextIndex:
                 if known.get(pid) == stamp or stamp is None:
                     continue
                 document = self.texts.load_file(files[pid])
-                self._remove(db, pid)
                 if document is None:
-                    continue
-                num = db.execute("INSERT INTO texts(id, stamp) VALUES (?, ?)", (pid, stamp)).lastrowid
-                db.execute("INSERT INTO words(rowid, body) VALUES (?, ?)", (num, body_words(document.texts())))
+                    self._remove(db, pid)
+                else:
+                    self._index(db, pid, stamp, document)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
+
+    @classmethod
+    def _index(cls, db: sqlite3.Connection, pid: str, stamp: str, document: Document) -> None:
+        """The text's words and the papers it cites, in place of any it had (in a transaction)."""
+        cls._remove(db, pid)
+        num = db.execute("INSERT INTO texts(id, stamp) VALUES (?, ?)", (pid, stamp)).lastrowid
+        db.execute("INSERT INTO words(rowid, body) VALUES (?, ?)", (num, body_words(document.texts())))
+        cited = {block.arxiv_id for block in document.references if block.arxiv_id and block.arxiv_id != pid}
+        db.executemany("INSERT INTO cites(cited, citing) VALUES (?, ?)", [(paper_id, num) for paper_id in cited])
 
     @staticmethod
     def _remove(db: sqlite3.Connection, pid: str) -> None:
         row = db.execute("SELECT num FROM texts WHERE id = ?", (pid,)).fetchone()
         if row is not None:
             db.execute("DELETE FROM words WHERE rowid = ?", (row[0],))
+            db.execute("DELETE FROM cites WHERE citing = ?", (row[0],))
             db.execute("DELETE FROM texts WHERE num = ?", (row[0],))
 
 

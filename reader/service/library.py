@@ -34,6 +34,7 @@ from reader.fulltext.store import TextStore
 from reader.models import IdRows, IdTable, PackedIds, Paper, PaperIndex
 from reader.searchdb import Card
 from reader.service.adding import AddingMethods
+from reader.service.citations import CitationMethods
 from reader.service.exports import ExportMethods
 from reader.service.list_order import ListOrderMethods
 from reader.service.marks_writer import MarksWriter
@@ -75,7 +76,7 @@ class CacheUpdate:
     stamps: Stamps = dataclasses.field(default_factory=dict)  # of index.json and sync.json, as read
 
 
-class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods, AddingMethods, ListOrderMethods):
+class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods, AddingMethods, CitationMethods, ListOrderMethods):
     """The cache of one data directory; the demo set's papers instead while `demo` is given."""
 
     def __init__(self, store: Store, settings: Settings, *, demo: DemoSource | None = None):

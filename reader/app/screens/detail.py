@@ -18,12 +18,14 @@ from textual.worker import get_current_worker
 from reader.app.external_editor import EditorError, edit_text
 from reader.app.keys import key
 from reader.app.paper_actions import DEMO_NO_TAGS_NOTES, PAPER_BINDINGS, PaperScreen
-from reader.app.screens.full_text import FullTextScreen
+from reader.app.screens.full_text import REFERENCES, FullTextScreen
+from reader.app.screens.references import CITED_BY, REFERENCES_OF, PaperLinksScreen
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.note import NoteEditing, note_link
 from reader.app.widgets.notice_line import NoticeLine
 from reader.app.widgets.record_view import RECORD_SCROLL, NoteSection, RecordLines, RecordLook, RecordView, record_width, render_record
 from reader.core.sanitize import clean_multiline, clean_text
+from reader.core.text import plural
 from reader.errors import ReaderError
 from reader.fulltext.store import TextSummary
 from reader.models import Paper
@@ -43,6 +45,7 @@ class PaperRecord:
     tags: tuple[str, ...] = ()
     problem: str | None = None  # why the note and tags could not be read
     full_text: TextSummary | None = None  # the stored full text, if any
+    cited_by: int | None = None  # cached papers whose stored texts cite it (None: not known now)
     lines: RecordLines | None = dataclasses.field(default=None, compare=False)
 
     @property
@@ -61,9 +64,14 @@ class PaperRecord:
         except ReaderError:
             full_text = None  # the full-text view says why when asked
         try:
-            return cls(paper_id, paper, *service.note_and_tags(paper_id), full_text=full_text)
+            citing = service.cited_by(paper_id, quick=True)
+        except ReaderError:
+            citing = None  # the list (c) says why when asked
+        cited_by = None if citing is None else len(citing)
+        try:
+            return cls(paper_id, paper, *service.note_and_tags(paper_id), full_text=full_text, cited_by=cited_by)
         except ReaderError as error:
-            return cls(paper_id, paper, problem=f"Cannot read the note and tags: {error}", full_text=full_text)
+            return cls(paper_id, paper, problem=f"Cannot read the note and tags: {error}", full_text=full_text, cited_by=cited_by)
 
     def rendered(self, service: LibraryService, screen_width: int) -> PaperRecord:
         """With its lines made, as the view shows them once it has marked the paper read (a few
@@ -71,7 +79,7 @@ class PaperRecord:
         if self.paper is None:
             return self
         note = NoteSection(self.note if self.keeps_note else None)
-        look = record_look(service, self.paper_id, self.tags, note, screen_width, read=True, full_text=self.full_text)
+        look = record_look(service, self.paper_id, self.tags, note, screen_width, read=True, full_text=self.full_text, cited_by=self.cited_by)
         return dataclasses.replace(self, lines=render_record(self.paper, look))
 
     @classmethod
@@ -86,16 +94,25 @@ class PaperRecord:
 
 def record_look(
     service: LibraryService, paper_id: str, tags: tuple[str, ...], note: NoteSection, screen_width: int, *,
-    read: bool | None = None, full_text: TextSummary | None = None,
+    read: bool | None = None, full_text: TextSummary | None = None, cited_by: int | None = None, keys: tuple[str, str] = ("b", "c"),
 ) -> RecordLook:
-    """How a record looks now (`read`: as it will be once the view has marked it)."""
+    """How a record looks now (`read`: as it will be once the view has marked it; `keys`: those
+    listing its references and the papers citing it, as bound now)."""
     library = service.library
     read = paper_id in library.read if read is None else read
     stored = "v reads it: " + full_text.describe(library.starred) if full_text else "v fetches it from arXiv and keeps it"
     return RecordLook(
         record_width(screen_width), read, paper_id in library.starred, tuple(library.topics_of(paper_id)), tags, note,
-        "" if service.is_demo else stored,
+        "" if service.is_demo else stored, citations_said(full_text is not None, cited_by, keys),
     )
+
+
+def citations_said(has_text: bool, cited_by: int | None, keys: tuple[str, str]) -> str:
+    """`b lists its references · cited by 3 papers in your library: c lists them`."""
+    said = [f"{keys[0]} lists its references"] if has_text else []
+    if cited_by:
+        said.append(f"cited by {plural(cited_by, 'paper', thousands=True)} in your library: {keys[1]} lists them")
+    return " · ".join(said)
 
 
 class DetailScreen(PaperScreen):
@@ -113,6 +130,8 @@ class DetailScreen(PaperScreen):
         Binding("question_mark", "app.help", "Help", id="detail.help"),
         *PAPER_BINDINGS,
         Binding("v", "full_text", "Full text", id="detail.full_text", tooltip="Read the paper in full (fetched once, then kept)"),
+        REFERENCES,
+        Binding("c", "cited_by", "Cited by", show=False, id="detail.cited_by", tooltip="The cached papers whose stored texts cite this one"),
         Binding("right_square_bracket", "step(1)", "Next paper", id="detail.next"),
         Binding("left_square_bracket", "step(-1)", "Previous", id="detail.previous"),
         Binding("N", "edit_note", "Note", id="detail.note", tooltip="Write the paper's note here (saved as you type)"),
@@ -205,8 +224,11 @@ class DetailScreen(PaperScreen):
             return
         keys = (key(self.app, "detail.note"), key(self.app, "detail.note_editor"))  # a remap is said
         note = NoteSection(self.note_text if self.note_paper_id == self.paper_id else None, self.note_problem, keys)
-        full_text = self._shown.full_text if self._shown is not None and self._shown.paper_id == self.paper_id else None
-        look = record_look(self.service, self.paper_id, self.tags, note, self.app.size.width, full_text=full_text)
+        shown = self._shown if self._shown is not None and self._shown.paper_id == self.paper_id else None
+        look = record_look(
+            self.service, self.paper_id, self.tags, note, self.app.size.width, full_text=shown.full_text if shown else None,
+            cited_by=shown.cited_by if shown else None, keys=(key(self.app, "detail.references"), key(self.app, "detail.cited_by")),
+        )
         made = [lines for lines in (self._shown.lines if self._shown else None, self.record_view.lines) if lines is not None]
         lines = next((lines for lines in made if lines.shows(self.paper, look)), None)  # made ahead, or shown
         self.record_view.show(lines or render_record(self.paper, look), home=home)
@@ -254,12 +276,50 @@ class DetailScreen(PaperScreen):
         if self.service.is_demo or self.paper.demo:
             self.app.notify("The demo set has no full texts: add a topic and sync to read papers in full.", severity="warning")
             return
-        screen = FullTextScreen(self.service, self.paper_id, self.paper.version, getattr(self.app, "client_options", None))
+        screen = FullTextScreen(self.service, self.paper_id, self.paper.version, getattr(self.app, "client_options", None), self.open_linked)
 
         def back(_: object) -> None:
             self.load_paper(self.paper_id)
 
         self.app.push_screen(screen, back)
+
+    def action_references(self) -> None:
+        self._links(REFERENCES_OF)
+
+    def action_cited_by(self) -> None:
+        self._links(CITED_BY)
+
+    def _links(self, kind: str) -> None:
+        """The paper's references or the papers citing it, a list of their own (Esc returns)."""
+        if self.paper is None:
+            return
+        if self.service.is_demo or self.paper.demo:
+            self.app.notify("The demo set has no full texts: add a topic and sync to read papers in full.", severity="warning")
+            return
+        screen = PaperLinksScreen(self.service, self.paper_id, kind, self.open_linked, getattr(self.app, "client_options", None))
+
+        def back(_: object) -> None:  # a reference added there may be cited or starred now
+            self.load_paper(self.paper_id)
+
+        self.app.push_screen(screen, back)
+
+    def open_linked(self, paper_id: str) -> None:
+        """A cached paper a list over this view names (its references, the papers citing it):
+        marked read and shown in a detail view of its own, over the list (Esc returns to it)."""
+        self.service.set_marks(paper_id, read=True)  # as Enter on the main list does
+        self._read_linked(paper_id)
+
+    @work(thread=True, exclusive=True, group="detail-linked")
+    def _read_linked(self, paper_id: str) -> None:
+        if record := PaperRecord.read_in_worker(self.service, paper_id, self.app.size.width):
+            self.app.call_from_thread(self._push_linked, record)
+
+    def _push_linked(self, record: PaperRecord) -> None:
+        if not isinstance(self.app.screen, PaperLinksScreen):
+            return  # the list was closed meanwhile
+        detail = DetailScreen(self.service)
+        detail.show_paper([record.paper_id], 0, record)
+        self.app.push_screen(detail)
 
     def action_scroll(self, where: str) -> None:
         """`where`: down, up, page_down, page_up, home or end (RecordView's scroll_* methods);

@@ -28,8 +28,12 @@ from reader.fulltext.render import block_lines
 from reader.fulltext.store import TextStore
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from reader.service import LibraryService
 
+# `b` in the detail and full-text views: the references as a list to act on (references.py).
+REFERENCES = Binding("b", "references", "References", show=False, id="detail.references", tooltip="The paper's references: open a cached one, add one")
 STYLES = {TITLE: Style(bold=True), HEADING: Style(bold=True), AUTHORS: Style(italic=True), CAPTION: Style(italic=True)}
 MARKED = Style(bold=True)
 
@@ -70,11 +74,14 @@ class FullTextScreen(Screen):
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="detail.close"),
         Binding("question_mark", "app.help", "Help", id="detail.help"),
+        REFERENCES,
         *RECORD_SCROLL,
     ]
 
-    def __init__(self, service: LibraryService, paper_id: str, version: int, client_options=None):
+    def __init__(self, service: LibraryService, paper_id: str, version: int, client_options=None, open_paper: Callable[[str], None] | None = None):
+        """`open_paper`: shows a cached paper the references name (the detail view's)."""
         super().__init__()
+        self.open_paper = open_paper
         self.service = service
         self.paper_id = paper_id
         self.version = version
@@ -217,6 +224,14 @@ class FullTextScreen(Screen):
 
     def action_scroll(self, where: str) -> None:
         getattr(self.view, f"scroll_{where}")(animate=False)
+
+    def action_references(self) -> None:
+        from reader.app.screens.references import REFERENCES_OF, PaperLinksScreen
+
+        if self.document is None or self.open_paper is None:
+            self.app.notify("No references before the text is read.")
+            return
+        self.app.push_screen(PaperLinksScreen(self.service, self.paper_id, REFERENCES_OF, self.open_paper, self.client_options))
 
     def action_close(self) -> None:
         child = self._child

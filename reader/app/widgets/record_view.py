@@ -76,11 +76,14 @@ def detail_text(paper: Paper, *, read: bool, starred: bool, width: int = 100) ->
     return text
 
 
-def facts_text(paper: Paper, topics: list[str], tags: tuple[str, ...] = (), width: int = 100, full_text: str = "") -> Text:
+def facts_text(
+    paper: Paper, topics: list[str], tags: tuple[str, ...] = (), width: int = 100, full_text: str = "", citations: str = "",
+) -> Text:
     """The metadata under the note, each value wrapped under itself, then the links."""
     text = Text()
     rows = [
         ("Full text", full_text),
+        ("Citations", citations),
         ("Tags", ", ".join(tags)),
         ("Categories", ", ".join(paper.categories)),
         ("Topics", ", ".join(topics)),
@@ -143,6 +146,7 @@ class RecordLook:
     tags: tuple[str, ...]
     note: NoteSection
     full_text: str = ""  # what is stored of the paper's full text (reader/fulltext)
+    citations: str = ""  # its references and the cached papers citing it, and the keys listing them
 
 
 def record_width(screen_width: int) -> int:
@@ -205,7 +209,7 @@ def render_record(paper: Paper, look: RecordLook) -> RecordLines:
         if note.problem:
             add(Text(note.problem, style="bold red"))
     lines.append([])
-    add(facts_text(paper, list(look.topics), look.tags, width=width, full_text=look.full_text))  # it ends with a blank line
+    add(facts_text(paper, list(look.topics), look.tags, width=width, full_text=look.full_text, citations=look.citations))  # it ends with a blank line
     strips = tuple(Strip(line) for line in lines)
     return RecordLines(strips, tuple(strip.text.rstrip() for strip in strips), links, paper, look, note_line)
 
