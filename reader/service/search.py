@@ -21,7 +21,7 @@ from reader.fulltext.index import stored_words
 from reader.models import ROW_TYPE, IdRows, IdTable, Paper
 from reader.searchdb import Card, SearchIndex, SearchIndexError
 from reader.searchdb.rows import card_of
-from reader.service.search_texts import shard_texts
+from reader.service.search_texts import shard_stems
 from reader.store import Store
 from reader.store.store import shard_of
 
@@ -169,13 +169,13 @@ class LibrarySearch:
             return {}
 
     def _scan(self, query: Node) -> set[str]:
-        """The scan evaluator over every shard's search texts."""
+        """The scan evaluator over every shard's search texts, stemmed as saved."""
         found: set[str] = set()
         notes = self.store.notes()
         bodies = stored_words(self.store.data_dir) if text_terms(query) else None
         for shard in self.store.shards():
             try:
-                found |= SearchBlock(shard_texts(self.store, shard), notes, bodies).matching(query)
+                found |= SearchBlock(shard_stems(self.store, shard), notes, bodies, stemmed=True).matching(query)
             except ReaderError:
                 continue  # a shard that cannot be read has no papers to show either
         return found

@@ -108,7 +108,7 @@ def _file_stamp(path: Path) -> _IndexFileStamp:
 # papers/: a shard's records (what shard_of names them), and beside them reader's other files:
 # search texts, features, a damaged file moved aside, a write's temporary file.
 _SHARD_FILE = re.compile(r"(?P<shard>\d{4}\.\d+)\.json")
-_SHARD_OTHERS = re.compile(rf"\d{{4}}\.\d+\.(?:search\.json|features|json\.damaged-[\d-]+)|{LEFTOVER.pattern}")
+_SHARD_OTHERS = re.compile(rf"\d{{4}}\.\d+\.(?:search\.json|stems\.json|features|json\.damaged-[\d-]+)|{LEFTOVER.pattern}")
 
 
 def _shard_sort_key(shard: str) -> str:
@@ -569,18 +569,21 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         """Whether the cache holds this paper, reading only its small shard file (not the index)."""
         return paper_id in self.cached_versions([paper_id])
 
-    # --- derived search texts: papers/YYMM.NN.search.json beside each shard ----------------------
-    # The store keeps them opaque (the core layer builds them) and trusts them only while they are
-    # at least as new as their shard: a sync that rewrites a shard makes its texts stale.
+    # --- derived search texts: papers/YYMM.NN.search.json beside each shard, and their stemmed
+    # form, YYMM.NN.stems.json (a file of its own: the scan reads only it, the ranking only the
+    # texts). The store keeps them opaque (the core layer builds them) and trusts them only while
+    # they are at least as new as their shard: a sync that rewrites a shard makes them stale.
 
-    def _search_path(self, shard: str) -> Path:
-        return self.data_dir / "papers" / f"{shard}.search.json"
+    def _search_path(self, shard: str, stemmed: bool = False) -> Path:
+        return self.data_dir / "papers" / f"{shard}.{'stems' if stemmed else 'search'}.json"
 
-    def search_texts(self, shard: str, valid_text: Callable[[str], bool] | None = None) -> dict[str, str] | None:
-        """The shard's saved search texts by paper id, or None when missing, stale or damaged
-        (a damaged file is moved aside: the caller builds the texts again). `valid_text` says
-        whether one text has the form its builder gives it."""
-        path = self._search_path(shard)
+    def search_texts(
+        self, shard: str, valid_text: Callable[[str], bool] | None = None, *, stemmed: bool = False
+    ) -> dict[str, str] | None:
+        """The shard's saved search texts by paper id (`stemmed`: their stemmed form), or None
+        when missing, stale or damaged (a damaged file is moved aside: the caller builds the
+        texts again). `valid_text` says whether one text has the form its builder gives it."""
+        path = self._search_path(shard, stemmed)
         try:
             if path.stat().st_mtime_ns < self._shard_path(shard).stat().st_mtime_ns:
                 return None
@@ -597,11 +600,12 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         except StoreError:
             return None
 
-    def save_search_texts(self, shard: str, texts: dict[str, str]) -> None:
-        """Save a shard's search texts (a cache: failing to write one is not an error)."""
+    def save_search_texts(self, shard: str, texts: dict[str, str], *, stemmed: bool = False) -> None:
+        """Save a shard's search texts, or their stemmed form (a cache: failing to write one is
+        not an error)."""
         try:
             with self._locked("saving search texts"):
-                write_json_atomic(self._search_path(shard), {"meta": {"1": {"schema": SCHEMA_VERSION}}, "texts": {"1": texts}})
+                write_json_atomic(self._search_path(shard, stemmed), {"meta": {"1": {"schema": SCHEMA_VERSION}}, "texts": {"1": texts}})
         except StoreError:
             pass
 
