@@ -288,7 +288,7 @@ def _cited_by(store, args) -> int:
 
     pid, _ = parse_paper_id(args.id)
     citing = TextIndex(store.data_dir).cited_by(pid) or []
-    papers = store.papers_by_id(citing)  # the cached ones: a text outlives its paper's removal
+    papers = _cards(store, citing)  # the cached ones: a text outlives its paper's removal
     marks = store.marks()
     rows = [
         {"id": paper.id, "version": paper.version, "title": paper.title, "starred": paper.id in marks.starred, "read": paper.id in marks.read}
@@ -302,3 +302,19 @@ def _cited_by(store, args) -> int:
         marks_said = [name for name in ("starred", "read") if row[name]]
         print(f"arXiv:{row['id']}v{row['version']}  {clean_text(row['title'])}{'  [' + ', '.join(marks_said) + ']' if marks_said else ''}")
     return 0
+
+
+def _cards(store, ids: list[str]) -> dict:
+    """The cards of these papers (id, version, title), from the search index when it is current
+    (no record decoded, no paper index read), else from their shards."""
+    from reader.service.search import LibrarySearch
+
+    search = LibrarySearch(store)
+    try:
+        search.refresh()
+    except ReaderError:
+        pass  # the index cannot be written: the shards answer
+    try:
+        return search.cards(ids)
+    finally:
+        search.close()
