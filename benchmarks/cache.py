@@ -46,9 +46,14 @@ def synthetic_papers(count: int, today: date, seed: int = 1, *, days: int = 365,
         paper_id = f"{day:%y%m}.{(count - i) % 90000:05d}"  # 90000+ are left for fresh papers
         papers.append(
             dataclasses.replace(
-                model, id=paper_id, version=1, published=stamp, updated=stamp,
+                model,
+                id=paper_id,
+                version=1,
+                published=stamp,
+                updated=stamp,
                 title=f"{model.title} ({i})",
-                abs_url=f"https://arxiv.org/abs/{paper_id}v1", pdf_url=f"https://arxiv.org/pdf/{paper_id}v1",
+                abs_url=f"https://arxiv.org/abs/{paper_id}v1",
+                pdf_url=f"https://arxiv.org/pdf/{paper_id}v1",
             )
         )
     return papers

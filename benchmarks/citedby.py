@@ -77,14 +77,24 @@ def main() -> None:
         citing = index.cited_by(popular) or []
         lookup = median_ms(lambda: index.cited_by(popular), args.runs)
         quick = median_ms(lambda: index.cited_by(popular, quick=True), args.runs)
-        env = {**os.environ, "READER_DATA_DIR": str(data_dir), "READER_TODAY": TODAY.isoformat(),
-               "READER_CONFIG_DIR": str(Path(tmp) / "config"), "READER_LOG_DIR": str(Path(tmp) / "log")}
+        env = {
+            **os.environ,
+            "READER_DATA_DIR": str(data_dir),
+            "READER_TODAY": TODAY.isoformat(),
+            "READER_CONFIG_DIR": str(Path(tmp) / "config"),
+            "READER_LOG_DIR": str(Path(tmp) / "log"),
+        }
         command = [sys.executable, "-m", "reader", "refs", popular, "--cited-by"]
         whole = median_ms(lambda: subprocess.run(command, cwd=ROOT, env=env, capture_output=True, check=True, timeout=600), args.runs)
         index.path.unlink()
         rebuilt = median_ms(lambda: index.cited_by(popular), 1)
     rows = [
-        ("cited-by lookup", "≤ 0.3 s", f"{lookup:.0f} ms", f"in process, median of {args.runs}: {len(citing)} citing texts; every text stat'ed, none read"),
+        (
+            "cited-by lookup",
+            "≤ 0.3 s",
+            f"{lookup:.0f} ms",
+            f"in process, median of {args.runs}: {len(citing)} citing texts; every text stat'ed, none read",
+        ),
         ("detail view's count (quick)", "≤ 0.3 s", f"{quick:.0f} ms", "the same, never rebuilding"),
         ("reader refs ID --cited-by", "≤ 0.3 s", f"{whole:.0f} ms", f"whole process, median of {args.runs}"),
         ("index rebuilt from the texts", "once", f"{rebuilt / 1000:.1f} s", "index missing or of an older format: every text read"),

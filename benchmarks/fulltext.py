@@ -133,16 +133,29 @@ def main() -> None:
         data_dir = Path(tmp) / "data"
         started = time.perf_counter()
         ids, unstored = build(data_dir, args.papers, args.texts)
-        print(f"cache of {args.papers:,} papers with {len(ids)} stored texts built in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-        env = {**os.environ, "READER_DATA_DIR": str(data_dir), "READER_TODAY": TODAY.isoformat(),
-               "READER_CONFIG_DIR": str(Path(tmp) / "config"), "READER_LOG_DIR": str(Path(tmp) / "log"),
-               "READER_ARXIV_API_URL": "http://127.0.0.1:9/api/query"}
+        print(
+            f"cache of {args.papers:,} papers with {len(ids)} stored texts built in {time.perf_counter() - started:.1f} s", file=sys.stderr
+        )
+        env = {
+            **os.environ,
+            "READER_DATA_DIR": str(data_dir),
+            "READER_TODAY": TODAY.isoformat(),
+            "READER_CONFIG_DIR": str(Path(tmp) / "config"),
+            "READER_LOG_DIR": str(Path(tmp) / "log"),
+            "READER_ARXIV_API_URL": "http://127.0.0.1:9/api/query",
+        }
         reader = [sys.executable, "-m", "reader"]
         first = wall([*reader, "list", "--query", QUERY], env, 1)  # builds both search indexes
         listed = wall([*reader, "list", "--query", QUERY], env, args.runs)
         text = wall([*reader, "text", ids[len(ids) // 2]], env, args.runs)
-        probe = subprocess.run([sys.executable, "-m", "benchmarks.fulltext", "--probe-v", str(data_dir), ids[0], "--runs", str(args.runs)],
-                               cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        probe = subprocess.run(
+            [sys.executable, "-m", "benchmarks.fulltext", "--probe-v", str(data_dir), ids[0], "--runs", str(args.runs)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         v_ms = json.loads(probe.stdout.splitlines()[-1])["v_ms"] if probe.returncode == 0 else float("nan")
         if probe.returncode != 0:
             print(probe.stderr[-3000:], file=sys.stderr)
@@ -157,7 +170,12 @@ def main() -> None:
         finally:
             server.stop()
     rows = [
-        (f"reader list --query '{QUERY}'", "≤ 0.6 s", f"{listed:.2f} s", f"whole process, median of {args.runs}; the first {first:.2f} s (builds the indexes)"),
+        (
+            f"reader list --query '{QUERY}'",
+            "≤ 0.6 s",
+            f"{listed:.2f} s",
+            f"whole process, median of {args.runs}; the first {first:.2f} s (builds the indexes)",
+        ),
         ("reader text (stored)", "≤ 0.5 s", f"{text:.2f} s", f"whole process, median of {args.runs}, output piped"),
         ("v to the text drawn", "≤ 100 ms", f"{v_ms:.0f} ms", "in the app, a stored text, median"),
         ("reader text, gzip bomb (1 GiB)", "≤ 300 MB", f"{bomb[1]} MB", f"peak RSS; exit {bomb[0]} (refused at 64 MB)"),

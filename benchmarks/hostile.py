@@ -53,10 +53,17 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             data_dir = Path(tmp) / "data"
-            env = {**os.environ, "READER_DATA_DIR": str(data_dir), "READER_TODAY": TODAY.isoformat(),
-                   "READER_CONFIG_DIR": str(Path(tmp) / "config"), "READER_LOG_DIR": str(Path(tmp) / "log"),
-                   "READER_ARXIV_API_URL": "http://127.0.0.1:9/api/query", "READER_ARXIV_DELAY": "0",
-                   "READER_ARXIV_HTML_URL": server.html_url, "READER_ARXIV_PDF_URL": server.pdf_url}
+            env = {
+                **os.environ,
+                "READER_DATA_DIR": str(data_dir),
+                "READER_TODAY": TODAY.isoformat(),
+                "READER_CONFIG_DIR": str(Path(tmp) / "config"),
+                "READER_LOG_DIR": str(Path(tmp) / "log"),
+                "READER_ARXIV_API_URL": "http://127.0.0.1:9/api/query",
+                "READER_ARXIV_DELAY": "0",
+                "READER_ARXIV_HTML_URL": server.html_url,
+                "READER_ARXIV_PDF_URL": server.pdf_url,
+            }
             papers = recent_papers(len(pages))
             store = Store(data_dir)
             store.add_topic("Hostile", "ti:hostile")
@@ -67,7 +74,9 @@ def main() -> None:
                 before = len(server.document_requests())
                 code, cpu, wall, peak, said = measure(paper.id, env)
                 requests = len(server.document_requests()) - before
-                rows.append((name, f"{len(body) // 1024:,} KB", str(code), f"{cpu:.1f} s", f"{wall:.1f} s", f"{peak} MB", str(requests), said))
+                rows.append(
+                    (name, f"{len(body) // 1024:,} KB", str(code), f"{cpu:.1f} s", f"{wall:.1f} s", f"{peak} MB", str(requests), said)
+                )
                 print(" | ".join(rows[-1]), file=sys.stderr)
     finally:
         server.stop()

@@ -72,8 +72,10 @@ def main() -> None:
         whole = Path(work) / "whole.bib"  # --update refuses a file with a broken entry
         whole.write_text(library(papers, args.entries, broken=False), encoding="utf-8")
         updated, _ = timed([*reader, "export", "--tag", "bench", "--update", str(whole)])
-    print(f"| `reader import` of {args.entries:,} BibTeX entries ({size / 1e6:.1f} MB), {args.cached:,} papers cached, --tag "
-          f"| ≤ 10 s | {imported:.1f} s | {summary} |")
+    print(
+        f"| `reader import` of {args.entries:,} BibTeX entries ({size / 1e6:.1f} MB), {args.cached:,} papers cached, --tag "
+        f"| ≤ 10 s | {imported:.1f} s | {summary} |"
+    )
     print(f"| `reader export --tag --update` of that file | ≤ 10 s | {updated:.1f} s | the same parser |")
 
 

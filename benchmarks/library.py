@@ -51,7 +51,9 @@ def fill(data_dir: Path, count: int) -> dict:
     from reader.store import Store, Topic
     from reader.sync.syncer import Syncer
 
-    server = subprocess.Popen([sys.executable, "-m", "benchmarks.library", "serve", str(count)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.library", "serve", str(count)], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
     try:
         assert server.stdout is not None
         urls = json.loads(server.stdout.readline())
@@ -115,13 +117,17 @@ def main() -> None:
         library.write_text(export(Store(data).papers_by_id(chosen).values()))
         imported = timed([*reader, "import", str(library)], args.runs, vary=[["--tag", f"bench {run}"] for run in range(args.runs)])
 
-    print(f"{args.papers:,} papers synced into an empty data directory: {filled['seconds']:.1f} s, "
-          f"{filled['papers'] / filled['seconds']:,.0f} papers/s (loopback arXiv, delay 0); {features} of {shards} shards with features beside them")
+    print(
+        f"{args.papers:,} papers synced into an empty data directory: {filled['seconds']:.1f} s, "
+        f"{filled['papers'] / filled['seconds']:,.0f} papers/s (loopback arXiv, delay 0); {features} of {shards} shards with features beside them"
+    )
     print("| measure | target | result | notes |\n|---|---|---|---|")
     print(f"| first `reader rank` after that sync | ≤ 5 s | {first_rank:.1f} s | whole process; reads the features the sync left |")
     print(f"| the same, features deleted |  | {counted_rank:.1f} s | every shard's words counted again |")
     print(f"| `reader similar ID` | ≤ 1 s | {min(similar):.2f} s | best of {args.runs} (median {statistics.median(similar):.2f} s) |")
-    print(f"| `reader import` of {len(chosen):,} BibTeX entries, --tag | ≤ 3 s | {min(imported):.2f} s | best of {args.runs} (median {statistics.median(imported):.2f} s), every paper cached |")
+    print(
+        f"| `reader import` of {len(chosen):,} BibTeX entries, --tag | ≤ 3 s | {min(imported):.2f} s | best of {args.runs} (median {statistics.median(imported):.2f} s), every paper cached |"
+    )
 
 
 if __name__ == "__main__":

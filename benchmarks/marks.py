@@ -42,14 +42,22 @@ def measure(store, label: str) -> None:
     size = (store.data_dir / "user.json").stat().st_size
     print(f"\n{label}: user.json {size / 1e6:.1f} MB, {len(store.marks().read):,} read, {len(store.marks().hidden):,} hidden")
     picks = ids[5 : len(ids) : max(1, len(ids) // 20)]
-    for name, change in (("star", {"starred": True}), ("unstar", {"starred": False}), ("hide", {"hidden": True}),
-                         ("unhide", {"hidden": False}), ("read", {"read": True})):
+    for name, change in (
+        ("star", {"starred": True}),
+        ("unstar", {"starred": False}),
+        ("hide", {"hidden": True}),
+        ("unhide", {"hidden": False}),
+        ("read", {"read": True}),
+    ):
         median, worst = timed(lambda i, change=change: store.set_marks([picks[i % len(picks)]], **change))
         print(f"  {name:<12} {median:6.1f} ms median, {worst:6.1f} ms max")
     median, worst = timed(lambda i: store.record_visit("app" if i % 2 else "Agents"))
     print(f"  {'visit':<12} {median:6.1f} ms median, {worst:6.1f} ms max")
-    for name, look_up in (("new_ids", lambda i: store.new_ids()), ("new_ids topic", lambda i: store.new_ids("Agents")),
-                          ("updated_ids", lambda i: store.updated_ids())):
+    for name, look_up in (
+        ("new_ids", lambda i: store.new_ids()),
+        ("new_ids topic", lambda i: store.new_ids("Agents")),
+        ("updated_ids", lambda i: store.updated_ids()),
+    ):
         median, worst = timed(look_up, runs=5)
         print(f"  {name:<12} {median:6.1f} ms median, {worst:6.1f} ms max")
 

@@ -117,8 +117,18 @@ def app_run(env: dict[str, str], data: Path, newest_title: str, *, watch_s: floa
     tree RSS over `watch_s` (and until quiet), seconds until the tree's CPU stays under 5% of a
     core for `settle_s`, the tree's RSS then (None: not quiet within `longest_s`)."""
     session = f"million-{os.getpid()}-{next(_sessions)}"  # its own name: the last one may not be gone yet
-    command = " ".join(["exec", "env", *(f"{k}={v}" for k, v in env.items() if k.startswith("READER_")),
-                        sys.executable, "-m", "reader", "--data-dir", str(data)])
+    command = " ".join(
+        [
+            "exec",
+            "env",
+            *(f"{k}={v}" for k, v in env.items() if k.startswith("READER_")),
+            sys.executable,
+            "-m",
+            "reader",
+            "--data-dir",
+            str(data),
+        ]
+    )
     started = time.perf_counter()
     tmux("new-session", "-d", "-s", session, "-c", str(ROOT), "-x", str(SIZE[0]), "-y", str(SIZE[1]), command)
     root = int(tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip() or 0)
@@ -195,15 +205,25 @@ def main() -> None:
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="reader-million-", dir="/tmp"))
     data = work / "data"
     env = {
-        **os.environ, "READER_TODAY": TODAY.isoformat(), "READER_ARXIV_DELAY": "0", "READER_ARXIV_RETRIES": "0",
-        "READER_SYNC_WEEKS": str(HORIZON_WEEKS), "READER_CONFIG_DIR": str(work / "config"), "READER_LOG_DIR": str(work / "logs"),
+        **os.environ,
+        "READER_TODAY": TODAY.isoformat(),
+        "READER_ARXIV_DELAY": "0",
+        "READER_ARXIV_RETRIES": "0",
+        "READER_SYNC_WEEKS": str(HORIZON_WEEKS),
+        "READER_CONFIG_DIR": str(work / "config"),
+        "READER_LOG_DIR": str(work / "logs"),
     }
     cli = [sys.executable, "-m", "reader", "--data-dir", str(data)]
     figures: dict = {"papers": args.papers}
     try:
         started = time.perf_counter()
-        server = subprocess.Popen([sys.executable, "-m", "benchmarks.million", "--serve", "--papers", str(args.papers)],
-                                  cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.million", "--serve", "--papers", str(args.papers)],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         assert server.stdin is not None and server.stdout is not None
         try:
             api_url = json.loads(server.stdout.readline())["api_url"]
@@ -254,21 +274,41 @@ def main() -> None:
 def print_table(f: dict) -> None:
     first, *later = f["app"]
     rows = [
-        ("`reader sync --topic`, whole first sync", "≥ 3,000 papers/s",
-         f"{f['sync_s']:.0f} s = {f['papers_per_s']:,.0f} papers/s, {f['requests']:,} requests, {f['cached']:,} cached"),
-        ("data directory after the sync / after the app's starts / at the end", "",
-         f"{f['disk_mb']:,.0f} MB / {f['disk_after_start_mb']:,.0f} MB / {f['disk_end_mb']:,.0f} MB"),
-        ("first start: newest card / tree peak RSS / CPU quiet", "≤ 2 s / ≤ 1,024 MB / ≤ 120 s",
-         f"{fmt_s(first['card_s'])} / {first['peak_mb']:,.0f} MB / {fmt_s(first['quiet_s'])}"),
+        (
+            "`reader sync --topic`, whole first sync",
+            "≥ 3,000 papers/s",
+            f"{f['sync_s']:.0f} s = {f['papers_per_s']:,.0f} papers/s, {f['requests']:,} requests, {f['cached']:,} cached",
+        ),
+        (
+            "data directory after the sync / after the app's starts / at the end",
+            "",
+            f"{f['disk_mb']:,.0f} MB / {f['disk_after_start_mb']:,.0f} MB / {f['disk_end_mb']:,.0f} MB",
+        ),
+        (
+            "first start: newest card / tree peak RSS / CPU quiet",
+            "≤ 2 s / ≤ 1,024 MB / ≤ 120 s",
+            f"{fmt_s(first['card_s'])} / {first['peak_mb']:,.0f} MB / {fmt_s(first['quiet_s'])}",
+        ),
     ]
     for n, run in enumerate(later, 1):
-        rows.append((f"later start {n}: newest card / CPU quiet / tree RSS once quiet", "≤ 1.0 s / ≤ 3 s / ≤ 300 MB",
-                     f"{fmt_s(run['card_s'])} / {fmt_s(run['quiet_s'])} / {run['quiet_mb']:,.0f} MB"))
+        rows.append(
+            (
+                f"later start {n}: newest card / CPU quiet / tree RSS once quiet",
+                "≤ 1.0 s / ≤ 3 s / ≤ 300 MB",
+                f"{fmt_s(run['card_s'])} / {fmt_s(run['quiet_s'])} / {run['quiet_mb']:,.0f} MB",
+            )
+        )
     rows += [
-        (f"`reader list --query '{FIELD_QUERY}' --limit 10 --json`", "≤ 0.5 s",
-         f"{f['list_s'][FIELD_QUERY]:.2f} s ({f['list_counts'][FIELD_QUERY]} papers)"),
-        (f"`reader list --query '{NOTHING_QUERY}' --limit 10 --json`", "≤ 0.5 s",
-         f"{f['list_s'][NOTHING_QUERY]:.2f} s ({f['list_counts'][NOTHING_QUERY]} papers)"),
+        (
+            f"`reader list --query '{FIELD_QUERY}' --limit 10 --json`",
+            "≤ 0.5 s",
+            f"{f['list_s'][FIELD_QUERY]:.2f} s ({f['list_counts'][FIELD_QUERY]} papers)",
+        ),
+        (
+            f"`reader list --query '{NOTHING_QUERY}' --limit 10 --json`",
+            "≤ 0.5 s",
+            f"{f['list_s'][NOTHING_QUERY]:.2f} s ({f['list_counts'][NOTHING_QUERY]} papers)",
+        ),
         ("`reader star ID`", "≤ 0.3 s", f"{f['star_s']:.2f} s"),
         ("first `reader rank --limit 20 --json` (five stars)", "≤ 10 s", f"{f['rank_first_s']:.1f} s ({f['ranked']} papers)"),
         ("second `reader rank --limit 20 --json`", "", f"{f['rank_again_s']:.1f} s"),

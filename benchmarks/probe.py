@@ -1,16 +1,16 @@
 """One measurement in a fresh process; prints a JSON line. Run by benchmarks/run.py.
 
-    startup DATA_DIR T0   time from T0 (the parent's clock before it started us) to the first
-                          painted list of real cards
-    bare T0               the same for a bare Textual app: the floor
-    first DATA_DIR        the app's first start on a cache without a search index: seconds until
-                          the index answers filters (it is built meanwhile)
-    interact DATA_DIR     cursor, star, read, filter and detail-view latencies inside the app; peak RSS
-    contended DATA_DIR N  the app syncing N fresh papers into the cache while 50 stars are pressed:
-                          each star's time until saved and redrawn, the longest event-loop block
-    sync DATA_DIR N       ingest N papers from a loopback arXiv (its own process): papers/s and
-                          the longest time the event loop was blocked
-    serve N               that loopback arXiv
+startup DATA_DIR T0   time from T0 (the parent's clock before it started us) to the first
+                      painted list of real cards
+bare T0               the same for a bare Textual app: the floor
+first DATA_DIR        the app's first start on a cache without a search index: seconds until
+                      the index answers filters (it is built meanwhile)
+interact DATA_DIR     cursor, star, read, filter and detail-view latencies inside the app; peak RSS
+contended DATA_DIR N  the app syncing N fresh papers into the cache while 50 stars are pressed:
+                      each star's time until saved and redrawn, the longest event-loop block
+sync DATA_DIR N       ingest N papers from a loopback arXiv (its own process): papers/s and
+                      the longest time the event loop was blocked
+serve N               that loopback arXiv
 """
 
 from __future__ import annotations
@@ -272,9 +272,14 @@ async def contended(data_dir: str, count: int) -> None:
                     await asyncio.sleep(0.05)
     finally:
         server.kill()
-    emit(stars=len(stars), star_saved_max_ms=max(stars) * 1000 if stars else None,
-         star_saved_median_ms=statistics.median(stars) * 1000 if stars else None, max_block_ms=watch.worst_ms,
-         user_write_max_ms=max(writes) * 1000 if writes else None, user_write_median_ms=statistics.median(writes) * 1000 if writes else None)
+    emit(
+        stars=len(stars),
+        star_saved_max_ms=max(stars) * 1000 if stars else None,
+        star_saved_median_ms=statistics.median(stars) * 1000 if stars else None,
+        max_block_ms=watch.worst_ms,
+        user_write_max_ms=max(writes) * 1000 if writes else None,
+        user_write_median_ms=statistics.median(writes) * 1000 if writes else None,
+    )
 
 
 def serve(count: int) -> None:
@@ -310,7 +315,14 @@ async def sync(data_dir: str, count: int) -> None:
             elapsed = time.perf_counter() - started
     finally:
         server.kill()
-    emit(papers=report.fetched, new=report.new, error=report.error, papers_per_s=report.fetched / elapsed, max_block_ms=watch.worst_ms, rss_mb=rss_mb())
+    emit(
+        papers=report.fetched,
+        new=report.new,
+        error=report.error,
+        papers_per_s=report.fetched / elapsed,
+        max_block_ms=watch.worst_ms,
+        rss_mb=rss_mb(),
+    )
 
 
 def main() -> None:

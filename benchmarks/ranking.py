@@ -84,8 +84,15 @@ async def in_the_app(count: int) -> None:
     with tempfile.TemporaryDirectory() as work:
         data = Path(work) / "cache"
         # Built in a process of its own, so that the memory figure is the app's alone.
-        subprocess.run([sys.executable, "-c", f"from benchmarks.cache import build_cache; from datetime import date; "
-                        f"from pathlib import Path; build_cache(Path({str(data)!r}), {count}, date.fromisoformat({TODAY.isoformat()!r}))"], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                f"from benchmarks.cache import build_cache; from datetime import date; "
+                f"from pathlib import Path; build_cache(Path({str(data)!r}), {count}, date.fromisoformat({TODAY.isoformat()!r}))",
+            ],
+            check=True,
+        )
         before, rss, worst, moves = 0.0, 0.0, 0.0, []
         for start in ("first start", "restart"):  # the restart finds what the first saved (texts, features)
             app = ReaderApp(Store(data), Settings.from_env(), sync_on_start=False)
@@ -130,8 +137,10 @@ def main() -> None:
     read = [p.id for p in papers[10::7]]
     hidden = [p.id for p in papers[5::50]]
     words = sum(len(r.words.split()) for r in rows)
-    print(f"{args.papers:,} papers, {words / len(rows):.0f} words each; {len(starred)} starred, "
-          f"{len(read)} read, {len(hidden)} hidden; medians of {args.runs} runs")
+    print(
+        f"{args.papers:,} papers, {words / len(rows):.0f} words each; {len(starred)} starred, "
+        f"{len(read)} read, {len(hidden)} hidden; medians of {args.runs} runs"
+    )
 
     started = time.perf_counter()
     from sklearn.linear_model import LogisticRegression  # noqa: F401  (what the first rank pays once)
@@ -154,7 +163,9 @@ def main() -> None:
     print(f"  rank: fit and score (after a mark)        {seconds:7.2f} s   ({len(result):,} candidates)")
     started = time.perf_counter()
     result.top(50)
-    print(f"  reasons for the 50 best, first time       {time.perf_counter() - started:7.2f} s   (the {len(starred)} stars' terms gathered)")
+    print(
+        f"  reasons for the 50 best, first time       {time.perf_counter() - started:7.2f} s   (the {len(starred)} stars' terms gathered)"
+    )
     seconds, top = timed(lambda: result.top(50), args.runs)
     print(f"  reasons for the 50 best, again            {seconds:7.2f} s   e.g. {', '.join(top[0].because)}")
     seconds, _ = timed(lambda: rank(corpus, starred=starred, candidates=[p.id for p in papers[::3]]), args.runs)

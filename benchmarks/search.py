@@ -92,18 +92,32 @@ def probe(data_dir: str) -> None:
     started = time.perf_counter()
     index.refresh(store, shards=sorted({shard_of(p.id) for p in fresh}))
     synced = time.perf_counter() - started
-    print(json.dumps({
-        "papers": len(order), "first_build_s": first_build, "refresh_ms": refresh * 1000, "filters": filters,
-        "cards_ms": cards_ms, "index_mb": size / 1e6, "sync_papers_per_s": SYNC_PAPERS / synced,
-        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-    }), flush=True)
+    print(
+        json.dumps(
+            {
+                "papers": len(order),
+                "first_build_s": first_build,
+                "refresh_ms": refresh * 1000,
+                "filters": filters,
+                "cards_ms": cards_ms,
+                "index_mb": size / 1e6,
+                "sync_papers_per_s": SYNC_PAPERS / synced,
+                "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+            }
+        ),
+        flush=True,
+    )
 
 
 def measure(data_dir: Path, runs: int = 5) -> dict:
     """Every figure for one cache (which gets its index built on the way)."""
     result = subprocess.run(
         [sys.executable, "-m", "benchmarks.search", "probe", str(data_dir)],
-        cwd=ROOT, capture_output=True, text=True, timeout=1800, check=False,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
     )
     lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
     if result.returncode != 0 or not lines:
@@ -127,11 +141,23 @@ def rows(figures: dict) -> list[tuple[str, str, str]]:
     slowest = max(filters.values(), key=lambda f: f["ms"])
     cli = figures["cli_ms"]
     return [
-        ("search index, first build", f"{figures['first_build_s']:.1f} s", f"new cache, ready to filter after it; {figures['index_mb']:.0f} MB on disk; {os.cpu_count()} cores"),
+        (
+            "search index, first build",
+            f"{figures['first_build_s']:.1f} s",
+            f"new cache, ready to filter after it; {figures['index_mb']:.0f} MB on disk; {os.cpu_count()} cores",
+        ),
         ("search index refresh, nothing changed", f"{figures['refresh_ms']:.0f} ms", "paid by every reader list --query"),
-        ("filter from the index", f"{slowest['ms']:.0f} ms", f"slowest of {len(filters)} queries ({slowest['query']}, {slowest['matches']:,} matches), in list order"),
+        (
+            "filter from the index",
+            f"{slowest['ms']:.0f} ms",
+            f"slowest of {len(filters)} queries ({slowest['query']}, {slowest['matches']:,} matches), in list order",
+        ),
         ("50 cards from the index", f"{figures['cards_ms']:.1f} ms", ""),
-        ("index kept current after a sync", f"{figures['sync_papers_per_s']:,.0f} papers/s", f"refresh of the shards {SYNC_PAPERS:,} new papers went to"),
+        (
+            "index kept current after a sync",
+            f"{figures['sync_papers_per_s']:,.0f} papers/s",
+            f"refresh of the shards {SYNC_PAPERS:,} new papers went to",
+        ),
         ("reader list --query (index)", f"{max(cli.values()):.0f} ms", "slowest of: " + ", ".join(f"{q} {v:.0f}" for q, v in cli.items())),
     ]
 
@@ -148,7 +174,10 @@ def growth_table(by_size: dict[int, dict]) -> str:
     row("refresh, nothing changed", [f"{by_size[s]['refresh_ms']:.0f} ms" for s in sizes])
     row("index on disk", [f"{by_size[s]['index_mb']:.0f} MB" for s in sizes])
     for name in QUERIES:
-        row(f"`{by_size[sizes[-1]]['filters'][name]['query']}`", [f"{by_size[s]['filters'][name]['ms']:.1f} ms ({by_size[s]['filters'][name]['matches']:,})" for s in sizes])
+        row(
+            f"`{by_size[sizes[-1]]['filters'][name]['query']}`",
+            [f"{by_size[s]['filters'][name]['ms']:.1f} ms ({by_size[s]['filters'][name]['matches']:,})" for s in sizes],
+        )
     row("50 cards", [f"{by_size[s]['cards_ms']:.1f} ms" for s in sizes])
     row("refresh after a sync", [f"{by_size[s]['sync_papers_per_s']:,.0f} papers/s" for s in sizes])
     for query in CLI_QUERIES:

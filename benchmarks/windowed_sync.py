@@ -54,9 +54,15 @@ async def sync(api_url: str, data_dir: Path) -> dict:
         elapsed = time.perf_counter() - started
     state = store.sync_state("ML")
     return {
-        "papers": result.fetched, "cached": len(store.index()), "arxiv_total": result.arxiv_total,
-        "requests": result.requests, "error": result.error, "seconds": elapsed,
-        "papers_per_s": result.fetched / elapsed, "max_block_ms": watch.worst_ms, "spans": len(state.spans),
+        "papers": result.fetched,
+        "cached": len(store.index()),
+        "arxiv_total": result.arxiv_total,
+        "requests": result.requests,
+        "error": result.error,
+        "seconds": elapsed,
+        "papers_per_s": result.fetched / elapsed,
+        "max_block_ms": watch.worst_ms,
+        "spans": len(state.spans),
     }
 
 
@@ -77,7 +83,9 @@ def main() -> None:
         sync_module.ARXIV_RESULT_CAP = args.cap
     server = subprocess.Popen(
         [sys.executable, "-m", "benchmarks.windowed_sync", "--serve", "--papers", str(args.papers), "--cap", str(args.cap)],
-        cwd=ROOT, stdout=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         api_url = json.loads(server.stdout.readline())["api_url"]  # type: ignore[union-attr]
@@ -88,9 +96,13 @@ def main() -> None:
         server.wait()
     floor = -(-args.papers // sync_module.BULK_PAGE_SIZE)
     print(f"windowed first sync of one topic: {args.papers:,} papers, result cap {args.cap:,}, delay 0")
-    print(f"  fetched {figures['papers']:,}, cached {figures['cached']:,}, arXiv total {figures['arxiv_total']:,}, error: {figures['error']}")
+    print(
+        f"  fetched {figures['papers']:,}, cached {figures['cached']:,}, arXiv total {figures['arxiv_total']:,}, error: {figures['error']}"
+    )
     print(f"  requests {figures['requests']:,} (floor at {sync_module.BULK_PAGE_SIZE:,} a page: {floor:,})")
-    print(f"  {figures['seconds']:.1f} s: {figures['papers_per_s']:,.0f} papers/s; longest event-loop block {figures['max_block_ms']:.0f} ms")
+    print(
+        f"  {figures['seconds']:.1f} s: {figures['papers_per_s']:,.0f} papers/s; longest event-loop block {figures['max_block_ms']:.0f} ms"
+    )
     print(json.dumps(figures))
 
 

@@ -31,13 +31,30 @@ from reader.config import default_data_dir, load_settings
 from reader.errors import ReaderError
 
 # The subcommands' modules, in the order `reader --help` lists their commands.
-COMMANDS = (sync, topics, listing, marks, tags_notes, watches, momentum, export, importing, add, text, digest, triage, similar, config, completion)
+COMMANDS = (
+    sync,
+    topics,
+    listing,
+    marks,
+    tags_notes,
+    watches,
+    momentum,
+    export,
+    importing,
+    add,
+    text,
+    digest,
+    triage,
+    similar,
+    config,
+    completion,
+)
 # Arguments that are paths: any bytes the system allows (the others must be valid text).
 PATH_ARGUMENTS = ("data_dir", "output", "file")
 
 
 def _did_you_mean(word: str, choices: list[str], prefix: str = "") -> str:
-    """" (did you mean X?)" naming the choice nearest a mistyped one, or nothing; `prefix` is
+    """ " (did you mean X?)" naming the choice nearest a mistyped one, or nothing; `prefix` is
     shared by every choice (an option's "--"), so it is left out of the comparison."""
     close = difflib.get_close_matches(word.removeprefix(prefix), [choice.removeprefix(prefix) for choice in choices], n=1)
     return f" (did you mean {prefix}{close[0]}?)" if close else ""
@@ -68,8 +85,9 @@ class _Parser(argparse.ArgumentParser):
         if action.choices is None or value in action.choices:
             return
         choices = [str(choice) for choice in action.choices if not str(choice).startswith("__")]
-        raise argparse.ArgumentError(action, f"invalid choice: {value!r}{_did_you_mean(str(value), choices)} "
-                                             f"(choose from {', '.join(choices)})")
+        raise argparse.ArgumentError(
+            action, f"invalid choice: {value!r}{_did_you_mean(str(value), choices)} (choose from {', '.join(choices)})"
+        )
 
 
 def _default_data_dir() -> str:

@@ -181,28 +181,33 @@ SPECS: tuple[Spec, ...] = (
     Spec("arxiv.api_url", "api_url", _url, DEFAULT_API_URL, "export API endpoint"),
     Spec("arxiv.rss_url", "rss_url", _url, DEFAULT_RSS_URL, "announcement feeds"),
     Spec("arxiv.html_url", "html_url", _url, DEFAULT_HTML_URL, "papers' full text as HTML (the id and version follow)"),
-    Spec("arxiv.ar5iv_url", "ar5iv_url", _url, DEFAULT_AR5IV_URL,
-         "ar5iv's HTML of older papers, tried before the PDF (the id follows)"),
+    Spec("arxiv.ar5iv_url", "ar5iv_url", _url, DEFAULT_AR5IV_URL, "ar5iv's HTML of older papers, tried before the PDF (the id follows)"),
     Spec("arxiv.pdf_url", "pdf_url", _url, DEFAULT_PDF_URL, "papers' PDFs (the id and version follow)"),
-    Spec("arxiv.delay", "delay", _number(0, 600, " seconds"), 3.0,
-         "seconds between the end of one request and the start of the next"),
+    Spec("arxiv.delay", "delay", _number(0, 600, " seconds"), 3.0, "seconds between the end of one request and the start of the next"),
     Spec("arxiv.timeout", "timeout", _number(0.1, 600, " seconds"), 30.0, "seconds to connect and per read"),
-    Spec("arxiv.retries", "retries", _number(0, 10, "", whole=True), 4,
-         "retries after a 429/5xx, a timeout or a broken response"),
-    Spec("arxiv.backoff", "backoff", _number(0, 300, " seconds"), 5.0,
-         "seconds before the first retry (doubling; six times longer after a 429)"),
-    Spec("sync.weeks", "sync_weeks", _number(1, 1000, " weeks", whole=True), 16,
-         "how far back a topic's first sync reaches"),
-    Spec("sync.interval_hours", "sync_interval_hours", _number(0, 8760, " hours"), 6.0,
-         "the app syncs on start when the last sync is older"),
+    Spec("arxiv.retries", "retries", _number(0, 10, "", whole=True), 4, "retries after a 429/5xx, a timeout or a broken response"),
+    Spec(
+        "arxiv.backoff",
+        "backoff",
+        _number(0, 300, " seconds"),
+        5.0,
+        "seconds before the first retry (doubling; six times longer after a 429)",
+    ),
+    Spec("sync.weeks", "sync_weeks", _number(1, 1000, " weeks", whole=True), 16, "how far back a topic's first sync reaches"),
+    Spec(
+        "sync.interval_hours", "sync_interval_hours", _number(0, 8760, " hours"), 6.0, "the app syncs on start when the last sync is older"
+    ),
     Spec("data_dir", "data_dir", _path, None, "where the cache lives", example="~/arxiv-cache"),
     Spec("theme", "theme", _theme, None, "the app's theme (Ctrl+P, Theme)", example="nord"),
-    Spec("export_path", "export_path", _path, None, "where the app's export dialog proposes to write",
-         example="~/papers/starred.bib"),
-    Spec("bibtex.print_arxiv_id", "bibtex_print_arxiv_id", _boolean, True,
-         "BibTeX entries carry the arXiv id where every style prints it; false: arXiv's own fields only"),
-    Spec("today", "today_override", _day, None, "fixes today for windows, momentum and the horizon",
-         in_file=False),
+    Spec("export_path", "export_path", _path, None, "where the app's export dialog proposes to write", example="~/papers/starred.bib"),
+    Spec(
+        "bibtex.print_arxiv_id",
+        "bibtex_print_arxiv_id",
+        _boolean,
+        True,
+        "BibTeX entries carry the arXiv id where every style prints it; false: arXiv's own fields only",
+    ),
+    Spec("today", "today_override", _day, None, "fixes today for windows, momentum and the horizon", in_file=False),
 )
 SPEC_BY_NAME = {spec.name: spec for spec in SPECS}
 
@@ -385,7 +390,7 @@ def read_config_file(path: Path) -> tuple[dict[str, tuple[Any, int]], list[Confi
 
 
 def _nearest_setting(name: str) -> str:
-    """"did you mean arxiv.delay?" for `dealy`, `delya` or `arxiv.dealy` (its key's letters
+    """ "did you mean arxiv.delay?" for `dealy`, `delya` or `arxiv.dealy` (its key's letters
     swapped, or a key close to it, whatever table it is in), else the known settings."""
     known = [spec.name for spec in SPECS if spec.in_file]
     by_key = {spec_name.rpartition(".")[2]: spec_name for spec_name in known}

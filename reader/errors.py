@@ -24,7 +24,7 @@ class QueryError(ReaderError):
             return str(self)
         if self.position >= len(self.query):
             return f"{self} (at column {self.position + 1}, the end of the query)"
-        return f"{self} (at column {self.position + 1}: {self.query[self.position:][:20]!r})"
+        return f"{self} (at column {self.position + 1}: {self.query[self.position :][:20]!r})"
 
 
 class ArxivError(ReaderError):

@@ -51,8 +51,7 @@ def parse_paper_id(text: str) -> tuple[str, int | None]:
         paper_id, version = split_version(ref)
     except ValueError:
         raise PaperIdError(
-            f"{text!r} is not an arXiv id (like 2609.12345, 2609.12345v2, arXiv:2609.12345, "
-            "hep-th/9901001 or an arxiv.org/abs/ link)"
+            f"{text!r} is not an arXiv id (like 2609.12345, 2609.12345v2, arXiv:2609.12345, hep-th/9901001 or an arxiv.org/abs/ link)"
         ) from None
     if version == 0:
         raise PaperIdError(f"{text!r}: arXiv versions start at v1")

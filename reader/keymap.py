@@ -88,7 +88,7 @@ def parse_keymap(text: str, known_ids: set[str]) -> tuple[dict[str, str], list[s
             hint = f" (did you mean {close[0]}?)" if close else f" (known ids: {', '.join(sorted(known_ids)[:6])}, ...)"
             problems.append(f"{line}: unknown binding id {binding_id!r}{hint}; line ignored")
         elif not isinstance(keys, str):
-            problems.append(f"{line}: {binding_id!r} needs keys as text, like \"x\" or \"j,down\"; line ignored")
+            problems.append(f'{line}: {binding_id!r} needs keys as text, like "x" or "j,down"; line ignored')
         elif not all(_KEY.fullmatch(key.strip()) and key.isprintable() for key in keys.split(",")):  # no C1 or bidi control
             problems.append(f"{line}: {binding_id} = {keys!r} is not a comma-separated list of keys; line ignored")
         else:

@@ -160,7 +160,10 @@ JSON_SLICE = 20_000  # a column's values encoded by one call
 def _json_list(values: Sequence) -> str:
     """`json.dumps(values)` (compact, UTF-8 kept), a slice at a time: one call over a 100,000-row
     column held the GIL 8-12 ms, each slice a fifth of that."""
-    pieces = (json.dumps(list(values[start : start + JSON_SLICE]), ensure_ascii=False, separators=(",", ":"))[1:-1] for start in range(0, len(values), JSON_SLICE))
+    pieces = (
+        json.dumps(list(values[start : start + JSON_SLICE]), ensure_ascii=False, separators=(",", ":"))[1:-1]
+        for start in range(0, len(values), JSON_SLICE)
+    )
     return "[" + ",".join(pieces) + "]"
 
 
@@ -328,10 +331,13 @@ class IdTable:
 
         # A slice at a time: numpy holds the GIL while it draws from the iterator (a million ids
         # in one call held it ~60 ms, the event loop stopped as long); its sort lets it go.
-        hashes = np.concatenate([
-            np.fromiter(map(hash, column[start : start + POSITIONS_SLICE]), dtype=np.int64)
-            for start in range(0, len(column), POSITIONS_SLICE)
-        ] or [np.empty(0, dtype=np.int64)])
+        hashes = np.concatenate(
+            [
+                np.fromiter(map(hash, column[start : start + POSITIONS_SLICE]), dtype=np.int64)
+                for start in range(0, len(column), POSITIONS_SLICE)
+            ]
+            or [np.empty(0, dtype=np.int64)]
+        )
         rows = hashes.argsort()
         self._column, self._hashes, self._rows = column, hashes[rows], rows.astype(np.int32)
 
@@ -365,10 +371,9 @@ class IdTable:
         rows = np.full(len(ids), missing, dtype=np.int32)
         if not len(ids) or not len(self._hashes):
             return rows
-        wanted = np.concatenate([
-            np.fromiter(map(hash, ids[start : start + POSITIONS_SLICE]), dtype=np.int64)
-            for start in range(0, len(ids), POSITIONS_SLICE)
-        ])
+        wanted = np.concatenate(
+            [np.fromiter(map(hash, ids[start : start + POSITIONS_SLICE]), dtype=np.int64) for start in range(0, len(ids), POSITIONS_SLICE)]
+        )
         # Looked up in hash order: each search starts where the last ended (5-10x faster).
         by_hash = wanted.argsort()
         at = np.empty_like(by_hash)
@@ -472,7 +477,9 @@ class PaperIndex:
     def with_changes(self, changes: dict[str, tuple[int, int, str | None]], arrived: int = 0) -> PaperIndex:
         """A new index with papers added or updated: id -> (version, v1 day ordinal, topic or None).
         A topic adds to a paper's topics; papers new to the index arrived at `arrived`."""
-        return self.with_rows({pid: (version, day, () if topic is None else (topic,), arrived) for pid, (version, day, topic) in changes.items()})
+        return self.with_rows(
+            {pid: (version, day, () if topic is None else (topic,), arrived) for pid, (version, day, topic) in changes.items()}
+        )
 
     def with_rows(self, rows: dict[str, tuple[int, int, tuple[str, ...], int]]) -> PaperIndex:
         """A new index with papers added or updated: id -> (version, v1 day ordinal, topics to
@@ -601,9 +608,7 @@ class PaperIndex:
         i = self.position(paper_id)
         if i is None:
             return None
-        return IndexEntry(
-            self.versions[i], date.fromordinal(self.days[i]).isoformat(), self._names(self.masks[i]), self.arrived[i]
-        )
+        return IndexEntry(self.versions[i], date.fromordinal(self.days[i]).isoformat(), self._names(self.masks[i]), self.arrived[i])
 
     def find(self, paper_id: str, published: str | None = None) -> int | None:
         """`position`, found by binary search when the paper's v1 date is given (a record's

@@ -160,8 +160,10 @@ class FakeArxiv:
             return 500, {}, error_feed(f"start + max_results beyond {self.cap}", slug="outside_allowed_range")
         first = 0 if self.looping else start
         total = len(papers) if self.claimed_total is None else self.claimed_total
-        return 200, {"Content-Type": "application/atom+xml"}, feed_xml(
-            papers[first : first + size], total=total, start=start, per_page=size
+        return (
+            200,
+            {"Content-Type": "application/atom+xml"},
+            feed_xml(papers[first : first + size], total=total, start=start, per_page=size),
         )
 
     def matching(self, query: str) -> list[Paper] | None:
@@ -188,6 +190,7 @@ class FakeArxiv:
             cached = (id(papers), len(papers), keys)
             self._minutes[query] = cached
         return cached[2]
+
 
 def _minute_key(stamp: str) -> int | None:
     """`2026-12-02T12:34:56Z` -> 202612021234; None for a date arXiv could not hold (a test's
@@ -218,7 +221,9 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.arxiv
         url = urlsplit(self.path)
         params = {k: v[0] for k, v in parse_qs(url.query, keep_blank_values=True).items()}
-        record = Request(url.path, params, time.monotonic(), client_port=self.client_address[1], user_agent=self.headers.get("User-Agent", ""))
+        record = Request(
+            url.path, params, time.monotonic(), client_port=self.client_address[1], user_agent=self.headers.get("User-Agent", "")
+        )
         with fake._lock:
             fake.requests.append(record)
             fake.in_flight += 1

@@ -31,7 +31,7 @@ def entry_xml(paper: Paper) -> str:
         f'<link href="https://arxiv.org/abs/{vid}" rel="alternate" type="text/html"/>'
         f'<link href="https://arxiv.org/pdf/{vid}" rel="related" type="application/pdf" title="pdf"/>'
         f"<summary>{escape(paper.abstract)}</summary>{categories}<published>{paper.published}</published>"
-        f'{optional}<arxiv:primary_category term={quoteattr(paper.primary_category)}/>{authors}</entry>'
+        f"{optional}<arxiv:primary_category term={quoteattr(paper.primary_category)}/>{authors}</entry>"
     )
 
 

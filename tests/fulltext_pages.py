@@ -14,8 +14,21 @@ PDF = {"Content-Type": "application/pdf"}
 DEEP = 100_000
 
 # What a hostile page hides, tries to run or to send to the terminal: none of it may be printed.
-SECRETS = ("HEAD-SECRET", "SCRIPT-SECRET", "STYLE-SECRET", "NOSCRIPT-SECRET", "TEMPLATE-SECRET", "ATTR-SECRET",
-           "LINK-SECRET", "ALT-SECRET", "WINDOW-TITLE", "REF-TITLE", "DIALOG-SECRET", "HIDDEN-CLASS-SECRET", "NOSCRIPT-TAIL")
+SECRETS = (
+    "HEAD-SECRET",
+    "SCRIPT-SECRET",
+    "STYLE-SECRET",
+    "NOSCRIPT-SECRET",
+    "TEMPLATE-SECRET",
+    "ATTR-SECRET",
+    "LINK-SECRET",
+    "ALT-SECRET",
+    "WINDOW-TITLE",
+    "REF-TITLE",
+    "DIALOG-SECRET",
+    "HIDDEN-CLASS-SECRET",
+    "NOSCRIPT-TAIL",
+)
 HOSTILE_HTML = (
     "<!DOCTYPE html><html><head><title>HEAD-SECRET</title><script>alert('SCRIPT-SECRET')</script></head><body>"
     "<header>chrome before the paper</header>"
@@ -36,8 +49,13 @@ HOSTILE_HTML = (
 
 
 def deep_page(levels: int = DEEP) -> bytes:
-    return (b'<html><body><article class="ltx_document"><p>before the depths</p>' + b"<div>" * levels
-            + b"deep words" + b"</div>" * levels + b"<p>after the depths</p></article></body></html>")
+    return (
+        b'<html><body><article class="ltx_document"><p>before the depths</p>'
+        + b"<div>" * levels
+        + b"deep words"
+        + b"</div>" * levels
+        + b"<p>after the depths</p></article></body></html>"
+    )
 
 
 def gzip_bomb(gibibytes: int = 1) -> bytes:
@@ -70,8 +88,13 @@ def pdf_of_text_operators(pages: int, operators: int, shared: bool = True, after
     from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
     writer = PdfWriter()
-    font = DictionaryObject({NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
-                             NameObject("/BaseFont"): NameObject("/Helvetica")})
+    font = DictionaryObject(
+        {
+            NameObject("/Type"): NameObject("/Font"),
+            NameObject("/Subtype"): NameObject("/Type1"),
+            NameObject("/BaseFont"): NameObject("/Helvetica"),
+        }
+    )
     resources = DictionaryObject({NameObject("/Font"): DictionaryObject({NameObject("/F1"): writer._add_object(font)})})
     stream = DecodedStreamObject()
     stream.set_data(b"BT /F1 9 Tf 72 700 Td " + b"(word word) Tj T* " * operators + b"ET\n")

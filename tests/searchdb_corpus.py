@@ -32,16 +32,38 @@ def fixture_papers() -> list[Paper]:
 def made_papers(model: Paper) -> list[Paper]:
     """Papers built to be hard to match alike."""
     specs = [
-        {"title": 'Schr\\"{o}dinger operators on \\\'{E}cole graphs', "abstract": "Na\u00efve bounds for \u00c5ngstr\u00f6m-scale $\\alpha$-decay; x4e2dx is not a letter.",
-             "authors": (Author("Adrian Del Maestro", ("Vermont",)), Author("Jos\u00e9 \u00d1\u00fa\u00f1ez", ("UNAM", "Vermont"))),
-             "categories": ("cond-mat.str-el", "cs.AI", "68T05", "cs.AI"), "comment": "12 pages, 3 figures", "journal_ref": "Phys. Rev. B 84, 1 (2011)"},
-        {"title": "\u91cf\u5b50 \u8ba1\u7b97 with \u03b1 decay", "abstract": "\u041a\u0432\u0430\u043d\u0442\u043e\u0432\u044b\u0435 \u0432\u044b\u0447\u0438\u0441\u043b\u0435\u043d\u0438\u044f \u0e01\u0e32\u0e23 \u0627\u0644\u062d\u0648\u0633\u0628\u0629 \u03a9mega",
-             "authors": (Author("\u5f20\u4f1f"), Author(""), Author("\u00d8deg\u00e5rd \u0141ukasz")), "categories": ("quant-ph", "Bad Cat", "hep-th"), "comment": None, "journal_ref": None},
-        {"title": "Del Maestro smith bob", "abstract": "under_score snake_case a-b c.d 0 00 1e5",
-             "authors": (Author("Ada Smith"), Author("Bob Jones"), Author("O'Brien-Smith"), Author("Jean-Luc Picard")),
-             "categories": ("cs", "cs.LG", "stat.ML"), "comment": "", "journal_ref": "  "},
-        {"title": "Math GT", "abstract": "math co math.co cs cs.ai", "authors": (Author("\\'Alvaro G\\\"unther"),),
-             "categories": ("math.GT", "math.CO"), "comment": "cs.AI", "journal_ref": None},
+        {
+            "title": "Schr\\\"{o}dinger operators on \\'{E}cole graphs",
+            "abstract": "Na\u00efve bounds for \u00c5ngstr\u00f6m-scale $\\alpha$-decay; x4e2dx is not a letter.",
+            "authors": (Author("Adrian Del Maestro", ("Vermont",)), Author("Jos\u00e9 \u00d1\u00fa\u00f1ez", ("UNAM", "Vermont"))),
+            "categories": ("cond-mat.str-el", "cs.AI", "68T05", "cs.AI"),
+            "comment": "12 pages, 3 figures",
+            "journal_ref": "Phys. Rev. B 84, 1 (2011)",
+        },
+        {
+            "title": "\u91cf\u5b50 \u8ba1\u7b97 with \u03b1 decay",
+            "abstract": "\u041a\u0432\u0430\u043d\u0442\u043e\u0432\u044b\u0435 \u0432\u044b\u0447\u0438\u0441\u043b\u0435\u043d\u0438\u044f \u0e01\u0e32\u0e23 \u0627\u0644\u062d\u0648\u0633\u0628\u0629 \u03a9mega",
+            "authors": (Author("\u5f20\u4f1f"), Author(""), Author("\u00d8deg\u00e5rd \u0141ukasz")),
+            "categories": ("quant-ph", "Bad Cat", "hep-th"),
+            "comment": None,
+            "journal_ref": None,
+        },
+        {
+            "title": "Del Maestro smith bob",
+            "abstract": "under_score snake_case a-b c.d 0 00 1e5",
+            "authors": (Author("Ada Smith"), Author("Bob Jones"), Author("O'Brien-Smith"), Author("Jean-Luc Picard")),
+            "categories": ("cs", "cs.LG", "stat.ML"),
+            "comment": "",
+            "journal_ref": "  ",
+        },
+        {
+            "title": "Math GT",
+            "abstract": "math co math.co cs cs.ai",
+            "authors": (Author("\\'Alvaro G\\\"unther"),),
+            "categories": ("math.GT", "math.CO"),
+            "comment": "cs.AI",
+            "journal_ref": None,
+        },
     ]
     ids = ["2609.90001", "2609.90002", "hep-th/9901001", "math.GT/0309136"]
     return [
@@ -70,7 +92,10 @@ def _word_of(rng: random.Random, paper: Paper, field: str) -> str | None:
     if field == "id":
         return rng.choice([paper.id, f"{paper.id}v{paper.version}", paper.id.upper()])
     text = {
-        "ti": paper.title, "abs": paper.abstract, "co": paper.comment or "", "jr": paper.journal_ref or "",
+        "ti": paper.title,
+        "abs": paper.abstract,
+        "co": paper.comment or "",
+        "jr": paper.journal_ref or "",
         "au": rng.choice(paper.authors).name if paper.authors else "",
         "all": rng.choice([paper.title, paper.abstract, paper.comment or "x", " ".join(a.name for a in paper.authors)]),
     }[field]

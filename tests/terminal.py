@@ -42,7 +42,12 @@ def run_in_terminal(
     fcntl.ioctl(child_fd, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
     process = subprocess.Popen(
         [sys.executable, "-I", "-S", "-c", TAKE_TERMINAL, *argv],
-        stdin=child_fd, stdout=child_fd, stderr=child_fd, env=env, cwd=cwd, start_new_session=True,
+        stdin=child_fd,
+        stdout=child_fd,
+        stderr=child_fd,
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
     )
     os.close(child_fd)
     chunks: list[bytes] = []

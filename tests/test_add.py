@@ -18,10 +18,17 @@ from tests.corpus import TODAY, stamp
 
 def paper(pid: str, title: str, version: int = 2) -> Paper:
     return Paper(
-        id=pid, version=version, title=title, abstract=f"An abstract about {title.lower()}.",
-        authors=(Author("Ada Lovelace"),), categories=("cs.LG",), primary_category="cs.LG",
-        published=stamp(TODAY, -3600), updated=stamp(TODAY, -3600),
-        abs_url=f"https://arxiv.org/abs/{pid}v{version}", pdf_url=f"https://arxiv.org/pdf/{pid}v{version}",
+        id=pid,
+        version=version,
+        title=title,
+        abstract=f"An abstract about {title.lower()}.",
+        authors=(Author("Ada Lovelace"),),
+        categories=("cs.LG",),
+        primary_category="cs.LG",
+        published=stamp(TODAY, -3600),
+        updated=stamp(TODAY, -3600),
+        abs_url=f"https://arxiv.org/abs/{pid}v{version}",
+        pdf_url=f"https://arxiv.org/pdf/{pid}v{version}",
     )
 
 
@@ -47,12 +54,22 @@ def id_requests(fake) -> list[str]:
     return [r.params["id_list"] for r in fake.requests if r.params.get("id_list")]
 
 
-@pytest.mark.parametrize("form", [
-    "2609.10042", "2609.10042v2", "arXiv:2609.10042", "arXiv:2609.10042 [cs.LG]",
-    "https://arxiv.org/abs/2609.10042v2", "arxiv.org/abs/2609.10042", "https://arxiv.org/pdf/2609.10042v2",
-    "https://arxiv.org/pdf/2609.10042v2.pdf", "https://arxiv.org/html/2609.10042v2#S2",
-    "10.48550/arXiv.2609.10042", "https://doi.org/10.48550/arXiv.2609.10042",
-])
+@pytest.mark.parametrize(
+    "form",
+    [
+        "2609.10042",
+        "2609.10042v2",
+        "arXiv:2609.10042",
+        "arXiv:2609.10042 [cs.LG]",
+        "https://arxiv.org/abs/2609.10042v2",
+        "arxiv.org/abs/2609.10042",
+        "https://arxiv.org/pdf/2609.10042v2",
+        "https://arxiv.org/pdf/2609.10042v2.pdf",
+        "https://arxiv.org/html/2609.10042v2#S2",
+        "10.48550/arXiv.2609.10042",
+        "https://doi.org/10.48550/arXiv.2609.10042",
+    ],
+)
 def test_each_id_form_fetches_the_paper_and_keeps_it_out_of_new(capsys, store, arxiv, form):
     code, out, err = run(capsys, "add", form)
     assert code == 0, err
@@ -119,8 +136,10 @@ def test_offline_exits_1_and_keeps_nothing(capsys, store, monkeypatch):
     code, out, err = run(capsys, "add", "https://arxiv.org/abs/2609.10042v2")
     assert code == 1 and out == ""
     said = err.splitlines()[-1]  # after the client's notice of its retry
-    assert said == "reader: error: arXiv cannot be reached (127.0.0.1:9 refused the connection): nothing was added; " \
-                   "not fetched: 2609.10042 (run it again to finish)"
+    assert (
+        said == "reader: error: arXiv cannot be reached (127.0.0.1:9 refused the connection): nothing was added; "
+        "not fetched: 2609.10042 (run it again to finish)"
+    )
     assert "Traceback" not in err
     assert SENT.id not in Store(store.data_dir).index()
     assert files(store) == before  # no shard, no half-written file, nothing changed
@@ -129,10 +148,26 @@ def test_offline_exits_1_and_keeps_nothing(capsys, store, monkeypatch):
 NOT_CACHED = "reader: error: not in the cache: 2609.10042 (`reader add 2609.10042` fetches it from arXiv; nothing was changed)\n"
 
 
-@pytest.mark.parametrize("command", [
-    ["star"], ["unstar"], ["read"], ["unread"], ["hide"], ["unhide"], ["tag", "--add", "x"], ["note"],
-    ["note", "--set", "hi"], ["text"], ["pdf"], ["refs"], ["fetch-text"], ["similar"], ["export"],
-])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["star"],
+        ["unstar"],
+        ["read"],
+        ["unread"],
+        ["hide"],
+        ["unhide"],
+        ["tag", "--add", "x"],
+        ["note"],
+        ["note", "--set", "hi"],
+        ["text"],
+        ["pdf"],
+        ["refs"],
+        ["fetch-text"],
+        ["similar"],
+        ["export"],
+    ],
+)
 def test_every_command_that_takes_an_id_says_how_to_bring_it_in(capsys, store, command):
     code, out, err = run(capsys, command[0], "https://arxiv.org/abs/2609.10042v2", *command[1:])
     assert (code, out, err) == (1, "", NOT_CACHED)
@@ -141,8 +176,10 @@ def test_every_command_that_takes_an_id_says_how_to_bring_it_in(capsys, store, c
 def test_a_version_the_cache_has_not_names_the_add_that_fetches_it(capsys, store):
     code, _, err = run(capsys, "star", "2609.00001v2")
     assert code == 1
-    assert err == ("reader: error: 2609.00001v2 does not exist in the cache: it has v1 "
-                   "(`reader add 2609.00001v2` fetches arXiv's newest; nothing was changed)\n")
+    assert err == (
+        "reader: error: 2609.00001v2 does not exist in the cache: it has v1 "
+        "(`reader add 2609.00001v2` fetches arXiv's newest; nothing was changed)\n"
+    )
 
 
 def test_export_reads_ids_as_every_other_command(capsys, store):

@@ -32,15 +32,25 @@ QUERY = "ti:agents"
 
 def settings(**changes) -> Settings:
     values = dict(
-        api_url="http://127.0.0.1:9/api/query", rss_url="http://127.0.0.1:9/rss/", delay=0.0, timeout=2.0,
-        retries=0, backoff=0.01, today_override=TODAY, sync_weeks=16, sync_interval_hours=6, data_dir=None,
+        api_url="http://127.0.0.1:9/api/query",
+        rss_url="http://127.0.0.1:9/rss/",
+        delay=0.0,
+        timeout=2.0,
+        retries=0,
+        backoff=0.01,
+        today_override=TODAY,
+        sync_weeks=16,
+        sync_interval_hours=6,
+        data_dir=None,
     )
     values.update(changes)
     return Settings(**values)
 
 
 def make_app(store, fake=None, *, app_settings: Settings | None = None, **kwargs) -> ReaderApp:
-    options = ClientOptions(api_url=fake.api_url if fake else "http://127.0.0.1:9/api/query", rss_url="http://127.0.0.1:9/rss/", delay=0, retries=0, timeout=2)
+    options = ClientOptions(
+        api_url=fake.api_url if fake else "http://127.0.0.1:9/api/query", rss_url="http://127.0.0.1:9/rss/", delay=0, retries=0, timeout=2
+    )
     return ReaderApp(store, app_settings or settings(), client_options=options, sync_on_start=False, **kwargs)
 
 
@@ -107,8 +117,11 @@ async def test_first_screen_shows_sidebar_chart_and_newest_cards(store, papers):
         assert prompts[0] == "All papers\n40 papers · 40 unread"
         assert prompts[1] == "Starred\n0 papers"
         assert prompts[2:7] == [
-            "For you\nby your stars", "New\nnothing new", "Updated\nno new versions",
-            "Rising\ntopic momentum", "TOPICS",
+            "For you\nby your stars",
+            "New\nnothing new",
+            "Updated\nno new versions",
+            "Rising\ntopic momentum",
+            "TOPICS",
         ]
         assert prompts[7] == "Agents\n30 papers · 30 unread"
         assert app.main.paper_list.ids[:3] == [p.id for p in papers[:3]]
@@ -259,7 +272,9 @@ async def test_the_detail_view_scrolls_by_wheel_and_keys_and_shows_where_it_is(s
         # The whole record can be reached: its last line shown, above a blank one.
         assert view.max_scroll_y + view.scrollable_content_region.height == len(view.lines.strips)
         last = view.scrollable_content_region.height - 1
-        assert view.render_line(last).text.strip() == "▐" and view.render_line(last - 1).text.startswith(f"https://arxiv.org/pdf/{papers[0].id}")
+        assert view.render_line(last).text.strip() == "▐" and view.render_line(last - 1).text.startswith(
+            f"https://arxiv.org/pdf/{papers[0].id}"
+        )
         assert len(thumb_rows()) == len(at_top)
 
 
@@ -356,9 +371,7 @@ async def test_without_a_browser_the_link_is_shown_and_copied(store, papers, mon
 
 
 async def test_links_from_the_feed_are_never_opened(data_dir, monkeypatch):
-    hostile = dataclasses.replace(
-        recent_papers(1)[0], abs_url="file:///etc/passwd", pdf_url="javascript:alert(1)"
-    )
+    hostile = dataclasses.replace(recent_papers(1)[0], abs_url="file:///etc/passwd", pdf_url="javascript:alert(1)")
     store = Store(data_dir)
     store.save_papers([hostile], None)
     opened = []
@@ -450,7 +463,13 @@ async def test_help_lists_every_key(store):
         assert not isinstance(app.screen, HelpScreen)
         await open_paper(pilot)
         await pilot.press("question_mark")
-        assert [title for title, _ in app.screen.sections] == ["Detail view", "Papers", "Actions", "Sidebar", "Rising"]  # its own keys first
+        assert [title for title, _ in app.screen.sections] == [
+            "Detail view",
+            "Papers",
+            "Actions",
+            "Sidebar",
+            "Rising",
+        ]  # its own keys first
 
 
 async def test_demo_set_when_there_is_no_cache(demo_store):
@@ -484,7 +503,8 @@ async def test_offline_says_so_once_and_keeps_the_cache(store):
 async def test_feed_text_is_shown_literally(data_dir):
     store = Store(data_dir)
     hostile = dataclasses.replace(
-        recent_papers(1)[0], title="[bold]x[/] [@click=app.quit]y[/] [link=http://evil]z[/link]",
+        recent_papers(1)[0],
+        title="[bold]x[/] [@click=app.quit]y[/] [link=http://evil]z[/link]",
         abstract="\x1b[31mred\x1b[0m [b]not bold[/b]",
     )
     from reader.core.sanitize import clean_text
@@ -522,8 +542,11 @@ async def test_theme_setting_applies_and_an_unknown_one_is_said(store):
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         assert app.theme == "textual-dark"
-    assert any(message.startswith("theme 'nosuchtheme' (config file line 2) is not a theme (themes: ansi-dark, ")
-               and message.endswith(", tokyo-night); the default is used") for message in app.message_log)
+    assert any(
+        message.startswith("theme 'nosuchtheme' (config file line 2) is not a theme (themes: ansi-dark, ")
+        and message.endswith(", tokyo-night); the default is used")
+        for message in app.message_log
+    )
     app = make_app(store, app_settings=settings(theme="nord"))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
@@ -581,7 +604,12 @@ async def test_hostile_authors_and_comments_are_plain_text(data_dir):
         await pilot.press("enter")
         shown = app.screen.record_view.text
         assert "[red]Mallory[/red]" in shown and "[link=file:///etc/passwd]click[/link]" in shown
-        assert not any(segment.style and (segment.style.link or segment.style.meta) for strip in app.screen.record_view.lines.strips for segment in strip if "passwd" in segment.text or "Mallory" in segment.text)
+        assert not any(
+            segment.style and (segment.style.link or segment.style.meta)
+            for strip in app.screen.record_view.lines.strips
+            for segment in strip
+            if "passwd" in segment.text or "Mallory" in segment.text
+        )
         assert app.is_running
 
 
@@ -621,8 +649,9 @@ async def test_a_keymap_nested_thousands_deep_starts_the_app_with_the_default_ke
         await ready(pilot)
         await pilot.press("s")  # the default key, not line 1's z: the whole file is ignored
         assert app.main.paper_list.current in app.service.library.starred
-    assert any("keymap.toml" in m and "line 2: nested more than 8 levels deep" in m and "the whole file is ignored" in m
-               for m in app.message_log), app.message_log
+    assert any(
+        "keymap.toml" in m and "line 2: nested more than 8 levels deep" in m and "the whole file is ignored" in m for m in app.message_log
+    ), app.message_log
 
 
 async def test_every_action_is_in_the_command_palette(store, papers):
@@ -685,7 +714,6 @@ async def test_keys_typed_right_after_slash_land_in_the_filter(store, data_dir):
         await pilot.pause()
         assert app.query_one("#filter").value == "creditdr"
         assert Store(data_dir).marks().read == set() and not isinstance(app.screen, ConfirmDialog)
-
 
 
 def test_repairs_found_at_start_are_left_for_the_app_to_show(store, data_dir, monkeypatch, capsys):

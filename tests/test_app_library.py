@@ -179,7 +179,7 @@ async def test_a_note_edited_in_the_editor(store, papers, data_dir, tmp_path, mo
         monkeypatch.setenv("EDITOR", editor_script(tmp_path, "true"))
         await pilot.press("E")
         assert app.message_log[-1] == "The note is unchanged."
-        monkeypatch.setenv("EDITOR", editor_script(tmp_path, "echo changed > \"$1\"; exit 1"))
+        monkeypatch.setenv("EDITOR", editor_script(tmp_path, 'echo changed > "$1"; exit 1'))
         await pilot.press("E")
         assert "exited with status 1: the note is unchanged" in app.message_log[-1]
         monkeypatch.setenv("EDITOR", str(tmp_path / "no-such-editor"))

@@ -50,7 +50,6 @@ async def test_the_highlighted_card_at_the_bottom_shows_its_marks_line_and_cards
             assert list_lines[title_row - 2].strip("▌ ") == ""  # the line before each card's meta line is blank
 
 
-
 async def test_papers_synced_elsewhere_above_the_cursor_leave_the_highlighted_card_in_sight(papers, data_dir):
     three = Store(data_dir)
     three.add_topic("Agents", QUERY)

@@ -95,9 +95,18 @@ async def test_each_mark_key_in_each_view_is_saved_after_the_demo_gave_way(demo_
         await ready(pilot)
 
         # The full-text view opened from it reads the cache's stored text (not the demo's none).
-        TextStore(data_dir).save(Document(second, papers[1].version, "html", (
-            Block(TITLE, "A Stored Title"), Block(HEADING, "1 Introduction"), Block(PARAGRAPH, "Stored words."),
-        )))
+        TextStore(data_dir).save(
+            Document(
+                second,
+                papers[1].version,
+                "html",
+                (
+                    Block(TITLE, "A Stored Title"),
+                    Block(HEADING, "1 Introduction"),
+                    Block(PARAGRAPH, "Stored words."),
+                ),
+            )
+        )
         await pilot.press("v")
         await ready(pilot)
         full = app.screen

@@ -111,7 +111,9 @@ async def test_a_filter_a_dialog_and_the_detail_view_stay_while_changes_come_in(
         assert isinstance(detail, DetailScreen) and "★ starred" not in detail.record_view.lines.texts[2]
         await reader_cli(data_dir, "star", detail.paper_id)
         await reader_cli(data_dir, "tag", detail.paper_id, "--add", "Seminar")
-        await until(pilot, lambda: "★ starred" in detail.record_view.lines.texts[2] and "Seminar" in "\n".join(detail.record_view.lines.texts))
+        await until(
+            pilot, lambda: "★ starred" in detail.record_view.lines.texts[2] and "Seminar" in "\n".join(detail.record_view.lines.texts)
+        )
         assert app.screen is detail
 
 

@@ -43,9 +43,15 @@ async def test_references_open_on_enter_esc_returns_a_key_adds_one_and_cited_by_
         await ready(pilot)
         paper = store.load_paper(app.main.paper_list.current)
         cited, citing = [p for p in papers[:30] if p.id != paper.id][:2]
-        store_text(store.data_dir, paper, [
-            (f"A cached paper. arXiv:{cited.id}.", cited.id), (f"Scaling laws. arXiv:{SENT.id}.", SENT.id), ("A book [bold]not markup[/].", None),
-        ])
+        store_text(
+            store.data_dir,
+            paper,
+            [
+                (f"A cached paper. arXiv:{cited.id}.", cited.id),
+                (f"Scaling laws. arXiv:{SENT.id}.", SENT.id),
+                ("A book [bold]not markup[/].", None),
+            ],
+        )
         store_text(store.data_dir, citing, [(f"The paper. arXiv:{paper.id}.", paper.id)])
         await open_paper(pilot)
         detail = app.screen

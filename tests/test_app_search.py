@@ -19,10 +19,21 @@ from tests.searchdb_corpus import fixture_papers, generated_queries, made_papers
 from tests.test_app import make_app, ready
 
 QUERIES = [
-    "learning", "ti:learning", 'abs:"reinforcement learning"', "au:wang OR au:smith", "cat:cs",
-    "cat:cs.LG", "learning ANDNOT ti:agent", "(ti:agent OR ti:agents) AND abs:tool", "co:pages",
-    'jr:"phys rev"', "submittedDate:[202401 TO 202612] AND abs:model", "schrodinger", "\u91cf\u5b50",
-    "zebrafish", "id:hep-th/9901001",
+    "learning",
+    "ti:learning",
+    'abs:"reinforcement learning"',
+    "au:wang OR au:smith",
+    "cat:cs",
+    "cat:cs.LG",
+    "learning ANDNOT ti:agent",
+    "(ti:agent OR ti:agents) AND abs:tool",
+    "co:pages",
+    'jr:"phys rev"',
+    "submittedDate:[202401 TO 202612] AND abs:model",
+    "schrodinger",
+    "\u91cf\u5b50",
+    "zebrafish",
+    "id:hep-th/9901001",
 ]
 
 

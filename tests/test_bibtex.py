@@ -32,8 +32,14 @@ def fixture_papers() -> list[Paper]:
 
 def paper(**changes) -> Paper:
     base = Paper(
-        id="2609.00001", version=1, title="A title", abstract="", authors=(Author("Ada Lovelace"),),
-        categories=("cs.LG",), primary_category="cs.LG", published="2026-09-01T00:00:00Z",
+        id="2609.00001",
+        version=1,
+        title="A title",
+        abstract="",
+        authors=(Author("Ada Lovelace"),),
+        categories=("cs.LG",),
+        primary_category="cs.LG",
+        published="2026-09-01T00:00:00Z",
         updated="2026-09-01T00:00:00Z",
     )
     return dataclasses.replace(base, **changes)
@@ -44,8 +50,11 @@ def nasty_papers() -> list[Paper]:
     return [
         paper(id="2609.00001", title=specials),
         paper(id="2609.00002", title="BERT, GPT-4 and ImageNet: Q-learning for LLMs with $O(N\\log N)$ cost"),
-        paper(id="2609.00003", title="Schr\\\"{o}dinger meets M\\\"uller: \\emph{exact} results in \\LaTeX",
-              authors=(Author("Jos\\'{e} Ram\\'irez"), Author("Øyvind Müller"), Author("Sólrún Einarsdóttir"))),
+        paper(
+            id="2609.00003",
+            title='Schr\\"{o}dinger meets M\\"uller: \\emph{exact} results in \\LaTeX',
+            authors=(Author("Jos\\'{e} Ram\\'irez"), Author("Øyvind Müller"), Author("Sólrún Einarsdóttir")),
+        ),
         paper(id="2609.00004", title="Forty authors", authors=tuple(Author(f"Author{i} Surname{i}") for i in range(40))),
         paper(id="2609.00005", title="Detector results", authors=(Author("ATLAS Collaboration"), Author("Jane Roe"))),
         paper(id="2609.00006", title="Escaping }, note = {x} attempts", authors=(Author("Evil }, year = {1999"),)),
@@ -55,13 +64,20 @@ def nasty_papers() -> list[Paper]:
         paper(id="2609.00009", title="Deep learning again", published="2026-03-02T00:00:00Z"),
         paper(id="2609.00010", title="Deep learning once more", published="2026-03-01T00:00:00Z"),
         paper(id="2609.00011", title="deep Learning", published="2026-04-01T00:00:00Z"),
-        paper(id="2609.00012", title="Smart quotes “like” this – and — dashes … α ≤ β", doi="10.1000/a_b%c",
-              journal_ref="J. Phys. A: Math. 42 #3 & more (2009)"),
+        paper(
+            id="2609.00012",
+            title="Smart quotes “like” this – and — dashes … α ≤ β",
+            doi="10.1000/a_b%c",
+            journal_ref="J. Phys. A: Math. 42 #3 & more (2009)",
+        ),
         paper(id="2609.00013", title="0"),
         paper(id="2609.00014", title="Price is $35,000 in total, not math"),
         paper(id="2609.00015", title="Gaussian Processes meet Bertrand-Nash Equilibria in Ångström-scale Physics"),
-        paper(id="2609.00016", title="Обучение с подкреплением: 한국어 and カタカナ, العربية 😀 x∈A",
-              authors=(Author("Иван Петров"), Author("김철수"), Author("田中太郎"), Author("محمد علي"))),
+        paper(
+            id="2609.00016",
+            title="Обучение с подкреплением: 한국어 and カタカナ, العربية 😀 x∈A",
+            authors=(Author("Иван Петров"), Author("김철수"), Author("田中太郎"), Author("محمد علي")),
+        ),
     ]
 
 
@@ -72,16 +88,28 @@ def test_keys_are_scholar_style_unique_and_stable():
     # A newer paper with the same key joins: the others keep theirs.
     newer = paper(id="2610.00001", title="Deep nets", published="2026-10-01T00:00:00Z")
     assert {k: v for k, v in unique_keys(collide + [newer]).items() if k != newer.id} == keys
-    assert base_key(paper(title="The Attention Is All You Need", authors=(Author("Ashish Vaswani"),), published="2017-06-12T00:00:00Z")) == "vaswani2017attention"
+    assert (
+        base_key(paper(title="The Attention Is All You Need", authors=(Author("Ashish Vaswani"),), published="2017-06-12T00:00:00Z"))
+        == "vaswani2017attention"
+    )
     assert all(re.fullmatch(r"[a-z0-9]+", k) for k in unique_keys(nasty_papers()).values())
 
 
 def test_any_number_of_papers_sharing_a_key_get_keys_of_their_own():
     # One author, one year, one first word: a prolific group reaches past zz (it stopped there).
-    many = [paper(id=f"2609.{i:05d}", title=f"Quantum Monte Carlo study {i}", published=f"2026-09-{1 + i % 28:02d}T00:00:00Z") for i in range(1400)]
+    many = [
+        paper(id=f"2609.{i:05d}", title=f"Quantum Monte Carlo study {i}", published=f"2026-09-{1 + i % 28:02d}T00:00:00Z")
+        for i in range(1400)
+    ]
     keys = unique_keys(many)
     assert len(set(keys.values())) == 1400
-    assert {"lovelace2026quantum", "lovelace2026quantumz", "lovelace2026quantumaa", "lovelace2026quantumzz", "lovelace2026quantumaaa"} <= set(keys.values())
+    assert {
+        "lovelace2026quantum",
+        "lovelace2026quantumz",
+        "lovelace2026quantumaa",
+        "lovelace2026quantumzz",
+        "lovelace2026quantumaaa",
+    } <= set(keys.values())
 
 
 def test_escaping_rules():
@@ -89,7 +117,7 @@ def test_escaping_rules():
     assert escape_text("a ~ b ^ c \\ d") == r"a \textasciitilde{} b \textasciicircum{} c \textbackslash{} d"
     assert escape_text("BERT and GPT-4 beat Title Case", protect_case=True) == "{BERT} and {GPT-4} beat {Title} {Case}"
     assert escape_text("cost $O(N)$ here", protect_case=True) == "cost {$O(N)$} here"
-    assert escape_text("Müller Øyvind") == r'M{\"u}ller {\O}yvind'
+    assert escape_text("Müller Øyvind") == r"M{\"u}ller {\O}yvind"
     assert escape_text("(BERT), ImageNet: \\LaTeX.", protect_case=True) == r"({BERT}), {ImageNet}: {\LaTeX}."
     assert escape_text("Price is $35,000 in total") == r"Price is \$35,000 in total"
 
@@ -114,7 +142,8 @@ def test_hostile_text_stays_inside_its_field():
 def test_capitalised_words_after_the_first_are_braced():
     title = "Gaussian processes for Bertrand-Nash games: a (Bayesian) view of Ångström's law, II"
     assert escape_text(title, protect_case=True) == (
-        r"Gaussian processes for {Bertrand-Nash} games: a ({Bayesian}) view of {{\r{A}}ngstr{\"o}m's} law, {II}")
+        r"Gaussian processes for {Bertrand-Nash} games: a ({Bayesian}) view of {{\r{A}}ngstr{\"o}m's} law, {II}"
+    )
     assert escape_text("Non-linear maps", protect_case=True) == "Non-linear maps"  # the first word: styles keep it
     assert escape_text("$k$-Means and Deep nets", protect_case=True) == "{$k$}-{Means} and {Deep} nets"
 
@@ -145,7 +174,9 @@ def test_demo_papers_are_left_out():
     assert export([paper(demo=True)]) == ""
 
 
-@pytest.mark.skipif(shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)")
+@pytest.mark.skipif(
+    shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)"
+)
 @pytest.mark.parametrize("which", ["fixtures", "nasty"])
 def test_real_tool_chains_accept_the_export(tmp_path, which):
     papers = fixture_papers() if which == "fixtures" else nasty_papers()
@@ -153,7 +184,10 @@ def test_real_tool_chains_accept_the_export(tmp_path, which):
     bib.write_text(export(papers), encoding="utf-8")
     result = subprocess.run(
         ["bash", str(BIBCHECK), "--strict", "--no-biber", "--python", sys.executable, str(bib)],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     assert "bibcheck: PASS (0 warning(s))" in result.stdout
@@ -170,14 +204,18 @@ def _bbl(tmp_path, text: str, style: str = "plain") -> str:
     return (tmp_path / "doc.bbl").read_text("utf-8")
 
 
-@pytest.mark.skipif(shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)")
+@pytest.mark.skipif(
+    shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)"
+)
 def test_plain_bibtex_keeps_the_capitals_of_names(tmp_path):
     bbl = " ".join(_bbl(tmp_path, export([nasty_papers()[14], nasty_papers()[6]])).split())
     assert "Gaussian {Processes} meet {Bertrand-Nash} {Equilibria} in" in bbl
     assert "{Zhong Wen} title with {CJK} {Zhang Wei}" in bbl
 
 
-@pytest.mark.skipif(shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)")
+@pytest.mark.skipif(
+    shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)"
+)
 @pytest.mark.parametrize("style", ["plain", "unsrt"])
 def test_sentence_case_styles_keep_the_capitals_of_a_titles_first_word(tmp_path, style):
     # The styles keep only the title's very first letter: the Nash of a first word Bertrand-Nash,
@@ -188,7 +226,9 @@ def test_sentence_case_styles_keep_the_capitals_of_a_titles_first_word(tmp_path,
     assert all(title in typeset for title in titles), typeset
 
 
-@pytest.mark.skipif(shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)")
+@pytest.mark.skipif(
+    shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)"
+)
 def test_unicode_export_passes_bibtex_with_its_utf8_intact(tmp_path):
     from bibtexparser import parse_string
 

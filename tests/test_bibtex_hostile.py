@@ -57,8 +57,10 @@ def hostile_export(*, ascii_tags: bool = False, **options) -> str:
 def hostile_papers():
     papers = [paper(id=f"2609.{i:05d}", title=title) for i, title in enumerate(HOSTILE_TITLES, start=1)]
     papers.append(paper(id="2609.00100", title="Hostile authors", authors=tuple(map(Author, HOSTILE_AUTHORS))))
-    papers += [paper(id=f"2609.{i:05d}", title=f"Hostile {name}", **{name: value})
-               for i, (name, value) in enumerate(HOSTILE_FIELDS.items(), start=101)]
+    papers += [
+        paper(id=f"2609.{i:05d}", title=f"Hostile {name}", **{name: value})
+        for i, (name, value) in enumerate(HOSTILE_FIELDS.items(), start=101)
+    ]
     papers.append(paper(id="2609.00200}, note={x", title="Hostile id"))
     return papers
 
@@ -100,15 +102,19 @@ def test_tags_and_notes_stay_inside_their_fields_and_read_as_written():
     assert _as_text(tagged.fields["keywords"]) == ", ".join(HOSTILE_TAGS["2609.00001"][:4]) + ", Zürich Zhang Wei"
 
 
-@pytest.mark.parametrize("span", [r"\input{x}", r"\write18{x}", r"^^5c", r"a # b", r"a % b", r"\def\x{y}",
-                                  r"\text{\input{x}}", "a\nb", r"a \\ b", r"\catcode`\@=0"])
+@pytest.mark.parametrize(
+    "span",
+    [r"\input{x}", r"\write18{x}", r"^^5c", r"a # b", r"a % b", r"\def\x{y}", r"\text{\input{x}}", "a\nb", r"a \\ b", r"\catcode`\@=0"],
+)
 def test_math_with_anything_but_harmless_commands_is_text(span):
     assert not harmless_math(span)
     assert "{$" not in escape_text(f"${span}$")
 
 
-@pytest.mark.parametrize("span", [r"O(N\log N)", r"\mathcal{O}(n^2)", r"\alpha_i \le \frac{1}{2}", r"x\,y",
-                                  r"\sum_{i=1}^{n} \sqrt{x_i}", r"\mathbb{R}^d \times \infty"])
+@pytest.mark.parametrize(
+    "span",
+    [r"O(N\log N)", r"\mathcal{O}(n^2)", r"\alpha_i \le \frac{1}{2}", r"x\,y", r"\sum_{i=1}^{n} \sqrt{x_i}", r"\mathbb{R}^d \times \infty"],
+)
 def test_harmless_math_stays_math(span):
     assert escape_text(f"${span}$") == "{$" + span + "$}"
 
@@ -136,8 +142,10 @@ def _visible(text: str) -> str:
     return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
 
 
-@pytest.mark.skipif(shutil.which("pdflatex") is None or shutil.which("bibtex") is None,
-                    reason="TeX is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)")
+@pytest.mark.skipif(
+    shutil.which("pdflatex") is None or shutil.which("bibtex") is None,
+    reason="TeX is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)",
+)
 @pytest.mark.parametrize("style", ["plain", "alpha"])
 def test_compiling_the_export_touches_no_file_outside_its_folder(tmp_path: Path, style: str):
     from pypdf import PdfReader
@@ -158,7 +166,10 @@ def test_compiling_the_export_touches_no_file_outside_its_folder(tmp_path: Path,
     bibtex = run("bibtex", "doc")
     assert "error" not in bibtex.stdout.lower(), bibtex.stdout
     assert re.findall(r"^(?:The .*file|Database file #1): (.+)$", (tmp_path / "doc.blg").read_text(), re.MULTILINE) == [
-        "doc.aux", f"{style}.bst", "refs.bib"]
+        "doc.aux",
+        f"{style}.bst",
+        "refs.bib",
+    ]
     result = run(*latex)
     assert result.returncode == 0, result.stdout[-2000:]
 
@@ -188,7 +199,10 @@ def test_hostile_export_passes_bibcheck_strictly(tmp_path: Path, unicode: bool):
     result = subprocess.run(
         ["bash", str(BIBCHECK), "--strict", "--no-biber", "--python", sys.executable, str(bib)]
         + (["--no-latex"] if unicode else []),  # UTF-8 text is for xelatex/lualatex, tested below
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     entries = len(hostile_papers()) - 1  # the paper whose id is no id is left out

@@ -23,10 +23,24 @@ FORMATS = ("bibtex", "ris", "csl-json")
 def graph_papers() -> list:
     """Two papers with one natural key (`lee2026graph`), newest first: OLDER, then NEWER came out."""
     base = recent_papers(2)
-    newer = dataclasses.replace(base[0], id="2612.10002", title="Graph agents at scale", authors=(Author("Min Lee"),),
-                                published=stamp(TODAY), updated=stamp(TODAY), version=1)
-    older = dataclasses.replace(base[1], id="2612.10001", title="Graph networks for planning", authors=(Author("Min Lee"),),
-                                published=stamp(TODAY, -86400), updated=stamp(TODAY, -86400), version=1)
+    newer = dataclasses.replace(
+        base[0],
+        id="2612.10002",
+        title="Graph agents at scale",
+        authors=(Author("Min Lee"),),
+        published=stamp(TODAY),
+        updated=stamp(TODAY),
+        version=1,
+    )
+    older = dataclasses.replace(
+        base[1],
+        id="2612.10001",
+        title="Graph networks for planning",
+        authors=(Author("Min Lee"),),
+        published=stamp(TODAY, -86400),
+        updated=stamp(TODAY, -86400),
+        version=1,
+    )
     return [newer, older]
 
 
@@ -137,8 +151,10 @@ def test_processes_exporting_at_once_never_give_one_key_twice(data_dir, tmp_path
     store.save_papers(papers, "T")
     context = multiprocessing.get_context("fork")
     barrier = context.Barrier(4)
-    workers = [context.Process(target=_export_at_once, args=(data_dir, [p.id for p in papers[i::4]], tmp_path / f"{i}.bib", barrier))
-               for i in range(4)]
+    workers = [
+        context.Process(target=_export_at_once, args=(data_dir, [p.id for p in papers[i::4]], tmp_path / f"{i}.bib", barrier))
+        for i in range(4)
+    ]
     for worker in workers:
         worker.start()
     for worker in workers:

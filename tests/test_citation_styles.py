@@ -24,13 +24,30 @@ BIBLATEX_STYLES = ("numeric", "alphabetic", "authoryear")
 def cited_papers():
     return [
         paper(id="2609.10042", title="Momentum of research topics", authors=(Author("Ada Lovelace"),)),
-        paper(id="2609.10043", title="Published elsewhere as well", authors=(Author("Grace Hopper"),),
-              journal_ref="J. Phys. A 42 (2009) 1-10", doi="10.1000/xyz.1"),
-        paper(id="hep-th/9901001", title="Strings of the old numbering", authors=(Author("Emmy Noether"),),
-              categories=("hep-th",), primary_category="hep-th", published="1999-01-04T00:00:00Z"),
+        paper(
+            id="2609.10043",
+            title="Published elsewhere as well",
+            authors=(Author("Grace Hopper"),),
+            journal_ref="J. Phys. A 42 (2009) 1-10",
+            doi="10.1000/xyz.1",
+        ),
+        paper(
+            id="hep-th/9901001",
+            title="Strings of the old numbering",
+            authors=(Author("Emmy Noether"),),
+            categories=("hep-th",),
+            primary_category="hep-th",
+            published="1999-01-04T00:00:00Z",
+        ),
         paper(id="2609.10044", title="Category not known", authors=(Author("Alan Turing"),), primary_category="c{s}"),
-        paper(id="math/9910001", title="Topology with a subject class", authors=(Author("Henri Poincare"),),
-              categories=("math.AT",), primary_category="math.AT", published="1999-10-01T00:00:00Z"),
+        paper(
+            id="math/9910001",
+            title="Topology with a subject class",
+            authors=(Author("Henri Poincare"),),
+            categories=("math.AT",),
+            primary_category="math.AT",
+            published="1999-10-01T00:00:00Z",
+        ),
     ]
 
 
@@ -151,8 +168,10 @@ def test_reader_config_shows_the_setting(capsys, tmp_path):
     (tmp_path / "config" / "config.toml").write_text("[bibtex]\nprint_arxiv_id = 0\n")
     code, out, err = run(capsys, "export", "2609.10042")
     assert code == 1 and out == ""
-    assert err == (f"reader: error: {Path(tmp_path / 'config' / 'config.toml')}, line 2: bibtex.print_arxiv_id = 0 "
-                   "is not true or false (allowed: true or false)\n")
+    assert err == (
+        f"reader: error: {Path(tmp_path / 'config' / 'config.toml')}, line 2: bibtex.print_arxiv_id = 0 "
+        "is not true or false (allowed: true or false)\n"
+    )
 
 
 def test_reader_export_prints_the_id_by_default(stored, capsys):

@@ -92,8 +92,10 @@ def test_bibtex_writes_family_comma_given():
 
 
 def _authors_by_id(text: str) -> dict[str, str]:
-    return {re.search(r"eprint = \{(.*?)\}", entry).group(1): re.search(r"author = \{(.*)\},\n", entry).group(1)
-            for entry in text.split("@misc")[1:]}
+    return {
+        re.search(r"eprint = \{(.*?)\}", entry).group(1): re.search(r"author = \{(.*)\},\n", entry).group(1)
+        for entry in text.split("@misc")[1:]
+    }
 
 
 def _families_from_bibtex(text: str) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
@@ -105,8 +107,10 @@ def _families_from_bibtex(text: str) -> tuple[dict[str, list[str]], dict[str, li
     def tidy(parts: list[str]) -> str:
         return " ".join(parts).replace("{", "").replace("}", "")
 
-    by_pybtex = {entry.fields["eprint"]: [tidy(p.prelast_names + p.last_names) for p in entry.persons["author"]]
-                 for entry in parse_string(text, "bibtex").entries.values()}
+    by_pybtex = {
+        entry.fields["eprint"]: [tidy(p.prelast_names + p.last_names) for p in entry.persons["author"]]
+        for entry in parse_string(text, "bibtex").entries.values()
+    }
     library = bibtexparser.parse_string(text, append_middleware=[SeparateCoAuthors(), SplitNameParts()])
     assert not library.failed_blocks
     by_parser = {entry["eprint"]: [tidy(n.von + n.last) for n in entry["author"]] for entry in library.entries}
@@ -161,13 +165,24 @@ def test_ris_and_csl_json_carry_the_suffix_and_citeproc_renders_it():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # citeproc-py notes the variables its styles do not use
         bibliography = CitationStylesBibliography(
-            CitationStylesStyle("harvard-cite-them-right", validate=False), CiteProcJSON(items), formatter.plain)
+            CitationStylesStyle("harvard-cite-them-right", validate=False), CiteProcJSON(items), formatter.plain
+        )
         for item in items:
             bibliography.register(Citation([CitationItem(item["id"])]))
         rendered = [str(entry) for entry in bibliography.bibliography()]
     # (citeproc-py initialises "Jun-ichi" and "花子" oddly, but reads family and given as written.)
-    for start in ("Davis, S., Jr. (2026)", "Kato, J.", "van der Waals, J.D. (2026)", "Γεωργίου, Ν. (2026)", "佐藤, ",
-                  "张伟 (2026)", "Díaz, J. (2026)", "ATLAS Collaboration (2026)", "Santos, M. da S. (2026)", "Tarjan, R., III (2026)"):
+    for start in (
+        "Davis, S., Jr. (2026)",
+        "Kato, J.",
+        "van der Waals, J.D. (2026)",
+        "Γεωργίου, Ν. (2026)",
+        "佐藤, ",
+        "张伟 (2026)",
+        "Díaz, J. (2026)",
+        "ATLAS Collaboration (2026)",
+        "Santos, M. da S. (2026)",
+        "Tarjan, R., III (2026)",
+    ):
         assert any(line.startswith(start) for line in rendered), (start, rendered)
 
 
@@ -177,13 +192,16 @@ def test_titles_keep_logos_capitals_and_the_authors_braces():
     assert escaped["2609.00202"] == r"\#{MeToo} and the {Strong} baselines of {GPT}-4"
     assert escaped["2609.00203"] == r"The {{\#MeToo}} corpus and {\LaTeX}"  # not {\#MeToo}: bibtex lowercases that
     assert escaped["2609.00204"] == r"$\alpha$-divergence in {$\Lambda$CDM} cosmology"
-    assert escaped["2609.00205"] == (r"Unbalanced \textbraceright{} brace and emphasis with "
-                                     r"\textbackslash{}input\textbraceleft{}x\textbraceright{} as text")
+    assert escaped["2609.00205"] == (
+        r"Unbalanced \textbraceright{} brace and emphasis with "
+        r"\textbackslash{}input\textbraceleft{}x\textbraceright{} as text"
+    )
     # A pair right after a pair printed as text is text too; an escaped brace is text; a group
     # whose text starts with a command is braced twice.
     assert escape_text(r"\frac{a}{b} and \{x\} and {\&} {B}", protect_case=True) == (
         r"\textbackslash{}frac\textbraceleft{}a\textbraceright{}\textbraceleft{}b\textbraceright{} and "
-        r"\textbraceleft{}x\textbraceright{} and {{\&}} {B}")
+        r"\textbraceleft{}x\textbraceright{} and {{\&}} {B}"
+    )
     assert escape_text("A {Strong} note", protect_case=False) == r"A \textbraceleft{}Strong\textbraceright{} note"  # notes: as written
     # RIS, CSL-JSON and the digest keep the title text arXiv sent.
     assert ris.record(title_papers()[1], "k").splitlines()[2] == "TI  - #MeToo and the {Strong} baselines of {GPT}-4"
@@ -194,19 +212,31 @@ def test_titles_keep_logos_capitals_and_the_authors_braces():
 
 TEX_MISSING = shutil.which("pdflatex") is None or shutil.which("bibtex") is None
 PDFTOTEXT_MISSING = shutil.which("pdftotext") is None
-BIBER_MISSING = shutil.which("biber") is None or not shutil.which("kpsewhich") or not subprocess.run(
-    ["kpsewhich", "biblatex.sty"], capture_output=True, text=True, check=False).stdout.strip()
+BIBER_MISSING = (
+    shutil.which("biber") is None
+    or not shutil.which("kpsewhich")
+    or not subprocess.run(["kpsewhich", "biblatex.sty"], capture_output=True, text=True, check=False).stdout.strip()
+)
 needs_tex = pytest.mark.skipif(
     TEX_MISSING or PDFTOTEXT_MISSING,
-    reason="needs bibtex, pdflatex and pdftotext (apt-get install texlive-binaries texlive-base texlive-latex-base poppler-utils)")
+    reason="needs bibtex, pdflatex and pdftotext (apt-get install texlive-binaries texlive-base texlive-latex-base poppler-utils)",
+)
 needs_biber = pytest.mark.skipif(
     TEX_MISSING or PDFTOTEXT_MISSING or BIBER_MISSING,
-    reason="needs biber, biblatex and pdftotext (apt-get install biber texlive-bibtex-extra texlive-latex-recommended lmodern poppler-utils)")
+    reason="needs biber, biblatex and pdftotext (apt-get install biber texlive-bibtex-extra texlive-latex-recommended lmodern poppler-utils)",
+)
 
 
 def _run(folder: Path, *command: str) -> subprocess.CompletedProcess:
-    return subprocess.run(command, cwd=folder, capture_output=True, text=True, timeout=180, check=False,
-                          env={"PATH": "/usr/bin:/bin", "HOME": str(folder), "TEXMFVAR": str(folder / "texmf-var")})
+    return subprocess.run(
+        command,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(folder), "TEXMFVAR": str(folder / "texmf-var")},
+    )
 
 
 def _latex_errors(folder: Path) -> list[str]:
@@ -228,7 +258,8 @@ def compile_with_bibtex(folder: Path, bib: str, style: str) -> tuple[str, str]:
     (folder / "refs.bib").write_text(bib, "utf-8")
     natbib = "\\usepackage{natbib}" if style.endswith("nat") else ""
     (folder / "doc.tex").write_text(
-        f"\\documentclass{{article}}{natbib}\\begin{{document}}\\nocite{{*}}\\bibliographystyle{{{style}}}\\bibliography{{refs}}\\end{{document}}\n")
+        f"\\documentclass{{article}}{natbib}\\begin{{document}}\\nocite{{*}}\\bibliographystyle{{{style}}}\\bibliography{{refs}}\\end{{document}}\n"
+    )
     _run(folder, "pdflatex", "-interaction=nonstopmode", "doc.tex")
     result = _run(folder, "bibtex", "doc")
     assert result.returncode == 0 and "Warning" not in result.stdout and "error" not in result.stdout.lower(), result.stdout
@@ -246,7 +277,8 @@ def compile_with_biber(folder: Path, bib: str, style: str = "alphabetic") -> str
     (folder / "doc.tex").write_text(
         "\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage{lmodern}"
         f"\\usepackage[backend=biber,style={style}]{{biblatex}}\\addbibresource{{refs.bib}}"
-        "\\begin{document}\\nocite{*}\\printbibliography\\end{document}\n")
+        "\\begin{document}\\nocite{*}\\printbibliography\\end{document}\n"
+    )
     _run(folder, "pdflatex", "-interaction=nonstopmode", "doc.tex")
     result = _run(folder, "biber", "doc")
     assert result.returncode == 0 and not re.search(r"^(WARN|ERROR)", result.stdout, re.MULTILINE), result.stdout
@@ -259,9 +291,18 @@ def compile_with_biber(folder: Path, bib: str, style: str = "alphabetic") -> str
 def test_bibtex_and_pdflatex_print_names_as_the_papers_mean_them(tmp_path):
     text, bbl = compile_with_bibtex(tmp_path / "plain", bibtex.export(name_papers()), "plain")
     text = text.replace("ı\u0301", "í")  # OT1 has no í: LaTeX puts the accent on a dotless ı (as it should)
-    for shown in ("Samuel Davis, Jr.", "Jun-ichi Kato", "Johannes Diderik van der Waals", "Nikos Georgioy",
-                  "Hua Zi Zuo Teng", "Zhang Wei", "José Díaz", "ATLAS Collaboration", "Maria da Silva Santos",
-                  "Robert Tarjan, III"):
+    for shown in (
+        "Samuel Davis, Jr.",
+        "Jun-ichi Kato",
+        "Johannes Diderik van der Waals",
+        "Nikos Georgioy",
+        "Hua Zi Zuo Teng",
+        "Zhang Wei",
+        "José Díaz",
+        "ATLAS Collaboration",
+        "Maria da Silva Santos",
+        "Robert Tarjan, III",
+    ):
         assert shown in text, (shown, text)
     assert "$" not in bbl  # no Greek letter of a name became math
     _, bbl = compile_with_bibtex(tmp_path / "alpha", bibtex.export(name_papers()), "alpha")

@@ -1,4 +1,4 @@
-""""Cited by" on the command line: `reader refs ID --cited-by` lists the cached papers whose stored
+""" "Cited by" on the command line: `reader refs ID --cited-by` lists the cached papers whose stored
 texts cite ID, from the full-text index's `cites` table, filled as a text is stored and rebuilt
 from the stored texts when the index is missing or of an older format."""
 
@@ -43,7 +43,9 @@ def test_cited_by_lists_the_cached_papers_whose_stored_texts_cite_it(capsys, tex
     Store(data_dir).set_marks([second.id], starred=True)
     code, out, err = run(capsys, "refs", f"arXiv:{CITED}v2", "--cited-by")  # any form people paste; need not be cached
     assert code == 0 and "cited by 2 papers in your library" in err
-    assert out.splitlines() == sorted([f"arXiv:{first.id}v{first.version}  {first.title}", f"arXiv:{second.id}v{second.version}  {second.title}  [starred]"])
+    assert out.splitlines() == sorted(
+        [f"arXiv:{first.id}v{first.version}  {first.title}", f"arXiv:{second.id}v{second.version}  {second.title}  [starred]"]
+    )
     code, out, _ = run(capsys, "refs", first.id, "--cited-by", "--json")
     assert json.loads(out) == [{"id": second.id, "version": second.version, "title": second.title, "starred": True, "read": False}]
 

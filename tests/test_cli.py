@@ -15,8 +15,25 @@ from tests.corpus import recent_papers
 
 QUERY = "ti:agent AND cat:cs.LG"
 JSON_KEYS = {
-    "id", "version", "title", "abstract", "authors", "categories", "primary_category", "published",
-    "updated", "comment", "journal_ref", "doi", "topics", "read", "read_version", "starred", "hidden", "tags", "note",
+    "id",
+    "version",
+    "title",
+    "abstract",
+    "authors",
+    "categories",
+    "primary_category",
+    "published",
+    "updated",
+    "comment",
+    "journal_ref",
+    "doi",
+    "topics",
+    "read",
+    "read_version",
+    "starred",
+    "hidden",
+    "tags",
+    "note",
 }
 
 
@@ -103,7 +120,6 @@ def test_lower_case_operators_are_said_once_and_the_query_kept(capsys, arxiv_env
     assert err.count("\n") == 1
 
 
-
 @pytest.mark.parametrize("filters", [(), ("--topic", "b"), ("--unread",), ("--starred",), ("--hidden",), ("--topic", "A", "--unread")])
 def test_list_query_lines_hold_the_papers_of_its_json(capsys, data_dir, filters):
     """The lines come from the index's order alone (Store.index_order) and the search index's
@@ -129,6 +145,7 @@ def test_list_query_lines_hold_the_papers_of_its_json(capsys, data_dir, filters)
         assert code == 0 and listed == [row["id"] for row in json.loads(out)]
         shown += len(listed)
     assert shown
+
 
 @pytest.mark.parametrize(
     "args, message",
@@ -197,8 +214,12 @@ def test_ids_in_every_pasted_form(capsys, arxiv_env):
     synced(capsys, arxiv_env)
     rows = json.loads(run(capsys, "list", "--json", "--limit", "4")[1])
     ids = [r["id"] for r in rows]
-    forms = [f"arXiv:{ids[0]}", f"https://arxiv.org/abs/{ids[1]}v{rows[1]['version']}", f"arxiv.org/pdf/{ids[2]}v1.pdf",
-             f"https://doi.org/10.48550/arXiv.{ids[3]}"]
+    forms = [
+        f"arXiv:{ids[0]}",
+        f"https://arxiv.org/abs/{ids[1]}v{rows[1]['version']}",
+        f"arxiv.org/pdf/{ids[2]}v1.pdf",
+        f"https://doi.org/10.48550/arXiv.{ids[3]}",
+    ]
     code, out, err = run(capsys, "star", *forms)
     assert code == 0, err
     assert out == "star: 4 papers\n"
@@ -212,8 +233,10 @@ def test_a_version_the_cache_does_not_have_is_refused(capsys, arxiv_env):
     too_new = f"{row['id']}v{row['version'] + 7}"
     code, _out, err = run(capsys, "read", too_new)
     assert code == 1
-    assert err == (f"reader: error: {too_new} does not exist in the cache: it has v{row['version']} "
-                   f"(`reader add {too_new}` fetches arXiv's newest; nothing was changed)\n")
+    assert err == (
+        f"reader: error: {too_new} does not exist in the cache: it has v{row['version']} "
+        f"(`reader add {too_new}` fetches arXiv's newest; nothing was changed)\n"
+    )
     assert not json.loads(run(capsys, "list", "--json", "--limit", "1")[1])[0]["read"]
 
 
@@ -222,7 +245,10 @@ def test_a_version_the_cache_does_not_have_is_refused(capsys, arxiv_env):
     [
         (("topics", "add", "X", "ti:quantum AND"), "the query ends where a term was expected (at column 15, the end of the query)"),
         (("topics", "add", "X", "ti:a OR OR ti:b"), "(at column 9: 'OR ti:b')"),
-        (("list", "--query", "ti:("), "invalid query 'ti:(': ti:( ... ) is not arXiv syntax: write (ti:a OR ti:b) instead (at column 1: 'ti:(')"),
+        (
+            ("list", "--query", "ti:("),
+            "invalid query 'ti:(': ti:( ... ) is not arXiv syntax: write (ti:a OR ti:b) instead (at column 1: 'ti:(')",
+        ),
         (("topics", "add", "\udcff", "ti:x"), "'\ufffd' is not valid UTF-8 text"),
         (("list", "--query", "caf\udce9"), "'caf\ufffd' is not valid UTF-8 text"),
         (("topics", "add", "a\x1b[2Jb", "ti:x"), "cannot contain control characters"),
@@ -277,7 +303,9 @@ def test_help_says_what_each_option_does_and_where_the_data_lives(tmp_path):
     from reader.config import default_data_dir
 
     assert f"(default:{default_data_dir()})" in "".join(shown.split())
-    listing = subprocess.run([sys.executable, "-m", "reader", "list", "--help"], env=env, capture_output=True, text=True, check=False).stdout
+    listing = subprocess.run(
+        [sys.executable, "-m", "reader", "list", "--help"], env=env, capture_output=True, text=True, check=False
+    ).stdout
     for option in ("--topic NAME", "--limit N", "--json"):
         line = next(line for line in listing.splitlines() if line.strip().startswith(option))
         assert len(line.strip()) > len(option) + 5, line  # followed by its help text

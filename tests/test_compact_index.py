@@ -26,7 +26,10 @@ from tests.corpus import recent_papers
 
 def expected_columns(held: dict[str, tuple[int, str, set[str]]]):
     """(ids, versions, days, topics of each paper) newest first: by v1 day, then id, descending."""
-    rows = sorted(((date.fromisoformat(published[:10]).toordinal(), pid, version, topics) for pid, (version, published, topics) in held.items()), reverse=True)
+    rows = sorted(
+        ((date.fromisoformat(published[:10]).toordinal(), pid, version, topics) for pid, (version, published, topics) in held.items()),
+        reverse=True,
+    )
     return [r[1] for r in rows], [r[2] for r in rows], [r[0] for r in rows], [r[3] for r in rows]
 
 
@@ -126,9 +129,12 @@ def test_the_id_table_finds_each_id_as_a_dict_does_and_tells_equal_hashes_apart(
 
 
 def test_the_index_answers_membership_and_rows_from_its_id_table_without_a_map(data_dir):
-    index = PaperIndex.build({
-        pid: IndexEntry(1, day, ["t"]) for pid, day in (("2601.00001", "2026-01-02"), ("2601.00002", "2026-01-02"), ("2512.00009", "2025-12-30"))
-    })
+    index = PaperIndex.build(
+        {
+            pid: IndexEntry(1, day, ["t"])
+            for pid, day in (("2601.00001", "2026-01-02"), ("2601.00002", "2026-01-02"), ("2512.00009", "2025-12-30"))
+        }
+    )
     assert index.ids == ["2601.00002", "2601.00001", "2512.00009"]
     assert "2601.00001" in index and "2601.00003" not in index
     assert isinstance(index.positions(), IdTable)
@@ -207,7 +213,9 @@ def test_views_of_the_packed_index_select_and_count_as_filtering_every_id_does(d
             index.positions()
         assert index.has_positions == table_made
         for topic in (None, "Agents", "Robots", "Nobody"):
-            for starred, unread, hidden, chosen_among, within in itertools.product((False, True), (False, True), (False, True, None), (None, among), (None, few, many)):
+            for starred, unread, hidden, chosen_among, within in itertools.product(
+                (False, True), (False, True), (False, True, None), (None, among), (None, few, many)
+            ):
                 filters = {"topic": topic, "starred": starred, "unread": unread, "hidden": hidden, "among": chosen_among, "within": within}
                 view = lib.select(**filters)
                 assert isinstance(view, IdRows) and list(view) == reference_select(lib, **filters), (table_made, filters)

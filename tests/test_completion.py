@@ -39,7 +39,7 @@ def bash_complete(env, *words: str, region: str | None = None) -> list[str]:
     if region is None:
         region = current[1:] if current[:1] in ("'", '"') else current
     script = (
-        'source <(reader completion bash)\n'
+        "source <(reader completion bash)\n"
         f'COMP_WORDS=("${{@:2}}"); COMP_CWORD={len(words) - 1}\n'
         '_reader_complete reader "$1" "${COMP_WORDS[COMP_CWORD-1]}"\n'
         '[[ ${#COMPREPLY[@]} == 0 ]] || printf "%s\\n" "${COMPREPLY[@]}"\n'
@@ -79,7 +79,7 @@ def test_bash_completes_file_names_for_paths(shell_env, tmp_path, monkeypatch):
 
 # A name of each kind holding what a shell would run, expand or split: were one inserted unquoted,
 # Enter would create a file named after the kind (t1, t2, ...) in the shell's directory.
-HOSTILE = "$(touch {k}1) `touch {k}2` it's \"q\" * a\\b !x end-{kind}"
+HOSTILE = '$(touch {k}1) `touch {k}2` it\'s "q" * a\\b !x end-{kind}'
 NAME_KINDS = {"tag": "t", "topic": "p", "watch": "w"}
 
 
@@ -128,9 +128,7 @@ def shell_at_a_terminal(shell: str, env: dict[str, str], home) -> list[str]:
         return ["bash", "--norc", "--noprofile", "-i"]
     if shell == "zsh":
         env["ZDOTDIR"] = str(home)
-        (home / ".zshrc").write_text(
-            "PS1='READY> '\nbindkey -e\nautoload -U compinit && compinit -u -D\nsource <(reader completion zsh)\n"
-        )
+        (home / ".zshrc").write_text("PS1='READY> '\nbindkey -e\nautoload -U compinit && compinit -u -D\nsource <(reader completion zsh)\n")
         return ["zsh", "-i"]
     init = "function fish_prompt; printf 'READY> '; end; set -g fish_autosuggestion_enabled 0; reader completion fish | source"
     return ["fish", "--no-config", "-i", "-C", init]

@@ -22,13 +22,21 @@ from tests.conftest import run
         ("READER_ARXIV_BACKOFF", "1e308", "READER_ARXIV_BACKOFF='1e308' is out of range"),
         ("READER_SYNC_WEEKS", "1e18", "READER_SYNC_WEEKS='1e18' is out of range (allowed: a whole number from 1 to 1000 weeks)"),
         ("READER_SYNC_WEEKS", "0", "READER_SYNC_WEEKS='0' is out of range"),
-        ("READER_SYNC_INTERVAL_HOURS", "1e10", "READER_SYNC_INTERVAL_HOURS='1e10' is out of range (allowed: a number from 0 to 8760 hours)"),
+        (
+            "READER_SYNC_INTERVAL_HOURS",
+            "1e10",
+            "READER_SYNC_INTERVAL_HOURS='1e10' is out of range (allowed: a number from 0 to 8760 hours)",
+        ),
         ("READER_SYNC_INTERVAL_HOURS", "-inf", "READER_SYNC_INTERVAL_HOURS='-inf' is out of range"),
         ("READER_TODAY", "0001-01-01", "READER_TODAY='0001-01-01' is out of range (allowed: a date from 1991-01-01 to 9999-01-01)"),
         ("READER_TODAY", "9999-12-31", "READER_TODAY='9999-12-31' is out of range"),
         ("READER_TODAY", "yesterday", "READER_TODAY='yesterday' is not a date in the form YYYY-MM-DD"),
         ("READER_ARXIV_API_URL", "http://[::1", "READER_ARXIV_API_URL='http://[::1' is not a URL (Invalid IPv6 URL)"),
-        ("READER_ARXIV_API_URL", "http://h:99999/api", "READER_ARXIV_API_URL='http://h:99999/api' is not a URL (Port out of range 0-65535)"),
+        (
+            "READER_ARXIV_API_URL",
+            "http://h:99999/api",
+            "READER_ARXIV_API_URL='http://h:99999/api' is not a URL (Port out of range 0-65535)",
+        ),
         ("READER_ARXIV_API_URL", "http:///api", "READER_ARXIV_API_URL='http:///api' has no usable host name"),
         ("READER_ARXIV_API_URL", "ftp://example.org/", "READER_ARXIV_API_URL='ftp://example.org/' is not an http(s) URL"),
         ("READER_ARXIV_RSS_URL", "http://exa mple.org/", "READER_ARXIV_RSS_URL='http://exa mple.org/' is not a URL: it contains spaces"),
@@ -58,8 +66,12 @@ def test_bad_flag_value_is_one_line(capsys, args, expected):
 
 def test_values_at_the_edges_of_their_ranges_are_accepted(capsys, monkeypatch):
     for name, value in [
-        ("READER_ARXIV_DELAY", "600"), ("READER_ARXIV_RETRIES", "10"), ("READER_SYNC_WEEKS", "1000"),
-        ("READER_SYNC_INTERVAL_HOURS", "0"), ("READER_TODAY", "1991-01-01"), ("READER_ARXIV_API_URL", "http://[::1]:8080/api"),
+        ("READER_ARXIV_DELAY", "600"),
+        ("READER_ARXIV_RETRIES", "10"),
+        ("READER_SYNC_WEEKS", "1000"),
+        ("READER_SYNC_INTERVAL_HOURS", "0"),
+        ("READER_TODAY", "1991-01-01"),
+        ("READER_ARXIV_API_URL", "http://[::1]:8080/api"),
     ]:
         monkeypatch.setenv(name, value)
     code, out, err = run(capsys, "momentum", "--json")
@@ -120,10 +132,10 @@ def test_file_values_reach_the_command(capsys, monkeypatch, config_file, tmp_pat
     "text, expected",
     [
         ("[arxiv]\ntimeout = 30\ndelay = inf\n", ", line 3: arxiv.delay = inf is out of range (allowed: a number from 0 to 600 seconds)"),
-        ("[sync]\n\n  weeks = \"lots\"\n", ', line 3: sync.weeks = "lots" is not a number (allowed: a whole number from 1 to 1000 weeks)'),
+        ('[sync]\n\n  weeks = "lots"\n', ', line 3: sync.weeks = "lots" is not a number (allowed: a whole number from 1 to 1000 weeks)'),
         ("arxiv.retries = true\n", ", line 1: arxiv.retries = true is not a number"),
-        ("[arxiv]\napi_url = 'http://[::1'\n", ", line 2: arxiv.api_url = \"http://[::1\" is not a URL (Invalid IPv6 URL)"),
-        ("[arxiv]\n\n\"del\\u0061y\" = 'x'\n", ", line 3: arxiv.delay = \"x\" is not a number"),
+        ("[arxiv]\napi_url = 'http://[::1'\n", ', line 2: arxiv.api_url = "http://[::1" is not a URL (Invalid IPv6 URL)'),
+        ("[arxiv]\n\n\"del\\u0061y\" = 'x'\n", ', line 3: arxiv.delay = "x" is not a number'),
         ("theme = 'nord'\n[arxiv\ndelay = 1\n", ", line 2: not valid TOML: Expected ']' at the end of a table declaration"),
         ("[sync]\nweeks = \n", ", line 2: not valid TOML: Invalid value"),
     ],
@@ -149,7 +161,9 @@ def test_bad_file_value_is_one_line_naming_file_line_and_setting(capsys, config_
     ],
     ids=["arrays", "inline tables", "dotted keys", "headers", "over lines"],
 )
-@pytest.mark.parametrize("command", [["topics", "list"], ["config"], ["sync", "--help"], ["__complete", "bash", "--", "topics", "remove", ""]])
+@pytest.mark.parametrize(
+    "command", [["topics", "list"], ["config"], ["sync", "--help"], ["__complete", "bash", "--", "topics", "remove", ""]]
+)
 def test_a_config_nested_thousands_deep_is_a_one_line_error(capsys, config_file, text, line, command):
     config_file.write_text(text)
     code, out, err = run(capsys, *command)
@@ -198,8 +212,19 @@ def test_example_file_is_valid_and_names_every_file_setting(capsys, config_file)
     assert code == 0, err
     sources = {name: entry["source"] for name, entry in json.loads(out)["settings"].items()}
     assert {name for name, source in sources.items() if source == "file"} == {
-        "arxiv.api_url", "arxiv.rss_url", "arxiv.html_url", "arxiv.pdf_url", "arxiv.delay", "arxiv.timeout",
-        "arxiv.retries", "arxiv.backoff", "sync.weeks", "sync.interval_hours", "theme", "export_path", "bibtex.print_arxiv_id",
+        "arxiv.api_url",
+        "arxiv.rss_url",
+        "arxiv.html_url",
+        "arxiv.pdf_url",
+        "arxiv.delay",
+        "arxiv.timeout",
+        "arxiv.retries",
+        "arxiv.backoff",
+        "sync.weeks",
+        "sync.interval_hours",
+        "theme",
+        "export_path",
+        "bibtex.print_arxiv_id",
     }  # data_dir and arxiv.ar5iv_url stay with the environment, which the tests set
 
 
@@ -218,14 +243,17 @@ def test_config_shows_every_setting_with_a_bad_value_and_the_value_used_instead(
     config_file.write_text('theme = "nord"\n[arxiv]\ndelay = "fast"\nretries = 2\n')
     code, out, err = run(capsys, "topics", "list")  # other commands refuse, in one line
     assert code == 1 and out == ""
-    assert err == (f'reader: error: {config_file}, line 3: arxiv.delay = "fast" is not a number '
-                   "(allowed: a number from 0 to 600 seconds)\n")
+    assert err == (
+        f'reader: error: {config_file}, line 3: arxiv.delay = "fast" is not a number (allowed: a number from 0 to 600 seconds)\n'
+    )
 
     code, out, err = run(capsys, "config")
     assert code == 1
     assert re.fullmatch(
         rf'  arxiv\.delay +3 +default\n    error: {re.escape(str(config_file))}, line 3: arxiv\.delay = "fast" is not a number '
-        r"\(allowed: a number from 0 to 600 seconds\)", row(out, "arxiv.delay"))
+        r"\(allowed: a number from 0 to 600 seconds\)",
+        row(out, "arxiv.delay"),
+    )
     assert re.fullmatch(r"  arxiv\.retries +2 +config file line 4", row(out, "arxiv.retries"))  # the good ones still read
     assert re.fullmatch(r"  theme +nord +config file line 1", row(out, "theme"))
     assert f"  config  {config_file}\n" in out and "Traceback" not in err
@@ -247,7 +275,8 @@ def test_config_lists_every_problem_of_the_file_also_as_json(capsys, config_file
     assert report["settings"]["sync.weeks"]["value"] == 16
     errors = sorted(report["errors"], key=lambda e: e["line"])
     assert [(e["setting"], e["file"], e["line"]) for e in errors] == [
-        ("arxiv.delay", str(config_file), 2), ("sync.weeks", str(config_file), 6),
+        ("arxiv.delay", str(config_file), 2),
+        ("sync.weeks", str(config_file), 6),
     ]
     assert [(w["setting"], w["line"]) for w in report["warnings"]] == [("arxiv.colour", 3)]  # not a problem: reader starts
     assert errors[0]["message"] == f"{config_file}, line 2: arxiv.delay = -1 is out of range (allowed: a number from 0 to 600 seconds)"
@@ -266,10 +295,14 @@ def test_config_on_a_file_that_is_not_toml_shows_the_other_sources_and_its_error
     assert f"\n  error: {config_file}, line 1: not valid TOML: Expected ']' at the end of a table declaration\n" in out
     code, out, _ = run(capsys, "config", "--json")
     assert code == 1
-    assert json.loads(out)["errors"] == [{
-        "setting": None, "file": str(config_file), "line": 1,
-        "message": f"{config_file}, line 1: not valid TOML: Expected ']' at the end of a table declaration",
-    }]
+    assert json.loads(out)["errors"] == [
+        {
+            "setting": None,
+            "file": str(config_file),
+            "line": 1,
+            "message": f"{config_file}, line 1: not valid TOML: Expected ']' at the end of a table declaration",
+        }
+    ]
 
 
 def test_config_with_a_bad_environment_variable_uses_the_file_below_it(capsys, monkeypatch, config_file):
@@ -279,12 +312,18 @@ def test_config_with_a_bad_environment_variable_uses_the_file_below_it(capsys, m
     assert code == 1
     assert re.fullmatch(
         r"  arxiv\.delay +1\.5 +config file line 2\n    error: READER_ARXIV_DELAY='soon' is not a number "
-        r"\(allowed: a number from 0 to 600 seconds\)", row(out, "arxiv.delay"))
+        r"\(allowed: a number from 0 to 600 seconds\)",
+        row(out, "arxiv.delay"),
+    )
     code, out, _ = run(capsys, "config", "--json")
-    assert json.loads(out)["errors"] == [{
-        "setting": "arxiv.delay", "file": None, "line": None,
-        "message": "READER_ARXIV_DELAY='soon' is not a number (allowed: a number from 0 to 600 seconds)",
-    }]
+    assert json.loads(out)["errors"] == [
+        {
+            "setting": "arxiv.delay",
+            "file": None,
+            "line": None,
+            "message": "READER_ARXIV_DELAY='soon' is not a number (allowed: a number from 0 to 600 seconds)",
+        }
+    ]
     assert run(capsys, "topics", "list")[0] == 1
 
 
@@ -302,7 +341,10 @@ def test_config_names_the_nearest_theme_and_the_one_saved_by_the_app(capsys, con
     code, out, _ = run(capsys, "config", "--json")
     assert code == 0
     assert json.loads(out)["settings"]["theme"] == {
-        "value": "dracula", "source": "saved", "where": str(data_dir / "user.json"), "env": "READER_THEME",
+        "value": "dracula",
+        "source": "saved",
+        "where": str(data_dir / "user.json"),
+        "env": "READER_THEME",
     }
 
 

@@ -80,10 +80,7 @@ def test_andnot_chains_flatten_without_changing_meaning():
     flat = parse("ti:agents ANDNOT ti:testing AND ti:web ANDNOT ti:wild")
     nested = parse("((ti:agents ANDNOT ti:testing) AND ti:web) ANDNOT ti:wild")
     assert flat == nested
-    expected = {
-        p.id for p in papers
-        if {"agents", "web"} <= set(words(p.title)) and not {"testing", "wild"} & set(words(p.title))
-    }
+    expected = {p.id for p in papers if {"agents", "web"} <= set(words(p.title)) and not {"testing", "wild"} & set(words(p.title))}
     assert b.matching(flat) == expected
     # ANDNOT of a group is not flattened into the chain
     grouped = parse("ti:agents ANDNOT (ti:testing AND ti:wild)")

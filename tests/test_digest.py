@@ -19,8 +19,12 @@ HOSTILE_TITLE = '<script>alert(1)</script> [click](javascript:alert(1)) <img src
 @pytest.fixture
 def synced_with_hostile(capsys, arxiv_env):  # noqa: F811
     papers = recent_papers(30)
-    papers[0] = dataclasses.replace(papers[0], title=HOSTILE_TITLE, doi="10.1000/a(b)c",
-                                    authors=(Author("<b>Mallory</b>"), Author("Eve ![x](https://evil.example/t.png)")))
+    papers[0] = dataclasses.replace(
+        papers[0],
+        title=HOSTILE_TITLE,
+        doi="10.1000/a(b)c",
+        authors=(Author("<b>Mallory</b>"), Author("Eve ![x](https://evil.example/t.png)")),
+    )
     arxiv_env.queries[QUERY] = papers
     run(capsys, "topics", "remove", "RL for LLM Agents")
     run(capsys, "topics", "add", "Agents", QUERY)
@@ -56,8 +60,9 @@ def test_html_digest_is_well_formed_self_contained_and_links_only_to_arxiv(capsy
 @pytest.fixture
 def synced_with_hebrew(capsys, arxiv_env):  # noqa: F811
     papers = recent_papers(10)
-    papers[0] = dataclasses.replace(papers[0], title="מודלים גדולים: a study",
-                                    authors=(Author("דוד כהן"), Author("Ada Lovelace"), Author("محمد علي")))
+    papers[0] = dataclasses.replace(
+        papers[0], title="מודלים גדולים: a study", authors=(Author("דוד כהן"), Author("Ada Lovelace"), Author("محمد علي"))
+    )
     arxiv_env.queries[QUERY] = papers
     run(capsys, "topics", "remove", "RL for LLM Agents")
     run(capsys, "topics", "add", "Agents", QUERY)

@@ -26,8 +26,10 @@ def test_ids_in_every_form_people_paste(capsys, cached):
     assert code == 0, err
     assert sorted(entries(out)) == sorted([a, b, c])
     code, _, err = run(capsys, "export", "not-an-id")
-    assert code == 1 and err == ("reader: error: 'not-an-id' is not an arXiv id (like 2609.12345, 2609.12345v2, arXiv:2609.12345, "
-                                   "hep-th/9901001 or an arxiv.org/abs/ link)\n")
+    assert code == 1 and err == (
+        "reader: error: 'not-an-id' is not an arXiv id (like 2609.12345, 2609.12345v2, arXiv:2609.12345, "
+        "hep-th/9901001 or an arxiv.org/abs/ link)\n"
+    )
     code, _, err = run(capsys, "export", "2001.00001")
     assert code == 1 and "not in the cache: 2001.00001" in err and err.count("\n") == 1
 
@@ -85,8 +87,7 @@ def test_an_explicit_format_wins_over_the_extension_with_one_line_said(capsys, c
     target = tmp_path / "refs.bib"
     code, _, err = run(capsys, "export", "--format", "ris", cached[0], "-o", str(target))
     assert code == 0
-    assert err == (f"reader: warning: {target} ends in .bib, but --format ris was given: writing RIS\n"
-                   f"wrote 1 entry to {target} as RIS\n")
+    assert err == (f"reader: warning: {target} ends in .bib, but --format ris was given: writing RIS\nwrote 1 entry to {target} as RIS\n")
     assert [r["accession_number"] for r in rispy.loads(target.read_text())] == [f"arXiv:{cached[0]}"]
     code, _, err = run(capsys, "export", "--format", "ris", cached[0], "-o", str(tmp_path / "refs.ris"))
     assert code == 0 and "warning" not in err  # the extension agrees: nothing to say
@@ -114,7 +115,7 @@ def test_an_output_that_is_no_file_is_refused(capsys, cached, tmp_path, target):
 
 USER_BIB = (
     "%% my own notes, kept as typed\r\n"
-    "@string{jp = \"J. Phys.\"}\r\n"
+    '@string{jp = "J. Phys."}\r\n'
     "@article{knuth84, author = {Donald Knuth}, title = {Literate Programming}, journal = jp, year = 1984}\r\n"
     "@misc{myOwnKey,\r\n  title = {An exported paper, retitled by hand: caf\xe9},\r\n  eprint = {%s},\r\n}\r\n"
 )
@@ -129,7 +130,7 @@ def test_update_keeps_the_users_file_byte_for_byte(capsys, cached, tmp_path):
     assert "added 2 entries, 1 already there" in err
     updated = bib.read_bytes()
     assert updated.startswith(original)
-    added = updated[len(original):].decode("utf-8")
+    added = updated[len(original) :].decode("utf-8")
     assert sorted(entries(added.replace("\r\n", "\n"))) == sorted(cached[1:3])
     assert "\n" not in added.replace("\r\n", "")  # the file's own line ends
     assert "myOwnKey" not in added and cached[0] not in added
@@ -140,7 +141,7 @@ def test_update_keeps_the_users_file_byte_for_byte(capsys, cached, tmp_path):
     assert "added 1 entry, 3 already there" in err
     again = bib.read_bytes()
     assert again.startswith(updated)
-    assert not keys & {line for line in again[len(updated):].decode().splitlines() if line.startswith("@misc{")}
+    assert not keys & {line for line in again[len(updated) :].decode().splitlines() if line.startswith("@misc{")}
     code, _, err = run(capsys, "export", "--update", str(bib), *cached[:4])
     assert bib.read_bytes() == again and "added 0 entries, 4 already there" in err
 
@@ -196,4 +197,8 @@ def test_tag_selects_and_tags_and_notes_reach_every_format(capsys, cached, tmp_p
     assert bib.read_text().count("keywords = {") == 3 and "annote = {Discuss \\S{}3" in bib.read_text()
 
     code, out, err = run(capsys, "export", "--tag", "nope")
-    assert code == 1 and out == "" and err == "reader: error: no tag named 'nope' (tags: '50% $\\\\input{/etc/passwd}$ done', 'Reading group')\n"
+    assert (
+        code == 1
+        and out == ""
+        and err == "reader: error: no tag named 'nope' (tags: '50% $\\\\input{/etc/passwd}$ done', 'Reading group')\n"
+    )

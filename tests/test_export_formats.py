@@ -86,8 +86,7 @@ def test_csl_json_is_valid_and_renders_with_citeproc():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # citeproc-py notes the variables its styles do not use
         source = CiteProcJSON(data)
-        bibliography = CitationStylesBibliography(
-            CitationStylesStyle("harvard-cite-them-right", validate=False), source, formatter.plain)
+        bibliography = CitationStylesBibliography(CitationStylesStyle("harvard-cite-them-right", validate=False), source, formatter.plain)
         for item in data:
             bibliography.register(Citation([CitationItem(item["id"])]))
         rendered = [str(entry) for entry in bibliography.bibliography()]
@@ -142,13 +141,18 @@ def test_update_finds_papers_by_eprint_url_or_scholar_journal():
     assert again.text == result.text and not again.added
 
 
-@pytest.mark.skipif(shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)")
+@pytest.mark.skipif(
+    shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)"
+)
 def test_an_updated_file_passes_real_tool_chains(tmp_path):
     bib = tmp_path / "updated.bib"
     bib.write_text(bibfile.update(USER_BIB, nasty_papers()).text, encoding="utf-8")
     result = subprocess.run(
         ["bash", str(BIBCHECK), "--strict", "--no-biber", "--python", sys.executable, str(bib)],
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
     entries = 3 + len(nasty_papers()) - 2 + 1  # the user's four, less the two found, plus the paper they had

@@ -36,8 +36,10 @@ def test_export_onto_a_bib_with_the_users_entries_refuses_and_update_or_force_sa
     bib.write_text(mine)
     code, out, err = run(capsys, "export", "--starred", "-o", str(bib))
     assert code == 1 and out == ""
-    assert err == (f"reader: error: {bib}: 7 entries, 2 not from reader (yours, or changed since reader wrote them): "
-                   f"nothing written; --update {bib} adds to it, keeping every entry; --force replaces it, dropping them\n")
+    assert err == (
+        f"reader: error: {bib}: 7 entries, 2 not from reader (yours, or changed since reader wrote them): "
+        f"nothing written; --update {bib} adds to it, keeping every entry; --force replaces it, dropping them\n"
+    )
     assert bib.read_text() == mine
 
     code, _, err = run(capsys, "export", "--starred", "--update", str(bib))  # what the refusal says

@@ -26,7 +26,9 @@ def store(data_dir):
     papers = theme_papers(30)
     # Spread over three shards (a thousand ids each), so that one damaged file is one of several.
     for name, group in papers.items():
-        store.save_papers([replace(p, id=f"2611.{10000 + 1000 * (i // 10) + 2 * (i % 10) + (name == 'proteins'):05d}") for i, p in enumerate(group)], name)
+        store.save_papers(
+            [replace(p, id=f"2611.{10000 + 1000 * (i // 10) + 2 * (i % 10) + (name == 'proteins'):05d}") for i, p in enumerate(group)], name
+        )
     return store
 
 
@@ -88,7 +90,9 @@ def test_a_block_read_from_its_file_leaves_its_packs_there_and_reads_them_back_f
     assert isinstance(left.packed_rows, feature_file.FilePacks) and len(left.packed_rows) == len(in_memory.packed_rows) > 1
     assert tuple(left.packed_rows) == in_memory.packed_rows and left.packed_rows[-1] == in_memory.packed_rows[-1]
     assert left.packed_rows[1:] == in_memory.packed_rows[1:]
-    assert [left.rows_of_pack(i) for i in range(len(left.packed_rows))] == [in_memory.rows_of_pack(i) for i in range(len(in_memory.packed_rows))]
+    assert [left.rows_of_pack(i) for i in range(len(left.packed_rows))] == [
+        in_memory.rows_of_pack(i) for i in range(len(in_memory.packed_rows))
+    ]
     assert all(row.words for row in left.rows_of_pack(0))
     # The file written again as the cache writes it (the same bytes, a new file put in its place):
     # its packs are not read into the old block.
@@ -258,7 +262,9 @@ def test_a_sync_leaves_every_shard_it_writes_with_its_features(data_dir, monkeyp
     keeper = feature_cache.FeatureKeeper(store)
     for start in range(10, 80, 25):
         store.save_papers(papers[start : start + 25], None, on_shard=keeper.on_shard)
-    store.save_papers([replace(p, version=p.version + 1, title=p.title + " revisited") for p in papers[:15]], None, on_shard=keeper.on_shard)
+    store.save_papers(
+        [replace(p, version=p.version + 1, title=p.title + " revisited") for p in papers[:15]], None, on_shard=keeper.on_shard
+    )
     # A paper on two pages of one batch (where a sync's windows meet) is saved twice.
     store.save_papers(papers[75:80] + papers[75:77], None, on_shard=keeper.on_shard)
     keeper.wait()
@@ -266,9 +272,11 @@ def test_a_sync_leaves_every_shard_it_writes_with_its_features(data_dir, monkeyp
     try:
         fresh = [replace(p, id=f"2612.{20000 + i:05d}") for i, p in enumerate(papers[:20])]
         fake.queries["ti:fresh"] = fresh
+
         async def sync():
             async with ArxivClient(ClientOptions(api_url=fake.api_url, rss_url=fake.rss_url, delay=0.0, retries=0)) as client:
                 return await Syncer(store, client, today=TODAY, horizon_weeks=60).sync_topic(Topic("Fresh", "ti:fresh"))
+
         assert asyncio.run(sync()).new == 20
     finally:
         fake.stop()
@@ -280,7 +288,10 @@ def test_a_sync_leaves_every_shard_it_writes_with_its_features(data_dir, monkeyp
         rows = dict(zip(saved.ids, range(len(saved.ids))))
         for i, pid in enumerate(counted.ids):
             assert (saved.matrix[rows[pid]] != counted.matrix[i]).nnz == 0
-            assert saved.rows_of_pack(rows[pid] // features.PACK)[rows[pid] % features.PACK] == counted.rows_of_pack(i // features.PACK)[i % features.PACK]
+            assert (
+                saved.rows_of_pack(rows[pid] // features.PACK)[rows[pid] % features.PACK]
+                == counted.rows_of_pack(i // features.PACK)[i % features.PACK]
+            )
     counting = counted_shards(monkeypatch)
     result = RankingCorpus(store).rank(starred=set(sorted(store.index().ids)[:4]), read=set(), hidden=set())
     assert isinstance(result, Ranking) and counting == []

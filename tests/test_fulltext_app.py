@@ -21,8 +21,14 @@ OFFLINE = "http://127.0.0.1:9"  # nothing listens there
 
 def app_for(store, base: str = OFFLINE) -> ReaderApp:
     options = ClientOptions(
-        api_url=f"{base}/api/query", rss_url=f"{base}/rss/", html_url=f"{base}/html/", pdf_url=f"{base}/pdf/",
-        ar5iv_url=f"{base}/ar5iv/", delay=0, retries=0, timeout=2,
+        api_url=f"{base}/api/query",
+        rss_url=f"{base}/rss/",
+        html_url=f"{base}/html/",
+        pdf_url=f"{base}/pdf/",
+        ar5iv_url=f"{base}/ar5iv/",
+        delay=0,
+        retries=0,
+        timeout=2,
     )
     return ReaderApp(store, settings(), client_options=options, sync_on_start=False)
 
@@ -57,11 +63,21 @@ async def test_v_shows_a_stored_text_offline_and_the_detail_view_counts_starred_
         paper, cited = detail.paper, papers[5].id  # a cached paper, starred
         store.set_marks([cited], starred=True)
         app.service.library.starred.add(cited)
-        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (
-            Block(TITLE, "A Stored Title"), Block(HEADING, "1 Introduction"), Block(PARAGRAPH, "word " * 1000 + "end."),
-            Block(HEADING, "References"), Block(REFERENCE, f"[1] Toolformer. arXiv:{cited}.", cited),
-            Block(REFERENCE, "[2] Not cached. arXiv:2101.00009.", "2101.00009"),
-        )))
+        TextStore(store.data_dir).save(
+            Document(
+                paper.id,
+                paper.version,
+                "html",
+                (
+                    Block(TITLE, "A Stored Title"),
+                    Block(HEADING, "1 Introduction"),
+                    Block(PARAGRAPH, "word " * 1000 + "end."),
+                    Block(HEADING, "References"),
+                    Block(REFERENCE, f"[1] Toolformer. arXiv:{cited}.", cited),
+                    Block(REFERENCE, "[2] Not cached. arXiv:2101.00009.", "2101.00009"),
+                ),
+            )
+        )
         await pilot.press("v")
         await ready(pilot)
         screen = app.screen
@@ -146,14 +162,24 @@ def test_full_text_snapshot(snap_compare, store):
         await ready(pilot)
         await open_paper(pilot)
         paper = pilot.app.screen.paper
-        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (
-            Block(TITLE, "Reward Shaping for Tool-Using Agents"), Block("authors", "Ada Lovelace; Alan Turing"),
-            Block(HEADING, "1 Introduction"),
-            Block(PARAGRAPH, r"We shape the reward with a potential $\Phi(s)$ so that the optimal policy is unchanged, " * 3),
-            Block("math", r"$$r'(s,a,s') = r(s,a,s') + \gamma\Phi(s') - \Phi(s)$$ (1)"),
-            Block("item", "• a potential learned from demonstrations;"), Block("row", "Method | Success | Steps"),
-            Block(HEADING, "References"), Block(REFERENCE, "[1] T. Schick et al. Toolformer. arXiv:2302.04761, 2023.", "2302.04761"),
-        )))
+        TextStore(store.data_dir).save(
+            Document(
+                paper.id,
+                paper.version,
+                "html",
+                (
+                    Block(TITLE, "Reward Shaping for Tool-Using Agents"),
+                    Block("authors", "Ada Lovelace; Alan Turing"),
+                    Block(HEADING, "1 Introduction"),
+                    Block(PARAGRAPH, r"We shape the reward with a potential $\Phi(s)$ so that the optimal policy is unchanged, " * 3),
+                    Block("math", r"$$r'(s,a,s') = r(s,a,s') + \gamma\Phi(s') - \Phi(s)$$ (1)"),
+                    Block("item", "• a potential learned from demonstrations;"),
+                    Block("row", "Method | Success | Steps"),
+                    Block(HEADING, "References"),
+                    Block(REFERENCE, "[1] T. Schick et al. Toolformer. arXiv:2302.04761, 2023.", "2302.04761"),
+                ),
+            )
+        )
         await pilot.press("v")
         await ready(pilot)
 

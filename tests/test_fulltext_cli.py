@@ -103,7 +103,9 @@ def test_no_html_falls_back_to_ar5iv_then_the_pdf_after_the_polite_delay(capsys,
     assert "[2] T. Schick et al. Toolformer: Language models can teach themselves to use tools. arXiv:2302.04761, 2023." in out
     html, ar5iv, pdf = texts_env.document_requests()
     assert (html.path, ar5iv.path, pdf.path) == (
-        f"/html/{paper.id}v{paper.version}", f"/ar5iv/{paper.id}", f"/pdf/{paper.id}v{paper.version}"
+        f"/html/{paper.id}v{paper.version}",
+        f"/ar5iv/{paper.id}",
+        f"/pdf/{paper.id}v{paper.version}",
     )  # ar5iv has no version in its URL: it serves the one it has
     assert ar5iv.started - html.ended >= 0.3 and pdf.started - ar5iv.ended >= 0.3
     assert texts_env.max_in_flight == 1
@@ -297,7 +299,15 @@ def test_refs_lists_the_bibliography_with_arxiv_ids_and_marks(capsys, texts_env,
     code, out, _ = run(capsys, "refs", paper.id, "--json")
     rows = json.loads(out)
     assert [row["arxiv_id"] for row in rows] == [None, "2302.04761", "2210.03629", "2609.00002"]
-    assert rows[3] == {"number": 4, "key": "bib.bib4", "text": EXPECTED_ORDER[-1], "arxiv_id": cited, "cached": True, "starred": True, "read": False}
+    assert rows[3] == {
+        "number": 4,
+        "key": "bib.bib4",
+        "text": EXPECTED_ORDER[-1],
+        "arxiv_id": cited,
+        "cached": True,
+        "starred": True,
+        "read": False,
+    }
 
 
 def test_refs_of_a_hand_edited_text_print_no_escape_sequence(capsys, texts_env, data_dir):

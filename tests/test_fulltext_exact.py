@@ -195,7 +195,11 @@ def test_an_html_paper_its_authors_submitted_prints_as_its_visible_text(capsys, 
         "  LIST:arXiv:2401.01640",
     ]
     requests = [request.path for request in exact_env.document_requests()]
-    assert requests == [f"/html/{paper.id}v{paper.version}", f"/ar5iv/{paper.id}", f"/pdf/{paper.id}v{paper.version}"]  # ar5iv and the PDF first
+    assert requests == [
+        f"/html/{paper.id}v{paper.version}",
+        f"/ar5iv/{paper.id}",
+        f"/pdf/{paper.id}v{paper.version}",
+    ]  # ar5iv and the PDF first
     assert TextStore(data_dir).load(paper.id).source == "page"
     code, again, err = run(capsys, "text", paper.id)
     assert (code, again) == (0, out) and "its authors submitted" in err
@@ -207,8 +211,13 @@ def test_a_text_stored_by_the_previous_format_is_still_read_and_searched(capsys,
     paper = exact_env.papers[0]
     path = TextStore(data_dir).path(paper.id, paper.version)
     path.parent.mkdir(parents=True, exist_ok=True)
-    old = {"format": 1, "id": paper.id, "version": paper.version, "source": "html",
-           "blocks": [["title", "Old Title"], ["paragraph", "Stored words of Ozan İrsoy."], ["reference", "[1] A. Ref.", "2302.04761"]]}
+    old = {
+        "format": 1,
+        "id": paper.id,
+        "version": paper.version,
+        "source": "html",
+        "blocks": [["title", "Old Title"], ["paragraph", "Stored words of Ozan İrsoy."], ["reference", "[1] A. Ref.", "2302.04761"]],
+    }
     path.write_text(json.dumps(old, ensure_ascii=False), encoding="utf-8")
     exact_env.stop()
     code, out, err = run(capsys, "text", paper.id)

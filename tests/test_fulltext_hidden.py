@@ -22,9 +22,11 @@ HIDDEN_FORMS = {
 
 
 def page(body: str, head: str = "") -> str:
-    return (f'<!DOCTYPE html><html><head>{head}<title>t</title></head><body>'
-            f'<article class="ltx_document"><h1 class="ltx_title ltx_title_document">A Visible Title</h1>'
-            f'{body}</article></body></html>')
+    return (
+        f"<!DOCTYPE html><html><head>{head}<title>t</title></head><body>"
+        f'<article class="ltx_document"><h1 class="ltx_title ltx_title_document">A Visible Title</h1>'
+        f"{body}</article></body></html>"
+    )
 
 
 @pytest.fixture

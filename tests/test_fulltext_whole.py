@@ -167,7 +167,9 @@ def test_temporary_files_a_kill_leaves_are_removed_by_the_next_command_writing_t
     html, pdf_only, _ = texts_env.papers
     pdf_dir = data_dir / "pdf"
     texts_env.faults = [Fault("drip", seconds=0.05)]  # a PDF arriving slowly
-    child = subprocess.Popen([sys.executable, "-m", "reader", "pdf", pdf_only.id], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "reader", "pdf", pdf_only.id], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     try:
         deadline = time.monotonic() + 30
         while not _leftovers(pdf_dir) and time.monotonic() < deadline and child.poll() is None:
@@ -224,10 +226,14 @@ def test_odd_names_and_a_fifo_in_fulltext_are_skipped(capsys, texts_env, data_di
     TextStore(data_dir).stored_versions()
     skipped = sorted(r.getMessage().rpartition(" skipped: ")[::2] for r in caplog.records if "skipped" in r.getMessage())
     assert skipped == [  # logged once each
-        (str(fulltext / name), why) for name, why in sorted([
-            (f"._{stored}", "its name is not one of reader's"), ("..v1.json", "its name is not one of reader's"),
-            (f"._{pdf_only.id}v{pdf_only.version}.json", "its name is not one of reader's"),
-        ])
+        (str(fulltext / name), why)
+        for name, why in sorted(
+            [
+                (f"._{stored}", "its name is not one of reader's"),
+                ("..v1.json", "its name is not one of reader's"),
+                (f"._{pdf_only.id}v{pdf_only.version}.json", "its name is not one of reader's"),
+            ]
+        )
     ]
 
 

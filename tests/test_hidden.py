@@ -142,8 +142,13 @@ def test_service_hides_at_once_and_keeps_a_mark_whose_write_fails(data_dir, monk
     service.set_marks(ids[1], hidden=True).result()
     service.set_marks(ids[2], starred=True).result()
     assert ids[1] not in service.select(ALL) and ids[1] in service.library.hidden and ids[2] in service.library.starred
-    assert told == [("Not saved yet: cannot write user.json: No space left on device. The mark is kept, "
-                     "and saved as soon as the data directory can be written.", "error")]  # once, for both
+    assert told == [
+        (
+            "Not saved yet: cannot write user.json: No space left on device. The mark is kept, "
+            "and saved as soon as the data directory can be written.",
+            "error",
+        )
+    ]  # once, for both
     monkeypatch.setattr(store, "apply_marks", saving)
     service.set_marks(ids[3], read=True).result()
     marks = Store(data_dir).marks()

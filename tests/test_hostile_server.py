@@ -141,8 +141,11 @@ async def test_a_3xx_without_a_usable_redirect_is_an_error(fake_arxiv, store, st
 def test_reader_sync_exits_1_with_one_line_and_no_traceback(fake_arxiv, monkeypatch, capsys, tmp_path):
     fake_arxiv.faults = [Fault("body", 200, {"Content-Encoding": "gzip"}, body=b"not gzip")] * 2
     for key, value in {
-        "READER_ARXIV_API_URL": fake_arxiv.api_url, "READER_ARXIV_RSS_URL": fake_arxiv.rss_url,
-        "READER_ARXIV_DELAY": "0", "READER_ARXIV_RETRIES": "1", "READER_ARXIV_BACKOFF": "0",
+        "READER_ARXIV_API_URL": fake_arxiv.api_url,
+        "READER_ARXIV_RSS_URL": fake_arxiv.rss_url,
+        "READER_ARXIV_DELAY": "0",
+        "READER_ARXIV_RETRIES": "1",
+        "READER_ARXIV_BACKOFF": "0",
         "READER_TODAY": TODAY.isoformat(),
     }.items():
         monkeypatch.setenv(key, value)
@@ -152,7 +155,9 @@ def test_reader_sync_exits_1_with_one_line_and_no_traceback(fake_arxiv, monkeypa
     out, err = capsys.readouterr()
     failed = [line for line in out.splitlines() if "FAILED" in line]
     log = tmp_path / "log" / "reader.log"
-    assert failed == [f"T: 0 new, 0 updated (0 fetched) - FAILED: arXiv's response could not be decompressed (gave up after 2 tries) (log: {log})"]
+    assert failed == [
+        f"T: 0 new, 0 updated (0 fetched) - FAILED: arXiv's response could not be decompressed (gave up after 2 tries) (log: {log})"
+    ]
     assert "Traceback" not in out + err
 
 
@@ -253,8 +258,11 @@ async def test_a_category_with_control_characters_is_removed_and_the_paper_kept(
         (("cs.AI}, note={\\input{/etc/passwd}}",), "cs.AI}, note={x}", ((), "")),
         (("I.2.6", "68T05", "cs.AI"), "I.2.6", (("cs.AI",), "cs.AI")),  # ACM and MSC classes
         (("CS.AI", "hep-th"), "cs..AI", (("hep-th",), "hep-th")),
-        (("physics.comp-ph", "cond-mat.stat-mech", "q-bio.NC", "math-ph", "astro-ph.CO"), "math-ph",
-         (("physics.comp-ph", "cond-mat.stat-mech", "q-bio.NC", "math-ph", "astro-ph.CO"), "math-ph")),
+        (
+            ("physics.comp-ph", "cond-mat.stat-mech", "q-bio.NC", "math-ph", "astro-ph.CO"),
+            "math-ph",
+            (("physics.comp-ph", "cond-mat.stat-mech", "q-bio.NC", "math-ph", "astro-ph.CO"), "math-ph"),
+        ),
         (("cs.AI", "x" * 500), "cs.AI", (("cs.AI",), "cs.AI")),
         (("[red]cs.AI[/]",), "[@click=app.quit]", ((), "")),
     ],
@@ -485,8 +493,10 @@ def test_a_lying_total_with_one_entry_repeated_ends_the_topic_in_a_few_requests(
     fake_arxiv.queries[QUERY] = [paper]
     fake_arxiv.claimed_total, fake_arxiv.looping = BILLIONS, True
     for key, value in {
-        "READER_ARXIV_API_URL": fake_arxiv.api_url, "READER_ARXIV_RSS_URL": fake_arxiv.rss_url,
-        "READER_ARXIV_DELAY": "0", "READER_TODAY": TODAY.isoformat(),
+        "READER_ARXIV_API_URL": fake_arxiv.api_url,
+        "READER_ARXIV_RSS_URL": fake_arxiv.rss_url,
+        "READER_ARXIV_DELAY": "0",
+        "READER_TODAY": TODAY.isoformat(),
     }.items():
         monkeypatch.setenv(key, value)
     assert main(["topics", "add", "T", QUERY]) == 0
@@ -516,8 +526,7 @@ async def test_an_unreadable_entry_repeated_on_every_page_ends_the_topic(fake_ar
     fake_arxiv.claimed_total, fake_arxiv.looping = BILLIONS, True
     result = await sync_one(store, fake_arxiv, delay=0)
     assert result.error == (
-        "arXiv sent only papers it had already sent, at result 3, and claimed more results than arXiv holds; "
-        "the topic stopped there"
+        "arXiv sent only papers it had already sent, at result 3, and claimed more results than arXiv holds; the topic stopped there"
     )
     assert result.requests == 2 and result.fetched == 1
     assert list(store.load_papers()) == [good.id]

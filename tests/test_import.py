@@ -22,17 +22,29 @@ FIXTURES = ROOT / "tests" / "fixtures" / "import"
 def paper(pid: str, title: str, authors: list[str], day: int = 0) -> Paper:
     version = 2
     return Paper(
-        id=pid, version=version, title=title, abstract=f"An abstract about {title.lower()}.",
-        authors=tuple(Author(name) for name in authors), categories=("cs.LG",), primary_category="cs.LG",
-        published=stamp(TODAY, -day * 3600), updated=stamp(TODAY, -day * 3600),
-        abs_url=f"https://arxiv.org/abs/{pid}v{version}", pdf_url=f"https://arxiv.org/pdf/{pid}v{version}",
+        id=pid,
+        version=version,
+        title=title,
+        abstract=f"An abstract about {title.lower()}.",
+        authors=tuple(Author(name) for name in authors),
+        categories=("cs.LG",),
+        primary_category="cs.LG",
+        published=stamp(TODAY, -day * 3600),
+        updated=stamp(TODAY, -day * 3600),
+        abs_url=f"https://arxiv.org/abs/{pid}v{version}",
+        pdf_url=f"https://arxiv.org/pdf/{pid}v{version}",
     )
 
 
 CACHED = [
     paper("2611.01001", "Attention Is All You Need", ["Ashish Vaswani", "Noam Shazeer"], 1),
     paper("2611.01002", "Deep Residual Learning for Image Recognition", ["Kaiming He", "Xiangyu Zhang"], 2),
-    paper("2611.01003", "Schr\\\"odinger Bridges Beat Diffusion Models on Text-to-Speech Synthesis", ["Zehua Chen", "Guande He", "Kaiwen Zheng"], 3),
+    paper(
+        "2611.01003",
+        'Schr\\"odinger Bridges Beat Diffusion Models on Text-to-Speech Synthesis',
+        ["Zehua Chen", "Guande He", "Kaiwen Zheng"],
+        3,
+    ),
     paper("2611.01004", "Learning to Reason -- Step by Step", ["Jörg Müller", "Ana Souza"], 4),
     paper("2611.01006", "A Survey of Reinforcement Learning from Human Feedback", ["Kim Lee", "Sam Park"], 6),
     paper("2611.01007", "A Survey of Reinforcement Learning from Human Feedback", ["Lee Kim"], 7),
@@ -106,21 +118,42 @@ def test_arxivs_own_bibtex_fetches_what_the_cache_lacks_and_keeps_it_out_of_new(
     assert json.loads(out) == []
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("zotero.bib", {"muller_learning_2026": "2611.01004", "kaplan_scaling_2026": "2612.02001"}),
-    ("betterbibtex.bib", {"chenSchrodingerBridgesBeat2026": "2611.01003", "heDeepResidualLearning2026": "2611.01002",
-                          "halPaper2026": "no arXiv id, and no cached paper has this title (--search-titles looks for it on arXiv)"}),
-    ("jabref.bib", {"Vaswani2026": "2611.01001"}),
-    ("mendeley.bib", {"He2026": "2611.01002"}),
-    ("zotero.ris", {"line 1": "2611.01001", "line 17": "2611.01002",
-                    "line 25": "no arXiv id, and no cached paper has this title (--search-titles looks for it on arXiv)",
-                    "line 36": "2612.02001"}),
-    # A CSL item's id is a citation key, even one shaped like an arXiv id: the second item is
-    # 2611.01004, by its title (an en dash for the cached title's `--`) and author.
-    ("zotero.json", {"http://zotero.org/users/local/abc/items/ATTN": "2611.01001", "2611.01002": "2611.01004",
-                     "kaplan2026": "2612.02001",
-                     "lecun1989": "no arXiv id, and no cached paper has this title (--search-titles looks for it on arXiv)"}),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("zotero.bib", {"muller_learning_2026": "2611.01004", "kaplan_scaling_2026": "2612.02001"}),
+        (
+            "betterbibtex.bib",
+            {
+                "chenSchrodingerBridgesBeat2026": "2611.01003",
+                "heDeepResidualLearning2026": "2611.01002",
+                "halPaper2026": "no arXiv id, and no cached paper has this title (--search-titles looks for it on arXiv)",
+            },
+        ),
+        ("jabref.bib", {"Vaswani2026": "2611.01001"}),
+        ("mendeley.bib", {"He2026": "2611.01002"}),
+        (
+            "zotero.ris",
+            {
+                "line 1": "2611.01001",
+                "line 17": "2611.01002",
+                "line 25": "no arXiv id, and no cached paper has this title (--search-titles looks for it on arXiv)",
+                "line 36": "2612.02001",
+            },
+        ),
+        # A CSL item's id is a citation key, even one shaped like an arXiv id: the second item is
+        # 2611.01004, by its title (an en dash for the cached title's `--`) and author.
+        (
+            "zotero.json",
+            {
+                "http://zotero.org/users/local/abc/items/ATTN": "2611.01001",
+                "2611.01002": "2611.01004",
+                "kaplan2026": "2612.02001",
+                "lecun1989": "no arXiv id, and no cached paper has this title (--search-titles looks for it on arXiv)",
+            },
+        ),
+    ],
+)
 def test_each_tools_file(capsys, library, arxiv, name, expected):
     code, result, err = imported(capsys, str(FIXTURES / name))
     assert code == 0, err
@@ -243,15 +276,18 @@ def _bad_files(tmp_path: Path) -> dict[str, Path]:
     return {"noise": noise, "empty": empty, "folder": folder, "prose": prose, "json": json_junk, "other json": other_json}
 
 
-@pytest.mark.parametrize("kind, message", [
-    ("noise", "is not a text file (a control character, '\\x00', on line 1): nothing was changed"),
-    ("empty", "is empty: nothing was changed"),
-    ("folder", "is a directory, not a library file: nothing was changed"),
-    ("prose", "holds no entry (no line is a BibTeX entry, an RIS record, CSL-JSON or an arXiv id): nothing was changed"),
-    ("json", "is not valid CSL-JSON (line 1, column 16): nothing was changed"),
-    ("other json", "is not CSL-JSON (an array of items): nothing was changed"),
-    ("missing", "cannot read"),
-])
+@pytest.mark.parametrize(
+    "kind, message",
+    [
+        ("noise", "is not a text file (a control character, '\\x00', on line 1): nothing was changed"),
+        ("empty", "is empty: nothing was changed"),
+        ("folder", "is a directory, not a library file: nothing was changed"),
+        ("prose", "holds no entry (no line is a BibTeX entry, an RIS record, CSL-JSON or an arXiv id): nothing was changed"),
+        ("json", "is not valid CSL-JSON (line 1, column 16): nothing was changed"),
+        ("other json", "is not CSL-JSON (an array of items): nothing was changed"),
+        ("missing", "cannot read"),
+    ],
+)
 def test_a_bad_file_is_one_line_and_changes_nothing(capsys, library, arxiv, tmp_path, kind, message):
     library.set_marks(["2611.01001"], starred=True)
     library.set_tags(["2611.01002"], add=["kept"])
@@ -268,7 +304,12 @@ def test_a_bad_file_is_one_line_and_changes_nothing(capsys, library, arxiv, tmp_
 
 
 def test_an_entry_cut_off_at_the_end_is_reported_with_its_line_and_the_others_come_in(capsys, library, arxiv, tmp_path):
-    text = (FIXTURES / "jabref.bib").read_text() + "\n" + (FIXTURES / "mendeley.bib").read_text() + "\n@misc{late,\n  eprint = {2611.01008},\n  title = {Cut"
+    text = (
+        (FIXTURES / "jabref.bib").read_text()
+        + "\n"
+        + (FIXTURES / "mendeley.bib").read_text()
+        + "\n@misc{late,\n  eprint = {2611.01008},\n  title = {Cut"
+    )
     path = tmp_path / "cut.bib"
     path.write_text(text)
     code, out, err = run(capsys, "import", str(path))
@@ -284,8 +325,9 @@ def test_entries_with_c1_controls_and_bidi_overrides_are_reported_clean(capsys, 
     """C1 controls (U+009B is CSI, U+009D OSC) and bidi overrides pass the file's control-character
     check; the report shows keys, titles and reasons cleaned as feed text is."""
     path = tmp_path / "c1.bib"
-    path.write_text("@article{k\u009b2J\u202e, title={T\u009d0;PWN\u009c \u202eevil}, journal={J}}\n"
-                    "@misc{cut\u009b31m, title={Cut", encoding="utf-8")
+    path.write_text(
+        "@article{k\u009b2J\u202e, title={T\u009d0;PWN\u009c \u202eevil}, journal={J}}\n@misc{cut\u009b31m, title={Cut", encoding="utf-8"
+    )
     code, out, err = run(capsys, "import", str(path), *(["--json"] if as_json else []))
     assert code == 0, err
     assert not any(ch in out + err for ch in "\u009b\u009c\u009d\u202e")
@@ -326,9 +368,14 @@ def test_arxiv_unreachable_applies_the_cached_papers_and_lists_the_rest_as_not_f
 
 def test_search_titles_asks_arxiv_for_an_exact_title(capsys, library, arxiv, tmp_path):
     path = tmp_path / "titles.bib"
-    path.write_text("@article{k, title={Scaling laws for neural language models}, author={Kaplan, Jared}}\n"
-                    "@article{other, title={Scaling laws for neural language models}, author={Smith, John}}\n")
-    arxiv.queries['ti:"scaling laws for neural language models"'] = [ON_ARXIV_ONLY, replace(ON_ARXIV_ONLY, id="2612.02002", title="Scaling Laws for Neural Language Models Revisited")]
+    path.write_text(
+        "@article{k, title={Scaling laws for neural language models}, author={Kaplan, Jared}}\n"
+        "@article{other, title={Scaling laws for neural language models}, author={Smith, John}}\n"
+    )
+    arxiv.queries['ti:"scaling laws for neural language models"'] = [
+        ON_ARXIV_ONLY,
+        replace(ON_ARXIV_ONLY, id="2612.02002", title="Scaling Laws for Neural Language Models Revisited"),
+    ]
     code, result, err = imported(capsys, str(path), "--search-titles")
     assert code == 0, err
     assert by_key(result) == {"k": "2612.02001", "other": "no arXiv paper has exactly this title and one of its authors"}

@@ -108,7 +108,9 @@ def test_hundreds_not_found_are_told_by_reason(capsys, library, arxiv, tmp_path)
     assert code == 0, err
     lines = out.splitlines()
     assert lines[0] == "306 entries: 1 matched, 0 fetched from arXiv, 305 not found"
-    assert lines[2] == ("300 entries: no arXiv id, and no cached paper has this title: nobody0, nobody1, nobody2, nobody3, "
-                        "nobody4, nobody5, nobody6, nobody7 and 292 more")
+    assert lines[2] == (
+        "300 entries: no arXiv id, and no cached paper has this title: nobody0, nobody1, nobody2, nobody3, "
+        "nobody4, nobody5, nobody6, nobody7 and 292 more"
+    )
     assert lines[3] == "5 entries: no arXiv id and no title: untitled0, untitled1, untitled2, untitled3, untitled4"
     assert len(lines) == 5 and "--json" in lines[4]

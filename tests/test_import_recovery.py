@@ -39,8 +39,10 @@ def test_a_broken_entry_is_reported_with_its_line_and_every_entry_after_it_is_re
     code, out, err = run(capsys, "import", str(path))
     assert code == 0, err
     assert out.splitlines()[0] == "6 entries: 5 matched, 0 fetched from arXiv, 0 not found, 1 broken"
-    assert out.splitlines()[2] == ("missingbrace\t(no title)\tbroken: the entry @article{missingbrace starting on line 6 is not "
-                                   "closed before the next one on line 11 (a } is missing), so it was not read")
+    assert out.splitlines()[2] == (
+        "missingbrace\t(no title)\tbroken: the entry @article{missingbrace starting on line 6 is not "
+        "closed before the next one on line 11 (a } is missing), so it was not read"
+    )
     assert library.marks().starred == {"2611.01001", "2611.01003", "2611.01004", "hep-th/9711200", "2611.01008"}
     code, result, err = imported(capsys, str(path))
     assert result["broken"] == [{"key": "missingbrace", "line": 6, "reason": out.splitlines()[2].split("\t")[2]}]
@@ -66,14 +68,22 @@ def test_update_names_the_broken_entry_in_the_middle_of_the_file_and_writes_noth
 
 def test_an_ris_record_without_its_end_is_reported_and_the_next_one_is_read(capsys, library, arxiv, tmp_path):
     path = tmp_path / "lib.ris"
-    path.write_text("TY  - JOUR\nTI  - Attention Is All You Need\nAN  - arXiv:2611.01001\nER  - \n\n"
-                    "TY  - JOUR\nID  - open\nTI  - Never ended\n\n"
-                    "TY  - JOUR\nTI  - X\nAN  - arXiv:2611.01003\nER  - \n")
+    path.write_text(
+        "TY  - JOUR\nTI  - Attention Is All You Need\nAN  - arXiv:2611.01001\nER  - \n\n"
+        "TY  - JOUR\nID  - open\nTI  - Never ended\n\n"
+        "TY  - JOUR\nTI  - X\nAN  - arXiv:2611.01003\nER  - \n"
+    )
     code, result, err = imported(capsys, str(path))
     assert code == 0, err
     assert err.startswith("3 entries: 2 matched, 0 fetched from arXiv, 0 not found, 1 broken")
-    assert result["broken"] == [{"key": "open", "line": 6, "reason": "broken: the record starting on line 6 is not closed before "
-                                 "the next one on line 10 (its ER line is missing), so it was not read"}]
+    assert result["broken"] == [
+        {
+            "key": "open",
+            "line": 6,
+            "reason": "broken: the record starting on line 6 is not closed before "
+            "the next one on line 10 (its ER line is missing), so it was not read",
+        }
+    ]
     assert library.marks().starred == {"2611.01001", "2611.01003"}
 
 
@@ -84,8 +94,10 @@ def test_titles_are_looked_up_together_not_one_search_each(capsys, library, arxi
     original = LibrarySearch.matching
     monkeypatch.setattr(LibrarySearch, "matching", lambda self, query: searches.append(query) or original(self, query))
     path = tmp_path / "titles.bib"
-    path.write_text("".join(f"@book{{b{i}, title = {{A Book Not on arXiv {i}}}, author = {{Doe, Jane}}}}\n" for i in range(60))
-                    + "@misc{t, title = {Graph Neural Networks for Molecules}, author = {Diaz, Rosa}}\n")
+    path.write_text(
+        "".join(f"@book{{b{i}, title = {{A Book Not on arXiv {i}}}, author = {{Doe, Jane}}}}\n" for i in range(60))
+        + "@misc{t, title = {Graph Neural Networks for Molecules}, author = {Diaz, Rosa}}\n"
+    )
     code, result, err = imported(capsys, str(path))
     assert code == 0, err
     assert [m["id"] for m in result["matched"]] == ["2611.01008"] and len(result["unmatched"]) == 60
@@ -169,8 +181,10 @@ def test_a_bad_line_of_an_id_list_is_broken_and_listed_with_its_line(capsys, lib
 def test_a_comment_whose_braces_do_not_balance_is_no_broken_entry():
     """JabRef's group names are any text, a brace or `@misc{` among them; bibtex reads no comment's
     braces: the comment is skipped, the entries after it read, nothing called broken."""
-    text = ("% This file was created with JabRef 5.1.\n@Comment{jabref-meta: databaseType:bibtex;}\n"
-            "@Comment{jabref-meta: grouping:\n1 StaticGroup:see @misc{x\\;0\\;1\\;;\n}\n"
-            "@article{after, title = {After the comment}, eprint = {2611.01001}}\n")
+    text = (
+        "% This file was created with JabRef 5.1.\n@Comment{jabref-meta: databaseType:bibtex;}\n"
+        "@Comment{jabref-meta: grouping:\n1 StaticGroup:see @misc{x\\;0\\;1\\;;\n}\n"
+        "@article{after, title = {After the comment}, eprint = {2611.01001}}\n"
+    )
     entries = [entry for entry in bibfile.parse(text) if entry.kind != "comment"]
     assert [(entry.key, entry.closed, entry.fields.get("eprint")) for entry in entries] == [("after", True, "2611.01001")]

@@ -260,7 +260,12 @@ def test_a_listing_reads_the_index_columns_in_part_and_answers_as_from_json(data
     whole = Store(data_dir).index()
     order = Store(data_dir).index_order()
     assert isinstance(order.ids, PackedIds) and not order.versions  # no string made per paper
-    assert (list(order.ids), list(order.days), list(order.masks), order.topics) == (list(whole.ids), list(whole.days), list(whole.masks), whole.topics)
+    assert (list(order.ids), list(order.days), list(order.masks), order.topics) == (
+        list(whole.ids),
+        list(whole.days),
+        list(whole.masks),
+        whole.topics,
+    )
     assert [order.locate(pid, day) for pid, day in zip(whole.ids[::13], whole.days[::13])] == list(range(0, 300, 13))
     assert order.ids[-1] == whole.ids[-1] and order.ids[5:8] == whole.ids[5:8]
     answers = []

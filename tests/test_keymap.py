@@ -14,20 +14,22 @@ def test_good_lines_bind_in_both_spellings():
 
 
 def test_each_bad_line_is_reported_and_only_it_is_ignored():
-    text = "\n".join([
-        '"app.star" = "x"',  # 1: kept
-        '"list.down" = 5',  # 2: not text
-        '"app.stra" = "y"',  # 3: unknown id
-        '"app.read" = "z"',  # 4: kept
-        '"app.quit" = "a b"',  # 5: a space inside a key
-        '"list.up" = ""',  # 6: no key at all
-        '[nowhere]',  # 7
-        'thing = "k"',  # 8: unknown id nowhere.thing
-    ])
+    text = "\n".join(
+        [
+            '"app.star" = "x"',  # 1: kept
+            '"list.down" = 5',  # 2: not text
+            '"app.stra" = "y"',  # 3: unknown id
+            '"app.read" = "z"',  # 4: kept
+            '"app.quit" = "a b"',  # 5: a space inside a key
+            '"list.up" = ""',  # 6: no key at all
+            "[nowhere]",  # 7
+            'thing = "k"',  # 8: unknown id nowhere.thing
+        ]
+    )
     bindings, problems = parse_keymap(text, KNOWN)
     assert bindings == {"app.star": "x", "app.read": "z"}
     assert problems == [
-        "line 2: 'list.down' needs keys as text, like \"x\" or \"j,down\"; line ignored",
+        'line 2: \'list.down\' needs keys as text, like "x" or "j,down"; line ignored',
         "line 3: unknown binding id 'app.stra' (did you mean app.star?); line ignored",
         "line 5: app.quit = 'a b' is not a comma-separated list of keys; line ignored",
         "line 6: list.up = '' is not a comma-separated list of keys; line ignored",
@@ -95,8 +97,12 @@ def test_a_remap_onto_a_key_in_use_together_says_who_lost_it():
     groups = binding_groups()
     assert key_clashes({"app.star": "x"}, groups) == ["keymap.toml: x is now both Star (app.star) and Hide (app.hide); Hide has no key"]
     # the list's Enter taking o on the main screen; Browser had only o
-    assert key_clashes({"list.open": "enter,o"}, groups) == ["keymap.toml: o is now both Browser (app.open) and Open (list.open); Browser has no key"]
-    assert key_clashes({"detail.down": "j,down,k"}, groups) == ["keymap.toml: k is now both Down (detail.down) and Up (detail.up); Up keeps only up"]
+    assert key_clashes({"list.open": "enter,o"}, groups) == [
+        "keymap.toml: o is now both Browser (app.open) and Open (list.open); Browser has no key"
+    ]
+    assert key_clashes({"detail.down": "j,down,k"}, groups) == [
+        "keymap.toml: k is now both Down (detail.down) and Up (detail.up); Up keeps only up"
+    ]
     assert key_clashes({"app.star": "x", "app.hide": "x"}, groups) == [
         "keymap.toml: x is now both Star (app.star) and Hide (app.hide); only one of them will run: give the other another key"
     ]

@@ -65,8 +65,14 @@ def test_renaming_into_an_existing_tag_merges_and_deleting_keeps_the_papers(seed
 
 @pytest.mark.parametrize(
     "name, problem",
-    [("", "needs a name"), ("red\x1b[31m", "control characters"), ("a, b", "comma"), ("x" * 61, "at most 60"),
-     ("bidi\u202eevil", "control characters"), ("bad \udcff", "not valid Unicode")],
+    [
+        ("", "needs a name"),
+        ("red\x1b[31m", "control characters"),
+        ("a, b", "comma"),
+        ("x" * 61, "at most 60"),
+        ("bidi\u202eevil", "control characters"),
+        ("bad \udcff", "not valid Unicode"),
+    ],
 )
 def test_bad_tag_names_are_refused_and_change_nothing(seeded, name, problem):
     store, ids = seeded
@@ -240,7 +246,10 @@ def test_tag_tags_and_list_by_tag_from_the_command_line(seeded, capsys):
     "args, message",
     [
         (["tag", "ID0"], "say what to change: --add TAG and/or --remove TAG"),
-        (["tag", "ID0", "2501.99999", "--add", "x"], "not in the cache: 2501.99999 (`reader add 2501.99999` fetches it from arXiv; nothing was changed)"),
+        (
+            ["tag", "ID0", "2501.99999", "--add", "x"],
+            "not in the cache: 2501.99999 (`reader add 2501.99999` fetches it from arXiv; nothing was changed)",
+        ),
         (["tag", "ID0", "--add", "red\x1b[31m"], "control characters"),
         (["tag", "ID0", "--remove", "never made"], "no tag named 'never made' (nothing was changed)"),
         (["list", "--tag", "nope"], "no tag named 'nope' (tags: 'first')"),
@@ -267,7 +276,9 @@ def test_note_prints_sets_from_text_or_standard_input_and_removes(seeded, capsys
     assert run(capsys, "note", ids[0])[1] == "plain text\n"
     note = "# Reading\n\n* point one\n\tindented \x1b[31mred\n"
     done = subprocess.run(
-        [sys.executable, "-m", "reader", "note", ids[0], "--set", "-"], input=note.encode(), cwd=ROOT,
+        [sys.executable, "-m", "reader", "note", ids[0], "--set", "-"],
+        input=note.encode(),
+        cwd=ROOT,
         capture_output=True,
     )
     assert done.returncode == 0, done.stderr
@@ -359,10 +370,20 @@ def test_note_search_from_the_command_line_equals_the_scan_and_follows_edits(see
         return block.matching(parse(query, implicit_and=True))
 
     run(capsys, "note", ids[0], "--set", "Read for the **Zürich** seminar\n\n- ask about `RLHF`")
-    run(capsys, "note", ids[3], "--set", "seminar: \"credit assignment\" ANDNOT hype (50%)")
+    run(capsys, "note", ids[3], "--set", 'seminar: "credit assignment" ANDNOT hype (50%)')
     run(capsys, "note", ids[5], "--set", "张伟 suggested this; see ti:agents")
-    queries = ["note:zurich", "seminar", 'note:"zurich seminar"', "note:rlhf OR note:credit", "note:seminar ANDNOT note:credit",
-               "seminar AND ti:agents", "note:张伟", "note:agents", "agents ANDNOT note:agents", 'all:"credit assignment"']
+    queries = [
+        "note:zurich",
+        "seminar",
+        'note:"zurich seminar"',
+        "note:rlhf OR note:credit",
+        "note:seminar ANDNOT note:credit",
+        "seminar AND ti:agents",
+        "note:张伟",
+        "note:agents",
+        "agents ANDNOT note:agents",
+        'all:"credit assignment"',
+    ]
     answers = {q: listed(q) for q in queries}
     assert answers == {q: scanned(q) for q in queries}
     assert answers["note:zurich"] == {ids[0]} and answers["seminar"] >= {ids[0], ids[3]}

@@ -19,7 +19,9 @@ def test_a_failed_topic_says_where_the_log_is_and_the_log_has_the_cause(capsys, 
     assert code == 1
     failed = [line for line in out.splitlines() if "FAILED" in line]
     (line,) = failed
-    assert line.startswith("Broken: 0 new, 0 updated (0 fetched) - FAILED: arXiv says: Invalid query string: '(ti:unknown) AND submittedDate:[")
+    assert line.startswith(
+        "Broken: 0 new, 0 updated (0 fetched) - FAILED: arXiv says: Invalid query string: '(ti:unknown) AND submittedDate:["
+    )
     assert line.endswith(f"]' (log: {log_file})")
     text = log_file.read_text()
     assert " ERROR reader.sync: Broken: 0 new, 0 updated (0 fetched) - FAILED: arXiv says: Invalid query string" in text

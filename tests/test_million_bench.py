@@ -19,8 +19,27 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.timeout(600)  # a sync, three app starts and two rankings in child processes: ~1-2 minutes
 def test_million_benchmark_runs_at_2000_papers(tmp_path):
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.million", "--papers", "2000", "--work", str(tmp_path), "--watch", "3", "--settle", "1", "--longest", "20", "--runs", "1"],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "benchmarks.million",
+            "--papers",
+            "2000",
+            "--work",
+            str(tmp_path),
+            "--watch",
+            "3",
+            "--settle",
+            "1",
+            "--longest",
+            "20",
+            "--runs",
+            "1",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     figures = json.loads(done.stdout.strip().splitlines()[-1])

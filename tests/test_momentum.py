@@ -20,16 +20,18 @@ def test_weeks_start_on_monday_and_end_with_the_current_week():
 
 def test_counts_per_week_and_windows_at_their_edges():
     as_of = date(2026, 12, 2)
-    published = days({
-        as_of: 2,  # in the last window and the last week
-        as_of - timedelta(days=27): 3,  # first day of the last four weeks
-        as_of - timedelta(days=28): 4,  # last day of the four weeks before
-        as_of - timedelta(days=55): 5,  # first day of the four weeks before
-        as_of - timedelta(days=56): 6,  # outside both windows
-        as_of + timedelta(days=1): 7,  # the future: ignored
-        date(2026, 9, 14): 1,  # the first chart week's Monday
-        date(2026, 9, 13): 1,  # the Sunday before: off the chart
-    })
+    published = days(
+        {
+            as_of: 2,  # in the last window and the last week
+            as_of - timedelta(days=27): 3,  # first day of the last four weeks
+            as_of - timedelta(days=28): 4,  # last day of the four weeks before
+            as_of - timedelta(days=55): 5,  # first day of the four weeks before
+            as_of - timedelta(days=56): 6,  # outside both windows
+            as_of + timedelta(days=1): 7,  # the future: ignored
+            date(2026, 9, 14): 1,  # the first chart week's Monday
+            date(2026, 9, 13): 1,  # the Sunday before: off the chart
+        }
+    )
     m = compute(published, as_of)
     assert (m.last4, m.prev4) == (5, 9)
     assert m.weeks[-1].count == 2

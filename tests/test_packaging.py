@@ -25,14 +25,16 @@ def installed(tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("packaging")
     subprocess.run(
         [sys.executable, "-m", "build", "--wheel", "--outdir", str(work / "dist"), str(ROOT)],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )
     (wheel,) = (work / "dist").glob("*.whl")
     assert wheel.name.startswith("arxiv_topic_reader-")
     subprocess.run([sys.executable, "-m", "venv", str(work / "venv")], check=True)
     subprocess.run(
         [str(work / "venv" / "bin" / "pip"), "install", "-q", "--disable-pip-version-check", str(wheel)],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )
     return work / "venv" / "bin"
 
@@ -41,10 +43,14 @@ def user_env(tmp_path: Path, bin_dir: Path) -> dict[str, str]:
     """A user's environment: no PYTHONPATH (nothing from the checkout), arXiv unreachable."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("READER_", "PYTHON"))}
     env.update(
-        PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", HOME=str(tmp_path), TERM="xterm-256color",
-        READER_DATA_DIR=str(tmp_path / "data"), READER_CONFIG_DIR=str(tmp_path / "config"),
+        PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}",
+        HOME=str(tmp_path),
+        TERM="xterm-256color",
+        READER_DATA_DIR=str(tmp_path / "data"),
+        READER_CONFIG_DIR=str(tmp_path / "config"),
         READER_LOG_DIR=str(tmp_path / "log"),
-        READER_ARXIV_API_URL="http://127.0.0.1:9/api/query", READER_ARXIV_RSS_URL="http://127.0.0.1:9/rss/",
+        READER_ARXIV_API_URL="http://127.0.0.1:9/api/query",
+        READER_ARXIV_RSS_URL="http://127.0.0.1:9/rss/",
     )
     return env
 
@@ -63,7 +69,11 @@ def test_installed_command_runs_outside_the_checkout(installed, tmp_path):
     outside.mkdir()
     where = subprocess.run(
         [str(installed / "python"), "-c", "import reader; print(reader.__file__)"],
-        env=env, cwd=outside, capture_output=True, text=True, check=True,
+        env=env,
+        cwd=outside,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     assert where.startswith(str(installed.parent)), where
 
@@ -75,7 +85,11 @@ def test_installed_command_runs_outside_the_checkout(installed, tmp_path):
     store.save_papers(papers, None)
     listing = subprocess.run(
         ["reader", "--data-dir", str(tmp_path / "demo-data"), "list", "--limit", "3"],
-        check=False, env=env, cwd=outside, capture_output=True, text=True,
+        check=False,
+        env=env,
+        cwd=outside,
+        capture_output=True,
+        text=True,
     )
     assert listing.returncode == 0, listing.stderr
     assert [line.split()[2] for line in listing.stdout.splitlines()[::2]] == [f"{p.id}v{p.version}" for p in papers[:3]]

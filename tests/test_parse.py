@@ -45,8 +45,16 @@ def test_old_format_search_page_with_old_style_ids_and_versions():
     result = page("api-2016-search-au-del_maestro-10of31.xml")
     assert (result.total_results, result.start_index, result.items_per_page) == (31, 0, 10)
     assert [(p.id, p.version) for p in result.papers] == [
-        ("1201.4869", 1), ("cond-mat/0412498", 1), ("cond-mat/0603029", 1), ("1005.5383", 1), ("1303.6954", 2),
-        ("1312.6177", 1), ("1412.6529", 2), ("cond-mat/0607501", 2), ("cond-mat/0702661", 2), ("0807.2873", 1),
+        ("1201.4869", 1),
+        ("cond-mat/0412498", 1),
+        ("cond-mat/0603029", 1),
+        ("1005.5383", 1),
+        ("1303.6954", 2),
+        ("1312.6177", 1),
+        ("1412.6529", 2),
+        ("cond-mat/0607501", 2),
+        ("cond-mat/0702661", 2),
+        ("0807.2873", 1),
     ]
     assert [a.name for a in result.papers[7].authors] == ["R. G. Melko", "A. Del Maestro", "A. A. Burkov"]
     first = result.papers[0]
@@ -143,7 +151,8 @@ def test_hundred_entries_with_versions_dois_journal_refs_and_unicode_names():
     assert len({p.id for p in papers}) == 100
     first = papers[0]
     assert (first.id, first.title) == (
-        "2202.12139", "Testing Deep Learning Models: A First Comparative Study of Multiple Testing Techniques"
+        "2202.12139",
+        "Testing Deep Learning Models: A First Comparative Study of Multiple Testing Techniques",
     )
     assert first.doi == "10.1109/ICSTW55395.2022.00035"
     assert all(p.published <= p.updated for p in papers)
@@ -181,7 +190,10 @@ def test_rss_announcements():
     assert (feed.skipped, feed.removed_categories) == ([], [])
     items = feed.items
     assert [(i.id, i.version, i.announce_type) for i in items] == [
-        ("2609.26811", 1, "new"), ("2609.26820", 1, "new"), ("2205.06398", 2, "cross"), ("2009.13987", 3, "replace"),
+        ("2609.26811", 1, "new"),
+        ("2609.26820", 1, "new"),
+        ("2205.06398", 2, "cross"),
+        ("2009.13987", 3, "replace"),
     ]
     assert items[0].title == "The Drift Contract: Spectral Updates for Depth-Robust Local Learning"
     assert items[0].abstract.startswith("Local learning trains each layer") and "Announce Type" not in items[0].abstract
@@ -200,9 +212,11 @@ def test_markup_and_control_characters_are_plain_text():
 
 
 def test_entity_bomb_is_refused_quickly():
-    bomb = b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">' + b"".join(
-        b'<!ENTITY lol%d "%s">' % (i, (b"&lol%d;" % (i - 1) if i > 1 else b"&lol;") * 10) for i in range(1, 10)
-    ) + b']><feed xmlns="http://www.w3.org/2005/Atom"><title>&lol9;</title></feed>'
+    bomb = (
+        b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+        + b"".join(b'<!ENTITY lol%d "%s">' % (i, (b"&lol%d;" % (i - 1) if i > 1 else b"&lol;") * 10) for i in range(1, 10))
+        + b']><feed xmlns="http://www.w3.org/2005/Atom"><title>&lol9;</title></feed>'
+    )
     started = time.monotonic()
     with pytest.raises(FeedFormatError, match="refused"):
         parse_api_page(bomb)

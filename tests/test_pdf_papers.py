@@ -32,12 +32,24 @@ HEADINGS = {
     "elsarticle": ["Abstract", "1. Introduction", "2. Method", "3. Results", "Acknowledgements", "References"],
 }
 REFERENCES = {  # each entry's start, and the arXiv id it names in a form the id patterns read today
-    "article": [("1. D. Aharonov", "quant-ph/0012090"), ("2. A. M. Childs", "quant-ph/0306054"), ("3. M. López-Morales", "2104.01234"),
-                ("4. J. Kempe", None)],
-    "revtex": [("[1] H. B. G. Casimir", None), ("[2] J. Polchinski", "hep-th/9711200"),
-               ("[3] M. López-Morales and E. Schrödinger", "1901.04567"), ("[4] E. Elizalde", None)],
-    "elsarticle": [("García-Núñez, I., Åström, B., 2021.", "2106.01234"), ("Hairer, E., Wanner, G., 1996.", None),
-                   ("Kingma, D.P., Ba, J., 2015.", "1412.6980"), ("Schrödinger, E., 1926.", None)],
+    "article": [
+        ("1. D. Aharonov", "quant-ph/0012090"),
+        ("2. A. M. Childs", "quant-ph/0306054"),
+        ("3. M. López-Morales", "2104.01234"),
+        ("4. J. Kempe", None),
+    ],
+    "revtex": [
+        ("[1] H. B. G. Casimir", None),
+        ("[2] J. Polchinski", "hep-th/9711200"),
+        ("[3] M. López-Morales and E. Schrödinger", "1901.04567"),
+        ("[4] E. Elizalde", None),
+    ],
+    "elsarticle": [
+        ("García-Núñez, I., Åström, B., 2021.", "2106.01234"),
+        ("Hairer, E., Wanner, G., 1996.", None),
+        ("Kingma, D.P., Ba, J., 2015.", "1412.6980"),
+        ("Schrödinger, E., 1926.", None),
+    ],
 }
 
 
@@ -48,8 +60,9 @@ def blocks_of(style: str, folder: Path = PAPERS):
 @pytest.mark.parametrize("style", STYLES)
 def test_each_bibliography_entry_is_a_block_with_the_arxiv_id_it_names(style):
     references = [block for block in blocks_of(style) if block.kind == REFERENCE]
-    assert [(block.text[: len(start)], block.arxiv_id or None) for block, (start, _) in zip(references, REFERENCES[style])] \
-        == REFERENCES[style]
+    assert [(block.text[: len(start)], block.arxiv_id or None) for block, (start, _) in zip(references, REFERENCES[style])] == REFERENCES[
+        style
+    ]
     assert len(references) == len(REFERENCES[style])
     for block in references:  # whatever form an entry uses, the id patterns read it whole
         assert block.arxiv_id == arxiv_id_in_text(block.text)
@@ -57,8 +70,12 @@ def test_each_bibliography_entry_is_a_block_with_the_arxiv_id_it_names(style):
 
 def test_entries_keep_the_other_id_forms_whole_for_the_id_patterns():
     texts = " ".join(block.text for style in STYLES for block in blocks_of(style) if block.kind == REFERENCE)
-    for form in ("arXiv quant-ph/0306054", "CoRR abs/2104.01234", "(Springer, 1995), hep-th/9901001.",
-                 "URL: https://arxiv.org/abs/1412.6980."):
+    for form in (
+        "arXiv quant-ph/0306054",
+        "CoRR abs/2104.01234",
+        "(Springer, 1995), hep-th/9901001.",
+        "URL: https://arxiv.org/abs/1412.6980.",
+    ):
         assert form in texts
 
 
@@ -88,17 +105,22 @@ def test_the_arxiv_stamp_is_cut_out_and_running_headers_dropped():
     everything = " ".join(block.text for block in article + revtex)
     assert "arXiv:2301.01234v2" not in everything and "9901001v3" not in everything
     assert "Sparse Graphs Lindqvist" not in everything  # the header of pages 2 and 3
-    assert any(block.text.startswith("The coin is a unitary") and "consider the Fourier coin, whose" in block.text
-               for block in article)  # the paragraph goes on over the page break, header gone
+    assert any(
+        block.text.startswith("The coin is a unitary") and "consider the Fourier coin, whose" in block.text for block in article
+    )  # the paragraph goes on over the page break, header gone
 
 
 def test_a_hyphen_at_a_line_break_is_kept_when_real():
     text = " ".join(block.text for style in STYLES for block in blocks_of(style))
-    for kept in ("The state-of-the-art in this direction", "The proof is self-contained", "The X-ray of this",
-                 "García-Núñez and Åström", "Differential-Algebraic Problems"):
+    for kept in (
+        "The state-of-the-art in this direction",
+        "The proof is self-contained",
+        "The X-ray of this",
+        "García-Núñez and Åström",
+        "Differential-Algebraic Problems",
+    ):
         assert kept in text
-    for joined in ("depends on the radius", "a definite sign", "far more efficiently", "stochastic optimization",
-                   "Recent work"):
+    for joined in ("depends on the radius", "a definite sign", "far more efficiently", "stochastic optimization", "Recent work"):
         assert joined in text
 
 

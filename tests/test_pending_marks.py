@@ -96,8 +96,9 @@ async def test_q_quits_at_once_while_another_process_holds_the_lock_and_the_star
         quit_in = loop.time() - asked
         assert quit_in < 5, quit_in  # (QUIT_SECONDS is 2: generous for a loaded machine)
         assert on_disk(data_dir) == set() and len(journals(data_dir)) == 1
-    listed = subprocess.run([sys.executable, "-m", "reader", "--data-dir", str(data_dir), "list", "--starred"],
-                            capture_output=True, text=True, timeout=60)
+    listed = subprocess.run(
+        [sys.executable, "-m", "reader", "--data-dir", str(data_dir), "list", "--starred"], capture_output=True, text=True, timeout=60
+    )
     assert listed.returncode == 0 and papers[0].id in listed.stdout, listed.stderr
     assert "saved now: 1 mark kept when reader last quit (the data directory could not be written then)" in listed.stderr
     assert journals(data_dir) == [] and papers[0].id in Store(data_dir).marks().starred

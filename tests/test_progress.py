@@ -71,9 +71,13 @@ def test_durations_read_as_a_person_says_them():
 def env_for(fake, delay: str) -> dict[str, str]:
     env = {key: value for key, value in os.environ.items() if key.startswith("READER_") or key in ("PATH", "HOME")}
     env.update(
-        TERM="xterm-256color", PYTHONPATH=str(ROOT),
-        READER_ARXIV_API_URL=fake.api_url, READER_ARXIV_RSS_URL=fake.rss_url,
-        READER_ARXIV_DELAY=delay, READER_ARXIV_BACKOFF="0.01", READER_TODAY=TODAY.isoformat(),
+        TERM="xterm-256color",
+        PYTHONPATH=str(ROOT),
+        READER_ARXIV_API_URL=fake.api_url,
+        READER_ARXIV_RSS_URL=fake.rss_url,
+        READER_ARXIV_DELAY=delay,
+        READER_ARXIV_BACKOFF="0.01",
+        READER_TODAY=TODAY.isoformat(),
     )
     return env
 
@@ -90,7 +94,9 @@ def test_sync_in_a_terminal_shows_a_bar_with_counts_time_left_and_retries(fake_a
     capsys.readouterr()
     run = run_in_terminal(
         [sys.executable, "-m", "reader", "sync", "--topic", "Agents"],
-        env=env_for(fake_arxiv, delay="0.3"), size=(120, 30), deadline=60,
+        env=env_for(fake_arxiv, delay="0.3"),
+        size=(120, 30),
+        deadline=60,
     )
     screen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", run.output)
     assert run.status == 0, screen
@@ -131,7 +137,10 @@ def test_ctrl_c_during_a_sync_says_interrupted_never_done_and_what_was_kept(fake
     capsys.readouterr()
     run = run_in_terminal(
         [sys.executable, "-c", IN_CONTROLLING_TERMINAL, "sync", "--topic", "Agents"],
-        env=env_for(fake_arxiv, delay="0"), size=(120, 30), keys=[("200 / 600", "\x03")], deadline=60,
+        env=env_for(fake_arxiv, delay="0"),
+        size=(120, 30),
+        keys=[("200 / 600", "\x03")],
+        deadline=60,
     )
     screen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", run.output)
     assert run.status == 130, screen

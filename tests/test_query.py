@@ -55,7 +55,7 @@ def test_author_matching_is_per_author_and_accent_insensitive():
     paper = dataclasses.replace(items[0], authors=(Author("Ada Smith"), Author("Bob Jones")))
     assert select('au:"smith bob"', [paper]) == []
     assert select('au:"ada smith"', [paper]) == [paper.id]
-    tex = dataclasses.replace(items[0], authors=(Author("Erwin Schr\\\"{o}dinger"),))
+    tex = dataclasses.replace(items[0], authors=(Author('Erwin Schr\\"{o}dinger'),))
     assert select("au:schrodinger", [tex]) == [tex.id]
 
 

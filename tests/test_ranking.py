@@ -111,9 +111,7 @@ def test_hiding_papers_of_a_theme_pushes_it_down(corpus, themes):
     # Among the papers ranked both times, the protein papers move down, the agent papers up.
     before_ranks = [pid for pid in before.ids if pid in still]
     left = [p for p in proteins if p.id in still]
-    assert statistics.mean(positions(after, left)) > statistics.mean(
-        [before_ranks.index(p.id) for p in left]
-    ) + 5
+    assert statistics.mean(positions(after, left)) > statistics.mean([before_ranks.index(p.id) for p in left]) + 5
     assert statistics.median(positions(after, left)) > statistics.median(positions(after, agents[3:]))
     assert sum(pid in set(ids(agents)) for pid in after.ids[:10]) >= 8
 

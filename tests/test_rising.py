@@ -73,7 +73,11 @@ def test_a_window_not_synced_has_no_figure_as_in_the_topics_chart():
     assert never_synced.last4 is None and never_synced.prev4 is None and never_synced.change_pct is None
     synced = {"Up": ((day_start(TODAY - timedelta(days=60)), day_end(TODAY)),)}
     assert rising_topics(Library(index), ["Up"], TODAY, synced)[0].to_json() == {
-        "topic": "Up", "last4": 28, "prev4": 28, "change_pct": 0.0, "share_pct": None,
+        "topic": "Up",
+        "last4": 28,
+        "prev4": 28,
+        "change_pct": 0.0,
+        "share_pct": None,
     }
 
 

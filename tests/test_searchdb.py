@@ -132,7 +132,11 @@ def test_cards_show_what_a_list_needs(corpus):
     card = cards["2609.90001"]
     paper = papers["2609.90001"]
     assert (card.id, card.version, card.primary_category, card.published, card.title) == (
-        paper.id, paper.version, "cond-mat.str-el", paper.published[:10], paper.title
+        paper.id,
+        paper.version,
+        "cond-mat.str-el",
+        paper.published[:10],
+        paper.title,
     )
     assert card.authors == ("Adrian Del Maestro", "José Ñúñez") and card.author_count == 2
     assert card.affiliations == ("Vermont", "UNAM") and card.affiliation_count == 2
@@ -226,7 +230,9 @@ def test_an_index_of_the_format_before_stems_is_rebuilt_with_them(data_dir, monk
     """Partitions written before words were stemmed (FTS5's plain `ascii` tokenizer, format 2)
     are rebuilt by the next refresh: then `ti:agent` finds the titles saying "Agents"."""
     monkeypatch.setattr(partition, "FORMAT", 2)
-    monkeypatch.setattr(partition, "_SCHEMA", partition._SCHEMA.replace("'porter ascii'", "'ascii'").replace("user_version = 3", "user_version = 2"))
+    monkeypatch.setattr(
+        partition, "_SCHEMA", partition._SCHEMA.replace("'porter ascii'", "'ascii'").replace("user_version = 3", "user_version = 2")
+    )
     store, index = filled(data_dir)
     assert ids(index, "ti:agent") == set()  # the old words: no stems
     index.close()
@@ -392,16 +398,25 @@ def test_a_build_gives_each_core_one_process_and_about_the_same_bytes(tmp_path):
         work.append((size, tmp_path / f"part{part}.sqlite3", {f"shard{part}": shard}))
     shares = searchdb._shares(work, 2)
     assert [sorted(Path(path).name for path in share) for share in shares] == [
-        ["part0.sqlite3", "part3.sqlite3", "part4.sqlite3"], ["part1.sqlite3", "part2.sqlite3"],
+        ["part0.sqlite3", "part3.sqlite3", "part4.sqlite3"],
+        ["part1.sqlite3", "part2.sqlite3"],
     ]
     assert shares[1][str(tmp_path / "part1.sqlite3")] == {"shard1": str(tmp_path / "shard1.json")}
     assert len(searchdb._shares(work[:1], 2)) == 1
 
 
-@pytest.mark.parametrize("text", [
-    "Schrödinger’s “cat” – 中文字 αβ-γ", "a_b\u00a0c", "ǅemal İstanbul ﬁne", "x\u0903y Ⅻ ½ ²",
-    'e\u0301t\u00e9 Schr\\"{o}dinger \\o{} \\alpha-stable', "Łódź—Kraków…", "plain ascii, only",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Schrödinger’s “cat” – 中文字 αβ-γ",
+        "a_b\u00a0c",
+        "ǅemal İstanbul ﬁne",
+        "x\u0903y Ⅻ ½ ²",
+        'e\u0301t\u00e9 Schr\\"{o}dinger \\o{} \\alpha-stable',
+        "Łódź—Kraków…",
+        "plain ascii, only",
+    ],
+)
 def test_a_word_column_holds_the_words_the_scan_sees(text):
     in_column = prose(text)
     assert in_column.isascii()  # SQLite's ascii tokenizer: letters and digits, split at the rest

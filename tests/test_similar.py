@@ -15,27 +15,50 @@ from reader.store import Store
 from tests.conftest import run
 from tests.corpus import TODAY, recent_papers, stamp
 
-TEMPLATE = ("We report nightly photometry of the Kestrel survey field {n} taken with the robotic telescope array. "
-            "Light curves, calibration frames and observing conditions are released with this log.")
+TEMPLATE = (
+    "We report nightly photometry of the Kestrel survey field {n} taken with the robotic telescope array. "
+    "Light curves, calibration frames and observing conditions are released with this log."
+)
 SUBJECT = [
-    ("Repeating fast radio bursts from a young magnetar", "We detect repeating fast radio bursts from a young magnetar "
-     "in a nearby galaxy and measure the burst energies, their waiting times and the dispersion of each radio pulse."),
-    ("A magnetar origin for fast radio bursts", "The energetics of fast radio bursts point to magnetars: we model "
-     "the coherent emission of a flaring magnetar magnetosphere and compare it with radio burst spectra."),
-    ("Polarisation of radio bursts from the Galactic magnetar", "We measure the polarisation of radio bursts from the "
-     "Galactic magnetar during its outburst and find rotating position angles across each burst."),
-    ("Searching for fast radio bursts in magnetar X-ray flares", "Simultaneous radio and X-ray monitoring of two "
-     "magnetars finds one fast radio burst coincident with a short X-ray flare."),
-    ("The rate of magnetar giant flares and fast radio bursts", "We compare the rate of magnetar giant flares with the "
-     "volumetric rate of fast radio bursts and discuss what fraction of bursts magnetars can explain."),
+    (
+        "Repeating fast radio bursts from a young magnetar",
+        "We detect repeating fast radio bursts from a young magnetar "
+        "in a nearby galaxy and measure the burst energies, their waiting times and the dispersion of each radio pulse.",
+    ),
+    (
+        "A magnetar origin for fast radio bursts",
+        "The energetics of fast radio bursts point to magnetars: we model "
+        "the coherent emission of a flaring magnetar magnetosphere and compare it with radio burst spectra.",
+    ),
+    (
+        "Polarisation of radio bursts from the Galactic magnetar",
+        "We measure the polarisation of radio bursts from the "
+        "Galactic magnetar during its outburst and find rotating position angles across each burst.",
+    ),
+    (
+        "Searching for fast radio bursts in magnetar X-ray flares",
+        "Simultaneous radio and X-ray monitoring of two magnetars finds one fast radio burst coincident with a short X-ray flare.",
+    ),
+    (
+        "The rate of magnetar giant flares and fast radio bursts",
+        "We compare the rate of magnetar giant flares with the "
+        "volumetric rate of fast radio bursts and discuss what fraction of bursts magnetars can explain.",
+    ),
 ]
 TARGET = "2612.30031"
 
 
 def paper(pid: str, title: str, abstract: str, authors: list[str], category: str, day: int) -> Paper:
     return Paper(
-        id=pid, version=1, title=title, abstract=abstract, authors=tuple(Author(a) for a in authors),
-        categories=(category,), primary_category=category, published=stamp(TODAY, -day * 600), updated=stamp(TODAY, -day * 600),
+        id=pid,
+        version=1,
+        title=title,
+        abstract=abstract,
+        authors=tuple(Author(a) for a in authors),
+        categories=(category,),
+        primary_category=category,
+        published=stamp(TODAY, -day * 600),
+        updated=stamp(TODAY, -day * 600),
     )
 
 
@@ -133,7 +156,10 @@ def test_plain_output_and_errors(capsys, cache):
     code, out, err = run(capsys, "similar", f"arXiv:{TARGET}v1", "--limit", "3")
     assert code == 0 and len(out.splitlines()) == 6 and "because: " in out.splitlines()[1]
     assert err.startswith(f"like {TARGET} (")
-    assert run(capsys, "similar", "2612.99999") [0:3:2] == (1, "reader: error: not in the cache: 2612.99999 (`reader add 2612.99999` fetches it from arXiv; nothing was changed)\n")
+    assert run(capsys, "similar", "2612.99999")[0:3:2] == (
+        1,
+        "reader: error: not in the cache: 2612.99999 (`reader add 2612.99999` fetches it from arXiv; nothing was changed)\n",
+    )
     assert run(capsys, "similar")[2] == "reader: error: give one paper's ID, or --text TEXT (not both)\n"
     assert run(capsys, "similar", TARGET, "--text", "x")[0] == 1
     assert run(capsys, "similar", "--text", "  ")[2] == "reader: error: the text is empty: give the words to compare papers with\n"
@@ -172,7 +198,9 @@ async def test_m_on_the_list_opens_like_with_reasons_and_esc_returns(cache):
         await ready(pilot)
         screen = app.screen
         assert isinstance(screen, SimilarScreen)
-        assert str(screen.query_one("#like-title").render()) == "Like: Nightly photometry log 31 of the Kestrel survey: a magnetar radio burst"
+        assert (
+            str(screen.query_one("#like-title").render()) == "Like: Nightly photometry log 31 of the Kestrel survey: a magnetar radio burst"
+        )
         assert "Esc returns" in str(screen.query_one("#like-about").render())
         shown = screen.paper_list.ids
         assert TARGET not in shown and len(subject_ids() & set(shown[:5])) >= 3

@@ -227,8 +227,13 @@ def test_an_index_written_before_arrivals_reads_fine_and_a_bad_column_is_rebuilt
 
 @pytest.mark.parametrize(
     "bad",
-    [{"key": "app", "current": "yesterday"}, {"key": "app", "previous": 5, "current": 4}, {"current": 4},
-     {"key": "app", "previous": -1, "current": 4}, {"key": "app", "current": 1.5}],
+    [
+        {"key": "app", "current": "yesterday"},
+        {"key": "app", "previous": 5, "current": 4},
+        {"current": 4},
+        {"key": "app", "previous": -1, "current": 4},
+        {"key": "app", "current": 1.5},
+    ],
 )
 def test_wrong_shaped_visits_are_repaired_from_the_copy(data_dir, capsys, bad):
     store, ids = seeded(data_dir, 10)

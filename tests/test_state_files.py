@@ -147,6 +147,7 @@ def test_state_files_that_are_links_to_regular_files_stay_links(data_dir, marked
 
 # --- in the app -----------------------------------------------------------------------------------
 
+
 def release_pipes(data_dir: Path) -> None:
     """End any read waiting on a pipe of the data directory (it reads an empty file then): a
     test that fails does not hang its process."""

@@ -56,7 +56,11 @@ def test_threads_stemming_at_once_get_the_same_stems():
 
 def test_a_full_text_index_of_the_format_before_stems_is_rebuilt(data_dir, monkeypatch):
     TextStore(data_dir).save(Document("2609.00001", 1, "html", (Block(PARAGRAPH, "Sparse rewards for learning agents."),)))
-    monkeypatch.setattr(text_index, "_SCHEMA", text_index._SCHEMA.replace("'porter ascii'", "'ascii'").replace(f"user_version = {text_index.FORMAT}", "user_version = 1"))
+    monkeypatch.setattr(
+        text_index,
+        "_SCHEMA",
+        text_index._SCHEMA.replace("'porter ascii'", "'ascii'").replace(f"user_version = {text_index.FORMAT}", "user_version = 1"),
+    )
     monkeypatch.setattr(text_index, "FORMAT", 1)
     rewarding = parse("text:rewarding", implicit_and=True)
     assert TextIndex(data_dir).matching([rewarding]) == {rewarding: set()}  # the old words: no stems

@@ -82,9 +82,7 @@ def _import_statements(node: ast.AST, *, type_checking: bool) -> Iterator[tuple[
 
 
 def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
-        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
-    )
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
 
 
 def _absolute(node: ast.ImportFrom, importer: str, *, is_package: bool) -> str:
@@ -272,12 +270,15 @@ def _tree(root: Path, files: dict[str, str]) -> Path:
 
 
 def test_a_cycle_through_a_function_level_import_is_reported_with_its_modules_and_lines(tmp_path):
-    root = _tree(tmp_path, {
-        "reader/__init__.py": "",
-        "reader/a.py": "from reader import b\n",
-        "reader/b.py": "import os\n\n\ndef late():\n    from reader.c import thing\n    return thing\n",
-        "reader/c.py": "from reader.a import b\n",  # `b` is a name of reader.a, not a module of it
-    })
+    root = _tree(
+        tmp_path,
+        {
+            "reader/__init__.py": "",
+            "reader/a.py": "from reader import b\n",
+            "reader/b.py": "import os\n\n\ndef late():\n    from reader.c import thing\n    return thing\n",
+            "reader/c.py": "from reader.a import b\n",  # `b` is a name of reader.a, not a module of it
+        },
+    )
     assert cycles(root) == [
         "import cycle among reader.a, reader.b, reader.c: reader.a (reader/a.py:1) -> reader.b (reader/b.py:5)"
         " -> reader.c (reader/c.py:1) -> reader.a"
@@ -285,11 +286,14 @@ def test_a_cycle_through_a_function_level_import_is_reported_with_its_modules_an
 
 
 def test_a_type_checking_import_makes_no_cycle(tmp_path):
-    root = _tree(tmp_path, {
-        "reader/__init__.py": "",
-        "reader/d.py": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from reader.e import E\n",
-        "reader/e.py": "import typing\n\nfrom reader.d import D\n\nif typing.TYPE_CHECKING:\n    from reader import d\n",
-    })
+    root = _tree(
+        tmp_path,
+        {
+            "reader/__init__.py": "",
+            "reader/d.py": "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from reader.e import E\n",
+            "reader/e.py": "import typing\n\nfrom reader.d import D\n\nif typing.TYPE_CHECKING:\n    from reader import d\n",
+        },
+    )
     assert cycles(root) == []
     # ... though the same import outside the guard does.
     (root / "reader/d.py").write_text("def late():\n    from .e import E\n")
@@ -297,12 +301,15 @@ def test_a_type_checking_import_makes_no_cycle(tmp_path):
 
 
 def test_a_package_importing_its_own_submodules_is_no_cycle(tmp_path):
-    root = _tree(tmp_path, {
-        "reader/__init__.py": "",
-        "reader/store/__init__.py": "from reader.store.files import write\n",
-        "reader/store/files.py": "from reader.store.schema import FORMAT\n",
-        "reader/store/schema.py": "FORMAT = 1\n",
-    })
+    root = _tree(
+        tmp_path,
+        {
+            "reader/__init__.py": "",
+            "reader/store/__init__.py": "from reader.store.files import write\n",
+            "reader/store/files.py": "from reader.store.schema import FORMAT\n",
+            "reader/store/schema.py": "FORMAT = 1\n",
+        },
+    )
     assert cycles(root) == []
     (root / "reader/store/schema.py").write_text("from reader.store import write\n")  # back through __init__.py
     assert cycles(root) == [
@@ -312,14 +319,17 @@ def test_a_package_importing_its_own_submodules_is_no_cycle(tmp_path):
 
 
 def test_a_private_import_is_reported(tmp_path):
-    root = _tree(tmp_path, {
-        "reader/__init__.py": "__version__ = '1'\n",
-        "reader/cli.py": "from reader import __version__\nfrom reader.commands.common import _store as store, open_store\n",
-        "reader/commands/__init__.py": "",
-        "reader/commands/common.py": "def _store(): ...\n",
-        "benchmarks/probe.py": "def run():\n    from .search import _fresh\n    import textual._compositor\n",
-        "benchmarks/search.py": "",
-    })
+    root = _tree(
+        tmp_path,
+        {
+            "reader/__init__.py": "__version__ = '1'\n",
+            "reader/cli.py": "from reader import __version__\nfrom reader.commands.common import _store as store, open_store\n",
+            "reader/commands/__init__.py": "",
+            "reader/commands/common.py": "def _store(): ...\n",
+            "benchmarks/probe.py": "def run():\n    from .search import _fresh\n    import textual._compositor\n",
+            "benchmarks/search.py": "",
+        },
+    )
     assert private_imports(root) == [
         "benchmarks/probe.py:2: benchmarks.probe imports the private name _fresh from benchmarks.search",
         "benchmarks/probe.py:3: benchmarks.probe imports the private module textual._compositor",
@@ -328,16 +338,19 @@ def test_a_private_import_is_reported(tmp_path):
 
 
 def test_write_atomic_and_store_files_under_app_or_commands_are_reported(tmp_path):
-    root = _tree(tmp_path, {
-        "reader/__init__.py": "",
-        "reader/store/__init__.py": "from reader.store.files import shard_of, write_atomic\n",
-        "reader/store/files.py": "def write_atomic(): ...\ndef shard_of(): ...\n",
-        "reader/store/user.py": "from reader.store.files import write_atomic\n",  # the store itself may
-        "reader/app/__init__.py": "",
-        "reader/app/screens/export.py": "def save():\n    from reader.store import write_atomic\n",
-        "reader/commands/digest.py": "from ..store import files\n",
-        "reader/cli.py": "import reader.store.files as f\nfrom reader.store.files import shard_of\n",
-    })
+    root = _tree(
+        tmp_path,
+        {
+            "reader/__init__.py": "",
+            "reader/store/__init__.py": "from reader.store.files import shard_of, write_atomic\n",
+            "reader/store/files.py": "def write_atomic(): ...\ndef shard_of(): ...\n",
+            "reader/store/user.py": "from reader.store.files import write_atomic\n",  # the store itself may
+            "reader/app/__init__.py": "",
+            "reader/app/screens/export.py": "def save():\n    from reader.store import write_atomic\n",
+            "reader/commands/digest.py": "from ..store import files\n",
+            "reader/cli.py": "import reader.store.files as f\nfrom reader.store.files import shard_of\n",
+        },
+    )
     assert storage_internals(root) == [
         "reader/app/screens/export.py:2: reader.app.screens.export imports write_atomic from reader.store (a storage internal)",
         "reader/cli.py:1: reader.cli imports from reader.store.files (a storage internal)",
@@ -347,13 +360,16 @@ def test_write_atomic_and_store_files_under_app_or_commands_are_reported(tmp_pat
 
 
 def test_a_lower_layer_importing_the_app_or_textual_is_reported(tmp_path):
-    root = _tree(tmp_path, {
-        "reader/__init__.py": "",
-        "reader/cli.py": "",
-        "reader/service/views.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from textual.app import App\n",
-        "reader/core/text.py": "def f():\n    from reader import cli\n",
-        "reader/app/main.py": "import textual\nfrom reader.core import text\n",  # the app may
-    })
+    root = _tree(
+        tmp_path,
+        {
+            "reader/__init__.py": "",
+            "reader/cli.py": "",
+            "reader/service/views.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from textual.app import App\n",
+            "reader/core/text.py": "def f():\n    from reader import cli\n",
+            "reader/app/main.py": "import textual\nfrom reader.core import text\n",  # the app may
+        },
+    )
     assert layering(root) == [
         "reader/core/text.py:2: reader.core.text (a lower layer) imports reader.cli",
         "reader/service/views.py:3: reader.service.views (a lower layer) imports textual.app",
@@ -385,10 +401,13 @@ def test_no_screen_reaches_the_store_behind_the_service():
 
 
 def test_a_screen_reaching_the_store_is_reported(tmp_path):
-    root = _tree(tmp_path, {
-        "reader/__init__.py": "",
-        "reader/app/screens/sync.py": "def run(self, service):\n    self.service.store.sync()\n    return service.store, self.store\n",
-    })
+    root = _tree(
+        tmp_path,
+        {
+            "reader/__init__.py": "",
+            "reader/app/screens/sync.py": "def run(self, service):\n    self.service.store.sync()\n    return service.store, self.store\n",
+        },
+    )
     assert stores_reached(root) == [
         "reader/app/screens/sync.py:2: reader.app.screens.sync reaches service.store",
         "reader/app/screens/sync.py:3: reader.app.screens.sync reaches service.store",
@@ -406,7 +425,10 @@ def services_assigned(root: Path) -> list[str]:
     for module, path in modules(root).items():
         if _within(module, ("reader.app",)):
             relative = path.relative_to(root).as_posix()
-            problems += [f"{relative}:{line}: {module} assigns {what}" for line, what in _service_assignments(ast.parse(path.read_bytes(), str(path)))]
+            problems += [
+                f"{relative}:{line}: {module} assigns {what}"
+                for line, what in _service_assignments(ast.parse(path.read_bytes(), str(path)))
+            ]
     return _by_place(problems)
 
 
@@ -426,8 +448,12 @@ def _service_assignments(node: ast.AST, function: str | None = None) -> Iterator
                 if not constructing:
                     yield child.lineno, f"{ast.unparse(target)} after construction"
         if (
-            isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == "setattr"
-            and len(child.args) > 1 and isinstance(child.args[1], ast.Constant) and child.args[1].value == "service"
+            isinstance(child, ast.Call)
+            and isinstance(child.func, ast.Name)
+            and child.func.id == "setattr"
+            and len(child.args) > 1
+            and isinstance(child.args[1], ast.Constant)
+            and child.args[1].value == "service"
         ):
             yield child.lineno, "service by setattr"
         yield from _service_assignments(child, function)
@@ -446,22 +472,25 @@ def test_the_app_never_assigns_a_service_after_construction():
 
 
 def test_a_service_swapped_by_assignment_is_reported(tmp_path):
-    root = _tree(tmp_path, {
-        "reader/__init__.py": "",
-        "reader/app/screens/sync.py": (
-            "class Sync:\n"
-            "    def __init__(self, screen, service):\n"
-            "        self.service = service\n"  # construction: allowed
-            "        screen.service = service\n"
-            "\n"
-            "    def _replace_service(self, service):\n"
-            "        self.screen.service = service\n"
-            "        self.screen.app.service: object = service\n"
-            "        self.service, other = service, None\n"
-            "        setattr(self.screen, 'service', service)\n"
-        ),
-        "reader/service/library.py": "def leave(app, service):\n    app.service = service\n",  # not app code
-    })
+    root = _tree(
+        tmp_path,
+        {
+            "reader/__init__.py": "",
+            "reader/app/screens/sync.py": (
+                "class Sync:\n"
+                "    def __init__(self, screen, service):\n"
+                "        self.service = service\n"  # construction: allowed
+                "        screen.service = service\n"
+                "\n"
+                "    def _replace_service(self, service):\n"
+                "        self.screen.service = service\n"
+                "        self.screen.app.service: object = service\n"
+                "        self.service, other = service, None\n"
+                "        setattr(self.screen, 'service', service)\n"
+            ),
+            "reader/service/library.py": "def leave(app, service):\n    app.service = service\n",  # not app code
+        },
+    )
     assert services_assigned(root) == [
         "reader/app/screens/sync.py:4: reader.app.screens.sync assigns screen.service after construction",
         "reader/app/screens/sync.py:7: reader.app.screens.sync assigns self.screen.service after construction",

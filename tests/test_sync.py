@@ -20,8 +20,16 @@ QUERY = 'abs:"reinforcement learning" AND abs:agent'
 
 def settings_for(fake, **overrides) -> Settings:
     values = {
-        "api_url": fake.api_url, "rss_url": fake.rss_url, "delay": 0.05, "timeout": 2.0, "retries": 3, "backoff": 0.05,
-        "today_override": TODAY, "sync_weeks": 16, "sync_interval_hours": 6, "data_dir": None,
+        "api_url": fake.api_url,
+        "rss_url": fake.rss_url,
+        "delay": 0.05,
+        "timeout": 2.0,
+        "retries": 3,
+        "backoff": 0.05,
+        "today_override": TODAY,
+        "sync_weeks": 16,
+        "sync_interval_hours": 6,
+        "data_dir": None,
     }
     values.update(overrides)
     return Settings(**values)
@@ -169,7 +177,10 @@ async def test_error_feed_fails_the_topic_with_arxivs_message_and_keeps_the_cach
     before = {pid: p.to_json() for pid, p in stored(store).items()}
     report = await run_sync(store, fake_arxiv, [Topic("Bad", "ti:unknown-to-the-server")])
     (result,) = report.topics
-    assert result.error == f"arXiv says: Invalid query string: '{sync_module.window_query('ti:unknown-to-the-server', '202608120000', '202612032359')}'"
+    assert (
+        result.error
+        == f"arXiv says: Invalid query string: '{sync_module.window_query('ti:unknown-to-the-server', '202608120000', '202612032359')}'"
+    )
     assert {pid: p.to_json() for pid, p in stored(store).items()} == before
 
 

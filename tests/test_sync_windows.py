@@ -62,8 +62,13 @@ def test_a_killed_first_sync_resumes_without_fetching_finished_windows(fake_arxi
         "sys.exit(main(['sync']))"
     )
     env = {
-        **os.environ, "PYTHONPATH": str(ROOT), "READER_DATA_DIR": str(data_dir), "READER_TODAY": TODAY.isoformat(),
-        "READER_ARXIV_API_URL": fake_arxiv.api_url, "READER_ARXIV_RSS_URL": fake_arxiv.rss_url, "READER_ARXIV_DELAY": "0.05",
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "READER_DATA_DIR": str(data_dir),
+        "READER_TODAY": TODAY.isoformat(),
+        "READER_ARXIV_API_URL": fake_arxiv.api_url,
+        "READER_ARXIV_RSS_URL": fake_arxiv.rss_url,
+        "READER_ARXIV_DELAY": "0.05",
     }
     process = subprocess.Popen([sys.executable, "-c", script], env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:

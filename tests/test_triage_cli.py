@@ -126,8 +126,10 @@ def test_rising_terms_need_all_twelve_weeks_synced(capsys, cache):
     store.record_progress("Language", "ti:language", [(day_start(TODAY - timedelta(weeks=10)), day_end(TODAY))], TODAY.isoformat(), None)
     code, out, err = run(capsys, "rising", "--topic", "Language")
     assert code == 0 and out == ""
-    assert err == ("no rising terms in 'Language' as of 2026-12-02: the twelve weeks they compare, from 2026-09-10, are not all "
-                   "synced (complete since 2026-09-23): `reader sync --topic` fetches them\n")
+    assert err == (
+        "no rising terms in 'Language' as of 2026-12-02: the twelve weeks they compare, from 2026-09-10, are not all "
+        "synced (complete since 2026-09-23): `reader sync --topic` fetches them\n"
+    )
     assert json.loads(run(capsys, "rising", "--topic", "Language", "--json")[1]) == []
 
 

@@ -29,7 +29,9 @@ while True:
 
 def test_watches_round_trip_unique_ignoring_case(data_dir):
     store, _ = seeded(data_dir, 5)
-    assert store.add_watch("  Levine  lab ", ' au:levine OR abs:"process reward" ') == Watch("Levine lab", 'au:levine OR abs:"process reward"')
+    assert store.add_watch("  Levine  lab ", ' au:levine OR abs:"process reward" ') == Watch(
+        "Levine lab", 'au:levine OR abs:"process reward"'
+    )
     store.add_watch("GRPO", "abs:GRPO")
     assert Store(data_dir).watches() == [Watch("Levine lab", 'au:levine OR abs:"process reward"'), Watch("GRPO", "abs:GRPO")]
     with pytest.raises(StoreError, match="there is already a watch named 'grpo'"):
@@ -59,7 +61,9 @@ def test_a_file_written_before_watches_reads_fine(data_dir):
     assert Store(data_dir).watches() == [Watch("A", "ti:a")]
 
 
-@pytest.mark.parametrize("bad", [{"query": "ti:a"}, {"name": "", "query": "ti:a"}, {"name": "A", "query": 5}, {"name": ["A"], "query": "ti:a"}])
+@pytest.mark.parametrize(
+    "bad", [{"query": "ti:a"}, {"name": "", "query": "ti:a"}, {"name": "A", "query": 5}, {"name": ["A"], "query": "ti:a"}]
+)
 def test_a_wrong_shaped_watch_is_repaired_from_the_copy(data_dir, capsys, bad):
     store, ids = seeded(data_dir, 5)
     store.add_watch("Kept watch", "ti:testing")
@@ -107,8 +111,9 @@ def test_watches_from_the_command_line(capsys, data_dir):
 
     papers = store.load_papers()
     wild = [pid for pid in store.index().ids if "in the Wild" in papers[pid].title]
-    watched = [pid for pid in store.index().ids
-               if "Mira Okafor" in {a.name for a in papers[pid].authors} or "World Models" in papers[pid].title]
+    watched = [
+        pid for pid in store.index().ids if "Mira Okafor" in {a.name for a in papers[pid].authors} or "World Models" in papers[pid].title
+    ]
     assert wild and watched and set(wild) < set(watched)
     code, out, err = run(capsys, *home, "list", "--watch", "wild", "--json")
     assert code == 0 and [row["id"] for row in json.loads(out)] == wild, err

@@ -12,18 +12,43 @@ from tests.corpus import TODAY, stamp
 THEMES = {
     "agents": (
         (
-            "reward shaping", "policy gradient", "tool use", "language agents", "environment", "planning",
-            "trajectories", "exploration", "actor critic", "value function", "multi turn dialogue",
-            "verifiable rewards", "rollouts", "web navigation", "credit assignment", "preference optimisation",
+            "reward shaping",
+            "policy gradient",
+            "tool use",
+            "language agents",
+            "environment",
+            "planning",
+            "trajectories",
+            "exploration",
+            "actor critic",
+            "value function",
+            "multi turn dialogue",
+            "verifiable rewards",
+            "rollouts",
+            "web navigation",
+            "credit assignment",
+            "preference optimisation",
         ),
         ("S. Levine", "C. Finn", "P. Abbeel", "Y. Du", "A. Kumar"),
         ("cs.LG", "cs.AI"),
     ),
     "proteins": (
         (
-            "protein folding", "structure prediction", "amino acid sequences", "molecular dynamics",
-            "binding affinity", "enzymes", "ligand docking", "residue contacts", "cryo electron microscopy",
-            "antibody design", "side chains", "backbone conformations", "free energy", "mutations", "stability",
+            "protein folding",
+            "structure prediction",
+            "amino acid sequences",
+            "molecular dynamics",
+            "binding affinity",
+            "enzymes",
+            "ligand docking",
+            "residue contacts",
+            "cryo electron microscopy",
+            "antibody design",
+            "side chains",
+            "backbone conformations",
+            "free energy",
+            "mutations",
+            "stability",
         ),
         ("D. Baker", "J. Jumper", "M. AlQuraishi", "B. Rost", "A. Rives"),
         ("q-bio.BM", "physics.bio-ph"),
@@ -31,8 +56,30 @@ THEMES = {
 }
 # Words every abstract uses, whatever its theme.
 COMMON = (
-    "we", "propose", "a", "model", "that", "improves", "performance", "on", "the", "benchmark", "data", "and",
-    "results", "show", "learning", "with", "large", "scale", "evaluation", "of", "this", "framework", "is", "efficient",
+    "we",
+    "propose",
+    "a",
+    "model",
+    "that",
+    "improves",
+    "performance",
+    "on",
+    "the",
+    "benchmark",
+    "data",
+    "and",
+    "results",
+    "show",
+    "learning",
+    "with",
+    "large",
+    "scale",
+    "evaluation",
+    "of",
+    "this",
+    "framework",
+    "is",
+    "efficient",
 )
 
 
@@ -48,12 +95,17 @@ def theme_papers(per_theme: int, *, seed: int = 7, today: date = TODAY) -> dict[
         moment = stamp(today - timedelta(days=i % 50), -i)
         papers[name].append(
             Paper(
-                id=paper_id, version=1,
+                id=paper_id,
+                version=1,
                 title=" ".join(rng.sample(vocabulary, 3)).capitalize(),
                 abstract=" ".join(words).capitalize() + ".",
                 authors=tuple(Author(person) for person in rng.sample(people, 2)),
-                categories=categories, primary_category=categories[0], published=moment, updated=moment,
-                abs_url=f"https://arxiv.org/abs/{paper_id}v1", pdf_url=f"https://arxiv.org/pdf/{paper_id}v1",
+                categories=categories,
+                primary_category=categories[0],
+                published=moment,
+                updated=moment,
+                abs_url=f"https://arxiv.org/abs/{paper_id}v1",
+                pdf_url=f"https://arxiv.org/pdf/{paper_id}v1",
             )
         )
     return papers
@@ -80,10 +132,17 @@ def rising_papers(today: date = TODAY) -> list[Paper]:
         moment = stamp(today - timedelta(days=days_ago), -i)
         papers.append(
             Paper(
-                id=paper_id, version=1, title=f"Study {i}", abstract=text.capitalize() + ".",
-                authors=(Author("R. Searcher"),), categories=("cs.CL",), primary_category="cs.CL",
-                published=moment, updated=moment,
-                abs_url=f"https://arxiv.org/abs/{paper_id}v1", pdf_url=f"https://arxiv.org/pdf/{paper_id}v1",
+                id=paper_id,
+                version=1,
+                title=f"Study {i}",
+                abstract=text.capitalize() + ".",
+                authors=(Author("R. Searcher"),),
+                categories=("cs.CL",),
+                primary_category="cs.CL",
+                published=moment,
+                updated=moment,
+                abs_url=f"https://arxiv.org/abs/{paper_id}v1",
+                pdf_url=f"https://arxiv.org/pdf/{paper_id}v1",
             )
         )
     return papers

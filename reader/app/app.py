@@ -67,12 +67,17 @@ def known_binding_ids() -> set[str]:
 def binding_groups() -> list[list[tuple[str, str, str]]]:
     """(id, name, default keys) of the bindings active together: a screen's, its base classes',
     and those of the widget that may have focus on it."""
+
     def bindings_of(*classes: type) -> list[tuple[str, str, str]]:
         found = [b for c in classes for k in c.__mro__ for b in vars(k).get("BINDINGS", []) if isinstance(b, Binding) and b.id]
         return list({b.id: (b.id, b.description, b.key) for b in found if b.id}.values())
 
     focusable = (PaperList, TopicSidebar, RisingTable)
-    return [bindings_of(MainScreen, widget) for widget in focusable] + [bindings_of(DetailScreen), bindings_of(SimilarScreen, PaperList), bindings_of(PaperLinksScreen)]
+    return [bindings_of(MainScreen, widget) for widget in focusable] + [
+        bindings_of(DetailScreen),
+        bindings_of(SimilarScreen, PaperList),
+        bindings_of(PaperLinksScreen),
+    ]
 
 
 class ReaderApp(App):
@@ -128,7 +133,9 @@ class ReaderApp(App):
             super().__init__()
             self.message, self.title, self.severity, self.timeout = message, title, severity, timeout
 
-    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None, markup: bool = True) -> None:
+    def notify(
+        self, message: str, *, title: str = "", severity: SeverityLevel = "information", timeout: float | None = None, markup: bool = True
+    ) -> None:
         """Every notification is plain text: messages quote feed and server text, which must never
         be read as markup (a `[@click=...]` in an arXiv error would otherwise be an action).
         Thread-safe, as Textual's: it is handed to the UI's thread as a message."""

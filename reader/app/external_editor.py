@@ -30,7 +30,9 @@ def editor_command(app: App) -> list[str]:
     if not command or shutil.which(command[0]) is None:
         where = "$EDITOR" if value else "the editor used when $EDITOR is not set"
         program = command[0] if command else value
-        raise EditorError(f"No editor: {program!r} ({where}) was not found. Set EDITOR, e.g. EDITOR=nano, or press {key(app, 'detail.note')} to edit here.")
+        raise EditorError(
+            f"No editor: {program!r} ({where}) was not found. Set EDITOR, e.g. EDITOR=nano, or press {key(app, 'detail.note')} to edit here."
+        )
     return command
 
 

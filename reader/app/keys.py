@@ -28,9 +28,14 @@ def keys_of(app: App, binding_id: str) -> list[str]:
     mine = keys(binding_id, default)
     if binding_id in keymap:
         return mine  # a remap keeps its keys; a binding left with its defaults loses a taken one
-    taken = {key for group in groups if any(b == binding_id for b, _, _ in group)
-             for other, _, other_default in group if other != binding_id and other in keymap
-             for key in keys(other, other_default)}
+    taken = {
+        key
+        for group in groups
+        if any(b == binding_id for b, _, _ in group)
+        for other, _, other_default in group
+        if other != binding_id and other in keymap
+        for key in keys(other, other_default)
+    }
     return [key for key in mine if key not in taken]
 
 

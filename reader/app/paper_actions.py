@@ -23,7 +23,9 @@ READ = Binding("r", "toggle_read", "Read", id="app.read")
 OPEN = Binding("o", "open_abstract", "Browser", id="app.open")
 PDF = Binding("p", "open_pdf", "PDF", show=False, id="app.pdf")
 COPY = Binding("y", "copy_bibtex", "Copy BibTeX", show=False, id="app.copy_bibtex")
-HIDE = Binding("x", "toggle_hidden", "Hide", show=False, id="app.hide", tooltip="Not interested: hide the paper (the same key again brings it back)")
+HIDE = Binding(
+    "x", "toggle_hidden", "Hide", show=False, id="app.hide", tooltip="Not interested: hide the paper (the same key again brings it back)"
+)
 TAG = Binding("t", "edit_tags", "Tags", show=False, id="app.tags", tooltip="Edit the paper's tags")
 SIMILAR = Binding("m", "similar", "More like this", show=False, id="app.similar", tooltip="The cached papers most like this one, and why")
 PAPER_BINDINGS = [STAR, READ, OPEN, PDF, COPY, HIDE, TAG, SIMILAR]
@@ -64,9 +66,7 @@ class PaperScreen(Screen):
     def marks_changed(self) -> None:
         raise NotImplementedError
 
-    def set_marks(
-        self, paper_id: str, *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None
-    ) -> None:
+    def set_marks(self, paper_id: str, *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None) -> None:
         """Change a paper's marks: drawn at once, saved by the service (one whose save fails stays
         drawn, and the app is told: see ReaderApp.on_mount)."""
         self.service.set_marks(paper_id, read=read, starred=starred, hidden=hidden)
@@ -144,8 +144,10 @@ class PaperScreen(Screen):
         else:
             app.call_from_thread(app.copy_to_clipboard, url)
             app.call_from_thread(
-                app.notify, f"No browser could open it here. The link, copied to the clipboard:\n{url}",
-                severity="warning", timeout=12,
+                app.notify,
+                f"No browser could open it here. The link, copied to the clipboard:\n{url}",
+                severity="warning",
+                timeout=12,
             )
 
     def action_open_abstract(self) -> None:

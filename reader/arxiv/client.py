@@ -268,9 +268,7 @@ class ArxivClient:
 
     # --- API calls ---------------------------------------------------------------------------------
 
-    async def search(
-        self, query: str, *, start: int = 0, max_results: int = 100, expected_total: int | None = None
-    ) -> FeedPage:
+    async def search(self, query: str, *, start: int = 0, max_results: int = 100, expected_total: int | None = None) -> FeedPage:
         """One page of `query`, newest submissions first. With `expected_total` (from an earlier page),
         an empty page before the end is arXiv's known spurious empty page, and is retried."""
         params = {
@@ -290,9 +288,7 @@ class ArxivClient:
 
     async def count(self, query: str) -> int:
         """How many papers match `query` (`opensearch:totalResults` with no entries asked)."""
-        page = await self._request(
-            self.options.api_url, {"search_query": query, "start": 0, "max_results": 0}, parse_api_page
-        )
+        page = await self._request(self.options.api_url, {"search_query": query, "start": 0, "max_results": 0}, parse_api_page)
         return page.total_results
 
     async def fetch_ids(self, ids: list[str]) -> FeedPage:

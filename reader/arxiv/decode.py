@@ -77,9 +77,7 @@ class Decoder:
             if name in ("gzip", "x-gzip", "deflate"):
                 self.layers.insert(0, _Inflate(gzip=name != "deflate"))
             elif name not in ("identity", ""):
-                raise UnsupportedEncoding(
-                    f"arXiv's response uses an encoding the reader did not ask for ({name[:20]!r}); refused"
-                )
+                raise UnsupportedEncoding(f"arXiv's response uses an encoding the reader did not ask for ({name[:20]!r}); refused")
 
     def feed(self, data: bytes) -> Iterator[bytes]:
         """The decoded bytes of `data`, in pieces of at most PIECE bytes, produced lazily: the

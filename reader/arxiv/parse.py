@@ -333,7 +333,7 @@ def parse_rss(content: bytes) -> AnnouncementFeed:
                 version=version or 1,
                 announce_type=clean_text(item.get("arxiv_announce_type", match.group("type") if match else "")),
                 title=clean_text(item.get("title")),
-                abstract=clean_text(description[match.end():] if match else description),
+                abstract=clean_text(description[match.end() :] if match else description),
                 authors=tuple(clean_text(n) for n in item.get("author", "").split(", ") if clean_text(n)),
                 categories=valid_categories([t.get("term") for t in item.get("tags", [])], feed.removed_categories),
                 doi=_optional(item.get("arxiv_doi")),

@@ -17,7 +17,8 @@ MAX_INPUT_BYTES = 16 * 1024 * 1024  # far beyond any list of ids a person pastes
 
 def register(commands) -> None:
     parser = commands.add_parser(
-        "add", help="fetch papers from arXiv by id or link and keep them (not New)",
+        "add",
+        help="fetch papers from arXiv by id or link and keep them (not New)",
         description="Fetch papers from arXiv by id, arxiv.org link (abs, pdf, html) or arXiv DOI, and keep them in the "
         "cache, outside any topic and not New: then star, tag, read or export them like any cached paper. A paper "
         "already cached is not asked again, unless a newer version than the cached one is named.",

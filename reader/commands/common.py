@@ -108,12 +108,15 @@ def cached_ids(store, refs: list[str]) -> dict[str, int]:
     unknown = list(dict.fromkeys(pid for pid, _ in wanted if pid not in cached))
     if unknown:
         them = "it" if len(unknown) == 1 else "them"
-        raise ReaderError(f"not in the cache: {', '.join(unknown)} (`reader add {' '.join(unknown)}` fetches {them} "
-                          "from arXiv; nothing was changed)")
+        raise ReaderError(
+            f"not in the cache: {', '.join(unknown)} (`reader add {' '.join(unknown)}` fetches {them} from arXiv; nothing was changed)"
+        )
     for pid, version in wanted:
         if version is not None and version > cached[pid]:
-            raise ReaderError(f"{pid}v{version} does not exist in the cache: it has v{cached[pid]} "
-                              f"(`reader add {pid}v{version}` fetches arXiv's newest; nothing was changed)")
+            raise ReaderError(
+                f"{pid}v{version} does not exist in the cache: it has v{cached[pid]} "
+                f"(`reader add {pid}v{version}` fetches arXiv's newest; nothing was changed)"
+            )
     return {pid: cached[pid] for pid, _ in wanted}
 
 
@@ -132,9 +135,7 @@ def library(store, *, order_only: bool = False):
     return Library(store.index_order() if order_only else store.index(), marks.read, marks.starred, marks.hidden)
 
 
-def selected_papers(
-    store, lib, *, query=None, limit: int | None = None, only: set[str] | None = None, **filters
-) -> list[Paper]:
+def selected_papers(store, lib, *, query=None, limit: int | None = None, only: set[str] | None = None, **filters) -> list[Paper]:
     """Papers newest first (of the ids in `only`, when given). Only the records shown are read from
     disk; a text query is answered by the search index."""
     with search_index(store) if query is not None else nullcontext() as index:

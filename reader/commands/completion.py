@@ -31,7 +31,8 @@ def completes_names(action: argparse.Action, kind: str) -> argparse.Action:
 
 def register(commands) -> None:
     parser = commands.add_parser(
-        "completion", help="print a shell completion script (bash, zsh or fish)",
+        "completion",
+        help="print a shell completion script (bash, zsh or fish)",
         description="Prints a script that completes commands, options, file paths and topic, tag and watch names. "
         "bash: reader completion bash > ~/.local/share/bash-completion/completions/reader; "
         "zsh: reader completion zsh > ~/.zfunc/_reader (with ~/.zfunc in fpath); "

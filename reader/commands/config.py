@@ -28,7 +28,8 @@ EXIT_PROBLEMS = 1
 
 def register(commands) -> None:
     parser = commands.add_parser(
-        "config", help="show the effective settings, where each came from, and the paths in use",
+        "config",
+        help="show the effective settings, where each came from, and the paths in use",
         description="Settings come from a flag, else the environment (READER_...), else the config file, "
         "else their default. reader never writes the config file: edit it yourself. A bad setting is "
         "shown with the value used instead and its problem (every one of them); the exit status is 1 "
@@ -103,8 +104,11 @@ def cmd_config(args, settings: Settings) -> int:
     if not places["config"].is_file():
         print(f"create {places['config']} to change settings; `reader config --example` prints one")
     if problems:
-        print(f"reader: error: {plural(len(problems), 'problem')} in the settings (shown above): fix them, "
-              "the values shown are used meanwhile", file=sys.stderr)
+        print(
+            f"reader: error: {plural(len(problems), 'problem')} in the settings (shown above): fix them, "
+            "the values shown are used meanwhile",
+            file=sys.stderr,
+        )
         return EXIT_PROBLEMS
     return 0
 

@@ -22,19 +22,27 @@ SUFFIXES = {".md": "markdown", ".html": "html", ".htm": "html"}
 
 def register(commands) -> None:
     parser = commands.add_parser(
-        "digest", help="new papers per topic since a day, as Markdown or HTML",
+        "digest",
+        help="new papers per topic since a day, as Markdown or HTML",
         description="New papers per topic since a day, with each topic's momentum. Only a full digest "
         "(every topic, no --since) written with -o moves the day the next one starts from; printing one, "
         "--topic and --since are previews that change nothing.",
     )
-    parser.add_argument("--since", default="last", metavar="last|YYYY-MM-DD",
-                        help="papers first submitted on or after this day (a preview); 'last' (default): since "
-                        "the last full digest written with -o, or the last week before the first one")
+    parser.add_argument(
+        "--since",
+        default="last",
+        metavar="last|YYYY-MM-DD",
+        help="papers first submitted on or after this day (a preview); 'last' (default): since "
+        "the last full digest written with -o, or the last week before the first one",
+    )
     parser.add_argument("--topic", action="append", metavar="NAME", help="only this topic (repeatable; default: all; a preview)")
-    parser.add_argument("--format", choices=FORMATS,
-                        help="default: by -o's extension (.html or .htm HTML, .md Markdown), else markdown")
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write here (atomically) instead of to stdout; a file that is not a digest is refused (see --force)")
+    parser.add_argument("--format", choices=FORMATS, help="default: by -o's extension (.html or .htm HTML, .md Markdown), else markdown")
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write here (atomically) instead of to stdout; a file that is not a digest is refused (see --force)",
+    )
     parser.add_argument("--force", action="store_true", help="with -o: replace the file even when it is not a digest")
     parser.set_defaults(handler=run)
 
@@ -107,8 +115,11 @@ def run(args: argparse.Namespace, settings) -> int:
     papers = {p.id: p for p in exportable(store.papers_by_id(wanted).values())}
     total, spans = store.total_new_last4(today), store.coverage_spans()
     digests = [
-        TopicDigest(name, headline(lib.momentum(today, topic=name, total_new_last4=total, spans=spans)),
-                    [papers[pid] for pid in ids if pid in papers])
+        TopicDigest(
+            name,
+            headline(lib.momentum(today, topic=name, total_new_last4=total, spans=spans)),
+            [papers[pid] for pid in ids if pid in papers],
+        )
         for name, ids in chosen.items()
     ]
     text = (html_page if format == "html" else markdown)(digests, since, today)
@@ -123,6 +134,5 @@ def run(args: argparse.Namespace, settings) -> int:
         store.set_setting(LAST_DIGEST, today.isoformat())
         print(f"{wrote}; the next digest starts {today.isoformat()}", file=sys.stderr)
     else:
-        print(f"{wrote}; a preview ({preview}): the next digest still starts {_since('last', store, today).isoformat()}",
-              file=sys.stderr)
+        print(f"{wrote}; a preview ({preview}): the next digest still starts {_since('last', store, today).isoformat()}", file=sys.stderr)
     return 0

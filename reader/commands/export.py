@@ -26,26 +26,37 @@ def register(commands) -> None:
         "Selectors combine: a paper is exported when it passes every one given (ids, --starred, --tag, "
         "--topic, --query).",
     )
-    parser.add_argument("ids", nargs="*", metavar="ID",
-                        help=ID_HELP)
+    parser.add_argument("ids", nargs="*", metavar="ID", help=ID_HELP)
     parser.add_argument("--starred", action="store_true", help="the starred papers")
     completes_names(parser.add_argument("--tag", metavar="TAG", help="the papers with this tag (any case)"), "tag")
     parser.add_argument("--topic", metavar="NAME", help="the papers of a topic")
     parser.add_argument("--query", metavar="Q", help="the papers matching a query (as in `reader list`)")
-    parser.add_argument("--format", choices=FORMATS,
-                        help="file format (default: by -o's extension, any case: .bib BibTeX, .ris RIS, "
-                        ".json CSL-JSON; any other name and standard output: BibTeX)")
-    parser.add_argument("--unicode", action="store_true",
-                        help="BibTeX: keep names and titles in UTF-8 (biber, xelatex, lualatex) instead of "
-                        "LaTeX accents and transliteration")
-    parser.add_argument("--update", metavar="FILE",
-                        help="BibTeX: add the papers not yet in FILE to it, keeping every byte already there "
-                        "(papers found in it keep their entry and key)")
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write here (atomically) instead of to stdout, in the format its extension names; "
-                        "a file holding entries reader did not write, or changed since, is refused (see --force)")
-    parser.add_argument("--force", action="store_true",
-                        help="with -o: replace the file even when it holds entries reader did not write (they are lost)")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        help="file format (default: by -o's extension, any case: .bib BibTeX, .ris RIS, "
+        ".json CSL-JSON; any other name and standard output: BibTeX)",
+    )
+    parser.add_argument(
+        "--unicode",
+        action="store_true",
+        help="BibTeX: keep names and titles in UTF-8 (biber, xelatex, lualatex) instead of LaTeX accents and transliteration",
+    )
+    parser.add_argument(
+        "--update",
+        metavar="FILE",
+        help="BibTeX: add the papers not yet in FILE to it, keeping every byte already there (papers found in it keep their entry and key)",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="write here (atomically) instead of to stdout, in the format its extension names; "
+        "a file holding entries reader did not write, or changed since, is refused (see --force)",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="with -o: replace the file even when it holds entries reader did not write (they are lost)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -56,8 +67,9 @@ def _chosen_format(args: argparse.Namespace) -> str:
     if args.format is None:
         return named or "bibtex"
     if named is not None and named != args.format:
-        print_warning(f"{args.output} ends in {Path(args.output).suffix}, but --format {args.format} was given: "
-                      f"writing {FORMAT_NAMES[args.format]}")
+        print_warning(
+            f"{args.output} ends in {Path(args.output).suffix}, but --format {args.format} was given: writing {FORMAT_NAMES[args.format]}"
+        )
     return args.format
 
 
@@ -66,8 +78,7 @@ def _check_options(args: argparse.Namespace, format: str) -> None:
         raise ReaderError("say what to export: ids, --starred, --tag TAG, --topic NAME and/or --query Q")
     named = format_of_path(args.update)
     if named not in (None, "bibtex"):
-        raise ReaderError(f"--update {args.update!r}: --update adds to a BibTeX file only; "
-                          f"write {FORMAT_NAMES[named]} whole with -o")
+        raise ReaderError(f"--update {args.update!r}: --update adds to a BibTeX file only; write {FORMAT_NAMES[named]} whole with -o")
     if format != "bibtex" and (args.unicode or args.update):
         option = "--unicode" if args.unicode else "--update"
         raise ReaderError(f"{option} is for BibTeX only (RIS and CSL-JSON are always UTF-8 and written whole)")
@@ -108,12 +119,20 @@ def run(args: argparse.Namespace, settings) -> int:
     tagged = tagged_ids(store, args.tag)
     only = wanted if tagged is None else tagged if wanted is None else wanted & tagged
     papers = selected_papers(
-        store, lib, query=query, topic=topic_name(store, args.topic), starred=args.starred, only=only,
+        store,
+        lib,
+        query=query,
+        topic=topic_name(store, args.topic),
+        starred=args.starred,
+        only=only,
         hidden=None if wanted is not None else False,  # papers named by id are exported even when hidden
     )
 
-    extras = {"tags": {pid: list(t) for pid, t in store.tags_of(p.id for p in papers).items() if t}, "notes": store.notes(),
-              "print_arxiv_id": settings.bibtex_print_arxiv_id}
+    extras = {
+        "tags": {pid: list(t) for pid, t in store.tags_of(p.id for p in papers).items() if t},
+        "notes": store.notes(),
+        "print_arxiv_id": settings.bibtex_print_arxiv_id,
+    }
     if args.update is not None:
         return _update(store.data_dir, Path(args.update).expanduser(), papers, unicode=args.unicode, keys=store.citation_keys, **extras)
     text = render(format, papers, unicode=args.unicode, keys=store.citation_keys(papers), **extras)
@@ -124,24 +143,38 @@ def run(args: argparse.Namespace, settings) -> int:
         held = None if args.force else users_entries(store.data_dir, format, target, text)
         if held is not None:
             merge = f"--update {args.output} adds to it, keeping every entry; " if format == "bibtex" else ""
-            raise ReaderError(f"{held.summary(args.output)} (yours, or changed since reader wrote them): "
-                              f"nothing written; {merge}--force replaces it, dropping them")
+            raise ReaderError(
+                f"{held.summary(args.output)} (yours, or changed since reader wrote them): "
+                f"nothing written; {merge}--force replaces it, dropping them"
+            )
         write_whole(store.data_dir, format, target, text)
-        print(f"wrote {plural(len(papers), 'entry', 'entries', thousands=True)} to {args.output} as {FORMAT_NAMES[format]}",
-              file=sys.stderr)
+        print(
+            f"wrote {plural(len(papers), 'entry', 'entries', thousands=True)} to {args.output} as {FORMAT_NAMES[format]}", file=sys.stderr
+        )
     if not papers:
         written = "the output" if args.output is None or args.output == "-" else "the file"
         print(f"nothing matched the selection: {written} has no entries", file=sys.stderr)
     return 0
 
 
-def _update(data_dir: Path, path: Path, papers, *, unicode: bool, keys: Callable, tags: dict[str, list[str]], notes: dict[str, str],
-            print_arxiv_id: bool) -> int:
+def _update(
+    data_dir: Path,
+    path: Path,
+    papers,
+    *,
+    unicode: bool,
+    keys: Callable,
+    tags: dict[str, list[str]],
+    notes: dict[str, str],
+    print_arxiv_id: bool,
+) -> int:
     from reader.service.exports import update_bib
 
     result = update_bib(data_dir, path, papers, unicode=unicode, keys=keys, tags=tags, notes=notes, print_arxiv_id=print_arxiv_id)
     for paper_id, (recorded, written) in result.renamed.items():
         print(f"{path}: {recorded}, the key of {paper_id}, names another entry there: added it as {written}", file=sys.stderr)
-    print(f"{path}: added {plural(len(result.added), 'entry', 'entries', thousands=True)}, {len(result.kept):,} already there (kept as they are)",
-          file=sys.stderr)
+    print(
+        f"{path}: added {plural(len(result.added), 'entry', 'entries', thousands=True)}, {len(result.kept):,} already there (kept as they are)",
+        file=sys.stderr,
+    )
     return 0

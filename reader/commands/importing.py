@@ -23,7 +23,8 @@ SHOWN_KEYS = 8  # keys named on a reason's line
 
 def register(commands) -> None:
     parser = commands.add_parser(
-        "import", help="bring your library in: BibTeX, RIS, CSL-JSON or arXiv ids (starred or tagged)",
+        "import",
+        help="bring your library in: BibTeX, RIS, CSL-JSON or arXiv ids (starred or tagged)",
         description="Match each entry of a library file to an arXiv paper and star it (or tag it). The format is told "
         "by the content: BibTeX (Google Scholar, arXiv, Zotero, Better BibTeX, JabRef, Mendeley), RIS, CSL-JSON, or "
         "a list of arXiv ids, one a line (blank and # lines skipped). An entry is matched by its arXiv id (eprint, "
@@ -34,13 +35,19 @@ def register(commands) -> None:
     parser.add_argument("file", metavar="FILE", help="the library file; - reads standard input")
     completes_names(parser.add_argument("--tag", metavar="TAG", help="tag the papers TAG instead of starring them"), "tag")
     parser.add_argument("--star", action="store_true", help="with --tag: star them too")
-    parser.add_argument("--format", choices=("bibtex", "ris", "csl-json", "ids"),
-                        help="read the file as this format (default: told by its content)")
-    parser.add_argument("--search-titles", action="store_true",
-                        help="look up on arXiv, by exact title, the entries without an id that the cache lacks "
-                        "(one request each, every run)")
-    parser.add_argument("--json", action="store_true", help="print {matched: [{key, id, how}], fetched: [id], "
-                        "unmatched: [{key, title, reason}], broken: [{key, line, reason}]}")
+    parser.add_argument(
+        "--format", choices=("bibtex", "ris", "csl-json", "ids"), help="read the file as this format (default: told by its content)"
+    )
+    parser.add_argument(
+        "--search-titles",
+        action="store_true",
+        help="look up on arXiv, by exact title, the entries without an id that the cache lacks (one request each, every run)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print {matched: [{key, id, how}], fetched: [id], unmatched: [{key, title, reason}], broken: [{key, line, reason}]}",
+    )
     parser.set_defaults(handler=cmd_import)
 
 
@@ -221,13 +228,22 @@ def _report(matches, marked: str, *, as_json: bool) -> None:
     unmatched = [m for m in matches if m.paper_id is None and m.citation.problem is None]
     left = sum(1 for m in unmatched if m.left)
     fetched = list(dict.fromkeys(m.paper_id for m in matched if m.fetched))
-    summary = (f"{plural(len(matches), 'entry', 'entries', thousands=True)}: {len(matched):,} matched, "
-               f"{len(fetched):,} fetched from arXiv, {len(unmatched) - left:,} not found"
-               + (f", {left:,} not fetched" if left else "") + (f", {len(broken):,} broken" if broken else ""))
+    summary = (
+        f"{plural(len(matches), 'entry', 'entries', thousands=True)}: {len(matched):,} matched, "
+        f"{len(fetched):,} fetched from arXiv, {len(unmatched) - left:,} not found"
+        + (f", {left:,} not fetched" if left else "")
+        + (f", {len(broken):,} broken" if broken else "")
+    )
     if as_json:
         print(summary, file=sys.stderr)
-        print_json({"matched": [m.to_json() for m in matched], "fetched": fetched, "unmatched": [m.to_json() for m in unmatched],
-                    "broken": [{"key": row["key"], "line": m.citation.line, "reason": row["reason"]} for m in broken if (row := m.to_json())]})
+        print_json(
+            {
+                "matched": [m.to_json() for m in matched],
+                "fetched": fetched,
+                "unmatched": [m.to_json() for m in unmatched],
+                "broken": [{"key": row["key"], "line": m.citation.line, "reason": row["reason"]} for m in broken if (row := m.to_json())],
+            }
+        )
         return
     print(summary)
     if marked:
@@ -247,9 +263,11 @@ def _say_what_is_left(matches, done: str, why: str, *, as_json: bool) -> None:
     fetched = len({m.paper_id for m in matches if m.fetched})
     marked = len({m.paper_id for m in matches if m.paper_id is not None})
     left = sum(1 for m in matches if m.left)
-    print(f"{why}: {plural(fetched, 'paper', thousands=True)} fetched from arXiv and kept, {marked:,} {done}, "
-          f"{left:,} not fetched or looked up: run it again to finish (it asks arXiv only for what is missing)",
-          file=sys.stderr if as_json else sys.stdout)
+    print(
+        f"{why}: {plural(fetched, 'paper', thousands=True)} fetched from arXiv and kept, {marked:,} {done}, "
+        f"{left:,} not fetched or looked up: run it again to finish (it asks arXiv only for what is missing)",
+        file=sys.stderr if as_json else sys.stdout,
+    )
 
 
 _DETAIL = re.compile(r"\s*\([^)]*\)|(?<![\w.])(?:\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?![\w.])|\b\d+\b")

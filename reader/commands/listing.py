@@ -26,7 +26,8 @@ from reader.models import Paper
 
 def register(commands) -> None:
     listing = commands.add_parser(
-        "list", help="list cached papers, newest first",
+        "list",
+        help="list cached papers, newest first",
         description="List cached papers, newest first, two lines each: the day it was first submitted, its marks, "
         "id and version, [primary category] and title; then the first three authors (+N: how many more). "
         "Marks: * starred, N not read yet; blank: not starred, read.",
@@ -34,14 +35,22 @@ def register(commands) -> None:
     listing.add_argument("--topic", metavar="NAME", help="only this topic's papers (its name, any case)")
     listing.add_argument("--query", metavar="Q", help="filter with arXiv's query syntax or plain words")
     completes_names(listing.add_argument("--tag", metavar="TAG", help="only papers with this tag (any case)"), "tag")
-    completes_names(listing.add_argument("--watch", metavar="NAME", help="only papers that match this watch's query (its name, any case)"), "watch")
+    completes_names(
+        listing.add_argument("--watch", metavar="NAME", help="only papers that match this watch's query (its name, any case)"), "watch"
+    )
     listing.add_argument("--unread", action="store_true", help="only unread papers")
     listing.add_argument("--starred", action="store_true", help="only starred papers")
     listing.add_argument("--hidden", action="store_true", help="only hidden papers (every other listing leaves them out)")
-    listing.add_argument("--new", action="store_true", help="only papers that arrived since the previous time the app was opened (not those of a topic's first sync)")
+    listing.add_argument(
+        "--new",
+        action="store_true",
+        help="only papers that arrived since the previous time the app was opened (not those of a topic's first sync)",
+    )
     listing.add_argument("--updated", action="store_true", help="only papers updated since you read them (a newer version is cached)")
     listing.add_argument(
-        "--sort", choices=sort_choices(), default="newest",
+        "--sort",
+        choices=sort_choices(),
+        default="newest",
         help="the order, as the app's S: newest (first submitted, the default), updated (arXiv's last version, latest "
         "first), title, author (the first author's last name), foryou (For you's score: ranks first, as `reader rank`)",
     )
@@ -54,9 +63,7 @@ def cmd_list(args, settings) -> int:
     store = open_store(args, settings)
     query = validated_query(args.query, for_arxiv=False) if args.query else None
     filters = {"topic": topic_name(store, args.topic), "starred": args.starred, "unread": args.unread, "hidden": args.hidden}
-    only = _narrowed(
-        tagged_ids(store, args.tag), store.new_ids() if args.new else None, store.updated_ids() if args.updated else None
-    )
+    only = _narrowed(tagged_ids(store, args.tag), store.new_ids() if args.new else None, store.updated_ids() if args.updated else None)
     watched = watch_query(store, args.watch)
     sorting = args.sort in ("updated", "title", "author")
     with search_index(store) if query is not None or watched is not None or sorting else nullcontext() as index:
@@ -108,9 +115,7 @@ def _line_of(item) -> tuple[str, str, int, str, str, list[str], int]:
     return item.published, item.id, item.version, item.primary_category, item.title, list(item.authors[:3]), item.author_count
 
 
-def paper_json(
-    paper: Paper, lib, *, tags: tuple[str, ...] = (), note: str | None = None, read_version: int | None = None
-) -> dict:
+def paper_json(paper: Paper, lib, *, tags: tuple[str, ...] = (), note: str | None = None, read_version: int | None = None) -> dict:
     return {
         "id": paper.id,
         "version": paper.version,

@@ -41,7 +41,8 @@ def register(commands) -> None:
         mark.add_argument("ids", nargs="+", metavar="ID", help=ID_HELP)
         mark.set_defaults(handler=cmd_mark)
     read = commands.add_parser(
-        "read", help="mark papers read: by id, or every unread paper of a selection",
+        "read",
+        help="mark papers read: by id, or every unread paper of a selection",
         description="Mark papers read: those named, or every unread paper of a selection (the options combine, as in "
         "`reader list`: --topic T --query Q marks the topic's papers that match). Hidden papers are left as they are.",
     )
@@ -100,7 +101,11 @@ def cmd_mark(args, settings) -> int:
         return 0
     verb = "is" if len(unchanged) == 1 else "are"
     said = f"{_listed(unchanged)} {verb} {described}"
-    print(f"{args.command}: {plural(len(changed), 'paper', thousands=True)} ({said})" if changed else f"{args.command}: {said}: nothing changed")
+    print(
+        f"{args.command}: {plural(len(changed), 'paper', thousands=True)} ({said})"
+        if changed
+        else f"{args.command}: {said}: nothing changed"
+    )
     return 0
 
 

@@ -115,7 +115,7 @@ class SyncProgress:
         return pages_left * max(per_page_seconds, self.delay)
 
     def status_line(self, topic: str | None = None) -> str:
-        """"RL for LLM Agents 1,200 / 3,050 · 40 s left" for `topic` (default: the current one)."""
+        """ "RL for LLM Agents 1,200 / 3,050 · 40 s left" for `topic` (default: the current one)."""
         progress = self.topics.get(topic) if topic else self.current
         if progress is None:
             return ""
@@ -255,13 +255,18 @@ class TerminalBars:
 def interrupted_lines(done: list[TopicResult], stopped: TopicResult | None, topics: int) -> list[str]:
     """What `reader sync` says when Ctrl+C stopped it: what each topic kept (what arrived before
     the stop is saved), and that the next sync goes on from there."""
-    lines = [f"{r.topic}: {r.new:,} new, {r.updated:,} updated ({r.fetched:,} fetched)" + (f" - FAILED: {r.error}" if r.error else "")
-             for r in done]
+    lines = [
+        f"{r.topic}: {r.new:,} new, {r.updated:,} updated ({r.fetched:,} fetched)" + (f" - FAILED: {r.error}" if r.error else "")
+        for r in done
+    ]
     if stopped is not None:
-        lines.append(f"{stopped.topic}: interrupted after {stopped.fetched:,} fetched: {stopped.new:,} new, "
-                     f"{stopped.updated:,} updated kept (the next sync goes on from there)")
+        lines.append(
+            f"{stopped.topic}: interrupted after {stopped.fetched:,} fetched: {stopped.new:,} new, "
+            f"{stopped.updated:,} updated kept (the next sync goes on from there)"
+        )
     kept = done + ([stopped] if stopped is not None else [])
     synced = sum(1 for r in done if not r.error)
-    lines.append(f"interrupted: synced {synced} of {topics} topics; kept {sum(r.new for r in kept):,} new, "
-                 f"{sum(r.updated for r in kept):,} updated")
+    lines.append(
+        f"interrupted: synced {synced} of {topics} topics; kept {sum(r.new for r in kept):,} new, {sum(r.updated for r in kept):,} updated"
+    )
     return lines

@@ -14,7 +14,8 @@ DEFAULT_LIMIT = 10
 
 def register(commands) -> None:
     similar = commands.add_parser(
-        "similar", help="the cached papers most like a paper, or like a text",
+        "similar",
+        help="the cached papers most like a paper, or like a text",
         description="The cached papers most like a paper, best first, offline: those sharing the terms that set it "
         "apart (its few most distinctive words and phrases, weighed by how rare they are in the cache), then its "
         "authors and categories. Never the paper itself or a hidden paper; starred and read ones included. "
@@ -50,9 +51,16 @@ def cmd_similar(args, settings) -> int:
             found = like_text(index, text or "", limit=args.limit, leave_out=marks.hidden)
         cards = index.cards(like.id for like in found.papers)
     rows = [
-        {"id": like.id, "title": cards[like.id].title, "score": like.score, "because": list(like.because),
-         "starred": like.id in marks.starred, "read": like.id in marks.read}
-        for like in found.papers if like.id in cards
+        {
+            "id": like.id,
+            "title": cards[like.id].title,
+            "score": like.score,
+            "because": list(like.because),
+            "starred": like.id in marks.starred,
+            "read": like.id in marks.read,
+        }
+        for like in found.papers
+        if like.id in cards
     ]
     if args.json:
         print_json(rows)

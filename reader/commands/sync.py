@@ -76,5 +76,7 @@ def cmd_sync(args, settings) -> int:
     if report.total_error:
         logs.log.error("%s", report.total_error)
         print_warning(f"{report.total_error}{log_note}")
-    print(f"synced {len(report.topics) - len(report.failed)} of {len(report.topics)} topics: {report.new:,} new, {report.updated:,} updated")
+    print(
+        f"synced {len(report.topics) - len(report.failed)} of {len(report.topics)} topics: {report.new:,} new, {report.updated:,} updated"
+    )
     return EXIT_ERROR if report.failed else 0

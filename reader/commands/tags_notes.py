@@ -23,8 +23,13 @@ def register(commands) -> None:
     tag.set_defaults(handler=cmd_tag)
 
     actions = add_list_command(
-        commands, "tags", cmd_tags, help="list, rename or delete tags", description="List, rename or delete tags.",
-        list_help="every tag with its number of papers", json_help="print a JSON array of {name, count}",
+        commands,
+        "tags",
+        cmd_tags,
+        help="list, rename or delete tags",
+        description="List, rename or delete tags.",
+        list_help="every tag with its number of papers",
+        json_help="print a JSON array of {name, count}",
     )
     rename = actions.add_parser("rename", help="rename a tag (into an existing tag's name: the two become one)")
     completes_names(rename.add_argument("old", help="the tag's name (any case)"), "tag")
@@ -33,7 +38,8 @@ def register(commands) -> None:
     completes_names(delete.add_argument("name", help="the tag's name (any case)"), "tag")
 
     note = commands.add_parser(
-        "note", help="print or set a paper's note",
+        "note",
+        help="print or set a paper's note",
         description="Print a paper's note (Markdown), or set it with --set: TEXT, or - to read standard input. "
         "An empty text removes the note.",
     )
@@ -67,8 +73,12 @@ def cmd_tags(args, settings) -> int:
         print(f"deleted tag {args.name!r} from {plural(count, 'paper', thousands=True)} (the papers stay)")
     else:
         rows = [{"name": name, "count": count} for name, count in store.tags().items()]
-        print_list(rows, as_json=args.json, lines=lambda: (f"{row['name']}\t{plural(row['count'], 'paper')}" for row in rows),
-                   empty="no tags yet: add one with `reader tag ID --add TAG`")
+        print_list(
+            rows,
+            as_json=args.json,
+            lines=lambda: (f"{row['name']}\t{plural(row['count'], 'paper')}" for row in rows),
+            empty="no tags yet: add one with `reader tag ID --add TAG`",
+        )
     return 0
 
 

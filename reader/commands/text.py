@@ -21,7 +21,8 @@ FETCHED_TEXTS = "Texts are kept in the data directory: read them offline, search
 
 def register(commands) -> None:
     text = commands.add_parser(
-        "text", help="print a paper's full text (fetched once from arXiv's HTML, ar5iv's, or the PDF, then kept)",
+        "text",
+        help="print a paper's full text (fetched once from arXiv's HTML, ar5iv's, or the PDF, then kept)",
         description=f"Print a cached paper's full text: title, authors, sections, math as TeX, the references last. {FETCHED_TEXTS}.",
     )
     text.add_argument("id", metavar="ID", help=ID_HELP)
@@ -29,7 +30,8 @@ def register(commands) -> None:
     text.set_defaults(handler=cmd_text)
 
     fetch = commands.add_parser(
-        "fetch-text", help="fetch and keep the full texts of papers, for reading offline and text: searches",
+        "fetch-text",
+        help="fetch and keep the full texts of papers, for reading offline and text: searches",
         description=f"Fetch the full texts not stored yet (or stored at an older version), one by one. {FETCHED_TEXTS}.",
     )
     fetch.add_argument("ids", nargs="*", metavar="ID", help=ID_HELP)
@@ -38,7 +40,8 @@ def register(commands) -> None:
     fetch.set_defaults(handler=cmd_fetch_text)
 
     pdf = commands.add_parser(
-        "pdf", help="save a paper's PDF and print its path",
+        "pdf",
+        help="save a paper's PDF and print its path",
         description="Save a cached paper's PDF, byte for byte as arXiv sends it (one saved for that version is reused), "
         "and print its absolute path as the last line.",
     )
@@ -47,15 +50,22 @@ def register(commands) -> None:
     pdf.set_defaults(handler=cmd_pdf)
 
     refs = commands.add_parser(
-        "refs", help="a stored text's references, with the arXiv papers they name",
+        "refs",
+        help="a stored text's references, with the arXiv papers they name",
         description="List the bibliography of a paper's stored text in order, with the arXiv id of each entry that names "
         "one, and whether that paper is cached, starred or read. With --cited-by: the cached papers whose stored "
         "texts cite the paper instead.",
     )
     refs.add_argument("id", metavar="ID", help=ID_HELP)
-    refs.add_argument("--cited-by", action="store_true", help="list the cached papers whose stored texts cite this one (it need not be cached)")
-    refs.add_argument("--json", action="store_true", help="print an array of {number, key, text, arxiv_id, cached, starred, read} "
-                      "(with --cited-by: of {id, version, title, starred, read})")
+    refs.add_argument(
+        "--cited-by", action="store_true", help="list the cached papers whose stored texts cite this one (it need not be cached)"
+    )
+    refs.add_argument(
+        "--json",
+        action="store_true",
+        help="print an array of {number, key, text, arxiv_id, cached, starred, read} "
+        "(with --cited-by: of {id, version, title, starred, read})",
+    )
     refs.set_defaults(handler=cmd_refs)
 
 
@@ -103,8 +113,10 @@ def cmd_text(args, settings) -> int:
     if document.source == "pdf":
         print(f"reader: note: arXiv has no HTML of {pid}v{document.version}: this text was read from its PDF", file=sys.stderr)
     elif document.source == "page":
-        print(f"reader: note: {pid}v{document.version} is an HTML page its authors submitted (no LaTeXML, no PDF): "
-              "this is its visible text", file=sys.stderr)
+        print(
+            f"reader: note: {pid}v{document.version} is an HTML page its authors submitted (no LaTeXML, no PDF): this is its visible text",
+            file=sys.stderr,
+        )
     elif document.source == "ar5iv":
         print(
             f"reader: note: arXiv has no HTML of {pid}v{document.version}: this text is ar5iv's HTML "
@@ -189,7 +201,9 @@ def cmd_fetch_text(args, settings) -> int:
                 failed += 1
                 print(f"{where}: FAILED: {error}", file=sys.stderr)
                 continue
-            source = {"html": "HTML", "ar5iv": "HTML of ar5iv (no arXiv HTML)", "pdf": "PDF (no HTML)"}.get(document.source, "authors' HTML page")
+            source = {"html": "HTML", "ar5iv": "HTML of ar5iv (no arXiv HTML)", "pdf": "PDF (no HTML)"}.get(
+                document.source, "authors' HTML page"
+            )
             print(f"{where}: stored from the {source}, {plural(len(document.blocks), 'block', thousands=True)}", file=sys.stderr)
 
     if todo:
@@ -291,7 +305,13 @@ def _cited_by(store, args) -> int:
     papers = _cards(store, citing)  # the cached ones: a text outlives its paper's removal
     marks = store.marks()
     rows = [
-        {"id": paper.id, "version": paper.version, "title": paper.title, "starred": paper.id in marks.starred, "read": paper.id in marks.read}
+        {
+            "id": paper.id,
+            "version": paper.version,
+            "title": paper.title,
+            "starred": paper.id in marks.starred,
+            "read": paper.id in marks.read,
+        }
         for paper in (papers[cid] for cid in citing if cid in papers)
     ]
     if args.json:

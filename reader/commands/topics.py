@@ -13,7 +13,11 @@ from reader.core.text import plural
 
 def register(commands) -> None:
     actions = add_list_command(
-        commands, "topics", cmd_topics, help="list, add or remove topics", list_help="the topics with their counts",
+        commands,
+        "topics",
+        cmd_topics,
+        help="list, add or remove topics",
+        list_help="the topics with their counts",
         json_help="print an array of {name, query, cached, arxiv_total, last_sync, covered_since}",
     )
     add = actions.add_parser("add", help="add a topic: a name and an arXiv search query")
@@ -31,7 +35,9 @@ def cmd_topics(args, settings) -> int:
         # The cached papers its query matches join it at once (no request); a sync adds arXiv's.
         with search_index(store) as index:
             filled = store.add_to_topic(topic.name, index.matching(query))
-        print(f"added topic {topic.name!r}: {topic.query} ({plural(filled, 'cached paper', thousands=True)} match{'es' if filled == 1 else ''} it)")
+        print(
+            f"added topic {topic.name!r}: {topic.query} ({plural(filled, 'cached paper', thousands=True)} match{'es' if filled == 1 else ''} it)"
+        )
         print("run `reader sync` to fetch its papers from arXiv", file=sys.stderr)
     elif args.action == "remove":
         topic = store.remove_topic(args.name)
@@ -52,14 +58,16 @@ def _list_topics(store, *, as_json: bool) -> None:
     for topic in store.topics():
         state = states.get(topic.name)
         since = Coverage.of_spans(spans.get(topic.name, ())).since
-        rows.append({
-            "name": topic.name,
-            "query": topic.query,
-            "cached": len(index.in_topic(topic.name, index.ids)),
-            "arxiv_total": state.arxiv_total if state is not None and state.query == topic.query else None,
-            "last_sync": state.last_sync if state is not None else None,
-            "covered_since": since.isoformat() if since else None,
-        })
+        rows.append(
+            {
+                "name": topic.name,
+                "query": topic.query,
+                "cached": len(index.in_topic(topic.name, index.ids)),
+                "arxiv_total": state.arxiv_total if state is not None and state.query == topic.query else None,
+                "last_sync": state.last_sync if state is not None else None,
+                "covered_since": since.isoformat() if since else None,
+            }
+        )
 
     def lines() -> Iterator[str]:
         papers = library(store)

@@ -14,7 +14,8 @@ DEFAULT_LIMIT = 20
 
 def register(commands) -> None:
     rank = commands.add_parser(
-        "rank", help="unread papers ranked by what you star, hide and read",
+        "rank",
+        help="unread papers ranked by what you star, hide and read",
         description="Unread papers ranked by a model trained on your marks: starred papers are what you want, hidden "
         "ones what you do not, papers read without a star count a little against their kind. Needs 3 stars.",
     )
@@ -24,7 +25,8 @@ def register(commands) -> None:
     rank.set_defaults(handler=cmd_rank)
 
     rising = commands.add_parser(
-        "rising", help="topics by momentum, or a topic's rising terms",
+        "rising",
+        help="topics by momentum, or a topic's rising terms",
         description="Without --topic: your topics ranked by their last four weeks against the four before. With it: "
         "the terms whose share of the topic's papers grew most in the last four weeks against the eight before.",
     )
@@ -58,8 +60,7 @@ def cmd_rank(args: argparse.Namespace, settings) -> int:
     for pid, score in best:
         paper = papers.get(pid)
         if paper is not None:
-            rows.append({"id": pid, "title": paper.title, "score": round(score, 4),
-                         "because": result.explain(ranking.row_of_paper(paper))})
+            rows.append({"id": pid, "title": paper.title, "score": round(score, 4), "because": result.explain(ranking.row_of_paper(paper))})
     if args.json:
         print_json(rows)
         return 0
@@ -104,11 +105,17 @@ def cmd_rising(args: argparse.Namespace, settings) -> int:
     if not rising.terms_covered(coverage, as_of):
         first, _ = rising.terms_window(as_of)
         since = f" (complete since {coverage.since})" if coverage.since else ""
-        print(f"no rising terms in {topic!r} as of {as_of}: the twelve weeks they compare, from {first}, are not all "
-              f"synced{since}: `reader sync --topic` fetches them", file=sys.stderr)
+        print(
+            f"no rising terms in {topic!r} as of {as_of}: the twelve weeks they compare, from {first}, are not all "
+            f"synced{since}: `reader sync --topic` fetches them",
+            file=sys.stderr,
+        )
     elif not terms:
-        print(f"nothing rising in {topic!r} as of {as_of}: it needs papers in the last four weeks "
-              "and in the eight before, and terms in at least three recent papers", file=sys.stderr)
+        print(
+            f"nothing rising in {topic!r} as of {as_of}: it needs papers in the last four weeks "
+            "and in the eight before, and terms in at least three recent papers",
+            file=sys.stderr,
+        )
     for term in terms:
         print(f"{term.term}\t{term.last4:,} papers in the last four weeks, {term.prev8:,} in the eight before\tx{term.growth:.1f}")
     return 0

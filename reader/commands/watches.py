@@ -10,9 +10,13 @@ from reader.errors import ReaderError
 
 def register(commands) -> None:
     actions = add_list_command(
-        commands, "watches", cmd_watches, help="list, add or remove watches",
+        commands,
+        "watches",
+        cmd_watches,
+        help="list, add or remove watches",
         description="List, add or remove watches: a name and a query in arXiv's syntax, matched against the cache.",
-        list_help="every watch with its query", json_help="print a JSON array of {name, query}",
+        list_help="every watch with its query",
+        json_help="print a JSON array of {name, query}",
     )
     add = actions.add_parser("add", help="add a watch: a name and a query, e.g. 'au:levine' or 'abs:\"process reward\"'")
     add.add_argument("name", help="the watch's name, as cards and the sidebar show it")
@@ -32,8 +36,12 @@ def cmd_watches(args, settings) -> int:
         print(f"removed watch {watch.name!r}")
     else:
         rows = [{"name": w.name, "query": w.query} for w in store.watches()]
-        print_list(rows, as_json=args.json, lines=lambda: (f"{row['name']}\t{row['query']}" for row in rows),
-                   empty="no watches yet: add one with `reader watches add NAME QUERY`")
+        print_list(
+            rows,
+            as_json=args.json,
+            lines=lambda: (f"{row['name']}\t{row['query']}" for row in rows),
+            empty="no watches yet: add one with `reader watches add NAME QUERY`",
+        )
     return 0
 
 

@@ -50,9 +50,7 @@ def authors_field(paper: Paper, *, unicode: bool = False) -> str:
 _TEX_SAFE_DOI = re.compile(r"10\.\d{4,9}/[A-Za-z0-9.;()/:<>+\-]+")
 
 
-def entry(
-    paper: Paper, key: str, *, unicode: bool = False, tags: Sequence[str] = (), note: str = "", print_arxiv_id: bool = True
-) -> str:
+def entry(paper: Paper, key: str, *, unicode: bool = False, tags: Sequence[str] = (), note: str = "", print_arxiv_id: bool = True) -> str:
     """One `@misc` entry; every value has its shape (id, category, DOI, year) or is escaped text.
     `print_arxiv_id`: also the fields that make every style print the id (see above); without
     them, arXiv's own shape, whose id only biblatex prints."""
@@ -99,7 +97,8 @@ def export(
     real = citation.exportable(papers)
     keys = with_keys(real, keys)
     return "\n".join(
-        entry(p, keys[p.id], unicode=unicode, tags=citation.tags_of(p, tags), note=citation.note_of(p, notes),
-              print_arxiv_id=print_arxiv_id)
+        entry(
+            p, keys[p.id], unicode=unicode, tags=citation.tags_of(p, tags), note=citation.note_of(p, notes), print_arxiv_id=print_arxiv_id
+        )
         for p in real
     )

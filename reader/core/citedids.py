@@ -86,7 +86,11 @@ def cited_id(fields: Mapping[str, str]) -> tuple[str, str] | None:
             if found:
                 return found, "id"
     texts = {name: plain(value) for name, value in fields.items() if name not in NOT_SEARCHED}
-    for kind, first, pattern in (("link", LINK_FIELDS, LINK_PATTERN), ("doi", DOI_FIELDS, DOI_PATTERN), ("text", TEXT_FIELDS, TEXT_PATTERN)):
+    for kind, first, pattern in (
+        ("link", LINK_FIELDS, LINK_PATTERN),
+        ("doi", DOI_FIELDS, DOI_PATTERN),
+        ("text", TEXT_FIELDS, TEXT_PATTERN),
+    ):
         for name in _in_order(texts, first):
             found = found_id(pattern, texts[name])
             if found:

@@ -21,11 +21,46 @@ from reader.core import citation
 from reader.core.latex import decode_tex
 from reader.models import Paper
 
-STOP_WORDS = frozenset([
-    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "how", "in", "into", "is", "it", "of", "on",
-    "or", "over", "the", "this", "to", "towards", "via", "what", "when", "where", "which", "why", "with",
-    "without", "do", "does", "can", "we", "our",
-])
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "how",
+        "in",
+        "into",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "over",
+        "the",
+        "this",
+        "to",
+        "towards",
+        "via",
+        "what",
+        "when",
+        "where",
+        "which",
+        "why",
+        "with",
+        "without",
+        "do",
+        "does",
+        "can",
+        "we",
+        "our",
+    ]
+)
 LONGEST_PART = 40  # letters of the name and of the word: a feed's endless name makes no endless key
 
 

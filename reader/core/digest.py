@@ -56,13 +56,16 @@ def _doi_url(paper: Paper) -> str | None:
 
 # What Markdown (CommonMark, and GFM's strikethrough) would act on anywhere in a line: only these
 # are escaped, so the text still reads as written in a terminal or a plain-text mail.
-_MARKDOWN_INLINE = re.compile(r"""
+_MARKDOWN_INLINE = re.compile(
+    r"""
     \\(?=[!-/:-@\[-`{-~]|$)     # a backslash that would escape what follows (at the end: the markup after it)
   | [`*\[\]]                   # code, emphasis, links and images
   | (?<![^\W_])_ | _(?![^\W_])  # _ but inside a word, where it never emphasises (snake_case)
   | <(?=[A-Za-z/!?])           # a tag, a comment or an autolink; not "<0.1%"
   | &(?=\#?\w+;)               # an entity: "&amp;" would show as "&"
-""", re.VERBOSE)
+""",
+    re.VERBOSE,
+)
 # At a line's start: a heading, a quote, a list item ("- ", "+ ", "1. ", "2) ").
 _LINE_START = re.compile(r"#{1,6}(?=\s|$)|>|[-+](?=\s|$)|[0-9]{1,9}(?=[.)](?:\s|$))")
 _HEADING_END = re.compile(r"(?:^|(?<=\s))#+\s*$")  # "## Name #": a closing sequence, dropped
@@ -76,10 +79,10 @@ def _md(text: str, *, line_start: bool = False, heading: bool = False) -> str:
         escaped = escaped.replace("~", "\\~")
     start = _LINE_START.match(escaped) if line_start else None
     if start:  # the marker itself, or the list number's dot or parenthesis
-        escaped = "\\" + escaped if not start.group().isdigit() else escaped[:start.end()] + "\\" + escaped[start.end():]
+        escaped = "\\" + escaped if not start.group().isdigit() else escaped[: start.end()] + "\\" + escaped[start.end() :]
     end = _HEADING_END.search(escaped) if heading else None
     if end:
-        escaped = escaped[:end.start()] + "\\" + escaped[end.start():]
+        escaped = escaped[: end.start()] + "\\" + escaped[end.start() :]
     return escaped
 
 

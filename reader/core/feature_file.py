@@ -46,15 +46,29 @@ def encode(block: FeatureBlock, stamp: tuple[int, int]) -> bytes | None:
     counts = counts.astype("<u2")
     if not np.array_equal(_weights(counts), matrix.data):
         return None
-    header = json.dumps({
-        "featurizer": FEATURIZER, "bits": BITS, "stamp": list(stamp), "ids": block.ids,
-        "entries": int(matrix.nnz), "packed": sum(map(len, block.packed_rows)),
-    }).encode()
+    header = json.dumps(
+        {
+            "featurizer": FEATURIZER,
+            "bits": BITS,
+            "stamp": list(stamp),
+            "ids": block.ids,
+            "entries": int(matrix.nnz),
+            "packed": sum(map(len, block.packed_rows)),
+        }
+    ).encode()
     pack_lengths = np.array([len(pack) for pack in block.packed_rows], dtype="<u4")
-    body = b"".join((
-        MAGIC, _LENGTH.pack(len(header)), header, matrix.indptr.astype("<i8").tobytes(),
-        matrix.indices.astype("<i4").tobytes(), counts.tobytes(), pack_lengths.tobytes(), *block.packed_rows,
-    ))
+    body = b"".join(
+        (
+            MAGIC,
+            _LENGTH.pack(len(header)),
+            header,
+            matrix.indptr.astype("<i8").tobytes(),
+            matrix.indices.astype("<i4").tobytes(),
+            counts.tobytes(),
+            pack_lengths.tobytes(),
+            *block.packed_rows,
+        )
+    )
     return body + _CRC.pack(zlib.crc32(body))
 
 

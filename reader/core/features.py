@@ -167,7 +167,9 @@ def featurize(rows: Sequence[Row]) -> FeatureBlock:
         phrases = words[:-1][pairs] * np.uint64(_PAIR) + words[1:][pairs]
         keys = np.concatenate([words[kept], phrases, np.frombuffer(named, dtype=np.uint64) if named else np.zeros(0, np.uint64)])
         columns = (keys * np.uint64(_SPREAD)) >> np.uint64(64 - BITS)
-    owners = np.concatenate([owner[kept], owner[:-1][pairs], np.frombuffer(named_rows, dtype=np.int64) if named_rows else np.zeros(0, np.int64)])
+    owners = np.concatenate(
+        [owner[kept], owner[:-1][pairs], np.frombuffer(named_rows, dtype=np.int64) if named_rows else np.zeros(0, np.int64)]
+    )
     counts = np.ones(len(keys), dtype=np.float32)
     matrix = sparse.csr_matrix((counts, (owners, columns.astype(np.int32))), shape=(len(rows), COLUMNS))
     matrix.sum_duplicates()  # repeated terms: one entry holding the count

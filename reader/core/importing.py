@@ -143,7 +143,9 @@ def _cut_off(key: str, line: int, what: str, cut_at: int = 0, closing: str = "a 
     """A broken entry: cut off by the next one starting on line `cut_at` (reading went on there),
     or by the end of the file (0)."""
     if cut_at:
-        why = f"broken: the {what} starting on line {line} is not closed before the next one on line {cut_at} ({closing}), so it was not read"
+        why = (
+            f"broken: the {what} starting on line {line} is not closed before the next one on line {cut_at} ({closing}), so it was not read"
+        )
     else:
         why = f"cut off: the {what} starting on line {line} never ends, so it was not read"
     return Citation(key, "", line=line, problem=why)
@@ -203,10 +205,16 @@ def bibtex_citations(text: str, name: str = "") -> list[Citation]:
             continue
         reference = bibfile.arxiv_reference(entry)
         families = tuple(family_words(bibtex_family(n)) for n in bibtex_names(entry.fields.get("author", "")))
-        citations.append(Citation(
-            entry.key, entry.fields.get("title", ""), families,
-            reference[0] if reference else None, reference[1] if reference else None, entry.line,
-        ))
+        citations.append(
+            Citation(
+                entry.key,
+                entry.fields.get("title", ""),
+                families,
+                reference[0] if reference else None,
+                reference[1] if reference else None,
+                entry.line,
+            )
+        )
     return citations
 
 
@@ -251,7 +259,9 @@ def _ris_citation(record: dict[str, list[str]], line: int) -> Citation:
 
     reference = _reference(
         ids=[value.removeprefix("arXiv:").removeprefix("arxiv:").strip() for value in record.get("AN", ())],
-        links=values(RIS_LINKS), dois=values(("DO", *RIS_LINKS)), text=values(RIS_TEXT),
+        links=values(RIS_LINKS),
+        dois=values(("DO", *RIS_LINKS)),
+        text=values(RIS_TEXT),
     )
     names = [value for tag in RIS_AUTHORS for value in record.get(tag, ())][:MAX_AUTHORS]
     families = tuple(family_words(n.split(",", 1)[0] if "," in n else (n.split() or [""])[-1]) for n in names)
@@ -322,7 +332,9 @@ def _csl_citation(item: dict, number: int) -> Citation:
     ids = [arxiv_number] if arxiv_number.casefold().startswith("arxiv:") or published_by_arxiv else []
     fields = {name: _csl_text(item.get(name)) for name in ("URL", "DOI", "note", "container-title", "archive_location")}
     reference = _reference(
-        ids=ids, links=fields["URL"] + "\n" + fields["note"], dois=fields["DOI"] + "\n" + fields["URL"],
+        ids=ids,
+        links=fields["URL"] + "\n" + fields["note"],
+        dois=fields["DOI"] + "\n" + fields["URL"],
         text="\n".join((fields["note"], fields["container-title"], fields["archive_location"], arxiv_number)),
     )
     authors = item.get("author")

@@ -30,9 +30,7 @@ RECOUNT_OVER = 2000  # papers marked at once past which every count is made agai
 class Library:
     """Hidden ("not interested") papers are left out of every selection and count but their own."""
 
-    def __init__(
-        self, index: PaperIndex, read: Iterable[str] = (), starred: Iterable[str] = (), hidden: Iterable[str] = ()
-    ):
+    def __init__(self, index: PaperIndex, read: Iterable[str] = (), starred: Iterable[str] = (), hidden: Iterable[str] = ()):
         self.read = set(read)
         self.starred = set(starred)
         self.hidden = set(hidden)
@@ -63,9 +61,7 @@ class Library:
         self.read, self.starred, self.hidden = set(read), set(starred), set(hidden)
         self._counts = counts
 
-    def add_papers(
-        self, papers: Iterable[Paper], texts: dict[str, SearchText] | None = None, group: object = None
-    ) -> None:
+    def add_papers(self, papers: Iterable[Paper], texts: dict[str, SearchText] | None = None, group: object = None) -> None:
         """Add or replace records. `texts` are their search texts when already built (off the UI
         thread); a later call with the same `group` (a cache shard) replaces that group's texts."""
         papers = list(papers)
@@ -92,9 +88,7 @@ class Library:
         blocks = list(self._blocks.values())  # a snapshot: the loader may add blocks meanwhile
         return set().union(*(block.matching(query) for block in blocks))
 
-    def set_marks(
-        self, paper_id: str, *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None
-    ) -> None:
+    def set_marks(self, paper_id: str, *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None) -> None:
         """Change marks in memory, keeping the cached counts right without a recount."""
         self.marks_version += 1
         self._count(paper_id, -1)
@@ -207,7 +201,13 @@ class Library:
         return flags
 
     def admits(
-        self, paper_id: str, day: int, *, topic: str | None = None, starred: bool = False, unread: bool = False,
+        self,
+        paper_id: str,
+        day: int,
+        *,
+        topic: str | None = None,
+        starred: bool = False,
+        unread: bool = False,
         hidden: bool | None = False,
     ) -> bool:
         """Whether `select` with these filters holds the paper (its v1 day ordinal given, so
@@ -259,8 +259,13 @@ class Library:
         return counts
 
     def momentum(
-        self, as_of: date, *, topic: str | None = None, total_new_last4: int | None = None,
-        spans: dict[str, tuple[Span, ...]] | None = None, index: PaperIndex | None = None,
+        self,
+        as_of: date,
+        *,
+        topic: str | None = None,
+        total_new_last4: int | None = None,
+        spans: dict[str, tuple[Span, ...]] | None = None,
+        index: PaperIndex | None = None,
     ) -> momentum.Momentum:
         """Weekly counts of the papers (of one topic, all when None), of `index` when given (a
         newer one), and their share of `total_new_last4`, all new arXiv papers. `spans`: what

@@ -62,16 +62,12 @@ def total_window(as_of: date) -> str:
     return f"{start:%Y%m%d}-{end:%Y%m%d}"
 
 
-def compute(
-    published: Iterable[date], as_of: date, total_new_last4: int | None = None, coverage: Coverage | None = None
-) -> Momentum:
+def compute(published: Iterable[date], as_of: date, total_new_last4: int | None = None, coverage: Coverage | None = None) -> Momentum:
     """Momentum of papers whose v1 dates are `published` (papers after `as_of` are ignored)."""
     return compute_days((day.toordinal() for day in published), as_of, total_new_last4, coverage)
 
 
-def compute_days(
-    days: Iterable[int], as_of: date, total_new_last4: int | None = None, coverage: Coverage | None = None
-) -> Momentum:
+def compute_days(days: Iterable[int], as_of: date, total_new_last4: int | None = None, coverage: Coverage | None = None) -> Momentum:
     """The same, from v1 days as proleptic ordinals (`date.toordinal()`), as the cache index holds
     them. Without a coverage every day counts (a set of papers complete by construction)."""
     today = as_of.toordinal()

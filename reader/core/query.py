@@ -153,9 +153,7 @@ def _tokens(query: str, fields: tuple[str, ...]) -> list[_Token]:
         if pending_field is not None and kind not in ("phrase", "word"):
             field, field_pos = pending_field
             if kind == "open":
-                raise QueryError(
-                    f"{field}:( ... ) is not arXiv syntax: write (ti:a OR ti:b) instead", query, field_pos
-                )
+                raise QueryError(f"{field}:( ... ) is not arXiv syntax: write (ti:a OR ti:b) instead", query, field_pos)
             raise QueryError(f"nothing to search for after {field}:", query, field_pos)
         if kind == "open":
             tokens.append(_Token("(", None, start))
@@ -174,9 +172,7 @@ def _tokens(query: str, fields: tuple[str, ...]) -> list[_Token]:
                     raise QueryError("write dates as submittedDate:[YYYYMMDDHHMM TO YYYYMMDDHHMM]", query, start)
                 if field in LOCAL_FIELDS:
                     raise QueryError(f"{field}: {LOCAL_MEANING[field]}: it works in the filter, not in an arXiv query", query, start)
-                raise QueryError(
-                    f"unknown field {field + ':'!r}: use one of {', '.join(f + ':' for f in fields)}", query, start
-                )
+                raise QueryError(f"unknown field {field + ':'!r}: use one of {', '.join(f + ':' for f in fields)}", query, start)
             pending_field = (field, start)
         elif kind in ("phrase", "word"):
             text = match.group(kind)

@@ -1,4 +1,4 @@
-""""For you": unread papers ranked by a model of the user's own marks, each with its reasons.
+""" "For you": unread papers ranked by a model of the user's own marks, each with its reasons.
 
 Starred papers are the positives; hidden ("not interested") papers are negatives, papers read and
 not starred weak negatives, and a fixed sample of unmarked papers stands for the typical paper,
@@ -35,7 +35,15 @@ from reader.core.terms import Distinct
 from reader.core.text import plural
 
 __all__ = [
-    "Corpus", "FeatureBlock", "NeedsStars", "Ranking", "Row", "Scored", "featurize", "rank", "row_of_paper",
+    "Corpus",
+    "FeatureBlock",
+    "NeedsStars",
+    "Ranking",
+    "Row",
+    "Scored",
+    "featurize",
+    "rank",
+    "row_of_paper",
     "rows_of_search_texts",
 ]
 

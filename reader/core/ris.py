@@ -58,6 +58,4 @@ def export(
     has the same key in every format."""
     real = citation.exportable(papers)
     keys = with_keys(real, keys)
-    return "\n".join(
-        record(p, keys[p.id], tags=citation.tags_of(p, tags), note=citation.note_of(p, notes)) for p in real
-    )
+    return "\n".join(record(p, keys[p.id], tags=citation.tags_of(p, tags), note=citation.note_of(p, notes)) for p in real)

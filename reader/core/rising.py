@@ -65,6 +65,7 @@ def rising_topics(
     for topic in topics:
         m = library.momentum(as_of, topic=topic, total_new_last4=total_new_last4, spans=spans)
         trends.append(TopicTrend(topic, m.last4, m.prev4, m.change_pct, m.share_pct))
+
     def order(t: TopicTrend) -> tuple:
         new = bool(t.last4) and t.prev4 == 0
         return (not new, t.change_pct is None, -(t.change_pct or 0), -(t.last4 or 0), t.topic.casefold())
@@ -85,7 +86,11 @@ def terms_covered(coverage: Coverage | None, as_of: date) -> bool:
 
 
 def rising_terms(
-    papers: Iterable[tuple[date, str]], as_of: date, *, min_papers: int = MIN_PAPERS, limit: int | None = None,
+    papers: Iterable[tuple[date, str]],
+    as_of: date,
+    *,
+    min_papers: int = MIN_PAPERS,
+    limit: int | None = None,
     coverage: Coverage | None = None,
 ) -> list[RisingTerm]:
     """Terms of a topic's papers, given as (v1 date, folded words of title and abstract), whose

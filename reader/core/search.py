@@ -86,14 +86,16 @@ class SearchBlock:
     __slots__ = ("dates", "fields", "ids")
 
     def __init__(
-        self, texts: dict[str, SearchText], notes: dict[str, str] | None = None, bodies: dict[str, str] | None = None,
-        *, stemmed: bool = False,
+        self,
+        texts: dict[str, SearchText],
+        notes: dict[str, str] | None = None,
+        bodies: dict[str, str] | None = None,
+        *,
+        stemmed: bool = False,
     ):
         self.ids = list(texts)
         columns = list(zip(*(text.split(FIELD_MARK) for text in texts.values()))) or [()] * (len(TEXT_FIELDS) + 1)
-        self.fields = {
-            name: _Field(list(columns[i]), not stemmed and name not in CODE_FIELDS) for i, name in enumerate(TEXT_FIELDS)
-        }
+        self.fields = {name: _Field(list(columns[i]), not stemmed and name not in CODE_FIELDS) for i, name in enumerate(TEXT_FIELDS)}
         if notes:
             self.fields["note"] = _Field([word_string(notes.get(pid, "")) for pid in self.ids])
         if bodies:

@@ -1,4 +1,4 @@
-""""More like this": the cached papers most like one paper (or a piece of text), offline, each
+""" "More like this": the cached papers most like one paper (or a piece of text), offline, each
 with the shared terms, authors or categories that weigh most for it.
 
 Likeness is what sets the paper apart: its few (DISTINCTIVE) most distinctive terms, words and
@@ -105,7 +105,9 @@ def like_paper(index: TermIndex, paper: Paper, *, limit: int, leave_out: Collect
     shared: list[tuple[str, float, set[str]]] = []  # (reason, its share of the score, the papers that have it)
     authors = [a.name for a in paper.authors[:AUTHORS_ASKED] if word_string(a.name).split()]
     for name in authors:
-        shared.append((name, AUTHOR_SHARE / max(min(len(authors), AUTHORS_COUNTED), 1), index.matching(_term("au", word_string(name).split()))))
+        shared.append(
+            (name, AUTHOR_SHARE / max(min(len(authors), AUTHORS_COUNTED), 1), index.matching(_term("au", word_string(name).split())))
+        )
     categories = [c for c in dict.fromkeys([paper.primary_category, *paper.categories]) if fold(c).split()]
     for category in categories:
         shared.append((category, CATEGORY_SHARE / len(categories), index.matching(_term("cat", fold(category).split()))))
@@ -131,15 +133,10 @@ def _ranked(
         for pid in ids:
             if pid in reasons and all(named != reason for _, named in reasons[pid]):
                 reasons[pid].append((share, reason))
-    scored = [
-        (sum(share for share, _ in found), pid, found)
-        for pid, found in reasons.items()
-        if pid not in leave_out
-    ]
+    scored = [(sum(share for share, _ in found), pid, found) for pid, found in reasons.items() if pid not in leave_out]
     scored.sort(key=lambda item: (-item[0], item[1]))
     papers = [
         Like(pid, round(min(score, 1.0), 4), tuple(reason for _, reason in sorted(found, key=lambda r: (-r[0], r[1]))[:REASONS]))
         for score, pid, found in scored[:limit]
     ]
     return Likeness(tuple(term for term, _ in chosen), papers)
-

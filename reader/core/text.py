@@ -13,7 +13,9 @@ _WORD = re.compile(r"[^\W_]+")
 # Combining marks (accents once NFKD has split them from their letters).
 _COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 # Letters NFKD leaves whole.
-_UNDECOMPOSABLE = str.maketrans({"ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "đ": "d", "Đ": "D", "ı": "i"})
+_UNDECOMPOSABLE = str.maketrans(
+    {"ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "đ": "d", "Đ": "D", "ı": "i"}
+)
 _UNDECOMPOSABLE_CHARS = re.compile("[" + "".join(chr(c) for c in _UNDECOMPOSABLE) + "]")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _NOT_WORD = re.compile(r"[\W_]+")

@@ -23,8 +23,9 @@ _REFERENCE = re.compile(r"&(#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[^\t\n\f <&#;]{1,32};?
 
 def hidden_by(attrs: list[tuple[str, str | None]]) -> bool:
     """The element is not displayed, whatever its class: `hidden`, or an inline style hiding it."""
-    return any(name == "hidden" or (name == "style" and bool(value) and _HIDING_STYLE.search(value or "") is not None)
-               for name, value in attrs)
+    return any(
+        name == "hidden" or (name == "style" and bool(value) and _HIDING_STYLE.search(value or "") is not None) for name, value in attrs
+    )
 
 
 def character(reference: str) -> str:

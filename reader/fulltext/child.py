@@ -23,7 +23,10 @@ from reader.errors import ReaderError
 
 def fetch_job(data_dir: Path, paper_id: str, version: int, options: ClientOptions) -> dict[str, Any]:
     return {
-        "data_dir": str(data_dir), "id": paper_id, "version": version, "client": dataclasses.asdict(options),
+        "data_dir": str(data_dir),
+        "id": paper_id,
+        "version": version,
+        "client": dataclasses.asdict(options),
         "log": bool(logging.getLogger("reader").handlers),  # log where the app logs, if it does
     }
 

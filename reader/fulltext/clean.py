@@ -23,7 +23,8 @@ _DROPPED = re.compile(
     (?:\x1b\[|\x9b) [\x30-\x3f]* [\x20-\x2f]* [\x40-\x7e]?
   | (?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f]) [^\x07\x1b\x9c]* (?:\x07|\x1b\\|\x9c)?
   | \x1b [\x20-\x2f]* [\x30-\x7e]?
-  | """ + UNSAFE_PATTERN,
+  | """
+    + UNSAFE_PATTERN,
     re.VERBOSE,
 )
 _SPACES = re.compile(r"\s{2,}|[^\S ]")  # what is not already a single plain space

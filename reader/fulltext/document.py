@@ -9,7 +9,16 @@ from dataclasses import dataclass, field
 
 # What a block is, and so how it prints (render.py).
 TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENCE = (
-    "title", "authors", "heading", "paragraph", "math", "item", "footnote", "row", "caption", "reference",
+    "title",
+    "authors",
+    "heading",
+    "paragraph",
+    "math",
+    "item",
+    "footnote",
+    "row",
+    "caption",
+    "reference",
 )
 KINDS = frozenset((TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENCE))
 FORMAT = 2  # of the stored JSON (store.py): a text of another format is fetched again

@@ -193,8 +193,12 @@ class TextFetcher:
                     await asyncio.to_thread(self._keep, document)
                     return document
                 if why == "no HTML":
-                    raise ArxivNotFoundError(f"arXiv has neither HTML nor a PDF of {paper_id}v{version}, and ar5iv has no HTML of it") from None
-                raise ArxivNotFoundError(f"arXiv's HTML of {paper_id}v{version} holds no paper text, ar5iv has none, and arXiv has no PDF") from None
+                    raise ArxivNotFoundError(
+                        f"arXiv has neither HTML nor a PDF of {paper_id}v{version}, and ar5iv has no HTML of it"
+                    ) from None
+                raise ArxivNotFoundError(
+                    f"arXiv's HTML of {paper_id}v{version} holds no paper text, ar5iv has none, and arXiv has no PDF"
+                ) from None
             from reader.fulltext.pdf import PdfUnreadable, pdf_blocks  # pypdf is imported only for a PDF
 
             try:

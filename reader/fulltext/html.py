@@ -44,11 +44,40 @@ VOID = frozenset(["area", "base", "br", "col", "embed", "hr", "img", "input", "k
 OPAQUE = frozenset(["head", "noscript", "template", "title", "textarea", "iframe", "noembed", "noframes", "xmp", "plaintext"])
 HIDDEN_TAGS = frozenset(["script", "style", "dialog", "svg", "button", "select", "option", "canvas", "audio", "video", "object", "form"])
 # Hidden by arXiv's and LaTeXML's CSS (ltx_note_outer only on narrow screens: footnotes are read).
-HIDDEN_CLASSES = frozenset(
-    ["ltx_rdf", "ltx_nodisplay", "ltx_tag_note", "ltx_author_before", "ltx_author_after", "ltx_phantom", "sr-only"]
-)
+HIDDEN_CLASSES = frozenset(["ltx_rdf", "ltx_nodisplay", "ltx_tag_note", "ltx_author_before", "ltx_author_after", "ltx_phantom", "sr-only"])
 BLOCK_TAGS = frozenset(
-    ["p", "div", "section", "article", "h1", "h2", "h3", "h4", "h5", "h6", "li", "ul", "ol", "dl", "dt", "dd", "table", "tbody", "thead", "tfoot", "figure", "figcaption", "blockquote", "pre", "header", "footer", "nav", "aside", "main", "hr"]
+    [
+        "p",
+        "div",
+        "section",
+        "article",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "li",
+        "ul",
+        "ol",
+        "dl",
+        "dt",
+        "dd",
+        "table",
+        "tbody",
+        "thead",
+        "tfoot",
+        "figure",
+        "figcaption",
+        "blockquote",
+        "pre",
+        "header",
+        "footer",
+        "nav",
+        "aside",
+        "main",
+        "hr",
+    ]
 )
 
 # What an open element did when it started, undone when it ends (bits of a frame's int).
@@ -281,8 +310,11 @@ class LatexmlText(BoundedHtmlParser):
         elif "ltx_contact" in classes and self._contacts:
             self._capture()
             did |= CONTACT
-            self._contact_role = "email" if "ltx_role_email" in classes else (
-                "affiliation" if classes & {"ltx_role_affiliation", "ltx_role_address"} else "thanks")
+            self._contact_role = (
+                "email"
+                if "ltx_role_email" in classes
+                else ("affiliation" if classes & {"ltx_role_affiliation", "ltx_role_address"} else "thanks")
+            )
         if tag == "sup" and self._authors is not None and "ltx_note_mark" not in classes:
             self._parts.append("^")  # an affiliation's mark, `İrsoy^1`: apart from the name it follows (searched as a word)
         kind = _kind(tag, classes, self._in_bibliography > 0)

@@ -83,9 +83,12 @@ class TextIndex:
         try:
             self._refresh(db, stored)
             return {
-                term: {row[0] for row in db.execute(
-                    "SELECT t.id FROM words JOIN texts t ON t.num = words.rowid WHERE words MATCH ?", (_phrase(term),)
-                )}
+                term: {
+                    row[0]
+                    for row in db.execute(
+                        "SELECT t.id FROM words JOIN texts t ON t.num = words.rowid WHERE words MATCH ?", (_phrase(term),)
+                    )
+                }
                 for term in terms
             }
         finally:
@@ -114,9 +117,12 @@ class TextIndex:
     def _cited_by(self, db: sqlite3.Connection, stored: dict[str, int], paper_id: str) -> list[str]:
         try:
             self._refresh(db, stored)
-            return [row[0] for row in db.execute(
-                "SELECT t.id FROM cites c JOIN texts t ON t.num = c.citing WHERE c.cited = ? ORDER BY t.id", (paper_id,)
-            )]
+            return [
+                row[0]
+                for row in db.execute(
+                    "SELECT t.id FROM cites c JOIN texts t ON t.num = c.citing WHERE c.cited = ? ORDER BY t.id", (paper_id,)
+                )
+            ]
         finally:
             db.close()
 

@@ -77,4 +77,3 @@ def pdf_blocks(path: Path, notice: Callable[[str], None] | None = None) -> list[
     if skipped and notice is not None:
         notice(f"{skipped:,} of {pages:,} pages of the PDF could not be read (damaged, or too large); skipped")
     return blocks
-

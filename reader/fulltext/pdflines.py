@@ -31,23 +31,34 @@ class PdfUnreadable(ReaderError):
 
 # --- mending a line ----------------------------------------------------------------------------
 
-_LIGATURES = str.maketrans({"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl",
-                            "\ufb05": "st", "\ufb06": "st"})
+_LIGATURES = str.maketrans(
+    {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st"}
+)
 # TeX's accents as pypdf reads them from OT1 fonts (spacing forms) -> the combining forms.
 _COMBINING = {
-    "\u00b4": "\u0301", "\u00a8": "\u0308", "\u02c6": "\u0302", "\u02dc": "\u0303", "\u00af": "\u0304",
-    "\u02d8": "\u0306", "\u02d9": "\u0307", "\u02da": "\u030a", "\u02dd": "\u030b", "\u02c7": "\u030c",
-    "`": "\u0300", "\u00b8": "\u0327", "\u02db": "\u0328",
+    "\u00b4": "\u0301",
+    "\u00a8": "\u0308",
+    "\u02c6": "\u0302",
+    "\u02dc": "\u0303",
+    "\u00af": "\u0304",
+    "\u02d8": "\u0306",
+    "\u02d9": "\u0307",
+    "\u02da": "\u030a",
+    "\u02dd": "\u030b",
+    "\u02c7": "\u030c",
+    "`": "\u0300",
+    "\u00b8": "\u0327",
+    "\u02db": "\u0328",
 }
 _BELOW = "\u00b8\u02db"  # cedilla and ogonek: pypdf puts them before or after their letter
 _TAKES_BELOW = set("cCsStTkKlLnNrRgGaAeEiIoOuU")
-_ACCENT = re.compile(r"(?P<before>[^\W\d_])?(?P<accent>[\u00b4\u00a8\u02c6\u02dc\u00af\u02d8\u02d9\u02da\u02dd\u02c7`\u00b8\u02db])"
-                     r"(?P<space> ?)(?P<after>[^\W\d_])?")
+_ACCENT = re.compile(
+    r"(?P<before>[^\W\d_])?(?P<accent>[\u00b4\u00a8\u02c6\u02dc\u00af\u02d8\u02d9\u02da\u02dd\u02c7`\u00b8\u02db])"
+    r"(?P<space> ?)(?P<after>[^\W\d_])?"
+)
 _DOTLESS = {"\u0131": "i", "\u0237": "j"}  # TeX puts an accent on a dotless i (\'\i)
 # arXiv's stamp: `arXiv:2301.01234v2 [cs.LG] 5 Jan 2023`, `arXiv:hep-th/9901001v3 12 Jan 1999`.
-_STAMP = re.compile(
-    r"arXiv:(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})v\d+\s+(?:\[[A-Za-z.-]+\]\s+)?\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4}"
-)
+_STAMP = re.compile(r"arXiv:(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})v\d+\s+(?:\[[A-Za-z.-]+\]\s+)?\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4}")
 
 
 def _composed(letter: str, accent: str) -> str:
@@ -329,7 +340,10 @@ def _joint(previous: str, line: str, words: frozenset[str]) -> tuple[bool, str]:
     before, after = last[0][:-1], first[0]
     fragment = before.rsplit("-", 1)[-1]
     real = (
-        not after[0].islower() or "-" in before or "-" in after or len(fragment) < 2
+        not after[0].islower()
+        or "-" in before
+        or "-" in after
+        or len(fragment) < 2
         or fragment.lower() in _HYPHENATED_PREFIXES
         or (f"{fragment}-{after}".lower() in words and f"{fragment}{after}".lower() not in words)
     )

@@ -40,7 +40,11 @@ def block_lines(
     previous: str | None = None
     for block in document.blocks:
         together = block.kind == previous and block.kind in _RUNS
-        if previous is not None and not together and not (AUTHORS in (block.kind, previous) and block.kind in _AUTHORS_RUN and previous in _AUTHORS_RUN):
+        if (
+            previous is not None
+            and not together
+            and not (AUTHORS in (block.kind, previous) and block.kind in _AUTHORS_RUN and previous in _AUTHORS_RUN)
+        ):
             yield None, ""
         previous = block.kind
         text = block.text + (marker(block) if marker is not None else "")

@@ -352,16 +352,19 @@ class SearchIndex:
         matches are marked with numpy (ranked.py), not sorted."""
         texts = self._texts(node)
         with self._in_use():
-            found = list(self._readers().map(
-                lambda part: self._read(part, lambda db: self._positions(part, db, node, order, position, ranked, texts)), range(PARTITIONS)
-            ))
+            found = list(
+                self._readers().map(
+                    lambda part: self._read(part, lambda db: self._positions(part, db, node, order, position, ranked, texts)),
+                    range(PARTITIONS),
+                )
+            )
         if ranked:
             return IdRows(order, pick(len(order), found), position.get)
         positions: list[int] = []
         for part in found:
             positions += part
         positions.sort()  # the library's order: a few long runs (rows are numbered about in date order), merged
-        del positions[bisect_left(positions, len(order)):]  # stale rows, papers not in `order`
+        del positions[bisect_left(positions, len(order)) :]  # stale rows, papers not in `order`
         return IdRows(order, array(ROW_TYPE, positions), position.get)
 
     def newest(self, node: Node, pages: list[int] | None = None) -> Iterator[tuple[str, int]]:
@@ -390,9 +393,11 @@ class SearchIndex:
         """Read now what `ordered` needs for this order (in a worker thread, after a refresh),
         so that the next filter does not."""
         with self._in_use():
-            list(self._readers().map(
-                lambda part: self._read(part, lambda db: self._positions(part, db, None, order, position, ranked)), range(PARTITIONS)
-            ))
+            list(
+                self._readers().map(
+                    lambda part: self._read(part, lambda db: self._positions(part, db, None, order, position, ranked)), range(PARTITIONS)
+                )
+            )
 
     def _texts(self, node: Node) -> dict[Term, set[str]]:
         """The papers whose stored full text holds each of the query's `text:` terms (searched in
@@ -408,7 +413,13 @@ class SearchIndex:
             raise SearchIndexError(f"the full texts' search index cannot be used: {error}") from None
 
     def _positions(
-        self, part: int, db: sqlite3.Connection, node: Node | None, order: Sequence[str], position: IdTable, ranked: bool,
+        self,
+        part: int,
+        db: sqlite3.Connection,
+        node: Node | None,
+        order: Sequence[str],
+        position: IdTable,
+        ranked: bool,
         texts: Mapping[Term, set[str]] | None = None,
     ) -> list[int] | np.ndarray | None:
         """Positions in `order` of the partition's matches (len(order) for rows not in it): a

@@ -95,15 +95,19 @@ class Matcher:
         if expression is NOTHING:
             return []
         if isinstance(expression, str):
-            return self._split(self.db.execute(
-                "SELECT group_concat(p.id, ' ') FROM words JOIN papers p ON p.num = words.rowid WHERE words MATCH ?",
-                (expression,),
-            ).fetchone()[0])
+            return self._split(
+                self.db.execute(
+                    "SELECT group_concat(p.id, ' ') FROM words JOIN papers p ON p.num = words.rowid WHERE words MATCH ?",
+                    (expression,),
+                ).fetchone()[0]
+            )
         rows = self.rows(node)
-        return self._split(self.db.execute(
-            "SELECT group_concat(id, ' ') FROM papers WHERE num IN (SELECT value FROM json_each(?))",
-            ("[" + ",".join(map(str, rows)) + "]",),
-        ).fetchone()[0])
+        return self._split(
+            self.db.execute(
+                "SELECT group_concat(id, ' ') FROM papers WHERE num IN (SELECT value FROM json_each(?))",
+                ("[" + ",".join(map(str, rows)) + "]",),
+            ).fetchone()[0]
+        )
 
     def count(self, node: Node) -> int:
         """How many rows match a text query (stale rows of replaced papers included: a count

@@ -32,9 +32,7 @@ Row = tuple[str, str]  # (date key YYYYMMDDHHMM, paper id)
 Reader = Callable[[Callable[[sqlite3.Connection], list]], list]
 
 
-def partition_rows(
-    read: Reader, node: Node, texts: Mapping[Term, set[str]], pages: list[int] | None = None
-) -> Iterator[Row]:
+def partition_rows(read: Reader, node: Node, texts: Mapping[Term, set[str]], pages: list[int] | None = None) -> Iterator[Row]:
     """One partition's matches as (date key, id), newest minute first (ties: newest row
     first). `texts`: the ids each of the query's `text:` terms matches (Matcher.texts: the
     full texts are indexed apart); `pages`: the size of each page read is appended to it
@@ -43,20 +41,26 @@ def partition_rows(
     if expression is NOTHING:
         return
     if isinstance(expression, str):
-        many = read(lambda db: db.execute(
-            "SELECT count(*) FROM (SELECT rowid FROM words WHERE words MATCH ? LIMIT ?)", (expression, WALK_FROM)
-        ).fetchall())[0][0]
+        many = read(
+            lambda db: db.execute(
+                "SELECT count(*) FROM (SELECT rowid FROM words WHERE words MATCH ? LIMIT ?)", (expression, WALK_FROM)
+            ).fetchall()
+        )[0][0]
         if many >= WALK_FROM:
             yield from _walk(read, expression, pages)
             return
-        rows = read(lambda db: db.execute(
-            "SELECT p.date, p.id, p.num FROM words JOIN papers p ON p.num = words.rowid WHERE words MATCH ?", (expression,)
-        ).fetchall())
+        rows = read(
+            lambda db: db.execute(
+                "SELECT p.date, p.id, p.num FROM words JOIN papers p ON p.num = words.rowid WHERE words MATCH ?", (expression,)
+            ).fetchall()
+        )
     else:
-        rows = read(lambda db: db.execute(
-            "SELECT date, id, num FROM papers WHERE num IN (SELECT value FROM json_each(?))",
-            ("[" + ",".join(map(str, Matcher(db, texts).rows(node))) + "]",),
-        ).fetchall())
+        rows = read(
+            lambda db: db.execute(
+                "SELECT date, id, num FROM papers WHERE num IN (SELECT value FROM json_each(?))",
+                ("[" + ",".join(map(str, Matcher(db, texts).rows(node))) + "]",),
+            ).fetchall()
+        )
     if pages is not None:
         pages.append(len(rows))
     rows.sort(key=lambda row: (row[0], row[2]), reverse=True)

@@ -287,9 +287,12 @@ def set_notes(db: sqlite3.Connection, notes: Mapping[str, str], shards: Mapping[
             db.executemany("INSERT INTO notes VALUES (?, ?)", ((pid, note) for pid, note in notes.items() if note))
             # Forget the stamps of the shards holding those papers: update() re-reads them and
             # replaces just the papers whose fingerprint (which covers the note) changed.
-            touched = {shard for (shard,) in db.execute(
-                "SELECT DISTINCT shard FROM papers WHERE id IN (SELECT value FROM json_each(?))", (_json_list(changed),)
-            )}
+            touched = {
+                shard
+                for (shard,) in db.execute(
+                    "SELECT DISTINCT shard FROM papers WHERE id IN (SELECT value FROM json_each(?))", (_json_list(changed),)
+                )
+            }
             db.executemany("DELETE FROM shards WHERE name = ?", ((s,) for s in touched))
             _update(db, {s: shards[s] for s in touched if s in shards}, ())
         db.execute("COMMIT")
@@ -332,8 +335,15 @@ def cards(db: sqlite3.Connection, ids: list[str]) -> dict[str, Card]:
                 LIST_MARK.join(clean_text(part) for part in text.split(LIST_MARK)) for text in (title, abstract, authors, affiliations)
             )
         found[pid] = Card(
-            pid, version, primary, published, title, abstract,
-            tuple(authors.split(LIST_MARK)) if authors else (), author_count,
-            tuple(affiliations.split(LIST_MARK)) if affiliations else (), affiliation_count,
+            pid,
+            version,
+            primary,
+            published,
+            title,
+            abstract,
+            tuple(authors.split(LIST_MARK)) if authors else (),
+            author_count,
+            tuple(affiliations.split(LIST_MARK)) if affiliations else (),
+            affiliation_count,
         )
     return found

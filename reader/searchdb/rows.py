@@ -102,10 +102,17 @@ def card_of(paper: Paper) -> Card:
     """The card of a record in memory (the demo set; the cache before its index is built)."""
     affiliations = paper.affiliations
     return Card(
-        paper.id, paper.version, paper.primary_category, paper.published[:10], paper.title,
-        paper.abstract[:CARD_ABSTRACT_CHARS], tuple(a.name for a in paper.authors[:CARD_AUTHORS]),
-        len(paper.authors) + paper.extra_authors, tuple(affiliations[:CARD_AFFILIATIONS]),
-        len(affiliations) + paper.extra_affiliations, paper.demo,
+        paper.id,
+        paper.version,
+        paper.primary_category,
+        paper.published[:10],
+        paper.title,
+        paper.abstract[:CARD_ABSTRACT_CHARS],
+        tuple(a.name for a in paper.authors[:CARD_AUTHORS]),
+        len(paper.authors) + paper.extra_authors,
+        tuple(affiliations[:CARD_AFFILIATIONS]),
+        len(affiliations) + paper.extra_affiliations,
+        paper.demo,
     )
 
 
@@ -153,13 +160,35 @@ def row_of(doc: dict[str, Any]) -> Row:
     )
     version, primary = int(doc["version"]), str(doc["primary_category"])
     card = (
-        pid, version, primary, published[:10], title, abstract[:CARD_ABSTRACT_CHARS],
-        LIST_MARK.join(names[:CARD_AUTHORS]), len(names),
-        LIST_MARK.join(affiliations[:CARD_AFFILIATIONS]), len(affiliations), str(doc.get("updated") or published),
+        pid,
+        version,
+        primary,
+        published[:10],
+        title,
+        abstract[:CARD_ABSTRACT_CHARS],
+        LIST_MARK.join(names[:CARD_AUTHORS]),
+        len(names),
+        LIST_MARK.join(affiliations[:CARD_AFFILIATIONS]),
+        len(affiliations),
+        str(doc.get("updated") or published),
     )
     # Everything the row is made from (the row follows from it), with marks between the parts.
-    source = "\x1f".join([
-        pid, title, abstract, comment, journal_ref, str(version), primary, published, str(doc.get("updated")), *categories,
-        "\x1e", *names, "\x1e", *every_affiliation,
-    ])
+    source = "\x1f".join(
+        [
+            pid,
+            title,
+            abstract,
+            comment,
+            journal_ref,
+            str(version),
+            primary,
+            published,
+            str(doc.get("updated")),
+            *categories,
+            "\x1e",
+            *names,
+            "\x1e",
+            *every_affiliation,
+        ]
+    )
     return Row(pid, text, date_key(published), card, zlib.crc32(source.encode("utf-8", "surrogatepass")))

@@ -11,8 +11,19 @@ from reader.service.views import ALL, FOR_YOU, HIDDEN, NEW, RISING, STARRED, UPD
 from reader.store import Store
 
 __all__ = [
-    "ALL", "FOR_YOU", "HIDDEN", "NEW", "RISING", "STARRED", "UPDATED", "VIEW_KINDS",
-    "CacheUpdate", "DemoSource", "LibraryService", "View", "open_service",
+    "ALL",
+    "FOR_YOU",
+    "HIDDEN",
+    "NEW",
+    "RISING",
+    "STARRED",
+    "UPDATED",
+    "VIEW_KINDS",
+    "CacheUpdate",
+    "DemoSource",
+    "LibraryService",
+    "View",
+    "open_service",
 ]
 
 

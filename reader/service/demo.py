@@ -46,9 +46,7 @@ class DemoSource:
         topic = view.topic or self.set.topic
         title = f"Demo · {topic}"
         if view.topic in (None, self.set.topic):
-            page = dataclasses.replace(
-                momentum, last4=figures["last4"], change_pct=figures["change_pct"], share_pct=figures["share_pct"]
-            )
+            page = dataclasses.replace(momentum, last4=figures["last4"], change_pct=figures["change_pct"], share_pct=figures["share_pct"])
             bundled = len(self.set.papers)
             title += f" · bars: the {bundled} bundled papers of {figures['latest_papers']:,}"
             return momentum, title, f"On the page: {headline(page)}"

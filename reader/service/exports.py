@@ -67,7 +67,7 @@ def update_bib(
         raise ReaderError(f"{path}, {error}") from None
     if result.added:
         append_user_file(path, raw, result.text.encode("utf-8", "surrogateescape"))
-        record_written(data_dir, fingerprints("bibtex", result.text[len(old):]))
+        record_written(data_dir, fingerprints("bibtex", result.text[len(old) :]))
     return result
 
 
@@ -78,6 +78,7 @@ class ExportMethods:
     settings: Settings
 
     if TYPE_CHECKING:
+
         def citation_keys(self, papers: list[Paper], taken: Sequence[str] = ()) -> dict[str, str]: ...
 
     def users_entries(self, format: str, path: Path, writing: str) -> Holdings | None:
@@ -89,5 +90,12 @@ class ExportMethods:
     def update_export(self, path: Path, papers: list[Paper]) -> Update:
         """Add the papers a .bib lacks, as `reader export --update` does."""
         tags = {pid: list(names) for pid, names in self.store.tags_of(p.id for p in papers).items() if names}
-        return update_bib(self.store.data_dir, path, papers, keys=self.citation_keys, tags=tags, notes=self.store.notes(),
-                          print_arxiv_id=self.settings.bibtex_print_arxiv_id)
+        return update_bib(
+            self.store.data_dir,
+            path,
+            papers,
+            keys=self.citation_keys,
+            tags=tags,
+            notes=self.store.notes(),
+            print_arxiv_id=self.settings.bibtex_print_arxiv_id,
+        )

@@ -77,7 +77,9 @@ class FeatureKeeper:
     def __init__(self, store: Store):
         self.store = store
         self._jobs: list[Future] = []
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reader-features")  # in order: a shard's jobs build on each other
+        self._worker = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="reader-features"
+        )  # in order: a shard's jobs build on each other
 
     def on_shard(self, shard: str, docs: dict[str, dict], papers: list[Paper], before: os.stat_result | None) -> None:
         after = shard_stamp(self.store, shard)  # under the save's lock: the shard as `docs` hold it

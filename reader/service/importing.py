@@ -174,7 +174,7 @@ def _by_title(citation: Citation, found: list[tuple[str, list[str]]]) -> Match:
     if len(found) > 1:
         shown = ", ".join(pid for pid, _ in found[:5]) + (" ..." if len(found) > 5 else "")
         return Match(citation, reason=f"{len(found)} cached papers have this title ({shown}): give its arXiv id")
-    (pid, names), = found
+    ((pid, names),) = found
     if not shares_author(citation.families, names):
         names_given = "names no author" if not any(citation.families) else "shares no author's family name with it"
         return Match(citation, reason=f"the cached paper with this title ({pid}) {names_given}: give its arXiv id")

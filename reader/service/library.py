@@ -60,6 +60,7 @@ T = TypeVar("T")
 QUIT_SECONDS = 2.0  # the longest a quit waits for the writer thread
 CLOSE_SECONDS = 60.0  # ...and a close without a quit (tests, scripts): any queued write done
 
+
 @dataclass(frozen=True, slots=True)
 class CacheUpdate:
     """The cache's state, read and counted in a worker thread, for the UI's thread to take."""
@@ -272,8 +273,15 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         """The papers in an export format (see core/exporting.py), with the user's tags and notes,
         under their recorded keys. Call in a worker."""
         tags = {pid: list(names) for pid, names in self.store.tags_of(p.id for p in papers).items() if names}
-        return render(format, papers, unicode=unicode, tags=tags, notes=self.store.notes(), keys=self.citation_keys(papers),
-                      print_arxiv_id=self.settings.bibtex_print_arxiv_id)
+        return render(
+            format,
+            papers,
+            unicode=unicode,
+            tags=tags,
+            notes=self.store.notes(),
+            keys=self.citation_keys(papers),
+            print_arxiv_id=self.settings.bibtex_print_arxiv_id,
+        )
 
     def citation(self, paper: Paper) -> str:
         """The paper's BibTeX entry under its recorded key (what `y` copies). Call in a worker."""
@@ -354,8 +362,12 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         self.outside.taken(update.stamps)
 
     async def sync(
-        self, topics: list[Topic], options: ClientOptions | None, *,
-        on_event: Callable[[SyncEvent], None], on_notice: Callable[[str], None],
+        self,
+        topics: list[Topic],
+        options: ClientOptions | None,
+        *,
+        on_event: Callable[[SyncEvent], None],
+        on_notice: Callable[[str], None],
     ) -> SyncReport:
         """Sync `topics` into the cache in a child process (see sync/process.py), from arXiv as
         `options` say (None: as the settings say), passing on its events and notices; its

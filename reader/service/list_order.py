@@ -16,7 +16,6 @@ from reader.service.ranker import RankedList
 from reader.service.views import FOR_YOU, View
 
 if TYPE_CHECKING:
-
     from reader.core.library import Library
     from reader.core.ranking import NeedsStars
     from reader.service.demo import DemoSource

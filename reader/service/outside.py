@@ -125,6 +125,7 @@ class OutsideMethods:
     _library_writes: int
 
     if TYPE_CHECKING:
+
         @property
         def is_demo(self) -> bool: ...
         def read_update(self) -> CacheUpdate: ...

@@ -62,7 +62,9 @@ def ranked_list(result: Ranking | NeedsStars, reasons_for: int = REASONS_AHEAD) 
     if isinstance(result, NeedsStars):
         return result
     ids = PackedIds.pack(result.ids)
-    return RankedList(list(result.ids) if ids is None else ids, array("d", result.scores), {s.id: s.because for s in result.top(reasons_for)})
+    return RankedList(
+        list(result.ids) if ids is None else ids, array("d", result.scores), {s.id: s.because for s in result.top(reasons_for)}
+    )
 
 
 # --- in the ranking process ----------------------------------------------------------------------

@@ -93,7 +93,10 @@ class TagsAndNotes:
             return pending
 
     def set_tags(
-        self, ids: Iterable[str], add: Iterable[str] = (), remove: Iterable[str] = (),
+        self,
+        ids: Iterable[str],
+        add: Iterable[str] = (),
+        remove: Iterable[str] = (),
         on_error: Callable[[str], None] | None = None,
     ) -> Future:
         """Tag and untag papers; the future gives their tags after (None if not saved)."""
@@ -125,4 +128,3 @@ class TagsAndNotes:
             return kept
 
         return self._write(write, on_error)
-

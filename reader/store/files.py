@@ -226,7 +226,9 @@ def file_lock(path: Path, *, wait: float, what: str) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise StoreLockedError(f"{what}: another reader process is busy with {path.parent}; try again when it is done") from None
+                    raise StoreLockedError(
+                        f"{what}: another reader process is busy with {path.parent}; try again when it is done"
+                    ) from None
                 time.sleep(pause)  # short at first: most holders (a star's write) are done in a few ms
                 pause = min(pause * 2, 0.02)
         try:

@@ -52,13 +52,29 @@ def encode(token: str, source: Source, index: PaperIndex) -> bytes | None:
     if packed is None:
         return None
     ids, ends = packed.blob, packed.ends
-    header = json.dumps({
-        "token": token, "source": list(source), "topics": index.topics, "papers": len(index), "ids": len(ids), "order": sys.byteorder,
-    }).encode()
-    body = b"".join((
-        MAGIC, _LENGTH.pack(len(header)), header, ids, ends.tobytes(), array(VERSION_TYPE, index.versions).tobytes(),
-        array(DAY_TYPE, index.days).tobytes(), array(MASK_TYPE, index.masks).tobytes(), array(ARRIVED_TYPE, index.arrived).tobytes(),
-    ))
+    header = json.dumps(
+        {
+            "token": token,
+            "source": list(source),
+            "topics": index.topics,
+            "papers": len(index),
+            "ids": len(ids),
+            "order": sys.byteorder,
+        }
+    ).encode()
+    body = b"".join(
+        (
+            MAGIC,
+            _LENGTH.pack(len(header)),
+            header,
+            ids,
+            ends.tobytes(),
+            array(VERSION_TYPE, index.versions).tobytes(),
+            array(DAY_TYPE, index.days).tobytes(),
+            array(MASK_TYPE, index.masks).tobytes(),
+            array(ARRIVED_TYPE, index.arrived).tobytes(),
+        )
+    )
     return body + _CRC.pack(zlib.crc32(body))
 
 
@@ -136,7 +152,13 @@ def _decode(raw: bytes, token: str, source: Source, whole: bool) -> PaperIndex |
     blob = body[offset : offset + id_bytes]
     offset += id_bytes
     columns: dict[str, array] = {}
-    for name, typecode in (("ends", END_TYPE), ("versions", VERSION_TYPE), ("days", DAY_TYPE), ("masks", MASK_TYPE), ("arrived", ARRIVED_TYPE)):
+    for name, typecode in (
+        ("ends", END_TYPE),
+        ("versions", VERSION_TYPE),
+        ("days", DAY_TYPE),
+        ("masks", MASK_TYPE),
+        ("arrived", ARRIVED_TYPE),
+    ):
         column = array(typecode)
         if whole or name in ("ends", "days", "masks"):
             column.frombytes(body[offset : offset + column.itemsize * papers])

@@ -35,7 +35,8 @@ def new_token() -> str:
 def encode(token: str, changes: Changes, arrived: int) -> bytes:
     payload = json.dumps(
         {"arrived": arrived, "rows": [[pid, version, day, topic] for pid, (version, day, topic) in changes.items()]},
-        ensure_ascii=False, separators=(",", ":"),
+        ensure_ascii=False,
+        separators=(",", ":"),
     ).encode("utf-8")
     return f"{token} {zlib.crc32(payload):08x} ".encode() + payload + b"\n"
 

@@ -79,7 +79,9 @@ def _read(path: Path) -> dict[str, dict[str, bool]]:
     raw = read_file(path)
     marks = parse_json(raw or b"", path).get("marks", {}).get("1")
     if not isinstance(marks, dict) or not all(
-        isinstance(pid, str) and isinstance(wanted, dict) and wanted
+        isinstance(pid, str)
+        and isinstance(wanted, dict)
+        and wanted
         and all(kind in MARK_KINDS and isinstance(value, bool) for kind, value in wanted.items())
         for pid, wanted in marks.items()
     ):

@@ -113,7 +113,6 @@ class LibraryStateMethods:
             self._library.update("saving a note", change)
         return note
 
-
     # --- citation keys -------------------------------------------------------------------------
 
     def citation_keys(self, papers: Sequence[Paper], taken: Iterable[str] = ()) -> dict[str, str]:

@@ -80,12 +80,20 @@ def check_sync(data: dict) -> None:
         expect(is_str_list(doc.get("categories", [])), f"topics: {doc['name']!r} has categories that are not a list of names")
         total = doc.get("arxiv_total")
         expect(total is None or (type(total) is int and total >= 0), f"topics: {doc['name']!r} has an arXiv total that is not a count")
-        expect(type(doc.get("spans", [])) is list and all(_is_span(s) for s in doc.get("spans", [])), f"topics: {doc['name']!r} has spans that are not pairs of minutes")
-        expect(doc.get("spans_fetched") is None or is_iso_day(doc["spans_fetched"]), f"topics: {doc['name']!r} has a spans_fetched that is not a date")
+        expect(
+            type(doc.get("spans", [])) is list and all(_is_span(s) for s in doc.get("spans", [])),
+            f"topics: {doc['name']!r} has spans that are not pairs of minutes",
+        )
+        expect(
+            doc.get("spans_fetched") is None or is_iso_day(doc["spans_fetched"]),
+            f"topics: {doc['name']!r} has a spans_fetched that is not a date",
+        )
     for doc in data.get("not_on_arxiv", {}).values():
         ids = doc.get("ids")
-        expect(type(ids) is dict and all(ARXIV_ID.match(k) and is_iso_day(v) for k, v in ids.items()),
-               "not_on_arxiv: ids that are not arXiv ids with the day they were asked")
+        expect(
+            type(ids) is dict and all(ARXIV_ID.match(k) and is_iso_day(v) for k, v in ids.items()),
+            "not_on_arxiv: ids that are not arXiv ids with the day they were asked",
+        )
     for doc in data.get("totals", {}).values():
         expect(type(doc.get("window")) is str, "totals: a count without its window")
         expect(type(doc.get("count")) is int and doc["count"] >= 0, f"totals: {doc['window']!r} has a count that is not a number")
@@ -122,20 +130,27 @@ def check_index(data: dict) -> PaperIndex:
     expect(is_str_list(doc.get("ids")), "index: ids that are not a list of ids")
     ids: list[str] = doc["ids"]
     n = len(ids)
-    expect(is_int_list(doc.get("versions"), 1, MAX_VERSION) and len(doc["versions"]) == n, "index: versions that are not whole numbers, one per paper")
+    expect(
+        is_int_list(doc.get("versions"), 1, MAX_VERSION) and len(doc["versions"]) == n,
+        "index: versions that are not whole numbers, one per paper",
+    )
     expect(is_int_list(doc.get("days"), MIN_DAY, MAX_DAY) and len(doc["days"]) == n, "index: days that are not dates, one per paper")
-    expect(is_int_list(doc.get("masks"), 0, (1 << len(topics)) - 1) and len(doc["masks"]) == n, "index: topic masks that do not fit the topics, one per paper")
+    expect(
+        is_int_list(doc.get("masks"), 0, (1 << len(topics)) - 1) and len(doc["masks"]) == n,
+        "index: topic masks that do not fit the topics, one per paper",
+    )
     arrived = doc.get("arrived")  # absent in an index written before arrivals were kept
-    expect(arrived is None or (is_int_list(arrived, 0, MAX_ARRIVED) and len(arrived) == n), "index: arrival times that are not whole numbers, one per paper")
+    expect(
+        arrived is None or (is_int_list(arrived, 0, MAX_ARRIVED) and len(arrived) == n),
+        "index: arrival times that are not whole numbers, one per paper",
+    )
     return PaperIndex(topics, ids, doc["versions"], doc["days"], doc["masks"], arrived)
 
 
 # index.json as the store writes it: compact, its columns in this order.
 _INDEX_HEAD = re.compile(r'\{"meta":\{"1":\{"schema":([0-9]+)(?:,"log":"([0-9a-f]{8,32})")?\}\},"index":\{"1":\{"topics":')
 _NUMBERS = r"\[[0-9,]*\]"
-_INDEX_TAIL = re.compile(
-    rf',"versions":({_NUMBERS}),"days":({_NUMBERS}),"masks":({_NUMBERS})(?:,"arrived":({_NUMBERS}))?\}}\}}\}}\s*'
-)
+_INDEX_TAIL = re.compile(rf',"versions":({_NUMBERS}),"days":({_NUMBERS}),"masks":({_NUMBERS})(?:,"arrived":({_NUMBERS}))?\}}\}}\}}\s*')
 
 
 def _index_columns(text: str) -> tuple[int, str | None, list[str], list[str], re.Match[str]] | None:
@@ -221,6 +236,7 @@ def _how_many(numbers: str) -> int | None:
     if ",," in numbers or numbers.startswith("[,") or numbers.endswith(",]"):
         return None
     return numbers.count(",") + 1
+
 
 # --- papers/*.json -------------------------------------------------------------------------------
 

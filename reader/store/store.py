@@ -116,7 +116,24 @@ def _shard_sort_key(shard: str) -> str:
 
 
 # What a data directory holds: a directory with other files and none of these is not one.
-OWN_NAMES = frozenset({"user.json", "user.json.bak", "sync.json", "index.json", "index.log", "index.columns", "papers", "keymap.toml", ".lock", ".user.lock", ".sync.lock"}) | LIBRARY_FILES
+OWN_NAMES = (
+    frozenset(
+        {
+            "user.json",
+            "user.json.bak",
+            "sync.json",
+            "index.json",
+            "index.log",
+            "index.columns",
+            "papers",
+            "keymap.toml",
+            ".lock",
+            ".user.lock",
+            ".sync.lock",
+        }
+    )
+    | LIBRARY_FILES
+)
 
 
 def _refuse_foreign_directory(data_dir: Path) -> None:
@@ -128,9 +145,7 @@ def _refuse_foreign_directory(data_dir: Path) -> None:
     except OSError as error:
         raise StoreError(f"cannot read the data directory {data_dir}: {error.strerror}") from None
     if names and not names & OWN_NAMES:
-        raise StoreError(
-            f"{data_dir} is not a reader data directory (it holds other files): give a new or empty directory"
-        )
+        raise StoreError(f"{data_dir} is not a reader data directory (it holds other files): give a new or empty directory")
 
 
 # Told of a shard just written: its name, every record it now holds (id -> JSON), the papers
@@ -421,9 +436,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
     def _rebuild_index(self) -> PaperIndex:
         """Rebuild from the shards. Topic memberships are lost; the next sync restores them."""
         entries = {
-            p.id: IndexEntry(p.version, p.published[:10], [])
-            for shard in self.shards()
-            for p in self._read_shard_papers(shard, index=None)
+            p.id: IndexEntry(p.version, p.published[:10], []) for shard in self.shards() for p in self._read_shard_papers(shard, index=None)
         }
         index = PaperIndex.build(entries)
         self._write_index(index)
@@ -506,9 +519,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         """Full records of the cached papers (all shards unless told), keyed by id."""
         index = self._load_index()
         papers = {
-            paper.id: paper
-            for shard in (self.shards() if shards is None else shards)
-            for paper in self._read_shard_papers(shard, index)
+            paper.id: paper for shard in (self.shards() if shards is None else shards) for paper in self._read_shard_papers(shard, index)
         }
         if shards is None:
             lost = [pid for pid in index if pid not in papers]
@@ -526,7 +537,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
         found: dict[str, Paper] = {}
         for shard, wanted in by_shard.items():
             docs = find_documents(self._shard_path(shard), "id", wanted) if len(wanted) <= FEW_RECORDS else {}
-            if all(pid in docs and is_record(docs[pid]) and self._indexed(pid, docs[pid]['published']) for pid in wanted):
+            if all(pid in docs and is_record(docs[pid]) and self._indexed(pid, docs[pid]["published"]) for pid in wanted):
                 found.update((pid, Paper.from_json(without_invisible_text(docs[pid]))) for pid in wanted)
             else:  # many, or one missing or odd: the whole shard, checked
                 papers = self.load_papers([shard])
@@ -536,7 +547,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
     def load_paper(self, paper_id: str) -> Paper | None:
         """One paper's full record, decoding only it when its shard is sound (the detail view)."""
         doc = find_document(self._shard_path(shard_of(paper_id)), "id", paper_id)
-        if doc is not None and is_record(doc) and self._indexed(paper_id, doc['published']):
+        if doc is not None and is_record(doc) and self._indexed(paper_id, doc["published"]):
             return Paper.from_json(without_invisible_text(doc))
         return self.load_papers([shard_of(paper_id)]).get(paper_id)
 
@@ -577,9 +588,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
     def _search_path(self, shard: str, stemmed: bool = False) -> Path:
         return self.data_dir / "papers" / f"{shard}.{'stems' if stemmed else 'search'}.json"
 
-    def search_texts(
-        self, shard: str, valid_text: Callable[[str], bool] | None = None, *, stemmed: bool = False
-    ) -> dict[str, str] | None:
+    def search_texts(self, shard: str, valid_text: Callable[[str], bool] | None = None, *, stemmed: bool = False) -> dict[str, str] | None:
         """The shard's saved search texts by paper id (`stemmed`: their stemmed form), or None
         when missing, stale or damaged (a damaged file is moved aside: the caller builds the
         texts again). `valid_text` says whether one text has the form its builder gives it."""
@@ -641,9 +650,7 @@ class Store(UserStateMethods, LibraryStateMethods, SyncStateMethods):
                 for paper in group:
                     day = date.fromisoformat(paper.published[:10]).toordinal()
                     position = None if paper.id in changes else index.row(paper.id, day)
-                    known = changes[paper.id][0] if paper.id in changes else (
-                        index.versions[position] if position is not None else None
-                    )
+                    known = changes[paper.id][0] if paper.id in changes else (index.versions[position] if position is not None else None)
                     if known is None or paper.id not in docs or paper.version >= known:
                         if known is None:
                             result.new += 1

@@ -36,8 +36,12 @@ class TopicSyncState:
     @classmethod
     def from_doc(cls, doc: dict[str, Any]) -> TopicSyncState:
         return cls(
-            doc["name"], doc.get("query", ""), doc.get("last_sync"), doc.get("arxiv_total"),
-            tuple((first, last) for first, last in doc.get("spans", [])), doc.get("spans_fetched"),
+            doc["name"],
+            doc.get("query", ""),
+            doc.get("last_sync"),
+            doc.get("arxiv_total"),
+            tuple((first, last) for first, last in doc.get("spans", [])),
+            doc.get("spans_fetched"),
         )
 
 
@@ -82,9 +86,7 @@ class SyncStateMethods:
         with self._locked("saving sync state"):
             self._sync_db().table("topics").upsert({"name": topic, **fields}, Query().name == topic)
 
-    def record_progress(
-        self, topic: str, query: str, spans: list[Span], fetched_day: str, arxiv_total: int | None
-    ) -> None:
+    def record_progress(self, topic: str, query: str, spans: list[Span], fetched_day: str, arxiv_total: int | None) -> None:
         """What a sync has fetched whole so far (after the papers themselves are saved): an
         interrupted sync resumes from here."""
         fields: dict[str, Any] = {"query": query, "spans": [list(s) for s in spans], "spans_fetched": fetched_day}
@@ -116,9 +118,7 @@ class SyncStateMethods:
     def cache_total(self, window: str, count: int) -> None:
         self._read_sync("totals")  # repair before writing
         with self._locked("saving arXiv totals"):
-            self._sync_db().table("totals").upsert(
-                {"window": window, "count": count, "fetched": now_iso()}, Query().window == window
-            )
+            self._sync_db().table("totals").upsert({"window": window, "count": count, "fetched": now_iso()}, Query().window == window)
 
     def not_on_arxiv(self) -> dict[str, str]:
         """Ids `reader import` asked arXiv for and it had no paper under, each with the day it

@@ -89,9 +89,7 @@ class UserStateMethods:
     def marks(self) -> Marks:
         return self._user.read().mark_sets()
 
-    def set_marks(
-        self, ids: Iterable[str], *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None
-    ) -> None:
+    def set_marks(self, ids: Iterable[str], *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None) -> None:
         """Mark papers read/unread, starred/unstarred and/or hidden/shown in one write of user.json.
         Marking read (again) keeps the version the cache holds: a later one is an update."""
         self.apply_marks(dict.fromkeys(ids, {"read": read, "starred": starred, "hidden": hidden}))

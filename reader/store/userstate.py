@@ -104,7 +104,9 @@ class UserDoc(UserFileDoc):
             if versions is None:
                 self.marks[kind] = dict.fromkeys(ids, 0)
             else:
-                expect(is_int_list(versions, 0) and len(versions) == len(ids), "marks: read versions that are not whole numbers, one per id")
+                expect(
+                    is_int_list(versions, 0) and len(versions) == len(ids), "marks: read versions that are not whole numbers, one per id"
+                )
                 self.marks[kind] = dict(zip(ids, versions))
         hidden = only_doc(data, "hidden")
         if hidden is not None:
@@ -114,8 +116,10 @@ class UserDoc(UserFileDoc):
         for visit in data.get("visits", {}).values():
             key, previous, current = visit.get("key"), visit.get("previous"), visit.get("current")
             expect(type(key) is str, "visits: a visit without its key")
-            expect(is_int_list([current], 0) and (previous is None or is_int_list([previous], 0, current)),
-                   f"visits: the times of {key!r} are not times in order")
+            expect(
+                is_int_list([current], 0) and (previous is None or is_int_list([previous], 0, current)),
+                f"visits: the times of {key!r} are not times in order",
+            )
             self.visits[key] = (previous, current)
 
     def dump_tables(self) -> dict[str, Any]:
@@ -128,8 +132,7 @@ class UserDoc(UserFileDoc):
             },
             "hidden": {"1": {"ids": list(self.hidden)}},
             "watches": numbered(self.watches),
-            "visits": numbered({"key": key, "previous": previous, "current": current}
-                                for key, (previous, current) in self.visits.items()),
+            "visits": numbered({"key": key, "previous": previous, "current": current} for key, (previous, current) in self.visits.items()),
         }
 
     def copy_tables(self, doc: UserDoc) -> None:

@@ -46,8 +46,13 @@ class Added:
         return [*self.cached, *self.saved]
 
 
-async def add_papers(store: Store, options: ClientOptions, refs: Sequence[tuple[str, int | None]], today: date,
-                     on_notice: Callable[[str], None] | None = None) -> Added:
+async def add_papers(
+    store: Store,
+    options: ClientOptions,
+    refs: Sequence[tuple[str, int | None]],
+    today: date,
+    on_notice: Callable[[str], None] | None = None,
+) -> Added:
     """Fetch and keep the papers of `refs` ((id, version or None), as ids.parse_paper_id reads
     them) that the cache lacks, or holds older than the version asked."""
     from reader.arxiv.client import ArxivClient
@@ -66,7 +71,9 @@ async def add_papers(store: Store, options: ClientOptions, refs: Sequence[tuple[
     now = await asyncio.to_thread(store.cached_versions, fetched.saved)
     added.saved = {pid: now[pid] for pid in fetched.saved if pid in now}
     added.missing, added.refused, added.not_fetched, added.error = fetched.missing, fetched.refused, fetched.not_tried, fetched.error
-    added.older = {pid: version for pid, version in asked.items() if pid in added.saved and version is not None and version > added.saved[pid]}
+    added.older = {
+        pid: version for pid, version in asked.items() if pid in added.saved and version is not None and version > added.saved[pid]
+    }
     if fetched.missing or fetched.saved:  # as `reader import` remembers them (and forgets one found now)
         await asyncio.to_thread(store.record_not_on_arxiv, dict.fromkeys(fetched.missing, today.isoformat()), fetched.saved)
     return added
@@ -78,7 +85,9 @@ async def add_papers(store: Store, options: ClientOptions, refs: Sequence[tuple[
 def add_job(data_dir: Path, refs: Sequence[tuple[str, int | None]], today: date, options: ClientOptions) -> dict[str, Any]:
     """What the child needs, as plain data."""
     return {
-        "data_dir": str(data_dir), "refs": [list(ref) for ref in refs], "today": today.isoformat(),
+        "data_dir": str(data_dir),
+        "refs": [list(ref) for ref in refs],
+        "today": today.isoformat(),
         "client": dataclasses.asdict(options),
         "log": bool(logging.getLogger("reader").handlers),  # log where this process logs, if it does
     }
@@ -88,8 +97,9 @@ def add_in_child(job: dict[str, Any]) -> Added:
     """Run `job` in a child process and wait for it (call it in a worker thread): what it added,
     or ReaderError."""
     try:
-        child = subprocess.run([sys.executable, "-m", "reader.sync.adding"], input=json.dumps(job).encode() + b"\n",
-                               capture_output=True, check=False)
+        child = subprocess.run(
+            [sys.executable, "-m", "reader.sync.adding"], input=json.dumps(job).encode() + b"\n", capture_output=True, check=False
+        )
     except OSError as error:
         raise ReaderError(f"the fetch could not start ({error.strerror or error})") from None
     outcome: dict[str, Any] = {}

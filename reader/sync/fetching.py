@@ -33,9 +33,7 @@ class Fetched:
     unreachable: bool = False
 
 
-async def fetch_ids(
-    store: Store, client: ArxivClient, ids: list[str], on_progress: Callable[[int, int], None] | None = None
-) -> Fetched:
+async def fetch_ids(store: Store, client: ArxivClient, ids: list[str], on_progress: Callable[[int, int], None] | None = None) -> Fetched:
     """Fetch `ids` (unversioned) ID_BATCH at a time and keep what arXiv returns. A failure stops
     the run: what was saved stays, the rest is `not_tried`."""
     result = Fetched()
@@ -48,7 +46,12 @@ async def fetch_ids(
 
 
 async def _fetch(
-    store: Store, client: ArxivClient, ids: list[str], on_progress: Callable[[int, int], None] | None, features: FeatureKeeper, result: Fetched
+    store: Store,
+    client: ArxivClient,
+    ids: list[str],
+    on_progress: Callable[[int, int], None] | None,
+    features: FeatureKeeper,
+    result: Fetched,
 ) -> None:
     pending = [ids[start : start + ID_BATCH] for start in range(0, len(ids), ID_BATCH)]
     done = 0

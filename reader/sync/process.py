@@ -47,7 +47,10 @@ async def sync_in_child(job: dict[str, Any], on_event: Callable[[SyncEvent], Non
     stopped = False
     # The child's stderr joins its stdout: a line that is not a message is what it said on the way out.
     process = subprocess.Popen(
-        [sys.executable, "-m", "reader.sync.process"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        [sys.executable, "-m", "reader.sync.process"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
     assert process.stdin is not None and process.stdout is not None
     output = process.stdout
@@ -133,7 +136,10 @@ async def _sync(job: dict[str, Any]) -> SyncReport:
     topics = [Topic(name, query) for name, query in job["topics"]]
     async with ArxivClient(ClientOptions(**job["client"]), on_notice=lambda message: _send("notice", message)) as client:
         syncer = Syncer(
-            store, client, today=date.fromisoformat(job["today"]), horizon_weeks=job["horizon_weeks"],
+            store,
+            client,
+            today=date.fromisoformat(job["today"]),
+            horizon_weeks=job["horizon_weeks"],
             on_event=lambda event: _send("event", dataclasses.asdict(event)),
         )
         return await syncer.run(topics)

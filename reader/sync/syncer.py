@@ -200,7 +200,6 @@ class Syncer:
         return count
 
 
-
 class _Run:
     """One topic's fetch: the horizon `[lo, top]` as one `submittedDate` window ANDed with the
     query, newest first. Where arXiv stops serving (ARXIV_RESULT_CAP), the rest of the window
@@ -336,8 +335,12 @@ class _Run:
         if self.run_low is not None and self.run_low <= self.top:
             spans = coverage.merge_spans([*self.base, (self.run_low, self.top)])
             await asyncio.to_thread(
-                store.record_progress, self.topic.name, self.topic.query, spans,
-                self.syncer.today.isoformat(), result.arxiv_total,
+                store.record_progress,
+                self.topic.name,
+                self.topic.query,
+                spans,
+                self.syncer.today.isoformat(),
+                result.arxiv_total,
             )
         self.saving = False
 

@@ -79,7 +79,9 @@ class Collections(ScreenPart[CollectionsHost]):
                 return
             app = self.screen.app
             if self.screen.service.is_demo:  # saved for the papers a sync brings: the demo set is never watched
-                app.notify(f"Watching '{watch.name}' in your synced papers ({key(app, 'app.sync')} syncs your topics): the demo papers are not watched.")
+                app.notify(
+                    f"Watching '{watch.name}' in your synced papers ({key(app, 'app.sync')} syncs your topics): the demo papers are not watched."
+                )
                 return
             self._watch_changed(f"Watching '{watch.name}': its papers are marked ◆ on their cards.", View.of_watch(watch.name))
 
@@ -102,7 +104,9 @@ class Collections(ScreenPart[CollectionsHost]):
 
     def rename_tag(self) -> None:
         if self.screen.view.kind != "tag" or self.screen.view.name is None:
-            self.screen.app.notify(f"Select a tag in the sidebar first: {key(self.screen.app, 'app.rename_tag')} renames it.", severity="warning")
+            self.screen.app.notify(
+                f"Select a tag in the sidebar first: {key(self.screen.app, 'app.rename_tag')} renames it.", severity="warning"
+            )
             return
         old = self.screen.view.name
 
@@ -144,7 +148,10 @@ class Collections(ScreenPart[CollectionsHost]):
         """d: the selected topic, watch or tag, after asking."""
         view, name = self.screen.view, self.screen.view.name
         if view.kind not in ("topic", "watch", "tag") or name is None:
-            self.screen.app.notify(f"Select a topic, watch or tag in the sidebar first: {key(self.screen.app, 'app.delete_topic')} deletes it.", severity="warning")
+            self.screen.app.notify(
+                f"Select a topic, watch or tag in the sidebar first: {key(self.screen.app, 'app.delete_topic')} deletes it.",
+                severity="warning",
+            )
             return
         question = {
             "topic": f"Delete the topic '{name}'? Papers, stars and read marks are kept.",

@@ -79,7 +79,9 @@ class PaperRecord:
         if self.paper is None:
             return self
         note = NoteSection(self.note if self.keeps_note else None)
-        look = record_look(service, self.paper_id, self.tags, note, screen_width, read=True, full_text=self.full_text, cited_by=self.cited_by)
+        look = record_look(
+            service, self.paper_id, self.tags, note, screen_width, read=True, full_text=self.full_text, cited_by=self.cited_by
+        )
         return dataclasses.replace(self, lines=render_record(self.paper, look))
 
     @classmethod
@@ -93,8 +95,16 @@ class PaperRecord:
 
 
 def record_look(
-    service: LibraryService, paper_id: str, tags: tuple[str, ...], note: NoteSection, screen_width: int, *,
-    read: bool | None = None, full_text: TextSummary | None = None, cited_by: int | None = None, keys: tuple[str, str] = ("b", "c"),
+    service: LibraryService,
+    paper_id: str,
+    tags: tuple[str, ...],
+    note: NoteSection,
+    screen_width: int,
+    *,
+    read: bool | None = None,
+    full_text: TextSummary | None = None,
+    cited_by: int | None = None,
+    keys: tuple[str, str] = ("b", "c"),
 ) -> RecordLook:
     """How a record looks now (`read`: as it will be once the view has marked it; `keys`: those
     listing its references and the papers citing it, as bound now)."""
@@ -102,8 +112,14 @@ def record_look(
     read = paper_id in library.read if read is None else read
     stored = "v reads it: " + full_text.describe(library.starred) if full_text else "v fetches it from arXiv and keeps it"
     return RecordLook(
-        record_width(screen_width), read, paper_id in library.starred, tuple(library.topics_of(paper_id)), tags, note,
-        "" if service.is_demo else stored, citations_said(full_text is not None, cited_by, keys),
+        record_width(screen_width),
+        read,
+        paper_id in library.starred,
+        tuple(library.topics_of(paper_id)),
+        tags,
+        note,
+        "" if service.is_demo else stored,
+        citations_said(full_text is not None, cited_by, keys),
     )
 
 
@@ -131,7 +147,9 @@ class DetailScreen(PaperScreen):
         *PAPER_BINDINGS,
         Binding("v", "full_text", "Full text", id="detail.full_text", tooltip="Read the paper in full (fetched once, then kept)"),
         REFERENCES,
-        Binding("c", "cited_by", "Cited by", show=False, id="detail.cited_by", tooltip="The cached papers whose stored texts cite this one"),
+        Binding(
+            "c", "cited_by", "Cited by", show=False, id="detail.cited_by", tooltip="The cached papers whose stored texts cite this one"
+        ),
         Binding("right_square_bracket", "step(1)", "Next paper", id="detail.next"),
         Binding("left_square_bracket", "step(-1)", "Previous", id="detail.previous"),
         Binding("N", "edit_note", "Note", id="detail.note", tooltip="Write the paper's note here (saved as you type)"),
@@ -220,14 +238,22 @@ class DetailScreen(PaperScreen):
         its top, else where it was scrolled to."""
         if self.paper is None:
             gone = self._shown is not None and self._shown.paper_id == self.paper_id
-            self.record_view.show(RecordLines.message("This paper is no longer in the cache." if gone else "Loading the record…"), home=home)
+            self.record_view.show(
+                RecordLines.message("This paper is no longer in the cache." if gone else "Loading the record…"), home=home
+            )
             return
         keys = (key(self.app, "detail.note"), key(self.app, "detail.note_editor"))  # a remap is said
         note = NoteSection(self.note_text if self.note_paper_id == self.paper_id else None, self.note_problem, keys)
         shown = self._shown if self._shown is not None and self._shown.paper_id == self.paper_id else None
         look = record_look(
-            self.service, self.paper_id, self.tags, note, self.app.size.width, full_text=shown.full_text if shown else None,
-            cited_by=shown.cited_by if shown else None, keys=(key(self.app, "detail.references"), key(self.app, "detail.cited_by")),
+            self.service,
+            self.paper_id,
+            self.tags,
+            note,
+            self.app.size.width,
+            full_text=shown.full_text if shown else None,
+            cited_by=shown.cited_by if shown else None,
+            keys=(key(self.app, "detail.references"), key(self.app, "detail.cited_by")),
         )
         made = [lines for lines in (self._shown.lines if self._shown else None, self.record_view.lines) if lines is not None]
         lines = next((lines for lines in made if lines.shows(self.paper, look)), None)  # made ahead, or shown
@@ -276,7 +302,9 @@ class DetailScreen(PaperScreen):
         if self.service.is_demo or self.paper.demo:
             self.app.notify("The demo set has no full texts: add a topic and sync to read papers in full.", severity="warning")
             return
-        screen = FullTextScreen(self.service, self.paper_id, self.paper.version, getattr(self.app, "client_options", None), self.open_linked)
+        screen = FullTextScreen(
+            self.service, self.paper_id, self.paper.version, getattr(self.app, "client_options", None), self.open_linked
+        )
 
         def back(_: object) -> None:
             self.load_paper(self.paper_id)
@@ -333,7 +361,9 @@ class DetailScreen(PaperScreen):
             return
         url = note_link(links[index])
         if url is None:
-            self.app.notify(f"Not opened: only http and https links open from a note ({clean_text(links[index])[:80]}).", severity="warning")
+            self.app.notify(
+                f"Not opened: only http and https links open from a note ({clean_text(links[index])[:80]}).", severity="warning"
+            )
         else:
             self.open_in_browser(url)
 

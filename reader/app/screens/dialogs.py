@@ -25,7 +25,11 @@ ResultType = TypeVar("ResultType")
 
 ADD_TEXTS = {
     "topic": ("Add a topic", "Name, e.g. RL for LLM Agents", 'arXiv query, e.g. abs:"reinforcement learning" AND cat:cs.LG'),
-    "watch": ("Add a watch: names and words to spot in the cache", "Name, e.g. Levine", 'arXiv query, e.g. au:levine OR abs:"process reward"'),
+    "watch": (
+        "Add a watch: names and words to spot in the cache",
+        "Name, e.g. Levine",
+        'arXiv query, e.g. au:levine OR abs:"process reward"',
+    ),
 }
 
 

@@ -150,12 +150,15 @@ class ExportActions(Screen):
         if self.service.is_demo:
             self.app.notify(
                 f"The demo papers have no arXiv ids, so there is nothing to export. Sync your topics ({key(self.app, 'app.sync')}) and star real papers.",
-                severity="warning", timeout=10,
+                severity="warning",
+                timeout=10,
             )
             return
         selections = [(label, ids) for label, ids in self.export_selections() if ids]
         if not selections:
-            self.app.notify(f"Nothing to export: star papers with {key(self.app, 'app.star')}, or pick a view with papers.", severity="warning")
+            self.app.notify(
+                f"Nothing to export: star papers with {key(self.app, 'app.star')}, or pick a view with papers.", severity="warning"
+            )
             return
         format = self.service.setting("export_format") or "bibtex"
         # export_path from a flag, the environment or config.toml, else the path used last
@@ -186,8 +189,10 @@ class ExportActions(Screen):
             papers = self.service.papers(choice.ids)
             if choice.onto == "update":
                 result = self.service.update_export(target, papers)
-                done = (f"{target}: added {plural(len(result.added), 'entry', 'entries', thousands=True)}, "
-                        f"{len(result.kept):,} already there; every entry of the file kept")
+                done = (
+                    f"{target}: added {plural(len(result.added), 'entry', 'entries', thousands=True)}, "
+                    f"{len(result.kept):,} already there; every entry of the file kept"
+                )
             else:
                 text = self.service.export_text(choice.format, papers)
                 held = None if choice.onto == "replace" else self.service.users_entries(choice.format, target, text)

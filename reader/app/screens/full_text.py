@@ -33,7 +33,9 @@ if TYPE_CHECKING:
     from reader.service import LibraryService
 
 # `b` in the detail and full-text views: the references as a list to act on (references.py).
-REFERENCES = Binding("b", "references", "References", show=False, id="detail.references", tooltip="The paper's references: open a cached one, add one")
+REFERENCES = Binding(
+    "b", "references", "References", show=False, id="detail.references", tooltip="The paper's references: open a cached one, add one"
+)
 STYLES = {TITLE: Style(bold=True), HEADING: Style(bold=True), AUTHORS: Style(italic=True), CAPTION: Style(italic=True)}
 MARKED = Style(bold=True)
 
@@ -78,7 +80,9 @@ class FullTextScreen(Screen):
         *RECORD_SCROLL,
     ]
 
-    def __init__(self, service: LibraryService, paper_id: str, version: int, client_options=None, open_paper: Callable[[str], None] | None = None):
+    def __init__(
+        self, service: LibraryService, paper_id: str, version: int, client_options=None, open_paper: Callable[[str], None] | None = None
+    ):
         """`open_paper`: shows a cached paper the references name (the detail view's)."""
         super().__init__()
         self.open_paper = open_paper
@@ -157,7 +161,10 @@ class FullTextScreen(Screen):
         self.app.call_from_thread(self._say, f"Fetching the full text of arXiv:{self.paper_id}v{self.version} from arXiv…")
         try:
             child = self._child = subprocess.Popen(
-                [sys.executable, "-m", "reader.fulltext.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                [sys.executable, "-m", "reader.fulltext.child"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
             )
         except OSError as error:
             self.app.call_from_thread(self._say, f"No full text: the fetch could not start ({error.strerror or error})")
@@ -177,7 +184,8 @@ class FullTextScreen(Screen):
                 if "progress" in message:
                     what, received = message["progress"]
                     self.app.call_from_thread(
-                        self._say, f"Fetching the full text of arXiv:{self.paper_id}v{self.version} ({'PDF' if what == 'pdf' else 'HTML'}): "
+                        self._say,
+                        f"Fetching the full text of arXiv:{self.paper_id}v{self.version} ({'PDF' if what == 'pdf' else 'HTML'}): "
                         f"{received / 2**20:.1f} MB…",
                     )
                 elif "notice" in message:

@@ -73,13 +73,33 @@ class MainScreen(PaperScreen, ExportActions):
         Binding("escape", "clear_filter", "Clear filter", show=False, id="app.clear_filter"),
         Binding("f", "for_you_scope", "For you", show=False, id="app.for_you", tooltip="For you: every topic, or the last topic only"),
         Binding("a", "add_topic", "Add topic", show=False, id="app.add_topic"),
-        Binding("plus", "add_paper", "Add a paper", show=False, id="app.add_paper", tooltip="Add a paper by its arXiv id or link: fetched, kept and shown"),
-        Binding("w", "add_watch", "Add watch", show=False, id="app.add_watch", tooltip="Add a watch: names and words to spot in the cache, e.g. au:levine"),
-        Binding("d", "delete", "Delete", show=False, id="app.delete_topic", tooltip="Delete the selected topic, watch or tag (papers stay)"),
+        Binding(
+            "plus",
+            "add_paper",
+            "Add a paper",
+            show=False,
+            id="app.add_paper",
+            tooltip="Add a paper by its arXiv id or link: fetched, kept and shown",
+        ),
+        Binding(
+            "w",
+            "add_watch",
+            "Add watch",
+            show=False,
+            id="app.add_watch",
+            tooltip="Add a watch: names and words to spot in the cache, e.g. au:levine",
+        ),
+        Binding(
+            "d", "delete", "Delete", show=False, id="app.delete_topic", tooltip="Delete the selected topic, watch or tag (papers stay)"
+        ),
         Binding("f2", "rename_tag", "Rename tag", show=False, id="app.rename_tag"),
-        Binding("S", "sort", "Sort", show=False, id="app.sort", tooltip="Sort: newest first, last updated, title, first author, For you score"),
+        Binding(
+            "S", "sort", "Sort", show=False, id="app.sort", tooltip="Sort: newest first, last updated, title, first author, For you score"
+        ),
         Binding("A", "mark_all_read", "All read", show=False, id="app.mark_all_read", tooltip="Mark every paper shown read (asks first)"),
-        Binding("U", "undo_read", "Undo all read", show=False, id="app.undo_read", tooltip="Undo the last marking of every paper shown read"),
+        Binding(
+            "U", "undo_read", "Undo all read", show=False, id="app.undo_read", tooltip="Undo the last marking of every paper shown read"
+        ),
     ]
     HORIZONTAL_BREAKPOINTS = [(0, "-very-narrow"), (70, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-small"), (32, "-tall")]
@@ -243,7 +263,9 @@ class MainScreen(PaperScreen, ExportActions):
             entries.append(SidebarEntry(View.of_topic(topic.name), topic.name, *library.counts(topic.name), new=new))
         if triage.watches:
             entries.append(SidebarEntry.heading("Watches"))
-            entries += [SidebarEntry(View.of_watch(w.name), w.name, *service.count(triage.watched.get(w.name, set()))) for w in triage.watches]
+            entries += [
+                SidebarEntry(View.of_watch(w.name), w.name, *service.count(triage.watched.get(w.name, set()))) for w in triage.watches
+            ]
         if tags := service.tags():
             entries.append(SidebarEntry.heading("Tags"))
             entries += [SidebarEntry(View.of_tag(name), name, count) for name, count in tags.items()]
@@ -290,9 +312,15 @@ class MainScreen(PaperScreen, ExportActions):
             query = next((w.query for w in self.service.triage.watches if w.name == view.name), "")
             chart.show(None, f"Watch · {view.name}", f"Papers matching {query}")
         elif view.kind == "tag":
-            chart.show(None, f"Tag · {view.name}", f"{plural(len(self.service.select(view)), 'paper', thousands=True)} you tagged {view.name}")
+            chart.show(
+                None, f"Tag · {view.name}", f"{plural(len(self.service.select(view)), 'paper', thousands=True)} you tagged {view.name}"
+            )
         elif view == HIDDEN:
-            chart.show(None, "Hidden", f"Papers you are not interested in: left out of every other view · {key(self.app, 'app.hide')} shows one again")
+            chart.show(
+                None,
+                "Hidden",
+                f"Papers you are not interested in: left out of every other view · {key(self.app, 'app.hide')} shows one again",
+            )
         elif view == RISING:
             missing = f" · — means not synced ({key(self.app, 'app.sync')} syncs)" if self.triage.rising_unsynced else ""
             chart.show(None, "Rising", f"Topics by their last four weeks against the four before · Enter opens one{missing}")
@@ -313,7 +341,11 @@ class MainScreen(PaperScreen, ExportActions):
             if ranking is None:  # the first ranking since the start: it reads every paper's words
                 papers = len(self.service.library.index)
                 # Measured at 100,000 papers: 4 s from the counts saved by an earlier ranking, 18 s without.
-                wait = " (the first after a start reads every paper: seconds; the first time, up to a second per 5,000 papers)" if papers > 20_000 else ""
+                wait = (
+                    " (the first after a start reads every paper: seconds; the first time, up to a second per 5,000 papers)"
+                    if papers > 20_000
+                    else ""
+                )
                 return f"Ranking {plural(papers, 'paper', thousands=True)} by your stars{wait}… the other views work meanwhile"
             return "Nothing left to rank: every paper here is read, starred or hidden"
         if self.unread_only:
@@ -348,7 +380,11 @@ class MainScreen(PaperScreen, ExportActions):
     def show_now(self, ids: Sequence[str], keep: str | None) -> None:
         self.paper_list.empty_message = self._empty_message()
         self.paper_list.show(ids, keep=keep)
-        unread = f"Unread only · {plural(len(ids), 'paper', thousands=True)} · {key(self.app, 'app.unread_only')} shows all" if self.unread_only else ""
+        unread = (
+            f"Unread only · {plural(len(ids), 'paper', thousands=True)} · {key(self.app, 'app.unread_only')} shows all"
+            if self.unread_only
+            else ""
+        )
         title = " · ".join(part for part in (unread, self.order.header()) if part)
         self.paper_list.set_class(bool(title), "-titled")  # a rule above the list, bearing the title
         self.paper_list.border_title = title
@@ -514,7 +550,9 @@ class MainScreen(PaperScreen, ExportActions):
         """Whether the screen reads the cache itself (at its opening, after its sync, for a topic it
         removed): what other processes changed is taken in with it."""
         return any(
-            worker.node is self and worker.group in ("open", "reload", "topics") and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+            worker.node is self
+            and worker.group in ("open", "reload", "topics")
+            and worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
             for worker in self.app.workers
         )
 

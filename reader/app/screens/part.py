@@ -21,11 +21,21 @@ class ScreenHost(Protocol):
     @property
     def app(self) -> App[Any]: ...
 
-    def run_worker(self, work: Any, name: str | None = "", group: str = "default", description: str = "",
-                   exit_on_error: bool = True, start: bool = True, exclusive: bool = False, thread: bool = False) -> Worker[Any]: ...
+    def run_worker(
+        self,
+        work: Any,
+        name: str | None = "",
+        group: str = "default",
+        description: str = "",
+        exit_on_error: bool = True,
+        start: bool = True,
+        exclusive: bool = False,
+        thread: bool = False,
+    ) -> Worker[Any]: ...
 
-    def set_timer(self, delay: float, callback: Callable[[], Any] | None = None, *, name: str | None = None,
-                  pause: bool = False) -> Timer: ...
+    def set_timer(
+        self, delay: float, callback: Callable[[], Any] | None = None, *, name: str | None = None, pause: bool = False
+    ) -> Timer: ...
 
 
 H = TypeVar("H", bound=ScreenHost)

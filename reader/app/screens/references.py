@@ -49,7 +49,12 @@ class PaperLinksScreen(Screen):
     ]
 
     def __init__(
-        self, service: LibraryService, paper_id: str, kind: str, open_paper: Callable[[str], None], client_options: ClientOptions | None = None,
+        self,
+        service: LibraryService,
+        paper_id: str,
+        kind: str,
+        open_paper: Callable[[str], None],
+        client_options: ClientOptions | None = None,
     ):
         """`open_paper`: shows a cached paper in a detail view over this screen (the detail view's)."""
         super().__init__()

@@ -1,4 +1,4 @@
-""""Like: TITLE", the view `m` opens: the cached papers most like one paper, best first, each
+""" "Like: TITLE", the view `m` opens: the cached papers most like one paper, best first, each
 card saying why (see core/similar.py). Enter reads a paper in the detail view; Esc returns to
 where `m` was pressed."""
 
@@ -79,7 +79,8 @@ class SimilarScreen(PaperScreen):
         self.query_one("#like-title", Static).update(Text(f"Like: {paper.title}"))  # feed text: never markup
         about = (
             f"The {plural(len(likeness.papers), 'paper', thousands=True)} most like it, by what sets it apart: {', '.join(likeness.terms)} · Esc returns"
-            if likeness.papers else "Esc returns"
+            if likeness.papers
+            else "Esc returns"
         )
         self.query_one("#like-about", Static).update(Text(about))
         self.paper_list.empty_message = "No cached paper shares a distinctive term with it."

@@ -119,7 +119,9 @@ class Sync(ScreenPart[SyncHost]):
             status.say(f"Sync failed: {error}")
             return
         if report.offline:  # said once: in the status line, or where it is hidden (a short terminal) in a toast
-            message = f"Offline: arXiv cannot be reached (no network?). Showing {'the demo set' if service.is_demo else 'the cached papers'}."
+            message = (
+                f"Offline: arXiv cannot be reached (no network?). Showing {'the demo set' if service.is_demo else 'the cached papers'}."
+            )
             status.say(message)
             if not status.display and not self._offline_told:
                 app.notify(message, severity="warning", timeout=10)

@@ -63,7 +63,7 @@ class TagSuggester(Suggester):
             if name.casefold().startswith(folded) and len(name) > len(stem) and name.casefold() not in taken:
                 # The suggestion must extend what is typed: the typed part keeps its case (the
                 # store finds an existing tag ignoring case).
-                return value + name[len(stem):]
+                return value + name[len(stem) :]
         return None
 
 
@@ -99,8 +99,11 @@ class TagDialog(FormDialog[tuple[str, ...] | None]):
         yield Static(Text.assemble(("Tags of ", "bold"), (self.paper_title, "bold")), classes="dialog-title")
         # Ready for one more tag: typing adds, it does not replace the tags shown.
         yield TagInput(
-            "".join(f"{name}, " for name in self.current), placeholder="e.g. to read, benchmarks, survey",
-            suggester=TagSuggester(by_use), select_on_focus=False, id="tags-line",
+            "".join(f"{name}, " for name in self.current),
+            placeholder="e.g. to read, benchmarks, survey",
+            suggester=TagSuggester(by_use),
+            select_on_focus=False,
+            id="tags-line",
         )
         if by_use:
             listed = ", ".join(f"{name} ({self.in_use[name]})" for name in by_use[:SHOWN_TAGS])

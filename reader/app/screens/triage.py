@@ -148,7 +148,9 @@ class Triage(ScreenPart[TriageHost]):
         ranking = self.screen.service.for_you
         if isinstance(ranking, NeedsStars):  # no ranking yet: the header says so, not "Ranked by"
             return f"Not ranked yet: {ranking.stars} of {ranking.needed} stars so far{stale}"
-        marks = f"{plural(len(library.starred), 'star', thousands=True)} and {plural(len(library.read), 'read paper', thousands=True)}: {scope}"
+        marks = (
+            f"{plural(len(library.starred), 'star', thousands=True)} and {plural(len(library.read), 'read paper', thousands=True)}: {scope}"
+        )
         if ranking is None:  # the first ranking is being made
             return f"Ranking by {marks}…"
         return f"Ranked by {marks}{stale}"
@@ -211,7 +213,12 @@ class Triage(ScreenPart[TriageHost]):
         the watches it matches, the user's tags, a note, and (For you) why it is ranked there."""
         service, view = self.screen.service, self.screen.view  # runs for every card drawn: the key is asked only when said
         if paper_id in service.library.hidden and view != HIDDEN:
-            return ((f"✕ hidden: left out of your views from now on · {key(self.screen.app, 'app.hide')} brings it back", "paper-list--updated"),)
+            return (
+                (
+                    f"✕ hidden: left out of your views from now on · {key(self.screen.app, 'app.hide')} brings it back",
+                    "paper-list--updated",
+                ),
+            )
         if view == HIDDEN and paper_id not in service.library.hidden:
             return ((f"↩ shown again in your views · {key(self.screen.app, 'app.hide')} hides it again", "paper-list--updated"),)
         parts: list[tuple[str, str]] = []
@@ -220,7 +227,9 @@ class Triage(ScreenPart[TriageHost]):
             index = service.library.index
             position = index.position(paper_id)
             version = index.versions[position] if position is not None else "?"
-            parts.append((f"↻ updated since you read it (v{triage.read_versions.get(paper_id, '?')} → v{version})  ", "paper-list--updated"))
+            parts.append(
+                (f"↻ updated since you read it (v{triage.read_versions.get(paper_id, '?')} → v{version})  ", "paper-list--updated")
+            )
         parts += [(f"◆ {name}  ", "paper-list--watch") for name, ids in triage.watched.items() if paper_id in ids]
         parts += [(f"#{tag}  ", "paper-list--user-tag") for tag in service.tags_of([paper_id]).get(paper_id, ())]
         if service.has_note(paper_id):
@@ -273,4 +282,3 @@ class Triage(ScreenPart[TriageHost]):
         self._rising_terms[topic] = terms
         if self.screen.view.topic == topic:
             self.screen.refresh_chart()
-

@@ -21,7 +21,13 @@ class MomentumChart(Widget):
     and a week not synced whole is hatched, with a legend beside the title."""
 
     COMPONENT_CLASSES = {
-        "chart--headline", "chart--title", "chart--bar", "chart--bar-partial", "chart--uncovered", "chart--axis", "chart--count",
+        "chart--headline",
+        "chart--title",
+        "chart--bar",
+        "chart--bar-partial",
+        "chart--uncovered",
+        "chart--axis",
+        "chart--count",
     }
 
     momentum: reactive[Momentum | None] = reactive(None)
@@ -37,6 +43,7 @@ class MomentumChart(Widget):
 
     def render(self) -> Text:
         width, height = self.size.width, self.size.height
+
         def style(name: str) -> Style:  # colour only: the chart's background shows through
             return Style(color=self.get_component_rich_style(name).color, bold=self.get_component_rich_style(name).bold)
 

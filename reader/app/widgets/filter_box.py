@@ -31,7 +31,9 @@ class FilterBox(Input):
         self.can_focus = False
 
     def open(self) -> None:
-        self.placeholder = f"Filter: words, or a query like ti:agent AND cat:cs.LG   (Enter keeps it, {key(self.app, 'filter.clear')} clears)"
+        self.placeholder = (
+            f"Filter: words, or a query like ti:agent AND cat:cs.LG   (Enter keeps it, {key(self.app, 'filter.clear')} clears)"
+        )
         self.display = True
         self.can_focus = True
         self.screen.set_focus(self)  # at once: keys already queued behind the / land here

@@ -52,7 +52,10 @@ class NoteEditing(Vertical):
         self.problem = problem
 
     def compose(self) -> ComposeResult:
-        yield Static(Text.assemble(("Note", "bold underline"), (f"  {key(self.app, 'detail.note_done')} when done; saved as you type", "dim")), classes="note-title")
+        yield Static(
+            Text.assemble(("Note", "bold underline"), (f"  {key(self.app, 'detail.note_done')} when done; saved as you type", "dim")),
+            classes="note-title",
+        )
         yield NoteEditor(self.text, id="note-editor", soft_wrap=True, tab_behavior="indent")
         yield Static(self.problem, id="note-error", markup=False)
 

@@ -25,8 +25,12 @@ class OutsideWatch(Widget):
     DEFAULT_CSS = "OutsideWatch { display: none; }"
 
     def __init__(
-        self, service: LibraryService, take: Callable[[OutsideUpdate], None], *,
-        busy: Callable[[], bool], syncing: Callable[[], bool],
+        self,
+        service: LibraryService,
+        take: Callable[[OutsideUpdate], None],
+        *,
+        busy: Callable[[], bool],
+        syncing: Callable[[], bool],
     ):
         super().__init__()
         self.service = service

@@ -135,8 +135,12 @@ class PaperList(ScrollView, can_focus=True):
             self.paper_id = paper_id
 
     def __init__(
-        self, library: Library, fetch_cards: Callable[[list[str]], dict[str, Card]], *,
-        name: str | None = None, id: str | None = None,
+        self,
+        library: Library,
+        fetch_cards: Callable[[list[str]], dict[str, Card]],
+        *,
+        name: str | None = None,
+        id: str | None = None,
     ):
         super().__init__(name=name, id=id)
         self.library = library
@@ -384,7 +388,14 @@ class PaperList(ScrollView, can_focus=True):
         authors = author_line(paper)
         affiliations = affiliation_line(paper, inner - len(authors) - 3)
         return [
-            line(star, unread, (meta, style("paper-list--meta")), (ident, style("paper-list--id")), (" " * gap, Style()), (tag_text, style("paper-list--tag"))),
+            line(
+                star,
+                unread,
+                (meta, style("paper-list--meta")),
+                (ident, style("paper-list--id")),
+                (" " * gap, Style()),
+                (tag_text, style("paper-list--tag")),
+            ),
             line((fit(paper.title, inner), style("paper-list--title"))),
             line((abstract_lines[0], style("paper-list--abstract"))),
             line((abstract_lines[1], style("paper-list--abstract"))),

@@ -77,7 +77,12 @@ def detail_text(paper: Paper, *, read: bool, starred: bool, width: int = 100) ->
 
 
 def facts_text(
-    paper: Paper, topics: list[str], tags: tuple[str, ...] = (), width: int = 100, full_text: str = "", citations: str = "",
+    paper: Paper,
+    topics: list[str],
+    tags: tuple[str, ...] = (),
+    width: int = 100,
+    full_text: str = "",
+    citations: str = "",
 ) -> Text:
     """The metadata under the note, each value wrapped under itself, then the links."""
     text = Text()
@@ -181,7 +186,9 @@ class RecordLines:
 
 
 def _console(width: int) -> Console:
-    return Console(width=width, force_terminal=True, color_system="truecolor", legacy_windows=False, markup=False, emoji=False, highlight=False)
+    return Console(
+        width=width, force_terminal=True, color_system="truecolor", legacy_windows=False, markup=False, emoji=False, highlight=False
+    )
 
 
 def render_record(paper: Paper, look: RecordLook) -> RecordLines:
@@ -209,7 +216,9 @@ def render_record(paper: Paper, look: RecordLook) -> RecordLines:
         if note.problem:
             add(Text(note.problem, style="bold red"))
     lines.append([])
-    add(facts_text(paper, list(look.topics), look.tags, width=width, full_text=look.full_text, citations=look.citations))  # it ends with a blank line
+    add(
+        facts_text(paper, list(look.topics), look.tags, width=width, full_text=look.full_text, citations=look.citations)
+    )  # it ends with a blank line
     strips = tuple(Strip(line) for line in lines)
     return RecordLines(strips, tuple(strip.text.rstrip() for strip in strips), links, paper, look, note_line)
 
@@ -221,7 +230,9 @@ def note_markdown(text: str, width: int) -> tuple[tuple[list[Segment], ...], tup
     Callers do not change the lines."""
     console = _console(width)
     links: dict[str, int] = {}
-    rendered = console.render_lines(_note_markdown()(text, hyperlinks=True), console.options.update_width(width), pad=False, new_lines=False)
+    rendered = console.render_lines(
+        _note_markdown()(text, hyperlinks=True), console.options.update_width(width), pad=False, new_lines=False
+    )
     lines = tuple([_click_instead_of_link(segment, links) for segment in line] for line in rendered)
     return lines, tuple(links)
 

@@ -138,8 +138,11 @@ class TopicSidebar(OptionList, inherit_bindings=False):
         total, unread = plural(entry.total, "paper", thousands=True), f"{entry.unread:,}"
         if entry.unread:
             forms = [
-                f"{total} · {unread} unread", f"{entry.total:,} · {unread} unread", f"{entry.total:,} · {unread} unr.",
-                f"{_short(entry.total)} · {_short(entry.unread)} unread", f"{_short(entry.total)} · {_short(entry.unread)} unr.",
+                f"{total} · {unread} unread",
+                f"{entry.total:,} · {unread} unread",
+                f"{entry.total:,} · {unread} unr.",
+                f"{_short(entry.total)} · {_short(entry.unread)} unread",
+                f"{_short(entry.total)} · {_short(entry.unread)} unr.",
             ]
         else:
             forms = [total, f"{entry.total:,}", _short(entry.total)]
