@@ -9,7 +9,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-MANUAL = ["keys", "queries", "topics-and-sync", "full-text", "import-export", "ranking", "configuration", "data-and-safety", "command-line", "architecture"]
+MANUAL = [
+    "keys",
+    "queries",
+    "topics-and-sync",
+    "full-text",
+    "import-export",
+    "ranking",
+    "configuration",
+    "data-and-safety",
+    "command-line",
+    "architecture",
+]
 PAGES = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "benchmarks" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
