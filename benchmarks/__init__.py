@@ -1,4 +1,4 @@
-"""Benchmarks: `python -m benchmarks.run` (see the README). Every script measures the app as an
+"""Benchmarks: `python -m benchmarks.run` (see benchmarks/README.md). Every script measures the app as an
 installed copy runs: see `as_installed`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The performance benchmark: `python -m benchmarks.run` (see the README).
+"""The performance benchmark: `python -m benchmarks.run` (see benchmarks/README.md).
 
 Builds realistic caches of 1,000, 10,000 and 100,000 papers (from the recorded fixtures in
 tests/fixtures), then measures each in fresh processes and prints one table per size. Figures are

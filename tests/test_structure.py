@@ -1,6 +1,6 @@
 """How the code's modules depend on each other, read with `ast` (nothing under test is imported).
 
-The rules (README, Layout), for every module of reader/ and benchmarks/:
+The rules (docs/architecture.md, Layout), for every module of reader/ and benchmarks/:
 1. No import cycle. Every import counts wherever it stands, inside a function too (a lazy import is
    still a dependency); only those under `if TYPE_CHECKING:` do not. `from pkg import name` depends
    on pkg/__init__.py unless `name` is a submodule (then on the submodule alone).
