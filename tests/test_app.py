@@ -11,6 +11,7 @@ import time
 import pytest
 from textual import events
 from textual.widgets import RadioButton, RadioSet
+from textual.worker import WorkerCancelled
 
 from reader.app import ReaderApp
 from reader.app.screens.detail import DetailScreen
@@ -73,8 +74,14 @@ def store(data_dir, papers):
 
 async def ready(pilot):
     """The app at rest: its workers done, the writes handed to the service's writer thread done,
-    and what both said back to the UI's thread taken in."""
-    await pilot.app.workers.wait_for_complete()
+    and what both said back to the UI's thread taken in. A worker cancelled meanwhile (an exclusive
+    one a newer one replaced, on a loaded machine) is no failure: the newer one is waited for."""
+    for _ in range(20):
+        try:
+            await pilot.app.workers.wait_for_complete()
+            break
+        except WorkerCancelled:
+            await pilot.pause()
     if (service := getattr(pilot.app, "service", None)) is not None:
         await asyncio.to_thread(service.flush)
     await pilot.pause()
