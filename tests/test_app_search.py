@@ -14,9 +14,10 @@ from reader.core.search import SearchBlock
 from reader.service import ALL, FOR_YOU, STARRED, View
 from reader.service.ranker import RankedList
 from reader.store import Store
+from tests.helpers.app import make_app, ready
+from tests.helpers.pilot import filter_by
 from tests.sample_papers import sample_papers
 from tests.searchdb_corpus import fixture_papers, generated_queries, made_papers
-from tests.test_app import make_app, ready
 
 QUERIES = [
     "learning",
@@ -63,11 +64,6 @@ def reference(store: Store, view: View, unread: bool, query: str) -> list[str]:
     if view.kind == "tag":
         ids = [pid for pid in ids if pid in store.papers_tagged(view.name)]
     return [pid for pid in ids if pid in matched and not (unread and pid in marks.read)]
-
-
-async def filter_by(pilot, text: str) -> None:
-    await pilot.app.main.run_filter(text, None).wait()
-    await pilot.pause()
 
 
 def shown_titles(app) -> list[str]:

@@ -17,7 +17,7 @@ import pytest
 from reader.core.bibtex import export
 from reader.core.latex import decode_tex, escape_text, harmless_math
 from reader.models import Author
-from tests.test_bibtex import BIBCHECK, paper
+from tests.helpers.bibtex import BIBCHECK, paper
 
 HOSTILE_TITLES = [
     r"Math $\input{/etc/passwd}$ here",

@@ -9,15 +9,14 @@ import shutil
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import pytest
 
 from reader.core import bibfile, csljson, ris
 from reader.models import Author
-from tests.test_bibtex import BIBCHECK, fixture_papers, nasty_papers, paper
+from tests.helpers.bibtex import BIBCHECK, fixture_papers, nasty_papers, paper
+from tests.helpers.export import SCHEMA
 
-SCHEMA = Path(__file__).parent / "schemas" / "csl-data.json"
 HOSTILE = paper(
     id="2609.00099",
     title="Two\nlines\r\nER  - \nTY  - JOUR\nTI  - injected",

@@ -19,9 +19,9 @@ from reader.service.writer_thread import WriterThread
 from reader.store import Store
 from reader.store.files import file_lock
 from reader.store.userstate import Marks
+from tests.helpers.app import card_text, make_app, ready
+from tests.helpers.pilot import reader_cli, until
 from tests.terminal import run_in_terminal
-from tests.test_app import card_text, make_app, papers, ready, store  # noqa: F401 (the fixtures: Agents and Other, synced)
-from tests.test_app_outside import reader_cli, until
 
 FAILED = "Not saved yet: "
 SAVED = "Marks saved: those kept since the data directory could not be written are in it now."

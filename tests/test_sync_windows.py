@@ -15,7 +15,7 @@ from reader.store import Store, Topic
 from reader.sync import syncer as sync_module
 from tests.conftest import ROOT
 from tests.corpus import TODAY, recent_papers
-from tests.test_sync import run_sync
+from tests.helpers.sync import run_sync
 
 QUERY = "cat:cs.LG OR cat:cs.AI"  # an OR at the top: the window must not bind to its last term
 WINDOWED = re.compile(r"\((?P<query>.+)\) AND submittedDate:\[(?P<first>\d{12}) TO (?P<last>\d{12})\]")
