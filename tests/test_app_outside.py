@@ -109,6 +109,7 @@ async def test_papers_synced_elsewhere_replace_the_demo_set(demo_store, data_dir
         assert list(app.main.paper_list.ids) == [p.id for p in papers[:5]]
 
 
+@pytest.mark.slow
 def test_in_a_real_terminal_a_topic_added_and_a_star_from_another_terminal_show(store, papers, data_dir):
     def other_terminal(*args: str):
         argv = [sys.executable, "-m", "reader", "--data-dir", str(data_dir), *args]

@@ -110,6 +110,7 @@ def test_demo_papers_are_left_out():
     assert export([paper(demo=True)]) == ""
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)"
 )

@@ -16,6 +16,8 @@ from tests.conftest import run
 from tests.helpers.bibtex import paper
 from tests.helpers.tex import compile_with_biber, compile_with_bibtex, needs_biber, needs_tex
 
+pytestmark = pytest.mark.slow  # TeX tool chains
+
 BIBTEX_STYLES = ("plain", "alpha", "unsrt", "ieeetr", "plainnat")
 # biblatex's standard styles: numeric is its default
 BIBLATEX_STYLES = ("numeric", "alphabetic", "authoryear")

@@ -19,6 +19,8 @@ from tests.helpers.bibtex import paper
 from tests.helpers.export import SCHEMA
 from tests.helpers.tex import compile_with_biber, compile_with_bibtex, needs_biber, needs_tex
 
+pytestmark = pytest.mark.slow  # TeX tool chains
+
 # One paper per kind of name, each its only author (alpha labels come from a lone author's name).
 NAMES = {
     "2609.00101": "Samuel Davis Jr.",

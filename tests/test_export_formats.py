@@ -140,6 +140,7 @@ def test_update_finds_papers_by_eprint_url_or_scholar_journal():
     assert again.text == result.text and not again.added
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)"
 )

@@ -16,7 +16,10 @@ from tests.fulltext_pages import HOSTILE_WORK, HTML, PAPER_PDF, PDF, pdf_of_text
 from tests.helpers.fulltext import peak_rss_of_reader_text
 
 # texts_env: conftest's fixture (the fixture: three cached papers, with HTML, a PDF, neither)
-pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak from /proc (Linux)")
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak from /proc (Linux)"),
+]  # slow: full-size hostile pages
 
 
 @pytest.mark.parametrize("name", list(HOSTILE_WORK))

@@ -208,6 +208,7 @@ def without_indexes(data_dir: Path) -> None:
     (TextStore(data_dir).directory / "words.sqlite3").unlink(missing_ok=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query", FORMS, ids=lambda query: query if len(query) < 60 else query[:57] + "...")
 def test_every_path_of_reader_list_gives_the_same_answer(capsys, monkeypatch, cache, answers, query):
     expected = answers[query]
