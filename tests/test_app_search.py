@@ -74,6 +74,7 @@ def shown_titles(app) -> list[str]:
     return [plist.render_line((top + i) * CARD_HEIGHT + 1 - int(plist.scroll_y)).text.lstrip("▌ ").rstrip() for i in range(visible)]
 
 
+@pytest.mark.slow
 async def test_filters_from_the_index_match_the_scan_in_every_view(store):
     queries = QUERIES + generated_queries(list(store.load_papers().values()), 25)
     app = make_app(store)

@@ -62,6 +62,7 @@ def test_sigkill_during_state_changes_loses_nothing_acknowledged(data_dir):
         assert len(after.load_papers()) == len(ids)
 
 
+@pytest.mark.slow
 def test_sigkill_during_sync_keeps_the_cache_whole(data_dir, fake_arxiv):
     store, ids = seeded(data_dir)
     store.set_marks(ids[:5], starred=True)
