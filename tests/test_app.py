@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import os
 import stat
@@ -11,9 +10,7 @@ import time
 import pytest
 from textual import events
 from textual.widgets import RadioButton, RadioSet
-from textual.worker import WorkerCancelled
 
-from reader.app import ReaderApp
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog
 from reader.app.screens.export import ExportDialog
@@ -21,98 +18,11 @@ from reader.app.screens.help import HelpScreen
 from reader.app.screens.main import MainScreen
 from reader.app.widgets.chart import MomentumChart
 from reader.app.widgets.footer import KeyFooter
-from reader.arxiv.client import ClientOptions
-from reader.config import Settings, Source
+from reader.config import Source
 from reader.service import ALL, STARRED, View
 from reader.store import Store
-from tests.corpus import TODAY, record_synced
+from tests.helpers.app import QUERY, card_text, make_app, open_paper, ready, settings
 from tests.sample_papers import sample_papers as recent_papers
-
-QUERY = "ti:agents"
-
-
-def settings(**changes) -> Settings:
-    values = dict(
-        api_url="http://127.0.0.1:9/api/query",
-        rss_url="http://127.0.0.1:9/rss/",
-        delay=0.0,
-        timeout=2.0,
-        retries=0,
-        backoff=0.01,
-        today_override=TODAY,
-        sync_weeks=16,
-        sync_interval_hours=6,
-        data_dir=None,
-    )
-    values.update(changes)
-    return Settings(**values)
-
-
-def make_app(store, fake=None, *, app_settings: Settings | None = None, **kwargs) -> ReaderApp:
-    options = ClientOptions(
-        api_url=fake.api_url if fake else "http://127.0.0.1:9/api/query", rss_url="http://127.0.0.1:9/rss/", delay=0, retries=0, timeout=2
-    )
-    return ReaderApp(store, app_settings or settings(), client_options=options, sync_on_start=False, **kwargs)
-
-
-@pytest.fixture
-def papers():
-    return recent_papers(40)
-
-
-@pytest.fixture
-def store(data_dir, papers):
-    store = Store(data_dir)
-    store.add_topic("Agents", QUERY)
-    store.add_topic("Other", "ti:other")
-    store.save_papers(papers[:30], "Agents")
-    store.save_papers(papers[25:40], "Other")
-    record_synced(store, "Agents", QUERY)
-    record_synced(store, "Other", "ti:other")
-    return store
-
-
-async def ready(pilot):
-    """The app at rest: its workers done, the writes handed to the service's writer thread done,
-    and what both said back to the UI's thread taken in. A worker cancelled meanwhile (an exclusive
-    one a newer one replaced, on a loaded machine) is no failure: the newer one is waited for."""
-    for _ in range(20):
-        try:
-            await pilot.app.workers.wait_for_complete()
-            break
-        except WorkerCancelled:
-            await pilot.pause()
-    if (service := getattr(pilot.app, "service", None)) is not None:
-        await asyncio.to_thread(service.flush)
-    await pilot.pause()
-
-
-async def open_paper(pilot):
-    """Enter on the highlighted paper: the detail view, its record read and drawn."""
-    await pilot.press("enter")
-    await ready(pilot)
-
-
-async def choose(pilot, view: View) -> None:
-    """Move the sidebar's highlight to `view` with the keys a user would press."""
-    sidebar = pilot.app.main.sidebar
-    if pilot.app.focused is not sidebar:
-        await pilot.press("tab")
-    assert pilot.app.focused is sidebar
-    await pilot.press("home")
-    for _ in range(len(sidebar.views)):
-        if pilot.app.main.view == view:
-            break
-        await pilot.press("j")
-    assert pilot.app.main.view == view
-    await ready(pilot)
-
-
-def card_text(app, index: int = 0) -> str:
-    """The lines of the index-th visible card as the screen shows them."""
-    plist = app.main.paper_list
-    first = index * plist.card_height - int(plist.scroll_y)
-    return "\n".join(plist.render_line(first + row).text for row in range(plist.card_height))
 
 
 async def test_first_screen_shows_sidebar_chart_and_newest_cards(store, papers):

@@ -12,20 +12,11 @@ from reader.app.screens.detail import DetailScreen
 from reader.app.screens.dialogs import AddPaperDialog
 from reader.app.screens.main import MainScreen
 from reader.store import Store
-from tests.test_add import OTHER, SENT
-from tests.test_app import make_app, papers, ready  # noqa: F401 (papers: a fixture)
-from tests.test_app import store as two_topics  # noqa: F401 (a fixture)
+from tests.helpers.add import OTHER, SENT
+from tests.helpers.app import make_app, ready
+from tests.helpers.pilot import settled
 
 LINK = "https://arxiv.org/abs/2609.10042v2"
-
-
-async def settled(pilot, done) -> None:
-    """Every worker finished (those each one started too) until `done()` holds."""
-    for _ in range(50):
-        if done():
-            return
-        await ready(pilot)
-    assert done()
 
 
 async def paste_into_dialog(pilot, text: str) -> AddPaperDialog:

@@ -14,9 +14,8 @@ from textual.widgets import Input, RadioSet
 from reader.app.screens.dialogs import AddTopicDialog
 from reader.app.screens.export import ExportDialog
 from reader.service import View
+from tests.helpers.app import make_app, ready, settings
 from tests.sample_papers import sample_papers
-from tests.test_app import make_app, ready, settings
-from tests.test_app import store as two_topics
 
 
 @pytest.fixture
@@ -24,7 +23,7 @@ def papers():
     return sample_papers(40)
 
 
-store = two_topics  # the fixture: Agents (30 papers) and Other (15), synced
+# store, papers: conftest's fixtures (the fixture: Agents (30 papers) and Other (15), synced)
 
 
 def chosen_format(dialog: ExportDialog) -> int:

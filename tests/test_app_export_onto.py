@@ -6,8 +6,8 @@ from __future__ import annotations
 from reader.app.screens.dialogs import ConfirmDialog
 from reader.app.screens.export import ExistingFileDialog, ExportDialog
 from reader.core import bibfile
-from tests.test_app import make_app, papers, ready, store  # noqa: F401 (fixtures)
-from tests.test_export_ownership import BOOK, edited
+from tests.helpers.app import make_app, ready
+from tests.helpers.export_ownership import BOOK, edited
 
 
 async def export_to(pilot, target) -> None:

@@ -12,9 +12,8 @@ from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.notice_line import NoticeLine
 from reader.app.widgets.rising import RisingTable
 from reader.service import ALL, RISING, View
+from tests.helpers.app import card_text, choose, make_app, open_paper, ready
 from tests.sample_papers import sample_papers
-from tests.test_app import card_text, choose, make_app, open_paper, ready
-from tests.test_app import store as two_topics
 
 
 @pytest.fixture
@@ -22,7 +21,7 @@ def papers():
     return sample_papers(40)
 
 
-store = two_topics  # the fixture: Agents (30 papers) and Other (15), synced
+# store, papers: conftest's fixtures (the fixture: Agents (30 papers) and Other (15), synced)
 
 
 def keymap(tmp_path, text: str) -> None:

@@ -14,8 +14,8 @@ from reader.app.widgets.note import NoteEditor, note_link
 from reader.errors import StoreError
 from reader.service import ALL
 from reader.store import Store
+from tests.helpers.app import make_app, open_paper, ready
 from tests.sample_papers import sample_papers
-from tests.test_app import make_app, open_paper, ready
 
 
 @pytest.fixture

@@ -9,12 +9,10 @@ from reader.app.widgets.chart import UNCOVERED, MomentumChart
 from reader.service import View
 from reader.store import Store
 from tests.corpus import TODAY, record_synced
-from tests.test_app import QUERY, make_app, ready
-from tests.test_app import papers as forty_papers
-from tests.test_app import store as two_topics
-from tests.test_app_outside import until
+from tests.helpers.app import QUERY, make_app, ready
+from tests.helpers.pilot import until
 
-papers, store = forty_papers, two_topics  # the fixtures: 40 papers, in Agents (30) and Other (15), synced
+# store, papers: conftest's fixtures (the fixtures: 40 papers, in Agents (30) and Other (15), synced)
 
 
 def screen_lines(app) -> list[str]:

@@ -10,22 +10,14 @@ from reader.app.screens.detail import DetailScreen
 from reader.app.screens.help import HelpScreen
 from reader.app.widgets.notice_line import NoticeLine
 from reader.arxiv.client import ClientOptions
+from tests.helpers.app import make_app, open_paper, ready, settings
+from tests.helpers.pilot import screen_text
 from tests.sample_papers import sample_papers
-from tests.test_app import make_app, open_paper, ready, settings
-from tests.test_app import store as two_topics
 
 
 @pytest.fixture
 def papers():
     return sample_papers(40)
-
-
-store = two_topics
-
-
-def screen_text(app) -> str:
-    """Every character on the terminal now, as the user sees it."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 def offline_notices(app) -> list[str]:

@@ -15,9 +15,9 @@ from reader.app.widgets.note import NoteEditor
 from reader.fulltext.document import HEADING, PARAGRAPH, TITLE, Block, Document
 from reader.fulltext.store import TextStore
 from reader.store import Store
+from tests.helpers.app import make_app, open_paper, ready
+from tests.helpers.pilot import until
 from tests.sample_papers import sample_papers
-from tests.test_app import make_app, open_paper, ready
-from tests.test_app_outside import until
 
 DEMO_TOPIC = "RL for LLM Agents"  # the demo_store fixture's topic
 

@@ -8,7 +8,6 @@ import dataclasses
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -17,12 +16,10 @@ from reader.app.screens.dialogs import AddTopicDialog
 from reader.app.widgets.outside_watch import OutsideWatch
 from reader.service import ALL, View
 from reader.store import Store
+from tests.helpers.app import card_text, choose, make_app, open_paper, ready
+from tests.helpers.pilot import reader_cli, until
 from tests.sample_papers import sample_papers
 from tests.terminal import run_in_terminal
-from tests.test_app import card_text, choose, make_app, open_paper, ready
-from tests.test_app import store as two_topics
-
-HANG = 30.0  # seconds: only stops a test whose change never shows (the benchmark times it)
 
 
 @pytest.fixture
@@ -30,22 +27,7 @@ def papers():
     return sample_papers(40)
 
 
-store = two_topics  # the fixture: Agents (30 papers) and Other (15, five of them in both), synced
-
-
-async def reader_cli(data_dir, *args: str) -> None:
-    """`reader ARGS` in a child process, as in another terminal; the app runs on meanwhile."""
-    argv = [sys.executable, "-m", "reader", "--data-dir", str(data_dir), *args]
-    await asyncio.to_thread(subprocess.run, argv, check=True, capture_output=True, timeout=60)
-
-
-async def until(pilot, shown) -> None:
-    """Wait, pressing nothing, until `shown()` holds."""
-    deadline = time.monotonic() + HANG
-    while not shown():
-        assert time.monotonic() < deadline, "the change never showed"
-        await pilot.pause(0.05)
-    await pilot.pause()
+# store, papers: conftest's fixtures (the fixture: Agents (30 papers) and Other (15, five of them in both), synced)
 
 
 def sidebar_names(app) -> list[str | None]:
@@ -127,6 +109,7 @@ async def test_papers_synced_elsewhere_replace_the_demo_set(demo_store, data_dir
         assert list(app.main.paper_list.ids) == [p.id for p in papers[:5]]
 
 
+@pytest.mark.slow
 def test_in_a_real_terminal_a_topic_added_and_a_star_from_another_terminal_show(store, papers, data_dir):
     def other_terminal(*args: str):
         argv = [sys.executable, "-m", "reader", "--data-dir", str(data_dir), *args]

@@ -12,11 +12,9 @@ from reader.fulltext.document import HEADING, PARAGRAPH, REFERENCE, Block, Docum
 from reader.fulltext.index import TextIndex
 from reader.fulltext.store import TextStore
 from reader.store import Store
-from tests.test_add import SENT
-from tests.test_app import make_app, open_paper, ready
-from tests.test_app import papers as papers  # noqa: F401 (fixtures)
-from tests.test_app import store as store  # noqa: F401
-from tests.test_app_add_paper import settled
+from tests.helpers.add import SENT
+from tests.helpers.app import make_app, open_paper, ready
+from tests.helpers.pilot import settled
 
 
 def store_text(data_dir, paper, references: list[tuple[str, str | None]]) -> None:

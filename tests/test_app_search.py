@@ -14,9 +14,10 @@ from reader.core.search import SearchBlock
 from reader.service import ALL, FOR_YOU, STARRED, View
 from reader.service.ranker import RankedList
 from reader.store import Store
+from tests.helpers.app import make_app, ready
+from tests.helpers.pilot import filter_by
 from tests.sample_papers import sample_papers
 from tests.searchdb_corpus import fixture_papers, generated_queries, made_papers
-from tests.test_app import make_app, ready
 
 QUERIES = [
     "learning",
@@ -65,11 +66,6 @@ def reference(store: Store, view: View, unread: bool, query: str) -> list[str]:
     return [pid for pid in ids if pid in matched and not (unread and pid in marks.read)]
 
 
-async def filter_by(pilot, text: str) -> None:
-    await pilot.app.main.run_filter(text, None).wait()
-    await pilot.pause()
-
-
 def shown_titles(app) -> list[str]:
     """The title line of every card on screen (cards are drawn from the index's card data)."""
     plist = app.main.paper_list
@@ -78,6 +74,7 @@ def shown_titles(app) -> list[str]:
     return [plist.render_line((top + i) * CARD_HEIGHT + 1 - int(plist.scroll_y)).text.lstrip("▌ ").rstrip() for i in range(visible)]
 
 
+@pytest.mark.slow
 async def test_filters_from_the_index_match_the_scan_in_every_view(store):
     queries = QUERIES + generated_queries(list(store.load_papers().values()), 25)
     app = make_app(store)

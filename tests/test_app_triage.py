@@ -16,7 +16,7 @@ from reader.app.widgets.chart import MomentumChart
 from reader.app.widgets.rising import RisingTable
 from reader.service import ALL, FOR_YOU, HIDDEN, NEW, RISING, UPDATED, View
 from reader.store import Store
-from tests.test_app import card_text, choose, make_app, ready
+from tests.helpers.app import card_text, choose, make_app, ready
 from tests.themes import theme_papers
 
 

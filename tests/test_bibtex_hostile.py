@@ -17,7 +17,7 @@ import pytest
 from reader.core.bibtex import export
 from reader.core.latex import decode_tex, escape_text, harmless_math
 from reader.models import Author
-from tests.test_bibtex import BIBCHECK, paper
+from tests.helpers.bibtex import BIBCHECK, paper
 
 HOSTILE_TITLES = [
     r"Math $\input{/etc/passwd}$ here",
@@ -189,6 +189,7 @@ def test_compiling_the_export_touches_no_file_outside_its_folder(tmp_path: Path,
     assert _visible("Line break $a b$ and form feed") in typeset
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("bibtex") is None, reason="bibtex is not installed")
 @pytest.mark.parametrize("unicode", [False, True])
 def test_hostile_export_passes_bibcheck_strictly(tmp_path: Path, unicode: bool):

@@ -17,8 +17,8 @@ from reader.store import Store
 from reader.store.firstrun import ensure_example_topics
 from tests.conftest import run
 from tests.corpus import stamp
+from tests.helpers.app import make_app, ready
 from tests.sample_papers import TODAY, sample_papers
-from tests.test_app import make_app, ready
 
 NEWEST, UPDATED, TITLE, AUTHOR = "newest", "updated", "title", "author"  # as `list --sort` spells them
 NAMES = ["Zoe Abel", "Ana Zimmer", "Émile Durand", "li wei", "Bo Meyer", "Ada Lovelace", "Carl Gauss"]

@@ -195,7 +195,7 @@ def test_damaged_keys_are_repaired_from_the_copy(data_dir):
 async def test_y_and_the_export_dialog_use_the_recorded_keys(capsys, graph_synced, data_dir, tmp_path):
     from reader.app.screens.export import ExportDialog
     from reader.core.exporting import SUFFIXES
-    from tests.test_app import make_app, ready
+    from tests.helpers.app import make_app, ready
 
     newer, older = graph_synced
     assert exported(capsys, older.id)["bibtex"] == {older.id: "lee2026graph"}  # given by the command line

@@ -13,8 +13,10 @@ import pytest
 from reader.core import bibtex
 from reader.models import Author
 from tests.conftest import run
-from tests.test_bibtex import paper
-from tests.test_citations import compile_with_biber, compile_with_bibtex, needs_biber, needs_tex
+from tests.helpers.bibtex import paper
+from tests.helpers.tex import compile_with_biber, compile_with_bibtex, needs_biber, needs_tex
+
+pytestmark = pytest.mark.slow  # TeX tool chains
 
 BIBTEX_STYLES = ("plain", "alpha", "unsrt", "ieeetr", "plainnat")
 # biblatex's standard styles: numeric is its default

@@ -13,7 +13,6 @@ from reader.fulltext.document import HEADING, PARAGRAPH, REFERENCE, Block, Docum
 from reader.fulltext.store import TextStore
 from reader.store import Store
 from tests.conftest import run
-from tests.test_fulltext_cli import texts_env as texts_env  # noqa: F401 (a fixture)
 
 CITED = "2302.04761"  # Toolformer: the fixture page's reference [2]
 

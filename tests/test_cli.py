@@ -12,8 +12,8 @@ import pytest
 
 from tests.conftest import run
 from tests.corpus import recent_papers
+from tests.helpers.cli import synced
 
-QUERY = "ti:agent AND cat:cs.LG"
 JSON_KEYS = {
     "id",
     "version",
@@ -35,14 +35,6 @@ JSON_KEYS = {
     "tags",
     "note",
 }
-
-
-def synced(capsys, fake, n=30):
-    fake.queries[QUERY] = recent_papers(n)
-    fake.totals["submittedDate:[202611050000 TO 202612022359]"] = 20000
-    assert run(capsys, "topics", "remove", "RL for LLM Agents")[0] == 0
-    assert run(capsys, "topics", "add", "Agents", QUERY)[0] == 0
-    return run(capsys, "sync", "--topic", "agents")
 
 
 def test_first_run_has_example_topics(capsys):

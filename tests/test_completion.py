@@ -134,6 +134,7 @@ def shell_at_a_terminal(shell: str, env: dict[str, str], home) -> list[str]:
     return ["fish", "--no-config", "-i", "-C", init]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shell", ["bash", "zsh", "fish"])
 def test_tab_inserts_hostile_names_so_the_shell_reads_them_exactly(shell, shell_env, hostile_names, tmp_path):
     """Tab completes each name unquoted, after " and after '; Enter then runs printf on the line

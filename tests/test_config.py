@@ -373,7 +373,7 @@ def test_an_unknown_setting_is_warned_of_once_with_its_line_and_the_command_runs
 async def test_the_app_starts_with_an_unknown_setting_and_says_it_once(config_file, data_dir):
     from reader.config import load_settings
     from reader.store import Store
-    from tests.test_app import make_app, ready
+    from tests.helpers.app import make_app, ready
 
     config_file.write_text("[arxiv]\ndealy = 2\n")
     app = make_app(Store(data_dir), app_settings=load_settings())

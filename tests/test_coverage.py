@@ -13,8 +13,8 @@ from reader.service import View
 from reader.store import Store, Topic
 from tests.arxiv_server import Fault
 from tests.corpus import TODAY, recent_papers, record_synced
-from tests.test_app import choose, make_app
-from tests.test_sync import run_sync
+from tests.helpers.app import choose, make_app
+from tests.helpers.sync import run_sync
 
 QUERY = "ti:agent"
 

@@ -11,6 +11,7 @@ from reader.core.search import SearchBlock
 from reader.core.text import words
 from reader.errors import QueryError
 from reader.store import Store
+from tests.helpers.queries import alternating
 from tests.sample_papers import sample_papers
 
 NESTED_400 = "(" * 400 + "ti:agents" + ")" * 400
@@ -19,14 +20,6 @@ ORS_2000 = " OR ".join(f"ti:w{i}" for i in range(2001))
 
 def block(papers):
     return SearchBlock({p.id: search_text(p) for p in papers})
-
-
-def alternating(depth: int, leaf: str = "ti:agents") -> str:
-    """`(ti:agents AND (ti:agents OR (...)))`: every level a real node, nothing to flatten."""
-    query = leaf
-    for level in range(depth):
-        query = f"({leaf} {'AND' if level % 2 else 'OR'} {query})"
-    return query
 
 
 def test_deep_nesting_is_refused_with_the_limit_named():

@@ -11,9 +11,8 @@ import pytest
 from reader.models import Author
 from tests.conftest import run
 from tests.corpus import TODAY, recent_papers
-from tests.test_cli import QUERY
-
-HOSTILE_TITLE = '<script>alert(1)</script> [click](javascript:alert(1)) <img src="https://evil.example/x.png"> # not a heading'
+from tests.helpers.cli import QUERY
+from tests.helpers.digest import HOSTILE_TITLE
 
 
 @pytest.fixture

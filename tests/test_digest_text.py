@@ -13,8 +13,8 @@ from markdown_it import MarkdownIt
 from reader.models import Author
 from tests.conftest import run
 from tests.corpus import recent_papers
-from tests.test_cli import QUERY
-from tests.test_digest import HOSTILE_TITLE
+from tests.helpers.cli import QUERY
+from tests.helpers.digest import HOSTILE_TITLE
 
 TITLES = [
     "Role-Decoupled Agents: <0.1% of all new papers.",  # nothing here is markup: shown as typed

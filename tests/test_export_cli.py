@@ -7,17 +7,7 @@ import json
 import pytest
 
 from tests.conftest import run
-from tests.test_cli import synced
-
-
-@pytest.fixture
-def cached(capsys, arxiv_env):  # noqa: F811
-    synced(capsys, arxiv_env)
-    return [row["id"] for row in json.loads(run(capsys, "list", "--json", "--limit", "6")[1])]
-
-
-def entries(text: str) -> list[str]:
-    return [line.split("= {")[1].rstrip("},") for line in text.splitlines() if line.startswith("  eprint = ")]
+from tests.helpers.export_cli import entries
 
 
 def test_ids_in_every_form_people_paste(capsys, cached):
@@ -62,7 +52,7 @@ def test_the_output_files_extension_chooses_the_format(capsys, cached, tmp_path)
     import jsonschema
     import rispy
 
-    from tests.test_export_formats import SCHEMA
+    from tests.helpers.export import SCHEMA
 
     wanted = sorted(f"arXiv:{i}" for i in cached[:3])
     code, _, err = run(capsys, "export", *cached[:3], "-o", str(tmp_path / "refs.ris"))
@@ -162,7 +152,7 @@ def test_tag_selects_and_tags_and_notes_reach_every_format(capsys, cached, tmp_p
     import jsonschema
     import rispy
 
-    from tests.test_export_formats import SCHEMA
+    from tests.helpers.export import SCHEMA
 
     a, b, c, d = cached[:4]
     run(capsys, "tag", a, b, c, "--add", "Reading group")

@@ -9,15 +9,14 @@ import shutil
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import pytest
 
 from reader.core import bibfile, csljson, ris
 from reader.models import Author
-from tests.test_bibtex import BIBCHECK, fixture_papers, nasty_papers, paper
+from tests.helpers.bibtex import BIBCHECK, fixture_papers, nasty_papers, paper
+from tests.helpers.export import SCHEMA
 
-SCHEMA = Path(__file__).parent / "schemas" / "csl-data.json"
 HOSTILE = paper(
     id="2609.00099",
     title="Two\nlines\r\nER  - \nTY  - JOUR\nTI  - injected",
@@ -141,6 +140,7 @@ def test_update_finds_papers_by_eprint_url_or_scholar_journal():
     assert again.text == result.text and not again.added
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     shutil.which("bibtex") is None, reason="bibtex is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)"
 )

@@ -9,19 +9,8 @@ import pytest
 
 from reader.core import bibfile
 from tests.conftest import run
-from tests.test_export_cli import cached, entries  # noqa: F401 (the fixture)
-
-BOOK = "@book{sutton2018,\n  title = {Reinforcement Learning: An Introduction},\n  author = {Sutton, Richard and Barto, Andrew},\n  year = {2018},\n}\n"
-
-
-def edited(text: str, paper_id: str) -> str:
-    """The file with the title of `paper_id`'s entry changed by hand."""
-    entries_ = text.split("\n@")
-    at = next(i for i, e in enumerate(entries_) if f"eprint = {{{paper_id}}}" in e)
-    lines = entries_[at].splitlines()
-    lines = [("  title = {Fixed by hand}," if line.startswith("  title = ") else line) for line in lines]
-    entries_[at] = "\n".join(lines) + ("\n" if entries_[at].endswith("\n") else "")
-    return "\n@".join(entries_)
+from tests.helpers.export_cli import entries
+from tests.helpers.export_ownership import BOOK, edited
 
 
 def test_export_onto_a_bib_with_the_users_entries_refuses_and_update_or_force_say_what_happens(capsys, cached, tmp_path):  # noqa: F811

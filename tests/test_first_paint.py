@@ -9,7 +9,7 @@ import threading
 from reader.app.widgets.chart import MomentumChart
 from reader.core.library import Library
 from reader.models import PaperIndex
-from tests.test_app import card_text, make_app, papers, store  # noqa: F401 (fixtures)
+from tests.helpers.app import card_text, make_app
 
 HANG = 30.0
 

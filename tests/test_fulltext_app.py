@@ -11,10 +11,8 @@ from reader.arxiv.client import ClientOptions
 from reader.fulltext.document import HEADING, PARAGRAPH, REFERENCE, TITLE, Block, Document
 from reader.fulltext.store import TextStore
 from tests.fulltext_pages import HTML, PAPER_HTML
-from tests.test_app import open_paper, ready, settings
-from tests.test_app import papers as papers  # noqa: F401 (fixtures)
-from tests.test_app import store as store  # noqa: F401
-from tests.test_app_notices import screen_text
+from tests.helpers.app import open_paper, ready, settings
+from tests.helpers.pilot import screen_text
 
 OFFLINE = "http://127.0.0.1:9"  # nothing listens there
 

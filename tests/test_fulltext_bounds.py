@@ -11,12 +11,15 @@ from pathlib import Path
 import pytest
 
 from reader.fulltext.store import TextStore
-from tests import test_fulltext_cli
 from tests.conftest import run
 from tests.fulltext_pages import HOSTILE_WORK, HTML, PAPER_PDF, PDF, pdf_of_text_operators
+from tests.helpers.fulltext import peak_rss_of_reader_text
 
-texts_env = test_fulltext_cli.texts_env  # the fixture: three cached papers, with HTML, a PDF, neither
-pytestmark = pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak from /proc (Linux)")
+# texts_env: conftest's fixture (the fixture: three cached papers, with HTML, a PDF, neither)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak from /proc (Linux)"),
+]  # slow: full-size hostile pages
 
 
 @pytest.mark.parametrize("name", list(HOSTILE_WORK))
@@ -24,7 +27,7 @@ def test_a_hostile_page_is_refused_in_one_line_within_300_mb_and_never_retried(t
     paper = texts_env.papers[0]
     body = gzip.compress(HOSTILE_WORK[name](), 1)
     texts_env.documents[f"/html/{paper.id}v{paper.version}"] = ({**HTML, "Content-Encoding": "gzip"}, body)
-    code, stderr, peak = test_fulltext_cli._peak_rss_of_reader_text(paper.id)
+    code, stderr, peak = peak_rss_of_reader_text(paper.id)
     told = [line for line in stderr.splitlines() if not line.startswith("RSS ")]
     assert code == 1, stderr
     assert len(told) == 1 and told[0].startswith("reader: error: the page has ") and told[0].endswith("; refused"), stderr
@@ -48,7 +51,7 @@ def test_a_pdf_whose_pages_draw_too_much_is_an_error_in_one_line_within_300_mb(t
         body = pdf_of_text_operators(1, 3_700_000)
         why = "(1 of 1 pages unreadable or too large)"
     paper_id = _serve_pdf(texts_env, body)
-    code, stderr, peak = test_fulltext_cli._peak_rss_of_reader_text(paper_id)
+    code, stderr, peak = peak_rss_of_reader_text(paper_id)
     told = [line for line in stderr.splitlines() if not line.startswith("RSS ")]
     assert code == 1, stderr
     assert told == [f"reader: error: {paper_id}v1: no text could be read from the PDF {why}"]

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -21,9 +19,9 @@ from reader.searchdb import SearchIndex
 from reader.service.search_texts import shard_texts
 from reader.store import Store
 from tests.arxiv_server import Fault
-from tests.conftest import ROOT, run
-from tests.corpus import recent_papers
-from tests.fulltext_pages import HOSTILE_HTML, HTML, PAPER_HTML, PAPER_PDF, PDF, SECRETS, deep_page, gzip_bomb
+from tests.conftest import run
+from tests.fulltext_pages import HOSTILE_HTML, HTML, PAPER_HTML, PAPER_PDF, SECRETS, deep_page, gzip_bomb
+from tests.helpers.fulltext import peak_rss_of_reader_text
 
 EXPECTED_ORDER = [
     "Reward Shaping for Tool-Using Agents",
@@ -55,22 +53,6 @@ EXPECTED_ORDER = [
     "[3] S. Yao et al. ReAct: Synergizing reasoning and acting in language models. https://arxiv.org/abs/2210.03629v3.",
     "[4] J. Doe. A paper with an arXiv DOI. doi:10.48550/arXiv.2609.00002.",
 ]
-
-
-@pytest.fixture
-def texts_env(arxiv_env, monkeypatch, data_dir):
-    """Three cached papers: the first has arXiv's HTML, the second only a PDF, the third neither."""
-    monkeypatch.setenv("READER_ARXIV_HTML_URL", arxiv_env.html_url)
-    monkeypatch.setenv("READER_ARXIV_PDF_URL", arxiv_env.pdf_url)
-    papers = recent_papers(3)
-    store = Store(data_dir)
-    store.add_topic("Agents", "ti:agent")
-    store.save_papers(papers, "Agents")
-    html, pdf_only, neither = papers
-    arxiv_env.documents[f"/html/{html.id}v{html.version}"] = (HTML, PAPER_HTML)
-    arxiv_env.documents[f"/pdf/{pdf_only.id}v{pdf_only.version}"] = (PDF, PAPER_PDF)
-    arxiv_env.papers = papers
-    return arxiv_env
 
 
 def test_text_prints_the_paper_in_reading_order_without_chrome_and_keeps_it(capsys, texts_env, data_dir):
@@ -187,22 +169,6 @@ def test_a_gzip_bomb_is_refused_at_once_and_not_retried(capsys, texts_env, data_
     assert TextStore(data_dir).stored_versions() == {}
 
 
-def _peak_rss_of_reader_text(paper_id: str) -> tuple[int, str, int]:
-    """`reader text ID` in a process of its own: (exit status, stderr, its peak RSS in MB)."""
-    # VmHWM is this program's own peak: ru_maxrss keeps the forking parent's from before exec.
-    script = (
-        "import re, sys\n"
-        "from reader.cli import main\n"
-        f"code = main(['text', {paper_id!r}])\n"
-        "peak = re.search(r'VmHWM:\\s+(\\d+) kB', open('/proc/self/status').read()).group(1)\n"
-        "print('RSS', int(peak) // 1024, file=sys.stderr)\n"
-        "sys.exit(code)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env=dict(os.environ), timeout=120)
-    rss_line = done.stderr.splitlines()[-1]
-    return done.returncode, done.stderr, int(rss_line.split()[1])
-
-
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak from /proc (Linux)")
 @pytest.mark.parametrize("page", ["bomb", "deep"])
 def test_reader_text_stays_within_300_mb_on_the_bomb_and_the_deep_page(texts_env, page):
@@ -211,7 +177,7 @@ def test_reader_text_stays_within_300_mb_on_the_bomb_and_the_deep_page(texts_env
         texts_env.documents[f"/html/{paper.id}v{paper.version}"] = ({**HTML, "Content-Encoding": "gzip"}, gzip_bomb())
     else:
         texts_env.documents[f"/html/{paper.id}v{paper.version}"] = (HTML, deep_page())
-    code, stderr, peak = _peak_rss_of_reader_text(paper.id)
+    code, stderr, peak = peak_rss_of_reader_text(paper.id)
     assert code == (1 if page == "bomb" else 0), stderr
     assert "Traceback" not in stderr
     assert peak <= 300

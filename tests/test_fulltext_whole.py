@@ -17,12 +17,11 @@ import pytest
 
 from reader.fulltext.store import TextStore
 from reader.store import Store
-from tests import test_fulltext_cli
 from tests.arxiv_server import Fault
 from tests.conftest import ROOT, run
 from tests.fulltext_pages import HTML, PAPER_HTML, PAPER_PDF, PDF
 
-texts_env = test_fulltext_cli.texts_env  # the fixture: three cached papers, with HTML, a PDF, neither
+# texts_env: conftest's fixture (the fixture: three cached papers, with HTML, a PDF, neither)
 APPLE_DOUBLE = b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        " + b"\x00" * 64  # what macOS leaves as ._NAME
 
 

@@ -13,7 +13,7 @@ from reader.errors import StoreError
 from reader.service import ALL, LibraryService
 from reader.store import Store
 from tests.conftest import run
-from tests.test_reliability import kill_after, seeded
+from tests.helpers.kill import kill_after, seeded
 
 HIDE_LOOP = """
 import sys

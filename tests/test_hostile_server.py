@@ -25,7 +25,7 @@ from reader.sync.syncer import Syncer, client_for
 from tests.arxiv_server import FakeArxiv, Fault
 from tests.atom import feed_xml, rss_xml
 from tests.corpus import TODAY, recent_papers
-from tests.test_sync import run_sync, settings_for
+from tests.helpers.sync import run_sync, settings_for
 
 QUERY = "cat:cs.AI"
 ISO_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")

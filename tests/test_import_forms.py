@@ -12,7 +12,7 @@ from reader.core.importing import read
 from reader.ids import parse_paper_id
 from reader.store import Store
 from tests.conftest import ROOT, run
-from tests.test_import import CACHED, ON_ARXIV_ONLY, by_key, id_requests, imported, paper
+from tests.helpers.import_library import CACHED, ON_ARXIV_ONLY, by_key, id_requests, imported, paper
 
 REAL = ROOT / "tests" / "fixtures" / "import" / "real"
 OLD_STYLE = paper("cs/0003005", "Querying the Web", ["Serge Abiteboul"], 10)

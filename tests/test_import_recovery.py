@@ -11,7 +11,7 @@ import pytest
 
 from reader.core import bibfile
 from tests.conftest import run
-from tests.test_import import arxiv, id_requests, imported, library, paper  # noqa: F401 (arxiv, library: the fixtures)
+from tests.helpers.import_library import id_requests, imported, paper
 
 SIX = """@article{first,
   title = {Attention Is All You Need},

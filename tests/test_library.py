@@ -16,8 +16,8 @@ from reader.store import Store
 from reader.store.firstrun import ensure_example_topics
 from reader.store.library_state import LONGEST_NOTE
 from tests.conftest import ROOT, run
+from tests.helpers.kill import DAMAGE, kill_after
 from tests.sample_papers import sample_papers
-from tests.test_reliability import DAMAGE, kill_after
 
 
 @pytest.fixture

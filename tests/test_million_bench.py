@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a benchmark at scale, in tmux
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -16,7 +16,7 @@ from tests.corpus import recent_papers
 from tests.terminal import run_in_terminal
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.packaging
+pytestmark = [pytest.mark.slow, pytest.mark.packaging]  # slow: builds and installs the wheel
 
 
 @pytest.fixture(scope="module")

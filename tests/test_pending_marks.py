@@ -13,15 +13,17 @@ import subprocess
 import sys
 from contextlib import ExitStack
 
+import pytest
+
 from reader.errors import StoreError
 from reader.service.marks_writer import MarksWriter
 from reader.service.writer_thread import WriterThread
 from reader.store import Store
 from reader.store.files import file_lock
 from reader.store.userstate import Marks
+from tests.helpers.app import card_text, make_app, ready
+from tests.helpers.pilot import reader_cli, until
 from tests.terminal import run_in_terminal
-from tests.test_app import card_text, make_app, papers, ready, store  # noqa: F401 (the fixtures: Agents and Other, synced)
-from tests.test_app_outside import reader_cli, until
 
 FAILED = "Not saved yet: "
 SAVED = "Marks saved: those kept since the data directory could not be written are in it now."
@@ -104,6 +106,7 @@ async def test_q_quits_at_once_while_another_process_holds_the_lock_and_the_star
     assert journals(data_dir) == [] and papers[0].id in Store(data_dir).marks().starred
 
 
+@pytest.mark.slow
 def test_in_a_real_terminal_quit_says_what_was_kept_for_the_next_start(store, papers, data_dir):  # noqa: F811
     with ExitStack() as held:
 

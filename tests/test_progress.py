@@ -8,6 +8,8 @@ import os
 import re
 import sys
 
+import pytest
+
 from reader.cli import main
 from reader.commands.progress import SyncProgress, duration
 from reader.sync import syncer as sync_module
@@ -88,6 +90,7 @@ def add_topic(fake, count: int) -> None:
     assert main(["topics", "add", "Agents", QUERY]) == 0
 
 
+@pytest.mark.slow
 def test_sync_in_a_terminal_shows_a_bar_with_counts_time_left_and_retries(fake_arxiv, capsys):
     add_topic(fake_arxiv, 600)
     fake_arxiv.faults = [None, Fault("status", status=503)]  # type: ignore[list-item]  # the 2nd page fails once
@@ -129,6 +132,7 @@ def test_sync_off_a_terminal_prints_plain_lines(fake_arxiv, monkeypatch, capsys)
 IN_CONTROLLING_TERMINAL = "import fcntl, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); from reader.cli import main; sys.exit(main())"
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_a_sync_says_interrupted_never_done_and_what_was_kept(fake_arxiv, capsys, data_dir):
     from reader.store import Store
 

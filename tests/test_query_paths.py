@@ -23,13 +23,12 @@ from reader.fulltext.store import TextStore
 from reader.searchdb import newest
 from reader.store import Store
 from tests.conftest import run
+from tests.helpers.app import make_app, ready
+from tests.helpers.pilot import filter_by
+from tests.helpers.queries import alternating
 from tests.sample_papers import sample_papers
 from tests.searchdb_corpus import fixture_papers, made_papers
-from tests.test_app import make_app, ready
-from tests.test_app_search import filter_by
-from tests.test_deep_queries import alternating
 
-# The forms the search tests use (the file each comes from), one table.
 FORMS = [
     # field queries: test_query, test_app_search, test_searchdb, test_cli, test_watches
     "ti:testing",
@@ -209,6 +208,7 @@ def without_indexes(data_dir: Path) -> None:
     (TextStore(data_dir).directory / "words.sqlite3").unlink(missing_ok=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query", FORMS, ids=lambda query: query if len(query) < 60 else query[:57] + "...")
 def test_every_path_of_reader_list_gives_the_same_answer(capsys, monkeypatch, cache, answers, query):
     expected = answers[query]

@@ -5,21 +5,14 @@ from __future__ import annotations
 import json
 import os
 import random
-import signal
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
 
 from reader.cli import main
 from reader.errors import StoreLockedError
 from reader.store import Store
-from reader.store.firstrun import ensure_example_topics
+from tests.helpers.kill import DAMAGE, kill_after, seeded
 from tests.sample_papers import sample_papers
-
-ROOT = Path(__file__).resolve().parent.parent
 
 STAR_LOOP = """
 import sys
@@ -55,27 +48,6 @@ asyncio.run(run())
 """
 
 
-def seeded(data_dir: Path, count: int = 60) -> tuple[Store, list[str]]:
-    store = Store(data_dir)
-    store.add_topic("Kept", "ti:kept")
-    ensure_example_topics(store)  # a used data directory: no example topics added later
-    papers = sample_papers(count)
-    store.save_papers(papers, "Kept")
-    return store, [p.id for p in papers]
-
-
-def kill_after(script: str, args: list[str], seconds: float) -> list[str]:
-    """The lines `script` acknowledged before a SIGKILL `seconds` after its first one (counted
-    from there: on a loaded machine its imports alone can take longer than `seconds`)."""
-    child = subprocess.Popen([sys.executable, "-c", script, *args], cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    assert child.stdout is not None
-    first = child.stdout.readline()  # "" if it died first: then nothing was acknowledged
-    time.sleep(seconds)
-    child.send_signal(signal.SIGKILL)
-    out, _ = child.communicate(timeout=30)
-    return (first + out).split()
-
-
 def test_sigkill_during_state_changes_loses_nothing_acknowledged(data_dir):
     _store, ids = seeded(data_dir)
     rng = random.Random(6)
@@ -90,6 +62,7 @@ def test_sigkill_during_state_changes_loses_nothing_acknowledged(data_dir):
         assert len(after.load_papers()) == len(ids)
 
 
+@pytest.mark.slow
 def test_sigkill_during_sync_keeps_the_cache_whole(data_dir, fake_arxiv):
     store, ids = seeded(data_dir)
     store.set_marks(ids[:5], starred=True)
@@ -104,13 +77,6 @@ def test_sigkill_during_sync_keeps_the_cache_whole(data_dir, fake_arxiv):
         assert set(ids) <= set(papers)
         assert after.marks().starred == set(ids[:5])
         assert [t.name for t in after.topics()] == ["Kept"]
-
-
-DAMAGE = {
-    "truncated": lambda raw: raw[: len(raw) // 2],
-    "garbage": lambda raw: bytes(random.Random(1).randrange(256) for _ in range(200)),
-    "wrong shape": lambda raw: b'{"marks": 3, "papers": [1, 2]}',
-}
 
 
 @pytest.mark.parametrize("damage", DAMAGE)

@@ -429,6 +429,7 @@ def _library(store, hidden=(), starred=(), order_only=False):
     return Library(store.index_order() if order_only else store.index(), (), starred, hidden)
 
 
+@pytest.mark.slow
 def test_a_limited_query_is_the_first_n_of_the_scan_in_library_order(corpus, monkeypatch):
     """`reader list --query Q --limit N`: every query of the test suite, a few limits and
     filters, each answered whole in the partitions and walked down the date index."""

@@ -169,7 +169,7 @@ def test_plain_output_and_errors(capsys, cache):
 
 
 def _app_on(cache):
-    from tests.test_app import make_app
+    from tests.helpers.app import make_app
 
     return make_app(cache)
 
@@ -177,7 +177,7 @@ def _app_on(cache):
 async def _loaded(pilot) -> None:
     import asyncio
 
-    from tests.test_app import ready
+    from tests.helpers.app import ready
 
     await ready(pilot)
     while not pilot.app.main.loaded:  # the search index built
@@ -187,7 +187,7 @@ async def _loaded(pilot) -> None:
 async def test_m_on_the_list_opens_like_with_reasons_and_esc_returns(cache):
     from reader.app.screens.main import MainScreen
     from reader.app.screens.similar import SimilarScreen
-    from tests.test_app import ready
+    from tests.helpers.app import ready
 
     app = _app_on(cache)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -216,7 +216,7 @@ async def test_m_on_the_list_opens_like_with_reasons_and_esc_returns(cache):
 async def test_m_in_the_detail_view_and_enter_in_like_then_esc_back_each_step(cache):
     from reader.app.screens.detail import DetailScreen
     from reader.app.screens.similar import SimilarScreen
-    from tests.test_app import open_paper, ready
+    from tests.helpers.app import open_paper, ready
 
     app = _app_on(cache)
     async with app.run_test(size=(120, 40)) as pilot:

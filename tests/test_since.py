@@ -11,7 +11,7 @@ import pytest
 from reader.store import Store
 from tests.conftest import run
 from tests.corpus import recent_papers
-from tests.test_reliability import kill_after, seeded
+from tests.helpers.kill import kill_after, seeded
 
 QUERY = "ti:agent AND cat:cs.LG"
 

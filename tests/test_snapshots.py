@@ -6,8 +6,8 @@ import pytest
 
 from reader.store import Store
 from tests.corpus import record_synced
+from tests.helpers.app import make_app
 from tests.sample_papers import sample_papers as recent_papers
-from tests.test_app import make_app
 
 pytest.importorskip("pytest_textual_snapshot")
 

@@ -16,11 +16,9 @@ import pytest
 
 from reader.store import Store
 from reader.store.files import INDEX_BYTES, STATE_BYTES
-from tests.test_app import card_text, make_app, ready
-from tests.test_app import papers as forty_papers
-from tests.test_app import store as two_topics
-from tests.test_app_outside import until
-from tests.test_reliability import seeded
+from tests.helpers.app import card_text, make_app, ready
+from tests.helpers.kill import seeded
+from tests.helpers.pilot import until
 
 ROOT = Path(__file__).resolve().parent.parent
 MEMORY = 1 << 30  # the command's address space: a read without end fails at once, the machine spared
@@ -55,7 +53,7 @@ def too_large(path: Path) -> str:
     return "larger"
 
 
-papers, store = forty_papers, two_topics  # the app's fixtures: Agents and Other, synced
+# store, papers: conftest's fixtures (the app's fixtures: Agents and Other, synced)
 FAULTS = {"pipe": a_pipe, "link to /dev/zero": a_link_to_a_device, "too large": too_large}
 
 

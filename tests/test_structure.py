@@ -10,6 +10,8 @@ The rules (docs/architecture.md, Layout), for every module of reader/ and benchm
    reader/store/files.py, nor `write_atomic` or `shard_of` from any module of reader/store/.
 And the layering: nothing under arxiv/, store/, core/, searchdb/, sync/, service/ imports textual,
 reader.app, reader.commands or reader.cli (under TYPE_CHECKING neither).
+And for tests/: no module imports a test module (tests/**/test_*.py); shared helpers live in
+tests/helpers/, shared fixtures in tests/conftest.py.
 """
 
 from __future__ import annotations
@@ -497,4 +499,58 @@ def test_a_service_swapped_by_assignment_is_reported(tmp_path):
         "reader/app/screens/sync.py:8: reader.app.screens.sync assigns self.screen.app.service after construction",
         "reader/app/screens/sync.py:9: reader.app.screens.sync assigns self.service after construction",
         "reader/app/screens/sync.py:10: reader.app.screens.sync assigns service by setattr",
+    ]
+
+
+# --- no test module imports another ---------------------------------------------------------------
+
+
+def imports_of_test_modules(root: Path) -> list[str]:
+    """Every import, anywhere under tests/, of a test module (a tests/**/test_*.py file)."""
+
+    def test_module(dotted: str) -> bool:
+        path = root.joinpath(*dotted.split(".")).with_suffix(".py")
+        return dotted.startswith("tests.") and path.name.startswith("test_") and path.is_file()
+
+    problems = []
+    for path in sorted((root / "tests").rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        importer = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        for node, _ in _import_statements(ast.parse(path.read_bytes(), str(path)), type_checking=False):
+            if isinstance(node, ast.Import):
+                named = [alias.name for alias in node.names]
+            else:
+                module = _absolute(node, importer, is_package=parts[-1] == "__init__")
+                named = [module, *(f"{module}.{alias.name}" for alias in node.names)]
+            for target in filter(test_module, named):
+                problems.append(f"{path.relative_to(root).as_posix()}:{node.lineno}: {importer} imports the test module {target}")
+    return problems
+
+
+def test_no_test_module_imports_another():
+    problems = imports_of_test_modules(ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_test_module_importing_another_is_reported(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "tests/__init__.py": "",
+            "tests/conftest.py": "from tests.test_app import store\n",
+            "tests/test_app.py": "from tests.helpers.app import make_app\nfrom tests.helpers import test_data\n",
+            "tests/test_keys.py": "def test_keys():\n    from tests.test_app import make_app\n",
+            "tests/test_list.py": "import tests.test_keys\nfrom . import test_app\nfrom .test_keys import test_keys\n",
+            "tests/helpers/__init__.py": "",
+            "tests/helpers/app.py": "def make_app(): ...\n",
+            "tests/helpers/test_data.py": "",  # named like a test module: importing it counts
+        },
+    )
+    assert imports_of_test_modules(root) == [
+        "tests/conftest.py:1: tests.conftest imports the test module tests.test_app",
+        "tests/test_app.py:2: tests.test_app imports the test module tests.helpers.test_data",
+        "tests/test_keys.py:2: tests.test_keys imports the test module tests.test_app",
+        "tests/test_list.py:1: tests.test_list imports the test module tests.test_keys",
+        "tests/test_list.py:2: tests.test_list imports the test module tests.test_app",
+        "tests/test_list.py:3: tests.test_list imports the test module tests.test_keys",
     ]

@@ -11,11 +11,13 @@ import sys
 import time
 from datetime import timedelta
 
+import pytest
+
 from reader.store import Store, Topic
 from reader.sync import syncer as sync_module
 from tests.conftest import ROOT
 from tests.corpus import TODAY, recent_papers
-from tests.test_sync import run_sync
+from tests.helpers.sync import run_sync
 
 QUERY = "cat:cs.LG OR cat:cs.AI"  # an OR at the top: the window must not bind to its last term
 WINDOWED = re.compile(r"\((?P<query>.+)\) AND submittedDate:\[(?P<first>\d{12}) TO (?P<last>\d{12})\]")
@@ -26,6 +28,7 @@ def searches(fake) -> list:
     return [r for r in fake.search_requests() if r.params.get("search_query", "").startswith("(")]
 
 
+@pytest.mark.slow
 async def test_a_topic_of_25000_papers_past_a_cap_of_10000_is_synced_whole(fake_arxiv, data_dir):
     fake_arxiv.cap = 10_000
     served = recent_papers(25_000, per_day=250)  # 100 days: all inside the 16-week horizon

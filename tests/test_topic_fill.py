@@ -74,7 +74,7 @@ async def test_the_apps_a_fills_the_topic_at_once_and_says_how_many(cached):
     from reader.core.query import parse, search_text
     from reader.core.search import SearchBlock
     from reader.service import View
-    from tests.test_app import make_app, ready
+    from tests.helpers.app import make_app, ready
 
     store, _ = cached
     matching = sorted(SearchBlock({p.id: search_text(p) for p in store.load_papers().values()}).matching(parse(QUERY)))

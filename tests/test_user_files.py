@@ -10,7 +10,7 @@ import pytest
 
 from reader.userfiles import FileWriteError, write_user_file
 from tests.conftest import run
-from tests.test_export_cli import cached, entries  # noqa: F401 (a fixture)
+from tests.helpers.export_cli import entries
 
 
 def mode(path) -> int:

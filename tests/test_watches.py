@@ -10,7 +10,7 @@ import pytest
 from reader.errors import StoreError
 from reader.store import Store, Watch
 from tests.conftest import run
-from tests.test_reliability import kill_after, seeded
+from tests.helpers.kill import kill_after, seeded
 
 WATCH_LOOP = """
 import sys
