@@ -19,8 +19,8 @@ from reader.searchdb import SearchIndex
 from reader.service.search_texts import shard_texts
 from reader.store import Store
 from tests.conftest import run
-from tests.corpus import recent_papers
 from tests.fulltext_pages import FULLTEXT, HTML
+from tests.helpers.fulltext import three_cached
 
 EXACT_HTML = (FULLTEXT / "exact.html").read_bytes()
 FRONT_MATTER_HTML = (FULLTEXT / "frontmatter.html").read_bytes()
@@ -30,15 +30,9 @@ AUTHOR_PAGE = (FULLTEXT / "author-page.html").read_bytes()
 @pytest.fixture
 def exact_env(arxiv_env, monkeypatch, data_dir):
     """Three cached papers: exact.tex's page, frontmatter.tex's, and an authors' own HTML page."""
-    monkeypatch.setenv("READER_ARXIV_HTML_URL", arxiv_env.html_url)
-    monkeypatch.setenv("READER_ARXIV_PDF_URL", arxiv_env.pdf_url)
-    papers = recent_papers(3)
-    store = Store(data_dir)
-    store.add_topic("Agents", "ti:agent")
-    store.save_papers(papers, "Agents")
+    papers = three_cached(arxiv_env, monkeypatch, data_dir)
     for paper, page in zip(papers, (EXACT_HTML, FRONT_MATTER_HTML, AUTHOR_PAGE)):
         arxiv_env.documents[f"/html/{paper.id}v{paper.version}"] = (HTML, page)
-    arxiv_env.papers = papers
     return arxiv_env
 
 

@@ -14,19 +14,24 @@ from tests.corpus import recent_papers
 from tests.fulltext_pages import HTML, PAPER_HTML, PAPER_PDF, PDF
 
 
-@pytest.fixture
-def texts_env(arxiv_env, monkeypatch, data_dir):
-    """Three cached papers: the first has arXiv's HTML, the second only a PDF, the third neither."""
+def three_cached(arxiv_env, monkeypatch, data_dir) -> list:
+    """Three papers cached in a topic, the loopback arXiv serving their HTML and PDF addresses."""
     monkeypatch.setenv("READER_ARXIV_HTML_URL", arxiv_env.html_url)
     monkeypatch.setenv("READER_ARXIV_PDF_URL", arxiv_env.pdf_url)
     papers = recent_papers(3)
     store = Store(data_dir)
     store.add_topic("Agents", "ti:agent")
     store.save_papers(papers, "Agents")
-    html, pdf_only, neither = papers
+    arxiv_env.papers = papers
+    return papers
+
+
+@pytest.fixture
+def texts_env(arxiv_env, monkeypatch, data_dir):
+    """Three cached papers: the first has arXiv's HTML, the second only a PDF, the third neither."""
+    html, pdf_only, neither = three_cached(arxiv_env, monkeypatch, data_dir)
     arxiv_env.documents[f"/html/{html.id}v{html.version}"] = (HTML, PAPER_HTML)
     arxiv_env.documents[f"/pdf/{pdf_only.id}v{pdf_only.version}"] = (PDF, PAPER_PDF)
-    arxiv_env.papers = papers
     return arxiv_env
 
 
