@@ -1,0 +1,88 @@
+"""A figure's or a page's image, read safely and laid out as half-block cells.
+
+Images are untrusted bytes: Pillow reads them (never a decoder of our own), only in the formats
+papers use, with the pixel count checked from the header before any pixel is decoded (a PNG
+can claim 100,000 x 100,000 in a few bytes), and only the first frame of an animation. What
+cannot be read is refused in one line (ImageRefused), never a traceback.
+
+A terminal cell shows two pixels with the upper half block `▀`: its foreground colour is the
+upper pixel, its background the lower one. So an image `width` cells wide is scaled to `width`
+pixels across and twice its rows down, which keeps square pixels roughly square in a cell twice
+as tall as it is wide."""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+from PIL import Image, UnidentifiedImageError
+
+from reader.errors import ReaderError
+
+FORMATS = ("PNG", "JPEG", "GIF", "WEBP")  # what arXiv's pages and PDF renderers give
+MAX_PIXELS = 25_000_000  # decoded as RGB that is 75 MB: the view's memory stays bounded
+MAX_BYTES = 32 * 1024 * 1024  # of the file itself
+
+RGB = tuple[int, int, int]
+
+
+class ImageRefused(ReaderError):
+    """Bytes that are not an image reader shows (not an image, too large, truncated)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Cells:
+    """An image as rows of half-block cells: each cell the (upper, lower) pixel colours."""
+
+    rows: tuple[tuple[tuple[RGB, RGB], ...], ...]
+
+    @property
+    def width(self) -> int:
+        return len(self.rows[0]) if self.rows else 0
+
+
+def open_image(data: bytes) -> Image.Image:
+    """The image's first frame as RGB (transparency over white, as on a page), or ImageRefused."""
+    if len(data) > MAX_BYTES:
+        raise ImageRefused(f"an image of {len(data) // (1024 * 1024)} MB (reader shows images up to {MAX_BYTES // (1024 * 1024)} MB)")
+    if data.lstrip()[:5].lower() in (b"<?xml", b"<svg ") or b"<svg" in data[:1024].lower():
+        raise ImageRefused("an SVG drawing (reader shows its caption and link)")
+    try:
+        image = Image.open(io.BytesIO(data), formats=FORMATS)
+    except Image.DecompressionBombError:  # Pillow's own limit, above ours
+        raise ImageRefused(f"an image of more than {MAX_PIXELS:,} pixels") from None
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError):
+        raise ImageRefused("not an image reader can read (PNG, JPEG, GIF or WebP)") from None
+    width, height = image.size
+    if width < 1 or height < 1 or width * height > MAX_PIXELS:
+        raise ImageRefused(f"an image of {width:,} x {height:,} pixels (reader shows up to {MAX_PIXELS:,} pixels)")
+    try:
+        image.seek(0)  # an animation: its first frame only, never a walk through its frames
+        if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
+            rgba = image.convert("RGBA")
+            flat = Image.new("RGB", rgba.size, (255, 255, 255))
+            flat.paste(rgba, mask=rgba.getchannel("A"))
+            return flat
+        return image.convert("RGB")
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError):
+        raise ImageRefused("a truncated or damaged image") from None
+
+
+def half_blocks(image: Image.Image, width: int, max_rows: int | None = None) -> Cells:
+    """`image` scaled to `width` cells across (never wider than its own pixels) and at most
+    `max_rows` rows down, as half-block cells."""
+    columns = max(1, min(width, image.width))
+    pixel_rows = max(2, round(image.height * columns / image.width))
+    if max_rows is not None and pixel_rows > 2 * max_rows:
+        columns = max(1, round(columns * 2 * max_rows / pixel_rows))
+        pixel_rows = 2 * max_rows
+    pixel_rows += pixel_rows % 2
+    small = image.resize((columns, pixel_rows), Image.Resampling.BOX, reducing_gap=2.0)
+    data = small.tobytes()
+    stride = 3 * columns
+
+    def pixel(row: int, column: int) -> RGB:
+        at = row * stride + 3 * column
+        return (data[at], data[at + 1], data[at + 2])
+
+    return Cells(tuple(tuple((pixel(row, column), pixel(row + 1, column)) for column in range(columns)) for row in range(0, pixel_rows, 2)))
