@@ -127,7 +127,7 @@ class MainScreen(PaperScreen, ExportActions):
             yield TopicSidebar(id="sidebar").data_bind(MainScreen.view)
             with Vertical(id="content"):
                 yield MomentumChart(id="chart")
-                yield PaperList(self.service.library, self._fetch_cards, id="papers")
+                yield PaperList(self.service.library, self._fetch_cards, math=self.service.settings.math, id="papers")
                 yield RisingTable(id="rising")
                 yield FilterBox(id="filter")
         yield StatusLine(id="status")
