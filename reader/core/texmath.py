@@ -87,7 +87,7 @@ SPACING = {
     "limits": "",
     "nolimits": "",
 }
-SYMBOLS = {"|": "‖", "{": "{", "}": "}", "%": "%", "&": "&", "_": "_", "#": "#", "$": "$", "prime": "′", "colon": ":"}
+SYMBOLS = {"|": "‖", "{": "{", "}": "}", "%": "%", "&": "&", "_": "_", "#": "#", "$": "$", "prime": "′", "colon": ": "}
 ROOTS = {"3": "∛", "4": "∜"}
 # Relations and binary operators, spaced as TeX spaces them (`a\\le b` -> `a ≤ b`); one typed as a
 # character stays as typed.
@@ -132,7 +132,7 @@ def convert(text: str) -> Converted:
     kept: list[str] = []
     start = 0
     for match in _SPAN.finditer(text):
-        pieces.append(decode_tex(text[start : match.start()]))
+        pieces.append(_text(text[start : match.start()]))
         math = next(group for group in match.groups() if group is not None)
         shown, unsure = _math(math)
         if shown is None:
@@ -142,8 +142,16 @@ def convert(text: str) -> Converted:
             pieces.append(shown)
             kept.extend(unsure)
         start = match.end()
-    pieces.append(decode_tex(text[start:]))
+    pieces.append(_text(text[start:]))
     return Converted(clean_text("".join(pieces)), kept)
+
+
+_CONTROL_SPACE = re.compile(r"(?<!\\)\\ ")  # `i.i.d.\ samples`: TeX's space after a full stop
+
+
+def _text(text: str) -> str:
+    """Text outside math: its text macros read (`\\emph{…}`, accents, `\\%`), nothing else."""
+    return decode_tex(_CONTROL_SPACE.sub(" ", text))
 
 
 def _depth(tex: str) -> int:
