@@ -4,7 +4,9 @@ on cards and in the detail view (the setting, and T switching the view)."""
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 
 import pytest
 
@@ -12,9 +14,10 @@ from reader.app.screens.detail import DetailScreen
 from reader.arxiv.parse import parse_api_page
 from reader.core.texmath import MAX_DEPTH, MAX_SPAN, convert, tex_to_unicode
 from reader.store import Store
-from tests.conftest import fixture_bytes
+from tests.conftest import fixture_bytes, run
 from tests.corpus import recent_papers, record_synced
 from tests.helpers.app import make_app, ready, settings
+from tests.terminal import run_in_terminal
 
 FIXTURE = "api-2026-search-all-testing-100-entries.xml"
 
@@ -147,3 +150,16 @@ async def test_the_tex_setting_shows_cards_and_the_detail_view_as_arxiv_wrote_th
         assert app.screen.record_view.text.splitlines()[1] == "$ω$Test: WebView-Oriented Testing for Android Applications"
         await pilot.press("T")
         assert app.screen.record_view.text.splitlines()[1] == "ωTest: WebView-Oriented Testing for Android Applications"
+
+
+def test_reader_list_shows_unicode_on_a_terminal_and_arxivs_tex_in_a_pipe(data_dir, recorded, capsys):
+    _fixture_store(data_dir, {recorded["2306.03845"].title})
+    argv = [sys.executable, "-m", "reader", "--data-dir", str(data_dir), "list"]
+    env = {**os.environ, "TERM": "xterm-256color"}
+    on_terminal = run_in_terminal(argv, env=env, deadline=60)
+    assert on_terminal.status == 0, on_terminal.output
+    assert "ωTest: WebView-Oriented Testing" in on_terminal.output and "$ω$" not in on_terminal.output
+    as_tex = run_in_terminal(argv, env={**env, "READER_DISPLAY_MATH": "tex"}, deadline=60)
+    assert "$ω$Test: WebView-Oriented Testing" in as_tex.output
+    code, out, _ = run(capsys, "--data-dir", str(data_dir), "list")  # standard output is no terminal
+    assert code == 0 and "[cs.SE]  $ω$Test: WebView-Oriented Testing" in out
