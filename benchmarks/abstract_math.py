@@ -82,8 +82,7 @@ def main() -> None:
     for label, cut in (("a card's abstract", CARD_ABSTRACT_CHARS), ("a whole abstract", None)):
         times = [fresh(text[:cut])[1] * 1000 for text in with_math]
         print(
-            f"\n{label} with math, converted once: median {statistics.median(times):.2f} ms, "
-            f"max {max(times):.2f} ms ({len(times)} texts)"
+            f"\n{label} with math, converted once: median {statistics.median(times):.2f} ms, max {max(times):.2f} ms ({len(times)} texts)"
         )
     plain = [text for text in texts if "$" not in text and "\\" not in text]
     times = [fresh(text)[1] * 1000 for text in plain]
