@@ -53,6 +53,7 @@ def recorded():
         (r"$\hat{x}$", "x̂"),
         (r"$a \not= b$", "a ≠ b"),
         (r"$W^\top x \cdot y$", "Wᵀx · y"),
+        (r"$\neg p \land q \iff x \perp y$", "¬p ∧ q ⟺ x ⊥ y"),  # latex2text's table lacks these
         (r"$\alpha$-divergence", "α-divergence"),
         (r"\emph{Sch\"on} costs \$5", "Schön costs $5"),
     ],
@@ -95,7 +96,7 @@ def test_hostile_text_is_bounded_and_comes_out_clean():
     assert tex_to_unicode(too_long) == too_long
     too_deep = "$" + "{" * (MAX_DEPTH + 1) + "x" + "}" * (MAX_DEPTH + 1) + "$"
     assert tex_to_unicode(too_deep) == too_deep
-    assert tex_to_unicode("$" + "\\left(" * 100 + "$") == "(" * 100
+    assert tex_to_unicode("$" + "\\left(" * 40 + "$") == "(" * 40
     # control characters and markup inside math never reach the screen as such
     shown = tex_to_unicode("$\\text{\x1b[31mred\x07}$ and [bold]x[/bold] $\\alpha\u202e$")
     assert shown == "[31mred and [bold]x[/bold] α"

@@ -23,7 +23,7 @@ from reader.core.latex import decode_tex
 from reader.core.sanitize import clean_text
 
 MAX_TEXT = 20_000  # characters of a title or abstract converted (arXiv's abstracts: 1,920 at most)
-MAX_SPAN = 600  # characters of one math span; a longer one stays TeX
+MAX_SPAN = 300  # characters of one math span (the fixtures' longest: 48); a longer one stays TeX
 MAX_DEPTH = 12  # nested braces in a span; deeper stays TeX (pylatexenc recurses on them)
 
 # Escaped `\$` is text; `$$` opens display math; a `$` left open (a card's abstract is cut) stays.
@@ -88,10 +88,14 @@ SPACING = {
     "nolimits": "",
 }
 SYMBOLS = {"|": "‖", "{": "{", "}": "}", "%": "%", "&": "&", "_": "_", "#": "#", "$": "$", "prime": "′", "colon": ": "}
+# What latex2text's table lacks or prints as nothing (pylatexenc 2.10).
+SYMBOLS |= {"neg": "¬", "lnot": "¬", "iff": "⟺", "implies": "⟹", "gets": "←", "coloneqq": "≔", "models": "⊨", "bot": "⊥"}
+SYMBOLS |= {"Re": "ℜ", "Im": "ℑ", "Box": "□", "ddag": "‡", "varnothing": "∅", "land": "∧", "lor": "∨"}
+SYMBOLS |= {name: name for name in ("arg", "det", "Pr", "deg", "dim", "ker", "gcd", "hom", "lg", "Tr", "tr", "rank", "diag", "sgn")}
 ROOTS = {"3": "∛", "4": "∜"}
 # Relations and binary operators, spaced as TeX spaces them (`a\\le b` -> `a ≤ b`); one typed as a
 # character stays as typed.
-RELATIONS = frozenset("=<>≤≥≠∈∉∋⊂⊆⊃⊇⊄∼≈≃≅≡≪≫∝→←↔⇒⇐⇔↦⟶⟹∣≺≻⪯⪰⊥⊢⊨·⋅×±∓∘⊕⊗∪∩∧∨")
+RELATIONS = frozenset("=<>≤≥≠∈∉∋⊂⊆⊃⊇⊄∼≈≃≅≡≪≫∝→←↔⇒⇐⇔↦⟶⟹⟺≔∣≺≻⪯⪰⊢⊨·⋅×±∓∘⊕⊗∪∩∧∨")
 # Macros pylatexenc's parser does not know the arguments of.
 EXTRA_ARGUMENTS = {"operatorname": "{", "boldsymbol": "{", "bm": "{", "mathscr": "{", "textnormal": "{", "widehat": "{", "widetilde": "{"}
 EXTRA_ARGUMENTS |= {"mathring": "{", "tfrac": "{{", "dfrac": "{{", "cfrac": "{{", "mathsf": "{", "mathtt": "{", "mathit": "{"}
@@ -122,7 +126,7 @@ def tex_to_unicode(text: str) -> str:
     return convert(text).text
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def convert(text: str) -> Converted:
     """`tex_to_unicode` with what it kept as TeX (for the measurements). Cached: a paper's text is
     converted once, however often its card is drawn again."""
@@ -146,6 +150,8 @@ def convert(text: str) -> Converted:
     return Converted(clean_text("".join(pieces)), kept)
 
 
+# Math with nothing to convert: letters, digits and punctuation that stand for themselves.
+_PLAIN_MATH = re.compile(r"[A-Za-z0-9\s().,;:+\-=<>/!?|\[\]*]+")
 _CONTROL_SPACE = re.compile(r"(?<!\\)\\ ")  # `i.i.d.\ samples`: TeX's space after a full stop
 
 
@@ -171,6 +177,8 @@ def _math(tex: str) -> tuple[str | None, tuple[str, ...]]:
     (too long, too deep, or not TeX pylatexenc reads)."""
     if len(tex) > MAX_SPAN or _depth(tex) > MAX_DEPTH:
         return None, ()
+    if _PLAIN_MATH.fullmatch(tex):  # `$n$`, `$O(MN)$`: as pylatexenc would read them, without its cost
+        return " ".join(tex.split()), ()
     try:
         walker = latexwalker.LatexWalker(_WORD_BEFORE_UNICODE.sub(r"\1 ", tex), latex_context=_parsing(), tolerant_parsing=False)
         nodes, _, _ = walker.get_latex_nodes()
@@ -328,7 +336,7 @@ class _Writer:
                 while pending and pending[-1] is not None and pending[-1].isNodeType(latexwalker.LatexGroupNode):
                     atom = _Atom(atom.text + self.keep(pending.pop()).text, False)
                 return atom
-            if symbol in RELATIONS:
+            if symbol in RELATIONS or name in ("perp", "mid"):  # ⊥ and | are relations only so named
                 return _Atom(f" {symbol} ", False)
             return _Atom(symbol, True, word=len(symbol) > 1 and symbol.isalpha())
         parts = [self.atom([arg] if not arg.isNodeType(latexwalker.LatexGroupNode) else arg.nodelist) for arg in args]
