@@ -55,6 +55,7 @@ def recorded():
         (r"$W^\top x \cdot y$", "Wᵀx · y"),
         (r"$\neg p \land q \iff x \perp y$", "¬p ∧ q ⟺ x ⊥ y"),  # latex2text's table lacks these
         (r"$\alpha$-divergence", "α-divergence"),
+        (r"\(x^2\) and $$\sum_{i=1}^n x_i$$", "x² and ∑ᵢ₌₁ⁿ xᵢ"),
         (r"\emph{Sch\"on} costs \$5", "Schön costs $5"),
     ],
 )
