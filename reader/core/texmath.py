@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 from pylatexenc import latexwalker, macrospec
@@ -113,12 +113,12 @@ class _Atom:
     word: bool = False
 
 
-@dataclass
+@dataclass(frozen=True)
 class Converted:
     """A text converted, and the TeX it kept (unknown macros, spans that could not be read)."""
 
     text: str
-    kept: list[str] = field(default_factory=list)
+    kept: tuple[str, ...] = ()
 
 
 def tex_to_unicode(text: str) -> str:
@@ -147,7 +147,7 @@ def convert(text: str) -> Converted:
             kept.extend(unsure)
         start = match.end()
     pieces.append(_text(text[start:]))
-    return Converted(clean_text("".join(pieces)), kept)
+    return Converted(clean_text("".join(pieces)), tuple(kept))
 
 
 # Math with nothing to convert: letters, digits and punctuation that stand for themselves.
