@@ -16,9 +16,6 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from pylatexenc import latexwalker, macrospec
-from pylatexenc.latex2text import get_default_latex_context_db
-
 from reader.core.latex import decode_tex
 from reader.core.sanitize import clean_text
 
@@ -121,6 +118,12 @@ class Converted:
     kept: tuple[str, ...] = ()
 
 
+def warm() -> None:
+    """pylatexenc imported and its tables built (~50 ms): in a worker, before the first card
+    with math is drawn on the UI's thread."""
+    _math(r"\alpha_1")
+
+
 def tex_to_unicode(text: str) -> str:
     """A title or abstract with its math and text macros as Unicode; what is unsure stays TeX."""
     return convert(text).text
@@ -179,6 +182,7 @@ def _math(tex: str) -> tuple[str | None, tuple[str, ...]]:
         return None, ()
     if _PLAIN_MATH.fullmatch(tex):  # `$n$`, `$O(MN)$`: as pylatexenc would read them, without its cost
         return " ".join(tex.split()), ()
+    latexwalker = _latexwalker()
     try:
         walker = latexwalker.LatexWalker(_WORD_BEFORE_UNICODE.sub(r"\1 ", tex), latex_context=_parsing(), tolerant_parsing=False)
         nodes, _, _ = walker.get_latex_nodes()
@@ -202,14 +206,26 @@ def _symbol(name: str) -> str | None:
 
 
 @lru_cache(maxsize=1)
+def _latexwalker():
+    """pylatexenc's parser, imported at the first span that needs it (40 ms of the app's start)."""
+    from pylatexenc import latexwalker
+
+    return latexwalker
+
+
+@lru_cache(maxsize=1)
 def _symbols():
+    from pylatexenc.latex2text import get_default_latex_context_db
+
     return get_default_latex_context_db()
 
 
 @lru_cache(maxsize=1)
 def _parsing():
+    from pylatexenc import macrospec
+
     extra = [macrospec.MacroSpec(name, arguments) for name, arguments in EXTRA_ARGUMENTS.items()]
-    context = latexwalker.get_default_latex_context_db()
+    context = _latexwalker().get_default_latex_context_db()
     context.add_context_category("reader-math", macros=extra, prepend=True)
     return context
 
@@ -293,6 +309,7 @@ class _Writer:
     def atoms(self, nodes) -> list[_Atom]:
         """The nodes as atoms, scripts applied to what precedes them."""
         items: list[_Atom | str] = []  # str: a pending `^` or `_` and the `.` after \left
+        latexwalker = _latexwalker()
         pending = list(nodes or [])
         pending.reverse()
         no_dot = False  # after \left, \right, \middle: a `.` is the empty delimiter
@@ -323,6 +340,7 @@ class _Writer:
         return _scripted(items)
 
     def macro(self, node, pending: list) -> _Atom:
+        latexwalker = _latexwalker()
         name = node.macroname
         args = [arg for arg in (node.nodeargd.argnlist if node.nodeargd else []) if arg is not None]
         if not args:
