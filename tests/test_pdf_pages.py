@@ -15,6 +15,7 @@ from reader.app import ReaderApp
 from reader.app.screens.full_text import FullTextScreen
 from reader.app.screens.pdf_pages import PdfPagesScreen
 from reader.arxiv.client import ClientOptions
+from reader.fulltext.document import PARAGRAPH, Block, Document
 from reader.fulltext.pdfpages import MAX_BITMAP_PIXELS, Limits, PageRefused, bitmap_scale, render_page
 from reader.fulltext.picture import half_blocks
 from reader.fulltext.store import TextStore
@@ -28,17 +29,19 @@ WHITE = (255, 255, 255)
 MAX_PEAK_MB = 300
 
 
-def pdf_page(width: float, height: float, content: bytes = b"") -> bytes:
-    """A one-page PDF of that media box (points) drawing `content` (stored deflated)."""
+def pdf_page(width: float, height: float, content: bytes = b"", *more: bytes) -> bytes:
+    """A PDF of pages of that media box (points), the first drawing `content`, the next each of
+    `more` (stored deflated)."""
     from pypdf import PdfWriter
     from pypdf.generic import DecodedStreamObject, NameObject
 
     writer = PdfWriter()
-    page = writer.add_blank_page(width, height)
-    if content:
-        stream = DecodedStreamObject()
-        stream.set_data(content)
-        page[NameObject("/Contents")] = writer._add_object(stream.flate_encode())
+    for drawn in (content, *more):
+        page = writer.add_blank_page(width, height)
+        if drawn:
+            stream = DecodedStreamObject()
+            stream.set_data(drawn)
+            page[NameObject("/Contents")] = writer._add_object(stream.flate_encode())
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
@@ -222,3 +225,25 @@ async def test_a_pdf_arxiv_does_not_have_is_said_in_one_line(store, fake_arxiv):
         lines = [line for line in page_lines(app) if line.strip()]
         assert screen.problem is not None and len(lines) == 1
         assert lines[0].startswith(f"  Page 1 · arXiv:{paper.id}v{paper.version}: No PDF: arXiv has no PDF of")
+
+
+@pytest.mark.slow  # PDFium in a child process, up to its memory limit
+async def test_a_page_too_costly_to_draw_is_refused_in_one_line_and_the_next_one_turns_to(store):
+    app = app_for(store, "http://127.0.0.1:9")  # offline: the text and the PDF are kept
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        texts = TextStore(store.data_dir)
+        texts.save(Document(paper.id, paper.version, "pdf", (Block(PARAGRAPH, "A paper read from its PDF."),)))
+        pdf = texts.pdf_path(paper.id, paper.version)
+        pdf.parent.mkdir(parents=True, exist_ok=True)
+        pdf.write_bytes(pdf_page(612, 792, triangles(4_000_000), b"72 72 468 648 re f"))
+        screen = await full_text_then_pages(pilot)
+        lines = [line for line in page_lines(app) if line.strip()]
+        assert lines == [f"  Page 1 of 2 · arXiv:{paper.id}v{paper.version}: the page needs more than 256 MB to draw; refused"]
+        await pilot.press("n")
+        await until(pilot, lambda: screen.shown_page == 2)
+        assert page_lines(app)[0] == f"  Page 2 of 2 · arXiv:{paper.id}v{paper.version}"
+        colours = {segment.style.color.triplet for strip in screen.view.lines.strips[2:] for segment in strip if segment.style}
+        assert (0, 0, 0) in colours and (255, 255, 255) in colours  # the black rectangle on the white page

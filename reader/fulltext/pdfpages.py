@@ -34,7 +34,13 @@ MAX_PAGES = 10_000
 
 
 class PageRefused(ReaderError):
-    """A page that is not shown (the PDF damaged, the page too costly): its one-line why."""
+    """A page that is not shown (the PDF damaged, the page too costly): its one-line why, and the
+    page's number and the PDF's page count when the PDF opened."""
+
+    def __init__(self, message: str, number: int | None = None, pages: int | None = None):
+        super().__init__(message)
+        self.number = number
+        self.pages = pages
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,23 +83,36 @@ def render_page(path: Path, number: int, width: int, height: int, *, text: bool 
         raise PageRefused(f"the page was not drawn within {MAX_WAIT_SECONDS} s; given up") from None
     except OSError as error:
         raise PageRefused(f"the page could not be drawn: {error.strerror or error}") from None
-    header, _, body = done.stdout.partition(b"\n")
-    try:
-        said: dict[str, Any] = json.loads(header) if header else {}
-    except ValueError:
-        said = {}
-    if "error" in said:
-        raise PageRefused(str(said["error"]))
-    if done.returncode != 0 or "pages" not in said:
+    # The child says first which page of how many it draws, then the drawing (or why not).
+    first, _, rest = done.stdout.partition(b"\n")
+    where = _json(first)
+    if "error" in where:
+        raise PageRefused(str(where["error"]))
+    if "pages" not in where:
         raise PageRefused(_died(done.returncode, limits))
+    number, pages = int(where["number"]), int(where["pages"])
+    header, _, body = rest.partition(b"\n")
+    said = _json(header)
+    if "error" in said:
+        raise PageRefused(str(said["error"]), number, pages)
+    if done.returncode != 0 or not said:
+        raise PageRefused(_died(done.returncode, limits), number, pages)
     if text:
-        return RenderedPage(said["number"], said["pages"], None, body.decode("utf-8", "replace"))
-    size = tuple(said["size"])
+        return RenderedPage(number, pages, None, body.decode("utf-8", "replace"))
+    size = tuple(said.get("size", ()))
     if len(size) != 2 or size[0] * size[1] > MAX_BITMAP_PIXELS or len(body) != 3 * size[0] * size[1]:
-        raise PageRefused("the page could not be drawn (its bitmap came back damaged)")
+        raise PageRefused("the page could not be drawn (its bitmap came back damaged)", number, pages)
     from PIL import Image  # imported for a page only: the app starts without it
 
-    return RenderedPage(said["number"], said["pages"], Image.frombytes("RGB", size, body))
+    return RenderedPage(number, pages, Image.frombytes("RGB", size, body))
+
+
+def _json(line: bytes) -> dict[str, Any]:
+    try:
+        said = json.loads(line) if line else {}
+    except ValueError:
+        return {}
+    return said if isinstance(said, dict) else {}
 
 
 def _died(returncode: int, limits: Limits) -> str:
@@ -133,20 +152,20 @@ def _draw(job: dict[str, Any]) -> None:
         _say({"error": "the PDF has no pages" if pages == 0 else f"the PDF has {pages:,} pages; more than {MAX_PAGES:,} are not shown"})
         return
     number = min(max(1, int(job["page"])), pages)
+    _say({"number": number, "pages": pages})
     try:
         page = document[number - 1]
     except pypdfium2.PdfiumError:
         _say({"error": f"page {number} of the PDF cannot be read (damaged)"})
         return
-    said = {"number": number, "pages": pages}
     if job["text"]:
         words = page.get_textpage().get_text_bounded()[:MAX_TEXT_CHARACTERS]
-        _say(said, words.encode("utf-8", "replace"))
+        _say({"text": True}, words.encode("utf-8", "replace"))
         return
     page_width, page_height = page.get_size()
     scale = bitmap_scale(page_width, page_height, int(job["width"]), int(job["height"]))
     image = page.render(scale=scale, may_draw_forms=False).to_pil().convert("RGB")
-    _say({**said, "size": list(image.size)}, image.tobytes())
+    _say({"size": list(image.size)}, image.tobytes())
 
 
 def main() -> int:

@@ -74,12 +74,13 @@ class PdfPagesScreen(Screen):
         self.draw()  # the view is not focused: its own PgUp/PgDn would scroll it, not turn the page
 
     def on_resize(self) -> None:
-        if self.pages is not None or self.problem is None:
+        if self.pages is not None:  # not before: a fetch or the first drawing is under way
             self.draw()
 
     def action_turn(self, step: int) -> None:
-        last = self.pages or self.page + max(step, 0)
-        page = min(max(1, self.page + step), last)
+        if self.pages is None:
+            return  # the PDF is not open yet
+        page = min(max(1, self.page + step), self.pages)
         if page == self.page:
             self.app.notify(f"Page {page} is the {'last' if step > 0 else 'first'}.")
             return
@@ -120,6 +121,10 @@ class PdfPagesScreen(Screen):
             self.app.call_from_thread(self._say, f"Rendering page {page}…")
             try:
                 drawn = self._page_lines(page, columns, rows, text)
+            except PageRefused as error:
+                if not get_current_worker().is_cancelled:
+                    self.app.call_from_thread(self._fail, str(error), error.number, error.pages)
+                return
             except ReaderError as error:
                 if not get_current_worker().is_cancelled:
                     self.app.call_from_thread(self._fail, str(error))
@@ -210,6 +215,9 @@ class PdfPagesScreen(Screen):
         self.page, self.pages, self.shown_page, self.problem = page, pages, page, None
         self.view.show(lines, home=True)
 
-    def _fail(self, message: str) -> None:
-        self.problem = message
+    def _fail(self, message: str, page: int | None = None, pages: int | None = None) -> None:
+        """Why the page is not shown; with the PDF's page count once known, the others still turn."""
+        self.problem, self.shown_page = message, None
+        if pages is not None:
+            self.page, self.pages = page or self.page, pages
         self._say(f"{self._head(self.page)}: {message}")
