@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -91,6 +92,21 @@ def test_a_page_past_its_cpu_limit_is_refused_in_one_line(tmp_path):
     with pytest.raises(PageRefused) as refused:
         render_page(heavy, 1, 400, 500, limits=Limits(cpu_seconds=1))
     assert str(refused.value) == "the page takes more than 1 s to draw; refused"
+
+
+def children() -> set[str]:
+    return {pid for task in Path("/proc/self/task").iterdir() for pid in (task / "children").read_text().split()}
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the children from /proc")
+def test_a_drawing_no_longer_wanted_is_stopped_with_its_child(tmp_path):
+    heavy = tmp_path / "heavy.pdf"
+    heavy.write_bytes(pdf_page(612, 792, triangles(200_000)))
+    before = children()
+    with pytest.raises(PageRefused) as refused:
+        render_page(heavy, 1, 400, 500, cancelled=lambda: True)
+    assert str(refused.value) == "stopped"
+    assert children() == before  # killed and waited for, not left drawing
 
 
 PEAK_SCRIPT = """

@@ -16,6 +16,8 @@ import os
 import signal
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,22 +69,42 @@ def bitmap_scale(page_width: float, page_height: float, width: int, height: int)
     return scale
 
 
-def render_page(path: Path, number: int, width: int, height: int, *, text: bool = False, limits: Limits = Limits()) -> RenderedPage:
+def render_page(
+    path: Path,
+    number: int,
+    width: int,
+    height: int,
+    *,
+    text: bool = False,
+    limits: Limits = Limits(),
+    cancelled: Callable[[], bool] | None = None,
+) -> RenderedPage:
     """Page `number` (1-based; past the end: the last) of the PDF at `path`, fitted in `width` x
-    `height` pixels; `text`: its text instead. PageRefused in one line when it cannot be."""
+    `height` pixels; `text`: its text instead. PageRefused in one line when it cannot be. The
+    child is stopped as soon as `cancelled()` holds (the view turned the page again, or closed):
+    pages asked for in a row never draw side by side."""
     job = {"path": str(path), "page": number, "width": width, "height": height, "text": text}
     job.update(cpu=limits.cpu_seconds, memory=limits.memory)
     try:
-        done = subprocess.run(
-            [sys.executable, "-m", "reader.fulltext.pdfpages"],
-            input=(json.dumps(job) + "\n").encode(),
-            capture_output=True,
-            timeout=MAX_WAIT_SECONDS,
+        child = subprocess.Popen(
+            [sys.executable, "-m", "reader.fulltext.pdfpages"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
         )
-    except subprocess.TimeoutExpired:
-        raise PageRefused(f"the page was not drawn within {MAX_WAIT_SECONDS} s; given up") from None
     except OSError as error:
         raise PageRefused(f"the page could not be drawn: {error.strerror or error}") from None
+    given_up = time.monotonic() + MAX_WAIT_SECONDS
+    job_line: bytes | None = (json.dumps(job) + "\n").encode()
+    while True:
+        try:
+            out, _ = child.communicate(job_line, timeout=0.1)
+            break
+        except subprocess.TimeoutExpired:
+            job_line = None  # sent: the next calls only go on reading
+            stop = cancelled is not None and cancelled()
+            if stop or time.monotonic() > given_up:
+                child.kill()
+                child.communicate()
+                raise PageRefused("stopped" if stop else f"the page was not drawn within {MAX_WAIT_SECONDS} s; given up") from None
+    done = subprocess.CompletedProcess(child.args, child.returncode, out)
     # The child says first which page of how many it draws, then the drawing (or why not).
     first, _, rest = done.stdout.partition(b"\n")
     where = _json(first)

@@ -144,7 +144,8 @@ class PdfPagesScreen(Screen):
         if path is None:
             return None
         self._pdf = path
-        rendered = render_page(path, page, SHARPER * columns, SHARPER * 2 * rows, text=text)
+        worker = get_current_worker()
+        rendered = render_page(path, page, SHARPER * columns, SHARPER * 2 * rows, text=text, cancelled=lambda: worker.is_cancelled)
         self.pages = rendered.pages
         head = self._head(rendered.number)
         top = [Strip([Segment(" " * INDENT + head, Style(bold=True))]), Strip([])]
