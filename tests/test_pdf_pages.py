@@ -24,6 +24,7 @@ from tests.conftest import ROOT
 from tests.fulltext_pages import HTML, PAPER_HTML, PAPER_PDF, PDF
 from tests.helpers.app import open_paper, ready, settings
 from tests.helpers.pilot import until
+from tests.terminal import run_in_terminal
 
 ARTICLE = ROOT / "tests" / "fixtures" / "pdfpapers" / "article.pdf"  # pdflatex's, three pages
 WHITE = (255, 255, 255)
@@ -263,3 +264,23 @@ async def test_a_page_too_costly_to_draw_is_refused_in_one_line_and_the_next_one
         assert page_lines(app)[0] == f"  Page 2 of 2 · arXiv:{paper.id}v{paper.version}"
         colours = {segment.style.color.triplet for strip in screen.view.lines.strips[2:] for segment in strip if segment.style}
         assert (0, 0, 0) in colours and (255, 255, 255) in colours  # the black rectangle on the white page
+
+
+@pytest.mark.slow  # the app in a real terminal
+def test_in_a_real_terminal_p_draws_the_page_in_half_blocks_and_n_turns_it(store, papers, data_dir):
+    texts = TextStore(data_dir)
+    for paper in papers:  # whichever paper the list highlights first is kept with its PDF
+        texts.save(Document(paper.id, paper.version, "pdf", (Block(PARAGRAPH, "A paper read from its PDF."),)))
+        pdf = texts.pdf_path(paper.id, paper.version)
+        pdf.parent.mkdir(parents=True, exist_ok=True)
+        pdf.write_bytes(PAPER_PDF)
+    run = run_in_terminal(
+        [sys.executable, "-m", "reader", "--data-dir", str(data_dir)],
+        env={**os.environ, "TERM": "xterm-256color", "READER_ARXIV_PDF_URL": "http://127.0.0.1:9/pdf/"},
+        size=(100, 40),
+        keys=[("All papers", "\r"), ("Full text", "v"), ("A paper read from its PDF.", "P"), ("Page 1 of 2", "n"), ("Page 2 of 2", "\x11")],
+        deadline=90,
+    )
+    assert run.status == 0, run.output[-2000:]
+    first = run.output.split("Page 1 of 2", 1)[1]
+    assert "▀" in first.split("Page 2 of 2", 1)[0] and "▀" in first.split("Page 2 of 2", 1)[1]
