@@ -53,22 +53,8 @@ def known_bindings() -> dict[str, Binding]:
     from reader.app.widgets import filter_box, note, paper_list, rising, sidebar
 
     found: dict[str, Binding] = {}
-    for module in (
-        detail,
-        dialogs,
-        export,
-        help,
-        main,
-        pdf_pages,
-        references,
-        similar,
-        tags,
-        filter_box,
-        note,
-        paper_list,
-        rising,
-        sidebar,
-    ):
+    screens = (detail, dialogs, export, help, main, pdf_pages, references, similar, tags)
+    for module in (*screens, filter_box, note, paper_list, rising, sidebar):
         for value in vars(module).values():
             for binding in getattr(value, "BINDINGS", []) if isinstance(value, type) else []:
                 if isinstance(binding, Binding) and binding.id:
