@@ -153,7 +153,10 @@ def _limit(cpu_seconds: int, memory: int) -> None:
         return
     for which, value in ((resource.RLIMIT_CPU, cpu_seconds), (resource.RLIMIT_AS, memory)):
         _, hard = resource.getrlimit(which)
-        resource.setrlimit(which, (value if hard == resource.RLIM_INFINITY else min(value, hard), hard))
+        try:
+            resource.setrlimit(which, (value if hard == resource.RLIM_INFINITY else min(value, hard), hard))
+        except (ValueError, OSError):  # a system that refuses this limit (macOS may, for RLIMIT_AS)
+            pass
 
 
 def _say(header: dict[str, Any], body: bytes = b"") -> None:
