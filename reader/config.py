@@ -160,6 +160,18 @@ def theme_problem(name: str, themes: Collection[str]) -> str | None:
     return f"is not a theme (did you mean {close[0]}?)" if close else f"is not a theme (themes: {', '.join(sorted(themes))})"
 
 
+IMAGE_MODES = ("auto", "halfblock", "off")
+
+
+def _images(raw: Any) -> str:
+    """auto: a terminal's graphics protocol where it speaks one, else half blocks; halfblock;
+    off: no pixels at all."""
+    word = raw.strip().lower() if isinstance(raw, str) else None
+    if word not in IMAGE_MODES:
+        raise _Invalid(f"is not an image mode (allowed: {', '.join(IMAGE_MODES)})")
+    return word
+
+
 def _known_theme(themes: Collection[str]) -> Callable[[Any], str]:
     def convert(raw: Any) -> str:
         name = _theme(raw)
@@ -219,6 +231,7 @@ SPECS: tuple[Spec, ...] = (
         True,
         "BibTeX entries carry the arXiv id where every style prints it; false: arXiv's own fields only",
     ),
+    Spec("images", "images", _images, "auto", "pictures: auto (the terminal's graphics where it has them), halfblock, or off"),
     Spec(
         "display.math",
         "math",
@@ -249,6 +262,7 @@ class Settings:
     html_url: str = DEFAULT_HTML_URL
     pdf_url: str = DEFAULT_PDF_URL
     ar5iv_url: str = DEFAULT_AR5IV_URL
+    images: str = "auto"  # IMAGE_MODES: how figures and PDF pages are drawn
     math: str = "unicode"  # titles' and abstracts' math shown as "unicode" or "tex" (reader/core/texmath.py)
     sources: Mapping[str, Source] = field(default_factory=dict)  # setting name -> where its value came from
     problems: tuple[ConfigProblem, ...] = ()  # read leniently (`reader config`): what could not be used

@@ -24,6 +24,7 @@ from reader.app.screens.detail import DetailScreen
 from reader.app.screens.full_text import FullTextScreen
 from reader.app.screens.help import HelpScreen, binding_rows
 from reader.app.screens.main import MainScreen
+from reader.app.screens.pdf_pages import PdfPagesScreen
 from reader.app.screens.references import PaperLinksScreen
 from reader.app.screens.similar import SimilarScreen
 from reader.app.widgets.notice_line import NoticeLine
@@ -48,11 +49,12 @@ def stylesheet() -> str:
 @cache
 def known_bindings() -> dict[str, Binding]:
     """Every binding with an id (what a keymap may name), of each screen and widget with keys."""
-    from reader.app.screens import detail, dialogs, export, help, main, references, similar, tags
+    from reader.app.screens import detail, dialogs, export, help, main, pdf_pages, references, similar, tags
     from reader.app.widgets import filter_box, note, paper_list, rising, sidebar
 
     found: dict[str, Binding] = {}
-    for module in (detail, dialogs, export, help, main, references, similar, tags, filter_box, note, paper_list, rising, sidebar):
+    screens = (detail, dialogs, export, help, main, pdf_pages, references, similar, tags)
+    for module in (*screens, filter_box, note, paper_list, rising, sidebar):
         for value in vars(module).values():
             for binding in getattr(value, "BINDINGS", []) if isinstance(value, type) else []:
                 if isinstance(binding, Binding) and binding.id:
@@ -77,6 +79,7 @@ def binding_groups() -> list[list[tuple[str, str, str]]]:
         bindings_of(DetailScreen),
         bindings_of(SimilarScreen, PaperList),
         bindings_of(PaperLinksScreen),
+        bindings_of(PdfPagesScreen),
     ]
 
 
@@ -223,6 +226,8 @@ class ReaderApp(App):
         detail = [("Detail view", binding_rows(self, DetailScreen.BINDINGS))]
         if isinstance(self.screen, FullTextScreen):
             return [("Full text", binding_rows(self, FullTextScreen.BINDINGS))] + detail + main
+        if isinstance(self.screen, PdfPagesScreen):
+            return [("PDF pages", binding_rows(self, PdfPagesScreen.BINDINGS))] + detail + main
         if isinstance(self.screen, SimilarScreen):
             return [("More like this", binding_rows(self, SimilarScreen.BINDINGS))] + detail + main
         return detail + main if isinstance(self.screen, DetailScreen) else main + detail

@@ -77,6 +77,7 @@ class FullTextScreen(Screen):
         Binding("escape,q", "close", "Back", id="detail.close"),
         Binding("question_mark", "app.help", "Help", id="detail.help"),
         REFERENCES,
+        Binding("P", "pdf_pages", "PDF pages", id="detail.pdf_pages", tooltip="The paper's PDF page by page, drawn in the terminal"),
         *RECORD_SCROLL,
     ]
 
@@ -240,6 +241,11 @@ class FullTextScreen(Screen):
             self.app.notify("No references before the text is read.")
             return
         self.app.push_screen(PaperLinksScreen(self.service, self.paper_id, REFERENCES_OF, self.open_paper, self.client_options))
+
+    def action_pdf_pages(self) -> None:
+        from reader.app.screens.pdf_pages import PdfPagesScreen
+
+        self.app.push_screen(PdfPagesScreen(self.service, self.paper_id, self.version, self.client_options))
 
     def action_close(self) -> None:
         child = self._child
