@@ -125,6 +125,18 @@ def _boolean(raw: Any) -> bool:
     raise _Invalid("is not true or false (allowed: true or false)")
 
 
+def _choice(*words: str) -> Callable[[Any], str]:
+    allowed = " or ".join(words)
+
+    def convert(raw: Any) -> str:
+        word = raw.strip().lower() if isinstance(raw, str) else None
+        if word not in words:
+            raise _Invalid(f"is not one of the choices (allowed: {allowed})")
+        return word
+
+    return convert
+
+
 def _path(raw: Any) -> Path:
     if not isinstance(raw, str) or not raw.strip():
         raise _Invalid("is not a path (allowed: a file or directory path, ~ for home)")
@@ -220,6 +232,13 @@ SPECS: tuple[Spec, ...] = (
         "BibTeX entries carry the arXiv id where every style prints it; false: arXiv's own fields only",
     ),
     Spec("images", "images", _images, "auto", "pictures: auto (the terminal's graphics where it has them), halfblock, or off"),
+    Spec(
+        "display.math",
+        "math",
+        _choice("unicode", "tex"),
+        "unicode",
+        "math in titles and abstracts: unicode (𝒪(n²), ‖W‖_F) or tex, as arXiv sends it ($\\mathcal{O}(n^2)$)",
+    ),
     Spec("today", "today_override", _day, None, "fixes today for windows, momentum and the horizon", in_file=False),
 )
 SPEC_BY_NAME = {spec.name: spec for spec in SPECS}
@@ -244,6 +263,7 @@ class Settings:
     pdf_url: str = DEFAULT_PDF_URL
     ar5iv_url: str = DEFAULT_AR5IV_URL
     images: str = "auto"  # IMAGE_MODES: how figures and PDF pages are drawn
+    math: str = "unicode"  # titles' and abstracts' math shown as "unicode" or "tex" (reader/core/texmath.py)
     sources: Mapping[str, Source] = field(default_factory=dict)  # setting name -> where its value came from
     problems: tuple[ConfigProblem, ...] = ()  # read leniently (`reader config`): what could not be used
     unknown: tuple[ConfigProblem, ...] = ()  # settings in the file reader does not know: warned of, ignored

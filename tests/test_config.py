@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from reader.config import load_settings
 from tests.conftest import run
 
 
@@ -43,6 +44,7 @@ from tests.conftest import run
         ("READER_THEME", "[bold]x", "READER_THEME='[bold]x' is not a theme name"),
         ("READER_BIBTEX_PRINT_ARXIV_ID", "maybe", "READER_BIBTEX_PRINT_ARXIV_ID='maybe' is not true or false (allowed: true or false)"),
         ("READER_IMAGES", "sixel", "READER_IMAGES='sixel' is not an image mode (allowed: auto, halfblock, off)"),
+        ("READER_DISPLAY_MATH", "latex", "READER_DISPLAY_MATH='latex' is not one of the choices (allowed: unicode or tex)"),
     ],
 )
 def test_bad_environment_value_is_one_line_naming_setting_and_range(capsys, monkeypatch, name, value, expected):
@@ -227,6 +229,7 @@ def test_example_file_is_valid_and_names_every_file_setting(capsys, config_file)
         "export_path",
         "bibtex.print_arxiv_id",
         "images",
+        "display.math",
     }  # data_dir and arxiv.ar5iv_url stay with the environment, which the tests set
 
 
@@ -399,3 +402,19 @@ def test_images_comes_from_the_file_or_the_environment_in_any_case_and_defaults_
     monkeypatch.delenv("READER_IMAGES")
     code, _, err = run(capsys, "topics", "list")
     assert code == 1 and err == f"reader: error: {config_file}, line 1: images = 3 is not an image mode (allowed: auto, halfblock, off)\n"
+
+
+def test_display_math_comes_from_the_file_or_the_environment_and_shows_in_reader_config(capsys, monkeypatch, config_file):
+    assert load_settings(environ={"READER_CONFIG_DIR": str(config_file.parent)}).math == "unicode"
+    config_file.write_text('[display]\nmath = "TeX"\n')
+    code, out, err = run(capsys, "config")
+    assert code == 0, err
+    assert re.search(r"display\.math +tex +config file line 2", out)
+    monkeypatch.setenv("READER_DISPLAY_MATH", "unicode")
+    code, out, _ = run(capsys, "config", "--json")
+    assert json.loads(out)["settings"]["display.math"] == {
+        "value": "unicode",
+        "source": "env",
+        "where": "READER_DISPLAY_MATH",
+        "env": "READER_DISPLAY_MATH",
+    }
