@@ -35,7 +35,7 @@ from reader.fulltext.document import (
     Block,
 )
 from reader.fulltext.formulas import spans
-from reader.fulltext.mathml import MathBuilder
+from reader.fulltext.mathml import SKIPPED, MathBuilder
 from reader.fulltext.refs import arxiv_id_in_link, arxiv_id_in_text
 
 MAX_DEPTH = 250_000  # open elements; 100,000 nested levels are read whole
@@ -166,6 +166,8 @@ class LatexmlText(BoundedHtmlParser):
             if self._formula.depth >= MAX_DEPTH:
                 raise PageRefused(f"the page nests elements more than {MAX_DEPTH:,} deep; refused")
             self._formula.start(tag, attrs)
+            if tag in SKIPPED:
+                self.set_cdata_mode(tag)  # the TeX and Content MathML beside the presentation: skipped unread
             return
         if self._opaque is not None:
             if tag == self._opaque:
@@ -188,7 +190,7 @@ class LatexmlText(BoundedHtmlParser):
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
-        if tag == "math":
+        if tag == "math" or tag in SKIPPED:
             self.clear_cdata_mode()
         if tag not in VOID and self._opaque is None:
             self.handle_endtag(tag)

@@ -37,7 +37,9 @@ class MathBuilder:
 
     def __init__(self) -> None:
         self.root = Node("math")
-        self._open: list[Node | None] = [self.root]  # None: an element not kept (skipped, or past a bound)
+        # (tag, node) of each open element; node None: not kept (skipped, or past a bound)
+        self._open: list[tuple[str, Node | None]] = [("math", self.root)]
+        self._count: dict[str, int] = {}  # tag -> how many are open (an end tag matches in O(1))
         self._nodes = 0
         self._characters = 0
         self.too_big = False
@@ -47,7 +49,7 @@ class MathBuilder:
         return len(self._open)
 
     def start(self, tag: str, attributes: list[tuple[str, str | None]]) -> None:
-        parent = self._open[-1]
+        parent = self._open[-1][1]
         node: Node | None = None
         if parent is not None and tag not in SKIPPED:
             self._nodes += 1
@@ -56,19 +58,22 @@ class MathBuilder:
             else:
                 node = Node(tag, {name: value for name, value in attributes if name in KEPT_ATTRIBUTES and value})
                 parent.children.append(node)
-        self._open.append(node)
+        self._open.append((tag, node))
+        self._count[tag] = self._count.get(tag, 0) + 1
 
     def end(self, tag: str) -> None:
         """Closes the innermost open `tag` and what is open inside it; an end tag that closes
         nothing open is ignored (as the page's parser does)."""
-        for index in range(len(self._open) - 1, 0, -1):
-            node = self._open[index]
-            if node is not None and node.tag == tag or node is None and tag in SKIPPED:
-                del self._open[index:]
+        if not self._count.get(tag):
+            return
+        while len(self._open) > 1:
+            closed, _ = self._open.pop()
+            self._count[closed] -= 1
+            if closed == tag:
                 return
 
     def data(self, text: str) -> None:
-        node = self._open[-1]
+        node = self._open[-1][1]
         if node is None:
             return
         self._characters += len(text)
@@ -164,7 +169,7 @@ def _script(text: str, table: dict[str, str], mark: str, opening: str, closing: 
     `^k`, `^(n+1)`."""
     if text and all(character in table for character in text):
         return "".join(table[character] for character in text)
-    if len(text) == 1:
+    if len(text) == 1 or _enclosed(text):
         return mark + text
     return f"{mark}{opening}{text}{closing}"
 
@@ -180,7 +185,7 @@ def _superscript(text: str) -> str:
 # --- the tree ------------------------------------------------------------------------------------
 
 # Operators set apart by a space on either side (in a script they are not: `xₜ₋₁`).
-_SPACED = frozenset("≜≝≐≔⟹⟸⟺⊊⊋↪=≠<>≤≥≈≡∼≃≅∝∈∉⊂⊃⊆⊇→←↔⇒⇐⇔↦+−-±∓×·⋅∘∧∨∩∪⊕⊗∖≺≻≼≽⪯⪰≪≫∣|:↝⟶⊢⊨")
+_SPACED = frozenset("≜≝≐≔⟹⟸⟺⊊⊋↪=≠<>≤≥≈≡∼≃≅∝∈∉⊂⊃⊆⊇→←↔⇒⇐⇔↦+−-±∓×·⋅∘∧∨∩∪⊕⊗∖≺≻≼≽⪯⪰≪≫∣:↝⟶⊢⊨")  # `|` not: mostly |x|
 _AFTER_SPACE = frozenset(",;")
 _LARGE = frozenset("∑∏∐∫∬∭∮⋃⋂⨁⨂⋀⋁")
 _OPENING, _CLOSING = "([{⟨⌊⌈", ")]}⟩⌋⌉"
@@ -207,8 +212,10 @@ def _say(node: Node, script: bool) -> str:
         text = node.text.strip()
         return _INVISIBLE.get(text, text)
     if tag in ("mtext", "ms"):
-        text = node.text.strip() if "\n" in node.text else node.text  # a page pretty-printed: its indentation
-        return re.sub(r"\s+", " ", text) if tag == "mtext" else f'"{text}"'
+        text = re.sub(r"\s+", " ", node.text.strip())
+        if tag == "ms":
+            return f'"{text}"'
+        return text if script or not text else f" {text} "  # `= 0 for all t`, `argmax P(y)`: a word apart
     if tag == "mspace":
         return " " if _em(node.attributes.get("width", "")) >= 0.5 else ""
     if tag in ("mrow", "mstyle", "mpadded", "semantics", "math"):
@@ -243,6 +250,10 @@ def _row(children: list[Node], script: bool) -> str:
     previous_operator = True  # at the start, `−` is unary
     for index, child in enumerate(children):
         said = _say(child, script)
+        if _scripted_operator(child) and not script:  # `x ≻ᵢ y`
+            out.append(f" {said} ")
+            previous_operator = True
+            continue
         if child.tag == "mo" and said in _SPACED and not script:
             if previous_operator and said in "+-−±∓":
                 out.append(said)
@@ -265,11 +276,21 @@ def _row(children: list[Node], script: bool) -> str:
     return "".join(out)
 
 
+def _scripted_operator(node: Node) -> bool:
+    return node.tag in ("msub", "msup", "msubsup") and bool(node.children) and _is_spaced(node.children[0])
+
+
+def _is_spaced(node: Node) -> bool:
+    return node.tag == "mo" and node.text.strip() in _SPACED and node.text.strip() not in "+-−"
+
+
 def _is_large(node: Node) -> bool:
-    """A sum, product or integral (with its limits or not): the summand follows after a space."""
+    """A sum, product or integral (with its limits or not), or a limit (`lim`, `max` with what is
+    under it): what follows comes after a space."""
+    limits = node.tag in ("munder", "munderover")
     while node.tag in ("msub", "msup", "msubsup", "munder", "mover", "munderover") and node.children:
         node = node.children[0]
-    return node.tag == "mo" and node.text.strip() in _LARGE
+    return node.tag == "mo" and node.text.strip() in _LARGE or limits and len(node.text.strip()) > 1
 
 
 def _two(node: Node, script: bool) -> tuple[str, str]:
@@ -285,7 +306,7 @@ def _scripted(node: Node, script: bool) -> str:
     base = _say(children[0], script)
     if tag in ("mover", "munder") and _is_accent(children[1]):
         return _accented(base, _say(children[1], True), tag == "munder")
-    base = base if _ATOM.fullmatch(base) or _enclosed(base) else f"({base})"
+    base = base if not base or _ATOM.fullmatch(base) or _enclosed(base) else f"({base})"  # `{}^{*}`: none
     lower = _say(children[1], True) if tag != "msup" and tag != "mover" else ""
     upper = _say(children[-1], True) if tag not in ("msub", "munder") else ""
     return base + (_subscript(lower) if lower else "") + (_superscript(upper) if upper else "")
@@ -298,12 +319,10 @@ def _multiscripts(node: Node, script: bool) -> str:
     if not children or len(children) % 2 != 1 or any(child.tag == "mprescripts" for child in children):
         raise CannotSay(node.tag)
     base = _say(children[0], script)
-    out = [base if _ATOM.fullmatch(base) or _enclosed(base) else f"({base})"]
+    out = [base if not base or _ATOM.fullmatch(base) or _enclosed(base) else f"({base})"]
     for lower, upper in zip(children[1::2], children[2::2], strict=True):
-        if lower.tag != "none":
-            out.append(_subscript(_say(lower, True)))
-        if upper.tag != "none":
-            out.append(_superscript(_say(upper, True)))
+        lower_said, upper_said = _say(lower, True), _say(upper, True)  # `<none/>` or an empty row: no script
+        out.append((_subscript(lower_said) if lower_said else "") + (_superscript(upper_said) if upper_said else ""))
     return "".join(out)
 
 
@@ -363,7 +382,8 @@ def _enclosed(text: str) -> bool:
 
 
 def _table(node: Node, script: bool) -> str:
-    """A small matrix or cases on one line, rows by `;`: `(a, b; c, d)`. A larger one needs a grid: TeX."""
+    """A small matrix or cases on one line, rows by `;`: `(a b; c d)`, `{0, if x ≥ 1; −x, else`. A
+    larger one needs a grid: TeX."""
     rows = [row for row in node.children if row.tag in ("mtr", "mlabeledtr")]
     if len(rows) != len(node.children) or not rows or len(rows) > MAX_ROWS:
         raise CannotSay("table")
@@ -372,7 +392,7 @@ def _table(node: Node, script: bool) -> str:
         cells = [cell for cell in row.children if cell.tag == "mtd"]
         if len(cells) != len(row.children) or len(cells) > MAX_CELLS:
             raise CannotSay("table row")
-        said.append(", ".join(text for text in (_row(cell.children, script).strip() for cell in cells) if text))
+        said.append(" ".join(text for text in (_row(cell.children, script).strip() for cell in cells) if text))
     return "; ".join(said)
 
 
