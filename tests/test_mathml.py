@@ -21,7 +21,7 @@ FIXTURE = Path(__file__).parent / "fixtures" / "mathml" / "latexml.html"
 # Each formula of the fixture (real LaTeXML output, in its order) as it is shown; None: as its TeX.
 SAID = [
     "hₜ₋₁",
-    "Attention(Q, K, V) = softmax((QKᵀ)/√dₖ)V",
+    "Attention(Q, K, V) = softmax(QKᵀ/√dₖ)V",
     "1/√dₖ",
     "q ⋅ k = ∑ᵢ₌₁^(dₖ) qᵢkᵢ",  # a sum with limits, the summand after a space
     "Wᵢ^Q ∈ ℝ^(d_{model}×dₖ)",  # Q has no superscript letter; \mathbb{R} kept double-struck
@@ -33,10 +33,10 @@ SAID = [
     "*",  # {}^{*}: an author's mark
     "‖g(τ, ξ) − g_P(τ, ξ)‖",
     "y = argmax P(y)ΠᵢⁿP(xᵢ ∣ y)",
-    "δ/(δwₖ)λ‖w‖² = 2λwₖ",  # a denominator of two factors in parentheses
+    "(δ/(δwₖ))λ‖w‖² = 2λwₖ",  # a denominator of two factors bracketed, and a fraction before a factor
     None,  # an array of eight rows: a grid, not a line
     "ξ̂",
-    "δ/(δwₖ)(1 − yᵢ⟨xᵢ, w⟩)₊ = {0, if yᵢ⟨xᵢ, w⟩ ≥ 1; −yᵢxᵢₖ, else",  # cases, rows by `;`
+    "(δ/(δwₖ))(1 − yᵢ⟨xᵢ, w⟩)₊ = {0, if yᵢ⟨xᵢ, w⟩ ≥ 1; −yᵢxᵢₖ, else",  # cases, rows by `;`
     "ℒ₁",
 ]
 

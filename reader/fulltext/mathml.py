@@ -90,7 +90,7 @@ class MathBuilder:
             said = printable(_row(self.root.children, False))
         except CannotSay:
             return None
-        return said or None
+        return _INSIDE_BRACKETS.sub("", said) or None
 
 
 class CannotSay(Exception):
@@ -185,7 +185,7 @@ def _superscript(text: str) -> str:
 # --- the tree ------------------------------------------------------------------------------------
 
 # Operators set apart by a space on either side (in a script they are not: `xₜ₋₁`).
-_SPACED = frozenset("≜≝≐≔⟹⟸⟺⊊⊋↪=≠<>≤≥≈≡∼≃≅∝∈∉⊂⊃⊆⊇→←↔⇒⇐⇔↦+−-±∓×·⋅∘∧∨∩∪⊕⊗∖≺≻≼≽⪯⪰≪≫∣:↝⟶⊢⊨")  # `|` not: mostly |x|
+_SPACED = frozenset("⊙⊘⊖⋆∙≜≝≐≔⟹⟸⟺⊊⊋↪=≠<>≤≥≈≡∼≃≅∝∈∉⊂⊃⊆⊇→←↔⇒⇐⇔↦+−-±∓×·⋅∘∧∨∩∪⊕⊗∖≺≻≼≽⪯⪰≪≫∣:↝⟶⊢⊨")  # `|` not: mostly |x|
 _AFTER_SPACE = frozenset(",;")
 _LARGE = frozenset("∑∏∐∫∬∭∮⋃⋂⨁⨂⋀⋁")
 _OPENING, _CLOSING = "([{⟨⌊⌈", ")]}⟩⌋⌉"
@@ -198,6 +198,7 @@ _ACCENTS = dict(
     )
 )
 _BARS = frozenset(["¯", "‾", "\u0304", "\u0305", "_"])  # a bar over many letters: over each of them
+_INSIDE_BRACKETS = re.compile(r"(?<=[(\[{⟨]) +| +(?=[)\]}⟩,.;])")  # a word's spaces against a bracket: `( all )`
 _ATOM = re.compile(r"[^\s+\-−=/·⋅×,;:<>]+")  # what needs no parentheses as a numerator, a base or a root
 
 
@@ -215,6 +216,8 @@ def _say(node: Node, script: bool) -> str:
         text = re.sub(r"\s+", " ", node.text.strip())
         if tag == "ms":
             return f'"{text}"'
+        if script and "\n" not in node.text:  # in a script, its own spaces (`\text{ with }`); a newline: a page pretty-printed
+            return re.sub(r"\s+", " ", node.text)
         return text if script or not text else f" {text} "  # `= 0 for all t`, `argmax P(y)`: a word apart
     if tag == "mspace":
         return " " if _em(node.attributes.get("width", "")) >= 0.5 else ""
@@ -271,9 +274,24 @@ def _row(children: list[Node], script: bool) -> str:
             continue
         if not script and _is_large(child) and index + 1 < len(children):
             said += " "
+        elif _unwrapped(child).tag == "mfrac" and index + 1 < len(children) and not _is_operator(children[index + 1]):
+            said = f"({said})"  # `(1/2)cᵢ`, not `1/2cᵢ`
         out.append(said)
         previous_operator = child.tag == "mo" and said in _OPENING
     return "".join(out)
+
+
+def _unwrapped(node: Node) -> Node:
+    while node.tag in ("mrow", "mstyle", "mpadded") and len(node.children) == 1:
+        node = node.children[0]
+    return node
+
+
+def _is_operator(node: Node) -> bool:
+    """An operator or punctuation that may follow a fraction without making it a factor."""
+    node = _unwrapped(node)
+    text = node.text.strip()
+    return node.tag == "mo" and text not in _INVISIBLE and text != "" and text not in _OPENING or _scripted_operator(node)
 
 
 def _scripted_operator(node: Node) -> bool:
@@ -287,6 +305,7 @@ def _is_spaced(node: Node) -> bool:
 def _is_large(node: Node) -> bool:
     """A sum, product or integral (with its limits or not), or a limit (`lim`, `max` with what is
     under it): what follows comes after a space."""
+    node = _unwrapped(node)
     limits = node.tag in ("munder", "munderover")
     while node.tag in ("msub", "msup", "msubsup", "munder", "mover", "munderover") and node.children:
         node = node.children[0]
@@ -304,8 +323,15 @@ def _scripted(node: Node, script: bool) -> str:
     if len(children) != (3 if tag in ("msubsup", "munderover") else 2):
         raise CannotSay(tag)
     base = _say(children[0], script)
-    if tag in ("mover", "munder") and _is_accent(children[1]):
-        return _accented(base, _say(children[1], True), tag == "munder")
+    if tag in ("mover", "munder", "munderover"):  # accents over or under (x̂, x̲, both: x̲̄) are marks on the letter
+        under, over = (children[1], None) if tag == "munder" else (None, children[-1]) if tag == "mover" else children[1:]
+        if (under is None or _is_accent(under)) and (over is None or _is_accent(over)):
+            for mark, is_under in ((under, True), (over, False)):
+                if mark is not None:
+                    base = _accented(base, _say(mark, True), is_under)
+            return base
+        if under is not None and _is_accent(under) or over is not None and _is_accent(over):
+            raise CannotSay("an accent and a limit")
     base = base if not base or _ATOM.fullmatch(base) or _enclosed(base) else f"({base})"  # `{}^{*}`: none
     lower = _say(children[1], True) if tag != "msup" and tag != "mover" else ""
     upper = _say(children[-1], True) if tag not in ("msub", "munder") else ""
@@ -332,7 +358,7 @@ def _is_accent(node: Node) -> bool:
 
 def _accented(base: str, accent: str, under: bool) -> str:
     mark = "\u0332" if under and accent in _BARS else _ACCENTS[accent]
-    if len(base) == 1:
+    if len(base) == 1 or len(base) > 1 and all(unicodedata.combining(character) for character in base[1:]):
         return base + mark
     if accent in _BARS and base.isalnum():
         return "".join(character + mark for character in base)  # \overline{xy}: x̄ȳ
@@ -342,17 +368,35 @@ def _accented(base: str, accent: str, under: bool) -> str:
 def _fraction(node: Node, script: bool) -> str:
     if node.attributes.get("linethickness", "").strip() in ("0", "0pt", "0em", "0.0pt"):
         raise CannotSay("binomial")  # \binom, \atop: no line to say as `/`
-    return "/".join(_term(child, script) for child in _pair(node))
+    numerator, denominator = _pair(node)
+    said = _say(numerator, script)
+    above = said if _ATOM.fullmatch(_outside_brackets(said)) else f"({said})"  # `QKᵀ/c` is (QKᵀ)/c: a product may stand
+    said = _say(denominator, script)
+    below = said if _one_factor(_unwrapped(denominator), said) else f"({said})"  # `1/(δwₖ)`, not `1/δwₖ`
+    return f"{above}/{below}"
 
 
-def _term(node: Node, script: bool) -> str:
-    """A numerator or denominator: bracketed unless one term (`x`, `dₖ`, `√x`, `(a+b)`), as
-    `1/(Iₓc)` is not `1/Iₓ·c`."""
-    said = _say(node, script)
-    while node.tag in ("mrow", "mstyle", "mpadded") and len(node.children) == 1:
-        node = node.children[0]
-    one = node.tag in ("mi", "mn", "msqrt", "mroot") or node.tag in ("msub", "msup", "msubsup") and _ATOM.fullmatch(said)
-    return said if one or _enclosed(said) else f"({said})"
+def _one_factor(node: Node, said: str) -> bool:
+    """A denominator needing no brackets: `x`, `dₖ`, `√x`, `(a+b)`, `|x|`, `p(x)`."""
+    if node.tag in ("mi", "mn", "msqrt", "mroot") or _enclosed(said):
+        return True
+    if node.tag in ("msub", "msup", "msubsup"):
+        return bool(_ATOM.fullmatch(said))
+    parts = [child for child in node.children if not (child.tag == "mo" and child.text.strip() in ("\u2061", "\u2062"))]
+    return node.tag == "mrow" and len(parts) == 2 and parts[0].tag in ("mi", "msub") and _enclosed(_say(parts[1], True))
+
+
+def _outside_brackets(text: str) -> str:
+    """`text` without what its brackets hold: what a space or operator at its top level shows."""
+    out, depth = [], 0
+    for character in text:
+        if character in _OPENING:
+            depth += 1
+        elif character in _CLOSING:
+            depth = max(depth - 1, 0)
+        elif not depth:
+            out.append(character)
+    return "".join(out) or "x"
 
 
 def _pair(node: Node) -> list[Node]:
@@ -367,7 +411,9 @@ def _grouped(text: str) -> str:
 
 
 def _enclosed(text: str) -> bool:
-    """Whether `text` is wholly inside one pair of brackets (`(a+b)`, not `(a)+(b)`)."""
+    """Whether `text` is wholly inside one pair of brackets (`(a+b)`, `|x|`, not `(a)+(b)`)."""
+    if len(text) > 2 and text[0] == text[-1] and text[0] in "|‖" and text.count(text[0]) == 2:
+        return True
     if len(text) < 2 or text[0] not in _OPENING or text[-1] != _CLOSING[_OPENING.index(text[0])]:
         return False
     depth = 0
