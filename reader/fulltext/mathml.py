@@ -20,7 +20,7 @@ MAX_NODES = 4000  # elements of one formula's presentation (a long real display:
 MAX_CHARACTERS = 16 * 1024  # of its tokens' text
 MAX_CELLS, MAX_ROWS = 6, 6  # a matrix larger than this is said as TeX (it needs a grid)
 SKIPPED = frozenset(["annotation", "annotation-xml"])  # the TeX and Content MathML beside the presentation
-KEPT_ATTRIBUTES = frozenset(["mathvariant", "accent", "accentunder", "notation", "width", "linethickness"])
+KEPT_ATTRIBUTES = frozenset(["mathvariant", "notation", "width", "linethickness", "open", "close"])
 
 
 @dataclass(slots=True)
@@ -205,9 +205,7 @@ _ATOM = re.compile(r"[^\s+\-−=/·⋅×,;:<>]+")  # what needs no parentheses a
 def _say(node: Node, script: bool) -> str:
     """One element said; `script`: inside a sub- or superscript (no spaces round operators)."""
     tag, children = node.tag, node.children
-    if tag == "mi":
-        return _styled(node.text.strip(), node.attributes.get("mathvariant", ""))
-    if tag == "mn":
+    if tag in ("mi", "mn"):
         return _styled(node.text.strip(), node.attributes.get("mathvariant", ""))
     if tag == "mo":
         text = node.text.strip()
@@ -234,11 +232,14 @@ def _say(node: Node, script: bool) -> str:
     if tag == "mfrac":
         return _fraction(node, script)
     if tag == "msqrt":
-        return "√" + _grouped(_row(children, script))
+        return "√" + _radicand(Node("mrow", children=children), script)
     if tag == "mroot":
-        base, index = _two(node, script)
-        mark = {"3": "∛", "4": "∜"}.get(index)
-        return (mark or _superscript(index).lstrip("^") + "√") + _grouped(base)
+        base, index = _pair(node)
+        degree = _say(index, True)
+        mark = {"3": "∛", "4": "∜"}.get(degree)
+        if mark is None and not (degree and all(character in _SUPERSCRIPTS for character in degree)):
+            raise CannotSay("a root's degree")
+        return (mark or _superscript(degree) + "√") + _radicand(base, script)
     if tag == "mtable":
         return _table(node, script)
     if tag == "mfenced":
@@ -310,12 +311,6 @@ def _is_large(node: Node) -> bool:
     while node.tag in ("msub", "msup", "msubsup", "munder", "mover", "munderover") and node.children:
         node = node.children[0]
     return node.tag == "mo" and node.text.strip() in _LARGE or limits and len(node.text.strip()) > 1
-
-
-def _two(node: Node, script: bool) -> tuple[str, str]:
-    if len(node.children) != 2:
-        raise CannotSay(node.tag)
-    return _say(node.children[0], script), _say(node.children[1], True)
 
 
 def _scripted(node: Node, script: bool) -> str:
@@ -405,9 +400,10 @@ def _pair(node: Node) -> list[Node]:
     return node.children
 
 
-def _grouped(text: str) -> str:
-    """`text` bracketed when it is more than one term (`(a+b)/c`, `√(x+1)`)."""
-    return text if _ATOM.fullmatch(text) or _enclosed(text) else f"({text})"
+def _radicand(node: Node, script: bool) -> str:
+    """What is under a root, bracketed unless one factor: `√dₖ`, `√(2L)`, `√(x + 1)`."""
+    said = _say(node, script)
+    return said if _one_factor(_unwrapped(node), said) else f"({said})"
 
 
 def _enclosed(text: str) -> bool:
