@@ -49,11 +49,11 @@ def stylesheet() -> str:
 @cache
 def known_bindings() -> dict[str, Binding]:
     """Every binding with an id (what a keymap may name), of each screen and widget with keys."""
-    from reader.app.screens import detail, dialogs, export, help, main, pdf_pages, references, similar, tags
+    from reader.app.screens import detail, dialogs, export, full_text, help, main, pdf_pages, references, similar, tags
     from reader.app.widgets import filter_box, note, paper_list, rising, sidebar
 
     found: dict[str, Binding] = {}
-    screens = (detail, dialogs, export, help, main, pdf_pages, references, similar, tags)
+    screens = (detail, dialogs, export, full_text, help, main, pdf_pages, references, similar, tags)
     for module in (*screens, filter_box, note, paper_list, rising, sidebar):
         for value in vars(module).values():
             for binding in getattr(value, "BINDINGS", []) if isinstance(value, type) else []:
@@ -77,6 +77,7 @@ def binding_groups() -> list[list[tuple[str, str, str]]]:
     focusable = (PaperList, TopicSidebar, RisingTable)
     return [bindings_of(MainScreen, widget) for widget in focusable] + [
         bindings_of(DetailScreen),
+        bindings_of(FullTextScreen),
         bindings_of(SimilarScreen, PaperList),
         bindings_of(PaperLinksScreen),
         bindings_of(PdfPagesScreen),

@@ -5,13 +5,15 @@ on an explicit stack, so a page nested 100,000 levels deep costs memory, never r
 one nested deeper than MAX_DEPTH is refused in one line. Only `<article class="ltx_document">`
 is read (arXiv's header, banner, infobox and footer are outside it), and within it nothing a
 reader of the page would not see: script, style, noscript, template, head and dialog contents,
-CSS-hidden classes, elements `hidden` or styled `display:none`, MathML's glyphs. No attribute
-value is kept but math's TeX (`alttext`, as text) and a reference's link, only to read an arXiv
-id from it. See shared/docs/arxiv-html.md for LaTeXML's classes."""
+CSS-hidden classes, elements `hidden` or styled `display:none`. A formula's MathML is read apart
+(mathml.py) into its Unicode, kept beside its TeX (formulas.py). No attribute value is kept but
+math's TeX (`alttext`, as text) and a reference's link, only to read an arXiv id from it. See
+shared/docs/arxiv-html.md for LaTeXML's classes."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from html import unescape
 
 from reader.fulltext.attributes import character, hidden_by, raw_attribute
@@ -32,6 +34,8 @@ from reader.fulltext.document import (
     TITLE,
     Block,
 )
+from reader.fulltext.formulas import spans
+from reader.fulltext.mathml import SKIPPED, MathBuilder
 from reader.fulltext.refs import arxiv_id_in_link, arxiv_id_in_text
 
 MAX_DEPTH = 250_000  # open elements; 100,000 nested levels are read whole
@@ -121,6 +125,10 @@ class LatexmlText(BoundedHtmlParser):
         self._authors: list[str] | None = None  # open author list: the open author's lines so far
         self._contacts: dict[str, list[str]] = {}  # the open author's e-mails, affiliations, thanks
         self._row_math: list[str] | None = None  # the open equation row's formulas (its cells)
+        self._row_said: list[str | None] = []  # their Unicode (None: said as TeX)
+        self._formula: MathBuilder | None = None  # the open formula's MathML, being read
+        self._formula_tex = ""  # how its TeX stands in the text (`$x$`, `$$x$$`); "": a row's cell
+        self._said: dict[str, str] = {}  # a formula as it stands in the text -> its Unicode
         self._bib_number: int | None = None  # the open reference's number (LaTeXML's bib.bibN)
         self._bib_key: str | None = None
         self._bib_tag = ""  # its label as printed: `[57]`, `Keimer et al. [2015]`
@@ -154,6 +162,13 @@ class LatexmlText(BoundedHtmlParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.spend(len(attrs))
+        if self._formula is not None:
+            if self._formula.depth >= MAX_DEPTH:
+                raise PageRefused(f"the page nests elements more than {MAX_DEPTH:,} deep; refused")
+            self._formula.start(tag, attrs)
+            if tag in SKIPPED:
+                self.set_cdata_mode(tag)  # the TeX and Content MathML beside the presentation: skipped unread
+            return
         if self._opaque is not None:
             if tag == self._opaque:
                 self._opaque_nesting += 1
@@ -170,17 +185,22 @@ class LatexmlText(BoundedHtmlParser):
                 self.handle_data(" ")
             return
         self._push(tag, self._start(tag, _classes(attrs), attrs))
-        if tag == "math":
-            self.set_cdata_mode("math")  # its MathML is skipped unread, up to </math>
+        if tag == "math" and self._formula is None:
+            self.set_cdata_mode("math")  # a formula not read (hidden): its MathML is skipped unread, up to </math>
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
-        if tag == "math":
+        if tag == "math" or tag in SKIPPED:
             self.clear_cdata_mode()
         if tag not in VOID and self._opaque is None:
             self.handle_endtag(tag)
 
     def handle_endtag(self, tag: str) -> None:
+        if self._formula is not None:
+            if tag != "math":
+                self._formula.end(tag)
+                return
+            self._end_formula()
         if self._opaque is not None:
             if tag == self._opaque:
                 self._opaque_nesting -= 1
@@ -199,7 +219,9 @@ class LatexmlText(BoundedHtmlParser):
                 break
 
     def handle_data(self, data: str) -> None:
-        if self._opaque is None and self._reading():
+        if self._formula is not None:
+            self._formula.data(data)
+        elif self._opaque is None and self._reading():
             if self._plain and self._text + len(data) > MAX_TEXT:
                 self._leave_plain()  # no page of text, and maybe no page at all (a gzip bomb of spaces)
                 return
@@ -284,7 +306,7 @@ class LatexmlText(BoundedHtmlParser):
             self._equation_start = len(self._main)
             if self._row_math is None:  # an aligned row: its cells' formulas and its number, one line
                 self._capture()
-                self._row_math = []
+                self._row_math, self._row_said = [], []
                 did |= EQUATION_ROW
         elif did & EQUATION:
             pass
@@ -423,14 +445,29 @@ class LatexmlText(BoundedHtmlParser):
         formula = tex(alttext, cell=self._row_math is not None)
         if not formula or not self._reading():
             return
+        self._formula = MathBuilder()
         if self._row_math is not None:
             self._row_math.append(formula)
+            self._formula_tex = ""
             return
+        self._formula_tex = f"${formula}$" if values.get("display") != "block" else f"$${formula}$$"
         if values.get("display") == "block" and not self._saved:
             self._boundary()
-            self._add(Block(MATH, f"$${formula}$$"))
+            self._add(Block(MATH, self._formula_tex))
         else:
-            self._parts.append(f"${formula}$" if values.get("display") != "block" else f"$${formula}$$")
+            self._parts.append(self._formula_tex)
+
+    def _end_formula(self) -> None:
+        """`</math>`: the formula's Unicode, for the blocks its TeX stands in (placed by _add)."""
+        assert self._formula is not None
+        said, self._formula = self._formula.unicode(), None
+        if not self._formula_tex:
+            self._row_said.append(said)
+        elif said is not None:
+            self._said[self._formula_tex] = said
+            target = self._bibliography if self._in_bibliography else self._main
+            if target and target[-1].text == self._formula_tex:  # a display block, added at its start
+                target[-1] = replace(target[-1], maths=((0, len(self._formula_tex), said),))
 
     def _capture(self) -> None:
         """Read the element's text apart (a cell, a footnote, an author, a mark)."""
@@ -465,6 +502,8 @@ class LatexmlText(BoundedHtmlParser):
         self._place_notes()
 
     def _add(self, block: Block) -> None:
+        if self._said and "$" in block.text:
+            block = replace(block, maths=spans(block.text, self._said))
         self._blocks += 1
         if self._blocks > MAX_BLOCKS:
             raise PageRefused(f"the paper has more than {MAX_BLOCKS:,} paragraphs; refused")
@@ -492,7 +531,7 @@ class LatexmlText(BoundedHtmlParser):
         self._parts = []
         target = self._bibliography if self._in_bibliography else self._main
         if tag and len(target) > self._equation_start and target[-1].kind == MATH:
-            target[-1] = Block(MATH, f"{target[-1].text} {tag}")
+            target[-1] = replace(target[-1], text=f"{target[-1].text} {tag}")
         elif tag:
             self._add(Block(PARAGRAPH, tag))
         self._equation_start = len(self._main)
@@ -525,6 +564,9 @@ class LatexmlText(BoundedHtmlParser):
         """A row of an equation or an aligned group: its cells' TeX as one display line, its number after."""
         number = self._release()
         cells, self._row_math = self._row_math or [], None
+        said, self._row_said = self._row_said, []
+        if cells and len(said) == len(cells) and all(said):  # a row is said in Unicode whole, or as TeX
+            self._said[f"$${' '.join(cells)}$$"] = " ".join(text for text in said if text)
         line = f"$${' '.join(cells)}$$ {number}".rstrip() if cells else number
         if not line:
             return

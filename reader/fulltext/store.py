@@ -26,6 +26,7 @@ from typing import IO
 from reader.errors import StoreError
 from reader.fulltext.clean import printable
 from reader.fulltext.document import FORMAT, KINDS, READABLE_FORMATS, REFERENCE, SOURCES, Block, Document
+from reader.fulltext.formulas import checked
 from reader.models import ARXIV_ID
 from reader.store.listing import LEFTOVER, own_files, remove_leftovers, skipped
 from reader.userfiles import UnsafeFileError, open_regular, read_regular
@@ -189,8 +190,10 @@ def _document(data: object, path: Path) -> Document | None:
         if not (isinstance(item, list) and 2 <= len(item) <= 4 and item[0] in KINDS and isinstance(item[1], str)):
             continue
         found = item[2] if len(item) >= 3 and item[0] == REFERENCE and isinstance(item[2], str) and ARXIV_ID.match(item[2]) else None
-        number, key = _reference_place(item[3] if len(item) == 4 and item[0] == REFERENCE else None)
-        blocks.append(Block(item[0], printable(item[1]), found, number, key))
+        extra = item[3] if len(item) == 4 and isinstance(item[3], dict) else {}
+        number, key = _reference_place(extra if item[0] == REFERENCE else None)
+        text = printable(item[1])
+        blocks.append(Block(item[0], text, found, number, key, checked(text, extra.get("maths"))))
     if not blocks:
         log.warning("%s holds no valid block; ignored", path)
         return None

@@ -40,9 +40,9 @@ STYLES = {TITLE: Style(bold=True), HEADING: Style(bold=True), AUTHORS: Style(ita
 MARKED = Style(bold=True)
 
 
-def text_lines(document: Document, width: int, cached: set[str], starred: set[str], read: set[str]) -> RecordLines:
+def text_lines(document: Document, width: int, cached: set[str], starred: set[str], read: set[str], *, unicode: bool = True) -> RecordLines:
     """The text as the view's lines (pure: made in a worker). References to cached papers end
-    with a mark saying so."""
+    with a mark saying so; formulas in Unicode (where the page's MathML said it), else TeX."""
 
     def marker(block: Block) -> str:
         if block.kind != REFERENCE or block.arxiv_id is None or block.arxiv_id not in cached:
@@ -57,7 +57,7 @@ def text_lines(document: Document, width: int, cached: set[str], starred: set[st
     }.get(document.source, "the HTML page its authors submitted (no LaTeXML, no PDF)")
     head = f"Full text of arXiv:{document.id}v{document.version}, from {source}"
     strips, texts = [Strip([]), Strip([Segment(head, Style(dim=True))]), Strip([])], ["", head, ""]
-    for block, line in block_lines(document, width, marker):
+    for block, line in block_lines(document, width, marker, unicode=unicode):
         style = None if block is None else STYLES.get(block.kind)
         if block is not None and block.kind == REFERENCE and block.arxiv_id in cached:
             style = MARKED
@@ -78,6 +78,7 @@ class FullTextScreen(Screen):
         Binding("question_mark", "app.help", "Help", id="detail.help"),
         REFERENCES,
         Binding("P", "pdf_pages", "PDF pages", id="detail.pdf_pages", tooltip="The paper's PDF page by page, drawn in the terminal"),
+        Binding("t", "toggle_math", "TeX/Unicode", id="full_text.math", tooltip="Show the math as TeX or as Unicode"),
         *RECORD_SCROLL,
     ]
 
@@ -94,6 +95,7 @@ class FullTextScreen(Screen):
         self.document: Document | None = None
         self.problem: str | None = None  # why there is no text to show
         self._child: subprocess.Popen | None = None
+        self.unicode = True  # math as Unicode; `t`: as TeX (copying gives what is shown)
 
     @property
     def view(self) -> RecordView:
@@ -133,7 +135,8 @@ class FullTextScreen(Screen):
         library = self.service.library
         index = library.index
         cached = {block.arxiv_id for block in document.references if block.arxiv_id is not None and block.arxiv_id in index}
-        lines = text_lines(document, record_width(self.app.size.width), cached, library.starred, library.read)
+        width = record_width(self.app.size.width)
+        lines = text_lines(document, width, cached, library.starred, library.read, unicode=self.unicode)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show, document, lines)
 
@@ -230,6 +233,12 @@ class FullTextScreen(Screen):
     @work(thread=True, exclusive=True, group="full-text")
     def relayout(self, document: Document) -> None:
         self._lay_out(document)
+
+    def action_toggle_math(self) -> None:
+        self.unicode = not self.unicode
+        if self.document is not None:
+            self.relayout(self.document)
+        self.app.notify("Math shown as Unicode" if self.unicode else "Math shown as TeX", timeout=2)
 
     def action_scroll(self, where: str) -> None:
         getattr(self.view, f"scroll_{where}")(animate=False)
