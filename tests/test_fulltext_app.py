@@ -222,12 +222,12 @@ async def test_math_shows_in_unicode_and_t_toggles_the_whole_view_to_tex(store, 
         assert any("potential Φ(s) so that" in line for line in unicode) and not any("$" in line for line in unicode)
         assert "TeX/Unicode" in str(screen.query_one(KeyFooter).render())
 
-        await pilot.press("t")
+        await pilot.press("T")
         await ready(pilot)
         tex = shown(app)
         assert r"    $$r^{\prime}(s,a,s^{\prime})=r(s,a,s^{\prime})+\gamma\Phi(s^{\prime})-\Phi(s).$$ (1)" in tex
         assert r"  • a bound on the regret, $O(\sqrt{T})$;" in tex and not any("Φ" in line for line in tex)
 
-        await pilot.press("t")
+        await pilot.press("T")
         await ready(pilot)
         assert shown(app) == unicode

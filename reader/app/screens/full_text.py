@@ -21,7 +21,7 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from reader.app.widgets.footer import KeyFooter
-from reader.app.widgets.record_view import RECORD_SCROLL, RecordLines, RecordView, record_width
+from reader.app.widgets.record_view import MATH, RECORD_SCROLL, RecordLines, RecordView, record_width
 from reader.errors import ReaderError
 from reader.fulltext.document import AUTHORS, CAPTION, HEADING, REFERENCE, TITLE, Block, Document
 from reader.fulltext.render import block_lines
@@ -78,7 +78,7 @@ class FullTextScreen(Screen):
         Binding("question_mark", "app.help", "Help", id="detail.help"),
         REFERENCES,
         Binding("P", "pdf_pages", "PDF pages", id="detail.pdf_pages", tooltip="The paper's PDF page by page, drawn in the terminal"),
-        Binding("t", "toggle_math", "TeX/Unicode", id="full_text.math", tooltip="Show the math as TeX or as Unicode"),
+        MATH,
         *RECORD_SCROLL,
     ]
 
