@@ -48,11 +48,12 @@ def stylesheet() -> str:
 @cache
 def known_bindings() -> dict[str, Binding]:
     """Every binding with an id (what a keymap may name), of each screen and widget with keys."""
-    from reader.app.screens import detail, dialogs, export, help, main, references, similar, tags
+    from reader.app.screens import detail, dialogs, export, full_text, help, main, references, similar, tags
     from reader.app.widgets import filter_box, note, paper_list, rising, sidebar
 
     found: dict[str, Binding] = {}
-    for module in (detail, dialogs, export, help, main, references, similar, tags, filter_box, note, paper_list, rising, sidebar):
+    modules = (detail, dialogs, export, full_text, help, main, references, similar, tags, filter_box, note, paper_list, rising, sidebar)
+    for module in modules:
         for value in vars(module).values():
             for binding in getattr(value, "BINDINGS", []) if isinstance(value, type) else []:
                 if isinstance(binding, Binding) and binding.id:

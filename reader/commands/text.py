@@ -27,6 +27,9 @@ def register(commands) -> None:
     )
     text.add_argument("id", metavar="ID", help=ID_HELP)
     text.add_argument("--refresh", action="store_true", help="fetch the text again, even when it is stored")
+    text.add_argument(
+        "--figures", action="store_true", help="fetch and keep the text's figures instead of printing it (a line each on stderr)"
+    )
     text.set_defaults(handler=cmd_text)
 
     fetch = commands.add_parser(
@@ -101,9 +104,7 @@ def cmd_text(args, settings) -> int:
     pid, cached = cached_paper(store, args.id)
     document = None if args.refresh else TextStore(store.data_dir).load(pid)
     if document is None:
-        if sys.stderr.isatty():
-            print(f"fetching the full text of {pid}v{cached} ...", file=sys.stderr)
-        document = _run(settings, lambda fetcher: fetcher.text(pid, cached, refresh=args.refresh))
+        document = fetch_document(settings, pid, cached, refresh=args.refresh)
     if document.version < cached:
         print(
             f"reader: note: this is the text of {pid}v{document.version}; the cache has v{cached} "
@@ -123,8 +124,19 @@ def cmd_text(args, settings) -> int:
             f"({settings.ar5iv_url}), of the version ar5iv has (maybe an earlier one)",
             file=sys.stderr,
         )
+    if args.figures:
+        from reader.commands.figures import prefetch
+
+        return prefetch(settings, document)
     show(document)
     return 0
+
+
+def fetch_document(settings, pid: str, version: int, *, refresh: bool = False):
+    """The text of that version fetched from arXiv and stored (a line on a terminal's stderr)."""
+    if sys.stderr.isatty():
+        print(f"fetching the full text of {pid}v{version} ...", file=sys.stderr)
+    return _run(settings, lambda fetcher: fetcher.text(pid, version, refresh=refresh))
 
 
 def show(document) -> None:

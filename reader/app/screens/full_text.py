@@ -2,13 +2,19 @@
 and laid out in a worker); otherwise fetched by a child process (reader/fulltext/child.py) while
 the view says how far it got, or in one line why it cannot. The text is plain (every string was
 cleaned when the page was read, and is drawn as text, never as markup), wrapped to the screen,
-scrolled with the detail view's keys; references to papers in the cache are marked."""
+scrolled with the detail view's keys; references to papers in the cache are marked. A figure is
+its caption and a hint: `f` shows the figure at or below the top of the screen, `F` every figure,
+each image fetched (reader/fulltext/figures.py) and drawn in half-blocks in a worker, in place,
+the lines at the top of the screen staying there."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.segment import Segment
@@ -21,9 +27,11 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from reader.app.widgets.footer import KeyFooter
+from reader.app.widgets.picture import cell_strips, note_strip
 from reader.app.widgets.record_view import RECORD_SCROLL, RecordLines, RecordView, record_width
 from reader.errors import ReaderError
-from reader.fulltext.document import AUTHORS, CAPTION, HEADING, REFERENCE, TITLE, Block, Document
+from reader.fulltext.document import AUTHORS, CAPTION, FIGURE, HEADING, REFERENCE, TITLE, Block, Document
+from reader.fulltext.picture import Cells
 from reader.fulltext.render import block_lines
 from reader.fulltext.store import TextStore
 
@@ -36,13 +44,44 @@ if TYPE_CHECKING:
 REFERENCES = Binding(
     "b", "references", "References", show=False, id="detail.references", tooltip="The paper's references: open a cached one, add one"
 )
-STYLES = {TITLE: Style(bold=True), HEADING: Style(bold=True), AUTHORS: Style(italic=True), CAPTION: Style(italic=True)}
+FIGURE_KEYS = [
+    Binding("f", "figure", "Figure", id="detail.figure", tooltip="Show the figure at or below the top of the screen"),
+    Binding("F", "all_figures", "All figures", show=False, id="detail.figures", tooltip="Show every figure of the paper"),
+]
+STYLES = {
+    TITLE: Style(bold=True),
+    HEADING: Style(bold=True),
+    AUTHORS: Style(italic=True),
+    CAPTION: Style(italic=True),
+    FIGURE: Style(bold=True, italic=True),
+}
 MARKED = Style(bold=True)
+MAX_PICTURE_ROWS = 60  # an image's rows at most, whatever its shape (a tall one is narrowed)
 
 
-def text_lines(document: Document, width: int, cached: set[str], starred: set[str], read: set[str]) -> RecordLines:
+@dataclass(frozen=True)
+class TextLayout:
+    """The view's lines, and where each block and figure is in them (to keep the lines at the top
+    of the screen in place when images are drawn above, and to find the figure under the top)."""
+
+    lines: RecordLines
+    line_blocks: tuple[int, ...] = ()  # each line's block (its index), -1 for none
+    block_starts: Mapping[int, int] | None = None  # a block's first line
+    figures: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (a figure's last line, its images' numbers)
+
+
+def text_lines(
+    document: Document,
+    width: int,
+    cached: set[str],
+    starred: set[str],
+    read: set[str],
+    pictures: Mapping[int, Cells | str] | None = None,
+) -> TextLayout:
     """The text as the view's lines (pure: made in a worker). References to cached papers end
-    with a mark saying so."""
+    with a mark saying so. A figure's images (numbered from 1 over the text) are drawn from
+    `pictures` (cells, or a line saying why not or that it is coming), else a hint says the key."""
+    pictures = pictures or {}
 
     def marker(block: Block) -> str:
         if block.kind != REFERENCE or block.arxiv_id is None or block.arxiv_id not in cached:
@@ -57,15 +96,49 @@ def text_lines(document: Document, width: int, cached: set[str], starred: set[st
     }.get(document.source, "the HTML page its authors submitted (no LaTeXML, no PDF)")
     head = f"Full text of arXiv:{document.id}v{document.version}, from {source}"
     strips, texts = [Strip([]), Strip([Segment(head, Style(dim=True))]), Strip([])], ["", head, ""]
-    for block, line in block_lines(document, width, marker):
+    line_blocks, figures = [-1, -1, -1], []
+    starts: dict[int, int] = {}
+    numbers: dict[int, list[int]] = {id(block): [] for block in document.blocks if block.kind == FIGURE}
+    for number, (figure, _) in enumerate(document.images, start=1):
+        numbers[id(figure)].append(number)
+    indexes = {id(block): index for index, block in enumerate(document.blocks)}
+    lines = list(block_lines(document, width, marker))
+    for at, (block, line) in enumerate(lines):
         style = None if block is None else STYLES.get(block.kind)
         if block is not None and block.kind == REFERENCE and block.arxiv_id in cached:
             style = MARKED
+        index = -1 if block is None else indexes[id(block)]
+        starts.setdefault(index, len(strips))
         strips.append(Strip([Segment(line, style)]))
         texts.append(line)
+        line_blocks.append(index)
+        if block is not None and block.kind == FIGURE and (at + 1 == len(lines) or lines[at + 1][0] is not block):
+            extra = _figure_strips(numbers[id(block)], pictures)
+            strips.extend(extra)
+            texts.extend(strip.text if any(text.strip() for text, _, _ in strip) else "" for strip in extra)
+            line_blocks.extend([index] * len(extra))
+            figures.append((len(strips) - 1, tuple(numbers[id(block)])))
     strips.append(Strip([]))
     texts.append("")
-    return RecordLines(tuple(strips), tuple(texts))
+    line_blocks.append(-1)
+    return TextLayout(RecordLines(tuple(strips), tuple(texts)), tuple(line_blocks), starts, tuple(figures))
+
+
+def _figure_strips(numbers: list[int], pictures: Mapping[int, Cells | str]) -> list[Strip]:
+    """A figure's images as drawn (or why not), or the hint when none was asked for."""
+    if not numbers:
+        return [note_strip("(no image in the page: drawn there as a picture or text)")]
+    if not any(number in pictures for number in numbers):
+        several = f" ({len(numbers)} images)" if len(numbers) > 1 else ""
+        return [note_strip(f"f: show the figure{several} · F: every figure")]
+    strips: list[Strip] = []
+    for number in numbers:
+        shown = pictures.get(number)
+        if isinstance(shown, Cells):
+            strips.extend(cell_strips(shown, indent=2))
+        elif shown is not None:
+            strips.append(note_strip(f"image {number}: {shown}"))
+    return strips
 
 
 class FullTextScreen(Screen):
@@ -77,6 +150,7 @@ class FullTextScreen(Screen):
         Binding("escape,q", "close", "Back", id="detail.close"),
         Binding("question_mark", "app.help", "Help", id="detail.help"),
         REFERENCES,
+        *FIGURE_KEYS,
         *RECORD_SCROLL,
     ]
 
@@ -93,6 +167,11 @@ class FullTextScreen(Screen):
         self.document: Document | None = None
         self.problem: str | None = None  # why there is no text to show
         self._child: subprocess.Popen | None = None
+        self.layout_now: TextLayout | None = None
+        self.pictures: dict[int, str | None] = {}  # image number -> None: drawn; else a line saying why not / that it comes
+        self._cells: dict[tuple[int, int], Cells] = {}  # (image number, width) -> cells, made once per width
+        self._pending: list[int] = []  # images asked for, not fetched yet (one worker fetches them in turn)
+        self._fetching = False
 
     @property
     def view(self) -> RecordView:
@@ -132,14 +211,59 @@ class FullTextScreen(Screen):
         library = self.service.library
         index = library.index
         cached = {block.arxiv_id for block in document.references if block.arxiv_id is not None and block.arxiv_id in index}
-        lines = text_lines(document, record_width(self.app.size.width), cached, library.starred, library.read)
+        width = record_width(self.app.size.width)
+        pictures = self._pictures(width - 3)
+        lines = text_lines(document, width, cached, library.starred, library.read, pictures)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show, document, lines)
 
-    def _show(self, document: Document, lines: RecordLines) -> None:
+    def _pictures(self, width: int) -> dict[int, Cells | str]:
+        """In a worker: the images asked for, drawn at `width` (each drawn once per width)."""
+        from reader.fulltext.picture import ImageRefused, half_blocks
+
+        found: dict[int, Cells | str] = {}
+        for number, note in list(self.pictures.items()):
+            if note is not None:
+                found[number] = note
+                continue
+            cells = self._cells.get((number, width))
+            if cells is None:
+                stored = self._figure_cache().stored(self.paper_id, self.document_version(), number)
+                try:
+                    if stored is None or stored.path is None:
+                        raise ImageRefused(
+                            stored.refused if stored is not None and stored.refused else "no longer kept: f fetches it again"
+                        )
+                    image = self._figure_cache().read(stored.path)
+                    cells = self._cells[(number, width)] = half_blocks(
+                        image, width, max(8, min(MAX_PICTURE_ROWS, self.app.size.height - 4))
+                    )
+                except ImageRefused as refused:
+                    found[number] = str(refused)
+                    continue
+            found[number] = cells
+        return found
+
+    def document_version(self) -> int:
+        return self.document.version if self.document is not None else self.version
+
+    def _figure_cache(self):
+        from reader.fulltext.figures import FigureCache
+
+        texts = self._texts()
+        assert texts is not None
+        return FigureCache(texts.data_dir, self.service.settings.figure_cache_mb)
+
+    def _show(self, document: Document, layout: TextLayout) -> None:
         first = self.document is None
-        self.document, self.problem = document, None
-        self.view.show(lines, home=first)
+        before, top = self.layout_now, self.view.scroll_offset.y
+        self.document, self.problem, self.layout_now = document, None, layout
+        self.view.show(layout.lines, home=first)
+        if not first and before is not None and before.block_starts is not None and layout.block_starts is not None:
+            # The same line of the same block stays at the top, whatever was drawn above it.
+            index = before.line_blocks[top] if top < len(before.line_blocks) else -1
+            if index in before.block_starts and index in layout.block_starts:
+                self.view.scroll_to(y=layout.block_starts[index] + top - before.block_starts[index], animate=False, immediate=True)
         if document.version < self.version:
             self.app.notify(f"This is the text of v{document.version}; the cache has v{self.version}.", timeout=10)
 
@@ -232,6 +356,76 @@ class FullTextScreen(Screen):
 
     def action_scroll(self, where: str) -> None:
         getattr(self.view, f"scroll_{where}")(animate=False)
+
+    # --- figures -------------------------------------------------------------------------------
+
+    def action_figure(self) -> None:
+        """The first figure with images at or below the top of the screen, not shown yet."""
+        layout, top = self.layout_now, self.view.scroll_offset.y
+        if layout is None:
+            self.app.notify("No figures before the text is read.")
+            return
+        for last, numbers in layout.figures:
+            if last >= top and numbers and any(number not in self.pictures for number in numbers):
+                self._ask(list(numbers))
+                return
+        self.app.notify("No figure to show below the top of the screen (F shows every figure).")
+
+    def action_all_figures(self) -> None:
+        layout = self.layout_now
+        numbers = [number for _, numbers in (layout.figures if layout else ()) for number in numbers if number not in self.pictures]
+        if layout is None or not layout.figures:
+            self.app.notify("This text has no figures." if layout is not None else "No figures before the text is read.")
+        elif numbers:
+            self._ask(numbers)
+
+    def _ask(self, numbers: list[int]) -> None:
+        if self._texts() is None or self.document is None:
+            return
+        for number in numbers:
+            self.pictures[number] = "fetching…"
+        self._pending.extend(numbers)
+        self.relayout(self.document)
+        if not self._fetching:
+            self._fetching = True
+            self.fetch_figures(self.document)
+
+    def _next_pending(self) -> int | None:
+        """On the UI thread: the next image to fetch, or None (the fetching worker ends)."""
+        if self._pending:
+            return self._pending.pop(0)
+        self._fetching = False
+        return None
+
+    def _fetched(self, number: int, note: str | None) -> None:
+        self.pictures[number] = note
+        if self.document is not None:
+            self.relayout(self.document)
+
+    @work(thread=True, exclusive=True, group="full-text-figures")
+    def fetch_figures(self, document: Document) -> None:
+        """Fetch the images asked for, one after another with one client, each drawn as it comes."""
+        from reader.arxiv.client import ArxivClient
+        from reader.fulltext.figures import fetch_image
+        from reader.fulltext.picture import ImageRefused
+        from reader.sync.types import client_options
+
+        images, cache = document.images, self._figure_cache()
+        options = self.client_options or client_options(self.service.settings)
+
+        async def fetch_all() -> None:
+            async with ArxivClient(options) as client:
+                while (number := self.app.call_from_thread(self._next_pending)) is not None:
+                    try:
+                        await fetch_image(client, cache, document.id, document.version, number, images[number - 1][1])
+                        note = None
+                    except ImageRefused as refused:
+                        note = f"not shown: {refused}"
+                    except (ReaderError, OSError) as error:  # offline, arXiv's failure, the cache's folder
+                        note = f"not fetched: {error}"
+                    self.app.call_from_thread(self._fetched, number, note)
+
+        asyncio.run(fetch_all())
 
     def action_references(self) -> None:
         from reader.app.screens.references import REFERENCES_OF, PaperLinksScreen
