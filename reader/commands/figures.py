@@ -68,7 +68,8 @@ def prefetch(settings, document) -> int:
                 print(f"{where}: FAILED: {error}", file=sys.stderr)
                 continue
             counts["kept"] += 1
-            print(f"{where}: {path.stat().st_size // 1024:,} KB", file=sys.stderr)
+            size = path.stat().st_size
+            print(f"{where}: {size:,} bytes" if size < 10_240 else f"{where}: {size // 1024:,} KB", file=sys.stderr)
 
     if images:
         _run(settings, job)
