@@ -13,7 +13,7 @@ import asyncio
 import json
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -31,7 +31,6 @@ from reader.app.widgets.picture import cell_strips, note_strip
 from reader.app.widgets.record_view import RECORD_SCROLL, RecordLines, RecordView, record_width
 from reader.errors import ReaderError
 from reader.fulltext.document import AUTHORS, CAPTION, FIGURE, HEADING, REFERENCE, TITLE, Block, Document
-from reader.fulltext.picture import Cells
 from reader.fulltext.render import block_lines
 from reader.fulltext.store import TextStore
 
@@ -76,11 +75,11 @@ def text_lines(
     cached: set[str],
     starred: set[str],
     read: set[str],
-    pictures: Mapping[int, Cells | str] | None = None,
+    pictures: Mapping[int, Sequence[Strip] | str] | None = None,
 ) -> TextLayout:
     """The text as the view's lines (pure: made in a worker). References to cached papers end
     with a mark saying so. A figure's images (numbered from 1 over the text) are drawn from
-    `pictures` (cells, or a line saying why not or that it is coming), else a hint says the key."""
+    `pictures` (its strips, or a line saying why not or that it is coming), else a hint says the key."""
     pictures = pictures or {}
 
     def marker(block: Block) -> str:
@@ -124,7 +123,7 @@ def text_lines(
     return TextLayout(RecordLines(tuple(strips), tuple(texts)), tuple(line_blocks), starts, tuple(figures))
 
 
-def _figure_strips(numbers: list[int], pictures: Mapping[int, Cells | str]) -> list[Strip]:
+def _figure_strips(numbers: list[int], pictures: Mapping[int, Sequence[Strip] | str]) -> list[Strip]:
     """A figure's images as drawn (or why not), or the hint when none was asked for."""
     if not numbers:
         return [note_strip("(no image in the page: drawn there as a picture or text)")]
@@ -134,10 +133,10 @@ def _figure_strips(numbers: list[int], pictures: Mapping[int, Cells | str]) -> l
     strips: list[Strip] = []
     for number in numbers:
         shown = pictures.get(number)
-        if isinstance(shown, Cells):
-            strips.extend(cell_strips(shown, indent=2))
-        elif shown is not None:
+        if isinstance(shown, str):
             strips.append(note_strip(f"image {number}: {shown}"))
+        elif shown is not None:
+            strips.extend(shown)
     return strips
 
 
@@ -169,7 +168,7 @@ class FullTextScreen(Screen):
         self._child: subprocess.Popen | None = None
         self.layout_now: TextLayout | None = None
         self.pictures: dict[int, str | None] = {}  # image number -> None: drawn; else a line saying why not / that it comes
-        self._cells: dict[tuple[int, int], Cells] = {}  # (image number, width) -> cells, made once per width
+        self._drawn: dict[tuple[int, int], list[Strip]] = {}  # (image number, width) -> its strips, made once per width
         self._pending: list[int] = []  # images asked for, not fetched yet (one worker fetches them in turn)
         self._fetching = False
 
@@ -217,17 +216,17 @@ class FullTextScreen(Screen):
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show, document, lines)
 
-    def _pictures(self, width: int) -> dict[int, Cells | str]:
+    def _pictures(self, width: int) -> dict[int, Sequence[Strip] | str]:
         """In a worker: the images asked for, drawn at `width` (each drawn once per width)."""
         from reader.fulltext.picture import ImageRefused, half_blocks
 
-        found: dict[int, Cells | str] = {}
+        found: dict[int, Sequence[Strip] | str] = {}
         for number, note in list(self.pictures.items()):
             if note is not None:
                 found[number] = note
                 continue
-            cells = self._cells.get((number, width))
-            if cells is None:
+            strips = self._drawn.get((number, width))
+            if strips is None:
                 stored = self._figure_cache().stored(self.paper_id, self.document_version(), number)
                 try:
                     if stored is None or stored.path is None:
@@ -235,13 +234,12 @@ class FullTextScreen(Screen):
                             stored.refused if stored is not None and stored.refused else "no longer kept: f fetches it again"
                         )
                     image = self._figure_cache().read(stored.path)
-                    cells = self._cells[(number, width)] = half_blocks(
-                        image, width, max(8, min(MAX_PICTURE_ROWS, self.app.size.height - 4))
-                    )
+                    cells = half_blocks(image, width, max(8, min(MAX_PICTURE_ROWS, self.app.size.height - 4)))
                 except ImageRefused as refused:
                     found[number] = str(refused)
                     continue
-            found[number] = cells
+                strips = self._drawn[(number, width)] = cell_strips(cells, indent=2)
+            found[number] = strips
         return found
 
     def document_version(self) -> int:
