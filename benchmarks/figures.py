@@ -36,8 +36,8 @@ def main() -> None:
 
     from PIL import Image
 
-    from reader.app.screens.full_text import text_lines
     from reader.app.widgets.picture import cell_strips
+    from reader.app.widgets.text_layout import text_lines
     from reader.fulltext.document import FIGURE, MATH, PARAGRAPH, Block, Document
     from reader.fulltext.figures import FigureCache
     from reader.fulltext.picture import half_blocks

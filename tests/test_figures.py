@@ -302,3 +302,11 @@ def test_fig_writes_the_image_to_a_pipe(figures_env, capsysbinary, data_dir):
 
 def _near(colour, expected, tolerance=40) -> bool:
     return all(abs(a - b) <= tolerance for a, b in zip(colour, expected, strict=True))
+
+
+def test_fig_refuses_to_write_an_image_to_a_terminal(figures_env, capsys, monkeypatch):
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    code, out, err = run(capsys, "fig", figures_env.figure_paper.id, "1")
+    assert code == 1 and out == ""
+    assert err.strip() == "reader: error: an image is no text for a terminal: give -o FILE, or pipe it"
+    assert figures_env.requests == []

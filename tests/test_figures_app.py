@@ -88,3 +88,30 @@ async def test_f_draws_the_next_figure_in_place_and_F_every_figure_keeping_the_t
         assert len([strip for strip in view.lines.strips if UPPER_HALF in strip.text]) == 8
         assert view.lines.texts[view.scroll_offset.y] == top
         assert len(fake_arxiv.requests) == 3
+
+
+async def test_an_image_arxiv_failed_to_send_says_so_in_place_and_f_asks_again(store, fake_arxiv):
+    from tests.arxiv_server import Fault
+
+    app = _app(store, fake_arxiv)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        path = f"/html/{paper.id}v{paper.version}/x1.png"
+        fake_arxiv.documents[path] = (PNG, encoded(checkerboard(4, 4, square=2), "PNG"))
+        figure = Block(FIGURE, "Figure 1: A board.", images=(fake_arxiv.base + path,))
+        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(TITLE, "T"), figure)))
+        await pilot.press("v")
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, FullTextScreen)
+        fake_arxiv.faults.append(Fault("status", status=503))
+        await pilot.press("f")
+        await _settled(pilot, screen)
+        lines = [line.rstrip() for line in screen.view.lines.texts]
+        assert "  image 1: not fetched: arXiv answered HTTP 503 (gave up after 1 tries)" in lines
+        await pilot.press("f")  # a failure is not a refusal: asked again
+        await _settled(pilot, screen)
+        assert len([strip for strip in screen.view.lines.strips if UPPER_HALF in strip.text]) == 4
+        assert [request.path for request in fake_arxiv.requests] == [path, path]

@@ -34,7 +34,7 @@ from reader.fulltext.document import (
     Block,
 )
 from reader.fulltext.refs import arxiv_id_in_link, arxiv_id_in_text
-from reader.fulltext.sources import MAX_ADDRESS, MAX_FIGURE_IMAGES, MAX_IMAGES, resolve
+from reader.fulltext.sources import MAX_ADDRESS, MAX_FIGURE_IMAGES, MAX_IMAGES, resolved
 
 MAX_DEPTH = 250_000  # open elements; 100,000 nested levels are read whole
 # Bounds on what a page may hold, beside the work bounded.py bounds.
@@ -153,7 +153,7 @@ class LatexmlText(BoundedHtmlParser):
         their images are dropped)."""
         self.close_input()
         self._flush()
-        return [_resolved(block, base_url) if block.kind == FIGURE else block for block in self._main] + self._bibliography
+        return [resolved(block, base_url) if block.kind == FIGURE else block for block in self._main] + self._bibliography
 
     @property
     def plain_page(self) -> bool:
@@ -590,12 +590,6 @@ class LatexmlText(BoundedHtmlParser):
         self._bibliography.clear()
         self._parts, self._notes, self._blocks, self._text = [], [], 0, 0
         self._articles, self._plain = 0, False
-
-
-def _resolved(block: Block, base_url: str | None) -> Block:
-    """A figure with its images' addresses made absolute (those that cannot be are dropped)."""
-    found = (resolve(src, base_url) for src in block.images) if base_url else ()
-    return Block(FIGURE, block.text, images=tuple(url for url in found if url is not None))
 
 
 def _classes(attrs: list[tuple[str, str | None]]) -> frozenset[str]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from urllib.parse import urljoin, urlsplit
 
+from reader.fulltext.document import FIGURE, Block
+
 MAX_ADDRESS = 2048  # characters of an image's address; a longer one is no figure of a paper
 MAX_FIGURE_IMAGES = 1000  # images of one figure (a grid of panels has dozens)
 MAX_IMAGES = 10_000  # images of one paper, every figure's together
@@ -35,3 +37,10 @@ def resolve(src: str, base: str) -> str | None:
     except ValueError:
         return None
     return url if is_image_address(url) else None
+
+
+def resolved(figure: Block, base_url: str | None) -> Block:
+    """A figure with its images' `src` made absolute against `base_url` (those that cannot be
+    are dropped; no base: all are)."""
+    found = (resolve(src, base_url) for src in figure.images) if base_url else ()
+    return Block(FIGURE, figure.text, images=tuple(url for url in found if url is not None))

@@ -13,12 +13,9 @@ import asyncio
 import json
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rich.segment import Segment
-from rich.style import Style
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -27,11 +24,11 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from reader.app.widgets.footer import KeyFooter
-from reader.app.widgets.picture import cell_strips, note_strip
+from reader.app.widgets.picture import cell_strips
 from reader.app.widgets.record_view import RECORD_SCROLL, RecordLines, RecordView, record_width
+from reader.app.widgets.text_layout import TextLayout, text_lines
 from reader.errors import ReaderError
-from reader.fulltext.document import AUTHORS, CAPTION, FIGURE, HEADING, REFERENCE, TITLE, Block, Document
-from reader.fulltext.render import block_lines
+from reader.fulltext.document import Document
 from reader.fulltext.store import TextStore
 
 if TYPE_CHECKING:
@@ -47,97 +44,7 @@ FIGURE_KEYS = [
     Binding("f", "figure", "Figure", id="detail.figure", tooltip="Show the figure at or below the top of the screen"),
     Binding("F", "all_figures", "All figures", show=False, id="detail.figures", tooltip="Show every figure of the paper"),
 ]
-STYLES = {
-    TITLE: Style(bold=True),
-    HEADING: Style(bold=True),
-    AUTHORS: Style(italic=True),
-    CAPTION: Style(italic=True),
-    FIGURE: Style(bold=True, italic=True),
-}
-MARKED = Style(bold=True)
 MAX_PICTURE_ROWS = 60  # an image's rows at most, whatever its shape (a tall one is narrowed)
-
-
-@dataclass(frozen=True)
-class TextLayout:
-    """The view's lines, and where each block and figure is in them (to keep the lines at the top
-    of the screen in place when images are drawn above, and to find the figure under the top)."""
-
-    lines: RecordLines
-    line_blocks: tuple[int, ...] = ()  # each line's block (its index), -1 for none
-    block_starts: Mapping[int, int] | None = None  # a block's first line
-    figures: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (a figure's last line, its images' numbers)
-
-
-def text_lines(
-    document: Document,
-    width: int,
-    cached: set[str],
-    starred: set[str],
-    read: set[str],
-    pictures: Mapping[int, Sequence[Strip] | str] | None = None,
-) -> TextLayout:
-    """The text as the view's lines (pure: made in a worker). References to cached papers end
-    with a mark saying so. A figure's images (numbered from 1 over the text) are drawn from
-    `pictures` (its strips, or a line saying why not or that it is coming), else a hint says the key."""
-    pictures = pictures or {}
-
-    def marker(block: Block) -> str:
-        if block.kind != REFERENCE or block.arxiv_id is None or block.arxiv_id not in cached:
-            return ""
-        marks = ["in your cache"] + (["★ starred"] if block.arxiv_id in starred else []) + (["read"] if block.arxiv_id in read else [])
-        return f"  ◆ arXiv:{block.arxiv_id} " + " · ".join(marks)
-
-    source = {
-        "html": "arXiv's HTML",
-        "ar5iv": "ar5iv's HTML (arXiv has none of it; ar5iv's may be of an earlier version)",
-        "pdf": "its PDF (arXiv has no HTML of it)",
-    }.get(document.source, "the HTML page its authors submitted (no LaTeXML, no PDF)")
-    head = f"Full text of arXiv:{document.id}v{document.version}, from {source}"
-    strips, texts = [Strip([]), Strip([Segment(head, Style(dim=True))]), Strip([])], ["", head, ""]
-    line_blocks, figures = [-1, -1, -1], []
-    starts: dict[int, int] = {}
-    numbers: dict[int, list[int]] = {id(block): [] for block in document.blocks if block.kind == FIGURE}
-    for number, (figure, _) in enumerate(document.images, start=1):
-        numbers[id(figure)].append(number)
-    indexes = {id(block): index for index, block in enumerate(document.blocks)}
-    lines = list(block_lines(document, width, marker))
-    for at, (block, line) in enumerate(lines):
-        style = None if block is None else STYLES.get(block.kind)
-        if block is not None and block.kind == REFERENCE and block.arxiv_id in cached:
-            style = MARKED
-        index = -1 if block is None else indexes[id(block)]
-        starts.setdefault(index, len(strips))
-        strips.append(Strip([Segment(line, style)]))
-        texts.append(line)
-        line_blocks.append(index)
-        if block is not None and block.kind == FIGURE and (at + 1 == len(lines) or lines[at + 1][0] is not block):
-            extra = _figure_strips(numbers[id(block)], pictures)
-            strips.extend(extra)
-            texts.extend(strip.text if any(text.strip() for text, _, _ in strip) else "" for strip in extra)
-            line_blocks.extend([index] * len(extra))
-            figures.append((len(strips) - 1, tuple(numbers[id(block)])))
-    strips.append(Strip([]))
-    texts.append("")
-    line_blocks.append(-1)
-    return TextLayout(RecordLines(tuple(strips), tuple(texts)), tuple(line_blocks), starts, tuple(figures))
-
-
-def _figure_strips(numbers: list[int], pictures: Mapping[int, Sequence[Strip] | str]) -> list[Strip]:
-    """A figure's images as drawn (or why not), or the hint when none was asked for."""
-    if not numbers:
-        return [note_strip("(no image in the page: drawn there as a picture or text)")]
-    if not any(number in pictures for number in numbers):
-        several = f" ({len(numbers)} images)" if len(numbers) > 1 else ""
-        return [note_strip(f"f: show the figure{several} · F: every figure")]
-    strips: list[Strip] = []
-    for number in numbers:
-        shown = pictures.get(number)
-        if isinstance(shown, str):
-            strips.append(note_strip(f"image {number}: {shown}"))
-        elif shown is not None:
-            strips.extend(shown)
-    return strips
 
 
 class FullTextScreen(Screen):
@@ -171,6 +78,7 @@ class FullTextScreen(Screen):
         self._drawn: dict[tuple[int, int], list[Strip]] = {}  # (image number, width) -> its strips, made once per width
         self._pending: list[int] = []  # images asked for, not fetched yet (one worker fetches them in turn)
         self._fetching = False
+        self._failed: set[int] = set()  # images that could not be fetched (not refused): `f` tries them again
 
     @property
     def view(self) -> RecordView:
@@ -364,24 +272,29 @@ class FullTextScreen(Screen):
             self.app.notify("No figures before the text is read.")
             return
         for last, numbers in layout.figures:
-            if last >= top and numbers and any(number not in self.pictures for number in numbers):
-                self._ask(list(numbers))
+            if last >= top and numbers and any(self._askable(number) for number in numbers):
+                self._ask([number for number in numbers if self._askable(number)])
                 return
         self.app.notify("No figure to show below the top of the screen (F shows every figure).")
 
     def action_all_figures(self) -> None:
         layout = self.layout_now
-        numbers = [number for _, numbers in (layout.figures if layout else ()) for number in numbers if number not in self.pictures]
+        numbers = [number for _, numbers in (layout.figures if layout else ()) for number in numbers if self._askable(number)]
         if layout is None or not layout.figures:
             self.app.notify("This text has no figures." if layout is not None else "No figures before the text is read.")
         elif numbers:
             self._ask(numbers)
+
+    def _askable(self, number: int) -> bool:
+        """Not shown yet, or not fetched (offline, arXiv failed): asked again. A refused image never is."""
+        return number not in self.pictures or number in self._failed
 
     def _ask(self, numbers: list[int]) -> None:
         if self._texts() is None or self.document is None:
             return
         for number in numbers:
             self.pictures[number] = "fetching…"
+            self._failed.discard(number)
         self._pending.extend(numbers)
         self.relayout(self.document)
         if not self._fetching:
@@ -395,8 +308,10 @@ class FullTextScreen(Screen):
         self._fetching = False
         return None
 
-    def _fetched(self, number: int, note: str | None) -> None:
+    def _fetched(self, number: int, note: str | None, failed: bool = False) -> None:
         self.pictures[number] = note
+        if failed:
+            self._failed.add(number)
         if self.document is not None:
             self.relayout(self.document)
 
@@ -414,14 +329,15 @@ class FullTextScreen(Screen):
         async def fetch_all() -> None:
             async with ArxivClient(options) as client:
                 while (number := self.app.call_from_thread(self._next_pending)) is not None:
+                    failed = False
                     try:
                         await fetch_image(client, cache, document.id, document.version, number, images[number - 1][1])
                         note = None
                     except ImageRefused as refused:
                         note = f"not shown: {refused}"
                     except (ReaderError, OSError) as error:  # offline, arXiv's failure, the cache's folder
-                        note = f"not fetched: {error}"
-                    self.app.call_from_thread(self._fetched, number, note)
+                        note, failed = f"not fetched: {error}", True
+                    self.app.call_from_thread(self._fetched, number, note, failed)
 
         asyncio.run(fetch_all())
 
@@ -434,6 +350,7 @@ class FullTextScreen(Screen):
         self.app.push_screen(PaperLinksScreen(self.service, self.paper_id, REFERENCES_OF, self.open_paper, self.client_options))
 
     def action_close(self) -> None:
+        self._pending.clear()  # the image being fetched is the last
         child = self._child
         if child is not None and child.stdin is not None:
             try:
