@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
+from reader.app.keys import key
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.picture import cell_strips
 from reader.app.widgets.record_view import RECORD_SCROLL, RecordLines, RecordView, record_width
@@ -120,7 +121,8 @@ class FullTextScreen(Screen):
         cached = {block.arxiv_id for block in document.references if block.arxiv_id is not None and block.arxiv_id in index}
         width = record_width(self.app.size.width)
         pictures = self._pictures(width - 3)
-        lines = text_lines(document, width, cached, library.starred, library.read, pictures)
+        keys = (key(self.app, "detail.figure"), key(self.app, "detail.figures"))  # as the keymap leaves them
+        lines = text_lines(document, width, cached, library.starred, library.read, pictures, keys)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show, document, lines)
 

@@ -44,10 +44,11 @@ def text_lines(
     starred: set[str],
     read: set[str],
     pictures: Mapping[int, Sequence[Strip] | str] | None = None,
+    keys: tuple[str, str] = ("f", "F"),
 ) -> TextLayout:
     """The text as the view's lines (pure: made in a worker). References to cached papers end
     with a mark saying so. A figure's images (numbered from 1 over the text) are drawn from
-    `pictures` (its strips, or a line saying why not or that it is coming), else a hint says the key."""
+    `pictures` (its strips, or a line saying why not or that it is coming), else a hint names the `keys` (one figure, every figure)."""
     pictures = pictures or {}
 
     def marker(block: Block) -> str:
@@ -80,7 +81,7 @@ def text_lines(
         texts.append(line)
         line_blocks.append(index)
         if block is not None and block.kind == FIGURE and (at + 1 == len(lines) or lines[at + 1][0] is not block):
-            extra = _figure_strips(numbers[id(block)], pictures)
+            extra = _figure_strips(numbers[id(block)], pictures, keys)
             strips.extend(extra)
             texts.extend(strip.text if any(text.strip() for text, _, _ in strip) else "" for strip in extra)
             line_blocks.extend([index] * len(extra))
@@ -91,13 +92,13 @@ def text_lines(
     return TextLayout(RecordLines(tuple(strips), tuple(texts)), tuple(line_blocks), starts, tuple(figures))
 
 
-def _figure_strips(numbers: list[int], pictures: Mapping[int, Sequence[Strip] | str]) -> list[Strip]:
+def _figure_strips(numbers: list[int], pictures: Mapping[int, Sequence[Strip] | str], keys: tuple[str, str]) -> list[Strip]:
     """A figure's images as drawn (or why not), or the hint when none was asked for."""
     if not numbers:
         return [note_strip("(no image in the page: drawn there as a picture or text)")]
     if not any(number in pictures for number in numbers):
         several = f" ({len(numbers)} images)" if len(numbers) > 1 else ""
-        return [note_strip(f"f: show the figure{several} · F: every figure")]
+        return [note_strip(f"{keys[0]}: show the figure{several} · {keys[1]}: every figure")]
     strips: list[Strip] = []
     for number in numbers:
         shown = pictures.get(number)
