@@ -169,7 +169,9 @@ class FullTextScreen(Screen):
         self.view.show(layout.lines, home=first)
         if not first and before is not None and before.block_starts is not None and layout.block_starts is not None:
             # The same line of the same block stays at the top, whatever was drawn above it.
-            index = before.line_blocks[top] if top < len(before.line_blocks) else -1
+            # A blank line between blocks counts from the block after it.
+            anchor = next((y for y in range(top, len(before.line_blocks)) if before.line_blocks[y] >= 0), None)
+            index = -1 if anchor is None else before.line_blocks[anchor]
             if index in before.block_starts and index in layout.block_starts:
                 self.view.scroll_to(y=layout.block_starts[index] + top - before.block_starts[index], animate=False, immediate=True)
         if document.version < self.version:

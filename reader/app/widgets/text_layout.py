@@ -76,7 +76,8 @@ def text_lines(
         if block is not None and block.kind == REFERENCE and block.arxiv_id in cached:
             style = MARKED
         index = -1 if block is None else indexes[id(block)]
-        starts.setdefault(index, len(strips))
+        if index >= 0:
+            starts.setdefault(index, len(strips))
         strips.append(Strip([Segment(line, style)]))
         texts.append(line)
         line_blocks.append(index)
