@@ -71,6 +71,14 @@ def test_a_figure_is_a_block_where_its_caption_stands_with_every_panels_image_re
     assert next(block for block in unredirected if block.kind == FIGURE).images[0] == "https://arxiv.org/html/x1.png"
 
 
+def test_an_image_in_a_table_makes_the_table_caption_a_figure_and_a_table_without_one_stays_a_caption():
+    blocks = read_page(figures_page(["a.png", "b.png"], table_image="emoji.png"), "https://arxiv.org/html/2301.00001v2/")
+    table = next(block for block in blocks if block.text.startswith("Table 1"))
+    assert (table.kind, table.text, table.images) == (FIGURE, "Table 1: Marks.", ("https://arxiv.org/html/2301.00001v2/emoji.png",))
+    assert next(block for block in blocks if block.text.startswith("Table 2")).kind == CAPTION
+    assert "good" in [block.text for block in blocks if block.kind == "row"][0]
+
+
 @pytest.mark.skipif(not REALDATA.is_dir(), reason="the shared real pages are not on this machine")
 def test_every_figure_of_the_real_latexml_pages_is_found_with_its_caption():
     papers = {paper["file"]: paper for paper in json.loads((REALDATA / "papers.json").read_text())}

@@ -54,9 +54,10 @@ def truncated_png() -> bytes:
 SVG = b'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"><rect width="10" height="10"/></svg>'
 
 
-def figures_page(sources: list[str]) -> bytes:
+def figures_page(sources: list[str], table_image: str | None = None) -> bytes:
     """A LaTeXML article: a paragraph, a figure of two sub-figure panels, then one figure per
-    other source, each with its caption; a table with an image in a cell; the page's end."""
+    other source, each with its caption; with `table_image`, a table with that image in a cell;
+    the page's end."""
     first, second, *others = sources
     parts = [
         '<html><head><title>t</title></head><body><article class="ltx_document">',
@@ -74,6 +75,14 @@ def figures_page(sources: list[str]) -> bytes:
         parts.append(
             f'<figure id="S1.F{number}" class="ltx_figure"><img src="{src}" class="ltx_graphics" alt="">'
             f'<figcaption class="ltx_caption"><span class="ltx_tag ltx_tag_figure">Figure {number}: </span>Panel {number}.</figcaption></figure>'
+        )
+    if table_image is not None:
+        parts.append(
+            '<figure id="S1.T1" class="ltx_table"><figcaption class="ltx_caption"><span class="ltx_tag ltx_tag_table">Table 1: </span>'
+            f'Marks.</figcaption><table class="ltx_tabular"><tr class="ltx_tr"><td class="ltx_td"><img src="{table_image}" alt=""></td>'
+            '<td class="ltx_td">good</td></tr></table></figure>'
+            '<figure id="S1.T2" class="ltx_table"><figcaption class="ltx_caption">Table 2: No image.</figcaption>'
+            "<table><tr><td>a</td><td>b</td></tr></table></figure>"
         )
     parts.append('<p class="ltx_p">Words between the figures.</p></section></article></body></html>')
     return "".join(parts).encode()
