@@ -38,7 +38,8 @@ from tests.helpers.figures import (
 )
 from tests.helpers.fulltext import three_cached
 
-REALDATA = Path("/work/shared/realdata/figures")
+REALDATA = Path("/work/shared/realdata/figures")  # seven real pages, on the project's machines
+FIXTURES = ROOT / "tests" / "fixtures" / "figures"  # three of them (SOURCES.md)
 
 
 def read_page(page: bytes, base: str | None) -> list:
@@ -77,6 +78,33 @@ def test_an_image_in_a_table_makes_the_table_caption_a_figure_and_a_table_withou
     assert (table.kind, table.text, table.images) == (FIGURE, "Table 1: Marks.", ("https://arxiv.org/html/2301.00001v2/emoji.png",))
     assert next(block for block in blocks if block.text.startswith("Table 2")).kind == CAPTION
     assert "good" in [block.text for block in blocks if block.kind == "row"][0]
+
+
+@pytest.mark.parametrize(
+    ("paper", "count", "first"),
+    [
+        ("2302.11573v1", [1, 1, 1], ("Figure 1: A schematic view of a Neural Network.", ["2302.11573v1/x1.png"])),
+        (
+            "1706.03762v5",
+            [1, 2, 1, 2, 2],
+            ("Figure 1: The Transformer - model architecture.", ["1706.03762/assets/Figures/ModalNet-21.png"]),
+        ),
+        (
+            "2308.06222v1",
+            [2, 2, 2, 2, 1, 2, 2, 2],
+            (
+                "Figure 1: (a) Quantum phase diagram",
+                ["2308.06222v1/extracted/2308.06222v1/Figures/fig1a.png", "2308.06222v1/extracted/2308.06222v1/Figures/fig1b.png"],
+            ),
+        ),
+    ],
+)
+def test_the_figures_of_real_latexml_pages_with_their_captions_and_addresses(paper, count, first):
+    page = gzip.decompress((FIXTURES / f"{paper.split('v')[0]}.html.gz").read_bytes())
+    figures = [block for block in read_page(page, f"https://arxiv.org/html/{paper}/") if block.kind == FIGURE]
+    assert [len(block.images) for block in figures] == count
+    assert figures[0].text.startswith(first[0])
+    assert list(figures[0].images) == ["https://arxiv.org/html/" + path for path in first[1]]
 
 
 @pytest.mark.skipif(not REALDATA.is_dir(), reason="the shared real pages are not on this machine")
