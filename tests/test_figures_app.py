@@ -82,6 +82,8 @@ async def test_f_draws_the_next_figure_in_place_and_F_every_figure_keeping_the_t
                 expected = RED if (column // 2 + row) % 2 == 0 else BLUE
                 assert tuple(segment.style.color.triplet) == expected and tuple(segment.style.bgcolor.triplet) == expected
         assert view.lines.texts[view.scroll_offset.y] == top
+        # A picture's rows are no text: a selection copies none of their half-blocks.
+        assert all(not text for strip, text in zip(view.lines.strips, view.lines.texts, strict=True) if UPPER_HALF in strip.text)
 
         await pilot.press("F")  # Figure 1 above the top is drawn too: the top line stays where it was
         await _settled(pilot, screen)

@@ -11,7 +11,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from reader.app.widgets.picture import note_strip
+from reader.app.widgets.picture import UPPER_HALF, note_strip
 from reader.app.widgets.record_view import RecordLines
 from reader.fulltext.document import AUTHORS, CAPTION, FIGURE, HEADING, REFERENCE, TITLE, Block, Document
 from reader.fulltext.render import block_lines
@@ -84,7 +84,8 @@ def text_lines(
         if block is not None and block.kind == FIGURE and (at + 1 == len(lines) or lines[at + 1][0] is not block):
             extra = _figure_strips(numbers[id(block)], pictures, keys)
             strips.extend(extra)
-            texts.extend(strip.text if any(text.strip() for text, _, _ in strip) else "" for strip in extra)
+            # A picture's rows have no text (nothing to copy, and the view passes them on as drawn).
+            texts.extend("" if strip.text.strip(" " + UPPER_HALF) == "" else strip.text for strip in extra)
             line_blocks.extend([index] * len(extra))
             figures.append((len(strips) - 1, tuple(numbers[id(block)])))
     strips.append(Strip([]))
