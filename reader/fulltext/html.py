@@ -289,7 +289,7 @@ class LatexmlText(BoundedHtmlParser):
         elif "ltx_tag_item" in classes and self._context[-1] == ITEM:
             self._capture()
             did |= ITEM_TAG
-        if tag == "figure" and classes & FLOAT_CLASSES and not self._saved:
+        if tag == "figure" and classes & FLOAT_CLASSES and not self._saved and not self._in_bibliography:
             if not self._floats:
                 self._float_start, self._float_caption, self._float_images = len(self._main), None, []
                 self._float_figure = "ltx_figure" in classes
