@@ -221,6 +221,13 @@ SPECS: tuple[Spec, ...] = (
     Spec(
         "sync.interval_hours", "sync_interval_hours", _number(0, 8760, " hours"), 6.0, "the app syncs on start when the last sync is older"
     ),
+    Spec(
+        "fulltext.figure_cache_mb",
+        "figure_cache_mb",
+        _number(1, 100_000, " MB", whole=True),
+        200,
+        "the most the figures fetched for full texts keep on disk (the least recently shown go first)",
+    ),
     Spec("data_dir", "data_dir", _path, None, "where the cache lives", example="~/arxiv-cache"),
     Spec("theme", "theme", _theme, None, "the app's theme (Ctrl+P, Theme)", example="nord"),
     Spec("export_path", "export_path", _path, None, "where the app's export dialog proposes to write", example="~/papers/starred.bib"),
@@ -264,6 +271,7 @@ class Settings:
     ar5iv_url: str = DEFAULT_AR5IV_URL
     images: str = "auto"  # IMAGE_MODES: how figures and PDF pages are drawn
     math: str = "unicode"  # titles' and abstracts' math shown as "unicode" or "tex" (reader/core/texmath.py)
+    figure_cache_mb: int = 200  # the figures' cache's cap (reader/fulltext/figures.py)
     sources: Mapping[str, Source] = field(default_factory=dict)  # setting name -> where its value came from
     problems: tuple[ConfigProblem, ...] = ()  # read leniently (`reader config`): what could not be used
     unknown: tuple[ConfigProblem, ...] = ()  # settings in the file reader does not know: warned of, ignored

@@ -230,6 +230,7 @@ def test_example_file_is_valid_and_names_every_file_setting(capsys, config_file)
         "bibtex.print_arxiv_id",
         "images",
         "display.math",
+        "fulltext.figure_cache_mb",
     }  # data_dir and arxiv.ar5iv_url stay with the environment, which the tests set
 
 

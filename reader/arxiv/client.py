@@ -71,6 +71,10 @@ class Receiver(Protocol):
     def declare_charset(self, label: str | None) -> None:
         """The charset the answer's Content-Type names (None: none), before its first piece."""
 
+    def located(self, url: str, content_type: str) -> None:
+        """Where the answer came from after redirects, and its Content-Type ("" when none), before
+        its first piece (a page's relative links resolve against that address)."""
+
     def feed(self, piece: bytes) -> None: ...
 
     def discard(self) -> None:
@@ -128,6 +132,14 @@ class ArxivClient:
 
     async def _note_location(self, response: httpx.Response) -> None:
         self._location = response.headers.get("Location")
+
+    def allows(self, url: str) -> bool:
+        """`url` is an http(s) address on the configured hosts: one this client may ask."""
+        try:
+            target = httpx.URL(url)
+        except (httpx.InvalidURL, ValueError, TypeError):
+            return False
+        return target.scheme in WEB_SCHEMES and _origin(target) in self._origins
 
     def _notice(self, message: str) -> None:
         if self.on_notice is not None:
@@ -325,6 +337,7 @@ async def _read_body(response: httpx.Response, receiver: Receiver | None = None)
     pieces: list[bytes] = []
     size = raw_size = 0
     if receiver is not None:
+        receiver.located(str(response.url), response.headers.get("Content-Type", ""))
         receiver.declare_charset(response.charset_encoding)
     async for raw in response.aiter_raw():
         raw_size += len(raw)

@@ -31,6 +31,9 @@ def register(commands) -> None:
     math = text.add_mutually_exclusive_group()
     math.add_argument("--tex", action="store_true", help="print math as TeX (the default when piped)")
     math.add_argument("--unicode", action="store_true", help="print math in Unicode (the default on a terminal)")
+    text.add_argument(
+        "--figures", action="store_true", help="fetch and keep the text's figures instead of printing it (a line each on stderr)"
+    )
     text.set_defaults(handler=cmd_text)
 
     fetch = commands.add_parser(
@@ -105,9 +108,7 @@ def cmd_text(args, settings) -> int:
     pid, cached = cached_paper(store, args.id)
     document = None if args.refresh else TextStore(store.data_dir).load(pid)
     if document is None:
-        if sys.stderr.isatty():
-            print(f"fetching the full text of {pid}v{cached} ...", file=sys.stderr)
-        document = _run(settings, lambda fetcher: fetcher.text(pid, cached, refresh=args.refresh))
+        document = fetch_document(settings, pid, cached, refresh=args.refresh)
     if document.version < cached:
         print(
             f"reader: note: this is the text of {pid}v{document.version}; the cache has v{cached} "
@@ -127,9 +128,20 @@ def cmd_text(args, settings) -> int:
             f"({settings.ar5iv_url}), of the version ar5iv has (maybe an earlier one)",
             file=sys.stderr,
         )
+    if args.figures:
+        from reader.commands.figures import prefetch
+
+        return prefetch(settings, document)
     terminal = sys.stdout.isatty()
     show(document, terminal=terminal, unicode=args.unicode or (terminal and not args.tex))
     return 0
+
+
+def fetch_document(settings, pid: str, version: int, *, refresh: bool = False):
+    """The text of that version fetched from arXiv and stored (a line on a terminal's stderr)."""
+    if sys.stderr.isatty():
+        print(f"fetching the full text of {pid}v{version} ...", file=sys.stderr)
+    return _run(settings, lambda fetcher: fetcher.text(pid, version, refresh=refresh))
 
 
 def show(document, *, terminal: bool, unicode: bool) -> None:

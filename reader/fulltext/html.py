@@ -24,6 +24,7 @@ from reader.fulltext.document import (
     AUTHORS,
     CAPTION,
     CELL_SEPARATOR,
+    FIGURE,
     FOOTNOTE,
     HEADING,
     ITEM,
@@ -37,6 +38,7 @@ from reader.fulltext.document import (
 from reader.fulltext.formulas import spans
 from reader.fulltext.mathml import SKIPPED, MathBuilder
 from reader.fulltext.refs import arxiv_id_in_link, arxiv_id_in_text
+from reader.fulltext.sources import MAX_ADDRESS, MAX_FIGURE_IMAGES, MAX_IMAGES, resolved
 
 MAX_DEPTH = 250_000  # open elements; 100,000 nested levels are read whole
 # Bounds on what a page may hold, beside the work bounded.py bounds.
@@ -88,6 +90,10 @@ BLOCK_TAGS = frozenset(
 HIDE, ARTICLE, CONTEXT, ROW_OPEN, CELL, NOTE_TEXT, BIBLIOGRAPHY, BIB_ITEM = 1, 2, 4, 8, 16, 32, 64, 128
 AUTHOR_LIST, AUTHOR, EQUATION, NOTE, NOTE_MARK, ITEM_TAG, BLOCK = 256, 512, 1024, 2048, 4096, 8192, 16384
 EQUATION_ROW, BIB_TAG, AUTHOR_NOTES, CONTACT, BODY = 32768, 65536, 131072, 262144, 524288
+FLOAT, FLOAT_CAPTION = 1048576, 2097152
+# LaTeXML's floats whose images are a figure's: a figure (its sub-figure panels' images its own),
+# a table with images in its cells, another float (a biography's photo).
+FLOAT_CLASSES = frozenset(["ltx_figure", "ltx_table", "ltx_float"])
 # Notes that print nothing: a \footnotemark only repeats an earlier note's mark; a journal's
 # front matter (mn2e's pubyear, pagerange) is no note of the text. Other front-matter notes
 # (a dedication, a copyright) print as lines of their own, with no mark.
@@ -140,14 +146,22 @@ class LatexmlText(BoundedHtmlParser):
         self.found_article = False
         self._plain = False  # reading <body> while no LaTeXML article has come (a page arXiv did not make)
         self._page_ended = False  # `</html>` came
+        self._floats = 0  # open floats (figures): a sub-figure's images and caption are its outer one's
+        self._float_start = 0  # where the outermost open float's blocks start
+        self._float_caption: int | None = None  # the index of its own caption's block
+        self._float_images: list[str] = []  # its images' `src`, as the page writes them
+        self._float_figure = False  # it is a figure (not a table or another float)
+        self._images = 0
 
     # --- input ---------------------------------------------------------------------------------
 
-    def finish(self) -> list[Block]:
-        """The blocks: the paper's, then its bibliography. Call once, after the last piece."""
+    def finish(self, base_url: str | None = None) -> list[Block]:
+        """The blocks: the paper's, then its bibliography. Call once, after the last piece.
+        Figures' images are made absolute against `base_url`, the page's final address (none:
+        their images are dropped)."""
         self.close_input()
         self._flush()
-        return self._main + self._bibliography
+        return [resolved(block, base_url) if block.kind == FIGURE else block for block in self._main] + self._bibliography
 
     @property
     def plain_page(self) -> bool:
@@ -183,6 +197,8 @@ class LatexmlText(BoundedHtmlParser):
                 self._authors.append(self._release_keep())  # an author's lines: name, affiliation, e-mail
             elif tag in ("br", "hr"):
                 self.handle_data(" ")
+            elif tag == "img" and self._floats and self._reading():
+                self._image(attrs)
             return
         self._push(tag, self._start(tag, _classes(attrs), attrs))
         if tag == "math" and self._formula is None:
@@ -295,6 +311,14 @@ class LatexmlText(BoundedHtmlParser):
         elif "ltx_tag_item" in classes and self._context[-1] == ITEM:
             self._capture()
             did |= ITEM_TAG
+        if tag == "figure" and classes & FLOAT_CLASSES and not self._saved and not self._in_bibliography:
+            if not self._floats:
+                self._float_start, self._float_caption, self._float_images = len(self._main), None, []
+                self._float_figure = "ltx_figure" in classes
+            self._floats += 1
+            did |= FLOAT
+        elif self._floats == 1 and (tag == "figcaption" or "ltx_caption" in classes) and not self._saved:
+            did |= FLOAT_CAPTION
         if "ltx_bibliography" in classes:
             self._in_bibliography += 1
             did |= BIBLIOGRAPHY
@@ -415,6 +439,12 @@ class LatexmlText(BoundedHtmlParser):
                 self._end_equation_part()
             else:
                 self._boundary()
+        if did & FLOAT_CAPTION and len(self._main) > self._float_start and self._main[-1].kind == CAPTION:
+            self._float_caption = len(self._main) - 1
+        if did & FLOAT:
+            self._floats -= 1
+            if not self._floats:
+                self._end_float()
         if did & AUTHOR_LIST:
             self._flush()
             self._authors = None
@@ -468,6 +498,23 @@ class LatexmlText(BoundedHtmlParser):
             target = self._bibliography if self._in_bibliography else self._main
             if target and target[-1].text == self._formula_tex:  # a display block, added at its start
                 target[-1] = replace(target[-1], maths=((0, len(self._formula_tex), said),))
+
+    def _image(self, attrs: list[tuple[str, str | None]]) -> None:
+        """An image of the open float: its `src` kept as written (made absolute by finish)."""
+        src = (dict(attrs).get("src") or "").strip()
+        if src and len(src) <= MAX_ADDRESS and len(self._float_images) < MAX_FIGURE_IMAGES and self._images < MAX_IMAGES:
+            self._images += 1
+            self._float_images.append(src)
+
+    def _end_float(self) -> None:
+        """A figure is a block where its caption stands (`Figure 3: ...`), holding its images (none:
+        drawn in the page as SVG or text); a table or float without an image keeps its caption."""
+        images, self._float_images = tuple(self._float_images), []
+        at = self._float_caption
+        if at is not None and at < len(self._main) and (images or self._float_figure):
+            self._main[at] = replace(self._main[at], kind=FIGURE, images=images)  # its caption's formulas kept
+        elif images:
+            self._add(Block(FIGURE, "Figure (no caption)", images=images))
 
     def _capture(self) -> None:
         """Read the element's text apart (a cell, a footnote, an author, a mark)."""

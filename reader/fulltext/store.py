@@ -25,8 +25,9 @@ from typing import IO
 
 from reader.errors import StoreError
 from reader.fulltext.clean import printable
-from reader.fulltext.document import FORMAT, KINDS, READABLE_FORMATS, REFERENCE, SOURCES, Block, Document
+from reader.fulltext.document import FIGURE, FORMAT, KINDS, READABLE_FORMATS, REFERENCE, SOURCES, Block, Document
 from reader.fulltext.formulas import checked
+from reader.fulltext.sources import MAX_FIGURE_IMAGES, is_image_address
 from reader.models import ARXIV_ID
 from reader.store.listing import LEFTOVER, own_files, remove_leftovers, skipped
 from reader.userfiles import UnsafeFileError, open_regular, read_regular
@@ -192,8 +193,9 @@ def _document(data: object, path: Path) -> Document | None:
         found = item[2] if len(item) >= 3 and item[0] == REFERENCE and isinstance(item[2], str) and ARXIV_ID.match(item[2]) else None
         extra = item[3] if len(item) == 4 and isinstance(item[3], dict) else {}
         number, key = _reference_place(extra if item[0] == REFERENCE else None)
+        images = _image_addresses(extra if item[0] == FIGURE else None)
         text = printable(item[1])
-        blocks.append(Block(item[0], text, found, number, key, checked(text, extra.get("maths"))))
+        blocks.append(Block(item[0], text, found, number, key, checked(text, extra.get("maths")), images))
     if not blocks:
         log.warning("%s holds no valid block; ignored", path)
         return None
@@ -208,6 +210,13 @@ def _reference_place(value: object) -> tuple[int | None, str | None]:
     number = number if isinstance(number, int) and not isinstance(number, bool) and 0 < number < 10**6 else None
     key = key if isinstance(key, str) and _SAFE_KEY.match(key) and len(key) < 100 else None
     return number, key
+
+
+def _image_addresses(value: object) -> tuple[str, ...]:
+    """A figure's images as stored (`{"images": ["https://..."]}`): http(s) addresses only, checked."""
+    if not isinstance(value, dict) or not isinstance(images := value.get("images"), list):
+        return ()
+    return tuple(url for url in images[:MAX_FIGURE_IMAGES] if isinstance(url, str) and is_image_address(url))
 
 
 @contextmanager

@@ -292,12 +292,16 @@ class RecordView(ScrollView, can_focus=True):
         if (selection := self.text_selection) is not None and (span := selection.get_span(index)) is not None:
             strip = self._selected(strip, *span)
         # Each cell's place in the text, for selecting with the mouse (Strip.apply_offsets, with
-        # the thumb's column added in the same pass).
-        segments, x = [], 0
-        for text, style, _ in strip:
-            offset = Style.from_meta({"offset": (x, index)})
-            segments.append(Segment(text, style + offset if style else offset))
-            x += len(text)
+        # the thumb's column added in the same pass). A line drawn but with no text (a picture's
+        # row: a colour a cell) has nothing to select: its cells are passed on as they are.
+        if index < len(strips) and not self.lines.texts[index] and strip.cell_length:
+            segments = list(strip)
+        else:
+            segments, x = [], 0
+            for text, style, _ in strip:
+                offset = Style.from_meta({"offset": (x, index)})
+                segments.append(Segment(text, style + offset if style else offset))
+                x += len(text)
         thumb = self._thumb()
         segments.append(Segment(" " * max(0, width - 1 - strip.cell_length)))
         segments.append(Segment("▐", self.get_component_rich_style("record-view--thumb")) if y in thumb else Segment(" "))
