@@ -1,5 +1,5 @@
 """A shard's `FeatureBlock` as bytes: what the ranking's cache of features holds beside each
-shard (service/feature_cache.py), so that a later start of the app reads the counts instead of
+shard (store/shard_features.py), so that a later start of the app reads the counts instead of
 counting every word again.
 
 The file is derived and may be damaged or written by someone else, so `decode` trusts nothing:

@@ -389,6 +389,11 @@ def date_key(published: str) -> str:
     return published[:16].replace("-", "").replace("T", "").replace(":", "")
 
 
+def has_every_field(text: SearchText) -> bool:
+    """A saved text in the form `search_text` gives (one written by another version may not be)."""
+    return text.count(FIELD_MARK) == len(TEXT_FIELDS)
+
+
 def search_text(paper: Paper) -> SearchText:
     """The paper's words, folded (see core/text.py), field by field."""
     return FIELD_MARK.join(

@@ -18,8 +18,8 @@ from reader.core import coverage, momentum
 from reader.core.text import plural
 from reader.errors import ArxivError, ArxivUnreachableError, ReaderError
 from reader.models import Paper
-from reader.service.feature_cache import FeatureKeeper
 from reader.store import Store, Topic
+from reader.store.shard_features import FeatureKeeper
 from reader.sync.types import SyncEvent, SyncReport, TopicResult, client_options
 
 PAGE_SIZE = 200  # the first page of a sync: most syncs need no more
