@@ -17,7 +17,8 @@ from itertools import accumulate
 import pytest
 
 from reader.core.library import HIDDEN, STARRED, Library
-from reader.models import IdRows, IdTable, IndexEntry, PackedIds, PaperIndex, gather
+from reader.packed_ids import IdRows, IdTable, PackedIds, gather
+from reader.paper_index import IndexEntry, PaperIndex
 from reader.service.ranker import RankedList, ranked_list
 from reader.store import Store
 from tests.conftest import run

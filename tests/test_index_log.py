@@ -12,7 +12,7 @@ import zlib
 
 import pytest
 
-from reader.models import PaperIndex
+from reader.paper_index import PaperIndex
 from reader.store import Store, index_columns, index_log
 from reader.store.store import shard_of
 from tests.corpus import recent_papers
@@ -251,7 +251,7 @@ def test_an_index_with_more_topics_than_a_mask_holds_is_read_from_json(data_dir)
 
 
 def test_a_listing_reads_the_index_columns_in_part_and_answers_as_from_json(data_dir, capsys):
-    from reader.models import PackedIds
+    from reader.packed_ids import PackedIds
     from tests.conftest import run
 
     store = cache_of(data_dir, 300)

@@ -17,7 +17,9 @@ from reader.core import momentum
 from reader.core.coverage import Span, unsynced_topics, view_coverage
 from reader.core.query import Node, SearchText, search_text
 from reader.core.search import SearchBlock
-from reader.models import ROW_TYPE, IdRows, Paper, PaperIndex, rows_passing
+from reader.models import Paper
+from reader.packed_ids import ROW_TYPE, IdRows, rows_passing
+from reader.paper_index import PaperIndex
 
 if TYPE_CHECKING:
     import numpy as np

@@ -31,7 +31,9 @@ from reader.core.ranking import NeedsStars
 from reader.core.similar import Likeness, like_paper
 from reader.errors import ReaderError, StoreError
 from reader.fulltext.store import TextStore
-from reader.models import IdRows, IdTable, PackedIds, Paper, PaperIndex
+from reader.models import Paper
+from reader.packed_ids import IdRows, IdTable, PackedIds
+from reader.paper_index import PaperIndex
 from reader.searchdb import Card
 from reader.service.adding import AddingMethods
 from reader.service.citations import CitationMethods

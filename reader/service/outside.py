@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from reader.core.library import Library
 from reader.errors import ReaderError
-from reader.models import PaperIndex
+from reader.paper_index import PaperIndex
 from reader.service.marks_writer import MarksWriter
 from reader.service.triage_sets import TriageSets
 from reader.service.writer_thread import WriterThread

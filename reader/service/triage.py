@@ -21,7 +21,7 @@ from reader.service.views import View
 from reader.store import Store, Topic, Watch
 
 if TYPE_CHECKING:
-    from reader.models import IdTable
+    from reader.packed_ids import IdTable
     from reader.service.demo import DemoSource
     from reader.service.search import LibrarySearch, MemorySearch
 

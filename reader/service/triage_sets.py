@@ -12,7 +12,7 @@ from datetime import date, timedelta
 from reader.core import ranking, rising
 from reader.core.features import Corpus, FeatureBlock
 from reader.logs import log
-from reader.models import PaperIndex
+from reader.paper_index import PaperIndex
 from reader.service.search_texts import shard_texts
 from reader.store import Store, Watch
 from reader.store.shard_features import Stamp, shard_features, shard_stamp

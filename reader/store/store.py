@@ -35,7 +35,9 @@ from tinydb import Query
 from reader.core.sanitize import INVISIBLE_UTF8
 from reader.core.text import plural
 from reader.errors import StoreError, StoreLockedError
-from reader.models import ARRIVED_TYPE, VERSION_TYPE, IndexEntry, PackedIds, Paper, PaperIndex
+from reader.models import Paper
+from reader.packed_ids import PackedIds
+from reader.paper_index import ARRIVED_TYPE, VERSION_TYPE, IndexEntry, PaperIndex
 from reader.store import index_columns, index_log
 from reader.store.files import (
     INDEX_BYTES,

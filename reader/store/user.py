@@ -13,7 +13,7 @@ from reader.errors import StoreError
 from reader.store.userstate import Marks, Topic, UserDoc, Watch
 
 if TYPE_CHECKING:
-    from reader.models import PaperIndex
+    from reader.paper_index import PaperIndex
     from reader.store.mirrored import MirroredFile
 
 

@@ -38,7 +38,7 @@ from reader.core.query import Node, operator_note, parse
 from reader.core.ranking import NeedsStars
 from reader.core.text import plural
 from reader.errors import QueryError, ReaderError
-from reader.models import PaperIndex
+from reader.paper_index import PaperIndex
 from reader.service import ALL, FOR_YOU, HIDDEN, NEW, RISING, STARRED, UPDATED, LibraryService, View
 from reader.service.outside import OutsideUpdate
 
