@@ -115,7 +115,7 @@ def _fetch_missing(store, settings, matches, *, search_titles: bool) -> bool:
     from reader.service.importing import NOT_CACHED, SEARCH_HINT
 
     today = settings.today()
-    absent = {pid: day for pid, day in store.not_on_arxiv().items() if (today - date.fromisoformat(day)).days < RECHECK_DAYS}
+    absent = {pid: day for pid, day in store.sync_file.not_on_arxiv().items() if (today - date.fromisoformat(day)).days < RECHECK_DAYS}
     for match in matches:
         if match.paper_id in absent and not match.cached:
             why = f"not on arXiv: it had no paper {match.paper_id} when asked on {absent[match.paper_id]}"
@@ -164,7 +164,7 @@ async def _fetch(store, settings, matches, wanted: list[str], *, search_titles: 
         saved, missing, refused, not_tried = set(result.saved), set(result.missing), set(result.refused), set(result.not_tried)
         asked = settings.today().isoformat()
         if missing or saved:
-            store.record_not_on_arxiv(dict.fromkeys(result.missing, asked), found=saved)
+            store.sync_file.record_not_on_arxiv(dict.fromkeys(result.missing, asked), found=saved)
         for match in matches:
             if match.paper_id in saved:
                 match.cached, match.fetched = True, True

@@ -271,7 +271,7 @@ class Library:
     ) -> momentum.Momentum:
         """Weekly counts of the papers (of one topic, all when None), of `index` when given (a
         newer one), and their share of `total_new_last4`, all new arXiv papers. `spans`: what
-        each topic's syncs fetched whole (Store.coverage_spans), so that a window not synced has
+        each topic's syncs fetched whole (SyncFile.coverage_spans), so that a window not synced has
         no figure; None counts every day (the demo set)."""
         index = index or self.index
         days: Sequence[int]

@@ -59,7 +59,7 @@ def rising_topics(
 ) -> list[TopicTrend]:
     """Topics by change, largest rise first: a topic with papers now and none in the four weeks
     before (covered, so truly none) first of all; topics with nothing to compare with last.
-    `spans`: what each topic's syncs fetched whole (Store.coverage_spans), so that a window not
+    `spans`: what each topic's syncs fetched whole (SyncFile.coverage_spans), so that a window not
     synced has no figure, as in the topic's chart; None counts every day (the demo set)."""
     trends = []
     for topic in topics:

@@ -24,8 +24,8 @@ from reader.service.triage_sets import TriageSets
 from reader.service.writer_thread import WriterThread
 from reader.store import Store, Topic
 from reader.store.files import Stamp, file_stamp
+from reader.store.index_files import index_stamp
 from reader.store.library_state import LibraryDoc
-from reader.store.store import index_stamp
 from reader.store.userstate import Marks
 
 if TYPE_CHECKING:

@@ -86,7 +86,7 @@ class TriageMethods:
     def _coverage_spans(self) -> dict[str, tuple[Span, ...]] | None:
         """What each topic's syncs fetched whole (a disk read: call it from a worker); None for the
         demo set, every day of whose page counts."""
-        return self.store.coverage_spans() if self.demo is None else None
+        return self.store.sync_file.coverage_spans() if self.demo is None else None
 
     def rising_terms(self, topic: str, limit: int = 5) -> list[RisingTerm]:
         """The terms whose share of the topic's papers grew most (reads the topic's recent search
