@@ -136,7 +136,7 @@ class FilePacks(Sequence[bytes]):
             return b""
 
 
-def _decode(raw: bytes, stamp: tuple[int, int], source: FileSource | None) -> FeatureBlock | None:
+def _decode(raw: bytes, stamp: tuple[int, int], source: FileSource | None) -> FeatureBlock | None:  # noqa: C901 (a hostile file: one check per field of the format, in its order)
     import numpy as np
     from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
 

@@ -121,6 +121,12 @@ def rising_terms(
         growth = count * papers_before / (papers_now * (earlier + 1))
         if count >= min_papers and growth > 1 and carries_subject(term):
             found.append(RisingTerm(term, count, earlier, growth))
+    return _best(found, limit)
+
+
+def _best(found: list[RisingTerm], limit: int | None) -> list[RisingTerm]:
+    """The rising terms worth showing, best first: a word that rises mostly within a rising
+    phrase is left to the phrase, and one lying inside a term chosen before is dropped (Distinct)."""
     in_phrases: Counter[str] = Counter()  # word -> papers of its most frequent rising phrase
     for phrase in (t for t in found if " " in t.term):
         for word in phrase.term.split():

@@ -129,7 +129,7 @@ def made_from(path: Path) -> tuple[str, Source] | None:
     return (found.group(1).decode(), (int(found.group(2)), int(found.group(3)))) if found is not None else None
 
 
-def _decode(raw: bytes, token: str, source: Source, whole: bool) -> PaperIndex | None:
+def _decode(raw: bytes, token: str, source: Source, whole: bool) -> PaperIndex | None:  # noqa: C901 (a hostile file: one check per field of the format, in its order)
     if not raw.startswith(MAGIC) or len(raw) < len(MAGIC) + _LENGTH.size + _CRC.size:
         return None
     # Views, not copies: a copy of every column at once stayed in the heap after use (glibc

@@ -225,7 +225,7 @@ class _Run:
         self.lying_total = False  # a window's total was more than arXiv could hold
         self.saving = False
 
-    async def fetch(self) -> None:
+    async def fetch(self) -> None:  # noqa: C901 (the walk over windows of pages: where the next page starts is one decision)
         syncer, topic, result = self.syncer, self.topic, self.result
         state = await asyncio.to_thread(syncer.store.sync_file.sync_state, topic.name)
         if state.query == topic.query:  # a changed query makes what was fetched for the old one moot
