@@ -7,7 +7,7 @@ import asyncio
 from collections import deque
 from collections.abc import Callable, Iterable
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -41,9 +41,13 @@ if TYPE_CHECKING:
     from reader.arxiv.options import ClientOptions
 
 
-def stylesheet() -> str:
-    """The stylesheet, read as package data (styles/ is its source; see pyproject.toml)."""
-    return resources.files("reader").joinpath("styles", "reader.tcss").read_text("utf-8")
+def stylesheet_path() -> Path:
+    """styles/reader.tcss, the app's stylesheet: inside the package when installed from the wheel
+    (pyproject.toml puts styles/ there), else in the checkout, where styles/ is its source. A
+    path, not its text: `textual run --dev` watches CSS_PATH and reloads it when it changes."""
+    package = Path(__file__).resolve().parent.parent
+    installed = package / "styles" / "reader.tcss"
+    return installed if installed.is_file() else package.parent / "styles" / "reader.tcss"
 
 
 @cache
@@ -85,7 +89,7 @@ def binding_groups() -> list[list[tuple[str, str, str]]]:
 
 
 class ReaderApp(App):
-    CSS = stylesheet()
+    CSS_PATH = stylesheet_path()
     TITLE = "reader"
 
     def __init__(

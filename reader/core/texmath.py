@@ -339,7 +339,7 @@ class _Writer:
                 items.append(self.keep(node))
         return _scripted(items)
 
-    def macro(self, node, pending: list) -> _Atom:
+    def macro(self, node, pending: list) -> _Atom:  # noqa: C901 (one branch per kind of macro: symbol, font, accent, fraction, root, script)
         latexwalker = _latexwalker()
         name = node.macroname
         args = [arg for arg in (node.nodeargd.argnlist if node.nodeargd else []) if arg is not None]

@@ -174,7 +174,7 @@ class LatexmlText(BoundedHtmlParser):
 
     # --- tags ----------------------------------------------------------------------------------
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:  # noqa: C901 (math, figures and the rest: each its own mode)
         self.spend(len(attrs))
         if self._formula is not None:
             if self._formula.depth >= MAX_DEPTH:
@@ -261,7 +261,7 @@ class LatexmlText(BoundedHtmlParser):
         self._stack.append((tag, did))
         self._open[tag] = self._open.get(tag, 0) + 1
 
-    def _start(self, tag: str, classes: frozenset[str], attrs: list[tuple[str, str | None]]) -> int:
+    def _start(self, tag: str, classes: frozenset[str], attrs: list[tuple[str, str | None]]) -> int:  # noqa: C901 (one branch per element LaTeXML writes)
         """What the element does as it starts; returns the bits that say what to undo at its end."""
         hides = tag in HIDDEN_TAGS or bool(classes & HIDDEN_CLASSES) or (not self._hidden and hidden_by(attrs))
         if self._plain and tag == "article" and "ltx_document" in classes and not self._hidden and not hides:
@@ -385,7 +385,7 @@ class LatexmlText(BoundedHtmlParser):
                 self._links.append(found)
         return did
 
-    def _end(self, did: int) -> None:
+    def _end(self, did: int) -> None:  # noqa: C901 (undoes each of what _start did, one bit each)
         if not did:
             return
         if did & HIDE:

@@ -202,7 +202,7 @@ _INSIDE_BRACKETS = re.compile(r"(?<=[(\[{⟨]) +| +(?=[)\]}⟩,.;])")  # a word'
 _ATOM = re.compile(r"[^\s+\-−=/·⋅×,;:<>]+")  # what needs no parentheses as a numerator, a base or a root
 
 
-def _say(node: Node, script: bool) -> str:
+def _say(node: Node, script: bool) -> str:  # noqa: C901 (one branch per MathML element)
     """One element said; `script`: inside a sub- or superscript (no spaces round operators)."""
     tag, children = node.tag, node.children
     if tag in ("mi", "mn"):

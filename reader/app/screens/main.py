@@ -39,7 +39,7 @@ from reader.core.ranking import NeedsStars
 from reader.core.texmath import warm as warm_math
 from reader.core.text import plural
 from reader.errors import QueryError, ReaderError
-from reader.models import PaperIndex
+from reader.paper_index import PaperIndex
 from reader.service import ALL, FOR_YOU, HIDDEN, NEW, RISING, STARRED, UPDATED, LibraryService, View
 from reader.service.outside import OutsideUpdate
 
@@ -333,7 +333,7 @@ class MainScreen(PaperScreen, ExportActions):
             momentum, title, headline = self.service.chart(view)
             chart.show(momentum, title + (self.triage.rising_title(view.topic) if view.topic else ""), headline)
 
-    def _empty_message(self) -> str:
+    def _empty_message(self) -> str:  # noqa: C901 (one message per kind of empty view)
         """Say what is empty and what to do about it."""
         if self.filter_query is not None:
             return f"No papers match {self.filter_text} — {key(self.app, 'app.clear_filter')} clears the filter"

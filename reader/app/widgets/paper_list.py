@@ -150,7 +150,7 @@ class PaperList(ScrollView, can_focus=True):
         self.library = library
         self.fetch_cards = fetch_cards
         self.math = math
-        self.ids: Sequence[str] = []  # a view of the library's rows (models.IdRows) or a list
+        self.ids: Sequence[str] = []  # a view of the library's rows (packed_ids.IdRows) or a list
         self.card_height = CARD_HEIGHT
         self.empty_message = "No papers"
         # Drawn cards, by all that a card's look depends on but its place in the list: kept
