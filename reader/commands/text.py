@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -169,6 +168,8 @@ def _page(text: str) -> bool:
     environment = dict(os.environ)
     environment.setdefault("LESS", "FRX")  # leave at the end, no screen clearing (as git does)
     try:
+        import subprocess  # (only for a pager: every command imports this module)
+
         pager = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, env=environment)
     except OSError:
         return False

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -29,6 +28,8 @@ SHARE = 32  # ... and more than one for every SHARE papers of the index (reading
 
 
 def new_token() -> str:
+    import secrets  # (with hashlib and hmac: only when an index is written)
+
     return secrets.token_hex(8)
 
 
