@@ -10,6 +10,7 @@ import pytest
 
 from reader.core.ranking import NeedsStars
 from reader.searchdb import SearchIndex
+from reader.service import first_rank
 from reader.service.first_rank import rank_candidates
 from reader.service.triage_sets import RankingCorpus
 from reader.store import Store
@@ -68,6 +69,18 @@ def test_stars_outside_the_cache_count_for_nothing(cache):
         index.close()
     assert none == NeedsStars(0) and two == NeedsStars(2)
     assert three is not None and not isinstance(three, NeedsStars) and len(three) > 0
+
+
+def test_many_stars_leave_the_ranking_to_the_whole_cache(cache, monkeypatch):
+    store, agents, _ = cache
+    RankingCorpus(store).rank(starred={p.id for p in agents[:3]}, read=set(), hidden=set())
+    monkeypatch.setattr(first_rank, "MOST_STARS", 4)
+    index = _indexed(store)
+    try:
+        assert rank_candidates(store, index, starred={p.id for p in agents[:4]}, read=set(), hidden=set()) is not None
+        assert rank_candidates(store, index, starred={p.id for p in agents[:5]}, read=set(), hidden=set()) is None
+    finally:
+        index.close()
 
 
 def test_features_not_saved_leave_the_ranking_to_the_whole_cache(cache):

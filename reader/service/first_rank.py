@@ -10,7 +10,8 @@ The whole-cache ranking (triage_sets.RankingCorpus) reads every shard's features
 - for the IDF, a fixed sample of SAMPLE papers (those whose ids hash lowest: a uniform sample),
   each column's document count scaled up from it; a cache of up to SAMPLE papers is counted
   whole, and ranks its candidates exactly as the whole-cache ranking does.
-None (the caller ranks the whole cache) when a shard's features are missing or stale."""
+None (the caller ranks the whole cache) when a shard's features are missing or stale, or there
+are more than MOST_STARS stars (each star's terms are asked of the index one by one)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ log = logging.getLogger("reader.features")
 
 SAMPLE = 20_000  # papers whose counts stand for the cache's in the IDF
 TERMS = 15  # distinctive terms of each star whose papers are candidates (more like this asks 5)
+MOST_STARS = 25  # more stars ask the index more than reading every features file costs
 READERS = 4  # threads reading features files (each read waits on the disk, not the GIL)
 
 
@@ -50,6 +52,8 @@ def rank_candidates(
     stars = store.papers_by_id(starred)
     if len(stars) < ranking.MIN_STARS:
         return ranking.NeedsStars(len(stars))
+    if len(stars) > MOST_STARS:
+        return None
     ranking.import_model_meanwhile()
     skip = set(starred) | set(read) | set(hidden)
     candidates = _candidates(index, stars.values()) - skip
