@@ -32,6 +32,7 @@ _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
 FILE_BYTES = 256 * 1024 * 1024  # the most a features file is read (a shard's is a few MB): else it is counted again
 MAX_COUNT = 65535  # a term repeated more often in one paper leaves its block uncached
+MANY_ROWS = 8  # a RowReader asked for more than one row in this many reads the rows' columns whole
 
 
 def encode(block: FeatureBlock, stamp: tuple[int, int]) -> bytes | None:
@@ -258,14 +259,23 @@ class RowReader:
 
         fd = self._file.fileno()
         lengths = [int(self._indptr[i + 1] - self._indptr[i]) for i in positions]
-        indices, counts = [], []
-        for i, length in zip(positions, lengths):
-            at = int(self._indptr[i])
-            indices.append(os.pread(fd, 4 * length, self._indices_at + 4 * at))
-            counts.append(os.pread(fd, 2 * length, self._counts_at + 2 * at))
-        columns = np.frombuffer(b"".join(indices), dtype="<i4")
-        values = np.frombuffer(b"".join(counts), dtype="<u2")
         total = sum(lengths)
+        if len(positions) * MANY_ROWS > len(self.ids):  # many rows: both columns read whole, then taken
+            entries = int(self._indptr[-1])
+            every_column = np.frombuffer(os.pread(fd, 4 * entries, self._indices_at), dtype="<i4")
+            every_count = np.frombuffer(os.pread(fd, 2 * entries, self._counts_at), dtype="<u2")
+            if len(every_column) != entries or len(every_count) != entries:
+                return None
+            spans = np.concatenate([np.arange(self._indptr[i], self._indptr[i + 1]) for i in positions] or [np.zeros(0, np.int64)])
+            columns, values = every_column[spans], every_count[spans]
+        else:
+            indices, counts = [], []
+            for i, length in zip(positions, lengths):
+                at = int(self._indptr[i])
+                indices.append(os.pread(fd, 4 * length, self._indices_at + 4 * at))
+                counts.append(os.pread(fd, 2 * length, self._counts_at + 2 * at))
+            columns = np.frombuffer(b"".join(indices), dtype="<i4")
+            values = np.frombuffer(b"".join(counts), dtype="<u2")
         if len(columns) != total or len(values) != total:
             return None
         if total and (columns.min() < 0 or columns.max() >= COLUMNS or values.min() < 1):
