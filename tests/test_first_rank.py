@@ -83,12 +83,15 @@ def test_many_stars_leave_the_ranking_to_the_whole_cache(cache, monkeypatch):
         index.close()
 
 
-def test_features_not_saved_leave_the_ranking_to_the_whole_cache(cache):
+def test_features_damaged_or_not_saved_leave_the_ranking_to_the_whole_cache(cache):
     store, agents, _ = cache
     RankingCorpus(store).rank(starred={p.id for p in agents[:3]}, read=set(), hidden=set())
-    features_path(store, store.shards()[0]).unlink()
     index = _indexed(store)
     try:
+        path = features_path(store, store.shards()[0])
+        path.write_bytes(path.read_bytes()[:100])  # cut short: not read as rows
+        assert rank_candidates(store, index, starred={p.id for p in agents[:3]}, read=set(), hidden=set()) is None
+        path.unlink()
         assert rank_candidates(store, index, starred={p.id for p in agents[:3]}, read=set(), hidden=set()) is None
     finally:
         index.close()
