@@ -27,6 +27,7 @@ from reader.core.text import fold, word_string
 from reader.models import Paper
 
 DISTINCTIVE = 5  # terms a paper is known by
+PHRASE_WORDS = 3 * DISTINCTIVE  # the rarest words whose phrases are weighed too
 AUTHORS_ASKED = 20  # of a long author list, the first: enough to find a group's other papers
 AUTHORS_COUNTED = 3  # sharing this many authors gives the whole author share
 REASONS = 3
@@ -68,8 +69,8 @@ def text_node(term: str) -> Node:
     return Or((_term("ti", words), _term("abs", words)))
 
 
-def distinctive_terms(index: TermIndex, words: str, *, indexed: bool, count: int = DISTINCTIVE) -> list[tuple[str, float]]:
-    """The `count` terms of `words` (folded, as word_string gives them) weighing most, with
+def distinctive_terms(index: TermIndex, words: str, *, indexed: bool) -> list[tuple[str, float]]:
+    """The DISTINCTIVE terms of `words` (folded, as word_string gives them) weighing most, with
     their weights: (1 + log count) times the square of their IDF (what the term adds to a TF-IDF
     dot product). Only terms some other paper holds count (`indexed`: the text is a cached
     paper's own, which the index counts too). Terms never repeat each other (see Distinct).
@@ -87,13 +88,13 @@ def distinctive_terms(index: TermIndex, words: str, *, indexed: bool, count: int
         ]
 
     singles = sorted(weighed(sorted(term for term in counts if " " not in term)), key=lambda item: (-item[1], item[0]))
-    rarest = {term for term, _ in singles[: 3 * count]}
+    rarest = {term for term, _ in singles[:PHRASE_WORDS]}
     phrases = weighed(sorted(term for term in counts if " " in term and rarest.intersection(term.split())))
     distinct, chosen = Distinct(), []
     for term, weight in sorted(singles + phrases, key=lambda item: (-item[1], item[0])):
         if distinct.add(term):
             chosen.append((term, weight))
-            if len(chosen) == count:
+            if len(chosen) == DISTINCTIVE:
                 break
     return chosen
 

@@ -134,10 +134,6 @@ class SearchIndex:
     def open(cls, data_dir: Path) -> SearchIndex:
         return cls(Path(data_dir) / "search")
 
-    def built(self) -> bool:
-        """Every partition has been built once (a refresh then only brings it up to date)."""
-        return all(path.exists() for path in self.paths)
-
     # --- connections ---------------------------------------------------------------------------
 
     def _db(self, part: int) -> sqlite3.Connection:
