@@ -13,6 +13,7 @@ from reader.commands.common import EXIT_ERROR, open_store, print_json
 from reader.commands.completion import completes_names
 from reader.core.text import plural
 from reader.errors import ReaderError, StoreError
+from reader.models import ID_PATTERN
 
 MAX_FILE_BYTES = 256 * 1024 * 1024  # far beyond any library; more is not one
 EXIT_INTERRUPTED = 130  # Ctrl+C, as the shell's
@@ -270,7 +271,7 @@ def _say_what_is_left(matches, done: str, why: str, *, as_json: bool) -> None:
     )
 
 
-_DETAIL = re.compile(r"\s*\([^)]*\)|(?<![\w.])(?:\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?![\w.])|\b\d+\b")
+_DETAIL = re.compile(rf"\s*\([^)]*\)|(?<![\w.]){ID_PATTERN}(?![\w.])|\b\d+\b")
 
 
 def _report_grouped(unmatched) -> None:
