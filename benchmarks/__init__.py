@@ -18,3 +18,32 @@ def as_installed() -> None:
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     for package in ("reader", "benchmarks"):
         compileall.compile_dir(ROOT / package, quiet=1)
+
+
+def add_against(parser) -> None:
+    """`--against DIR`: another checkout of reader (e.g. `git worktree add DIR main`) whose
+    whole-process figures are measured beside this one's."""
+    parser.add_argument(
+        "--against", metavar="DIR", type=Path, help="another checkout (the code before a change): measured too, alternating run by run"
+    )
+
+
+def alternated_wall(argv: list[str], env: dict[str, str], runs: int, against: Path | None) -> tuple[float, float | None]:
+    """Median wall times of `argv` (a `python -m reader ...`) run from this checkout and, when
+    given, from `against` (whose `reader` package `-m` then finds first), in turn: so that a noisy
+    moment on the shared machine touches both. (this one's, against's or None)."""
+    import statistics
+    import subprocess
+    import time
+
+    roots = [ROOT] if against is None else [ROOT, against.resolve()]
+    if against is not None:
+        compileall.compile_dir(roots[1] / "reader", quiet=1)
+    samples: dict[Path, list[float]] = {root: [] for root in roots}
+    for _ in range(runs):
+        for root in roots:
+            started = time.perf_counter()
+            subprocess.run(argv, cwd=root, env=env, capture_output=True, check=True, timeout=600)
+            samples[root].append(time.perf_counter() - started)
+    medians = [statistics.median(samples[root]) for root in roots]
+    return medians[0], medians[1] if against is not None else None

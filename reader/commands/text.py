@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -148,6 +147,8 @@ def show(document) -> None:
 
 def _page(text: str) -> bool:
     """Show `text` through the user's pager; False when there is none to run."""
+    import subprocess
+
     command = os.environ.get("PAGER") or "less"
     environment = dict(os.environ)
     environment.setdefault("LESS", "FRX")  # leave at the end, no screen clearing (as git does)
@@ -325,16 +326,15 @@ def _cited_by(store, args) -> int:
 
 
 def _cards(store, ids: list[str]) -> dict:
-    """The cards of these papers (id, version, title), from the search index when it is current
-    (no record decoded, no paper index read), else from their shards."""
-    from reader.service.search import LibrarySearch
+    """The cards of these papers (id, version, title) from the search index, brought up to date for
+    their shards only (a stat of each); from their records when the index cannot answer. Neither
+    the library service nor a refresh of every shard: they cost more than the lookup itself."""
+    from reader.searchdb import SearchIndex, SearchIndexError
 
-    search = LibrarySearch(store)
+    index = SearchIndex.open(store.data_dir)
     try:
-        search.refresh()
-    except ReaderError:
-        pass  # the index cannot be written: the shards answer
-    try:
-        return search.cards(ids)
+        return index.current_cards(store, ids)
+    except SearchIndexError:
+        return store.papers_by_id(ids)
     finally:
-        search.close()
+        index.close()
