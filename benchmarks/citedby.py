@@ -100,8 +100,8 @@ def main() -> None:
         (
             "reader refs ID --cited-by",
             "≤ 0.3 s",
-            f"{whole:.2f} s",
-            f"whole process, median of {args.runs}" + (f"; {before:.2f} s from {args.against}, in turn" if before is not None else ""),
+            str(whole),
+            f"whole process, median of {args.runs}" + (f"; {before} from {args.against}, in turn" if before is not None else ""),
         ),
         ("index rebuilt from the texts", "once", f"{rebuilt / 1000:.1f} s", "index missing or of an older format: every text read"),
     ]

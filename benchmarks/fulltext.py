@@ -22,7 +22,7 @@ import time
 from datetime import date
 from pathlib import Path
 
-from benchmarks import ROOT, add_against, alternated_wall, as_installed
+from benchmarks import ROOT, Timing, add_against, alternated_wall, as_installed
 
 TODAY = date(2026, 12, 2)
 QUERY = 'text:"reward shaping"'
@@ -59,8 +59,8 @@ def wall(argv: list[str], env: dict[str, str], runs: int) -> float:
     return statistics.median(samples)
 
 
-def before(seconds: float | None, against: Path | None) -> str:
-    return f"; {seconds:.2f} s from {against}, in turn" if seconds is not None else ""
+def before(timing: Timing | None, against: Path | None) -> str:
+    return f"; {timing} from {against}, in turn" if timing is not None else ""
 
 
 def peak_rss(paper_id: str, env: dict[str, str]) -> tuple[int, int]:
@@ -179,13 +179,13 @@ def main() -> None:
         (
             f"reader list --query '{QUERY}'",
             "≤ 0.6 s",
-            f"{listed:.2f} s",
+            str(listed),
             f"whole process, median of {args.runs}; the first {first:.2f} s (builds the indexes)" + before(listed_before, args.against),
         ),
         (
             "reader text (stored)",
             "≤ 0.5 s",
-            f"{text:.2f} s",
+            str(text),
             f"whole process, median of {args.runs}, output piped" + before(text_before, args.against),
         ),
         ("v to the text drawn", "≤ 100 ms", f"{v_ms:.0f} ms", "in the app, a stored text, median"),
