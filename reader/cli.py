@@ -90,13 +90,16 @@ class _Parser(argparse.ArgumentParser):
         )
 
 
-def _default_data_dir() -> str:
-    """The data directory used when --data-dir is not given, and where that comes from."""
-    settings = load_settings(lenient=True)  # a bad setting is said when a command runs
-    if settings.data_dir is not None:
-        from_env = settings.sources["data_dir"].kind == "env"
-        return f"{settings.data_dir}, from $READER_DATA_DIR" if from_env else str(settings.data_dir)
-    return str(default_data_dir())
+class _DefaultDataDir:
+    """The data directory used when --data-dir is not given, and where that comes from: read from
+    the settings only when the help is printed (every command read them twice)."""
+
+    def __str__(self) -> str:
+        settings = load_settings(lenient=True)  # a bad setting is said when a command runs
+        if settings.data_dir is not None:
+            from_env = settings.sources["data_dir"].kind == "env"
+            return f"{settings.data_dir}, from $READER_DATA_DIR" if from_env else str(settings.data_dir)
+        return str(default_data_dir())
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -107,7 +110,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="reader",
         description="Follow fast-moving arXiv topics. With no command, opens the app.",
     )
-    parser.add_argument("--data-dir", metavar="DIR", help=f"where the cache lives (default: {_default_data_dir()})")
+    data_dir = parser.add_argument("--data-dir", metavar="DIR", help="where the cache lives (default: %(where)s)")
+    data_dir.where = _DefaultDataDir()  # type: ignore[attr-defined]  # (argparse fills %(...)s from the action)
     parser.add_argument("-v", "--verbose", action="count", default=0, help="also print the log to stderr (-vv: with debug detail)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__import__('reader').__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -4,7 +4,6 @@ the data directory for reading offline and for `text:` searches (reader/fulltext
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -138,6 +137,8 @@ def show(document) -> None:
             out.write(line.encode("utf-8") + b"\n")
         out.flush()
         return
+    import shutil  # (a terminal's size: not imported by the piped and other commands)
+
     size = shutil.get_terminal_size()
     text = list(lines(document, min(size.columns, 100)))
     if len(text) < size.lines - 1 or not _page("\n".join(text) + "\n"):

@@ -77,7 +77,11 @@ class TextStore:
             yield entry.name, match.group("key"), int(match.group("version"))
 
     def path(self, paper_id: str, version: int) -> Path:
-        return self.directory / f"{file_key(paper_id)}v{version}.json"
+        return self.directory / self.file_name(paper_id, version)
+
+    @staticmethod
+    def file_name(paper_id: str, version: int) -> str:
+        return f"{file_key(paper_id)}v{version}.json"
 
     def stored_version(self, paper_id: str) -> int | None:
         key = file_key(paper_id)
