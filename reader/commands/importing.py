@@ -17,7 +17,7 @@ from reader.models import ID_PATTERN
 
 MAX_FILE_BYTES = 256 * 1024 * 1024  # far beyond any library; more is not one
 EXIT_INTERRUPTED = 130  # Ctrl+C, as the shell's
-RECHECK_DAYS = 30  # an id arXiv had no paper under is asked again after this long (it may be new)
+RECHECK_DAYS = 30  # an id arXiv had no paper under (or refused) is asked again after this long (it may be new)
 GROUP_OVER = 40  # more entries not found than this are told a line per reason, not per entry
 SHOWN_KEYS = 8  # keys named on a reason's line
 
@@ -116,11 +116,17 @@ def _fetch_missing(store, settings, matches, *, search_titles: bool) -> bool:
     from reader.service.importing import NOT_CACHED, SEARCH_HINT
 
     today = settings.today()
-    absent = {pid: day for pid, day in store.not_on_arxiv().items() if (today - date.fromisoformat(day)).days < RECHECK_DAYS}
+
+    def recent(asked: dict[str, str]) -> dict[str, str]:
+        return {pid: day for pid, day in asked.items() if (today - date.fromisoformat(day)).days < RECHECK_DAYS}
+
+    absent, malformed = recent(store.not_on_arxiv()), recent(store.malformed_on_arxiv())
     for match in matches:
         if match.paper_id in absent and not match.cached:
             why = f"not on arXiv: it had no paper {match.paper_id} when asked on {absent[match.paper_id]}"
             match.paper_id, match.how, match.reason = None, None, why
+        elif match.paper_id in malformed and not match.cached:  # it will not be well-formed next time either
+            match.paper_id, match.how, match.reason = None, None, _refused(match.paper_id)
     wanted = list(dict.fromkeys(m.paper_id for m in matches if m.paper_id is not None and not m.cached))
     failed = False
     try:
@@ -150,6 +156,10 @@ def _left_by_interrupt(store, matches) -> None:
             match.reason, match.left = "not looked up on arXiv: interrupted", True
 
 
+def _refused(paper_id: str) -> str:
+    return f"not an arXiv id: arXiv refuses {paper_id} as malformed"
+
+
 async def _fetch(store, settings, matches, wanted: list[str], *, search_titles: bool) -> bool:
     from reader.service.importing import NOT_CACHED, match_fetched
     from reader.sync.fetching import fetch_ids, find_by_title, keep
@@ -164,8 +174,8 @@ async def _fetch(store, settings, matches, wanted: list[str], *, search_titles: 
         result = await fetch_ids(store, client, wanted, progress)
         saved, missing, refused, not_tried = set(result.saved), set(result.missing), set(result.refused), set(result.not_tried)
         asked = settings.today().isoformat()
-        if missing or saved:
-            store.record_not_on_arxiv(dict.fromkeys(result.missing, asked), found=saved)
+        if missing or saved or refused:
+            store.record_not_on_arxiv(dict.fromkeys(result.missing, asked), found=saved, malformed=dict.fromkeys(result.refused, asked))
         for match in matches:
             if match.paper_id in saved:
                 match.cached, match.fetched = True, True
@@ -173,7 +183,7 @@ async def _fetch(store, settings, matches, wanted: list[str], *, search_titles: 
                 why = f"not on arXiv: it has no paper {match.paper_id} (asked on {asked}; asked again after {RECHECK_DAYS} days)"
                 match.paper_id, match.how, match.reason = None, None, why
             elif match.paper_id in refused:
-                match.paper_id, match.how, match.reason = None, None, f"not an arXiv id: arXiv refuses {match.paper_id} as malformed"
+                match.paper_id, match.how, match.reason = None, None, _refused(match.paper_id)
             elif match.paper_id in not_tried:
                 match.paper_id, match.how, match.reason, match.left = None, None, f"not fetched: {result.error}", True
         match_fetched(matches, store.papers_by_id(result.saved).values())
