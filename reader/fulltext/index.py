@@ -167,9 +167,11 @@ class TextIndex:
             db = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None)
             try:
                 db.execute("PRAGMA journal_mode = WAL")
-                if db.execute("PRAGMA user_version").fetchone()[0] not in (0, FORMAT):
+                version = db.execute("PRAGMA user_version").fetchone()[0]
+                if version not in (0, FORMAT):
                     raise sqlite3.DatabaseError("another format")
-                db.executescript(_SCHEMA)
+                if version == 0:  # (the script says FORMAT last: a file at FORMAT has every table)
+                    db.executescript(_SCHEMA)
                 return db
             except sqlite3.DatabaseError as error:
                 db.close()
