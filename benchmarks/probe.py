@@ -142,7 +142,7 @@ async def interact(data_dir: str) -> None:
         filters = {}
         from benchmarks.search import CLI_QUERIES, QUERIES
         from reader.core.query import parse
-        from reader.models import PackedIds
+        from reader.packed_ids import PackedIds
         from reader.service import ALL, FOR_YOU
         from reader.service.ranker import RankedList
 

@@ -52,7 +52,7 @@ async def sync(api_url: str, data_dir: Path) -> dict:
         async with ArxivClient(options) as client:
             result = await Syncer(store, client, today=TODAY, horizon_weeks=HORIZON_WEEKS).sync_topic(Topic("ML", QUERY))
         elapsed = time.perf_counter() - started
-    state = store.sync_state("ML")
+    state = store.sync_file.sync_state("ML")
     return {
         "papers": result.fetched,
         "cached": len(store.index()),

@@ -125,6 +125,18 @@ def _boolean(raw: Any) -> bool:
     raise _Invalid("is not true or false (allowed: true or false)")
 
 
+def _choice(*words: str) -> Callable[[Any], str]:
+    allowed = " or ".join(words)
+
+    def convert(raw: Any) -> str:
+        word = raw.strip().lower() if isinstance(raw, str) else None
+        if word not in words:
+            raise _Invalid(f"is not one of the choices (allowed: {allowed})")
+        return word
+
+    return convert
+
+
 def _path(raw: Any) -> Path:
     if not isinstance(raw, str) or not raw.strip():
         raise _Invalid("is not a path (allowed: a file or directory path, ~ for home)")
@@ -146,6 +158,18 @@ def theme_problem(name: str, themes: Collection[str]) -> str | None:
         return None
     close = difflib.get_close_matches(name.lower(), sorted(themes), n=1)
     return f"is not a theme (did you mean {close[0]}?)" if close else f"is not a theme (themes: {', '.join(sorted(themes))})"
+
+
+IMAGE_MODES = ("auto", "halfblock", "off")
+
+
+def _images(raw: Any) -> str:
+    """auto: a terminal's graphics protocol where it speaks one, else half blocks; halfblock;
+    off: no pixels at all."""
+    word = raw.strip().lower() if isinstance(raw, str) else None
+    if word not in IMAGE_MODES:
+        raise _Invalid(f"is not an image mode (allowed: {', '.join(IMAGE_MODES)})")
+    return word
 
 
 def _known_theme(themes: Collection[str]) -> Callable[[Any], str]:
@@ -197,6 +221,13 @@ SPECS: tuple[Spec, ...] = (
     Spec(
         "sync.interval_hours", "sync_interval_hours", _number(0, 8760, " hours"), 6.0, "the app syncs on start when the last sync is older"
     ),
+    Spec(
+        "fulltext.figure_cache_mb",
+        "figure_cache_mb",
+        _number(1, 100_000, " MB", whole=True),
+        200,
+        "the most the figures fetched for full texts keep on disk (the least recently shown go first)",
+    ),
     Spec("data_dir", "data_dir", _path, None, "where the cache lives", example="~/arxiv-cache"),
     Spec("theme", "theme", _theme, None, "the app's theme (Ctrl+P, Theme)", example="nord"),
     Spec("export_path", "export_path", _path, None, "where the app's export dialog proposes to write", example="~/papers/starred.bib"),
@@ -206,6 +237,14 @@ SPECS: tuple[Spec, ...] = (
         _boolean,
         True,
         "BibTeX entries carry the arXiv id where every style prints it; false: arXiv's own fields only",
+    ),
+    Spec("images", "images", _images, "auto", "pictures: auto (the terminal's graphics where it has them), halfblock, or off"),
+    Spec(
+        "display.math",
+        "math",
+        _choice("unicode", "tex"),
+        "unicode",
+        "math in titles and abstracts: unicode (𝒪(n²), ‖W‖_F) or tex, as arXiv sends it ($\\mathcal{O}(n^2)$)",
     ),
     Spec("today", "today_override", _day, None, "fixes today for windows, momentum and the horizon", in_file=False),
 )
@@ -230,6 +269,9 @@ class Settings:
     html_url: str = DEFAULT_HTML_URL
     pdf_url: str = DEFAULT_PDF_URL
     ar5iv_url: str = DEFAULT_AR5IV_URL
+    images: str = "auto"  # IMAGE_MODES: how figures and PDF pages are drawn
+    math: str = "unicode"  # titles' and abstracts' math shown as "unicode" or "tex" (reader/core/texmath.py)
+    figure_cache_mb: int = 200  # the figures' cache's cap (reader/fulltext/figures.py)
     sources: Mapping[str, Source] = field(default_factory=dict)  # setting name -> where its value came from
     problems: tuple[ConfigProblem, ...] = ()  # read leniently (`reader config`): what could not be used
     unknown: tuple[ConfigProblem, ...] = ()  # settings in the file reader does not know: warned of, ignored

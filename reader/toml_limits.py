@@ -8,7 +8,7 @@ MAX_TOML_DEPTH = 8  # tables, dotted key parts, arrays and inline tables; no set
 MAX_TOML_BYTES = 1_000_000  # a config file is a few hundred bytes
 
 
-def toml_limit_problem(text: str) -> tuple[int, str] | None:
+def toml_limit_problem(text: str) -> tuple[int, str] | None:  # noqa: C901 (one pass over the text: one branch per TOML construct it skips or counts)
     """(line, reason) for TOML text beyond the bounds above, else None; found by one pass over
     the text that skips strings and comments, so it never recurses."""
     if len(text) > MAX_TOML_BYTES:

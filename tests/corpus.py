@@ -42,5 +42,5 @@ def record_synced(store, name: str, query: str, *, today: date = TODAY, weeks: i
     """What a complete sync of a topic on `today` records: its horizon fetched whole (for caches
     a test builds by hand, whose charts would otherwise say, rightly, that nothing is synced)."""
     spans = [(f"{today - timedelta(weeks=weeks):%Y%m%d}0000", f"{today + timedelta(days=1):%Y%m%d}2359")]
-    store.record_progress(name, query, spans, today.isoformat(), None)
-    store.record_sync(name, query)
+    store.sync_file.record_progress(name, query, spans, today.isoformat(), None)
+    store.sync_file.record_sync(name, query)

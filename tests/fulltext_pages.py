@@ -75,6 +75,8 @@ HOSTILE_WORK = {
     "comments": lambda: _ARTICLE + b"<!---->" * 9_000_000,
     "references": lambda: _ARTICLE + b"&a" * 8_000_000,
     "tags in head": lambda: b"<html><head>" + b"<b>" * 21_000_000,
+    # A formula's MathML is read (for its Unicode): its elements count as the page's
+    "math elements": lambda: _ARTICLE + b'<p><math alttext="x">' + b"<mi>x</mi>" * 600_000,
 }
 
 

@@ -202,7 +202,7 @@ async def test_a_topics_header_names_rising_terms_only_when_its_twelve_weeks_are
     store.add_topic("Language", "ti:language")
     store.save_papers(rising_papers(), "Language")
     synced = [(day_start(TODAY - timedelta(weeks=weeks_synced)), day_end(TODAY))]
-    store.record_progress("Language", "ti:language", synced, TODAY.isoformat(), None)
+    store.sync_file.record_progress("Language", "ti:language", synced, TODAY.isoformat(), None)
     app = make_app(store)
     async with app.run_test(size=(140, 40)) as pilot:
         await ready(pilot)
@@ -290,7 +290,7 @@ def lived_in(store, themes):
     """A cache used before: synced, visited, then two new papers, a paper read at v1 now at v2, a
     watch, a tag and a note."""
     agents, proteins = themes
-    store.record_sync("Agents", "abs:agents")
+    store.sync_file.record_sync("Agents", "abs:agents")
     store.record_visit("app")
     time.sleep(0.01)  # arrivals are stamped in milliseconds
     newcomers = [dataclasses.replace(p, id=f"2611.{30000 + i}") for i, p in enumerate(proteins[:2])]

@@ -12,7 +12,8 @@ import pytest
 
 from reader.app.screens.dialogs import ConfirmDialog
 from reader.core.library import Library
-from reader.models import Author, PaperIndex
+from reader.models import Author
+from reader.paper_index import PaperIndex
 from reader.store import Store
 from reader.store.firstrun import ensure_example_topics
 from tests.conftest import run
@@ -77,7 +78,7 @@ def test_every_order_equals_sorting_by_its_key_ties_newest_first(papers):
 
 
 def _entry(paper):
-    from reader.models import IndexEntry
+    from reader.paper_index import IndexEntry
 
     return IndexEntry(paper.version, paper.published[:10], ["Kept"])
 

@@ -93,7 +93,7 @@ def test_a_key_once_given_is_kept_alone_together_and_after_a_new_version(capsys,
     # A new version retitles the newer paper and adds an author (its natural key would be park2026scaling).
     revised = dataclasses.replace(newer, version=2, title="Scaling agents on graphs", authors=(Author("Ada Park"), Author("Min Lee")))
     arxiv_env.by_id[revised.id] = revised
-    categories = Store(data_dir).synced_categories()
+    categories = Store(data_dir).sync_file.synced_categories()
     arxiv_env.rss["+".join(categories)] = rss_xml([(revised, "replace")])
     code, out, err = run(capsys, "sync", "--topic", "Graphs")
     assert code == 0, err

@@ -17,9 +17,11 @@ from itertools import accumulate
 import pytest
 
 from reader.core.library import HIDDEN, STARRED, Library
-from reader.models import IdRows, IdTable, IndexEntry, PackedIds, PaperIndex, gather
+from reader.packed_ids import IdRows, IdTable, PackedIds, gather
+from reader.paper_index import IndexEntry, PaperIndex
 from reader.service.ranker import RankedList, ranked_list
 from reader.store import Store
+from reader.store.index_files import IndexFiles
 from tests.conftest import run
 from tests.corpus import recent_papers
 
@@ -92,8 +94,8 @@ def test_list_query_json_reads_the_index_in_part_and_answers_as_the_whole_index_
     code, whole, err = run(capsys, "list", "--json")  # the whole index read: every field, topics too
     assert code == 0, err
     wholes = []
-    real = Store._read_index_json
-    monkeypatch.setattr(Store, "_read_index_json", lambda self: wholes.append(self) or real(self))
+    real = IndexFiles._read_index_json
+    monkeypatch.setattr(IndexFiles, "_read_index_json", lambda self: wholes.append(self) or real(self))
     code, out, err = run(capsys, "list", "--query", query, "--limit", "10", "--json")
     assert code == 0, err
     listed = json.loads(out)

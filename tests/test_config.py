@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from reader.config import load_settings
 from tests.conftest import run
 
 
@@ -42,6 +43,8 @@ from tests.conftest import run
         ("READER_ARXIV_RSS_URL", "http://exa mple.org/", "READER_ARXIV_RSS_URL='http://exa mple.org/' is not a URL: it contains spaces"),
         ("READER_THEME", "[bold]x", "READER_THEME='[bold]x' is not a theme name"),
         ("READER_BIBTEX_PRINT_ARXIV_ID", "maybe", "READER_BIBTEX_PRINT_ARXIV_ID='maybe' is not true or false (allowed: true or false)"),
+        ("READER_IMAGES", "sixel", "READER_IMAGES='sixel' is not an image mode (allowed: auto, halfblock, off)"),
+        ("READER_DISPLAY_MATH", "latex", "READER_DISPLAY_MATH='latex' is not one of the choices (allowed: unicode or tex)"),
     ],
 )
 def test_bad_environment_value_is_one_line_naming_setting_and_range(capsys, monkeypatch, name, value, expected):
@@ -225,6 +228,9 @@ def test_example_file_is_valid_and_names_every_file_setting(capsys, config_file)
         "theme",
         "export_path",
         "bibtex.print_arxiv_id",
+        "images",
+        "display.math",
+        "fulltext.figure_cache_mb",
     }  # data_dir and arxiv.ar5iv_url stay with the environment, which the tests set
 
 
@@ -382,3 +388,34 @@ async def test_the_app_starts_with_an_unknown_setting_and_says_it_once(config_fi
         assert app.is_running and app.screen is app.main
         said = [message for message in app.message_log if "dealy" in message]
         assert said == [f"{config_file}, line 2: unknown setting 'arxiv.dealy' ignored (did you mean arxiv.delay?)"]
+
+
+def test_images_comes_from_the_file_or_the_environment_in_any_case_and_defaults_to_auto(capsys, monkeypatch, config_file):
+    code, out, _ = run(capsys, "config", "--json")
+    assert code == 0 and json.loads(out)["settings"]["images"]["value"] == "auto"
+    config_file.write_text('images = "off"\n')
+    code, out, _ = run(capsys, "config", "--json")
+    assert json.loads(out)["settings"]["images"] == {"value": "off", "source": "file", "where": "line 1", "env": "READER_IMAGES"}
+    monkeypatch.setenv("READER_IMAGES", " HalfBlock ")
+    code, out, _ = run(capsys, "config")
+    assert code == 0 and re.search(r"^  images +halfblock +environment READER_IMAGES$", out, re.MULTILINE)
+    config_file.write_text("images = 3\n")
+    monkeypatch.delenv("READER_IMAGES")
+    code, _, err = run(capsys, "topics", "list")
+    assert code == 1 and err == f"reader: error: {config_file}, line 1: images = 3 is not an image mode (allowed: auto, halfblock, off)\n"
+
+
+def test_display_math_comes_from_the_file_or_the_environment_and_shows_in_reader_config(capsys, monkeypatch, config_file):
+    assert load_settings(environ={"READER_CONFIG_DIR": str(config_file.parent)}).math == "unicode"
+    config_file.write_text('[display]\nmath = "TeX"\n')
+    code, out, err = run(capsys, "config")
+    assert code == 0, err
+    assert re.search(r"display\.math +tex +config file line 2", out)
+    monkeypatch.setenv("READER_DISPLAY_MATH", "unicode")
+    code, out, _ = run(capsys, "config", "--json")
+    assert json.loads(out)["settings"]["display.math"] == {
+        "value": "unicode",
+        "source": "env",
+        "where": "READER_DISPLAY_MATH",
+        "env": "READER_DISPLAY_MATH",
+    }

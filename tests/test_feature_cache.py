@@ -14,9 +14,9 @@ import pytest
 
 from reader.core import feature_file, features
 from reader.core.ranking import Ranking
-from reader.service import feature_cache
 from reader.service.triage_sets import RankingCorpus
 from reader.store import Store
+from reader.store import shard_features as saved_features
 from tests.themes import theme_papers
 
 
@@ -52,7 +52,7 @@ def feature_files(store) -> list:
 def counted_shards(monkeypatch) -> list:
     counted: list = []
     featurize = features.featurize
-    monkeypatch.setattr(feature_cache.ranking, "featurize", lambda rows: counted.append(rows) or featurize(rows))
+    monkeypatch.setattr(saved_features.ranking, "featurize", lambda rows: counted.append(rows) or featurize(rows))
     return counted
 
 
@@ -69,8 +69,8 @@ def test_a_later_run_reads_the_saved_features_and_ranks_identically(store, monke
 
 def test_the_read_back_block_equals_the_counted_one_to_the_bit(store):
     shard = store.shards()[0]
-    stamp = feature_cache.shard_stamp(store, shard)
-    block = feature_cache.shard_features(store, shard, stamp)
+    stamp = saved_features.shard_stamp(store, shard)
+    block = saved_features.shard_features(store, shard, stamp)
     again = feature_file.decode(feature_file.encode(block, stamp) or b"", stamp)
     assert again is not None and again.ids == block.ids and again.packed_rows == block.packed_rows
     for name in ("data", "indices", "indptr"):
@@ -83,9 +83,9 @@ def test_a_block_read_from_its_file_leaves_its_packs_there_and_reads_them_back_f
     RankingCorpus(store).corpus()  # every shard's features saved
     path = feature_files(store)[0]
     shard = path.name.removesuffix(".features")
-    stamp = feature_cache.shard_stamp(store, shard)
+    stamp = saved_features.shard_stamp(store, shard)
     in_memory = feature_file.decode(path.read_bytes(), stamp)
-    left = feature_cache.shard_features(store, shard, stamp)
+    left = saved_features.shard_features(store, shard, stamp)
     assert in_memory is not None and isinstance(in_memory.packed_rows, tuple)
     assert isinstance(left.packed_rows, feature_file.FilePacks) and len(left.packed_rows) == len(in_memory.packed_rows) > 1
     assert tuple(left.packed_rows) == in_memory.packed_rows and left.packed_rows[-1] == in_memory.packed_rows[-1]
@@ -158,7 +158,7 @@ def test_columns_and_counts_out_of_range_are_refused(store):
     ranking_of(store)
     path = feature_files(store)[0]
     raw = path.read_bytes()
-    stamp = feature_cache.shard_stamp(store, path.name.removesuffix(".features"))
+    stamp = saved_features.shard_stamp(store, path.name.removesuffix(".features"))
     assert feature_file.decode(raw, stamp) is not None
     header = header_of(raw)
     packs = -(-len(header["ids"]) // features.PACK)
@@ -184,7 +184,7 @@ def test_a_shard_rewritten_since_makes_its_file_stale(store, monkeypatch):
     counted = counted_shards(monkeypatch)
     first = ranking_of(store)
     assert len(counted) == 1
-    new_stamp = feature_cache.shard_stamp(store, shard)
+    new_stamp = saved_features.shard_stamp(store, shard)
     assert feature_file.decode(store.shard_file(shard).with_name(f"{shard}.features").read_bytes(), new_stamp) is not None
     assert ranking_of(store) == first and len(counted) == 1
 
@@ -194,7 +194,7 @@ def test_a_header_nested_too_deep_is_refused(store):
     shard = store.shards()[0]
     header = b"[" * 100_000 + b"]" * 100_000
     body = feature_file.MAGIC + struct.pack("<Q", len(header)) + header
-    assert feature_file.decode(body + struct.pack("<I", zlib.crc32(body)), feature_cache.shard_stamp(store, shard)) is None
+    assert feature_file.decode(body + struct.pack("<I", zlib.crc32(body)), saved_features.shard_stamp(store, shard)) is None
 
 
 BAD_PACKS = {
@@ -211,7 +211,7 @@ def test_a_crafted_pack_of_rows_costs_its_papers_their_reasons_not_the_ranking(s
     ids, scores, _ = ranking_of(store)
     for path in feature_files(store):
         shard = path.name.removesuffix(".features")
-        stamp = feature_cache.shard_stamp(store, shard)
+        stamp = saved_features.shard_stamp(store, shard)
         block = feature_file.decode(path.read_bytes(), stamp)
         assert block is not None
         crafted = replace(block, packed_rows=(BAD_PACKS[bad], *block.packed_rows[1:]))
@@ -259,7 +259,7 @@ def test_a_sync_leaves_every_shard_it_writes_with_its_features(data_dir, monkeyp
     papers = [p for group in theme_papers(40).values() for p in group]
     random.Random(3).shuffle(papers)
     store.save_papers(papers[:10], None)  # before features were kept: no file beside its shard
-    keeper = feature_cache.FeatureKeeper(store)
+    keeper = saved_features.FeatureKeeper(store)
     for start in range(10, 80, 25):
         store.save_papers(papers[start : start + 25], None, on_shard=keeper.on_shard)
     store.save_papers(
@@ -282,7 +282,7 @@ def test_a_sync_leaves_every_shard_it_writes_with_its_features(data_dir, monkeyp
         fake.stop()
     assert len(feature_files(store)) == len(store.shards()) == 2
     for shard in store.shards():
-        saved = feature_file.decode(feature_cache.features_path(store, shard).read_bytes(), feature_cache.shard_stamp(store, shard))
+        saved = feature_file.decode(saved_features.features_path(store, shard).read_bytes(), saved_features.shard_stamp(store, shard))
         counted = features.featurize([features.row_of_paper(p) for p in store.load_papers([shard]).values()])
         assert saved is not None and sorted(saved.ids) == sorted(counted.ids)
         rows = dict(zip(saved.ids, range(len(saved.ids))))

@@ -8,7 +8,7 @@ import threading
 
 from reader.app.widgets.chart import MomentumChart
 from reader.core.library import Library
-from reader.models import PaperIndex
+from reader.paper_index import PaperIndex
 from tests.helpers.app import card_text, make_app
 
 HANG = 30.0

@@ -205,3 +205,29 @@ async def test_at_60_columns_the_error_wraps_whole_and_help_is_in_the_footer_and
         await pilot.press("escape", "escape")
         await ready(pilot)
         assert isinstance(app.screen, DetailScreen)
+
+
+async def test_math_shows_in_unicode_and_t_toggles_the_whole_view_to_tex(store, fake_arxiv):
+    app = app_for(store, fake_arxiv.base)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        fake_arxiv.documents[f"/html/{paper.id}v{paper.version}"] = (HTML, PAPER_HTML)  # LaTeXML's real output
+        screen = await open_full_text(pilot)
+        assert screen.document is not None, screen.problem
+        unicode = shown(app)
+        assert "    r′(s, a, s′) = r(s, a, s′) + γΦ(s′) − Φ(s). (1)" in unicode
+        assert "  • a bound on the regret, O(√T);" in unicode
+        assert any("potential Φ(s) so that" in line for line in unicode) and not any("$" in line for line in unicode)
+        assert "TeX/Unicode" in str(screen.query_one(KeyFooter).render())
+
+        await pilot.press("T")
+        await ready(pilot)
+        tex = shown(app)
+        assert r"    $$r^{\prime}(s,a,s^{\prime})=r(s,a,s^{\prime})+\gamma\Phi(s^{\prime})-\Phi(s).$$ (1)" in tex
+        assert r"  • a bound on the regret, $O(\sqrt{T})$;" in tex and not any("Φ" in line for line in tex)
+
+        await pilot.press("T")
+        await ready(pilot)
+        assert shown(app) == unicode

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -19,9 +20,10 @@ from reader.searchdb import SearchIndex
 from reader.service.search_texts import shard_texts
 from reader.store import Store
 from tests.arxiv_server import Fault
-from tests.conftest import run
+from tests.conftest import ROOT, run
 from tests.fulltext_pages import HOSTILE_HTML, HTML, PAPER_HTML, PAPER_PDF, SECRETS, deep_page, gzip_bomb
 from tests.helpers.fulltext import peak_rss_of_reader_text
+from tests.terminal import run_in_terminal
 
 EXPECTED_ORDER = [
     "Reward Shaping for Tool-Using Agents",
@@ -386,9 +388,46 @@ def test_on_a_terminal_the_text_is_wrapped_and_paged(capsys, texts_env, monkeypa
     monkeypatch.setenv("COLUMNS", "60")
     monkeypatch.setenv("LINES", "20")
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
-    code, out, err = run(capsys, "text", paper.id)
+    code, out, err = run(capsys, "text", paper.id, "--tex")  # the line count below is of the TeX's lengths
     assert (code, out) == (0, "")  # all of it went to the pager
     text = paged.read_text()
     assert all(len(line) <= 60 for line in text.splitlines())
     assert "Agents trained with sparse rewards learn slowly[^1]. We\nshape the reward" in text
     assert len(text.splitlines()) > len(EXPECTED_ORDER) * 2 - 1
+
+
+def test_text_prints_math_in_unicode_on_a_terminal_and_tex_when_piped_or_asked(capsys, texts_env, monkeypatch, tmp_path):
+    paper = texts_env.papers[0]
+    display_tex = r"$$r^{\prime}(s,a,s^{\prime})=r(s,a,s^{\prime})+\gamma\Phi(s^{\prime})-\Phi(s).$$ (1)"
+    display_unicode = "r′(s, a, s′) = r(s, a, s′) + γΦ(s′) − Φ(s). (1)"
+    code, piped, err = run(capsys, "text", paper.id)
+    assert code == 0 and f"    {display_tex}" in piped.splitlines() and "Φ" not in piped, err  # piped: TeX, for grep and pasting
+    code, forced, err = run(capsys, "text", paper.id, "--unicode")
+    assert code == 0, err
+    assert f"    {display_unicode}" in forced.splitlines() and r"the optimal policy π* is unchanged" in forced and "$" not in forced
+
+    paged = tmp_path / "paged.txt"
+    monkeypatch.setenv("PAGER", f"cat > {paged}")
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("LINES", "20")
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    code, out, err = run(capsys, "text", paper.id)
+    assert (code, out) == (0, ""), err
+    terminal = paged.read_text()
+    assert f"    {display_unicode}\n" in terminal and "  • a bound on the regret, O(√T);\n" in terminal and "$" not in terminal
+    code, out, err = run(capsys, "text", paper.id, "--tex")
+    assert (code, out) == (0, ""), err
+    assert f"    {display_tex}\n" in paged.read_text() and "Φ" not in paged.read_text()
+    code, out, err = run(capsys, "text", paper.id, "--tex", "--unicode")
+    assert code == 1 and err.strip() == "reader: error: argument --unicode: not allowed with argument --tex (see `reader text --help`)"
+
+
+def test_in_a_real_terminal_reader_text_shows_unicode_and_tex_with_tex(capsys, texts_env):
+    paper = texts_env.papers[0]
+    assert run(capsys, "text", paper.id)[0] == 0  # fetched and stored (piped)
+    env = {**os.environ, "PAGER": "cat"}
+    shown = run_in_terminal([sys.executable, "-m", "reader", "text", paper.id], env=env, cwd=str(ROOT), size=(100, 200))
+    assert shown.status == 0, shown.output
+    assert "    r′(s, a, s′) = r(s, a, s′) + γΦ(s′) − Φ(s). (1)\r\n" in shown.output and "\\gamma" not in shown.output
+    tex = run_in_terminal([sys.executable, "-m", "reader", "text", paper.id, "--tex"], env=env, cwd=str(ROOT), size=(100, 200))
+    assert tex.status == 0 and "\\gamma\\Phi(s^{\\prime})" in tex.output and "γ" not in tex.output, tex.output

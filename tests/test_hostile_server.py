@@ -283,7 +283,7 @@ async def test_announcement_categories_and_ids_are_checked_too(fake_arxiv, store
     fake_arxiv.queries[QUERY] = papers
     store.add_topic("T", QUERY)
     await run_sync(store, fake_arxiv, [Topic("T", QUERY)])
-    categories = store.synced_categories()
+    categories = store.sync_file.synced_categories()
     replaced = dataclasses.replace(papers[1], version=papers[1].version + 1, categories=("cs.AI\u202e", "cs.LG"))
     bogus = dataclasses.replace(papers[2], id="bogus")
     fake_arxiv.by_id[replaced.id] = dataclasses.replace(replaced, categories=("cs.LG",))
@@ -513,7 +513,7 @@ def test_a_lying_total_with_one_entry_repeated_ends_the_topic_in_a_few_requests(
     )
     store = Store(data_dir)
     assert list(store.load_papers()) == [paper.id]
-    state = store.sync_state("T")
+    state = store.sync_file.sync_state("T")
     assert state.arxiv_total is None
     # What the first page established (nothing newer than its paper), never the whole horizon.
     assert [first for first, _ in state.spans] == [coverage.next_minute(sync_module._minute_of(paper.published))]
@@ -574,7 +574,7 @@ async def test_a_total_arxiv_could_not_hold_is_neither_shown_nor_used(fake_arxiv
     assert all(e.expected is None for e in events)
     starts = [r.params["start"] for r in fake_arxiv.search_requests() if r.params["max_results"] != "0"]
     assert starts == ["0", "50", "100", "120"]  # the empty page ends it: not retried as spurious
-    state = store.sync_state("T")
+    state = store.sync_file.sync_state("T")
     assert state.arxiv_total is None
     assert state.spans == ((f"{TODAY - timedelta(weeks=16):%Y%m%d}0000", f"{TODAY + timedelta(days=1):%Y%m%d}2359"),)
 
@@ -585,7 +585,7 @@ async def test_a_count_of_new_papers_arxiv_could_not_hold_is_not_shown(fake_arxi
     report = await run_sync(store, fake_arxiv, [Topic("T", QUERY)])
     assert report.total_new_last4 is None
     assert report.total_error == "could not count all new arXiv papers: arXiv claimed more new papers than it holds"
-    assert store.cached_total(momentum.total_window(TODAY)) is None
+    assert store.sync_file.cached_total(momentum.total_window(TODAY)) is None
 
 
 @pytest.mark.parametrize(

@@ -90,7 +90,7 @@ def test_each_form_is_found_and_a_malformed_id_costs_only_itself(capsys, library
     again_code, again, _ = imported(capsys, str(REAL / "forms.bib"))
     assert again_code == 0 and by_key(again) == by_key(result) and again["fetched"] == []
     assert len(id_requests(arxiv)) == 2
-    assert Store(library.data_dir).malformed_on_arxiv() == {"2013.12345": "2026-12-02"}
+    assert Store(library.data_dir).sync_file.malformed_on_arxiv() == {"2013.12345": "2026-12-02"}
 
 
 def test_the_summary_prints_titles_without_braces(capsys, library, arxiv):

@@ -12,8 +12,9 @@ import zlib
 
 import pytest
 
-from reader.models import PaperIndex
+from reader.paper_index import PaperIndex
 from reader.store import Store, index_columns, index_log
+from reader.store.index_files import IndexFiles
 from reader.store.store import shard_of
 from tests.corpus import recent_papers
 
@@ -189,7 +190,7 @@ def test_index_columns_hold_what_index_json_holds(data_dir, monkeypatch):
     store.remove_topic("Agents")
     assert (data_dir / "index.columns").exists()
     read = []
-    monkeypatch.setattr(Store, "_read_index_json", lambda self: read.append(1) or None)
+    monkeypatch.setattr(IndexFiles, "_read_index_json", lambda self: read.append(1) or None)
     index = Store(data_dir).index()  # from the columns alone
     monkeypatch.undo()
     assert read == [] and columns(index) == columns(from_json(data_dir)) and len(index) == 110 and index.topics == ["Games"]
@@ -251,7 +252,7 @@ def test_an_index_with_more_topics_than_a_mask_holds_is_read_from_json(data_dir)
 
 
 def test_a_listing_reads_the_index_columns_in_part_and_answers_as_from_json(data_dir, capsys):
-    from reader.models import PackedIds
+    from reader.packed_ids import PackedIds
     from tests.conftest import run
 
     store = cache_of(data_dir, 300)

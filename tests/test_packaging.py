@@ -59,8 +59,22 @@ def test_wheel_carries_the_package_its_styles_and_its_demo_set(installed):
     (wheel,) = (installed.parent.parent / "dist").glob("*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "reader/cli.py" in names and "reader/demo/seed-topic-page.json" in names
-    assert any(name.startswith("reader/") and name.endswith(".tcss") for name in names)
-    assert not any(name.startswith(("tests/", "benchmarks/")) for name in names)
+    # styles/ is the stylesheet's source; the wheel carries it inside the package.
+    assert zipfile.ZipFile(wheel).read("reader/styles/reader.tcss") == (ROOT / "styles" / "reader.tcss").read_bytes()
+    assert not any(name.startswith(("tests/", "benchmarks/", "styles/")) for name in names)
+
+
+def test_installed_app_takes_its_stylesheet_from_the_installed_package(installed, tmp_path):
+    env = user_env(tmp_path, installed)
+    found = subprocess.run(
+        [str(installed / "python"), "-c", "from reader.app.app import ReaderApp; print(ReaderApp.CSS_PATH)"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert found.startswith(str(installed.parent)) and found.endswith("reader/styles/reader.tcss"), found
 
 
 def test_installed_command_runs_outside_the_checkout(installed, tmp_path):

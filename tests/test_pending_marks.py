@@ -63,7 +63,7 @@ async def test_a_star_whose_save_fails_stays_shown_and_is_saved_once_the_lock_is
 
 async def test_a_pending_star_survives_a_change_made_by_another_process(store, papers, data_dir, monkeypatch):  # noqa: F811
     monkeypatch.setattr("reader.service.marks_writer.RETRY_SECONDS", 0.2)
-    saving = store._user.update
+    saving = store.user_state.file.update
 
     def full(what, change):
         if what == "saving marks":
@@ -73,14 +73,14 @@ async def test_a_pending_star_survives_a_change_made_by_another_process(store, p
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
-        monkeypatch.setattr(store._user, "update", full)
+        monkeypatch.setattr(store.user_state.file, "update", full)
         await pilot.press("s")
         await until(pilot, lambda: any(m.startswith(FAILED) for m in app.message_log))
         await reader_cli(data_dir, "star", papers[5].id)  # user.json changed elsewhere: read again
         await until(pilot, lambda: papers[5].id in app.service.library.starred)
         assert app.service.library.starred == {papers[0].id, papers[5].id}
         assert "★" in card_text(app, 0) and str(app.main.sidebar.get_option_at_index(1).prompt).startswith("Starred\n2 papers")
-        monkeypatch.setattr(store._user, "update", saving)  # the disk has room again
+        monkeypatch.setattr(store.user_state.file, "update", saving)  # the disk has room again
         await until(pilot, lambda: SAVED in app.message_log)
         assert on_disk(data_dir) == {papers[0].id, papers[5].id}
 

@@ -85,7 +85,7 @@ def test_any_damaged_file_is_moved_aside_and_user_state_survives(data_dir, capsy
     store, ids = seeded(data_dir)
     store.set_marks(ids[:3], starred=True)
     store.set_marks(ids[3:5], read=True)
-    store.record_sync("Kept", "ti:kept")
+    store.sync_file.record_sync("Kept", "ti:kept")
     Store(data_dir)  # a start: refreshes the last good copy of user state
     path = next((data_dir / "papers").glob("*.json")) if target == "shard" else data_dir / target
     path.write_bytes(DAMAGE[damage](path.read_bytes()))

@@ -8,7 +8,7 @@ from reader.core.coverage import Coverage, day_end, day_start
 from reader.core.library import Library
 from reader.core.rising import RisingTerm, rising_terms, rising_topics
 from reader.core.text import word_string
-from reader.models import IndexEntry, PaperIndex
+from reader.paper_index import IndexEntry, PaperIndex
 from tests.corpus import TODAY
 from tests.themes import rising_papers
 

@@ -20,7 +20,8 @@ from reader.cli import main
 from reader.core.query import parse, search_text
 from reader.core.search import SearchBlock
 from reader.core.text import word_string
-from reader.models import Author, IdTable
+from reader.models import Author
+from reader.packed_ids import IdTable
 from reader.searchdb import PARTITIONS, SearchIndex, SearchIndexError, partition
 from reader.searchdb.rows import prose
 from reader.store import Store

@@ -24,7 +24,7 @@ def seeded(data_dir: Path) -> tuple[Store, list[str]]:
     ids = [p.id for p in papers]
     store.set_marks(ids[:3], starred=True)
     store.set_marks(ids[3:6], read=True)
-    store.record_sync("Kept", "ti:kept")
+    store.sync_file.record_sync("Kept", "ti:kept")
     for shard in store.shards():
         shard_texts(store, shard)  # saves the search texts
     return store, ids

@@ -187,7 +187,7 @@ def test_arrivals_since_the_previous_visit_are_new_but_not_a_first_sync(data_dir
     store.add_topic("B", "ti:b")
     papers = recent_papers(12)
     store.save_papers(papers[:4], "A")  # A's first sync
-    store.record_sync("A", "ti:a")
+    store.sync_file.record_sync("A", "ti:a")
     now[0] = 2.0
     store.save_papers(papers[4:6], "A")
     store.save_papers(papers[6:8], None)  # found another way (newer versions): arrivals too

@@ -63,7 +63,7 @@ def marked(data_dir):
     seeds, ids = seeded(data_dir, 20)
     seeds.set_marks(ids[:3], starred=True)
     seeds.set_tags(ids[:2], add=["kept"])
-    seeds.record_sync("Kept", "ti:kept")
+    seeds.sync_file.record_sync("Kept", "ti:kept")
     Store(data_dir)
     return ids
 
@@ -131,7 +131,7 @@ def test_state_files_that_are_links_to_regular_files_stay_links(data_dir, marked
     for args in (["star", marked[5]], ["tag", "--add", "linked", marked[5]], ["topics", "add", "More", "ti:more"]):
         done = reader(data_dir, *args)
         assert done.returncode == 0 and "damaged" not in done.stderr, done.stderr
-    Store(data_dir).record_sync("More", "ti:more")
+    Store(data_dir).sync_file.record_sync("More", "ti:more")
     for name in names:
         assert (data_dir / name).is_symlink() and (data_dir / name).resolve() == synced / name
     assert sorted(path.name for path in synced.iterdir()) == sorted(names)  # no temporary file left
@@ -140,7 +140,7 @@ def test_state_files_that_are_links_to_regular_files_stay_links(data_dir, marked
         (moved.data_dir / name).write_bytes((synced / name).read_bytes())
     moved = Store(moved.data_dir)
     assert marked[5] in moved.marks().starred and moved.tags()["linked"] == 1
-    assert [t.name for t in moved.topics()] == ["Kept", "More"] and moved.last_sync("More") is not None
+    assert [t.name for t in moved.topics()] == ["Kept", "More"] and moved.sync_file.last_sync("More") is not None
 
 
 # --- in the app -----------------------------------------------------------------------------------

@@ -10,9 +10,10 @@ import os
 import pytest
 
 from reader.errors import StoreError, StoreLockedError
-from reader.store import Marks, Store
-from reader.store import store as store_module
+from reader.store import Marks, Store, index_files
 from reader.store.files import file_lock
+from reader.store.index_files import IndexFiles
+from reader.store.shard_files import ShardFiles
 from reader.store.store import shard_of
 from tests.corpus import recent_papers
 
@@ -211,7 +212,7 @@ def test_search_texts_are_saved_per_shard_and_rebuilt_when_the_shard_changes(dat
     store.save_papers(papers, "T")
     shard = store.shards()[0]
     texts = shard_texts(store, shard)
-    saved = store._search_path(shard)
+    saved = store.shard_files.search_path(shard)
     assert saved.exists() and store.search_texts(shard) == texts
     stamp = saved.stat().st_mtime_ns
     assert shard_texts(store, shard) == texts and saved.stat().st_mtime_ns == stamp  # read back, not rebuilt
@@ -304,8 +305,8 @@ def test_a_few_papers_of_a_shard_are_decoded_alone_and_many_or_odd_ones_with_the
     assert store.papers_by_id(wanted) == {pid: every[pid] for pid in wanted[:3]}
 
     read_whole = []
-    real = Store._read_shard_docs
-    monkeypatch.setattr(Store, "_read_shard_docs", lambda self, shard: read_whole.append(shard) or real(self, shard))
+    real = ShardFiles.read_docs
+    monkeypatch.setattr(ShardFiles, "read_docs", lambda self, shard: read_whole.append(shard) or real(self, shard))
     few = [pid for pid in ids if shard_of(pid) == shard_of(ids[0])][:5]
     assert store.papers_by_id(few) == {pid: every[pid] for pid in few} and read_whole == []
     many = [pid for pid in ids if shard_of(pid) == shard_of(ids[0])]
@@ -321,10 +322,10 @@ def test_a_record_the_index_in_memory_lists_is_read_without_reading_the_index_ag
     Store(data_dir).save_papers(fresh, "T")
     expected = Store(data_dir).load_papers()
     reads = []
-    read_index = Store._read_index_json
-    monkeypatch.setattr(Store, "_read_index_json", lambda self: reads.append("whole") or read_index(self))
-    read_order = store_module.check_index_order
-    monkeypatch.setattr(store_module, "check_index_order", lambda text: reads.append("order") or read_order(text))
+    read_index = IndexFiles._read_index_json
+    monkeypatch.setattr(IndexFiles, "_read_index_json", lambda self: reads.append("whole") or read_index(self))
+    read_order = index_files.check_index_order
+    monkeypatch.setattr(index_files, "check_index_order", lambda text: reads.append("order") or read_order(text))
     assert app.load_paper(known.id) == expected[known.id] and reads == []
     # Not known yet: the other process's save is read from the index's log, not index.json.
     assert app.load_paper(fresh[0].id) == expected[fresh[0].id] and reads == []
@@ -369,11 +370,11 @@ def test_index_json_decoded_a_column_at_a_time_equals_it_decoded_whole(data_dir)
 
 
 def test_files_encoded_a_slice_at_a_time_are_the_bytes_of_one_encoding(data_dir, monkeypatch):
-    import reader.models
-    import reader.store.store
+    import reader.paper_index
+    import reader.store.shard_files
 
-    monkeypatch.setattr(reader.store.store, "SHARD_SLICE", 4)  # 30 papers: many slices per shard
-    monkeypatch.setattr(reader.models, "JSON_SLICE", 7)  # and per index column
+    monkeypatch.setattr(reader.store.shard_files, "SHARD_SLICE", 4)  # 30 papers: many slices per shard
+    monkeypatch.setattr(reader.paper_index, "JSON_SLICE", 7)  # and per index column
     store = filled(data_dir, 30)
     files = [data_dir / "index.json", *sorted((data_dir / "papers").glob("*.json"))]
     assert len(files) > 1

@@ -9,7 +9,8 @@ The rules (docs/architecture.md, Layout), for every module of reader/ and benchm
 3. App and CLI code (reader/app/, reader/commands/, reader/cli.py) imports nothing from
    reader/store/files.py, nor `write_atomic` or `shard_of` from any module of reader/store/.
 And the layering: nothing under arxiv/, store/, core/, searchdb/, sync/, service/ imports textual,
-reader.app, reader.commands or reader.cli (under TYPE_CHECKING neither).
+reader.app, reader.commands or reader.cli (under TYPE_CHECKING neither); nothing under the layers
+the service stands on (arxiv/, store/, core/, searchdb/, fulltext/) nor sync/ imports reader.service.
 And for tests/: no module imports a test module (tests/**/test_*.py); shared helpers live in
 tests/helpers/, shared fixtures in tests/conftest.py.
 """
@@ -27,6 +28,8 @@ APP_AND_CLI = ("reader.app", "reader.commands", "reader.cli")
 STORAGE_INTERNALS = ("write_atomic", "shard_of")
 LOWER_LAYERS = tuple(f"reader.{layer}" for layer in ("arxiv", "store", "core", "searchdb", "sync", "service"))
 UPPER_LAYERS = ("textual", "reader.app", "reader.commands", "reader.cli")
+# What the service uses, and sync, which the service runs: none of them reaches back up into it.
+BELOW_THE_SERVICE = tuple(f"reader.{layer}" for layer in ("arxiv", "store", "core", "searchdb", "fulltext", "sync"))
 
 
 @dataclass(frozen=True)
@@ -221,6 +224,14 @@ def layering(root: Path) -> list[str]:
     )
 
 
+def service_reached_from_below(root: Path) -> list[str]:
+    return _by_place(
+        f"{imp.where}: {imp.importer} imports {imp.target}, of the service above it"
+        for imp in imports(root)
+        if _within(imp.importer, BELOW_THE_SERVICE) and _within(imp.target, ("reader.service",))
+    )
+
+
 def _by_place(problems: Iterable[str]) -> list[str]:
     """Problems that start with "file:line:", by file and line."""
 
@@ -257,6 +268,11 @@ def test_app_and_cli_code_keep_off_storage_internals():
 
 def test_lower_layers_import_neither_textual_nor_the_app_nor_the_cli():
     problems = layering(ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def test_sync_and_the_layers_below_the_service_do_not_import_it():
+    problems = service_reached_from_below(ROOT)
     assert not problems, "\n".join(problems)
 
 
@@ -375,6 +391,25 @@ def test_a_lower_layer_importing_the_app_or_textual_is_reported(tmp_path):
     assert layering(root) == [
         "reader/core/text.py:2: reader.core.text (a lower layer) imports reader.cli",
         "reader/service/views.py:3: reader.service.views (a lower layer) imports textual.app",
+    ]
+
+
+def test_sync_or_the_store_importing_the_service_is_reported(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "reader/__init__.py": "",
+            "reader/service/__init__.py": "",
+            "reader/service/feature_cache.py": "class FeatureKeeper: ...\n",
+            "reader/sync/syncer.py": "from reader.service.feature_cache import FeatureKeeper\n",
+            "reader/store/store.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import reader.service\n",
+            "reader/service/library.py": "from reader.sync import syncer\n",  # the service may run sync
+            "reader/app/main.py": "from reader.service import feature_cache\n",  # and the app use the service
+        },
+    )
+    assert service_reached_from_below(root) == [
+        "reader/store/store.py:3: reader.store.store imports reader.service, of the service above it",
+        "reader/sync/syncer.py:1: reader.sync.syncer imports reader.service.feature_cache, of the service above it",
     ]
 
 

@@ -8,6 +8,7 @@ import itertools
 import pytest
 
 from reader.store import Store, Topic
+from reader.store.index_files import IndexFiles
 from reader.sync import syncer as sync_module
 from tests.arxiv_server import Fault
 from tests.atom import feed_xml
@@ -208,7 +209,7 @@ async def test_announced_replacements_bring_newer_versions(fake_arxiv, store):
     fake_arxiv.queries[QUERY] = papers
     store.add_topic("RL", QUERY)
     await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])
-    categories = store.synced_categories()
+    categories = store.sync_file.synced_categories()
     assert categories and set(categories) <= {p.primary_category for p in papers}
     replaced = dataclasses.replace(papers[7], version=papers[7].version + 1, title="Revised after review")
     stranger = dataclasses.replace(papers[0], id="2611.99999", version=3)  # not cached: ignored
@@ -258,6 +259,6 @@ async def test_a_sync_leaves_the_index_whole_in_index_json_and_its_columns(fake_
     assert report.topics[0].new == 300 and appended  # the sync's saves appended
     assert not (store.data_dir / "index.log").exists()
     read = []
-    monkeypatch.setattr(Store, "_read_index_json", lambda self: read.append(1) or None)
+    monkeypatch.setattr(IndexFiles, "_read_index_json", lambda self: read.append(1) or None)
     index = Store(store.data_dir).index()
     assert read == [] and len(index) == 350 and sum(1 for mask in index.masks if mask) == 300

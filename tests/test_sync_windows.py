@@ -48,7 +48,7 @@ async def test_a_topic_of_25000_papers_past_a_cap_of_10000_is_synced_whole(fake_
     # 25 pages of 1,000 would be the floor; each window starts with a page of 200
     assert result.requests == len(requests) <= 25 + 3
     assert result.arxiv_total == 25_000
-    state = store.sync_state("ML")
+    state = store.sync_file.sync_state("ML")
     assert state.spans == ((HORIZON_START, f"{TODAY + timedelta(days=1):%Y%m%d}2359"),)
 
 
@@ -84,7 +84,7 @@ def test_a_killed_first_sync_resumes_without_fetching_finished_windows(fake_arxi
     assert process.returncode == -signal.SIGKILL, process.stderr.read() if process.stderr else ""
     killed_after = len(searches(fake_arxiv))
     store = Store(data_dir)
-    state = store.sync_state("ML")
+    state = store.sync_file.sync_state("ML")
     (span,) = state.spans  # how far down the killed sync had saved: 500 papers at a time
     saved = len(store.index())
     assert saved >= 1_500 and state.last_sync is None
@@ -113,4 +113,4 @@ def test_a_killed_first_sync_resumes_without_fetching_finished_windows(fake_arxi
     assert all(w and w["last"] <= span[0] for w in below), [r.params for r in resumed]
     assert len(resumed) <= margin_pages + (3_000 - saved) // 100 + 3
     assert len(resumed) < killed_after  # less than was fetched before the kill
-    assert store.sync_state("ML").spans == ((HORIZON_START, f"{TODAY + timedelta(days=1):%Y%m%d}2359"),)
+    assert store.sync_file.sync_state("ML").spans == ((HORIZON_START, f"{TODAY + timedelta(days=1):%Y%m%d}2359"),)

@@ -27,7 +27,7 @@ def cache(data_dir, monkeypatch):
         store.save_papers(members, name)
         # Synced whole for the last 20 weeks: the momentum figures count only what a sync covered.
         covered = [(day_start(TODAY - timedelta(weeks=20)), day_end(TODAY))]
-        store.record_progress(name, f"ti:{name.lower()}", covered, TODAY.isoformat(), None)
+        store.sync_file.record_progress(name, f"ti:{name.lower()}", covered, TODAY.isoformat(), None)
     return store, papers["agents"], papers["proteins"]
 
 
@@ -123,7 +123,9 @@ def test_rising_terms_of_a_topic_json(capsys, cache):
 def test_rising_terms_need_all_twelve_weeks_synced(capsys, cache):
     store = cache[0]
     # Synced whole only for the last ten weeks (as a first sync with sync.weeks = 10 leaves it).
-    store.record_progress("Language", "ti:language", [(day_start(TODAY - timedelta(weeks=10)), day_end(TODAY))], TODAY.isoformat(), None)
+    store.sync_file.record_progress(
+        "Language", "ti:language", [(day_start(TODAY - timedelta(weeks=10)), day_end(TODAY))], TODAY.isoformat(), None
+    )
     code, out, err = run(capsys, "rising", "--topic", "Language")
     assert code == 0 and out == ""
     assert err == (

@@ -7,7 +7,7 @@ import asyncio
 from collections import deque
 from collections.abc import Callable, Iterable
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -24,6 +24,7 @@ from reader.app.screens.detail import DetailScreen
 from reader.app.screens.full_text import FullTextScreen
 from reader.app.screens.help import HelpScreen, binding_rows
 from reader.app.screens.main import MainScreen
+from reader.app.screens.pdf_pages import PdfPagesScreen
 from reader.app.screens.references import PaperLinksScreen
 from reader.app.screens.similar import SimilarScreen
 from reader.app.widgets.notice_line import NoticeLine
@@ -40,19 +41,24 @@ if TYPE_CHECKING:
     from reader.arxiv.options import ClientOptions
 
 
-def stylesheet() -> str:
-    """The stylesheet, read as package data (styles/ is its source; see pyproject.toml)."""
-    return resources.files("reader").joinpath("styles", "reader.tcss").read_text("utf-8")
+def stylesheet_path() -> Path:
+    """styles/reader.tcss, the app's stylesheet: inside the package when installed from the wheel
+    (pyproject.toml puts styles/ there), else in the checkout, where styles/ is its source. A
+    path, not its text: `textual run --dev` watches CSS_PATH and reloads it when it changes."""
+    package = Path(__file__).resolve().parent.parent
+    installed = package / "styles" / "reader.tcss"
+    return installed if installed.is_file() else package.parent / "styles" / "reader.tcss"
 
 
 @cache
 def known_bindings() -> dict[str, Binding]:
     """Every binding with an id (what a keymap may name), of each screen and widget with keys."""
-    from reader.app.screens import detail, dialogs, export, help, main, references, similar, tags
+    from reader.app.screens import detail, dialogs, export, full_text, help, main, pdf_pages, references, similar, tags
     from reader.app.widgets import filter_box, note, paper_list, rising, sidebar
 
     found: dict[str, Binding] = {}
-    for module in (detail, dialogs, export, help, main, references, similar, tags, filter_box, note, paper_list, rising, sidebar):
+    screens = (detail, dialogs, export, full_text, help, main, pdf_pages, references, similar, tags)
+    for module in (*screens, filter_box, note, paper_list, rising, sidebar):
         for value in vars(module).values():
             for binding in getattr(value, "BINDINGS", []) if isinstance(value, type) else []:
                 if isinstance(binding, Binding) and binding.id:
@@ -75,13 +81,15 @@ def binding_groups() -> list[list[tuple[str, str, str]]]:
     focusable = (PaperList, TopicSidebar, RisingTable)
     return [bindings_of(MainScreen, widget) for widget in focusable] + [
         bindings_of(DetailScreen),
+        bindings_of(FullTextScreen),
         bindings_of(SimilarScreen, PaperList),
         bindings_of(PaperLinksScreen),
+        bindings_of(PdfPagesScreen),
     ]
 
 
 class ReaderApp(App):
-    CSS = stylesheet()
+    CSS_PATH = stylesheet_path()
     TITLE = "reader"
 
     def __init__(
@@ -223,6 +231,8 @@ class ReaderApp(App):
         detail = [("Detail view", binding_rows(self, DetailScreen.BINDINGS))]
         if isinstance(self.screen, FullTextScreen):
             return [("Full text", binding_rows(self, FullTextScreen.BINDINGS))] + detail + main
+        if isinstance(self.screen, PdfPagesScreen):
+            return [("PDF pages", binding_rows(self, PdfPagesScreen.BINDINGS))] + detail + main
         if isinstance(self.screen, SimilarScreen):
             return [("More like this", binding_rows(self, SimilarScreen.BINDINGS))] + detail + main
         return detail + main if isinstance(self.screen, DetailScreen) else main + detail

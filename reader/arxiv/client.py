@@ -71,6 +71,10 @@ class Receiver(Protocol):
     def declare_charset(self, label: str | None) -> None:
         """The charset the answer's Content-Type names (None: none), before its first piece."""
 
+    def located(self, url: str, content_type: str) -> None:
+        """Where the answer came from after redirects, and its Content-Type ("" when none), before
+        its first piece (a page's relative links resolve against that address)."""
+
     def feed(self, piece: bytes) -> None: ...
 
     def discard(self) -> None:
@@ -128,6 +132,14 @@ class ArxivClient:
 
     async def _note_location(self, response: httpx.Response) -> None:
         self._location = response.headers.get("Location")
+
+    def allows(self, url: str) -> bool:
+        """`url` is an http(s) address on the configured hosts: one this client may ask."""
+        try:
+            target = httpx.URL(url)
+        except (httpx.InvalidURL, ValueError, TypeError):
+            return False
+        return target.scheme in WEB_SCHEMES and _origin(target) in self._origins
 
     def _notice(self, message: str) -> None:
         if self.on_notice is not None:
@@ -216,32 +228,7 @@ class ArxivClient:
         for attempt in range(attempts):
             receiver = stream() if stream is not None else None
             try:
-                try:
-                    response = await self._get(url, params, receiver)
-                except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, zlib.error) as error:
-                    raise _transport_failure(error, url, self.options) from None
-                status = response.status
-                if status == 404 and receiver is not None:
-                    raise ArxivNotFoundError(f"arXiv has nothing at {_where(url)}{httpx.URL(url).path}")
-                if status in RETRY_STATUSES:
-                    raise _Retryable(f"arXiv answered HTTP {status}", _retry_after(response.retry_after), status == 429)
-                if status >= 400:
-                    message = parse_error_body(response.body) or f"arXiv answered HTTP {status}"
-                    if status == 400:
-                        raise ArxivBadRequestError(message)
-                    raise ArxivAPIError(message if status != 403 else f"{message} (access refused: slow down)")
-                try:
-                    result = await asyncio.to_thread(parse, response.body if receiver is None else receiver)
-                except FeedFormatError as error:
-                    raise _Retryable(str(error)) from None
-                except ArxivError:  # arXiv's own error feed: final
-                    raise
-                except Exception:  # a parser library's own failure: logged in full, told in one line
-                    log.exception("parsing the answer to %s failed", url)
-                    raise _Retryable("arXiv's response could not be read") from None
-                if check is not None and (problem := check(result)):
-                    raise _Retryable(problem)
-                return result
+                return await self._try(url, params, parse, check, receiver)
             except _Retryable as retry:
                 if receiver is not None:
                     receiver.discard()  # the next try starts afresh
@@ -265,6 +252,42 @@ class ArxivClient:
                 if receiver is not None and sys.exc_info()[0] is not None:
                     receiver.discard()  # a final failure, or an interruption
         raise AssertionError("unreachable")
+
+    async def _try(
+        self,
+        url: str,
+        params: dict | None,
+        parse: Callable[[Any], Parsed],
+        check: Callable[[Parsed], str | None] | None,
+        receiver: Receiver | None,
+    ) -> Parsed:
+        """One try of `_request`: the answer parsed, or why not (_Retryable when another try may help)."""
+        try:
+            response = await self._get(url, params, receiver)
+        except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, zlib.error) as error:
+            raise _transport_failure(error, url, self.options) from None
+        status = response.status
+        if status == 404 and receiver is not None:
+            raise ArxivNotFoundError(f"arXiv has nothing at {_where(url)}{httpx.URL(url).path}")
+        if status in RETRY_STATUSES:
+            raise _Retryable(f"arXiv answered HTTP {status}", _retry_after(response.retry_after), status == 429)
+        if status >= 400:
+            message = parse_error_body(response.body) or f"arXiv answered HTTP {status}"
+            if status == 400:
+                raise ArxivBadRequestError(message)
+            raise ArxivAPIError(message if status != 403 else f"{message} (access refused: slow down)")
+        try:
+            result = await asyncio.to_thread(parse, response.body if receiver is None else receiver)
+        except FeedFormatError as error:
+            raise _Retryable(str(error)) from None
+        except ArxivError:  # arXiv's own error feed: final
+            raise
+        except Exception:  # a parser library's own failure: logged in full, told in one line
+            log.exception("parsing the answer to %s failed", url)
+            raise _Retryable("arXiv's response could not be read") from None
+        if check is not None and (problem := check(result)):
+            raise _Retryable(problem)
+        return result
 
     # --- API calls ---------------------------------------------------------------------------------
 
@@ -325,6 +348,7 @@ async def _read_body(response: httpx.Response, receiver: Receiver | None = None)
     pieces: list[bytes] = []
     size = raw_size = 0
     if receiver is not None:
+        receiver.located(str(response.url), response.headers.get("Content-Type", ""))
         receiver.declare_charset(response.charset_encoding)
     async for raw in response.aiter_raw():
         raw_size += len(raw)
@@ -378,7 +402,7 @@ def _where(url: str | httpx.URL) -> str:
     return place if parsed.port in (None, DEFAULT_PORTS.get(parsed.scheme)) else f"{place}:{parsed.port}"
 
 
-def _transport_failure(error: Exception, url: str, options: ClientOptions) -> Exception:
+def _transport_failure(error: Exception, url: str, options: ClientOptions) -> Exception:  # noqa: C901 (one branch per kind of failure, each with its own message)
     """A one-line message a person can act on, never the library's or the OS's wording (that
     goes to the log). Retryable unless retrying cannot help."""
     causes: list[BaseException] = []

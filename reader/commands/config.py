@@ -66,41 +66,8 @@ def cmd_config(args, settings: Settings) -> int:
             shown["theme"] = saved
     problems = settings.problems
     if args.json:
-        report = {
-            "settings": {
-                spec.name: {
-                    "value": _plain(shown[spec.name][0]),
-                    "source": shown[spec.name][1].kind,
-                    "where": shown[spec.name][1].where,
-                    "env": spec.env,
-                }
-                for spec in SPECS
-            },
-            "paths": {name: str(path) for name, path in places.items()},
-            "config_file_exists": places["config"].is_file(),
-            "errors": [problem.to_json() for problem in problems],
-            "warnings": [unknown.to_json() for unknown in settings.unknown],
-        }
-        print(json.dumps(report, indent=2))
-        return EXIT_PROBLEMS if problems else 0
-    rows = [(name, _shown(value), str(source)) for name, (value, source) in shown.items()]
-    name_width = max(len(name) for name, _, _ in rows)
-    value_width = max(len(value) for _, value, _ in rows)
-    print("settings (flag > environment > config file > default):")
-    for name, value, source in rows:
-        print(f"  {name:<{name_width}}  {value:<{value_width}}  {source}")
-        for problem in problems:
-            if problem.setting == name:  # the value shown is the next source's
-                print(f"    error: {problem.message}")
-    for problem in problems:
-        if problem.setting not in shown:  # the file as a whole
-            print(f"  error: {problem.message}")
-    for unknown in settings.unknown:
-        print(f"  warning: {unknown.message}")
-    print("paths:")
-    for name, path in places.items():
-        absent = name in ("config", "keymap") and not path.is_file()
-        print(f"  {name:<7} {path}{'  (none yet)' if absent else ''}")
+        return _print_json(shown, places, settings)
+    _print_settings(shown, places, settings)
     if not places["config"].is_file():
         print(f"create {places['config']} to change settings; `reader config --example` prints one")
     if problems:
@@ -160,3 +127,48 @@ def example_file() -> str:
         shown = json.dumps(value) if isinstance(value, (str, bool)) else f"{value!r}"  # TOML's true/false
         lines.append(f"# {key} = {shown}  # {spec.help}" + (" (unset by default)" if spec.default is None else ""))
     return "\n".join(lines) + "\n"
+
+
+def _print_json(shown: dict[str, tuple[Any, Source]], places: dict[str, Path], settings: Settings) -> int:
+    """The settings, paths and problems as JSON (--json)."""
+    problems = settings.problems
+    report = {
+        "settings": {
+            spec.name: {
+                "value": _plain(shown[spec.name][0]),
+                "source": shown[spec.name][1].kind,
+                "where": shown[spec.name][1].where,
+                "env": spec.env,
+            }
+            for spec in SPECS
+        },
+        "paths": {name: str(path) for name, path in places.items()},
+        "config_file_exists": places["config"].is_file(),
+        "errors": [problem.to_json() for problem in problems],
+        "warnings": [unknown.to_json() for unknown in settings.unknown],
+    }
+    print(json.dumps(report, indent=2))
+    return EXIT_PROBLEMS if problems else 0
+
+
+def _print_settings(shown: dict[str, tuple[Any, Source]], places: dict[str, Path], settings: Settings) -> None:
+    """Each setting with where its value comes from and its problems, then the paths."""
+    problems = settings.problems
+    rows = [(name, _shown(value), str(source)) for name, (value, source) in shown.items()]
+    name_width = max(len(name) for name, _, _ in rows)
+    value_width = max(len(value) for _, value, _ in rows)
+    print("settings (flag > environment > config file > default):")
+    for name, value, source in rows:
+        print(f"  {name:<{name_width}}  {value:<{value_width}}  {source}")
+        for problem in problems:
+            if problem.setting == name:  # the value shown is the next source's
+                print(f"    error: {problem.message}")
+    for problem in problems:
+        if problem.setting not in shown:  # the file as a whole
+            print(f"  error: {problem.message}")
+    for unknown in settings.unknown:
+        print(f"  warning: {unknown.message}")
+    print("paths:")
+    for name, path in places.items():
+        absent = name in ("config", "keymap") and not path.is_file()
+        print(f"  {name:<7} {path}{'  (none yet)' if absent else ''}")

@@ -113,7 +113,7 @@ def run(args: argparse.Namespace, settings) -> int:
         chosen[name] = [pid for pid, day in days if day >= first_day and pid not in lib.hidden]
     wanted = {pid for ids in chosen.values() for pid in ids}
     papers = {p.id: p for p in exportable(store.papers_by_id(wanted).values())}
-    total, spans = store.total_new_last4(today), store.coverage_spans()
+    total, spans = store.sync_file.total_new_last4(today), store.sync_file.coverage_spans()
     digests = [
         TopicDigest(
             name,

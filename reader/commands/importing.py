@@ -8,12 +8,16 @@ import re
 import sys
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reader.commands.common import EXIT_ERROR, open_store, print_json
 from reader.commands.completion import completes_names
 from reader.core.text import plural
 from reader.errors import ReaderError, StoreError
 from reader.models import ID_PATTERN
+
+if TYPE_CHECKING:
+    from reader.sync.fetching import Fetched
 
 MAX_FILE_BYTES = 256 * 1024 * 1024  # far beyond any library; more is not one
 EXIT_INTERRUPTED = 130  # Ctrl+C, as the shell's
@@ -120,7 +124,7 @@ def _fetch_missing(store, settings, matches, *, search_titles: bool) -> bool:
     def recent(asked: dict[str, str]) -> dict[str, str]:
         return {pid: day for pid, day in asked.items() if (today - date.fromisoformat(day)).days < RECHECK_DAYS}
 
-    absent, malformed = recent(store.not_on_arxiv()), recent(store.malformed_on_arxiv())
+    absent, malformed = recent(store.sync_file.not_on_arxiv()), recent(store.sync_file.malformed_on_arxiv())
     for match in matches:
         if match.paper_id in absent and not match.cached:
             why = f"not on arXiv: it had no paper {match.paper_id} when asked on {absent[match.paper_id]}"
@@ -172,20 +176,12 @@ async def _fetch(store, settings, matches, wanted: list[str], *, search_titles: 
         print(f"reader: fetching {plural(len(wanted), 'paper', thousands=True)} the cache lacks from arXiv", file=sys.stderr)
     async with client_for(settings, on_notice=lambda message: print(f"reader: {message}", file=sys.stderr)) as client:
         result = await fetch_ids(store, client, wanted, progress)
-        saved, missing, refused, not_tried = set(result.saved), set(result.missing), set(result.refused), set(result.not_tried)
         asked = settings.today().isoformat()
-        if missing or saved or refused:
-            store.record_not_on_arxiv(dict.fromkeys(result.missing, asked), found=saved, malformed=dict.fromkeys(result.refused, asked))
-        for match in matches:
-            if match.paper_id in saved:
-                match.cached, match.fetched = True, True
-            elif match.paper_id in missing:
-                why = f"not on arXiv: it has no paper {match.paper_id} (asked on {asked}; asked again after {RECHECK_DAYS} days)"
-                match.paper_id, match.how, match.reason = None, None, why
-            elif match.paper_id in refused:
-                match.paper_id, match.how, match.reason = None, None, _refused(match.paper_id)
-            elif match.paper_id in not_tried:
-                match.paper_id, match.how, match.reason, match.left = None, None, f"not fetched: {result.error}", True
+        if result.missing or result.saved or result.refused:
+            store.sync_file.record_not_on_arxiv(
+                dict.fromkeys(result.missing, asked), found=set(result.saved), malformed=dict.fromkeys(result.refused, asked)
+            )
+        _note_id_results(matches, result, asked)
         match_fetched(matches, store.papers_by_id(result.saved).values())
         titled = [m for m in matches if m.reason == NOT_CACHED] if search_titles else []
         failed = result.error is not None
@@ -208,6 +204,21 @@ async def _fetch(store, settings, matches, wanted: list[str], *, search_titles: 
             else:
                 match.reason = "no arXiv paper has exactly this title and one of its authors"
     return failed
+
+
+def _note_id_results(matches, result: Fetched, asked: str) -> None:
+    """What fetching by id did for each match: fetched, or why it stays unmatched."""
+    saved, missing, refused, not_tried = set(result.saved), set(result.missing), set(result.refused), set(result.not_tried)
+    for match in matches:
+        if match.paper_id in saved:
+            match.cached, match.fetched = True, True
+        elif match.paper_id in missing:
+            why = f"not on arXiv: it has no paper {match.paper_id} (asked on {asked}; asked again after {RECHECK_DAYS} days)"
+            match.paper_id, match.how, match.reason = None, None, why
+        elif match.paper_id in refused:
+            match.paper_id, match.how, match.reason = None, None, _refused(match.paper_id)
+        elif match.paper_id in not_tried:
+            match.paper_id, match.how, match.reason, match.left = None, None, f"not fetched: {result.error}", True
 
 
 def _mark(store, ids: list[str], *, star: bool, tag: str | None) -> int:

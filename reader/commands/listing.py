@@ -21,6 +21,7 @@ from reader.commands.common import (
 )
 from reader.commands.completion import completes_names
 from reader.commands.watches import watch_query
+from reader.core.texmath import tex_to_unicode
 from reader.models import Paper
 
 
@@ -30,7 +31,8 @@ def register(commands) -> None:
         help="list cached papers, newest first",
         description="List cached papers, newest first, two lines each: the day it was first submitted, its marks, "
         "id and version, [primary category] and title; then the first three authors (+N: how many more). "
-        "Marks: * starred, N not read yet; blank: not starred, read.",
+        "Marks: * starred, N not read yet; blank: not starred, read. Titles' math is shown as Unicode on a terminal "
+        "(unless display.math is tex), as arXiv's TeX when the output is piped.",
     )
     listing.add_argument("--topic", metavar="NAME", help="only this topic's papers (its name, any case)")
     listing.add_argument("--query", metavar="Q", help="filter with arXiv's query syntax or plain words")
@@ -93,10 +95,12 @@ def cmd_list(args, settings) -> int:
             lines = [_line_of(paper) for paper in records(store, lib, ids)]
     if not lines:
         print("no papers match" if lib.index else "the cache is empty: run `reader sync`", file=sys.stderr)
+    # Titles' math as Unicode for a person at a terminal; a script reading a pipe gets arXiv's TeX.
+    shown = tex_to_unicode if settings.math == "unicode" and sys.stdout.isatty() else str
     for published, pid, version, category, title, names, count in lines:
         marks = ("*" if pid in lib.starred else " ") + (" " if pid in lib.read else "N")
         authors = ", ".join(names) + (f" +{count - 3}" if count > 3 else "")
-        print(f"{published}  {marks}  {pid}v{version}  [{category}]  {title}")
+        print(f"{published}  {marks}  {pid}v{version}  [{category}]  {shown(title)}")
         print(f"{'':16}{authors}")
     return 0
 

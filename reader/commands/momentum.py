@@ -20,7 +20,9 @@ def cmd_momentum(args, settings) -> int:
     store = open_store(args, settings)
     topic = topic_name(store, args.topic)
     as_of = parse_day(args.as_of, "--as-of") if args.as_of else settings.today()
-    result = library(store).momentum(as_of, topic=topic, total_new_last4=store.total_new_last4(as_of), spans=store.coverage_spans())
+    result = library(store).momentum(
+        as_of, topic=topic, total_new_last4=store.sync_file.total_new_last4(as_of), spans=store.sync_file.coverage_spans()
+    )
     if args.json:
         print_json(result.to_json(topic))
         return 0

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from reader.commands.common import EXIT_ERROR, open_store, print_warning, topic_name
 from reader.core.text import plural
 from reader.errors import ReaderError
+
+if TYPE_CHECKING:
+    from reader.sync.types import SyncReport
 
 
 def register(commands) -> None:
@@ -56,6 +60,14 @@ def cmd_sync(args, settings) -> int:
     except ReaderError as error:
         logs.log.error("sync stopped: %s", error)
         raise ReaderError(f"{error}{log_note}") from None
+    _print_report(report, log_note)
+    return EXIT_ERROR if report.failed else 0
+
+
+def _print_report(report: SyncReport, log_note: str) -> None:
+    """What each topic's sync did, the newer versions found, and the total, printed and logged."""
+    from reader import logs
+
     for result in report.topics:
         line = f"{result.topic}: {result.new:,} new, {result.updated:,} updated ({result.fetched:,} fetched)"
         if result.error:
@@ -79,4 +91,3 @@ def cmd_sync(args, settings) -> int:
     print(
         f"synced {len(report.topics) - len(report.failed)} of {len(report.topics)} topics: {report.new:,} new, {report.updated:,} updated"
     )
-    return EXIT_ERROR if report.failed else 0

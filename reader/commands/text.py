@@ -21,10 +21,17 @@ def register(commands) -> None:
     text = commands.add_parser(
         "text",
         help="print a paper's full text (fetched once from arXiv's HTML, ar5iv's, or the PDF, then kept)",
-        description=f"Print a cached paper's full text: title, authors, sections, math as TeX, the references last. {FETCHED_TEXTS}.",
+        description="Print a cached paper's full text: title, authors, sections, math (in Unicode on a terminal, as TeX "
+        f"when piped), the references last. {FETCHED_TEXTS}.",
     )
     text.add_argument("id", metavar="ID", help=ID_HELP)
     text.add_argument("--refresh", action="store_true", help="fetch the text again, even when it is stored")
+    math = text.add_mutually_exclusive_group()
+    math.add_argument("--tex", action="store_true", help="print math as TeX (the default when piped)")
+    math.add_argument("--unicode", action="store_true", help="print math in Unicode (the default on a terminal)")
+    text.add_argument(
+        "--figures", action="store_true", help="fetch and keep the text's figures instead of printing it (a line each on stderr)"
+    )
     text.set_defaults(handler=cmd_text)
 
     fetch = commands.add_parser(
@@ -99,9 +106,7 @@ def cmd_text(args, settings) -> int:
     pid, cached = cached_paper(store, args.id)
     document = None if args.refresh else TextStore(store.data_dir).load(pid)
     if document is None:
-        if sys.stderr.isatty():
-            print(f"fetching the full text of {pid}v{cached} ...", file=sys.stderr)
-        document = _run(settings, lambda fetcher: fetcher.text(pid, cached, refresh=args.refresh))
+        document = fetch_document(settings, pid, cached, refresh=args.refresh)
     if document.version < cached:
         print(
             f"reader: note: this is the text of {pid}v{document.version}; the cache has v{cached} "
@@ -121,26 +126,38 @@ def cmd_text(args, settings) -> int:
             f"({settings.ar5iv_url}), of the version ar5iv has (maybe an earlier one)",
             file=sys.stderr,
         )
-    show(document)
+    if args.figures:
+        from reader.commands.figures import prefetch
+
+        return prefetch(settings, document)
+    terminal = sys.stdout.isatty()
+    show(document, terminal=terminal, unicode=args.unicode or (terminal and not args.tex))
     return 0
 
 
-def show(document) -> None:
+def fetch_document(settings, pid: str, version: int, *, refresh: bool = False):
+    """The text of that version fetched from arXiv and stored (a line on a terminal's stderr)."""
+    if sys.stderr.isatty():
+        print(f"fetching the full text of {pid}v{version} ...", file=sys.stderr)
+    return _run(settings, lambda fetcher: fetcher.text(pid, version, refresh=refresh))
+
+
+def show(document, *, terminal: bool, unicode: bool) -> None:
     """Piped: one line per block. On a terminal: wrapped to its width, through $PAGER when longer
-    than the screen."""
+    than the screen. `unicode`: formulas in Unicode where the page's MathML said them, else TeX."""
     from reader.fulltext.render import lines
 
-    if not sys.stdout.isatty():  # UTF-8 whatever the locale says
+    if not terminal:  # UTF-8 whatever the locale says
         sys.stdout.flush()
         out = sys.stdout.buffer
-        for line in lines(document):
+        for line in lines(document, unicode=unicode):
             out.write(line.encode("utf-8") + b"\n")
         out.flush()
         return
     import shutil  # (a terminal's size: not imported by the piped and other commands)
 
     size = shutil.get_terminal_size()
-    text = list(lines(document, min(size.columns, 100)))
+    text = list(lines(document, min(size.columns, 100), unicode=unicode))
     if len(text) < size.lines - 1 or not _page("\n".join(text) + "\n"):
         for line in text:
             print(line)

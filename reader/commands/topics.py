@@ -53,7 +53,7 @@ def _list_topics(store, *, as_json: bool) -> None:
     from reader.core.coverage import Coverage
 
     index = store.index()
-    states, spans = store.sync_states(), store.coverage_spans()
+    states, spans = store.sync_file.sync_states(), store.sync_file.coverage_spans()
     rows = []
     for topic in store.topics():
         state = states.get(topic.name)

@@ -90,14 +90,16 @@ def cmd_rising(args: argparse.Namespace, settings) -> int:
     as_of = settings.today()
     lib = library(store)
     if topic is None:
-        trends = rising.rising_topics(lib, [t.name for t in store.topics()], as_of, store.coverage_spans(), store.total_new_last4(as_of))
+        trends = rising.rising_topics(
+            lib, [t.name for t in store.topics()], as_of, store.sync_file.coverage_spans(), store.sync_file.total_new_last4(as_of)
+        )
         if args.json:
             print_json([trend.to_json() for trend in trends])
             return 0
         for trend in trends:
             print(f"{trend.topic}\t{_change(trend)}")
         return 0
-    coverage = view_coverage(store.coverage_spans(), topic)
+    coverage = view_coverage(store.sync_file.coverage_spans(), topic)
     terms = rising.rising_terms(recent_words(store, lib.index, topic, as_of), as_of, limit=args.limit, coverage=coverage)
     if args.json:
         print_json([term.to_json() for term in terms])

@@ -1,5 +1,5 @@
 """A shard's `FeatureBlock` as bytes: what the ranking's cache of features holds beside each
-shard (service/feature_cache.py), so that a later start of the app reads the counts instead of
+shard (store/shard_features.py), so that a later start of the app reads the counts instead of
 counting every word again.
 
 The file is derived and may be damaged or written by someone else, so `decode` trusts nothing:
@@ -136,7 +136,7 @@ class FilePacks(Sequence[bytes]):
             return b""
 
 
-def _decode(raw: bytes, stamp: tuple[int, int], source: FileSource | None) -> FeatureBlock | None:
+def _decode(raw: bytes, stamp: tuple[int, int], source: FileSource | None) -> FeatureBlock | None:  # noqa: C901 (a hostile file: one check per field of the format, in its order)
     import numpy as np
     from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
 

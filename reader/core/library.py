@@ -17,7 +17,9 @@ from reader.core import momentum
 from reader.core.coverage import Span, unsynced_topics, view_coverage
 from reader.core.query import Node, SearchText, search_text
 from reader.core.search import SearchBlock
-from reader.models import ROW_TYPE, IdRows, Paper, PaperIndex, rows_passing
+from reader.models import Paper
+from reader.packed_ids import ROW_TYPE, IdRows, rows_passing
+from reader.paper_index import PaperIndex
 
 if TYPE_CHECKING:
     import numpy as np
@@ -269,7 +271,7 @@ class Library:
     ) -> momentum.Momentum:
         """Weekly counts of the papers (of one topic, all when None), of `index` when given (a
         newer one), and their share of `total_new_last4`, all new arXiv papers. `spans`: what
-        each topic's syncs fetched whole (Store.coverage_spans), so that a window not synced has
+        each topic's syncs fetched whole (SyncFile.coverage_spans), so that a window not synced has
         no figure; None counts every day (the demo set)."""
         index = index or self.index
         days: Sequence[int]

@@ -136,7 +136,7 @@ def _date_bound(text: str, query: str, position: int, end: bool) -> str:
     return padded
 
 
-def _tokens(query: str, fields: tuple[str, ...]) -> list[_Token]:
+def _tokens(query: str, fields: tuple[str, ...]) -> list[_Token]:  # noqa: C901 (a tokenizer: one branch per kind of token)
     tokens: list[_Token] = []
     pending_field: tuple[str, int] | None = None
     pos = 0
@@ -387,6 +387,11 @@ def code_tokens(categories: Iterable[str]) -> list[str]:
 def date_key(published: str) -> str:
     """`2026-09-27T17:59:59Z` -> `202609271759`, what submittedDate ranges compare."""
     return published[:16].replace("-", "").replace("T", "").replace(":", "")
+
+
+def has_every_field(text: SearchText) -> bool:
+    """A saved text in the form `search_text` gives (one written by another version may not be)."""
+    return text.count(FIELD_MARK) == len(TEXT_FIELDS)
 
 
 def search_text(paper: Paper) -> SearchText:

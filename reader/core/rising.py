@@ -59,7 +59,7 @@ def rising_topics(
 ) -> list[TopicTrend]:
     """Topics by change, largest rise first: a topic with papers now and none in the four weeks
     before (covered, so truly none) first of all; topics with nothing to compare with last.
-    `spans`: what each topic's syncs fetched whole (Store.coverage_spans), so that a window not
+    `spans`: what each topic's syncs fetched whole (SyncFile.coverage_spans), so that a window not
     synced has no figure, as in the topic's chart; None counts every day (the demo set)."""
     trends = []
     for topic in topics:
@@ -121,6 +121,12 @@ def rising_terms(
         growth = count * papers_before / (papers_now * (earlier + 1))
         if count >= min_papers and growth > 1 and carries_subject(term):
             found.append(RisingTerm(term, count, earlier, growth))
+    return _best(found, limit)
+
+
+def _best(found: list[RisingTerm], limit: int | None) -> list[RisingTerm]:
+    """The rising terms worth showing, best first: a word that rises mostly within a rising
+    phrase is left to the phrase, and one lying inside a term chosen before is dropped (Distinct)."""
     in_phrases: Counter[str] = Counter()  # word -> papers of its most frequent rising phrase
     for phrase in (t for t in found if " " in t.term):
         for word in phrase.term.split():

@@ -15,7 +15,8 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from reader.core.text import fold
-from reader.models import POSITIONS_SLICE, ROW_TYPE, IdRows, PaperIndex, SortedIds
+from reader.packed_ids import POSITIONS_SLICE, ROW_TYPE, IdRows, SortedIds
+from reader.paper_index import PaperIndex
 
 if TYPE_CHECKING:
     import numpy as np

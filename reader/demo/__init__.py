@@ -10,7 +10,8 @@ from importlib import resources
 from urllib.parse import urlencode
 
 from reader.core.sanitize import clean_text
-from reader.models import Author, IndexEntry, Paper, PaperIndex
+from reader.models import Author, Paper
+from reader.paper_index import IndexEntry, PaperIndex
 
 
 @dataclass(frozen=True, slots=True)

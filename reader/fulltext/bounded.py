@@ -6,8 +6,8 @@ reference, even one inside an element whose contents are skipped) costs one unit
 one more; past MAX_WORK the page is refused. html.parser matches a start tag with a regular
 expression whose memory grows with the tag's attributes (about 500 bytes each), so a start tag
 is never let grow past MAX_TAG: the text is handed over in pieces of FEED_PIECE, and a start tag
-still open after one is refused once it is longer. Formulas (`<math>`, skipped whole) and
-comments may run to MAX_PENDING. CPU time is checked between pieces as a last bound.
+still open after one is refused once it is longer. Comments and what is skipped whole (a hidden
+formula, a formula's TeX and Content MathML annotations) may run to MAX_PENDING. CPU time is checked between pieces as a last bound.
 
 Bytes are decoded as a browser would: a byte-order mark, else the charset of the answer's
 Content-Type, else one a `<meta>` names within the page's first PRESCAN bytes, else UTF-8; names
@@ -27,7 +27,7 @@ from reader.errors import ArxivError
 log = logging.getLogger("reader.fulltext")
 
 # About 3 microseconds a unit on a laptop, 5 on a loaded server: a long real paper takes a few
-# hundred thousand (the MathML inside formulas is skipped unparsed and costs one).
+# hundred thousand (a formula's presentation MathML is read, its annotations skipped unparsed).
 MAX_WORK = 1_500_000
 MAX_TAG = 128 * 1024  # characters of one start tag; LaTeXML's longest, a formula's TeX, are a few KB
 MAX_PENDING = 16 * 1024 * 1024  # characters of one comment or formula not yet complete

@@ -1,7 +1,8 @@
 """The app's full-text fetch, run in a child process: `python -m reader.fulltext.child` reads one
 job (a JSON line) on stdin, fetches and stores the text, and writes JSON lines on stdout:
 `{"progress": [what, bytes]}` and `{"notice": ...}` as it goes, then `{"done": source}` or
-`{"error": "..."}`. Parsing a page (and a hostile page's worst) costs the child's memory and
+`{"error": "..."}`. A job for the PDF alone (`what`: "pdf", the page view's) fetches and keeps the
+PDF, then says `{"done": "pdf"}`. Parsing a page (and a hostile page's worst) costs the child's memory and
 GIL, never the app's; the app reads the stored text once it is there. Closing stdin (the app
 quit, or the view closed) stops it: a text is stored whole or not at all."""
 
@@ -21,8 +22,9 @@ from reader.arxiv.options import ClientOptions
 from reader.errors import ReaderError
 
 
-def fetch_job(data_dir: Path, paper_id: str, version: int, options: ClientOptions) -> dict[str, Any]:
+def fetch_job(data_dir: Path, paper_id: str, version: int, options: ClientOptions, what: str = "text") -> dict[str, Any]:
     return {
+        "what": what,
         "data_dir": str(data_dir),
         "id": paper_id,
         "version": version,
@@ -50,7 +52,11 @@ async def _fetch(job: dict[str, Any]) -> str:
 
     options = ClientOptions(**job["client"])
     async with ArxivClient(options, on_notice=lambda message: _say({"notice": message})) as client:
-        document = await TextFetcher(client, TextStore(Path(job["data_dir"]))).text(job["id"], int(job["version"]), progress)
+        fetcher = TextFetcher(client, TextStore(Path(job["data_dir"])))
+        if job.get("what") == "pdf":
+            await fetcher.pdf(job["id"], int(job["version"]), progress)
+            return "pdf"
+        document = await fetcher.text(job["id"], int(job["version"]), progress)
     return document.source
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 # What a block is, and so how it prints (render.py).
-TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENCE = (
+TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENCE, FIGURE = (
     "title",
     "authors",
     "heading",
@@ -19,12 +19,15 @@ TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENC
     "row",
     "caption",
     "reference",
+    "figure",  # a figure's (or a table's with images) label and caption, and its images' addresses
 )
-KINDS = frozenset((TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENCE))
-FORMAT = 2  # of the stored JSON (store.py): a text of another format is fetched again
-# 2: references may carry their number and key (a fourth item). A text of format 1 is still read
-# as it was made (and searched); `reader text --refresh` makes it again with today's rules.
-READABLE_FORMATS = (1, FORMAT)
+KINDS = frozenset((TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENCE, FIGURE))
+FORMAT = 3  # of the stored JSON (store.py): a text of another format is fetched again
+# 2: references may carry their number and key (a fourth item). 3: any block may carry its
+# formulas' Unicode (`maths` in that item), and figures are blocks of their own with their images'
+# addresses (`images`). A text of format 1 or 2 is still read as it was made (and searched; its
+# math shows as TeX, its figures as captions); `reader text --refresh` makes it again.
+READABLE_FORMATS = (1, 2, FORMAT)
 CELL_SEPARATOR = " | "
 # Where a text was read, and how that is said: arXiv's HTML made by LaTeXML; ar5iv's (older
 # papers arXiv has none of: the version ar5iv has, maybe an earlier one); the PDF; or an HTML page
@@ -40,10 +43,20 @@ class Block:
     arxiv_id: str | None = None  # a reference: the arXiv paper it names, when it names one
     number: int | None = None  # a reference: its number in the bibliography (LaTeXML's bib.bibN)
     key: str | None = None  # a reference: its anchor in the page, `bib.bib57`, what citations link to
+    # (start, end, unicode) of the formulas in `text` said in Unicode, in order (formulas.py)
+    maths: tuple[tuple[int, int, str], ...] = ()
+    images: tuple[str, ...] = ()  # a figure: its images' absolute http(s) addresses, in the page's order
 
     def to_json(self) -> list:
+        extra: dict[str, object] = {}
         if self.number is not None or self.key is not None:
-            return [self.kind, self.text, self.arxiv_id, {"number": self.number, "key": self.key}]
+            extra = {"number": self.number, "key": self.key}
+        if self.maths:
+            extra["maths"] = [list(span) for span in self.maths]
+        if self.images:
+            extra["images"] = list(self.images)
+        if extra:
+            return [self.kind, self.text, self.arxiv_id, extra]
         return [self.kind, self.text] if self.arxiv_id is None else [self.kind, self.text, self.arxiv_id]
 
 
@@ -57,6 +70,11 @@ class Document:
     @property
     def references(self) -> list[Block]:
         return [block for block in self.blocks if block.kind == REFERENCE]
+
+    @property
+    def images(self) -> list[tuple[Block, str]]:
+        """(figure, address) of every image in the text, in order: image N is the Nth of these."""
+        return [(block, url) for block in self.blocks if block.kind == FIGURE for url in block.images]
 
     def texts(self) -> Iterator[str]:
         """Every block's text, in order (what `text:` searches)."""

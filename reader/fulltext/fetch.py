@@ -45,9 +45,13 @@ class _Html:
         self.received = 0
         self.progress = progress
         self.delimited = False
+        self.url: str | None = None  # the page's final address: its figures' images are relative to it
 
     def ended(self, delimited: bool) -> None:
         self.delimited = delimited
+
+    def located(self, url: str, content_type: str) -> None:
+        self.url = url
 
     def declare_charset(self, label: str | None) -> None:
         self.reader.declare_charset(label)
@@ -72,7 +76,7 @@ class _Html:
         """(source, blocks): "html" for LaTeXML's article, "page" for a page without one (its
         body's visible text, kept should arXiv have no PDF either); None when it holds no text."""
         try:
-            blocks = self.reader.finish()
+            blocks = self.reader.finish(self.url)
         except ArxivError:
             raise
         except Exception:
@@ -98,6 +102,9 @@ class _PdfFile:
 
     def ended(self, delimited: bool) -> None:
         self.delimited = delimited
+
+    def located(self, url: str, content_type: str) -> None:
+        pass
 
     def declare_charset(self, label: str | None) -> None:
         pass  # a PDF's bytes are stored as they come

@@ -5,13 +5,15 @@ on an explicit stack, so a page nested 100,000 levels deep costs memory, never r
 one nested deeper than MAX_DEPTH is refused in one line. Only `<article class="ltx_document">`
 is read (arXiv's header, banner, infobox and footer are outside it), and within it nothing a
 reader of the page would not see: script, style, noscript, template, head and dialog contents,
-CSS-hidden classes, elements `hidden` or styled `display:none`, MathML's glyphs. No attribute
-value is kept but math's TeX (`alttext`, as text) and a reference's link, only to read an arXiv
-id from it. See shared/docs/arxiv-html.md for LaTeXML's classes."""
+CSS-hidden classes, elements `hidden` or styled `display:none`. A formula's MathML is read apart
+(mathml.py) into its Unicode, kept beside its TeX (formulas.py). No attribute value is kept but
+math's TeX (`alttext`, as text) and a reference's link, only to read an arXiv id from it. See
+shared/docs/arxiv-html.md for LaTeXML's classes."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from html import unescape
 
 from reader.fulltext.attributes import character, hidden_by, raw_attribute
@@ -22,6 +24,7 @@ from reader.fulltext.document import (
     AUTHORS,
     CAPTION,
     CELL_SEPARATOR,
+    FIGURE,
     FOOTNOTE,
     HEADING,
     ITEM,
@@ -32,7 +35,10 @@ from reader.fulltext.document import (
     TITLE,
     Block,
 )
+from reader.fulltext.formulas import spans
+from reader.fulltext.mathml import SKIPPED, MathBuilder
 from reader.fulltext.refs import arxiv_id_in_link, arxiv_id_in_text
+from reader.fulltext.sources import MAX_ADDRESS, MAX_FIGURE_IMAGES, MAX_IMAGES, resolved
 
 MAX_DEPTH = 250_000  # open elements; 100,000 nested levels are read whole
 # Bounds on what a page may hold, beside the work bounded.py bounds.
@@ -84,6 +90,10 @@ BLOCK_TAGS = frozenset(
 HIDE, ARTICLE, CONTEXT, ROW_OPEN, CELL, NOTE_TEXT, BIBLIOGRAPHY, BIB_ITEM = 1, 2, 4, 8, 16, 32, 64, 128
 AUTHOR_LIST, AUTHOR, EQUATION, NOTE, NOTE_MARK, ITEM_TAG, BLOCK = 256, 512, 1024, 2048, 4096, 8192, 16384
 EQUATION_ROW, BIB_TAG, AUTHOR_NOTES, CONTACT, BODY = 32768, 65536, 131072, 262144, 524288
+FLOAT, FLOAT_CAPTION = 1048576, 2097152
+# LaTeXML's floats whose images are a figure's: a figure (its sub-figure panels' images its own),
+# a table with images in its cells, another float (a biography's photo).
+FLOAT_CLASSES = frozenset(["ltx_figure", "ltx_table", "ltx_float"])
 # Notes that print nothing: a \footnotemark only repeats an earlier note's mark; a journal's
 # front matter (mn2e's pubyear, pagerange) is no note of the text. Other front-matter notes
 # (a dedication, a copyright) print as lines of their own, with no mark.
@@ -121,6 +131,10 @@ class LatexmlText(BoundedHtmlParser):
         self._authors: list[str] | None = None  # open author list: the open author's lines so far
         self._contacts: dict[str, list[str]] = {}  # the open author's e-mails, affiliations, thanks
         self._row_math: list[str] | None = None  # the open equation row's formulas (its cells)
+        self._row_said: list[str | None] = []  # their Unicode (None: said as TeX)
+        self._formula: MathBuilder | None = None  # the open formula's MathML, being read
+        self._formula_tex = ""  # how its TeX stands in the text (`$x$`, `$$x$$`); "": a row's cell
+        self._said: dict[str, str] = {}  # a formula as it stands in the text -> its Unicode
         self._bib_number: int | None = None  # the open reference's number (LaTeXML's bib.bibN)
         self._bib_key: str | None = None
         self._bib_tag = ""  # its label as printed: `[57]`, `Keimer et al. [2015]`
@@ -132,14 +146,22 @@ class LatexmlText(BoundedHtmlParser):
         self.found_article = False
         self._plain = False  # reading <body> while no LaTeXML article has come (a page arXiv did not make)
         self._page_ended = False  # `</html>` came
+        self._floats = 0  # open floats (figures): a sub-figure's images and caption are its outer one's
+        self._float_start = 0  # where the outermost open float's blocks start
+        self._float_caption: int | None = None  # the index of its own caption's block
+        self._float_images: list[str] = []  # its images' `src`, as the page writes them
+        self._float_figure = False  # it is a figure (not a table or another float)
+        self._images = 0
 
     # --- input ---------------------------------------------------------------------------------
 
-    def finish(self) -> list[Block]:
-        """The blocks: the paper's, then its bibliography. Call once, after the last piece."""
+    def finish(self, base_url: str | None = None) -> list[Block]:
+        """The blocks: the paper's, then its bibliography. Call once, after the last piece.
+        Figures' images are made absolute against `base_url`, the page's final address (none:
+        their images are dropped)."""
         self.close_input()
         self._flush()
-        return self._main + self._bibliography
+        return [resolved(block, base_url) if block.kind == FIGURE else block for block in self._main] + self._bibliography
 
     @property
     def plain_page(self) -> bool:
@@ -152,8 +174,15 @@ class LatexmlText(BoundedHtmlParser):
 
     # --- tags ----------------------------------------------------------------------------------
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:  # noqa: C901 (math, figures and the rest: each its own mode)
         self.spend(len(attrs))
+        if self._formula is not None:
+            if self._formula.depth >= MAX_DEPTH:
+                raise PageRefused(f"the page nests elements more than {MAX_DEPTH:,} deep; refused")
+            self._formula.start(tag, attrs)
+            if tag in SKIPPED:
+                self.set_cdata_mode(tag)  # the TeX and Content MathML beside the presentation: skipped unread
+            return
         if self._opaque is not None:
             if tag == self._opaque:
                 self._opaque_nesting += 1
@@ -168,19 +197,26 @@ class LatexmlText(BoundedHtmlParser):
                 self._authors.append(self._release_keep())  # an author's lines: name, affiliation, e-mail
             elif tag in ("br", "hr"):
                 self.handle_data(" ")
+            elif tag == "img" and self._floats and self._reading():
+                self._image(attrs)
             return
         self._push(tag, self._start(tag, _classes(attrs), attrs))
-        if tag == "math":
-            self.set_cdata_mode("math")  # its MathML is skipped unread, up to </math>
+        if tag == "math" and self._formula is None:
+            self.set_cdata_mode("math")  # a formula not read (hidden): its MathML is skipped unread, up to </math>
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
-        if tag == "math":
+        if tag == "math" or tag in SKIPPED:
             self.clear_cdata_mode()
         if tag not in VOID and self._opaque is None:
             self.handle_endtag(tag)
 
     def handle_endtag(self, tag: str) -> None:
+        if self._formula is not None:
+            if tag != "math":
+                self._formula.end(tag)
+                return
+            self._end_formula()
         if self._opaque is not None:
             if tag == self._opaque:
                 self._opaque_nesting -= 1
@@ -199,7 +235,9 @@ class LatexmlText(BoundedHtmlParser):
                 break
 
     def handle_data(self, data: str) -> None:
-        if self._opaque is None and self._reading():
+        if self._formula is not None:
+            self._formula.data(data)
+        elif self._opaque is None and self._reading():
             if self._plain and self._text + len(data) > MAX_TEXT:
                 self._leave_plain()  # no page of text, and maybe no page at all (a gzip bomb of spaces)
                 return
@@ -223,7 +261,7 @@ class LatexmlText(BoundedHtmlParser):
         self._stack.append((tag, did))
         self._open[tag] = self._open.get(tag, 0) + 1
 
-    def _start(self, tag: str, classes: frozenset[str], attrs: list[tuple[str, str | None]]) -> int:
+    def _start(self, tag: str, classes: frozenset[str], attrs: list[tuple[str, str | None]]) -> int:  # noqa: C901 (one branch per element LaTeXML writes)
         """What the element does as it starts; returns the bits that say what to undo at its end."""
         hides = tag in HIDDEN_TAGS or bool(classes & HIDDEN_CLASSES) or (not self._hidden and hidden_by(attrs))
         if self._plain and tag == "article" and "ltx_document" in classes and not self._hidden and not hides:
@@ -273,6 +311,14 @@ class LatexmlText(BoundedHtmlParser):
         elif "ltx_tag_item" in classes and self._context[-1] == ITEM:
             self._capture()
             did |= ITEM_TAG
+        if tag == "figure" and classes & FLOAT_CLASSES and not self._saved and not self._in_bibliography:
+            if not self._floats:
+                self._float_start, self._float_caption, self._float_images = len(self._main), None, []
+                self._float_figure = "ltx_figure" in classes
+            self._floats += 1
+            did |= FLOAT
+        elif self._floats == 1 and (tag == "figcaption" or "ltx_caption" in classes) and not self._saved:
+            did |= FLOAT_CAPTION
         if "ltx_bibliography" in classes:
             self._in_bibliography += 1
             did |= BIBLIOGRAPHY
@@ -284,7 +330,7 @@ class LatexmlText(BoundedHtmlParser):
             self._equation_start = len(self._main)
             if self._row_math is None:  # an aligned row: its cells' formulas and its number, one line
                 self._capture()
-                self._row_math = []
+                self._row_math, self._row_said = [], []
                 did |= EQUATION_ROW
         elif did & EQUATION:
             pass
@@ -339,7 +385,7 @@ class LatexmlText(BoundedHtmlParser):
                 self._links.append(found)
         return did
 
-    def _end(self, did: int) -> None:
+    def _end(self, did: int) -> None:  # noqa: C901 (undoes each of what _start did, one bit each)
         if not did:
             return
         if did & HIDE:
@@ -393,6 +439,12 @@ class LatexmlText(BoundedHtmlParser):
                 self._end_equation_part()
             else:
                 self._boundary()
+        if did & FLOAT_CAPTION and len(self._main) > self._float_start and self._main[-1].kind == CAPTION:
+            self._float_caption = len(self._main) - 1
+        if did & FLOAT:
+            self._floats -= 1
+            if not self._floats:
+                self._end_float()
         if did & AUTHOR_LIST:
             self._flush()
             self._authors = None
@@ -423,14 +475,46 @@ class LatexmlText(BoundedHtmlParser):
         formula = tex(alttext, cell=self._row_math is not None)
         if not formula or not self._reading():
             return
+        self._formula = MathBuilder()
         if self._row_math is not None:
             self._row_math.append(formula)
+            self._formula_tex = ""
             return
+        self._formula_tex = f"${formula}$" if values.get("display") != "block" else f"$${formula}$$"
         if values.get("display") == "block" and not self._saved:
             self._boundary()
-            self._add(Block(MATH, f"$${formula}$$"))
+            self._add(Block(MATH, self._formula_tex))
         else:
-            self._parts.append(f"${formula}$" if values.get("display") != "block" else f"$${formula}$$")
+            self._parts.append(self._formula_tex)
+
+    def _end_formula(self) -> None:
+        """`</math>`: the formula's Unicode, for the blocks its TeX stands in (placed by _add)."""
+        assert self._formula is not None
+        said, self._formula = self._formula.unicode(), None
+        if not self._formula_tex:
+            self._row_said.append(said)
+        elif said is not None:
+            self._said[self._formula_tex] = said
+            target = self._bibliography if self._in_bibliography else self._main
+            if target and target[-1].text == self._formula_tex:  # a display block, added at its start
+                target[-1] = replace(target[-1], maths=((0, len(self._formula_tex), said),))
+
+    def _image(self, attrs: list[tuple[str, str | None]]) -> None:
+        """An image of the open float: its `src` kept as written (made absolute by finish)."""
+        src = (dict(attrs).get("src") or "").strip()
+        if src and len(src) <= MAX_ADDRESS and len(self._float_images) < MAX_FIGURE_IMAGES and self._images < MAX_IMAGES:
+            self._images += 1
+            self._float_images.append(src)
+
+    def _end_float(self) -> None:
+        """A figure is a block where its caption stands (`Figure 3: ...`), holding its images (none:
+        drawn in the page as SVG or text); a table or float without an image keeps its caption."""
+        images, self._float_images = tuple(self._float_images), []
+        at = self._float_caption
+        if at is not None and at < len(self._main) and (images or self._float_figure):
+            self._main[at] = replace(self._main[at], kind=FIGURE, images=images)  # its caption's formulas kept
+        elif images:
+            self._add(Block(FIGURE, "Figure (no caption)", images=images))
 
     def _capture(self) -> None:
         """Read the element's text apart (a cell, a footnote, an author, a mark)."""
@@ -465,6 +549,8 @@ class LatexmlText(BoundedHtmlParser):
         self._place_notes()
 
     def _add(self, block: Block) -> None:
+        if self._said and "$" in block.text:
+            block = replace(block, maths=spans(block.text, self._said))
         self._blocks += 1
         if self._blocks > MAX_BLOCKS:
             raise PageRefused(f"the paper has more than {MAX_BLOCKS:,} paragraphs; refused")
@@ -492,7 +578,7 @@ class LatexmlText(BoundedHtmlParser):
         self._parts = []
         target = self._bibliography if self._in_bibliography else self._main
         if tag and len(target) > self._equation_start and target[-1].kind == MATH:
-            target[-1] = Block(MATH, f"{target[-1].text} {tag}")
+            target[-1] = replace(target[-1], text=f"{target[-1].text} {tag}")
         elif tag:
             self._add(Block(PARAGRAPH, tag))
         self._equation_start = len(self._main)
@@ -525,6 +611,9 @@ class LatexmlText(BoundedHtmlParser):
         """A row of an equation or an aligned group: its cells' TeX as one display line, its number after."""
         number = self._release()
         cells, self._row_math = self._row_math or [], None
+        said, self._row_said = self._row_said, []
+        if cells and len(said) == len(cells) and all(said):  # a row is said in Unicode whole, or as TeX
+            self._said[f"$${' '.join(cells)}$$"] = " ".join(text for text in said if text)
         line = f"$${' '.join(cells)}$$ {number}".rstrip() if cells else number
         if not line:
             return

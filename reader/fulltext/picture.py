@@ -24,6 +24,8 @@ MAX_PIXELS = 25_000_000  # decoded as RGB that is 75 MB: the view's memory stays
 MAX_BYTES = 32 * 1024 * 1024  # of the file itself
 
 RGB = tuple[int, int, int]
+# Pillow's own guard, the same bound: past twice it, Image.open refuses before reading further.
+Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 
 
 class ImageRefused(ReaderError):

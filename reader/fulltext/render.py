@@ -1,13 +1,15 @@
 """A stored text as lines to print or show: piped, one line per block (grep sees whole sentences);
 on a terminal or in the app, wrapped to a width. Blocks of a list, a table or the bibliography
 follow one another; other blocks are set apart by a blank line. Every string is plain text
-already (clean.printable): nothing here can act on a terminal."""
+already (clean.printable): nothing here can act on a terminal. Math is shown as its TeX, or with
+`unicode` as the Unicode kept beside it (formulas.py) where it has one."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
 from reader.fulltext.document import AUTHORS, FOOTNOTE, ITEM, MATH, REFERENCE, ROW, Block, Document
+from reader.fulltext.formulas import shown
 
 INDENT = {ITEM: "  ", FOOTNOTE: "  ", ROW: "  ", MATH: "    "}
 _RUNS = (ITEM, ROW, REFERENCE, FOOTNOTE, AUTHORS)  # kinds whose blocks follow each other without a gap
@@ -32,11 +34,11 @@ def wrapped(text: str, width: int, indent: str = "") -> Iterator[str]:
 
 
 def block_lines(
-    document: Document, width: int | None = None, marker: Callable[[Block], str] | None = None
+    document: Document, width: int | None = None, marker: Callable[[Block], str] | None = None, *, unicode: bool = False
 ) -> Iterator[tuple[Block | None, str]]:
     """(block, line) for each line of the text (None for the blank lines between blocks);
     `width` None: one line per block. `marker` adds a note after a block's text (the app marks
-    references to papers in the cache)."""
+    references to papers in the cache); `unicode`: formulas in Unicode, else TeX."""
     previous: str | None = None
     for block in document.blocks:
         together = block.kind == previous and block.kind in _RUNS
@@ -47,7 +49,7 @@ def block_lines(
         ):
             yield None, ""
         previous = block.kind
-        text = block.text + (marker(block) if marker is not None else "")
+        text = (shown(block.text, block.maths) if unicode else block.text) + (marker(block) if marker is not None else "")
         indent = INDENT.get(block.kind, "")
         if width is None:
             yield block, indent + text
@@ -56,6 +58,6 @@ def block_lines(
                 yield block, line
 
 
-def lines(document: Document, width: int | None = None) -> Iterator[str]:
-    for _, line in block_lines(document, width):
+def lines(document: Document, width: int | None = None, *, unicode: bool = False) -> Iterator[str]:
+    for _, line in block_lines(document, width, unicode=unicode):
         yield line

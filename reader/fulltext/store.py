@@ -25,7 +25,9 @@ from typing import IO
 
 from reader.errors import StoreError
 from reader.fulltext.clean import printable
-from reader.fulltext.document import FORMAT, KINDS, READABLE_FORMATS, REFERENCE, SOURCES, Block, Document
+from reader.fulltext.document import FIGURE, FORMAT, KINDS, READABLE_FORMATS, REFERENCE, SOURCES, Block, Document
+from reader.fulltext.formulas import checked
+from reader.fulltext.sources import MAX_FIGURE_IMAGES, is_image_address
 from reader.models import ARXIV_ID, ID_PATTERN
 from reader.store.listing import LEFTOVER, own_files, remove_leftovers, skipped
 from reader.userfiles import UnsafeFileError, open_regular, read_regular
@@ -193,8 +195,11 @@ def _document(data: object, path: Path) -> Document | None:
         if not (isinstance(item, list) and 2 <= len(item) <= 4 and item[0] in KINDS and isinstance(item[1], str)):
             continue
         found = item[2] if len(item) >= 3 and item[0] == REFERENCE and isinstance(item[2], str) and ARXIV_ID.match(item[2]) else None
-        number, key = _reference_place(item[3] if len(item) == 4 and item[0] == REFERENCE else None)
-        blocks.append(Block(item[0], printable(item[1]), found, number, key))
+        extra = item[3] if len(item) == 4 and isinstance(item[3], dict) else {}
+        number, key = _reference_place(extra if item[0] == REFERENCE else None)
+        images = _image_addresses(extra if item[0] == FIGURE else None)
+        text = printable(item[1])
+        blocks.append(Block(item[0], text, found, number, key, checked(text, extra.get("maths")), images))
     if not blocks:
         log.warning("%s holds no valid block; ignored", path)
         return None
@@ -209,6 +214,13 @@ def _reference_place(value: object) -> tuple[int | None, str | None]:
     number = number if isinstance(number, int) and not isinstance(number, bool) and 0 < number < 10**6 else None
     key = key if isinstance(key, str) and _SAFE_KEY.match(key) and len(key) < 100 else None
     return number, key
+
+
+def _image_addresses(value: object) -> tuple[str, ...]:
+    """A figure's images as stored (`{"images": ["https://..."]}`): http(s) addresses only, checked."""
+    if not isinstance(value, dict) or not isinstance(images := value.get("images"), list):
+        return ()
+    return tuple(url for url in images[:MAX_FIGURE_IMAGES] if isinstance(url, str) and is_image_address(url))
 
 
 @contextmanager

@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from reader.core.query import Node, Term, text_terms
 from reader.errors import ReaderError
-from reader.models import ROW_TYPE, IdRows, IdTable, gather
+from reader.packed_ids import ROW_TYPE, IdRows, IdTable, gather
 from reader.searchdb import partition
 from reader.searchdb.match import Matcher
 from reader.searchdb.newest import newest_first, partition_rows

@@ -175,7 +175,7 @@ def _shard_docs(path: Path) -> list[dict]:
 
 def update(db: sqlite3.Connection, shards: Mapping[str, Path], gone: Iterable[str] = ()) -> int:
     """Bring `shards` (name -> file) up to date and forget `gone` shards, in one transaction.
-    Returns how many papers were (re)indexed. Shards whose stamp has not changed since are
+    Returns how many papers were (re)indexed. ShardFiles whose stamp has not changed since are
     skipped (another process may have done the work while we waited for the lock)."""
     db.execute("BEGIN IMMEDIATE")
     try:

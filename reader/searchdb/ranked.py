@@ -16,7 +16,7 @@ from array import array
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from reader.models import ROW_TYPE
+from reader.packed_ids import ROW_TYPE
 
 if TYPE_CHECKING:
     import numpy as np

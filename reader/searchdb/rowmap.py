@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from reader.models import IdTable
+from reader.packed_ids import IdTable
 from reader.searchdb.ranked import positions_array
 
 if TYPE_CHECKING:

@@ -15,7 +15,8 @@ from reader.core.query import Or, term
 from reader.core.sanitize import clean_text
 from reader.core.text import word_string
 from reader.errors import ReaderError
-from reader.models import Paper, PaperIndex
+from reader.models import Paper
+from reader.paper_index import PaperIndex
 from reader.searchdb.rows import Card
 from reader.store import Store
 

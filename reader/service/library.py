@@ -31,7 +31,9 @@ from reader.core.ranking import NeedsStars
 from reader.core.similar import Likeness, like_paper
 from reader.errors import ReaderError, StoreError
 from reader.fulltext.store import TextStore
-from reader.models import IdRows, IdTable, PackedIds, Paper, PaperIndex
+from reader.models import Paper
+from reader.packed_ids import IdRows, IdTable, PackedIds
+from reader.paper_index import PaperIndex
 from reader.searchdb import Card
 from reader.service.adding import AddingMethods
 from reader.service.citations import CitationMethods
@@ -149,8 +151,8 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
             return self.library
         index, marks = self.store.index(), self.store.marks()
         self.topics = self.store.topics()
-        self._total_new_last4 = self.store.total_new_last4(self.settings.today())
-        self._sync_states = self.store.sync_states()
+        self._total_new_last4 = self.store.sync_file.total_new_last4(self.settings.today())
+        self._sync_states = self.store.sync_file.sync_states()
         self._library_state = self._read_library_state()
         self.library = Library(index, marks.read, marks.starred, marks.hidden)
         self._momenta = {}
@@ -336,8 +338,8 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         """The cache's state after a sync, read and counted in a worker thread (the work grows
         with the cache: 100,000 papers take ~0.2 s)..."""
         stamps = self.outside.stamps(PAPER_FILES)  # before reading: a change meanwhile is read again
-        index, topics, states = self.store.index(), self.store.topics(), self.store.sync_states()
-        total = self.store.total_new_last4(self.settings.today())
+        index, topics, states = self.store.index(), self.store.topics(), self.store.sync_file.sync_states()
+        total = self.store.sync_file.total_new_last4(self.settings.today())
         index.positions()  # its id table, made here rather than on the UI's thread
         version = self.library.marks_version
         counts = self.library.counted(index)
@@ -388,7 +390,7 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
     def sync_due(self) -> bool:
         limit = datetime.now(UTC) - timedelta(hours=self.settings.sync_interval_hours)
         for topic in self.store.topics():
-            last = self.store.last_sync(topic.name)
+            last = self.store.sync_file.last_sync(topic.name)
             if last is None or datetime.fromisoformat(last.replace("Z", "+00:00")) < limit:
                 return True
         return False

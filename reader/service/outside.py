@@ -18,14 +18,14 @@ from typing import TYPE_CHECKING, TypeVar
 
 from reader.core.library import Library
 from reader.errors import ReaderError
-from reader.models import PaperIndex
+from reader.paper_index import PaperIndex
 from reader.service.marks_writer import MarksWriter
 from reader.service.triage_sets import TriageSets
 from reader.service.writer_thread import WriterThread
 from reader.store import Store, Topic
 from reader.store.files import Stamp, file_stamp
+from reader.store.index_files import index_stamp
 from reader.store.library_state import LibraryDoc
-from reader.store.store import index_stamp
 from reader.store.userstate import Marks
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from reader.core.ranking import NeedsStars, Ranking
 from reader.errors import ReaderError
-from reader.models import IdTable, PackedIds
+from reader.packed_ids import IdTable, PackedIds
 
 if TYPE_CHECKING:
     from multiprocessing.pool import Pool

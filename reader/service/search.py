@@ -18,7 +18,8 @@ from reader.core.query import Node, search_text, text_terms
 from reader.core.search import SearchBlock
 from reader.errors import ReaderError
 from reader.fulltext.index import stored_words
-from reader.models import ROW_TYPE, IdRows, IdTable, Paper
+from reader.models import Paper
+from reader.packed_ids import ROW_TYPE, IdRows, IdTable
 from reader.searchdb import Card, SearchIndex, SearchIndexError
 from reader.searchdb.rows import card_of
 from reader.service.search_texts import shard_stems

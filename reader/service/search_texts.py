@@ -6,20 +6,15 @@ stemmed form, what the scan searches: stemming every word made each scan ~4x slo
 
 from __future__ import annotations
 
-from reader.core.query import FIELD_MARK, TEXT_FIELDS, SearchText, search_text
+from reader.core.query import SearchText, has_every_field, search_text
 from reader.core.search import stemmed_texts
 from reader.models import Paper
 from reader.store import Store
 
 
-def _has_every_field(text: SearchText) -> bool:
-    """A saved text in the form `search_text` gives (one written by another version may not be)."""
-    return text.count(FIELD_MARK) == len(TEXT_FIELDS)
-
-
 def saved_shard_texts(store: Store, shard: str) -> dict[str, SearchText] | None:
     """The shard's search texts as saved, None when they are not (or out of date)."""
-    return store.search_texts(shard, valid_text=_has_every_field)
+    return store.search_texts(shard, valid_text=has_every_field)
 
 
 def shard_texts(store: Store, shard: str, papers: dict[str, Paper] | None = None) -> dict[str, SearchText]:
@@ -37,7 +32,7 @@ def shard_texts(store: Store, shard: str, papers: dict[str, Paper] | None = None
 def shard_stems(store: Store, shard: str) -> dict[str, SearchText]:
     """The shard's search texts with their words stemmed (core/search.stemmed_texts): what the
     scan searches, as SearchBlock(..., stemmed=True)."""
-    saved = store.search_texts(shard, valid_text=_has_every_field, stemmed=True)
+    saved = store.search_texts(shard, valid_text=has_every_field, stemmed=True)
     if saved is not None:
         return saved
     stems = stemmed_texts(shard_texts(store, shard))

@@ -21,7 +21,7 @@ from reader.service.views import View
 from reader.store import Store, Topic, Watch
 
 if TYPE_CHECKING:
-    from reader.models import IdTable
+    from reader.packed_ids import IdTable
     from reader.service.demo import DemoSource
     from reader.service.search import LibrarySearch, MemorySearch
 
@@ -86,7 +86,7 @@ class TriageMethods:
     def _coverage_spans(self) -> dict[str, tuple[Span, ...]] | None:
         """What each topic's syncs fetched whole (a disk read: call it from a worker); None for the
         demo set, every day of whose page counts."""
-        return self.store.coverage_spans() if self.demo is None else None
+        return self.store.sync_file.coverage_spans() if self.demo is None else None
 
     def rising_terms(self, topic: str, limit: int = 5) -> list[RisingTerm]:
         """The terms whose share of the topic's papers grew most (reads the topic's recent search

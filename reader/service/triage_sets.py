@@ -12,10 +12,10 @@ from datetime import date, timedelta
 from reader.core import ranking, rising
 from reader.core.features import Corpus, FeatureBlock
 from reader.logs import log
-from reader.models import PaperIndex
-from reader.service.feature_cache import Stamp, shard_features, shard_stamp
+from reader.paper_index import PaperIndex
 from reader.service.search_texts import shard_texts
 from reader.store import Store, Watch
+from reader.store.shard_features import Stamp, shard_features, shard_stamp
 from reader.store.store import shard_of
 
 
@@ -38,7 +38,7 @@ READERS = 2  # threads reading shards' features
 class RankingCorpus:
     """The whole cache as the ranking's corpus, shard by shard. A shard whose file has not
     changed keeps its features, so ranking again after a mark or a small sync costs the model's
-    training, not a re-read of the cache; a later run reads them back (service/feature_cache.py)."""
+    training, not a re-read of the cache; a later run reads them back (store/shard_features.py)."""
 
     def __init__(self, store: Store):
         self.store = store

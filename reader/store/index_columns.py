@@ -24,7 +24,8 @@ import zlib
 from array import array
 from pathlib import Path
 
-from reader.models import ARRIVED_TYPE, DAY_TYPE, PACKED_END_TYPE, VERSION_TYPE, PackedIds, PaperIndex
+from reader.packed_ids import PACKED_END_TYPE, PackedIds
+from reader.paper_index import ARRIVED_TYPE, DAY_TYPE, VERSION_TYPE, PaperIndex
 from reader.store.files import INDEX_BYTES
 from reader.store.schema import MAX_ARRIVED, MAX_DAY, MAX_VERSION, MIN_DAY, is_log_token
 from reader.userfiles import FileWriteError, open_regular, read_regular, write_atomic
@@ -98,7 +99,7 @@ def read(path: Path, token: str, source: Source) -> PaperIndex | None:
 
 def read_order(path: Path, token: str, source: Source) -> PaperIndex | None:
     """`read`'s topics, ids, days and masks alone (versions left empty, arrivals 0), the ids
-    left packed (models.PackedIds): what a listing filters on and finds papers by, with no
+    left packed (packed_ids.PackedIds): what a listing filters on and finds papers by, with no
     object made per paper."""
     return _read(path, token, source, whole=False)
 
@@ -128,7 +129,7 @@ def made_from(path: Path) -> tuple[str, Source] | None:
     return (found.group(1).decode(), (int(found.group(2)), int(found.group(3)))) if found is not None else None
 
 
-def _decode(raw: bytes, token: str, source: Source, whole: bool) -> PaperIndex | None:
+def _decode(raw: bytes, token: str, source: Source, whole: bool) -> PaperIndex | None:  # noqa: C901 (a hostile file: one check per field of the format, in its order)
     if not raw.startswith(MAGIC) or len(raw) < len(MAGIC) + _LENGTH.size + _CRC.size:
         return None
     # Views, not copies: a copy of every column at once stayed in the heap after use (glibc

@@ -1,4 +1,4 @@
-"""The store's methods for the user's library: tags, notes and citation keys, kept in library.json
+"""The user's tags, notes and citation keys, kept in library.json
 (and its current copy, see mirrored.py), a file of their own with a lock of its own: a star
 rewrites only user.json, a note only library.json."""
 
@@ -33,29 +33,32 @@ def library_file(data_dir: Path, warn: Callable[[str], None], lock_wait: float) 
     )
 
 
-class LibraryStateMethods:
-    _library: MirroredFile[LibraryDoc]
+class LibraryState:
+    """What library.json holds: its one reader and writer in the store."""
+
+    def __init__(self, file: MirroredFile[LibraryDoc]):
+        self.file = file
 
     # --- tags ----------------------------------------------------------------------------------
 
     def library_doc(self) -> LibraryDoc:
         """Tags and notes as they are now, as one model: shared with every reader, never to be
         edited (a change is made on a copy)."""
-        return self._library.read()
+        return self.file.read()
 
     def tags(self) -> dict[str, int]:
         """Every tag with its number of papers, sorted by name (ignoring case)."""
-        return self._library.read().tag_counts()
+        return self.file.read().tag_counts()
 
     def tags_of(self, ids: Iterable[str] | None = None) -> dict[str, tuple[str, ...]]:
         """Paper id -> its tags, sorted by name: for every paper that has tags, or for each of
         `ids` (an empty tuple for a paper without)."""
-        doc = self._library.read()
+        doc = self.file.read()
         return dict(doc.by_paper()) if ids is None else doc.tags_of(list(ids))
 
     def papers_tagged(self, name: str) -> list[str]:
         """The ids of the papers carrying a tag (found ignoring case), in the order tagged."""
-        doc = self._library.read()
+        doc = self.file.read()
         return list(doc.tags[doc.existing_tag(tag_name(name))])
 
     def set_tags(self, ids: Iterable[str], add: Iterable[str] = (), remove: Iterable[str] = ()) -> dict[str, tuple[str, ...]]:
@@ -70,14 +73,14 @@ class LibraryStateMethods:
             for name in adding:
                 doc.tag(ids, name)
 
-        self._library.update("saving tags", change)
+        self.file.update("saving tags", change)
         return self.tags_of(ids)
 
     def rename_tag(self, old: str, new: str) -> str:
         """Rename a tag (its papers keep it); into an existing tag's name, the two become one.
         Returns the tag's name after."""
         new = tag_name(new)
-        return self._library.update("renaming a tag", lambda doc: doc.rename_tag(old, new))
+        return self.file.update("renaming a tag", lambda doc: doc.rename_tag(old, new))
 
     def delete_tag(self, name: str) -> int:
         """Remove a tag from every paper (the papers stay). Returns how many had it."""
@@ -85,17 +88,17 @@ class LibraryStateMethods:
         def change(doc: LibraryDoc) -> int:
             return len(doc.tags.pop(doc.existing_tag(name)))
 
-        return self._library.update("deleting a tag", change)
+        return self.file.update("deleting a tag", change)
 
     # --- notes ---------------------------------------------------------------------------------
 
     def note(self, paper_id: str) -> str:
         """The paper's note, "" when it has none."""
-        return self._library.read().notes.get(paper_id, "")
+        return self.file.read().notes.get(paper_id, "")
 
     def notes(self) -> dict[str, str]:
         """Paper id -> note, for every paper that has one."""
-        return dict(self._library.read().notes)
+        return dict(self.file.read().notes)
 
     def set_note(self, paper_id: str, text: str) -> str:
         """Save a paper's note (blank text removes it). Returns the note as kept: control
@@ -110,7 +113,7 @@ class LibraryStateMethods:
                 doc.notes.pop(paper_id, None)
 
         if note != self.note(paper_id):
-            self._library.update("saving a note", change)
+            self.file.update("saving a note", change)
         return note
 
     # --- citation keys -------------------------------------------------------------------------
@@ -124,7 +127,7 @@ class LibraryStateMethods:
         from reader.core.citekeys import assign
 
         real = exportable(papers)
-        doc = self._library.read()
+        doc = self.file.read()
         if any(paper.id not in doc.keys for paper in real):
             taken = list(taken)
 
@@ -132,7 +135,7 @@ class LibraryStateMethods:
                 current.keys.update(assign(real, current.keys, taken))  # read again under the lock
                 return current
 
-            doc = self._library.update("recording citation keys", give)
+            doc = self.file.update("recording citation keys", give)
         return {paper.id: doc.keys[paper.id] for paper in real}
 
 

@@ -17,8 +17,10 @@ from typing import Any, ClassVar, Self
 
 from reader.core.sanitize import clean_multiline, clean_text, has_invisible
 from reader.errors import StoreError
-from reader.models import ARXIV_ID, PaperIndex
+from reader.models import ARXIV_ID
+from reader.paper_index import PaperIndex
 
+SCHEMA_VERSION = 1  # of the paper cache's files (written in each one's meta)
 MIN_DAY = date(1986, 1, 1).toordinal()  # before arXiv (1991), with room for old preprints
 MAX_DAY = date(9999, 12, 31).toordinal()
 MAX_VERSION = 2**31 - 1  # the index keeps versions as int32 (PaperIndex)

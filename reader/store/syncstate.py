@@ -1,4 +1,4 @@
-"""The store's sync state methods: sync.json, which only holds what the next sync rebuilds (when
+"""The sync state: sync.json, which only holds what the next sync rebuilds (when
 each topic was last synced, arXiv's total for it, the spans of submission time its cache holds
 completely, cached counts of all new arXiv papers, the ids `reader import` found arXiv without).
 Derived state: never in user.json."""
@@ -6,6 +6,7 @@ Derived state: never in user.json."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -51,40 +52,58 @@ def current_spans(topics: Iterable[Topic], states: dict[str, TopicSyncState]) ->
     return {t.name: state.spans if (state := states.get(t.name)) is not None and state.query == t.query else () for t in topics}
 
 
-class SyncStateMethods:
-    _sync_path: Path
-    warnings: list[str]
-    _locked: Callable
-    topics: Callable[[], list[Topic]]
+class SyncFile:
+    """sync.json's one reader and writer. Its writes take the store's lock (`locked`), the one a
+    save of papers takes: what a sync records follows the papers it saved."""
 
-    def _sync_db(self) -> TinyDB:
-        return TinyDB(self._sync_path, storage=AtomicJSONStorage, check=check_sync)
+    def __init__(
+        self,
+        path: Path,
+        locked: Callable[[str], AbstractContextManager[object]],
+        topics: Callable[[], list[Topic]],
+        warn: Callable[[str], None],
+    ):
+        self.path = path
+        self._locked = locked
+        self._topics = topics  # the current topics (user.json): a removed topic's state is not current
+        self._warn = warn
 
-    def _read_sync(self, table: str) -> list[dict[str, Any]]:
+    def _db(self) -> TinyDB:
+        return TinyDB(self.path, storage=AtomicJSONStorage, check=check_sync)
+
+    def _read(self, table: str) -> list[dict[str, Any]]:
         try:
-            return list(self._sync_db().table(table).all())
+            return list(self._db().table(table).all())
         except CorruptFileError as error:
-            self.warnings.append(f"{error}: moved to {move_aside(self._sync_path).name} (it is rebuilt at the next sync)")
+            self._warn(f"{error}: moved to {move_aside(self.path).name} (it is rebuilt at the next sync)")
             return []
+
+    def check(self) -> None:
+        """Read it once: a damaged sync.json is moved aside at once."""
+        self._read("topics")
+
+    def forget_topic(self, name: str) -> None:
+        """Drop a removed topic's state (the caller holds the store's lock)."""
+        self._db().table("topics").remove(Query().name == name)
 
     def sync_states(self) -> dict[str, TopicSyncState]:
         """Every topic's sync state by name (topics never synced have none)."""
-        return {doc["name"]: TopicSyncState.from_doc(doc) for doc in self._read_sync("topics")}
+        return {doc["name"]: TopicSyncState.from_doc(doc) for doc in self._read("topics")}
 
     def sync_state(self, topic: str) -> TopicSyncState:
         return self.sync_states().get(topic) or TopicSyncState(topic)
 
     def coverage_spans(self) -> dict[str, tuple[Span, ...]]:
         """Each current topic's spans fetched whole (see current_spans)."""
-        return current_spans(self.topics(), self.sync_states())
+        return current_spans(self._topics(), self.sync_states())
 
     def last_sync(self, topic: str) -> str | None:
         return self.sync_state(topic).last_sync
 
     def _upsert_topic_state(self, topic: str, fields: dict[str, Any]) -> None:
-        self._read_sync("topics")  # repair before writing
+        self._read("topics")  # repair before writing
         with self._locked("saving sync state"):
-            self._sync_db().table("topics").upsert({"name": topic, **fields}, Query().name == topic)
+            self._db().table("topics").upsert({"name": topic, **fields}, Query().name == topic)
 
     def record_progress(self, topic: str, query: str, spans: list[Span], fetched_day: str, arxiv_total: int | None) -> None:
         """What a sync has fetched whole so far (after the papers themselves are saved): an
@@ -99,13 +118,13 @@ class SyncStateMethods:
 
     def synced_categories(self) -> list[str]:
         """The main categories of the current topics' papers, as their last syncs saw them."""
-        current = {t.name for t in self.topics()}
-        docs = self._read_sync("topics")
+        current = {t.name for t in self._topics()}
+        docs = self._read("topics")
         return sorted({c for d in docs if d.get("name") in current for c in d.get("categories", [])})
 
     def cached_total(self, window: str) -> int | None:
         """A cached count of all new arXiv papers in `window` (e.g. `20261105-20261202`)."""
-        for doc in self._read_sync("totals"):
+        for doc in self._read("totals"):
             if doc.get("window") == window:
                 return doc.get("count")
         return None
@@ -116,20 +135,20 @@ class SyncStateMethods:
         return self.cached_total(total_window(as_of))
 
     def cache_total(self, window: str, count: int) -> None:
-        self._read_sync("totals")  # repair before writing
+        self._read("totals")  # repair before writing
         with self._locked("saving arXiv totals"):
-            self._sync_db().table("totals").upsert({"window": window, "count": count, "fetched": now_iso()}, Query().window == window)
+            self._db().table("totals").upsert({"window": window, "count": count, "fetched": now_iso()}, Query().window == window)
 
     def not_on_arxiv(self) -> dict[str, str]:
         """Ids `reader import` asked arXiv for and it had no paper under, each with the day it
         was asked (YYYY-MM-DD)."""
-        docs = self._read_sync("not_on_arxiv")
+        docs = self._read("not_on_arxiv")
         return dict(docs[0]["ids"]) if docs else {}
 
     def malformed_on_arxiv(self) -> dict[str, str]:
         """Ids arXiv refused as malformed (HTTP 400: `2013.12345` has no month 13), kept beside
         those it had not, with the day asked."""
-        docs = self._read_sync("not_on_arxiv")
+        docs = self._read("not_on_arxiv")
         return dict(docs[0].get("malformed", {})) if docs else {}
 
     def record_not_on_arxiv(self, asked: dict[str, str], found: Iterable[str] = (), malformed: dict[str, str] | None = None) -> None:
@@ -141,7 +160,7 @@ class SyncStateMethods:
             ids.pop(paper_id, None)
             refused.pop(paper_id, None)
         with self._locked("saving the ids arXiv has not"):
-            table = self._sync_db().table("not_on_arxiv")
+            table = self._db().table("not_on_arxiv")
             docs = table.all()
             if docs:
                 table.update({"ids": ids, "malformed": refused}, doc_ids=[docs[0].doc_id])

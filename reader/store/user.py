@@ -1,4 +1,4 @@
-"""The store's user state methods: topics, marks and settings, all kept in user.json (and its
+"""The user's state: topics, watches, marks, visits and settings, all kept in user.json (and its
 current copy, see mirrored.py). A change rewrites only that small file, never the paper cache."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from reader.errors import StoreError
 from reader.store.userstate import Marks, Topic, UserDoc, Watch
 
 if TYPE_CHECKING:
-    from reader.models import PaperIndex
+    from reader.paper_index import PaperIndex
     from reader.store.mirrored import MirroredFile
 
 
@@ -27,17 +27,20 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-class UserStateMethods:
-    _user: MirroredFile[UserDoc]
-    index: Callable[[], PaperIndex]  # the paper cache's index (Store): versions of read papers
+class UserState:
+    """What the user made in user.json: its one reader and writer in the store."""
+
+    def __init__(self, file: MirroredFile[UserDoc], index: Callable[[], PaperIndex]):
+        self.file = file
+        self.index = index  # the paper cache's index: the versions of papers marked read
 
     # --- topics --------------------------------------------------------------------------------
 
     def topics(self) -> list[Topic]:
-        return self._user.read().topic_list()
+        return self.file.read().topic_list()
 
     def topic(self, name: str) -> Topic | None:
-        found = self._user.read().find_topic(name)
+        found = self.file.read().find_topic(name)
         return None if found is None else Topic(found["name"], found["query"])
 
     def add_topic(self, name: str, query: str) -> Topic:
@@ -49,13 +52,13 @@ class UserStateMethods:
                 raise NameTaken(f"there is already a topic named {name!r}")
             doc.topics.append({"name": name, "query": query, "added": now_iso()})
 
-        self._user.update("adding a topic", add)
+        self.file.update("adding a topic", add)
         return Topic(name, query)
 
     # --- watches: names and words to look out for -----------------------------------------------
 
     def watches(self) -> list[Watch]:
-        return [Watch(w["name"], w["query"]) for w in self._user.read().watches]
+        return [Watch(w["name"], w["query"]) for w in self.file.read().watches]
 
     def add_watch(self, name: str, query: str) -> Watch:
         """Add a watch (the caller has validated the query). Names are unique, ignoring case."""
@@ -68,7 +71,7 @@ class UserStateMethods:
                 raise NameTaken(f"there is already a watch named {name!r}")
             doc.watches.append({"name": name, "query": query, "added": now_iso()})
 
-        self._user.update("adding a watch", add)
+        self.file.update("adding a watch", add)
         return Watch(name, query)
 
     def remove_watch(self, name: str) -> Watch:
@@ -82,12 +85,12 @@ class UserStateMethods:
             doc.watches.remove(found)
             return Watch(found["name"], found["query"])
 
-        return self._user.update("removing a watch", remove)
+        return self.file.update("removing a watch", remove)
 
     # --- read, starred and hidden marks ---------------------------------------------------------
 
     def marks(self) -> Marks:
-        return self._user.read().mark_sets()
+        return self.file.read().mark_sets()
 
     def set_marks(self, ids: Iterable[str], *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None) -> None:
         """Mark papers read/unread, starred/unstarred and/or hidden/shown in one write of user.json.
@@ -110,15 +113,15 @@ class UserStateMethods:
                 _mark(doc.marks["starred"], pid, wanted.get("starred"), 0)
                 _mark(doc.hidden, pid, wanted.get("hidden"), None)
 
-        self._user.update("saving marks", change)
+        self.file.update("saving marks", change)
 
     def read_versions(self) -> dict[str, int]:
         """The version each read paper was at when marked read (when known)."""
-        return {pid: version for pid, version in self._user.read().marks["read"].items() if version}
+        return {pid: version for pid, version in self.file.read().marks["read"].items() if version}
 
     def updated_ids(self) -> set[str]:
         """Read papers the cache now holds at a later version than the one read."""
-        index, read = self.index(), self._user.read().marks["read"]
+        index, read = self.index(), self.file.read().marks["read"]
         return {pid for pid, version in zip(index.ids, index.versions) if 0 < read.get(pid, version) < version}
 
     # --- visits: what is new since the previous one ---------------------------------------------
@@ -132,12 +135,12 @@ class UserStateMethods:
             before = doc.visits.get(key)
             doc.visits[key] = (None if before is None else min(before[1], now), now)
 
-        self._user.update("saving a visit", change)
+        self.file.update("saving a visit", change)
 
     def new_ids(self, topic: str | None = None) -> set[str]:
         """Papers (of `topic`, or of any) that arrived since the previous visit of the topic (or
         of the app). Arrivals with a topic's first sync are never new."""
-        visit = self._user.read().visits.get("app" if topic is None else topic)
+        visit = self.file.read().visits.get("app" if topic is None else topic)
         since = visit[0] if visit is not None and visit[0] is not None else 0
         index = self.index()
         new = {pid for pid, arrived in zip(index.ids, index.arrived) if arrived > since}
@@ -148,13 +151,13 @@ class UserStateMethods:
     # --- settings ------------------------------------------------------------------------------
 
     def setting(self, key: str, default: Any = None) -> Any:
-        return self._user.read().settings.get(key, default)
+        return self.file.read().settings.get(key, default)
 
     def set_setting(self, key: str, value: Any) -> None:
         def change(doc: UserDoc) -> None:
             doc.settings[key] = value
 
-        self._user.update("saving a setting", change)
+        self.file.update("saving a setting", change)
 
 
 def _mark(marked: dict[str, Any], pid: str, wanted: bool | None, value: Any) -> None:

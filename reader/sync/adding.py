@@ -75,7 +75,7 @@ async def add_papers(
         pid: version for pid, version in asked.items() if pid in added.saved and version is not None and version > added.saved[pid]
     }
     if fetched.missing or fetched.saved:  # as `reader import` remembers them (and forgets one found now)
-        await asyncio.to_thread(store.record_not_on_arxiv, dict.fromkeys(fetched.missing, today.isoformat()), fetched.saved)
+        await asyncio.to_thread(store.sync_file.record_not_on_arxiv, dict.fromkeys(fetched.missing, today.isoformat()), fetched.saved)
     return added
 
 

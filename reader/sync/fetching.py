@@ -16,8 +16,8 @@ from reader.core.query import Term
 from reader.core.text import word_string
 from reader.errors import ArxivBadRequestError, ArxivUnreachableError, ReaderError
 from reader.models import Paper
-from reader.service.feature_cache import FeatureKeeper
 from reader.store import Store
+from reader.store.shard_features import FeatureKeeper
 
 ID_BATCH = 100  # ids per id_list request (as the sync's)
 TITLE_RESULTS = 10  # papers asked for per title: an exact title is rarely shared by more

@@ -92,6 +92,11 @@ async def sync_in_child(job: dict[str, Any], on_event: Callable[[SyncEvent], Non
     finally:
         stopped = True
         process.stdin.close()
+    return report_of(outcome, last_words, status)
+
+
+def report_of(outcome: dict[str, Any], last_words: str, status: int) -> SyncReport:
+    """The child's report, or the error it ended with (its last words when it said nothing)."""
     if "report" in outcome:
         return report_from_json(outcome["report"])
     if "locked" in outcome:  # another process's sync holds the data directory

@@ -18,8 +18,8 @@ from reader.core import coverage, momentum
 from reader.core.text import plural
 from reader.errors import ArxivError, ArxivUnreachableError, ReaderError
 from reader.models import Paper
-from reader.service.feature_cache import FeatureKeeper
 from reader.store import Store, Topic
+from reader.store.shard_features import FeatureKeeper
 from reader.sync.types import SyncEvent, SyncReport, TopicResult, client_options
 
 PAGE_SIZE = 200  # the first page of a sync: most syncs need no more
@@ -111,7 +111,7 @@ class Syncer:
             report.topics.append(await self.sync_topic(topic))
         if all(t.error for t in report.topics) and report.topics:
             return report
-        categories = await asyncio.to_thread(self.store.synced_categories)
+        categories = await asyncio.to_thread(self.store.sync_file.synced_categories)
         report.versions = await self.refresh_versions(categories)
         try:
             report.total_new_last4 = await self.total_new_last4()
@@ -129,7 +129,7 @@ class Syncer:
             await run.save()
             categories = Counter(p.primary_category for p in run.fetched_sample)
             await asyncio.to_thread(
-                self.store.record_sync, topic.name, topic.query, [c for c, _ in categories.most_common(TOPIC_CATEGORIES)]
+                self.store.sync_file.record_sync, topic.name, topic.query, [c for c, _ in categories.most_common(TOPIC_CATEGORIES)]
             )
         except ReaderError as error:
             try:
@@ -189,14 +189,14 @@ class Syncer:
     async def total_new_last4(self) -> int:
         """All new arXiv submissions in the last four weeks, asked once a day and cached."""
         window = momentum.total_window(self.today)
-        cached = await asyncio.to_thread(self.store.cached_total, window)
+        cached = await asyncio.to_thread(self.store.sync_file.cached_total, window)
         if cached is not None:
             return cached
         first, last = window.split("-")
         count = await self.client.count(f"submittedDate:[{first}0000 TO {last}2359]")
         if count > papers_arxiv_could_hold(self.today):
             raise ArxivError("arXiv claimed more new papers than it holds")
-        await asyncio.to_thread(self.store.cache_total, window, count)
+        await asyncio.to_thread(self.store.sync_file.cache_total, window, count)
         return count
 
 
@@ -225,9 +225,9 @@ class _Run:
         self.lying_total = False  # a window's total was more than arXiv could hold
         self.saving = False
 
-    async def fetch(self) -> None:
+    async def fetch(self) -> None:  # noqa: C901 (the walk over windows of pages: where the next page starts is one decision)
         syncer, topic, result = self.syncer, self.topic, self.result
-        state = await asyncio.to_thread(syncer.store.sync_state, topic.name)
+        state = await asyncio.to_thread(syncer.store.sync_file.sync_state, topic.name)
         if state.query == topic.query:  # a changed query makes what was fetched for the old one moot
             self.base = coverage.trusted_spans(state.spans, state.spans_fetched, CATCH_UP_MARGIN)
         hi, start, window_total = self.top, 0, None
@@ -335,7 +335,7 @@ class _Run:
         if self.run_low is not None and self.run_low <= self.top:
             spans = coverage.merge_spans([*self.base, (self.run_low, self.top)])
             await asyncio.to_thread(
-                store.record_progress,
+                store.sync_file.record_progress,
                 self.topic.name,
                 self.topic.query,
                 spans,

@@ -17,7 +17,7 @@ from reader.app.widgets.paper_list import PaperList
 from reader.core.sorting import SORT_NAMES
 from reader.core.text import plural
 from reader.errors import ReaderError
-from reader.models import IdRows
+from reader.packed_ids import IdRows
 from reader.service import LibraryService, View
 from reader.service.search import SearchNotReady
 

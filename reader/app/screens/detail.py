@@ -23,7 +23,16 @@ from reader.app.screens.references import CITED_BY, REFERENCES_OF, PaperLinksScr
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.note import NoteEditing, note_link
 from reader.app.widgets.notice_line import NoticeLine
-from reader.app.widgets.record_view import RECORD_SCROLL, NoteSection, RecordLines, RecordLook, RecordView, record_width, render_record
+from reader.app.widgets.record_view import (
+    MATH,
+    RECORD_SCROLL,
+    NoteSection,
+    RecordLines,
+    RecordLook,
+    RecordView,
+    record_width,
+    render_record,
+)
 from reader.core.sanitize import clean_multiline, clean_text
 from reader.core.text import plural
 from reader.errors import ReaderError
@@ -73,24 +82,24 @@ class PaperRecord:
         except ReaderError as error:
             return cls(paper_id, paper, problem=f"Cannot read the note and tags: {error}", full_text=full_text, cited_by=cited_by)
 
-    def rendered(self, service: LibraryService, screen_width: int) -> PaperRecord:
+    def rendered(self, service: LibraryService, screen_width: int, math: str | None = None) -> PaperRecord:
         """With its lines made, as the view shows them once it has marked the paper read (a few
-        ms of wrapping: call it in a worker)."""
+        ms of wrapping: call it in a worker); `math` as record_look's."""
         if self.paper is None:
             return self
         note = NoteSection(self.note if self.keeps_note else None)
         look = record_look(
-            service, self.paper_id, self.tags, note, screen_width, read=True, full_text=self.full_text, cited_by=self.cited_by
+            service, self.paper_id, self.tags, note, screen_width, read=True, full_text=self.full_text, cited_by=self.cited_by, math=math
         )
         return dataclasses.replace(self, lines=render_record(self.paper, look))
 
     @classmethod
-    def read_in_worker(cls, service: LibraryService, paper_id: str, screen_width: int) -> PaperRecord | None:
+    def read_in_worker(cls, service: LibraryService, paper_id: str, screen_width: int, math: str | None = None) -> PaperRecord | None:
         """Read and rendered, in the current (thread) worker; None once the worker is cancelled."""
         worker = get_current_worker()
         record = cls.read(service, paper_id)
         if not worker.is_cancelled:
-            record = record.rendered(service, screen_width)
+            record = record.rendered(service, screen_width, math)
         return None if worker.is_cancelled else record
 
 
@@ -105,9 +114,11 @@ def record_look(
     full_text: TextSummary | None = None,
     cited_by: int | None = None,
     keys: tuple[str, str] = ("b", "c"),
+    math: str | None = None,
 ) -> RecordLook:
     """How a record looks now (`read`: as it will be once the view has marked it; `keys`: those
-    listing its references and the papers citing it, as bound now)."""
+    listing its references and the papers citing it, as bound now; `math`: "unicode" or "tex",
+    None for the setting's)."""
     library = service.library
     read = paper_id in library.read if read is None else read
     stored = "v reads it: " + full_text.describe(library.starred) if full_text else "v fetches it from arXiv and keeps it"
@@ -120,6 +131,7 @@ def record_look(
         note,
         "" if service.is_demo else stored,
         citations_said(full_text is not None, cited_by, keys),
+        math or service.settings.math,
     )
 
 
@@ -154,6 +166,7 @@ class DetailScreen(PaperScreen):
         Binding("left_square_bracket", "step(-1)", "Previous", id="detail.previous"),
         Binding("N", "edit_note", "Note", id="detail.note", tooltip="Write the paper's note here (saved as you type)"),
         Binding("E", "edit_note_externally", "Edit in $EDITOR", id="detail.note_editor"),
+        MATH,
         *RECORD_SCROLL,
     ]
 
@@ -173,6 +186,7 @@ class DetailScreen(PaperScreen):
         # change of its note), and what to do once it is (N or E pressed before).
         self._fresh = False
         self._after_read: str | None = None
+        self.math = service.settings.math  # the title's and abstract's math: "unicode" or "tex" (the key switches)
 
     @property
     def paper_id(self) -> str:
@@ -193,6 +207,7 @@ class DetailScreen(PaperScreen):
         is read again, and shown again if it differs."""
         self.ids, self.position = ids, position
         self._fresh, self._after_read = not read_again, None
+        self.math = self.service.settings.math  # each opening as the setting says (made so ahead)
         if read_again:
             self.load_paper(record.paper_id)
         if not self.is_mounted:
@@ -208,7 +223,7 @@ class DetailScreen(PaperScreen):
 
     @work(thread=True, exclusive=True, group="detail")
     def load_paper(self, paper_id: str) -> None:
-        if record := PaperRecord.read_in_worker(self.service, paper_id, self.app.size.width):
+        if record := PaperRecord.read_in_worker(self.service, paper_id, self.app.size.width, self.math):
             self.app.call_from_thread(self._loaded, record)
 
     def _loaded(self, record: PaperRecord) -> None:
@@ -254,6 +269,7 @@ class DetailScreen(PaperScreen):
             full_text=shown.full_text if shown else None,
             cited_by=shown.cited_by if shown else None,
             keys=(key(self.app, "detail.references"), key(self.app, "detail.cited_by")),
+            math=self.math,
         )
         made = [lines for lines in (self._shown.lines if self._shown else None, self.record_view.lines) if lines is not None]
         lines = next((lines for lines in made if lines.shows(self.paper, look)), None)  # made ahead, or shown
@@ -293,6 +309,12 @@ class DetailScreen(PaperScreen):
 
     def action_close(self) -> None:
         self.dismiss(self.paper_id)
+
+    def action_toggle_math(self) -> None:
+        """The title's and abstract's math as Unicode or as arXiv's TeX, for this view."""
+        self.math = "tex" if self.math == "unicode" else "unicode"
+        self.refresh_detail()
+        self.app.notify("Math shown as TeX." if self.math == "tex" else "Math shown as Unicode.")
 
     def action_full_text(self) -> None:
         """The paper in full (a screen of its own); back here, the record is read again (its

@@ -2,17 +2,20 @@
 and laid out in a worker); otherwise fetched by a child process (reader/fulltext/child.py) while
 the view says how far it got, or in one line why it cannot. The text is plain (every string was
 cleaned when the page was read, and is drawn as text, never as markup), wrapped to the screen,
-scrolled with the detail view's keys; references to papers in the cache are marked."""
+scrolled with the detail view's keys; references to papers in the cache are marked. A figure is
+its caption and a hint: `f` shows the figure at or below the top of the screen, `F` every figure,
+each image fetched (reader/fulltext/figures.py) and drawn in half-blocks in a worker, in place,
+the lines at the top of the screen staying there."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rich.segment import Segment
-from rich.style import Style
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -20,11 +23,13 @@ from textual.screen import Screen
 from textual.strip import Strip
 from textual.worker import get_current_worker
 
+from reader.app.keys import key
 from reader.app.widgets.footer import KeyFooter
-from reader.app.widgets.record_view import RECORD_SCROLL, RecordLines, RecordView, record_width
+from reader.app.widgets.picture import cell_strips
+from reader.app.widgets.record_view import MATH, RECORD_SCROLL, RecordLines, RecordView, record_width
+from reader.app.widgets.text_layout import TextLayout, text_lines
 from reader.errors import ReaderError
-from reader.fulltext.document import AUTHORS, CAPTION, HEADING, REFERENCE, TITLE, Block, Document
-from reader.fulltext.render import block_lines
+from reader.fulltext.document import Document
 from reader.fulltext.store import TextStore
 
 if TYPE_CHECKING:
@@ -36,36 +41,11 @@ if TYPE_CHECKING:
 REFERENCES = Binding(
     "b", "references", "References", show=False, id="detail.references", tooltip="The paper's references: open a cached one, add one"
 )
-STYLES = {TITLE: Style(bold=True), HEADING: Style(bold=True), AUTHORS: Style(italic=True), CAPTION: Style(italic=True)}
-MARKED = Style(bold=True)
-
-
-def text_lines(document: Document, width: int, cached: set[str], starred: set[str], read: set[str]) -> RecordLines:
-    """The text as the view's lines (pure: made in a worker). References to cached papers end
-    with a mark saying so."""
-
-    def marker(block: Block) -> str:
-        if block.kind != REFERENCE or block.arxiv_id is None or block.arxiv_id not in cached:
-            return ""
-        marks = ["in your cache"] + (["★ starred"] if block.arxiv_id in starred else []) + (["read"] if block.arxiv_id in read else [])
-        return f"  ◆ arXiv:{block.arxiv_id} " + " · ".join(marks)
-
-    source = {
-        "html": "arXiv's HTML",
-        "ar5iv": "ar5iv's HTML (arXiv has none of it; ar5iv's may be of an earlier version)",
-        "pdf": "its PDF (arXiv has no HTML of it)",
-    }.get(document.source, "the HTML page its authors submitted (no LaTeXML, no PDF)")
-    head = f"Full text of arXiv:{document.id}v{document.version}, from {source}"
-    strips, texts = [Strip([]), Strip([Segment(head, Style(dim=True))]), Strip([])], ["", head, ""]
-    for block, line in block_lines(document, width, marker):
-        style = None if block is None else STYLES.get(block.kind)
-        if block is not None and block.kind == REFERENCE and block.arxiv_id in cached:
-            style = MARKED
-        strips.append(Strip([Segment(line, style)]))
-        texts.append(line)
-    strips.append(Strip([]))
-    texts.append("")
-    return RecordLines(tuple(strips), tuple(texts))
+FIGURE_KEYS = [
+    Binding("f", "figure", "Figure", id="detail.figure", tooltip="Show the figure at or below the top of the screen"),
+    Binding("F", "all_figures", "All figures", show=False, id="detail.figures", tooltip="Show every figure of the paper"),
+]
+MAX_PICTURE_ROWS = 60  # an image's rows at most, whatever its shape (a tall one is narrowed)
 
 
 class FullTextScreen(Screen):
@@ -77,6 +57,9 @@ class FullTextScreen(Screen):
         Binding("escape,q", "close", "Back", id="detail.close"),
         Binding("question_mark", "app.help", "Help", id="detail.help"),
         REFERENCES,
+        Binding("P", "pdf_pages", "PDF pages", id="detail.pdf_pages", tooltip="The paper's PDF page by page, drawn in the terminal"),
+        MATH,
+        *FIGURE_KEYS,
         *RECORD_SCROLL,
     ]
 
@@ -93,6 +76,13 @@ class FullTextScreen(Screen):
         self.document: Document | None = None
         self.problem: str | None = None  # why there is no text to show
         self._child: subprocess.Popen | None = None
+        self.unicode = True  # math as Unicode; `t`: as TeX (copying gives what is shown)
+        self.layout_now: TextLayout | None = None
+        self.pictures: dict[int, str | None] = {}  # image number -> None: drawn; else a line saying why not / that it comes
+        self._drawn: dict[tuple[int, int], list[Strip]] = {}  # (image number, width) -> its strips, made once per width
+        self._pending: list[int] = []  # images asked for, not fetched yet (one worker fetches them in turn)
+        self._fetching = False
+        self._failed: set[int] = set()  # images that could not be fetched (not refused): `f` tries them again
 
     @property
     def view(self) -> RecordView:
@@ -132,14 +122,61 @@ class FullTextScreen(Screen):
         library = self.service.library
         index = library.index
         cached = {block.arxiv_id for block in document.references if block.arxiv_id is not None and block.arxiv_id in index}
-        lines = text_lines(document, record_width(self.app.size.width), cached, library.starred, library.read)
+        width = record_width(self.app.size.width)
+        pictures = self._pictures(width - 3)
+        keys = (key(self.app, "detail.figure"), key(self.app, "detail.figures"))  # as the keymap leaves them
+        lines = text_lines(document, width, cached, library.starred, library.read, pictures, keys, unicode=self.unicode)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show, document, lines)
 
-    def _show(self, document: Document, lines: RecordLines) -> None:
+    def _pictures(self, width: int) -> dict[int, Sequence[Strip] | str]:
+        """In a worker: the images asked for, drawn at `width` (each drawn once per width)."""
+        from reader.fulltext.picture import ImageRefused, half_blocks
+
+        found: dict[int, Sequence[Strip] | str] = {}
+        for number, note in list(self.pictures.items()):
+            if note is not None:
+                found[number] = note
+                continue
+            strips = self._drawn.get((number, width))
+            if strips is None:
+                stored = self._figure_cache().stored(self.paper_id, self.document_version(), number)
+                try:
+                    if stored is None or stored.path is None:
+                        raise ImageRefused(
+                            stored.refused if stored is not None and stored.refused else "no longer kept: f fetches it again"
+                        )
+                    image = self._figure_cache().read(stored.path)
+                    cells = half_blocks(image, width, max(8, min(MAX_PICTURE_ROWS, self.app.size.height - 4)))
+                except ImageRefused as refused:
+                    found[number] = str(refused)
+                    continue
+                strips = self._drawn[(number, width)] = cell_strips(cells, indent=2)
+            found[number] = strips
+        return found
+
+    def document_version(self) -> int:
+        return self.document.version if self.document is not None else self.version
+
+    def _figure_cache(self):
+        from reader.fulltext.figures import FigureCache
+
+        texts = self._texts()
+        assert texts is not None
+        return FigureCache(texts.data_dir, self.service.settings.figure_cache_mb)
+
+    def _show(self, document: Document, layout: TextLayout) -> None:
         first = self.document is None
-        self.document, self.problem = document, None
-        self.view.show(lines, home=first)
+        before, top = self.layout_now, self.view.scroll_offset.y
+        self.document, self.problem, self.layout_now = document, None, layout
+        self.view.show(layout.lines, home=first)
+        if not first and before is not None and before.block_starts is not None and layout.block_starts is not None:
+            # The same line of the same block stays at the top, whatever was drawn above it.
+            # A blank line between blocks counts from the block after it.
+            anchor = next((y for y in range(top, len(before.line_blocks)) if before.line_blocks[y] >= 0), None)
+            index = -1 if anchor is None else before.line_blocks[anchor]
+            if index in before.block_starts and index in layout.block_starts:
+                self.view.scroll_to(y=layout.block_starts[index] + top - before.block_starts[index], animate=False, immediate=True)
         if document.version < self.version:
             self.app.notify(f"This is the text of v{document.version}; the cache has v{self.version}.", timeout=10)
 
@@ -230,8 +267,92 @@ class FullTextScreen(Screen):
     def relayout(self, document: Document) -> None:
         self._lay_out(document)
 
+    def action_toggle_math(self) -> None:
+        self.unicode = not self.unicode
+        if self.document is not None:
+            self.relayout(self.document)
+        self.app.notify("Math shown as Unicode" if self.unicode else "Math shown as TeX", timeout=2)
+
     def action_scroll(self, where: str) -> None:
         getattr(self.view, f"scroll_{where}")(animate=False)
+
+    # --- figures -------------------------------------------------------------------------------
+
+    def action_figure(self) -> None:
+        """The first figure with images at or below the top of the screen, not shown yet."""
+        layout, top = self.layout_now, self.view.scroll_offset.y
+        if layout is None:
+            self.app.notify("No figures before the text is read.")
+            return
+        for last, numbers in layout.figures:
+            if last >= top and numbers and any(self._askable(number) for number in numbers):
+                self._ask([number for number in numbers if self._askable(number)])
+                return
+        self.app.notify("No figure to show below the top of the screen (F shows every figure).")
+
+    def action_all_figures(self) -> None:
+        layout = self.layout_now
+        numbers = [number for _, numbers in (layout.figures if layout else ()) for number in numbers if self._askable(number)]
+        if layout is None or not layout.figures:
+            self.app.notify("This text has no figures." if layout is not None else "No figures before the text is read.")
+        elif numbers:
+            self._ask(numbers)
+
+    def _askable(self, number: int) -> bool:
+        """Not shown yet, or not fetched (offline, arXiv failed): asked again. A refused image never is."""
+        return number not in self.pictures or number in self._failed
+
+    def _ask(self, numbers: list[int]) -> None:
+        if self._texts() is None or self.document is None:
+            return
+        for number in numbers:
+            self.pictures[number] = "fetching…"
+            self._failed.discard(number)
+        self._pending.extend(numbers)
+        self.relayout(self.document)
+        if not self._fetching:
+            self._fetching = True
+            self.fetch_figures(self.document)
+
+    def _next_pending(self) -> int | None:
+        """On the UI thread: the next image to fetch, or None (the fetching worker ends)."""
+        if self._pending:
+            return self._pending.pop(0)
+        self._fetching = False
+        return None
+
+    def _fetched(self, number: int, note: str | None, failed: bool = False) -> None:
+        self.pictures[number] = note
+        if failed:
+            self._failed.add(number)
+        if self.document is not None:
+            self.relayout(self.document)
+
+    @work(thread=True, exclusive=True, group="full-text-figures")
+    def fetch_figures(self, document: Document) -> None:
+        """Fetch the images asked for, one after another with one client, each drawn as it comes."""
+        from reader.arxiv.client import ArxivClient
+        from reader.fulltext.figures import fetch_image
+        from reader.fulltext.picture import ImageRefused
+        from reader.sync.types import client_options
+
+        images, cache = document.images, self._figure_cache()
+        options = self.client_options or client_options(self.service.settings)
+
+        async def fetch_all() -> None:
+            async with ArxivClient(options) as client:
+                while (number := self.app.call_from_thread(self._next_pending)) is not None:
+                    failed = False
+                    try:
+                        await fetch_image(client, cache, document.id, document.version, number, images[number - 1][1])
+                        note = None
+                    except ImageRefused as refused:
+                        note = f"not shown: {refused}"
+                    except (ReaderError, OSError) as error:  # offline, arXiv's failure, the cache's folder
+                        note, failed = f"not fetched: {error}", True
+                    self.app.call_from_thread(self._fetched, number, note, failed)
+
+        asyncio.run(fetch_all())
 
     def action_references(self) -> None:
         from reader.app.screens.references import REFERENCES_OF, PaperLinksScreen
@@ -241,7 +362,13 @@ class FullTextScreen(Screen):
             return
         self.app.push_screen(PaperLinksScreen(self.service, self.paper_id, REFERENCES_OF, self.open_paper, self.client_options))
 
+    def action_pdf_pages(self) -> None:
+        from reader.app.screens.pdf_pages import PdfPagesScreen
+
+        self.app.push_screen(PdfPagesScreen(self.service, self.paper_id, self.version, self.client_options))
+
     def action_close(self) -> None:
+        self._pending.clear()  # the image being fetched is the last
         child = self._child
         if child is not None and child.stdin is not None:
             try:

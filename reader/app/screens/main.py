@@ -36,9 +36,10 @@ from reader.app.widgets.sidebar import SidebarEntry, TopicSidebar
 from reader.app.widgets.status import StatusLine
 from reader.core.query import Node, operator_note, parse
 from reader.core.ranking import NeedsStars
+from reader.core.texmath import warm as warm_math
 from reader.core.text import plural
 from reader.errors import QueryError, ReaderError
-from reader.models import PaperIndex
+from reader.paper_index import PaperIndex
 from reader.service import ALL, FOR_YOU, HIDDEN, NEW, RISING, STARRED, UPDATED, LibraryService, View
 from reader.service.outside import OutsideUpdate
 
@@ -127,7 +128,7 @@ class MainScreen(PaperScreen, ExportActions):
             yield TopicSidebar(id="sidebar").data_bind(MainScreen.view)
             with Vertical(id="content"):
                 yield MomentumChart(id="chart")
-                yield PaperList(self.service.library, self._fetch_cards, id="papers")
+                yield PaperList(self.service.library, self._fetch_cards, math=self.service.settings.math, id="papers")
                 yield RisingTable(id="rising")
                 yield FilterBox(id="filter")
         yield StatusLine(id="status")
@@ -189,6 +190,8 @@ class MainScreen(PaperScreen, ExportActions):
         self.app.call_from_thread(self._counted, library, counts, version)
         self.prepare_search(None)
         self.triage.read(visit=True)
+        if self.paper_list.math == "unicode":
+            warm_math()  # here, not at the first card with math drawn on the UI's thread
 
     def _opened(self, library, sync_due: bool, painted: threading.Event) -> None:
         self.loaded = self.service.search_ready  # (the cache's index, once the demo gave way, is not yet)
@@ -330,7 +333,7 @@ class MainScreen(PaperScreen, ExportActions):
             momentum, title, headline = self.service.chart(view)
             chart.show(momentum, title + (self.triage.rising_title(view.topic) if view.topic else ""), headline)
 
-    def _empty_message(self) -> str:
+    def _empty_message(self) -> str:  # noqa: C901 (one message per kind of empty view)
         """Say what is empty and what to do about it."""
         if self.filter_query is not None:
             return f"No papers match {self.filter_text} — {key(self.app, 'app.clear_filter')} clears the filter"

@@ -44,7 +44,7 @@ class SimilarScreen(PaperScreen):
     def compose(self) -> ComposeResult:
         yield Static(id="like-title")
         yield Static(id="like-about")
-        yield PaperList(self.service.library, self.service.cards, id="like-papers")
+        yield PaperList(self.service.library, self.service.cards, math=self.service.settings.math, id="like-papers")
         yield KeyFooter()
 
     @property

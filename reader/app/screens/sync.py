@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from reader.app.widgets.paper_list import PaperList
     from reader.app.widgets.status import StatusLine
     from reader.arxiv.options import ClientOptions
-    from reader.models import PaperIndex
+    from reader.paper_index import PaperIndex
     from reader.store import Topic
     from reader.sync.types import SyncEvent, SyncReport
 

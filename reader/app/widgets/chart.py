@@ -41,7 +41,7 @@ class MomentumChart(Widget):
         self.set_reactive(MomentumChart.headline, headline)
         self.refresh()
 
-    def render(self) -> Text:
+    def render(self) -> Text:  # noqa: C901 (the chart drawn row by row; app code others are editing: split with them)
         width, height = self.size.width, self.size.height
 
         def style(name: str) -> Style:  # colour only: the chart's background shows through

@@ -7,6 +7,7 @@ in a bounded cache. Feed text is drawn as plain segments, never parsed as markup
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 
 from rich.cells import cell_len, set_cell_size
@@ -22,6 +23,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from reader.core.library import Library
+from reader.core.texmath import tex_to_unicode
 from reader.searchdb import Card
 
 CARD_HEIGHT = 7  # meta, title, two lines of abstract, authors, a notes line (or a blank one), a blank line
@@ -139,13 +141,16 @@ class PaperList(ScrollView, can_focus=True):
         library: Library,
         fetch_cards: Callable[[list[str]], dict[str, Card]],
         *,
+        math: str = "unicode",
         name: str | None = None,
         id: str | None = None,
     ):
+        """`math`: "unicode" shows the TeX of titles and abstracts as Unicode, "tex" as arXiv wrote it."""
         super().__init__(name=name, id=id)
         self.library = library
         self.fetch_cards = fetch_cards
-        self.ids: Sequence[str] = []  # a view of the library's rows (models.IdRows) or a list
+        self.math = math
+        self.ids: Sequence[str] = []  # a view of the library's rows (packed_ids.IdRows) or a list
         self.card_height = CARD_HEIGHT
         self.empty_message = "No papers"
         # Drawn cards, by all that a card's look depends on but its place in the list: kept
@@ -225,10 +230,17 @@ class PaperList(ScrollView, can_focus=True):
         found = self.fetch_cards(wanted)
         for pid in wanted:
             if pid in found:
-                self._card_data.set(pid, found[pid])
+                self._card_data.set(pid, self._as_shown(found[pid]))
             else:
                 self._unavailable.add(pid)
         return found.get(paper_id)
+
+    def _as_shown(self, card: Card) -> Card:
+        """The card with its math as the setting says: converted once, when fetched, not at
+        each drawing (the card data is kept)."""
+        if self.math != "unicode":
+            return card
+        return dataclasses.replace(card, title=tex_to_unicode(card.title), abstract=tex_to_unicode(card.abstract))
 
     def on_resize(self) -> None:
         self.virtual_size = Size(self.size.width, len(self.ids) * self.card_height)

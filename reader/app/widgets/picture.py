@@ -1,5 +1,6 @@
 """Half-block cells (reader/fulltext/picture.py) as Textual strips: `▀` in the upper pixel's
-colour on the lower pixel's colour, true colour (Textual lowers it where the terminal has fewer)."""
+colour on the lower pixel's colour, true colour (Textual lowers it where the terminal has fewer);
+and the dim line a figure shows in place of its image."""
 
 from __future__ import annotations
 
@@ -26,3 +27,8 @@ def cell_strips(cells: Cells, indent: int = 0) -> list[Strip]:
             segments.append(Segment(UPPER_HALF, style))
         strips.append(Strip(segments, indent + len(row)))
     return strips
+
+
+def note_strip(text: str, indent: int = 2) -> Strip:
+    """A figure's one-line hint or state (`f: show the figure`, why an image is not shown), dim."""
+    return Strip([Segment(" " * indent + text, Style(dim=True))])

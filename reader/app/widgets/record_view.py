@@ -28,6 +28,7 @@ from textual.selection import Selection
 from textual.strip import Strip
 
 from reader.app.paper_actions import paper_link
+from reader.core.texmath import tex_to_unicode
 from reader.models import Paper
 
 if TYPE_CHECKING:
@@ -44,15 +45,21 @@ RECORD_SCROLL = [
     Binding("G,end", "scroll('end')", "Bottom", show=False, id="detail.bottom"),
 ]
 
+# Math as Unicode or as TeX: one binding for the detail view and the full text (`t` tags the paper
+# in the detail view, so this is `T`).
+MATH = Binding("T", "toggle_math", "TeX/Unicode", id="detail.toggle_math", tooltip="Show the math as Unicode or as TeX")
+
 LABEL_WIDTH = 14
 EMPTY_NOTE = "No note yet. {write} writes one here (saved as you type); {editor} edits it in $EDITOR."
 
 
-def detail_text(paper: Paper, *, read: bool, starred: bool, width: int = 100) -> Text:
+def detail_text(paper: Paper, *, read: bool, starred: bool, width: int = 100, math: str = "unicode") -> Text:
     """Title, marks, authors and abstract as plain styled text (feed text is never parsed as
-    markup); affiliations wrap under themselves, not under their authors."""
+    markup); affiliations wrap under themselves, not under their authors. `math`: "unicode"
+    shows the title's and abstract's TeX as Unicode, "tex" as arXiv wrote it."""
+    shown = tex_to_unicode if math == "unicode" else str
     text = Text()
-    text.append(paper.title + "\n", style="bold")
+    text.append(shown(paper.title) + "\n", style="bold")
     marks = ("★ starred · " if starred else "") + ("read" if read else "unread")
     ident = "demo paper (no arXiv id)" if paper.demo else f"arXiv:{paper.id}v{paper.version}"
     text.append(f"{ident} · {paper.primary_category} · {marks}\n\n", style="dim")
@@ -72,7 +79,7 @@ def detail_text(paper: Paper, *, read: bool, starred: bool, width: int = 100) ->
         more = f" and {paper.extra_affiliations} more" if paper.extra_affiliations else ""
         indented(f"Affiliations: {'; '.join(paper.listed_affiliations)}{more}", 2, "italic dim")
     text.append("\nAbstract\n", style="bold underline")
-    text.append(paper.abstract)
+    text.append(shown(paper.abstract))
     return text
 
 
@@ -152,6 +159,7 @@ class RecordLook:
     note: NoteSection
     full_text: str = ""  # what is stored of the paper's full text (reader/fulltext)
     citations: str = ""  # its references and the cached papers citing it, and the keys listing them
+    math: str = "unicode"  # the title's and abstract's math as "unicode" or "tex"
 
 
 def record_width(screen_width: int) -> int:
@@ -202,7 +210,7 @@ def render_record(paper: Paper, look: RecordLook) -> RecordLines:
     def add(renderable: RenderableType) -> None:
         lines.extend(console.render_lines(renderable, options, pad=False, new_lines=False))
 
-    add(detail_text(paper, read=look.read, starred=look.starred, width=width))
+    add(detail_text(paper, read=look.read, starred=look.starred, width=width, math=look.math))
     note_line = None
     if note.text is not None:
         lines.append([])
@@ -284,12 +292,16 @@ class RecordView(ScrollView, can_focus=True):
         if (selection := self.text_selection) is not None and (span := selection.get_span(index)) is not None:
             strip = self._selected(strip, *span)
         # Each cell's place in the text, for selecting with the mouse (Strip.apply_offsets, with
-        # the thumb's column added in the same pass).
-        segments, x = [], 0
-        for text, style, _ in strip:
-            offset = Style.from_meta({"offset": (x, index)})
-            segments.append(Segment(text, style + offset if style else offset))
-            x += len(text)
+        # the thumb's column added in the same pass). A line drawn but with no text (a picture's
+        # row: a colour a cell) has nothing to select: its cells are passed on as they are.
+        if index < len(strips) and not self.lines.texts[index] and strip.cell_length:
+            segments = list(strip)
+        else:
+            segments, x = [], 0
+            for text, style, _ in strip:
+                offset = Style.from_meta({"offset": (x, index)})
+                segments.append(Segment(text, style + offset if style else offset))
+                x += len(text)
         thumb = self._thumb()
         segments.append(Segment(" " * max(0, width - 1 - strip.cell_length)))
         segments.append(Segment("▐", self.get_component_rich_style("record-view--thumb")) if y in thumb else Segment(" "))

@@ -1,4 +1,4 @@
-"""The ranking's features of each shard, saved beside it (papers/YYMM.NN.features) the first time
+"""For you's features of each shard, saved beside it (papers/YYMM.NN.features) the first time
 they are counted and read back while the shard is unchanged: counting every word of the cache
 takes seconds at each start of the app, reading the counts a fraction of that.
 
@@ -15,9 +15,9 @@ from pathlib import Path
 
 from reader.core import feature_file, ranking
 from reader.core.features import FeatureBlock, extended
+from reader.core.query import has_every_field
 from reader.models import Paper
-from reader.service.search_texts import saved_shard_texts
-from reader.store import Store
+from reader.store.store import Store
 from reader.userfiles import FileWriteError, read_regular, write_atomic
 
 log = logging.getLogger("reader.features")
@@ -57,7 +57,7 @@ def _rows(store: Store, shard: str) -> list[ranking.Row]:
     """What the ranking counts of each paper: from the shard's saved search texts when there are
     some, else from its records, folding only the words counted (a search text folds every field:
     building and saving them made a first ranking of 100,000 papers take ~5 s longer)."""
-    texts = saved_shard_texts(store, shard)
+    texts = store.search_texts(shard, valid_text=has_every_field)
     if texts is not None:
         return ranking.rows_of_search_texts(texts)
     return [ranking.row_of_paper(paper) for paper in store.load_papers([shard]).values()]

@@ -1,0 +1,224 @@
+"""A paper's PDF page by page (`P` in the full-text view): page N drawn as half-block cells sized
+to the screen, `n`/`p` (PgDn/PgUp) to the next or previous page, Esc back. The PDF is the one the
+data directory keeps, fetched first when it has none (by the full text's child process, through the
+same client and rules); each page is drawn by PDFium in a bounded child process
+(reader/fulltext/pdfpages.py) from a worker, and kept per page and screen size. With `images = off`
+the page's text is shown instead of its pixels."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.strip import Strip
+from textual.worker import get_current_worker
+
+from reader.app.widgets.footer import KeyFooter
+from reader.app.widgets.record_view import RecordLines, RecordView
+from reader.core.terminal_graphics import OFF, drawing
+from reader.errors import ReaderError
+from reader.fulltext.clean import printable
+from reader.fulltext.pdfpages import PageRefused, render_page
+
+if TYPE_CHECKING:
+    from reader.service import LibraryService
+
+INDENT = 2
+HEAD_ROWS = 2  # "Page 3 of 12 · arXiv:ID" and a blank line
+SHARPER = 2  # the page is drawn at twice the cells' pixels, then averaged: letters stay smooth
+
+
+class PdfPagesScreen(Screen):
+    BINDINGS = [
+        Binding("escape,q", "close", "Back", id="pages.close"),
+        Binding("n,pagedown,space", "turn(1)", "Next page", id="pages.next"),
+        Binding("p,pageup", "turn(-1)", "Previous page", id="pages.previous"),
+        Binding("question_mark", "app.help", "Help", id="pages.help"),
+        Binding("j,down", "scroll('down')", "Down", show=False, id="pages.down"),  # a page's text (images off) may be long
+        Binding("k,up", "scroll('up')", "Up", show=False, id="pages.up"),
+    ]
+
+    def __init__(self, service: LibraryService, paper_id: str, version: int, client_options=None):
+        super().__init__()
+        self.service = service
+        self.paper_id = paper_id
+        self.version = version
+        self.client_options = client_options  # the tests' loopback arXiv; None: the settings'
+        self.page = 1
+        self.pages: int | None = None  # known once a page is drawn
+        self.problem: str | None = None  # why no page is shown
+        self.shown_page: int | None = None  # the page on screen, once drawn
+        self._pdf: Path | None = None
+        self._drawn: dict[tuple[int, int, int, bool], tuple[int, int, RecordLines]] = {}  # (page, columns, rows, text)
+        self._child: subprocess.Popen | None = None
+
+    @property
+    def view(self) -> RecordView:
+        return self.query_one(RecordView)
+
+    def compose(self) -> ComposeResult:
+        yield RecordView(id="pdf-page")
+        yield KeyFooter()
+
+    def on_mount(self) -> None:
+        self.draw()  # the view is not focused: its own PgUp/PgDn would scroll it, not turn the page
+
+    def on_resize(self) -> None:
+        if self.pages is not None:  # not before: a fetch or the first drawing is under way
+            self.draw()
+
+    def action_turn(self, step: int) -> None:
+        if self.pages is None:
+            return  # the PDF is not open yet
+        page = min(max(1, self.page + step), self.pages)
+        if page == self.page:
+            self.app.notify(f"Page {page} is the {'last' if step > 0 else 'first'}.")
+            return
+        self.page = page
+        self.draw()
+
+    def action_scroll(self, where: str) -> None:
+        getattr(self.view, f"scroll_{where}")(animate=False)
+
+    def action_close(self) -> None:
+        child = self._child
+        if child is not None and child.stdin is not None:
+            try:
+                child.stdin.close()  # the fetch stops (a PDF is kept whole or not at all)
+            except OSError:
+                pass
+        self.dismiss()
+
+    def _head(self, page: int) -> str:
+        of = f" of {self.pages}" if self.pages is not None else ""
+        return f"Page {page}{of} · arXiv:{self.paper_id}v{self.version}"
+
+    def _say(self, message: str) -> None:
+        width = self.app.size.width
+        self.view.show(RecordLines.message(message, width=width, indent=INDENT), home=True)
+
+    def _area(self) -> tuple[int, int]:
+        """The cells a page may take: the screen less the indent, the head and the footer."""
+        width, height = self.app.size
+        return max(1, width - 2 * INDENT), max(1, height - HEAD_ROWS - 2)
+
+    @work(thread=True, exclusive=True, group="pdf-page")
+    def draw(self) -> None:
+        page, (columns, rows) = self.page, self._area()
+        text = drawing(self.service.settings.images, os.environ, sys.__stdout__ is not None and sys.__stdout__.isatty()) == OFF
+        key = (page, columns, rows, text)
+        if key not in self._drawn:
+            self.app.call_from_thread(self._say, f"Rendering page {page}…")
+            try:
+                drawn = self._page_lines(page, columns, rows, text)
+            except PageRefused as error:
+                if not get_current_worker().is_cancelled:
+                    self.app.call_from_thread(self._fail, str(error), error.number, error.pages)
+                return
+            except ReaderError as error:
+                if not get_current_worker().is_cancelled:
+                    self.app.call_from_thread(self._fail, str(error))
+                return
+            if drawn is None:
+                return
+            self._drawn[key] = self._drawn[(drawn[0], columns, rows, text)] = drawn
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show, *self._drawn[key])
+
+    def _page_lines(self, page: int, columns: int, rows: int, text: bool) -> tuple[int, int, RecordLines] | None:
+        """(page, pages, lines) in this worker; None when the screen was closed meanwhile."""
+        from reader.app.widgets.picture import cell_strips  # Pillow is imported for a picture only
+        from reader.fulltext.picture import half_blocks
+
+        path = self._pdf or self._stored_pdf() or self._fetch_pdf()
+        if path is None:
+            return None
+        self._pdf = path
+        worker = get_current_worker()
+        rendered = render_page(path, page, SHARPER * columns, SHARPER * 2 * rows, text=text, cancelled=lambda: worker.is_cancelled)
+        self.pages = rendered.pages
+        head = self._head(rendered.number)
+        top = [Strip([Segment(" " * INDENT + head, Style(bold=True))]), Strip([])]
+        if rendered.image is None:
+            words = "\n".join(printable(line) for line in rendered.text.splitlines())
+            note = "Images are off (the images setting): the page's text.\n\n"
+            body = RecordLines.message(note + (words.strip() or "(no text on this page)"), width=columns + INDENT, indent=INDENT)
+            strips, texts = [*top, *body.strips], ["  " + head, "", *body.texts]
+        else:
+            cells = half_blocks(rendered.image, columns, rows)
+            strips, texts = [*top, *cell_strips(cells, INDENT)], ["  " + head, "", *[""] * len(cells.rows)]
+        return rendered.number, rendered.pages, RecordLines(tuple(strips), tuple(texts))
+
+    def _stored_pdf(self) -> Path | None:
+        texts = self.service.text_store()
+        if texts is None:
+            raise PageRefused("The demo set has no PDFs: add a topic and sync to read papers.")
+        return texts.stored_pdf(self.paper_id, self.version)
+
+    def _fetch_pdf(self) -> Path | None:
+        """The PDF fetched by the full text's child process; None when the screen closed first."""
+        from reader.fulltext.child import STOPPED_FOR_CPU, fetch_job, stopped_for_cpu
+        from reader.sync.types import client_options
+
+        texts = self.service.text_store()
+        assert texts is not None
+        options = self.client_options or client_options(self.service.settings)
+        self.app.call_from_thread(self._say, f"Fetching the PDF of arXiv:{self.paper_id}v{self.version} from arXiv…")
+        try:
+            child = self._child = subprocess.Popen(
+                [sys.executable, "-m", "reader.fulltext.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            )
+        except OSError as error:
+            raise PageRefused(f"the fetch could not start ({error.strerror or error})") from None
+        assert child.stdin is not None and child.stdout is not None
+        outcome: dict = {}
+        try:
+            child.stdin.write((json.dumps(fetch_job(texts.data_dir, self.paper_id, self.version, options, "pdf")) + "\n").encode())
+            child.stdin.flush()
+            for raw in child.stdout:
+                try:
+                    message = json.loads(raw)
+                except ValueError:
+                    continue
+                if isinstance(message, dict) and "progress" in message:
+                    received = message["progress"][1]
+                    self.app.call_from_thread(
+                        self._say, f"Fetching the PDF of arXiv:{self.paper_id}v{self.version}: {received / 2**20:.1f} MB…"
+                    )
+                elif isinstance(message, dict) and ("done" in message or "error" in message):
+                    outcome = message
+        except (OSError, ValueError):
+            pass
+        finally:
+            self._child = None
+            child.stdin.close()
+            child.wait()
+        if get_current_worker().is_cancelled:
+            return None
+        if not outcome and stopped_for_cpu(child.returncode):
+            outcome = {"error": STOPPED_FOR_CPU}
+        path = texts.stored_pdf(self.paper_id, self.version) if "done" in outcome else None
+        if path is None:
+            raise PageRefused(f"No PDF: {outcome.get('error') or 'the fetch stopped before it was done'}")
+        return path
+
+    def _show(self, page: int, pages: int, lines: RecordLines) -> None:
+        self.page, self.pages, self.shown_page, self.problem = page, pages, page, None
+        self.view.show(lines, home=True)
+
+    def _fail(self, message: str, page: int | None = None, pages: int | None = None) -> None:
+        """Why the page is not shown; with the PDF's page count once known, the others still turn."""
+        self.problem, self.shown_page = message, None
+        if pages is not None:
+            self.page, self.pages = page or self.page, pages
+        self._say(f"{self._head(self.page)}: {message}")

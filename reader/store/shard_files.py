@@ -1,0 +1,138 @@
+"""The papers' records, one file per thousand arXiv ids (papers/YYMM.NN.json: `2609.12345` lives
+in `2609.12.json`), written only by sync: small files load and save in milliseconds, so neither
+a sync nor the app's loader holds the GIL for long. Beside each, its derived search texts. ShardFiles
+is their one reader and writer; which records count is the index's to say (store.py)."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from pathlib import Path
+
+from reader.core.sanitize import INVISIBLE_UTF8
+from reader.core.text import plural
+from reader.errors import StoreError
+from reader.store.files import CorruptFileError, encode_json, move_aside, parse_json, read_file, read_json, write_atomic, write_json_atomic
+from reader.store.listing import LEFTOVER, own_files, remove_leftovers
+from reader.store.schema import SCHEMA_VERSION, ShapeError, check_search_texts, is_record, without_invisible_text
+
+SHARD_SLICE = 200  # records encoded by one call when a shard is written
+
+# papers/: a shard's records (what shard_of names them), and beside them reader's other files:
+# search texts, features, a damaged file moved aside, a write's temporary file.
+_SHARD_FILE = re.compile(r"(?P<shard>\d{4}\.\d+)\.json")
+_SHARD_OTHERS = re.compile(rf"\d{{4}}\.\d+\.(?:search\.json|stems\.json|features|json\.damaged-[\d-]+)|{LEFTOVER.pattern}")
+
+
+def _shard_sort_key(shard: str) -> str:
+    return ("19" if shard >= "90" else "20") + shard
+
+
+class ShardFiles:
+    """The files of papers/. Writes of search texts take the store's lock (`locked`); a shard
+    is written under it by the caller."""
+
+    def __init__(self, papers_dir: Path, locked: Callable[[str], AbstractContextManager[object]], warn: Callable[[str], None]):
+        self._dir = papers_dir
+        self._locked = locked
+        self._warn = warn
+        self._swept = False  # papers/ cleared of a killed write's temporary files
+
+    def path(self, shard: str) -> Path:
+        """Where a shard's records live (derived indexes read it and stamp what they read)."""
+        return self._dir / f"{shard}.json"
+
+    def stat(self, shard: str) -> os.stat_result | None:
+        try:
+            return self.path(shard).stat()
+        except OSError:
+            return None
+
+    def names(self) -> list[str]:
+        """Shard names, newest arXiv month first."""
+        try:
+            names = [entry.name.removesuffix(".json") for entry in own_files(self._dir, _SHARD_FILE, _SHARD_OTHERS)]
+        except OSError:
+            return []
+        return sorted(names, key=_shard_sort_key, reverse=True)
+
+    def read_docs(self, shard: str) -> dict[str, dict]:
+        """A shard's records by id. A damaged file is moved aside; when only some records are
+        damaged, the good ones are written back (the others are fetched at the next sync)."""
+        path = self.path(shard)
+        try:
+            raw = read_file(path)
+            if raw is None:
+                return {}
+            data = parse_json(raw, path)
+        except CorruptFileError as error:
+            aside = move_aside(path)
+            self._warn(f"{error}: moved to {aside.name}; its papers are fetched again at the next sync")
+            return {}
+        invisible = any(marker in raw for marker in INVISIBLE_UTF8)  # rare: a bytes search spares cleaning every record
+        good: dict[str, dict] = {}
+        damaged = 0
+        for doc in data.get("papers", {}).values():
+            if is_record(doc):
+                good[doc["id"]] = without_invisible_text(doc) if invisible else doc
+            else:
+                damaged += 1
+        if damaged:
+            aside = move_aside(path)
+            self.write(shard, good)
+            self._warn(
+                f"papers/{path.name} had {plural(damaged, 'damaged record')}: moved to {aside.name}; "
+                f"kept its {len(good)} good papers (the others are fetched again at the next sync)"
+            )
+        return good
+
+    def write(self, shard: str, docs: dict[str, dict]) -> None:
+        """The shard as one TinyDB table numbered from 1, encoded a slice of records at a time
+        (the same bytes as one json.dumps, which held the GIL ~20 ms for a full shard)."""
+        numbered = [(str(i + 1), d) for i, d in enumerate(docs.values())]
+        slices = (encode_json(dict(numbered[start : start + SHARD_SLICE]))[1:-1] for start in range(0, len(numbered), SHARD_SLICE))
+        head = encode_json({"meta": {"1": {"schema": SCHEMA_VERSION}}})[:-1]
+        if not self._swept:  # a killed sync's half-written shards: once, before the first write
+            self._swept = True
+            remove_leftovers(self._dir)
+        write_atomic(self.path(shard), head + b',"papers":{' + b",".join(slices) + b"}}")
+
+    # --- derived search texts: papers/YYMM.NN.search.json beside each shard, and their stemmed
+    # form, YYMM.NN.stems.json (a file of its own: the scan reads only it, the ranking only the
+    # texts). The store keeps them opaque (the core layer builds them) and trusts them only while
+    # they are at least as new as their shard: a sync that rewrites a shard makes them stale.
+
+    def search_path(self, shard: str, stemmed: bool = False) -> Path:
+        return self._dir / f"{shard}.{'stems' if stemmed else 'search'}.json"
+
+    def search_texts(self, shard: str, valid_text: Callable[[str], bool] | None = None, *, stemmed: bool = False) -> dict[str, str] | None:
+        """The shard's saved search texts by paper id (`stemmed`: their stemmed form), or None
+        when missing, stale or damaged (a damaged file is moved aside: the caller builds the
+        texts again). `valid_text` says whether one text has the form its builder gives it."""
+        path = self.search_path(shard, stemmed)
+        try:
+            if path.stat().st_mtime_ns < self.path(shard).stat().st_mtime_ns:
+                return None
+            return check_search_texts(read_json(path) or {}, valid_text)
+        except OSError:
+            return None
+        except (CorruptFileError, ShapeError) as error:
+            problem = str(error) if isinstance(error, CorruptFileError) else f"{path.name} is damaged ({error})"
+            try:
+                self._warn(f"{problem}: moved to {move_aside(path).name}; its search texts are built again")
+            except StoreError:
+                pass
+            return None
+        except StoreError:
+            return None
+
+    def save_search_texts(self, shard: str, texts: dict[str, str], *, stemmed: bool = False) -> None:
+        """Save a shard's search texts, or their stemmed form (a cache: failing to write one is
+        not an error)."""
+        try:
+            with self._locked("saving search texts"):
+                write_json_atomic(self.search_path(shard, stemmed), {"meta": {"1": {"schema": SCHEMA_VERSION}}, "texts": {"1": texts}})
+        except StoreError:
+            pass

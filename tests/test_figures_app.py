@@ -1,0 +1,119 @@
+"""Figures in the full-text view (issue 42): a figure is its caption and a hint; `f` fetches the
+figure at or below the top of the screen and draws it in half-blocks in place, `F` every figure,
+the lines at the top of the screen staying there; a refused image says why in its place."""
+
+from __future__ import annotations
+
+from reader.app import ReaderApp
+from reader.app.screens.full_text import FullTextScreen
+from reader.app.widgets.picture import UPPER_HALF
+from reader.arxiv.client import ClientOptions
+from reader.fulltext.document import FIGURE, PARAGRAPH, TITLE, Block, Document
+from reader.fulltext.store import TextStore
+from tests.helpers.app import open_paper, ready, settings
+from tests.helpers.figures import BLUE, PNG, RED, checkerboard, encoded, png_bomb_header
+
+
+def _app(store, fake) -> ReaderApp:
+    options = ClientOptions(
+        api_url=fake.api_url, rss_url=fake.rss_url, html_url=fake.html_url, pdf_url=fake.pdf_url, delay=0, retries=0, timeout=5
+    )
+    return ReaderApp(store, settings(), client_options=options, sync_on_start=False)
+
+
+async def _settled(pilot, screen: FullTextScreen) -> None:
+    """The fetching worker done, and the layout it asked for shown."""
+    for _ in range(100):
+        await ready(pilot)
+        if not screen._fetching and all(note is None or not note.startswith("fetching") for note in screen.pictures.values()):
+            break
+        await pilot.pause(0.05)
+    await ready(pilot)
+
+
+async def test_f_draws_the_next_figure_in_place_and_F_every_figure_keeping_the_top_line(store, fake_arxiv):
+    app = _app(store, fake_arxiv)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        folder = f"{fake_arxiv.html_url}{paper.id}v{paper.version}/"
+        fake_arxiv.documents[f"/html/{paper.id}v{paper.version}/x1.png"] = (PNG, encoded(checkerboard(4, 4, square=2), "PNG"))
+        fake_arxiv.documents[f"/html/{paper.id}v{paper.version}/x2.png"] = (PNG, encoded(checkerboard(4, 4, square=2), "PNG"))
+        fake_arxiv.documents[f"/html/{paper.id}v{paper.version}/bomb.png"] = (PNG, png_bomb_header())
+        blocks = (
+            Block(TITLE, "A Paper With Figures"),
+            Block(FIGURE, "Figure 1: The first board.", images=(folder + "x1.png",)),
+            *(Block(PARAGRAPH, f"Paragraph {n}.") for n in range(12)),
+            Block(FIGURE, "Figure 2: The second board, and a bomb.", images=(folder + "x2.png", folder + "bomb.png")),
+            Block(PARAGRAPH, "The end."),
+        )
+        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", blocks))
+        await pilot.press("v")
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, FullTextScreen) and screen.document is not None
+        view = screen.view
+        lines = [line.rstrip() for line in view.lines.texts]
+        assert "Figure 1: The first board." in lines
+        assert lines.count("  f: show the figure · F: every figure") == 1
+        assert "  f: show the figure (2 images) · F: every figure" in lines
+        assert fake_arxiv.requests == []  # nothing is fetched before it is asked for
+
+        for _ in range(8):  # Figure 1 is above the top now; the top is a paragraph
+            await pilot.press("j")
+        top = view.lines.texts[view.scroll_offset.y]
+        assert top.startswith("Paragraph")
+        await pilot.press("f")
+        await _settled(pilot, screen)
+        assert [request.path for request in fake_arxiv.requests] == [
+            f"/html/{paper.id}v{paper.version}/x2.png",
+            f"/html/{paper.id}v{paper.version}/bomb.png",
+        ]
+        lines = [line.rstrip() for line in view.lines.texts]
+        assert "  image 3: not shown: an image of more than 25,000,000 pixels" in lines
+        assert "  f: show the figure · F: every figure" in lines  # Figure 1 still only its hint
+        drawn = [strip for strip in view.lines.strips if UPPER_HALF in strip.text]
+        assert len(drawn) == 4  # 8 x 8 pixels: 4 rows of 8 cells
+        for row, strip in enumerate(drawn):
+            cells = [segment for segment in strip if segment.text == UPPER_HALF]
+            assert len(cells) == 8
+            for column, segment in enumerate(cells):
+                expected = RED if (column // 2 + row) % 2 == 0 else BLUE
+                assert tuple(segment.style.color.triplet) == expected and tuple(segment.style.bgcolor.triplet) == expected
+        assert view.lines.texts[view.scroll_offset.y] == top
+        # A picture's rows are no text: a selection copies none of their half-blocks.
+        assert all(not text for strip, text in zip(view.lines.strips, view.lines.texts, strict=True) if UPPER_HALF in strip.text)
+
+        await pilot.press("F")  # Figure 1 above the top is drawn too: the top line stays where it was
+        await _settled(pilot, screen)
+        assert len([strip for strip in view.lines.strips if UPPER_HALF in strip.text]) == 8
+        assert view.lines.texts[view.scroll_offset.y] == top
+        assert len(fake_arxiv.requests) == 3
+
+
+async def test_an_image_arxiv_failed_to_send_says_so_in_place_and_f_asks_again(store, fake_arxiv):
+    from tests.arxiv_server import Fault
+
+    app = _app(store, fake_arxiv)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        path = f"/html/{paper.id}v{paper.version}/x1.png"
+        fake_arxiv.documents[path] = (PNG, encoded(checkerboard(4, 4, square=2), "PNG"))
+        figure = Block(FIGURE, "Figure 1: A board.", images=(fake_arxiv.base + path,))
+        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(TITLE, "T"), figure)))
+        await pilot.press("v")
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, FullTextScreen)
+        fake_arxiv.faults.append(Fault("status", status=503))
+        await pilot.press("f")
+        await _settled(pilot, screen)
+        lines = [line.rstrip() for line in screen.view.lines.texts]
+        assert "  image 1: not fetched: arXiv answered HTTP 503 (gave up after 1 tries)" in lines
+        await pilot.press("f")  # a failure is not a refusal: asked again
+        await _settled(pilot, screen)
+        assert len([strip for strip in screen.view.lines.strips if UPPER_HALF in strip.text]) == 4
+        assert [request.path for request in fake_arxiv.requests] == [path, path]

@@ -1,0 +1,286 @@
+"""The PDF page view: pages drawn by PDFium in a bounded child process as half-block cells sized to
+the view; hostile PDFs refused in one line within the memory bound; `P` in the full-text view."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reader.app import ReaderApp
+from reader.app.screens.full_text import FullTextScreen
+from reader.app.screens.pdf_pages import PdfPagesScreen
+from reader.arxiv.client import ClientOptions
+from reader.fulltext.document import PARAGRAPH, Block, Document
+from reader.fulltext.pdfpages import MAX_BITMAP_PIXELS, Limits, PageRefused, bitmap_scale, render_page
+from reader.fulltext.picture import half_blocks
+from reader.fulltext.store import TextStore
+from tests.conftest import ROOT
+from tests.fulltext_pages import HTML, PAPER_HTML, PAPER_PDF, PDF
+from tests.helpers.app import open_paper, ready, settings
+from tests.helpers.pilot import until
+from tests.terminal import run_in_terminal
+
+ARTICLE = ROOT / "tests" / "fixtures" / "pdfpapers" / "article.pdf"  # pdflatex's, three pages
+WHITE = (255, 255, 255)
+MAX_PEAK_MB = 300
+
+
+def pdf_page(width: float, height: float, content: bytes = b"", *more: bytes) -> bytes:
+    """A PDF of pages of that media box (points), the first drawing `content`, the next each of
+    `more` (stored deflated)."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DecodedStreamObject, NameObject
+
+    writer = PdfWriter()
+    for drawn in (content, *more):
+        page = writer.add_blank_page(width, height)
+        if drawn:
+            stream = DecodedStreamObject()
+            stream.set_data(drawn)
+            page[NameObject("/Contents")] = writer._add_object(stream.flate_encode())
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def triangles(count: int) -> bytes:
+    """`count` page-sized filled triangles: PDFium keeps an object for each, and fills each."""
+    return b"0 0 m 612 792 l 0 792 l f " * count
+
+
+def test_a_page_is_drawn_as_half_blocks_sized_to_the_view_and_not_blank():
+    page = render_page(ARTICLE, 1, 2 * 40, 2 * 2 * 100)  # a narrow view: the width decides
+    assert (page.number, page.pages) == (1, 3)
+    cells = half_blocks(page.image, 40, 100)
+    assert cells.width == 40 and len(cells.rows) == 26  # a US Letter page: 40 x 792/612 pixels down, two a cell
+    pixels = [pixel for row in cells.rows for cell in row for pixel in cell]
+    inked = sum(pixel != WHITE for pixel in pixels)
+    assert pixels.count(WHITE) > len(pixels) // 2 and inked > len(pixels) // 50  # paper, and the text on it
+    wide = render_page(ARTICLE, 1, 2 * 200, 2 * 2 * 30)  # a wide, short view: the height decides
+    cells = half_blocks(wide.image, 200, 30)
+    assert len(cells.rows) == 30 and cells.width == 46  # 60 pixels down x 612/792
+
+
+def test_a_page_past_the_end_is_the_last_and_text_is_given_when_asked():
+    page = render_page(ARTICLE, 9, 80, 80, text=True)
+    assert (page.number, page.pages, page.image) == (3, 3, None)
+    assert "4. J. Kempe. Quantum random walks" in page.text
+
+
+def test_the_bitmap_is_capped_whatever_the_page_claims():
+    scale = bitmap_scale(100_000, 100_000, 100_000, 100_000)
+    assert (100_000 * scale) ** 2 <= MAX_BITMAP_PIXELS
+    assert bitmap_scale(612, 792, 1224, 10_000) == 2.0
+
+
+def test_a_damaged_pdf_is_one_line(tmp_path):
+    damaged = tmp_path / "damaged.pdf"
+    damaged.write_bytes(ARTICLE.read_bytes()[:2000])
+    with pytest.raises(PageRefused) as refused:
+        render_page(damaged, 1, 100, 100)
+    assert str(refused.value) == "the PDF cannot be read (damaged, or not a PDF)"
+
+
+def test_a_page_past_its_cpu_limit_is_refused_in_one_line(tmp_path):
+    heavy = tmp_path / "heavy.pdf"
+    heavy.write_bytes(pdf_page(612, 792, triangles(200_000)))  # tens of seconds of CPU to draw
+    with pytest.raises(PageRefused) as refused:
+        render_page(heavy, 1, 400, 500, limits=Limits(cpu_seconds=1))
+    assert str(refused.value) == "the page takes more than 1 s to draw; refused"
+
+
+def children() -> set[str]:
+    return {pid for task in Path("/proc/self/task").iterdir() for pid in (task / "children").read_text().split()}
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads the children from /proc")
+def test_a_drawing_no_longer_wanted_is_stopped_with_its_child(tmp_path):
+    heavy = tmp_path / "heavy.pdf"
+    heavy.write_bytes(pdf_page(612, 792, triangles(200_000)))
+    before = children()
+    with pytest.raises(PageRefused) as refused:
+        render_page(heavy, 1, 400, 500, cancelled=lambda: True)
+    assert str(refused.value) == "stopped"
+    assert children() == before  # killed and waited for, not left drawing
+
+
+PEAK_SCRIPT = """
+import json, resource, sys
+from pathlib import Path
+from reader.fulltext.pdfpages import PageRefused, render_page
+outcomes = []
+for path in sys.argv[1:]:
+    try:
+        page = render_page(Path(path), 1, 2000, 2000)
+        outcomes.append(list(page.image.size))
+    except PageRefused as error:
+        outcomes.append(str(error))
+peaks = [resource.getrusage(who).ru_maxrss // 1024 for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+print(json.dumps({"outcomes": outcomes, "peak_mb": max(peaks)}))
+"""
+
+
+@pytest.mark.slow  # child processes: a fetch, PDFium
+def test_hostile_pdfs_are_drawn_small_or_refused_within_300_mb(tmp_path):
+    huge = tmp_path / "huge.pdf"
+    huge.write_bytes(pdf_page(100_000, 100_000, b"0 0 m 100000 100000 l 0 100000 l f"))
+    tall = tmp_path / "tall.pdf"
+    tall.write_bytes(pdf_page(10, 100_000))
+    crowded = tmp_path / "crowded.pdf"
+    crowded.write_bytes(pdf_page(612, 792, triangles(4_000_000)))  # 100 MB of content, 250 KB deflated
+    # The measure is taken in a process of its own: its children's peak is the renderers'.
+    done = subprocess.run(
+        [sys.executable, "-c", PEAK_SCRIPT, str(huge), str(tall), str(crowded)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=dict(os.environ),
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    big, thin, refused = report["outcomes"]
+    assert big == [2000, 2000]  # fitted to what was asked, not to its 100,000 points
+    assert thin[1] <= 2000 and thin[0] * thin[1] <= MAX_BITMAP_PIXELS
+    assert refused == "the page needs more than 256 MB to draw; refused"
+    assert report["peak_mb"] <= MAX_PEAK_MB
+
+
+# --- the page view in the app ------------------------------------------------------------------------
+
+
+def app_for(store, base: str, **changes) -> ReaderApp:
+    options = ClientOptions(
+        api_url=f"{base}/api/query",
+        rss_url=f"{base}/rss/",
+        html_url=f"{base}/html/",
+        pdf_url=f"{base}/pdf/",
+        ar5iv_url=f"{base}/ar5iv/",
+        delay=0,
+        retries=0,
+        timeout=5,
+    )
+    return ReaderApp(store, settings(**changes), client_options=options, sync_on_start=False)
+
+
+def page_lines(app) -> list[str]:
+    return [line.rstrip() for line in app.screen.query_one("#pdf-page").lines.texts]
+
+
+async def full_text_then_pages(pilot) -> PdfPagesScreen:
+    """`v` (the text fetched), then `P`, waiting for the first page or why not."""
+    await pilot.press("v")
+    await until(pilot, lambda: isinstance(pilot.app.screen, FullTextScreen) and pilot.app.screen.document is not None)
+    await pilot.press("P")
+    await until(pilot, lambda: isinstance(pilot.app.screen, PdfPagesScreen))
+    screen = pilot.app.screen
+    await until(pilot, lambda: screen.shown_page is not None or screen.problem is not None)
+    return screen
+
+
+@pytest.mark.slow  # child processes: a fetch, PDFium
+async def test_p_in_the_full_text_of_a_pdf_only_paper_shows_its_pages_and_turns_them(store, fake_arxiv):
+    app = app_for(store, fake_arxiv.base)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        fake_arxiv.documents[f"/pdf/{paper.id}v{paper.version}"] = (PDF, PAPER_PDF)  # no HTML: the text is the PDF's
+        screen = await full_text_then_pages(pilot)
+        assert screen.problem is None
+        lines = page_lines(app)
+        assert lines[0] == f"  Page 1 of 2 · arXiv:{paper.id}v{paper.version}"
+        strips = app.screen.query_one("#pdf-page").lines.strips
+        assert len(strips) == 2 + 40 - 4 and all(strip.cell_length <= 100 for strip in strips)  # the page fills the view's height
+        assert {segment.text for segment in strips[10]} >= {"▀"}
+        await pilot.press("n")
+        await until(pilot, lambda: screen.shown_page == 2)
+        assert page_lines(app)[0] == f"  Page 2 of 2 · arXiv:{paper.id}v{paper.version}"
+        await pilot.press("n")  # the last page: it stays
+        await pilot.press("pageup")
+        await until(pilot, lambda: screen.shown_page == 1)
+        await pilot.press("escape")
+        await ready(pilot)
+        assert isinstance(app.screen, FullTextScreen)
+    assert [request.path for request in fake_arxiv.document_requests()].count(f"/pdf/{paper.id}v{paper.version}") == 1  # kept, reused
+
+
+@pytest.mark.slow  # child processes: a fetch, PDFium
+async def test_p_on_an_html_paper_fetches_its_pdf_and_images_off_shows_the_pages_text(store, fake_arxiv):
+    app = app_for(store, fake_arxiv.base, images="off")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        fake_arxiv.documents[f"/html/{paper.id}v{paper.version}"] = (HTML, PAPER_HTML)
+        fake_arxiv.documents[f"/pdf/{paper.id}v{paper.version}"] = (PDF, PAPER_PDF)
+        screen = await full_text_then_pages(pilot)
+        assert screen.problem is None
+        lines = page_lines(app)
+        assert lines[0] == f"  Page 1 of 2 · arXiv:{paper.id}v{paper.version}"
+        assert "  Images are off (the images setting): the page's text." in lines
+        assert any("Reward Shaping" in line for line in lines)
+        assert not any("▀" in segment.text for strip in app.screen.query_one("#pdf-page").lines.strips for segment in strip)
+    assert TextStore(store.data_dir).stored_pdf(paper.id, paper.version) is not None
+
+
+@pytest.mark.slow  # child processes: a fetch, PDFium
+async def test_a_pdf_arxiv_does_not_have_is_said_in_one_line(store, fake_arxiv):
+    app = app_for(store, fake_arxiv.base)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        fake_arxiv.documents[f"/html/{paper.id}v{paper.version}"] = (HTML, PAPER_HTML)
+        screen = await full_text_then_pages(pilot)
+        lines = [line for line in page_lines(app) if line.strip()]
+        assert screen.problem is not None and len(lines) == 1
+        assert lines[0].startswith(f"  Page 1 · arXiv:{paper.id}v{paper.version}: No PDF: arXiv has no PDF of")
+
+
+@pytest.mark.slow  # PDFium in a child process, up to its memory limit
+async def test_a_page_too_costly_to_draw_is_refused_in_one_line_and_the_next_one_turns_to(store):
+    app = app_for(store, "http://127.0.0.1:9")  # offline: the text and the PDF are kept
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        texts = TextStore(store.data_dir)
+        texts.save(Document(paper.id, paper.version, "pdf", (Block(PARAGRAPH, "A paper read from its PDF."),)))
+        pdf = texts.pdf_path(paper.id, paper.version)
+        pdf.parent.mkdir(parents=True, exist_ok=True)
+        pdf.write_bytes(pdf_page(612, 792, triangles(4_000_000), b"72 72 468 648 re f"))
+        screen = await full_text_then_pages(pilot)
+        lines = [line for line in page_lines(app) if line.strip()]
+        assert lines == [f"  Page 1 of 2 · arXiv:{paper.id}v{paper.version}: the page needs more than 256 MB to draw; refused"]
+        await pilot.press("n")
+        await until(pilot, lambda: screen.shown_page == 2)
+        assert page_lines(app)[0] == f"  Page 2 of 2 · arXiv:{paper.id}v{paper.version}"
+        colours = {segment.style.color.triplet for strip in screen.view.lines.strips[2:] for segment in strip if segment.style}
+        assert (0, 0, 0) in colours and (255, 255, 255) in colours  # the black rectangle on the white page
+
+
+@pytest.mark.slow  # the app in a real terminal
+def test_in_a_real_terminal_p_draws_the_page_in_half_blocks_and_n_turns_it(store, papers, data_dir):
+    texts = TextStore(data_dir)
+    for paper in papers:  # whichever paper the list highlights first is kept with its PDF
+        texts.save(Document(paper.id, paper.version, "pdf", (Block(PARAGRAPH, "A paper read from its PDF."),)))
+        pdf = texts.pdf_path(paper.id, paper.version)
+        pdf.parent.mkdir(parents=True, exist_ok=True)
+        pdf.write_bytes(PAPER_PDF)
+    run = run_in_terminal(
+        [sys.executable, "-m", "reader", "--data-dir", str(data_dir)],
+        env={**os.environ, "TERM": "xterm-256color", "READER_ARXIV_PDF_URL": "http://127.0.0.1:9/pdf/"},
+        size=(100, 40),
+        keys=[("All papers", "\r"), ("Full text", "v"), ("A paper read from its PDF.", "P"), ("Page 1 of 2", "n"), ("Page 2 of 2", "\x11")],
+        deadline=90,
+    )
+    assert run.status == 0, run.output[-2000:]
+    first = run.output.split("Page 1 of 2", 1)[1]
+    assert "▀" in first.split("Page 2 of 2", 1)[0] and "▀" in first.split("Page 2 of 2", 1)[1]
