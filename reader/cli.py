@@ -17,6 +17,7 @@ from reader.commands import (
     importing,
     listing,
     marks,
+    meaning,
     momentum,
     similar,
     sync,
@@ -46,6 +47,7 @@ COMMANDS = (
     digest,
     triage,
     similar,
+    meaning,
     config,
     completion,
 )

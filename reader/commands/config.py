@@ -52,6 +52,9 @@ def paths(settings: Settings) -> dict[str, Path]:
 
 
 def cmd_config(args, settings: Settings) -> int:
+    from reader.commands.meaning import status_json, status_lines
+    from reader.meaning.vectors import stored
+
     if args.example:
         print(example_file(), end="")
         return 0
@@ -78,6 +81,7 @@ def cmd_config(args, settings: Settings) -> int:
             },
             "paths": {name: str(path) for name, path in places.items()},
             "config_file_exists": places["config"].is_file(),
+            "meaning": status_json(stored(places["data"])),
             "errors": [problem.to_json() for problem in problems],
             "warnings": [unknown.to_json() for unknown in settings.unknown],
         }
@@ -101,6 +105,8 @@ def cmd_config(args, settings: Settings) -> int:
     for name, path in places.items():
         absent = name in ("config", "keymap") and not path.is_file()
         print(f"  {name:<7} {path}{'  (none yet)' if absent else ''}")
+    for line in status_lines(stored(places["data"])):
+        print(line)
     if not places["config"].is_file():
         print(f"create {places['config']} to change settings; `reader config --example` prints one")
     if problems:
