@@ -22,12 +22,58 @@ from tests.conftest import run
 from tests.corpus import TODAY, recent_papers, stamp
 
 FIELDS = {
-    "agents": (
-        "agents mistakes failed trajectories verbal feedback reflection retry critique errors lessons episodes "
-        "self-correction language models tasks environment trial memory"
-    ).split(),
-    "magnetar": "magnetar radio bursts pulses dispersion flares neutron star emission polarisation galaxy spectra telescope".split(),
-    "protein": "protein folding structure residues amino acids chains contact maps molecular dynamics binding sites energy".split(),
+    "agents": [
+        "agents",
+        "mistakes",
+        "failed",
+        "trajectories",
+        "verbal",
+        "feedback",
+        "reflection",
+        "retry",
+        "critique",
+        "errors",
+        "lessons",
+        "episodes",
+        "self-correction",
+        "language",
+        "models",
+        "tasks",
+        "environment",
+        "trial",
+        "memory",
+    ],
+    "magnetar": [
+        "magnetar",
+        "radio",
+        "bursts",
+        "pulses",
+        "dispersion",
+        "flares",
+        "neutron",
+        "star",
+        "emission",
+        "polarisation",
+        "galaxy",
+        "spectra",
+        "telescope",
+    ],
+    "protein": [
+        "protein",
+        "folding",
+        "structure",
+        "residues",
+        "amino",
+        "acids",
+        "chains",
+        "contact",
+        "maps",
+        "molecular",
+        "dynamics",
+        "binding",
+        "sites",
+        "energy",
+    ],
 }
 # Shares no word with QUERY (not "agents", "learn" nor "mistakes"): only meaning can find it.
 UNWORDED = Paper(

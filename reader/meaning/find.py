@@ -101,7 +101,9 @@ def about(
     return About(hits, "meaning and words", "")
 
 
-def neighbours(index: MeaningIndex | None, terms: TermIndex, paper: Paper, *, limit: int, leave_out: Collection[str] = ()) -> list[tuple[str, float]]:
+def neighbours(
+    index: MeaningIndex | None, terms: TermIndex, paper: Paper, *, limit: int, leave_out: Collection[str] = ()
+) -> list[tuple[str, float]]:
     """The papers nearest a cached paper, best first: by meaning when its vector is stored, else
     by today's likeness (shared distinctive terms, authors, categories). Not fused: on the real
     papers of benchmarks/meaning.py fusing likeness in lowered the share of the 10 nearest in the
