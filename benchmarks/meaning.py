@@ -174,6 +174,12 @@ def quality() -> list[dict]:
     missing = [pid for pid, _ in asked if pid not in by_id]
     if missing:
         raise SystemExit(f"queries name papers not in the set: {missing[:5]}")
+    from reader.meaning.model import stop_stems, tokens
+
+    stop = stop_stems()
+    worded = [pid for pid, text in asked if set(tokens(text, stop)) & set(tokens(by_id[pid].title, stop))]
+    if worded:
+        raise SystemExit(f"queries sharing a content word with their paper's title: {worded}")
     probes = [p for p in real.papers[::8] if real.labels.get(p.id)]
     rows = []
     with tempfile.TemporaryDirectory() as folder:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 from reader.core.stem import stem_string
@@ -34,7 +35,8 @@ MIN_DOCUMENTS = 2  # a word in fewer papers of the sample says nothing about its
 MAX_SHARE = 0.5  # a word in more than half the papers is a template word ("paper", "propos")
 
 
-def _stop_stems() -> frozenset[str]:
+@cache
+def stop_stems() -> frozenset[str]:
     from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     return frozenset(stem_string(word_string(" ".join(ENGLISH_STOP_WORDS))).split())
@@ -67,19 +69,24 @@ class Model:
     def column(self) -> dict[str, int]:
         return {word: i for i, word in enumerate(self.vocabulary)}
 
-    def weights(self, texts: Iterable[str], column: dict[str, int] | None = None) -> tuple[csr_matrix, float]:
-        """The texts' TF-IDF rows (L2-normalised) and the share of their words not in the
-        vocabulary."""
+    def weights(
+        self, texts: Iterable[str], column: dict[str, int] | None = None, *, stop: frozenset[str] = frozenset()
+    ) -> tuple[csr_matrix, float]:
+        """The texts' TF-IDF rows (L2-normalised) and the share of their words, `stop` words
+        aside, not in the vocabulary (stop words never are: a query need not name them, and
+        need not import scikit-learn's list)."""
         column = column if column is not None else self.column()
-        return _weights(texts, column, self.idf, _stop_stems())
+        return _weights(texts, column, self.idf, stop)
 
-    def embed(self, texts: Sequence[str], column: dict[str, int] | None = None) -> tuple[np.ndarray, float]:
+    def embed(
+        self, texts: Sequence[str], column: dict[str, int] | None = None, *, stop: frozenset[str] = frozenset()
+    ) -> tuple[np.ndarray, float]:
         """Unit vectors (float32, len(texts) x dimensions) of the texts, folded into the fitted
-        directions, and the share of their words the model did not know. A text with no known
-        word is the zero vector (it is near nothing)."""
+        directions, and the share of their words the model did not know (see weights). A text
+        with no known word is the zero vector (it is near nothing)."""
         import numpy as np
 
-        rows, unknown = self.weights(texts, column)
+        rows, unknown = self.weights(texts, column, stop=stop)
         used = np.unique(rows.indices)  # a query touches a few of the stored directions' columns
         if used.size == 0:
             return np.zeros((rows.shape[0], self.dimensions), dtype=np.float32), unknown
@@ -91,10 +98,9 @@ class Model:
         import numpy as np
 
         column = self.column()
-        stop = _stop_stems()
         scored: dict[str, float] = {}
         for word in words:
-            stems = tokens(word, stop)
+            stems = tokens(word, frozenset())
             if len(stems) != 1 or stems[0] not in column:
                 continue
             direction = self.components[:, column[stems[0]]]
@@ -148,7 +154,7 @@ def fit(texts: Sequence[str], built: str, *, dimensions: int = DIMENSIONS, seed:
     import numpy as np
     from sklearn.decomposition import TruncatedSVD
 
-    stop = _stop_stems()
+    stop = stop_stems()
     documents: dict[str, int] = {}
     for text in texts:
         for word in set(tokens(text, stop)):

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reader.errors import StoreError
-from reader.meaning.model import FIT_SAMPLE, MIN_PAPERS, Model, fit, paper_text
+from reader.meaning.model import FIT_SAMPLE, MIN_PAPERS, Model, fit, paper_text, stop_stems
 from reader.store.files import write_atomic
 from reader.store.store import shard_of
 
@@ -212,6 +212,7 @@ def _embed_all(model: Model, store: Store, ids: list[str], progress: Progress | 
     import numpy as np
 
     column = model.column()
+    stop = stop_stems()
     done_ids: list[str] = []
     parts: list[np.ndarray] = []
     unknown_words = 0.0
@@ -219,7 +220,7 @@ def _embed_all(model: Model, store: Store, ids: list[str], progress: Progress | 
 
     def flush() -> None:
         nonlocal unknown_words
-        vectors, unknown = model.embed([text for _, text in batch], column)
+        vectors, unknown = model.embed([text for _, text in batch], column, stop=stop)
         parts.append(vectors.astype(np.float16))
         done_ids.extend(pid for pid, _ in batch)
         unknown_words += unknown * len(batch)
