@@ -145,7 +145,12 @@ class MeaningIndex:
         return None if row is None else np.asarray(self.vectors[row], dtype=np.float32)
 
     def embed(self, text: str) -> np.ndarray:
-        return self.model.embed([text])[0][0]
+        return self.model.embed_query(text)
+
+    def status(self, cached: int) -> Status:
+        size = sum(path.stat().st_size for path in self.directory.iterdir() if path.is_file())
+        meta, model = self.meta, self.model
+        return Status(len(self.ids), cached, meta["updated"], model.fitted_on, len(model.vocabulary), model.dimensions, size, "")
 
 
 def stored(data_dir: Path) -> Status:
@@ -166,10 +171,7 @@ def status(store: Store) -> Status:
     if index is None:
         note = too_small_note(cached) if cached < MIN_PAPERS else "not built yet: `reader index --rebuild` builds it (a sync does too)"
         return Status(0, cached, None, 0, 0, 0, 0, note)
-    size = sum(path.stat().st_size for path in index.directory.iterdir() if path.is_file())
-    return Status(
-        len(index.ids), cached, index.meta["updated"], index.model.fitted_on, len(index.model.vocabulary), index.model.dimensions, size, ""
-    )
+    return index.status(cached)
 
 
 def update(store: Store, *, rebuild: bool = False, progress: Progress | None = None, now: datetime | None = None) -> Status:
@@ -186,7 +188,7 @@ def update(store: Store, *, rebuild: bool = False, progress: Progress | None = N
         have = set(index.ids)
         arrived = [pid for pid in cached if pid not in have]
         if not arrived and have <= present:
-            return status(store)
+            return index.status(len(cached))
         if index.model.fitted_on >= min(FIT_SAMPLE, len(cached) / 2):
             folded = _fold_in(store, index, arrived, present, when, progress)
             if folded is not None:
