@@ -269,3 +269,13 @@ def test_neighbours_of_a_paper_are_its_field(cache):
         terms.close()
     magnetar = {p.id for p in field_papers("magnetar", 40, 21000)}
     assert paper.id not in near and len(set(near) & magnetar) == 10
+
+
+def test_a_sync_that_brings_papers_leaves_the_vectors_current(capsys, arxiv_env, data_dir):
+    from tests.helpers.cli import synced
+
+    code, _, err = synced(capsys, arxiv_env, n=240)
+    assert code == 0, err
+    assert "placing papers in meaning: 240 of 240" in err
+    index = vectors.MeaningIndex.open(data_dir)
+    assert index is not None and len(index.ids) == 240
