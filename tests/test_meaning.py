@@ -271,6 +271,7 @@ def test_neighbours_of_a_paper_are_its_field(cache):
     assert paper.id not in near and len(set(near) & magnetar) == 10
 
 
+@pytest.mark.slow  # a sync of 240 papers, then their vectors
 def test_a_sync_that_brings_papers_leaves_the_vectors_current(capsys, arxiv_env, data_dir):
     from tests.helpers.cli import synced
 
