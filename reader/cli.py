@@ -18,6 +18,7 @@ from reader.commands import (
     importing,
     listing,
     marks,
+    meaning,
     momentum,
     similar,
     sync,
@@ -48,6 +49,7 @@ COMMANDS = (
     digest,
     triage,
     similar,
+    meaning,
     config,
     completion,
 )

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("reader", "benchmarks")
 APP_AND_CLI = ("reader.app", "reader.commands", "reader.cli")
 STORAGE_INTERNALS = ("write_atomic", "shard_of")
-LOWER_LAYERS = tuple(f"reader.{layer}" for layer in ("arxiv", "store", "core", "searchdb", "sync", "service"))
+LOWER_LAYERS = tuple(f"reader.{layer}" for layer in ("arxiv", "store", "core", "searchdb", "meaning", "sync", "service"))
 UPPER_LAYERS = ("textual", "reader.app", "reader.commands", "reader.cli")
 # What the service uses, and sync, which the service runs: none of them reaches back up into it.
 BELOW_THE_SERVICE = tuple(f"reader.{layer}" for layer in ("arxiv", "store", "core", "searchdb", "fulltext", "sync"))
