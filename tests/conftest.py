@@ -7,6 +7,7 @@ import pytest
 
 from reader.cli import main
 from tests.arxiv_server import FakeArxiv
+from tests.helpers.timing import TIME_FACTOR, scale_time_limits
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "arxiv"  # recorded arXiv responses (CC0), see SOURCES.md
@@ -16,6 +17,12 @@ TOOLS = ROOT / "tests" / "tools"
 def fixture_bytes(name: str) -> bytes:
     """A recorded arXiv response from tests/fixtures/arxiv."""
     return (FIXTURES / name).read_bytes()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Time limits stretched by READER_TEST_TIME_FACTOR on a loaded machine (tests/helpers/timing.py)."""
+    default = config.getoption("timeout", None) or config.getini("timeout") or 0
+    scale_time_limits(items, float(default), TIME_FACTOR)
 
 
 @pytest.fixture

@@ -19,10 +19,11 @@ from reader.store.files import INDEX_BYTES, STATE_BYTES
 from tests.helpers.app import card_text, make_app, ready
 from tests.helpers.kill import seeded
 from tests.helpers.pilot import until
+from tests.helpers.timing import scaled
 
 ROOT = Path(__file__).resolve().parent.parent
 MEMORY = 1 << 30  # the command's address space: a read without end fails at once, the machine spared
-HANG = 60.0  # seconds: only stops a command that waits on a pipe for ever
+HANG = scaled(60.0)  # seconds: only stops a command that waits on a pipe for ever
 
 
 def reader(data_dir: Path, *args: str) -> subprocess.CompletedProcess:
