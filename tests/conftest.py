@@ -61,6 +61,18 @@ def _isolated_env(monkeypatch, tmp_path):
     monkeypatch.setenv("READER_ARXIV_AR5IV_URL", "http://127.0.0.1:9/ar5iv/")
 
 
+def _no_disk_wait(fd: int) -> None:
+    """os.fsync for the tests: the write is in the page cache either way."""
+
+
+@pytest.fixture(autouse=True)
+def _no_fsync(monkeypatch):
+    """fsync makes a write survive a power cut, which no test makes; it waits ~5 ms on the disk
+    each time, some 20 times a test (every atomic write flushes its file and its directory). A kill
+    mid-write is tested in child processes, with the real fsync; tests that make fsync fail patch it again."""
+    monkeypatch.setattr(os, "fsync", _no_disk_wait)
+
+
 @pytest.fixture
 def arxiv_env(fake_arxiv, monkeypatch):
     """The command line pointed at the loopback arXiv, without delays, on the suite's fixed day."""
