@@ -335,6 +335,7 @@ def _bomb(codings: list[str]) -> bytes:
     return body
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("header", ["gzip, gzip", "deflate, gzip", "gzip, deflate, gzip", "gzip, identity, gzip", "deflate, deflate"])
 async def test_stacked_decompression_bombs_stay_under_the_cap_in_memory(fake_arxiv, store, header):
     bomb = _bomb([c.strip() for c in header.split(",")])
