@@ -193,6 +193,7 @@ while True:
 """
 
 
+@pytest.mark.slow
 def test_sigkill_while_tagging_and_writing_notes_loses_nothing_acknowledged(seeded):
     store, ids = seeded
     rng = random.Random(15)

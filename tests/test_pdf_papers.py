@@ -225,6 +225,7 @@ def test_ar5iv_html_is_read_before_the_pdf_and_the_text_says_so(capsys, pdf_pape
 # --- the fixtures remade, where pdflatex is -------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed (the committed PDFs are tested)")
 def test_the_fixtures_remade_by_pdflatex_read_the_same(tmp_path):
     made = subprocess.run(["sh", str(PAPERS / "make.sh"), str(tmp_path)], capture_output=True, text=True, timeout=300)
