@@ -28,6 +28,7 @@ from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.picture import cell_strips
 from reader.app.widgets.record_view import MATH, RECORD_SCROLL, RecordLines, RecordView, record_width
 from reader.app.widgets.text_layout import TextLayout, text_lines
+from reader.core.terminal_graphics import OFF
 from reader.errors import ReaderError
 from reader.fulltext.document import Document
 from reader.fulltext.store import TextStore
@@ -304,6 +305,11 @@ class FullTextScreen(Screen):
 
     def _ask(self, numbers: list[int]) -> None:
         if self._texts() is None or self.document is None:
+            return
+        if self.service.settings.images == OFF:  # the caption and the image's link, nothing fetched
+            for number in numbers:
+                self.pictures[number] = f"not shown (images = off): {self.document.images[number - 1][1]}"
+            self.relayout(self.document)
             return
         for number in numbers:
             self.pictures[number] = "fetching…"
