@@ -14,7 +14,7 @@ import pytest
 
 from reader.core import feature_file, features
 from reader.core.ranking import Ranking
-from reader.service.triage_sets import RankingCorpus
+from reader.service.ranking_corpus import RankingCorpus
 from reader.store import Store
 from reader.store import shard_features as saved_features
 from tests.themes import theme_papers

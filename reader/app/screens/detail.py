@@ -73,12 +73,12 @@ class PaperRecord:
         except ReaderError:
             full_text = None  # the full-text view says why when asked
         try:
-            citing = service.cited_by(paper_id, quick=True)
+            citing = service.citations.cited_by(paper_id, quick=True)
         except ReaderError:
             citing = None  # the list (c) says why when asked
         cited_by = None if citing is None else len(citing)
         try:
-            return cls(paper_id, paper, *service.note_and_tags(paper_id), full_text=full_text, cited_by=cited_by)
+            return cls(paper_id, paper, *service.tags_notes.note_and_tags(paper_id), full_text=full_text, cited_by=cited_by)
         except ReaderError as error:
             return cls(paper_id, paper, problem=f"Cannot read the note and tags: {error}", full_text=full_text, cited_by=cited_by)
 

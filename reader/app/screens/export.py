@@ -188,18 +188,18 @@ class ExportActions(Screen):
         try:
             papers = self.service.papers(choice.ids)
             if choice.onto == "update":
-                result = self.service.update_export(target, papers)
+                result = self.service.exports.update_export(target, papers)
                 done = (
                     f"{target}: added {plural(len(result.added), 'entry', 'entries', thousands=True)}, "
                     f"{len(result.kept):,} already there; every entry of the file kept"
                 )
             else:
                 text = self.service.export_text(choice.format, papers)
-                held = None if choice.onto == "replace" else self.service.users_entries(choice.format, target, text)
+                held = None if choice.onto == "replace" else self.service.exports.users_entries(choice.format, target, text)
                 if held is not None:
                     self.app.call_from_thread(self._ask_how, choice, held)
                     return
-                self.service.write_export(choice.format, target, text)
+                self.service.exports.write_export(choice.format, target, text)
                 done = f"Wrote {choice.what} to {target} as {FORMAT_LABELS[choice.format].split(' ')[0]}"
         except ReaderError as error:
             self.app.call_from_thread(self._export_failed, choice, f"Export failed: {error}")

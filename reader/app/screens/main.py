@@ -173,7 +173,7 @@ class MainScreen(PaperScreen, ExportActions):
         search index is brought up to date (the cards and filters meanwhile read the shards)."""
         try:
             library = self.service.open()
-            due = self.sync_on_start and bool(self.service.topics) and self.service.sync_due()
+            due = self.sync_on_start and bool(self.service.topics) and self.service.topic_sync.sync_due()
         except ReaderError as error:
             self.app.call_from_thread(self.app.notify, f"Cannot read the cache: {error}", severity="error", timeout=30)
             return
@@ -247,7 +247,7 @@ class MainScreen(PaperScreen, ExportActions):
         self.refresh_list(keep=keep)
 
     def refresh_sidebar(self) -> None:
-        library, service, triage = self.service.library, self.service, self.service.triage
+        library, service, triage = self.service.library, self.service, self.service.triage.sets
         if not library.counted_already:  # while the opening worker counts
             self.sidebar.set_entries(self._uncounted_entries())
             return
@@ -312,7 +312,7 @@ class MainScreen(PaperScreen, ExportActions):
         elif view == UPDATED:
             chart.show(None, "Updated", "Papers you read that arXiv has since revised: opening one shows the new version")
         elif view.kind == "watch":
-            query = next((w.query for w in self.service.triage.watches if w.name == view.name), "")
+            query = next((w.query for w in self.service.triage.sets.watches if w.name == view.name), "")
             chart.show(None, f"Watch · {view.name}", f"Papers matching {query}")
         elif view.kind == "tag":
             chart.show(
@@ -595,7 +595,7 @@ class MainScreen(PaperScreen, ExportActions):
         view, service = self.view, self.service
         names = {
             "topic": lambda: {topic.name for topic in service.topics},
-            "watch": lambda: {watch.name for watch in service.triage.watches},
+            "watch": lambda: {watch.name for watch in service.triage.sets.watches},
             "tag": lambda: set(service.tags()),
         }.get(view.kind)
         return view.name if names is not None and view.name is not None and view.name not in names() else None

@@ -100,10 +100,10 @@ class PaperLinksScreen(Screen):
 
     def _read_rows(self) -> list[LinkRow] | None:
         if self.kind == REFERENCES_OF:
-            references = self.service.references(self.paper_id)
+            references = self.service.citations.references(self.paper_id)
             return None if references is None else [LinkRow(block.text, block.arxiv_id) for block in references]
         rows = []
-        for pid in self.service.cited_by(self.paper_id) or []:
+        for pid in self.service.citations.cited_by(self.paper_id) or []:
             paper = self.service.load_paper(pid)
             if paper is not None:
                 rows.append(LinkRow(f"{paper.title} (arXiv:{pid}v{paper.version})", pid))
@@ -182,7 +182,7 @@ class PaperLinksScreen(Screen):
         """In a worker: fetched as `reader add` fetches it (a child process), then the cache read
         again so that the list, its counts and this row know it."""
         try:
-            self.service.add_paper(paper_id, None, self.client_options)
+            self.service.adding.add_paper(paper_id, None, self.client_options)
         except ReaderError as error:
             self.app.call_from_thread(self._added, paper_id, str(error))
             return
