@@ -28,7 +28,6 @@ from reader.core.library import Library
 from reader.core.momentum import Momentum, headline
 from reader.core.query import Node, parse
 from reader.core.ranking import NeedsStars
-from reader.core.similar import Likeness, like_paper
 from reader.errors import ReaderError, StoreError
 from reader.fulltext.store import TextStore
 from reader.models import IdRows, IdTable, PackedIds, Paper, PaperIndex
@@ -38,6 +37,7 @@ from reader.service.citations import CitationMethods
 from reader.service.exports import ExportMethods
 from reader.service.list_order import ListOrderMethods
 from reader.service.marks_writer import MarksWriter
+from reader.service.meaning import MeaningMethods
 from reader.service.outside import PAPER_FILES, OutsideChanges, OutsideMethods, Stamps
 from reader.service.ranker import RankedList, RankerProcess
 from reader.service.search import LibrarySearch, MemorySearch
@@ -77,7 +77,9 @@ class CacheUpdate:
     stamps: Stamps = dataclasses.field(default_factory=dict)  # of index.json and sync.json, as read
 
 
-class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods, AddingMethods, CitationMethods, ListOrderMethods):
+class LibraryService(
+    TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods, AddingMethods, CitationMethods, ListOrderMethods, MeaningMethods
+):
     """The cache of one data directory; the demo set's papers instead while `demo` is given."""
 
     def __init__(self, store: Store, settings: Settings, *, demo: DemoSource | None = None):
@@ -114,6 +116,8 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         self._sorts: dict[str, str] | None = None  # each view's order (see list_order.py)
         self._orders: dict = {}
         self._orders_lock = threading.Lock()
+        self._meaning = None  # (meta.json's stamp, the meaning index) as last opened (see meaning.py)
+        self._meaning_lock = threading.Lock()
 
     @property
     def is_demo(self) -> bool:
@@ -249,14 +253,6 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         """A ranking's `ids` in their order, less the hidden ones and the read ones (if asked)."""
         marked = (self.library.hidden | self.library.read) if unread else self.library.hidden
         return ids.keeping(marked.__contains__, keep=False) if marked else ids
-
-    def similar(self, paper_id: str, *, limit: int, leave_out: set[str]) -> tuple[Paper, Likeness]:
-        """The paper and the cached papers most like it (see core/similar.py), in a worker: a
-        few queries of the search index. SearchNotReady before its first build is done."""
-        paper = self.load_paper(paper_id)
-        if paper is None:
-            raise ReaderError("this paper is no longer in the cache")
-        return paper, like_paper(self.search, paper, limit=limit, leave_out=leave_out)
 
     def _as_of(self) -> date:
         return self.settings.today() if self.demo is None else self.demo.as_of

@@ -12,6 +12,8 @@ from datetime import date, timedelta
 from reader.core import ranking, rising
 from reader.core.features import Corpus, FeatureBlock
 from reader.logs import log
+from reader.meaning import like
+from reader.meaning.vectors import MeaningIndex
 from reader.models import PaperIndex
 from reader.service.feature_cache import Stamp, shard_features, shard_stamp
 from reader.service.search_texts import shard_texts
@@ -79,6 +81,10 @@ class RankingCorpus:
         corpus = self.corpus()
         read_in = time.monotonic() - started
         result = ranking.rank(corpus, starred=starred, read=read, hidden=hidden, candidates=candidates)
+        if isinstance(result, ranking.Ranking):
+            # Fused with meaning when its index is built: papers near a star though worded otherwise rise.
+            fused = like.fused_order(MeaningIndex.open(self.store.data_dir), result.ids, sorted(starred))
+            result = result.reordered(fused) if fused is not None else result
         # (in the log: what a slow ranking spent its time on)
         log.info("For you: %d papers' features in %.2f s, ranked in %.2f s", len(corpus.ids), read_in, time.monotonic() - started - read_in)
         return result

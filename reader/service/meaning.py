@@ -1,0 +1,86 @@
+"""Meaning for the app: the `~` query's papers about a text, and "more like this" fused with
+meaning (reader/meaning/). A part of LibraryService; runs in the caller's worker thread.
+
+The meaning index is opened once and kept (its vectors are memory-mapped); it is opened again
+when its meta.json changes, which a sync's update writes last."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
+
+from reader.core.similar import Likeness
+from reader.errors import ReaderError
+from reader.meaning import find, like
+from reader.meaning.model import MIN_PAPERS
+from reader.meaning.vectors import DIRECTORY, MeaningIndex
+from reader.models import Paper
+from reader.service.views import ALL, HIDDEN, View
+
+if TYPE_CHECKING:
+    from reader.core.library import Library
+    from reader.core.query import Node
+    from reader.service.demo import DemoSource
+    from reader.service.search import LibrarySearch, MemorySearch
+    from reader.store import Store
+
+ABOUT_SHOWN = 100  # papers a `~` query lists: the best, far more than anyone reads down
+
+Stamp = tuple[int, int] | None  # meta.json's modification time and size (None: there is none)
+
+
+class MeaningMethods:
+    """Needs the service's library, search, store and selection."""
+
+    library: Library
+    search: LibrarySearch | MemorySearch
+    store: Store
+    demo: DemoSource | None
+    _meaning: tuple[Stamp, MeaningIndex | None] | None
+    _meaning_lock: threading.Lock
+
+    if TYPE_CHECKING:
+
+        def select(self, view: View, *, unread: bool = False, query: Node | None = None) -> Sequence[str]: ...
+        def load_paper(self, paper_id: str) -> Paper | None: ...
+
+    def meaning_index(self) -> tuple[MeaningIndex | None, str]:
+        """The meaning index as stored now, or None and why words alone answer (a short line)."""
+        if self.demo is not None:
+            return None, "Meaning is learned from your own cache; showing word matches"
+        meta = self.store.data_dir / DIRECTORY / "meta.json"
+        try:
+            info = meta.stat()
+            stamp: Stamp = (info.st_mtime_ns, info.st_size)
+        except OSError:
+            stamp = None
+        with self._meaning_lock:
+            if self._meaning is None or self._meaning[0] != stamp:
+                self._meaning = (stamp, MeaningIndex.open(self.store.data_dir) if stamp is not None else None)
+            index = self._meaning[1]
+        if index is not None:
+            return index, ""
+        papers = len(self.library.index)
+        if papers < MIN_PAPERS:
+            return None, f"Meaning needs ≥ {MIN_PAPERS:,} papers (this cache has {papers:,}); showing word matches"
+        return None, "Meaning is not learned yet (a sync learns it, or `reader index --rebuild`); showing word matches"
+
+    def about(self, text: str, view: View, *, unread: bool = False, limit: int = ABOUT_SHOWN) -> find.About:
+        """The papers of the view most about `text`, best first: meaning fused with words (see
+        meaning/find.py), words alone when there is no meaning index (`About.note` says why).
+        SearchNotReady before the search index's first build is done."""
+        index, note = self.meaning_index()
+        among = None if view == ALL and not unread else set(self.select(view, unread=unread))
+        leave_out: Collection[str] = () if view == HIDDEN else self.library.hidden
+        return find.about(index, self.search, text, limit=limit, among=among, leave_out=leave_out, note=note)
+
+    def similar(self, paper_id: str, *, limit: int, leave_out: set[str]) -> tuple[Paper, Likeness]:
+        """The paper and the cached papers most like it (core/similar.py's likeness fused with
+        meaning when the index is built), in a worker: a few queries of the search index and one
+        pass over the vectors. SearchNotReady before the search index's first build is done."""
+        paper = self.load_paper(paper_id)
+        if paper is None:
+            raise ReaderError("this paper is no longer in the cache")
+        index, _ = self.meaning_index()
+        return paper, like.like_paper(index, self.search, paper, limit=limit, leave_out=leave_out)
