@@ -108,3 +108,25 @@ def test_reader_similar_fuses_meaning_and_finds_what_words_alone_miss(capsys, le
 
     code, out, err = run(capsys, "similar", ADVERSARIAL_IMITATION)
     assert code == 0 and "in meaning: " in out
+
+
+def test_for_you_is_fused_with_nearness_in_meaning_to_the_stars(learned_store):
+    """The same candidates, reordered: the ten nearest the stars in meaning rise; the model's
+    reasons stay."""
+    from reader.meaning.like import nearest_any
+    from reader.meaning.vectors import MeaningIndex
+    from reader.service.triage_sets import RankingCorpus
+
+    data_dir = learned_store.data_dir
+    speech = ["2102.07259", "2001.00378", "1909.09116"]  # three speech-recognition papers starred
+    fused = RankingCorpus(Store(data_dir)).rank(starred=set(speech), read=set(), hidden=set())
+    index = MeaningIndex.open(data_dir)
+    assert index is not None
+    nearness = nearest_any(index, speech)
+    assert nearness is not None
+    nearest = sorted(fused.ids, key=lambda pid: -nearness[index.row(pid)])[:10]
+    shutil.move(data_dir / DIRECTORY, data_dir.parent / "kept")
+    words = RankingCorpus(Store(data_dir)).rank(starred=set(speech), read=set(), hidden=set())
+    assert sorted(fused.ids) == sorted(words.ids) and fused.ids != words.ids
+    assert sum(map(fused.ids.index, nearest)) < sum(map(words.ids.index, nearest))
+    assert all(scored.because for scored in fused.top(3))
