@@ -65,7 +65,11 @@ async def test_a_meaning_query_lists_the_papers_about_it_with_why_and_esc_restor
         assert "About: " in first and "words: " in first  # the reason on the first card: meaning, then shared words
         assert "About: " in card_text(app, 1)
 
-        await pilot.press("escape")  # leaves the box: Esc clears the query
+        await pilot.press("enter", "S")  # Enter keeps it (a meaning is no query to parse); S does not re-sort it
+        await ready(pilot)
+        assert app.focused is plist and list(plist.ids) == ranked and plist.border_title.startswith("About: ")
+
+        await pilot.press("escape")  # Esc clears the query
         await until(pilot, lambda: not app.main.about.active and len(plist.ids) == 400)
         await ready(pilot)
         assert list(plist.ids) == before and plist.current == cursor

@@ -399,7 +399,8 @@ class MainScreen(PaperScreen, ExportActions):
             if self.unread_only
             else ""
         )
-        title = " · ".join(part for part in (self.about.header(), unread, self.order.header()) if part)
+        order = "" if self.about.active else self.order.header()  # a meaning query lists best first, never sorted
+        title = " · ".join(part for part in (self.about.header(), unread, order) if part)
         self.paper_list.set_class(bool(title), "-titled")  # a rule above the list, bearing the title
         self.paper_list.border_title = title
 
@@ -461,6 +462,9 @@ class MainScreen(PaperScreen, ExportActions):
         self.unread_only = not self.unread_only
 
     def action_sort(self) -> None:
+        if self.about.active:
+            self.app.notify(f"Listed best first by meaning: {key(self.app, 'app.clear_filter')} returns to the list and its order")
+            return
         self.order.cycle()
 
     def action_mark_all_read(self) -> None:
@@ -566,6 +570,7 @@ class MainScreen(PaperScreen, ExportActions):
         again = self.about.active and typed == self.filter_text
         self.filter_text, self.filter_query = typed, None
         ids = self.about.take(text, found)
+        self.order.drop_pending()
         self.show_now(ids, keep if again and keep in ids else (ids[0] if ids else None))  # best first: never re-sorted
         self.query_one("#filter", FilterBox).border_subtitle = self.about.subtitle()
 
