@@ -113,6 +113,10 @@ def test_reader_similar_fuses_meaning_and_finds_what_words_alone_miss(capsys, le
     code, out, err = run(capsys, "similar", ADVERSARIAL_IMITATION)
     assert code == 0 and "in meaning: " in out
 
+    code, out, err = run(capsys, "similar", "--text", QUERY, "--json")  # a text: ranked as `reader find` ranks it
+    assert code == 0, err
+    assert json.loads(out)[0]["meaning"]
+
 
 def test_for_you_is_fused_with_nearness_in_meaning_to_the_stars(learned_store):
     """The same candidates, reordered: the ten nearest the stars in meaning rise; the model's
@@ -134,3 +138,24 @@ def test_for_you_is_fused_with_nearness_in_meaning_to_the_stars(learned_store):
     assert sorted(fused.ids) == sorted(words.ids) and fused.ids != words.ids
     assert sum(map(fused.ids.index, nearest)) < sum(map(words.ids.index, nearest))
     assert all(scored.because for scored in fused.top(3))
+
+
+@pytest.mark.slow
+async def test_m_in_the_app_fuses_meaning_and_says_the_words_nearest_in_meaning(learned_store):
+    from reader.app.screens.similar import SimilarScreen
+
+    app = make_app(learned_store)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await ready(pilot)
+        await until(pilot, lambda: app.main.loaded)  # the search index built
+        plist = app.main.paper_list
+        plist.set_cursor(plist.ids.index(ADVERSARIAL_IMITATION))
+        await pilot.press("m")
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, SimilarScreen)
+        await until(pilot, lambda: bool(screen.paper_list.ids))
+        assert TRIPLE_GAIL in screen.paper_list.ids[:3]
+        reason = screen.paper_list.annotate(TRIPLE_GAIL)[0][0]
+        assert " · in meaning: " in reason
+        assert "and by meaning" in str(screen.query_one("#like-about").render())
