@@ -175,6 +175,12 @@ def quality() -> list[dict]:
     missing = [pid for pid, _ in asked if pid not in by_id]
     if missing:
         raise SystemExit(f"queries name papers not in the set: {missing[:5]}")
+    from reader.meaning.model import stop_stems, tokens
+
+    stop = stop_stems()
+    worded = [pid for pid, text in asked if set(tokens(text, stop)) & set(tokens(by_id[pid].title, stop))]
+    if worded:
+        raise SystemExit(f"queries sharing a content word with their paper's title: {worded}")
     probes = [p for p in real.papers[::8] if real.labels.get(p.id)]
     rows = []
     with tempfile.TemporaryDirectory() as folder:
@@ -219,26 +225,29 @@ def speed(count: int, added: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         data_dir = Path(folder)
         store = make_store(data_dir, papers[:count])
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         vectors.update(store)
-        first = time.perf_counter() - started
+        first, first_cpu = time.perf_counter() - started, time.process_time() - cpu
         store.save_papers(papers[count:], "All")
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         vectors.update(store)
-        more = time.perf_counter() - started
+        more, more_cpu = time.perf_counter() - started, time.process_time() - cpu
         status = vectors.status(store)
         env = dict(os.environ, READER_DATA_DIR=str(data_dir))
         command = [sys.executable, "-m", "reader", "find", "agents that learn from their mistakes", "--limit", "10"]
         subprocess.run(command, env=env, capture_output=True, check=True)  # the search index is brought up to date once
-        timings = []
+        timings, cpus = [], []
         for _ in range(3):
-            started = time.perf_counter()
+            started, before = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
             subprocess.run(command, env=env, capture_output=True, check=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
             timings.append(time.perf_counter() - started)
+            cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
         child = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(f"{count:,} papers: first build {first:.1f} s, adding {added:,} {more:.1f} s")
+    print(f"{count:,} papers: first build {first:.1f} s ({first_cpu:.1f} s CPU), adding {added:,} {more:.1f} s ({more_cpu:.1f} s CPU)")
     print(f"  stored {status.size / 2**20:.1f} MB ({status.vocabulary:,} stems, {status.dimensions} dimensions)")
-    print(f"  reader find: {min(timings):.2f} s from process start (best of 3), peak RSS of a child {child:.0f} MB")
+    print(f"  reader find: {min(timings):.2f} s from process start, {min(cpus):.2f} s CPU (best of 3)")
+    print(f"  peak RSS of a child process (the search index's builders included) {child:.0f} MB")
     print(f"  this process's peak RSS (build included) {_rss_mb():.0f} MB")
 
 

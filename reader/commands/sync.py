@@ -79,7 +79,8 @@ def cmd_sync(args, settings) -> int:
     print(
         f"synced {len(report.topics) - len(report.failed)} of {len(report.topics)} topics: {report.new:,} new, {report.updated:,} updated"
     )
-    from reader.meaning.vectors import keep_current
+    if report.new or report.updated:  # (a sync that brought nothing, offline say, reads no more)
+        from reader.meaning.vectors import keep_current
 
-    keep_current(store, progress=lambda what, done, total: print(f"{what}: {done:,} of {total:,}", file=sys.stderr))
+        keep_current(store, progress=lambda what, done, total: print(f"{what}: {done:,} of {total:,}", file=sys.stderr))
     return EXIT_ERROR if report.failed else 0

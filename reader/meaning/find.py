@@ -4,8 +4,8 @@ and `neighbours`).
 
 Meaning (vectors.py) finds papers worded otherwise; words (core/similar.py's TF-IDF likeness over
 the search index) find the ones that say it in the query's own terms. The two ranks are fused
-by reciprocal-rank fusion (a paper scores 1/(K + rank) from each list it is in), which needs no
-common scale between a cosine and a TF-IDF share. A paper holding the query as an exact phrase
+by reciprocal-rank fusion (a paper scores 1/(K + rank) from each list it is in, weighed by its
+score over the list's best), which needs no common scale between a cosine and a TF-IDF share. A paper holding the query as an exact phrase
 (of two words or more) comes first whatever the fusion says: the user typed its words.
 
 A cache too small to learn meaning from, or one whose vectors are not built yet, is answered by
@@ -44,15 +44,19 @@ class About:
     note: str
 
 
-def fuse(ranked: list[list[str]], *, first: Collection[str] = ()) -> list[tuple[str, float]]:
-    """Reciprocal-rank fusion of ranked lists of ids, best first (ties by id), scores over the
-    best possible; the ids in `first` lead, in their fused order."""
+def fuse(ranked: list[list[tuple[str, float]]], *, first: Collection[str] = ()) -> list[tuple[str, float]]:
+    """Reciprocal-rank fusion of ranked lists of (id, score), best first (ties by id), the fused
+    scores over the best possible; the ids in `first` lead, in their fused order. Each rank's
+    share is weighed by the paper's score over its list's best: a paper that only shares a
+    common word sits high in a short list of word matches, but weighs little there."""
     scores: dict[str, float] = {}
-    for ids in ranked:
-        for rank, pid in enumerate(ids, 1):
-            scores[pid] = scores.get(pid, 0.0) + 1.0 / (K + rank)
-    best = len(ranked) / (K + 1) if ranked else 1.0
-    return sorted(((pid, score / best) for pid, score in scores.items()), key=lambda hit: (hit[0] not in first, -hit[1], hit[0]))
+    for hits in ranked:
+        best = max((score for _, score in hits), default=0.0)
+        for rank, (pid, score) in enumerate(hits, 1):
+            weight = max(score, 0.0) / best if best > 0 else 1.0
+            scores[pid] = scores.get(pid, 0.0) + weight / (K + rank)
+    top = len(ranked) / (K + 1) if ranked else 1.0
+    return sorted(((pid, score / top) for pid, score in scores.items()), key=lambda hit: (hit[0] not in first, -hit[1], hit[0]))
 
 
 def _exact(terms: TermIndex, text: str) -> set[str]:
@@ -76,18 +80,18 @@ def about(
     """The papers most about `text`, best first: of `among` when given (a topic's, the unread),
     never those in `leave_out` (hidden). `note`: why there is no `index`, when there is none."""
     words = like_text(terms, text, limit=DEPTH if among is None else 10 * DEPTH, leave_out=leave_out)
-    word_ids = [like.id for like in words.papers if among is None or like.id in among][:DEPTH]
+    word_hits = [(like.id, like.score) for like in words.papers if among is None or like.id in among][:DEPTH]
     shared = {like.id: like.because for like in words.papers}
     exact = _exact(terms, text) - set(leave_out)
     if among is not None:
         exact &= set(among)
     if index is None:
-        fused = fuse([word_ids], first=exact)
+        fused = fuse([word_hits], first=exact)
         return About([Hit(pid, score, None, (), shared.get(pid, ()), pid in exact) for pid, score in fused[:limit]], "words", note)
     query = index.embed(text)
     near = index.nearest(query, DEPTH, among=among, leave_out=leave_out)
     cosine = dict(near)
-    fused = fuse([[pid for pid, _ in near], word_ids], first=exact)[:limit]
+    fused = fuse([near, word_hits], first=exact)[:limit]
     typed = text.split()
     hits = []
     for pid, score in fused:
@@ -100,12 +104,11 @@ def about(
 def neighbours(
     index: MeaningIndex | None, terms: TermIndex, paper: Paper, *, limit: int, leave_out: Collection[str] = ()
 ) -> list[tuple[str, float]]:
-    """The papers nearest a cached paper, meaning fused with today's likeness (shared
-    distinctive terms, authors, categories), best first; likeness alone without vectors."""
-    likes = like_paper(terms, paper, limit=DEPTH, leave_out=leave_out)
-    like_ids = [like.id for like in likes.papers]
+    """The papers nearest a cached paper, best first: by meaning when its vector is stored, else
+    by today's likeness (shared distinctive terms, authors, categories). Not fused: on the real
+    papers of benchmarks/meaning.py fusing likeness in lowered the share of the 10 nearest in the
+    paper's own field from 70% to 57% (likeness alone: 34%)."""
     vector = index.vector(paper.id) if index is not None else None
     if index is None or vector is None:
-        return fuse([like_ids])[:limit]
-    near = index.nearest(vector, DEPTH, leave_out={paper.id, *leave_out})
-    return fuse([[pid for pid, _ in near], like_ids])[:limit]
+        return [(like.id, like.score) for like in like_paper(terms, paper, limit=limit, leave_out=leave_out).papers]
+    return index.nearest(vector, limit, leave_out={paper.id, *leave_out})

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reader.errors import StoreError
-from reader.meaning.model import FIT_SAMPLE, MIN_PAPERS, Model, fit, paper_text
+from reader.meaning.model import FIT_SAMPLE, MIN_PAPERS, Model, fit, paper_text, stop_stems
 from reader.store.files import write_atomic
 from reader.store.store import shard_of
 
@@ -145,7 +145,12 @@ class MeaningIndex:
         return None if row is None else np.asarray(self.vectors[row], dtype=np.float32)
 
     def embed(self, text: str) -> np.ndarray:
-        return self.model.embed([text])[0][0]
+        return self.model.embed_query(text)
+
+    def status(self, cached: int) -> Status:
+        size = sum(path.stat().st_size for path in self.directory.iterdir() if path.is_file())
+        meta, model = self.meta, self.model
+        return Status(len(self.ids), cached, meta["updated"], model.fitted_on, len(model.vocabulary), model.dimensions, size, "")
 
 
 def stored(data_dir: Path) -> Status:
@@ -166,10 +171,7 @@ def status(store: Store) -> Status:
     if index is None:
         note = too_small_note(cached) if cached < MIN_PAPERS else "not built yet: `reader index --rebuild` builds it (a sync does too)"
         return Status(0, cached, None, 0, 0, 0, 0, note)
-    size = sum(path.stat().st_size for path in index.directory.iterdir() if path.is_file())
-    return Status(
-        len(index.ids), cached, index.meta["updated"], index.model.fitted_on, len(index.model.vocabulary), index.model.dimensions, size, ""
-    )
+    return index.status(cached)
 
 
 def update(store: Store, *, rebuild: bool = False, progress: Progress | None = None, now: datetime | None = None) -> Status:
@@ -186,7 +188,7 @@ def update(store: Store, *, rebuild: bool = False, progress: Progress | None = N
         have = set(index.ids)
         arrived = [pid for pid in cached if pid not in have]
         if not arrived and have <= present:
-            return status(store)
+            return index.status(len(cached))
         if index.model.fitted_on >= min(FIT_SAMPLE, len(cached) / 2):
             folded = _fold_in(store, index, arrived, present, when, progress)
             if folded is not None:
@@ -212,6 +214,7 @@ def _embed_all(model: Model, store: Store, ids: list[str], progress: Progress | 
     import numpy as np
 
     column = model.column()
+    stop = stop_stems()
     done_ids: list[str] = []
     parts: list[np.ndarray] = []
     unknown_words = 0.0
@@ -219,7 +222,7 @@ def _embed_all(model: Model, store: Store, ids: list[str], progress: Progress | 
 
     def flush() -> None:
         nonlocal unknown_words
-        vectors, unknown = model.embed([text for _, text in batch], column)
+        vectors, unknown = model.embed([text for _, text in batch], column, stop=stop)
         parts.append(vectors.astype(np.float16))
         done_ids.extend(pid for pid, _ in batch)
         unknown_words += unknown * len(batch)

@@ -143,9 +143,10 @@ async def _sync(job: dict[str, Any]) -> SyncReport:
             on_event=lambda event: _send("event", dataclasses.asdict(event)),
         )
         report = await syncer.run(topics)
-    from reader.meaning.vectors import keep_current
+    if report.new or report.updated:  # (a sync that brought nothing, offline say, reads no more)
+        from reader.meaning.vectors import keep_current
 
-    await asyncio.to_thread(keep_current, store)  # the app's sync ends when the vectors are current
+        await asyncio.to_thread(keep_current, store)  # the app's sync ends when the vectors are current
     return report
 
 
