@@ -35,7 +35,7 @@ def like_paper(index: MeaningIndex | None, terms: TermIndex, paper: Paper, *, li
     shared = {like.id: like for like in likeness.papers}
     words = sorted({word for word in word_string(f"{paper.title} {paper.abstract}").split() if len(word) >= MIN_WORD})
     papers = []
-    for pid, score in fuse([[pid for pid, _ in near], [like.id for like in likeness.papers]])[:limit]:
+    for pid, score in fuse([near, [(like.id, like.score) for like in likeness.papers]])[:limit]:
         theirs = index.vector(pid)
         meaning = tuple(index.model.nearest_words(words, theirs, REASONS)) if theirs is not None else ()
         found = shared.get(pid)
@@ -58,8 +58,10 @@ def nearest_any(index: MeaningIndex, starred: Sequence[str]) -> np.ndarray | Non
     return out
 
 
-def fused_order(index: MeaningIndex | None, ids: Sequence[str], starred: Sequence[str]) -> list[tuple[str, float]] | None:
-    """For you's ranked `ids` fused with their nearness in meaning to the starred papers, best
+def fused_order(
+    index: MeaningIndex | None, ids: Sequence[str], scores: Sequence[float], starred: Sequence[str]
+) -> list[tuple[str, float]] | None:
+    """For you's ranked `ids` (with their `scores`) fused with their nearness in meaning to the starred papers, best
     first with the fused scores; None when there is no index or no starred paper in it (the
     ranking stands as it is). A paper without a vector keeps its place in the ranking's list."""
     if index is None or not ids:
@@ -67,6 +69,6 @@ def fused_order(index: MeaningIndex | None, ids: Sequence[str], starred: Sequenc
     nearness = nearest_any(index, starred)
     if nearness is None:
         return None
-    placed = [(float(nearness[row]), pid) for pid in ids if (row := index.row(pid)) is not None]
-    by_meaning = [pid for _, pid in sorted(placed, key=lambda item: (-item[0], item[1]))]
-    return fuse([by_meaning, list(ids)])
+    placed = [(pid, float(nearness[row])) for pid in ids if (row := index.row(pid)) is not None]
+    by_meaning = sorted(placed, key=lambda item: (-item[1], item[0]))
+    return fuse([by_meaning, list(zip(ids, scores))])

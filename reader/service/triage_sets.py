@@ -83,7 +83,7 @@ class RankingCorpus:
         result = ranking.rank(corpus, starred=starred, read=read, hidden=hidden, candidates=candidates)
         if isinstance(result, ranking.Ranking):
             # Fused with meaning when its index is built: papers near a star though worded otherwise rise.
-            fused = like.fused_order(MeaningIndex.open(self.store.data_dir), result.ids, sorted(starred))
+            fused = like.fused_order(MeaningIndex.open(self.store.data_dir), result.ids, result.scores, sorted(starred))
             result = result.reordered(fused) if fused is not None else result
         # (in the log: what a slow ranking spent its time on)
         log.info("For you: %d papers' features in %.2f s, ranked in %.2f s", len(corpus.ids), read_in, time.monotonic() - started - read_in)
