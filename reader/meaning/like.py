@@ -15,6 +15,7 @@ from reader.core import similar
 from reader.core.similar import Like, Likeness, TermIndex
 from reader.core.text import word_string
 from reader.meaning.find import DEPTH, REASONS, fuse
+from reader.meaning.model import Model, stop_stems, tokens
 from reader.meaning.vectors import BLOCK, MeaningIndex
 from reader.models import Paper
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     import numpy as np
 
 MIN_WORD = 3  # shorter words ("rl", "of") say little as a reason
+SHARED = 0.05  # a word's cosine with both papers must pass this to be named
 
 
 def like_paper(index: MeaningIndex | None, terms: TermIndex, paper: Paper, *, limit: int, leave_out: Collection[str] = ()) -> Likeness:
@@ -33,14 +35,44 @@ def like_paper(index: MeaningIndex | None, terms: TermIndex, paper: Paper, *, li
         return Likeness(likeness.terms, likeness.papers[:limit])
     near = index.nearest(vector, DEPTH, leave_out={paper.id, *leave_out})
     shared = {like.id: like for like in likeness.papers}
-    words = sorted({word for word in word_string(f"{paper.title} {paper.abstract}").split() if len(word) >= MIN_WORD})
+    words, directions = _directions(index.model, f"{paper.title} {paper.abstract}")
     papers = []
     for pid, score in fuse([near, [(like.id, like.score) for like in likeness.papers]])[:limit]:
         theirs = index.vector(pid)
-        meaning = tuple(index.model.nearest_words(words, theirs, REASONS)) if theirs is not None else ()
+        meaning = _shared_meaning(words, directions, vector, theirs) if theirs is not None else ()
         found = shared.get(pid)
         papers.append(Like(pid, round(score, 4), found.because if found is not None else (), meaning))
     return Likeness(likeness.terms, papers)
+
+
+def _directions(model: Model, text: str) -> tuple[list[str], np.ndarray]:
+    """The words of `text` the model knows (one written form per stem) and their directions in
+    meaning as unit columns (dimensions x words)."""
+    import numpy as np
+
+    column = model.column()
+    written: dict[str, str] = {}
+    for word in word_string(text).split():
+        stems = tokens(word, stop_stems())
+        if len(word) >= MIN_WORD and len(stems) == 1 and stems[0] in column:
+            written.setdefault(stems[0], word)
+    columns = [column[stem] for stem in written]
+    directions = np.asarray(model.components[:, columns], dtype=np.float32)
+    norms = np.linalg.norm(directions, axis=0)
+    norms[norms == 0] = 1.0
+    return list(written.values()), directions / norms
+
+
+def _shared_meaning(words: list[str], directions: np.ndarray, mine: np.ndarray, theirs: np.ndarray) -> tuple[str, ...]:
+    """Of a paper's own words, those nearest in meaning to both it and another paper: what the two
+    share in meaning (a word near one of them only says nothing of the pair)."""
+    import numpy as np
+
+    if not words:
+        return ()
+    both = np.minimum(mine @ directions, theirs @ directions)
+    best = np.argsort(-both, kind="stable")[:REASONS]
+    return tuple(words[i] for i in best if both[i] > SHARED)
 
 
 def nearest_any(index: MeaningIndex, starred: Sequence[str]) -> np.ndarray | None:
