@@ -79,8 +79,7 @@ def cmd_find(args, settings) -> int:
 
     text = _text(args.text)
     store = open_store(args, settings)
-    state = vectors.update(store, progress=_progress)
-    index = vectors.MeaningIndex.open(store.data_dir) if state.ready else None
+    state, index = vectors.current(store, progress=_progress)
     if index is None:
         print_warning(f"meaning: {state.note}")
     marks = store.marks()

@@ -178,23 +178,37 @@ def update(store: Store, *, rebuild: bool = False, progress: Progress | None = N
     """Bring the meaning index up to date with the cache: fold in the papers that arrived, or
     build it whole (`rebuild`, none yet, or the words drifted). A cache of fewer than MIN_PAPERS
     papers gets none (Status.note says so)."""
+    return current(store, rebuild=rebuild, progress=progress, now=now)[0]
+
+
+def current(
+    store: Store, *, rebuild: bool = False, progress: Progress | None = None, now: datetime | None = None
+) -> tuple[Status, MeaningIndex | None]:
+    """update's Status and the index as it left it (None: words answer), opened once."""
     cached = list(store.index_order().ids)
     when = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
     if len(cached) < MIN_PAPERS:
-        return Status(0, len(cached), None, 0, 0, 0, 0, too_small_note(len(cached)))
+        return Status(0, len(cached), None, 0, 0, 0, 0, too_small_note(len(cached))), None
     index = None if rebuild else MeaningIndex.open(store.data_dir)
     if index is not None:
         present = set(cached)
         have = set(index.ids)
         arrived = [pid for pid in cached if pid not in have]
         if not arrived and have <= present:
-            return index.status(len(cached))
+            return index.status(len(cached)), index
+        folded = None
         if index.model.fitted_on >= min(FIT_SAMPLE, len(cached) / 2):
             folded = _fold_in(store, index, arrived, present, when, progress)
-            if folded is not None:
-                return status(store)
-    _build(store, cached, when, progress)
-    return status(store)
+        if folded is None:
+            _build(store, cached, when, progress)
+    else:
+        _build(store, cached, when, progress)
+    index = MeaningIndex.open(store.data_dir)
+    return (
+        (status(store), index)
+        if index is not None
+        else (Status(0, len(cached), None, 0, 0, 0, 0, "was written but cannot be read back: words answer"), None)
+    )
 
 
 def _texts(store: Store, ids: list[str]) -> Iterable[tuple[str, str]]:
