@@ -30,6 +30,7 @@ from reader.core.query import Node, parse
 from reader.core.ranking import NeedsStars
 from reader.errors import ReaderError, StoreError
 from reader.fulltext.store import TextStore
+from reader.meaning.kept import KeptIndex
 from reader.models import IdRows, IdTable, PackedIds, Paper, PaperIndex
 from reader.searchdb import Card
 from reader.service.adding import AddingMethods
@@ -116,8 +117,7 @@ class LibraryService(
         self._sorts: dict[str, str] | None = None  # each view's order (see list_order.py)
         self._orders: dict = {}
         self._orders_lock = threading.Lock()
-        self._meaning = None  # (meta.json's stamp, the meaning index) as last opened (see meaning.py)
-        self._meaning_lock = threading.Lock()
+        self._meaning = KeptIndex(store.data_dir)  # the meaning index, opened once (see meaning.py)
 
     @property
     def is_demo(self) -> bool:

@@ -2,19 +2,19 @@
 meaning (reader/meaning/). A part of LibraryService; runs in the caller's worker thread.
 
 The meaning index is opened once and kept (its vectors are memory-mapped); it is opened again
-when its meta.json changes, which a sync's update writes last."""
+when its meta.json changes, which a sync's update writes last (meaning/kept.py)."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from reader.core.similar import Likeness
 from reader.errors import ReaderError
 from reader.meaning import find, like
+from reader.meaning.kept import KeptIndex
 from reader.meaning.model import MIN_PAPERS
-from reader.meaning.vectors import DIRECTORY, MeaningIndex
+from reader.meaning.vectors import MeaningIndex
 from reader.models import Paper
 from reader.service.views import ALL, HIDDEN, View
 
@@ -27,8 +27,6 @@ if TYPE_CHECKING:
 
 ABOUT_SHOWN = 100  # papers a `~` query lists: the best, far more than anyone reads down
 
-Stamp = tuple[int, int] | None  # meta.json's modification time and size (None: there is none)
-
 
 class MeaningMethods:
     """Needs the service's library, search, store and selection."""
@@ -37,8 +35,7 @@ class MeaningMethods:
     search: LibrarySearch | MemorySearch
     store: Store
     demo: DemoSource | None
-    _meaning: tuple[Stamp, MeaningIndex | None] | None
-    _meaning_lock: threading.Lock
+    _meaning: KeptIndex
 
     if TYPE_CHECKING:
 
@@ -49,16 +46,7 @@ class MeaningMethods:
         """The meaning index as stored now, or None and why words alone answer (a short line)."""
         if self.demo is not None:
             return None, "Meaning is learned from your own cache; showing word matches"
-        meta = self.store.data_dir / DIRECTORY / "meta.json"
-        try:
-            info = meta.stat()
-            stamp: Stamp = (info.st_mtime_ns, info.st_size)
-        except OSError:
-            stamp = None
-        with self._meaning_lock:
-            if self._meaning is None or self._meaning[0] != stamp:
-                self._meaning = (stamp, MeaningIndex.open(self.store.data_dir) if stamp is not None else None)
-            index = self._meaning[1]
+        index = self._meaning.get()
         if index is not None:
             return index, ""
         papers = len(self.library.index)

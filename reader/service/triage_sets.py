@@ -13,7 +13,7 @@ from reader.core import ranking, rising
 from reader.core.features import Corpus, FeatureBlock
 from reader.logs import log
 from reader.meaning import like
-from reader.meaning.vectors import MeaningIndex
+from reader.meaning.kept import KeptIndex
 from reader.models import PaperIndex
 from reader.service.feature_cache import Stamp, shard_features, shard_stamp
 from reader.service.search_texts import shard_texts
@@ -46,6 +46,7 @@ class RankingCorpus:
         self.store = store
         self._blocks: dict[str, tuple[tuple[int, int], FeatureBlock]] = {}
         self._corpus: Corpus | None = None  # kept while no shard changed: its IDF and the stars' terms too
+        self._meaning = KeptIndex(store.data_dir)  # fused in when built (meaning/like.py)
 
     def corpus(self) -> Corpus:
         blocks, changed = {}, self._corpus is None
@@ -83,7 +84,7 @@ class RankingCorpus:
         result = ranking.rank(corpus, starred=starred, read=read, hidden=hidden, candidates=candidates)
         if isinstance(result, ranking.Ranking):
             # Fused with meaning when its index is built: papers near a star though worded otherwise rise.
-            fused = like.fused_order(MeaningIndex.open(self.store.data_dir), result.ids, result.scores, sorted(starred))
+            fused = like.fused_order(self._meaning.get(), result.ids, result.scores, sorted(starred))
             result = result.reordered(fused) if fused is not None else result
         # (in the log: what a slow ranking spent its time on)
         log.info("For you: %d papers' features in %.2f s, ranked in %.2f s", len(corpus.ids), read_in, time.monotonic() - started - read_in)
