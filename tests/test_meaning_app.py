@@ -159,3 +159,17 @@ async def test_m_in_the_app_fuses_meaning_and_says_the_words_nearest_in_meaning(
         reason = screen.paper_list.annotate(TRIPLE_GAIL)[0][0]
         assert " · in meaning: " in reason
         assert "and by meaning" in str(screen.query_one("#like-about").render())
+
+
+def test_the_kept_index_is_opened_once_and_again_when_an_update_rewrites_it(learned_store):
+    from reader.meaning.kept import KeptIndex
+
+    kept = KeptIndex(learned_store.data_dir)
+    first = kept.get()
+    assert first is not None and kept.get() is first
+    meta = learned_store.data_dir / DIRECTORY / "meta.json"
+    meta.write_text(meta.read_text(encoding="utf-8") + "\n", encoding="utf-8")  # as an update writes it last
+    again = kept.get()
+    assert again is not None and again is not first
+    shutil.rmtree(learned_store.data_dir / DIRECTORY)
+    assert kept.get() is None
