@@ -89,6 +89,11 @@ async def test_a_cache_too_small_to_learn_meaning_says_so_and_shows_word_matches
         assert plist.ids and "words: " in card_text(app, 0)
         assert "mistakes" in card_text(app, 0).lower()
 
+        app.query_one("#filter").value = "~[bold]agents[/] [/x] mistakes"  # markup typed is text in the header
+        await until(pilot, lambda: app.main.filter_text.startswith("~[bold]"))
+        await ready(pilot)
+        assert "About: [bold]agents[/] [/x] mistakes · Meaning needs" in screen_text(app)
+
 
 def test_reader_similar_fuses_meaning_and_finds_what_words_alone_miss(capsys, learned_store):
     """Triple-GAIL is a generative adversarial imitation learning framework, worded otherwise than

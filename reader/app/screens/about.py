@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from textual.markup import escape
+
 from reader.app.keys import key
 from reader.app.screens.part import ScreenHost, ScreenPart
 from reader.app.widgets.filter_box import MEANING
@@ -57,7 +59,7 @@ class AboutQuery(ScreenPart[AboutHost]):
         answered and why."""
         if self.text is None or self.found is None:
             return ""
-        about = f"About: {clean_text(self.text)}"
+        about = f"About: {escape(clean_text(self.text))}"  # the header rule reads markup: typed text is none
         return f"{about} · {self.found.note}" if self.found.note else f"{about} · best first, by {self.found.by}"
 
     def subtitle(self) -> str:
