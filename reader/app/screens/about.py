@@ -80,7 +80,7 @@ class AboutQuery(ScreenPart[AboutHost]):
         if hit.exact:
             why.append("holds the phrase")
         if hit.because:
-            why.append(f"About: {', '.join(hit.because)}")
+            why.append(f"About: {clean_text(', '.join(hit.because))}")  # the query's words, as typed
         if hit.words:
             why.append(f"words: {', '.join(hit.words)}")
         return ((" · ".join(why), "paper-list--reason"),)
