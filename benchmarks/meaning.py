@@ -132,6 +132,7 @@ def candidates(store, papers: list[Paper]) -> dict[str, tuple[Ranker, Neighbours
 
     from reader.core.similar import like_paper, like_text
     from reader.meaning import find, model, vectors
+    from reader.meaning.like import like_paper as fused_like
     from reader.searchdb import SearchIndex
 
     terms = SearchIndex.open(store.data_dir)
@@ -160,9 +161,13 @@ def candidates(store, papers: list[Paper]) -> dict[str, tuple[Ranker, Neighbours
         print("wordllama not installed: its row is left out", file=sys.stderr)
     vectors.update(store, rebuild=True)
     index = vectors.MeaningIndex.open(store.data_dir)
-    found["fusion: LSA 256 + words (reader find)"] = (
+    found["stored LSA: reader find; nearest by meaning alone (find.neighbours)"] = (
         lambda text: [hit.id for hit in find.about(index, terms, text, limit=TOP).hits],
         lambda paper: [pid for pid, _ in find.neighbours(index, terms, paper, limit=TOP)],
+    )
+    found["stored LSA: reader find; reader similar (likeness fused with meaning)"] = (
+        lambda text: [hit.id for hit in find.about(index, terms, text, limit=TOP).hits],
+        lambda paper: [like.id for like in fused_like(index, terms, paper, limit=TOP).papers],
     )
     return found
 

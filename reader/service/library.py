@@ -24,7 +24,6 @@ from reader.core.momentum import Momentum
 from reader.core.query import Node, parse
 from reader.core.ranking import NeedsStars
 from reader.core.rising import RisingTerm, TopicTrend
-from reader.core.similar import Likeness, like_paper
 from reader.errors import ReaderError, StoreError
 from reader.fulltext.store import TextStore
 from reader.models import Paper
@@ -38,6 +37,7 @@ from reader.service.citations import Citations
 from reader.service.exports import Exports
 from reader.service.list_order import ListOrder
 from reader.service.marks_writer import MarksWriter
+from reader.service.meaning import Meaning
 from reader.service.outside import PAPER_FILES, OutsideChanges, OutsideReader, OutsideUpdate
 from reader.service.ranker import ForYouRanker, RankedList
 from reader.service.search import LibrarySearch, MemorySearch
@@ -63,7 +63,7 @@ class LibraryService:
     A facade: reading the index, marks, views and charts is its own; each other job is a
     collaborator's, given what it needs (the store, the writer thread, a way to reach what
     changes when the demo gives way): `tags_notes`, `triage`, `ranker` (For you), `list_order`,
-    `exports`, `adding`, `citations`, and the reader of what other processes change."""
+    `exports`, `adding`, `citations`, `meaning` (the `~` query, more like this), and the reader of what other processes change."""
 
     def __init__(self, store: Store, settings: Settings, *, demo: DemoSource | None = None):
         self.store = store
@@ -96,6 +96,9 @@ class LibraryService:
         self.adding = Adding(store, settings)
         self.citations = Citations(store.data_dir, library=library_now, demo=demo_now)
         self.topic_sync = TopicSync(store, settings)
+        self.meaning = Meaning(
+            store.data_dir, library=library_now, search=search_now, demo=demo_now, select=self.select, load_paper=self.load_paper
+        )
         self._outside_reader = OutsideReader(self, self._writer, self.outside)
 
     @property
@@ -230,14 +233,6 @@ class LibraryService:
         """A ranking's `ids` in their order, less the hidden ones and the read ones (if asked)."""
         marked = (self.library.hidden | self.library.read) if unread else self.library.hidden
         return ids.keeping(marked.__contains__, keep=False) if marked else ids
-
-    def similar(self, paper_id: str, *, limit: int, leave_out: set[str]) -> tuple[Paper, Likeness]:
-        """The paper and the cached papers most like it (see core/similar.py), in a worker: a
-        few queries of the search index. SearchNotReady before its first build is done."""
-        paper = self.load_paper(paper_id)
-        if paper is None:
-            raise ReaderError("this paper is no longer in the cache")
-        return paper, like_paper(self.search, paper, limit=limit, leave_out=leave_out)
 
     def _as_of(self) -> date:
         return self.settings.today() if self.demo is None else self.demo.as_of

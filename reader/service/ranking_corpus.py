@@ -9,6 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 from reader.core import ranking
 from reader.core.features import Corpus, FeatureBlock
 from reader.logs import log
+from reader.meaning import like
+from reader.meaning.kept import KeptIndex
 from reader.store import Store
 from reader.store.shard_features import Stamp, shard_features, shard_stamp
 
@@ -24,6 +26,7 @@ class RankingCorpus:
         self.store = store
         self._blocks: dict[str, tuple[tuple[int, int], FeatureBlock]] = {}
         self._corpus: Corpus | None = None  # kept while no shard changed: its IDF and the stars' terms too
+        self._meaning = KeptIndex(store.data_dir)  # fused in when built (meaning/like.py)
 
     def corpus(self) -> Corpus:
         blocks, changed = {}, self._corpus is None
@@ -59,6 +62,10 @@ class RankingCorpus:
         corpus = self.corpus()
         read_in = time.monotonic() - started
         result = ranking.rank(corpus, starred=starred, read=read, hidden=hidden, candidates=candidates)
+        if isinstance(result, ranking.Ranking):
+            # Fused with meaning when its index is built: papers near a star though worded otherwise rise.
+            fused = like.fused_order(self._meaning.get(), result.ids, result.scores, sorted(starred))
+            result = result.reordered(fused) if fused is not None else result
         # (in the log: what a slow ranking spent its time on)
         log.info("For you: %d papers' features in %.2f s, ranked in %.2f s", len(corpus.ids), read_in, time.monotonic() - started - read_in)
         return result

@@ -51,6 +51,10 @@ class ListOrder(ScreenPart[CatchUpHost]):
             return ""
         return f"Sorted by {SORT_NAMES[sort]} · {key(self.screen.app, 'app.sort')} changes"
 
+    def drop_pending(self) -> None:
+        """Another list took the screen (a meaning query's): a sort still running is not shown."""
+        self._shown += 1
+
     def cycle(self) -> None:
         """The view's next order, remembered for it."""
         service, view = self.screen.service, self.screen.view
