@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.worker import get_current_worker
@@ -47,6 +48,26 @@ FIGURE_KEYS = [
     Binding("F", "all_figures", "All figures", show=False, id="detail.figures", tooltip="Show every figure of the paper"),
 ]
 MAX_PICTURE_ROWS = 60  # an image's rows at most, whatever its shape (a tall one is narrowed)
+
+
+class TextLaidOut(Message):
+    """A worker read (or fetched) the paper's text and laid it out at the screen's width; or,
+    `document` None, found none stored (a fetch starts)."""
+
+    def __init__(self, document: Document | None, layout: TextLayout | None = None):
+        super().__init__()
+        self.document = document
+        self.layout = layout
+
+
+class FigureFetched(Message):
+    """The figures' worker fetched image `number` (`note`: why it is not shown; `failed`: asked again)."""
+
+    def __init__(self, number: int, note: str | None, failed: bool):
+        super().__init__()
+        self.number = number
+        self.note = note
+        self.failed = failed
 
 
 class FullTextScreen(Screen):
@@ -114,7 +135,7 @@ class FullTextScreen(Screen):
             self.app.call_from_thread(self._say, f"Cannot read the stored text: {error}")
             return
         if document is None:
-            self.app.call_from_thread(self.fetch)
+            self.post_message(TextLaidOut(None))
             return
         self._lay_out(document)
 
@@ -128,7 +149,13 @@ class FullTextScreen(Screen):
         keys = (key(self.app, "detail.figure"), key(self.app, "detail.figures"))  # as the keymap leaves them
         lines = text_lines(document, width, cached, library.starred, library.read, pictures, keys, unicode=self.unicode)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show, document, lines)
+            self.post_message(TextLaidOut(document, lines))
+
+    def on_text_laid_out(self, message: TextLaidOut) -> None:
+        if message.document is None or message.layout is None:
+            self.fetch()
+        else:
+            self._show(message.document, message.layout)
 
     def _pictures(self, width: int) -> dict[int, Sequence[Strip] | str]:
         """In a worker: the images asked for, drawn at `width` (each drawn once per width)."""
@@ -327,10 +354,10 @@ class FullTextScreen(Screen):
         self._fetching = False
         return None
 
-    def _fetched(self, number: int, note: str | None, failed: bool = False) -> None:
-        self.pictures[number] = note
-        if failed:
-            self._failed.add(number)
+    def on_figure_fetched(self, message: FigureFetched) -> None:
+        self.pictures[message.number] = message.note
+        if message.failed:
+            self._failed.add(message.number)
         if self.document is not None:
             self.relayout(self.document)
 
@@ -356,7 +383,7 @@ class FullTextScreen(Screen):
                         note = f"not shown: {refused}"
                     except (ReaderError, OSError) as error:  # offline, arXiv's failure, the cache's folder
                         note, failed = f"not fetched: {error}", True
-                    self.app.call_from_thread(self._fetched, number, note, failed)
+                    self.post_message(FigureFetched(number, note, failed))
 
         asyncio.run(fetch_all())
 
