@@ -234,18 +234,20 @@ class PaperList(ScrollView, can_focus=True):
         return self._card_data.get(paper_id)
 
     def _card(self, index: int) -> Card | None:
-        """The card data of the index-th paper if fetched; else None, and a worker is asked for
-        it with those of the screenful around it and a page either side (one read for the lot)."""
-        paper_id = self.ids[index]
-        card = self._card_data.get(paper_id)
-        if card is not None or paper_id in self._unavailable or paper_id in self._asked:
-            return card
+        """The card data of the index-th paper if fetched. What is missing of it, or of the
+        screenful above or below, is asked of a worker with those around it and a page either
+        side (one read for the lot): a page up or down then usually finds its cards here."""
         page = max(1, self.size.height // self.card_height + 1)
-        window = self.ids[max(0, index - page) : index + 2 * page]
-        wanted = [pid for pid in window if self._card_data.get(pid) is None and pid not in self._asked]
-        self._asked.update(wanted)
-        self._fetch(wanted, self._generation)
-        return None
+        for near in (index, index + page, index - page):
+            if 0 <= near < len(self.ids) and self._missing(self.ids[near]):
+                window = self.ids[max(0, near - page) : near + 2 * page]
+                wanted = [pid for pid in window if self._missing(pid)]
+                self._asked.update(wanted)
+                self._fetch(wanted, self._generation)
+        return self._card_data.get(self.ids[index])
+
+    def _missing(self, paper_id: str) -> bool:
+        return paper_id not in self._card_data and paper_id not in self._unavailable and paper_id not in self._asked
 
     @work(thread=True, group="cards")
     def _fetch(self, wanted: list[str], generation: int) -> None:
