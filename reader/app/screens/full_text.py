@@ -51,13 +51,14 @@ MAX_PICTURE_ROWS = 60  # an image's rows at most, whatever its shape (a tall one
 
 
 class TextLaidOut(Message):
-    """A worker read (or fetched) the paper's text and laid it out at the screen's width; or,
-    `document` None, found none stored (a fetch starts)."""
+    """A worker read (or fetched) the paper's text and laid it out at the screen's width; else
+    `said` why there is none; else, `document` None, none is stored (a fetch starts)."""
 
-    def __init__(self, document: Document | None, layout: TextLayout | None = None):
+    def __init__(self, document: Document | None, layout: TextLayout | None = None, *, said: str = ""):
         super().__init__()
         self.document = document
         self.layout = layout
+        self.said = said
 
 
 class FigureFetched(Message):
@@ -127,12 +128,12 @@ class FullTextScreen(Screen):
         """The stored text, laid out; else a fetch (in a child process)."""
         texts = self._texts()
         if texts is None:
-            self.app.call_from_thread(self._say, "The demo set has no full texts: add a topic and sync to read papers in full.")
+            self.post_message(TextLaidOut(None, said="The demo set has no full texts: add a topic and sync to read papers in full."))
             return
         try:
             document = texts.load(self.paper_id)
         except ReaderError as error:
-            self.app.call_from_thread(self._say, f"Cannot read the stored text: {error}")
+            self.post_message(TextLaidOut(None, said=f"Cannot read the stored text: {error}"))
             return
         if document is None:
             self.post_message(TextLaidOut(None))
@@ -152,7 +153,9 @@ class FullTextScreen(Screen):
             self.post_message(TextLaidOut(document, lines))
 
     def on_text_laid_out(self, message: TextLaidOut) -> None:
-        if message.document is None or message.layout is None:
+        if message.said:
+            self._say(message.said)
+        elif message.document is None or message.layout is None:
             self.fetch()
         else:
             self._show(message.document, message.layout)
@@ -232,7 +235,7 @@ class FullTextScreen(Screen):
                 stderr=subprocess.DEVNULL,
             )
         except OSError as error:
-            self.app.call_from_thread(self._say, f"No full text: the fetch could not start ({error.strerror or error})")
+            self.post_message(TextLaidOut(None, said=f"No full text: the fetch could not start ({error.strerror or error})"))
             return
         assert child.stdin is not None and child.stdout is not None
         outcome: dict = {}
@@ -272,7 +275,7 @@ class FullTextScreen(Screen):
             document = None
         if document is None:
             why = outcome.get("error") or "the fetch stopped before it was done"
-            self.app.call_from_thread(self._say, f"No full text: {why}")
+            self.post_message(TextLaidOut(None, said=f"No full text: {why}"))
             return
         self._lay_out(document)
 
