@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 class Charts:
     """Given the settings and how to reach the service's library, topics and demo set (each
-    changes under it). Changed on the UI's thread only."""
+    changes under it). Changed on the UI's thread only, but for a view's first count, which the
+    app's chart makes in a worker (see `momentum`)."""
 
     def __init__(
         self,
@@ -48,19 +49,23 @@ class Charts:
         self._momenta = {}
 
     def charted_already(self, view: View) -> bool:
-        """Whether `momentum` answers at once for the view (else it counts its papers' weeks)."""
-        return view.topic in self._momenta
+        """Whether `momentum` answers at once for the view (else it counts its papers' weeks; the
+        demo's thirty papers are counted at once)."""
+        return self._demo() is not None or view.topic in self._momenta
 
     def momentum(self, view: View) -> Momentum:
         """Weekly counts for the view, as of today (from memory: no disk read)."""
         library, demo = self._library(), self._demo()
         if demo is not None:
             return demo.momentum(library, view.topic)
-        momentum = self._momenta.get(view.topic)
+        # The counts' dict before the index: a new cache state taken meanwhile (a new dict, then)
+        # leaves this count in the dropped one, never one of the old index in the new one.
+        momenta = self._momenta
+        momentum = momenta.get(view.topic)
         if momentum is None:
             spans = current_spans(self._topics(), self.sync_states)
-            momentum = self._momentum_of(view.topic, library.index, spans, self.total_new_last4)
-            self._momenta[view.topic] = momentum
+            momentum = self._momentum_of(view.topic, self._library().index, spans, self.total_new_last4)
+            momenta[view.topic] = momentum
         return momentum
 
     def counted(self, index: PaperIndex, topics: list[Topic], states: dict[str, TopicSyncState], total: int | None) -> dict:

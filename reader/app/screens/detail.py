@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import TextArea
 from textual.worker import get_current_worker
 
@@ -143,6 +144,16 @@ def citations_said(has_text: bool, cited_by: int | None, keys: tuple[str, str]) 
     return " · ".join(said)
 
 
+class RecordRead(Message):
+    """A worker read a paper's record for a detail view (`linked`: for a view of its own, over
+    the list of references or citing papers)."""
+
+    def __init__(self, record: PaperRecord, *, linked: bool = False):
+        super().__init__()
+        self.record = record
+        self.linked = linked
+
+
 class DetailScreen(PaperScreen):
     """One paper in full, with the user's note. `[` and `]` move to the previous and next paper
     of the list without going back to it; closing returns the paper last shown, for the list's
@@ -224,7 +235,13 @@ class DetailScreen(PaperScreen):
     @work(thread=True, exclusive=True, group="detail")
     def load_paper(self, paper_id: str) -> None:
         if record := PaperRecord.read_in_worker(self.service, paper_id, self.app.size.width, self.math):
-            self.app.call_from_thread(self._loaded, record)
+            self.post_message(RecordRead(record))
+
+    def on_record_read(self, message: RecordRead) -> None:
+        if message.linked:
+            self._push_linked(message.record)
+        else:
+            self._loaded(message.record)
 
     def _loaded(self, record: PaperRecord) -> None:
         if record.paper_id != self.paper_id:
@@ -362,7 +379,7 @@ class DetailScreen(PaperScreen):
     @work(thread=True, exclusive=True, group="detail-linked")
     def _read_linked(self, paper_id: str) -> None:
         if record := PaperRecord.read_in_worker(self.service, paper_id, self.app.size.width):
-            self.app.call_from_thread(self._push_linked, record)
+            self.post_message(RecordRead(record, linked=True))
 
     def _push_linked(self, record: PaperRecord) -> None:
         if not isinstance(self.app.screen, PaperLinksScreen):

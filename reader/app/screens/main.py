@@ -27,7 +27,7 @@ from reader.app.screens.detail_opening import DetailOpening
 from reader.app.screens.export import ExportActions
 from reader.app.screens.sync import Sync
 from reader.app.screens.triage import Triage
-from reader.app.widgets.chart import MomentumChart
+from reader.app.widgets.chart import COUNTING, MomentumChart
 from reader.app.widgets.filter_box import FilterBox
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.outside_watch import OutsideWatch
@@ -340,10 +340,15 @@ class MainScreen(PaperScreen, ExportActions):
             missing = f" · — means not synced ({key(self.app, 'app.sync')} syncs)" if self.triage.rising_unsynced else ""
             chart.show(None, "Rising", f"Topics by their last four weeks against the four before · Enter opens one{missing}")
         elif not self.service.charted_already(view) and not self.service.library.counted_already:  # the opening worker counts
-            chart.show(None, view.topic or self.sidebar_label(ALL), "Counting the papers' weeks…")
+            chart.show(None, view.topic or self.sidebar_label(ALL), COUNTING)
+        elif not self.service.charted_already(view):  # a first count of the view's weeks: in the chart's worker
+            chart.count(view.topic or self.sidebar_label(ALL), lambda: self.service.chart(view), self._rising_title(view))
         else:
             momentum, title, headline = self.service.chart(view)
-            chart.show(momentum, title + (self.triage.rising_title(view.topic) if view.topic else ""), headline)
+            chart.show(momentum, title + self._rising_title(view), headline)
+
+    def _rising_title(self, view: View) -> str:
+        return self.triage.rising_title(view.topic) if view.topic else ""
 
     def _empty_message(self) -> str:  # noqa: C901 (one message per kind of empty view)
         """Say what is empty and what to do about it."""
