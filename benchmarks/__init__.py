@@ -6,6 +6,7 @@ from __future__ import annotations
 import compileall
 import os
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -18,3 +19,47 @@ def as_installed() -> None:
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     for package in ("reader", "benchmarks"):
         compileall.compile_dir(ROOT / package, quiet=1)
+
+
+def add_against(parser) -> None:
+    """`--against DIR`: another checkout of reader (e.g. `git worktree add DIR main`) whose
+    whole-process figures are measured beside this one's."""
+    parser.add_argument(
+        "--against", metavar="DIR", type=Path, help="another checkout (the code before a change): measured too, alternating run by run"
+    )
+
+
+class Timing(NamedTuple):
+    """Medians of a command's runs: wall time, and its CPU time (user + system), which a loaded
+    machine inflates less (the shared 2-core machine often runs at load 8-12)."""
+
+    wall: float
+    cpu: float
+
+    def __str__(self) -> str:
+        return f"{self.wall:.2f} s (CPU {self.cpu:.2f} s)"
+
+
+def alternated_wall(argv: list[str], env: dict[str, str], runs: int, against: Path | None) -> tuple[Timing, Timing | None]:
+    """Timings of `argv` (a `python -m reader ...`) run from this checkout and, when given, from
+    `against` (whose `reader` package `-m` then finds first), in turn: so that a noisy moment on the
+    shared machine touches both. (this one's, against's or None)."""
+    import resource
+    import statistics
+    import subprocess
+    import time
+
+    roots = [ROOT] if against is None else [ROOT, against.resolve()]
+    if against is not None:
+        compileall.compile_dir(roots[1] / "reader", quiet=1)
+    samples: dict[Path, list[tuple[float, float]]] = {root: [] for root in roots}
+    for _ in range(runs):
+        for root in roots:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            started = time.perf_counter()
+            subprocess.run(argv, cwd=root, env=env, capture_output=True, check=True, timeout=600)
+            wall = time.perf_counter() - started
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            samples[root].append((wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime))
+    timings = [Timing(statistics.median(w for w, _ in samples[root]), statistics.median(c for _, c in samples[root])) for root in roots]
+    return timings[0], timings[1] if against is not None else None

@@ -1,10 +1,11 @@
-"""Cited by: `python -m benchmarks.citedby [--papers 10000] [--texts 1000] [--runs 5]`.
+"""Cited by: `python -m benchmarks.citedby [--papers 10000] [--texts 1000] [--runs 5] [--against DIR]`.
 
 Builds a cache of `--papers` papers with `--texts` stored full texts, each indexed as it is stored
 (as a fetched text is), each with 40 references to cached papers, then measures: the cited-by
 lookup in process (the index brought up to date first: a stat of every text, no text read),
 the detail view's quick count, `reader refs ID --cited-by` as a whole process, and, for scale,
-the index rebuilt from every stored text (what a missing or older index costs once).
+the index rebuilt from every stored text (what a missing or older index costs once). With
+`--against DIR` (a checkout of the code before), the whole process of that checkout too, in turn.
 Target: cited-by ≤ 0.3 s."""
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import argparse
 import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
-from benchmarks import ROOT, as_installed
+from benchmarks import add_against, alternated_wall, as_installed
 
 TODAY = date(2026, 12, 2)
 REFERENCES = 40
@@ -63,6 +63,7 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=10_000)
     parser.add_argument("--texts", type=int, default=1_000)
     parser.add_argument("--runs", type=int, default=5)
+    add_against(parser)
     args = parser.parse_args()
     as_installed()
     from reader.fulltext.index import TextIndex
@@ -85,7 +86,7 @@ def main() -> None:
             "READER_LOG_DIR": str(Path(tmp) / "log"),
         }
         command = [sys.executable, "-m", "reader", "refs", popular, "--cited-by"]
-        whole = median_ms(lambda: subprocess.run(command, cwd=ROOT, env=env, capture_output=True, check=True, timeout=600), args.runs)
+        whole, before = alternated_wall(command, env, args.runs, args.against)
         index.path.unlink()
         rebuilt = median_ms(lambda: index.cited_by(popular), 1)
     rows = [
@@ -96,7 +97,12 @@ def main() -> None:
             f"in process, median of {args.runs}: {len(citing)} citing texts; every text stat'ed, none read",
         ),
         ("detail view's count (quick)", "≤ 0.3 s", f"{quick:.0f} ms", "the same, never rebuilding"),
-        ("reader refs ID --cited-by", "≤ 0.3 s", f"{whole:.0f} ms", f"whole process, median of {args.runs}"),
+        (
+            "reader refs ID --cited-by",
+            "≤ 0.3 s",
+            str(whole),
+            f"whole process, median of {args.runs}" + (f"; {before} from {args.against}, in turn" if before is not None else ""),
+        ),
         ("index rebuilt from the texts", "once", f"{rebuilt / 1000:.1f} s", "index missing or of an older format: every text read"),
     ]
     print(f"\n#### Cited by: {args.papers:,} papers, {args.texts:,} stored texts\n")

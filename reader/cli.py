@@ -18,6 +18,7 @@ from reader.commands import (
     importing,
     listing,
     marks,
+    meaning,
     momentum,
     similar,
     sync,
@@ -48,6 +49,7 @@ COMMANDS = (
     digest,
     triage,
     similar,
+    meaning,
     config,
     completion,
 )
@@ -92,28 +94,79 @@ class _Parser(argparse.ArgumentParser):
         )
 
 
-def _default_data_dir() -> str:
-    """The data directory used when --data-dir is not given, and where that comes from."""
-    settings = load_settings(lenient=True)  # a bad setting is said when a command runs
-    if settings.data_dir is not None:
-        from_env = settings.sources["data_dir"].kind == "env"
-        return f"{settings.data_dir}, from $READER_DATA_DIR" if from_env else str(settings.data_dir)
-    return str(default_data_dir())
+class _DefaultDataDir:
+    """The data directory used when --data-dir is not given, and where that comes from: read from
+    the settings only when the help is printed (every command read them twice)."""
+
+    def __str__(self) -> str:
+        settings = load_settings(lenient=True)  # a bad setting is said when a command runs
+        if settings.data_dir is not None:
+            from_env = settings.sources["data_dir"].kind == "env"
+            return f"{settings.data_dir}, from $READER_DATA_DIR" if from_env else str(settings.data_dir)
+        return str(default_data_dir())
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with `command`, only that command's parser under the top one (its
+    arguments, help and errors are the same: argparse's work for all ~40 was ~30 ms of every
+    start). The whole one when `command` is not one of them, to say what is."""
     parser = _Parser(
         prog="reader",
         description="Follow fast-moving arXiv topics. With no command, opens the app.",
     )
-    parser.add_argument("--data-dir", metavar="DIR", help=f"where the cache lives (default: {_default_data_dir()})")
+    data_dir = parser.add_argument("--data-dir", metavar="DIR", help="where the cache lives (default: %(where)s)")
+    data_dir.where = _DefaultDataDir()  # type: ignore[attr-defined]  # (argparse fills %(...)s from the action)
     parser.add_argument("-v", "--verbose", action="count", default=0, help="also print the log to stderr (-vv: with debug detail)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__import__('reader').__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    only = _OnlyCommand(commands, command) if command is not None and command != "__complete" else None
     for area in COMMANDS:
-        area.register(commands)
-    commands.choices["__complete"].set_defaults(root_parser=parser)  # what the completion helper walks
+        area.register(only or commands)
+    if only is not None and not only.found:
+        return build_parser()
+    if only is None:
+        commands.choices["__complete"].set_defaults(root_parser=parser)  # what the completion helper walks
     return parser
+
+
+class _Unused:
+    """What a command's registration gets for the parsers of commands not run: it takes any call
+    and attribute, and builds nothing."""
+
+    def __getattr__(self, name: str) -> _Unused:
+        return self
+
+    def __call__(self, *args, **options) -> _Unused:
+        return self
+
+
+class _OnlyCommand:
+    """The subparsers action, as registrations see it, adding only one command's parser."""
+
+    def __init__(self, commands, name: str):
+        self._commands = commands
+        self._name = name
+        self.found = False
+
+    def add_parser(self, name: str, **options):
+        if name != self._name:
+            return _Unused()
+        self.found = True
+        return self._commands.add_parser(name, **options)
+
+
+def command_word(argv: list[str]) -> str | None:
+    """The command `argv` runs (the first word that is not a top option); None when there is none
+    or the top help comes first."""
+    words = iter(argv)
+    for word in words:
+        if word in ("-h", "--help", "--version", "--"):
+            return None
+        if word == "--data-dir":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def _check_text_arguments(args: argparse.Namespace) -> None:
@@ -131,7 +184,7 @@ def _check_text_arguments(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(command_word(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as done:  # --help, --version, or a usage error already printed

@@ -9,7 +9,6 @@ import logging
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from logging.handlers import RotatingFileHandler
 from pathlib import Path
 
 from reader.config import log_dir
@@ -32,24 +31,41 @@ class _CleanFormatter(logging.Formatter):
         return "\n".join(clean_text(line) for line in super().format(record).splitlines())
 
 
-class _LogFile(RotatingFileHandler):
-    """Opens (and creates its directory) on the first record; a log that cannot be written is
-    dropped quietly: it must never break a sync or print a traceback."""
+class _LogFile(logging.Handler):
+    """The rotating log, opened (its directory made) on the first record; a log that cannot be
+    written is dropped quietly: it must never break a sync or print a traceback. The rotating
+    handler is made then too: importing logging.handlers (socket, pickle) cost every command's
+    start ~15 ms, most of which never log anything."""
 
     def __init__(self, path: Path):
-        super().__init__(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True)
+        super().__init__()
+        self.path = path
         self.broken = False
-
-    def _open(self):
-        Path(self.baseFilename).parent.mkdir(parents=True, exist_ok=True)
-        return super()._open()
+        self._file: logging.Handler | None = None
 
     def emit(self, record: logging.LogRecord) -> None:
-        if not self.broken:
-            super().emit(record)
+        if self.broken:
+            return
+        if self._file is None:
+            from logging.handlers import RotatingFileHandler
+
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError:
+                self.broken = True
+                return
+            self._file = RotatingFileHandler(self.path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8", delay=True)
+            self._file.setFormatter(self.formatter)
+            self._file.handleError = self.handleError  # type: ignore[method-assign]
+        self._file.emit(record)
 
     def handleError(self, record: logging.LogRecord) -> None:
         self.broken = True
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+        super().close()
 
 
 class _Stderr(logging.StreamHandler):

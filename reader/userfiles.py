@@ -16,7 +16,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import BinaryIO
 
@@ -100,6 +99,8 @@ def path_problem(text: str, example: str = "starred.bib") -> str | None:
         return f"{path} is not a regular file (a device, pipe or socket)"
     if not target.parent.is_dir():
         return f"The folder {target.parent} does not exist."
+    import tempfile  # (here only: every command imports this module, few check a path)
+
     try:  # a file with no name (Linux), gone when closed: nothing is left behind
         with tempfile.TemporaryFile(dir=target.parent):
             pass

@@ -7,6 +7,7 @@ import pytest
 
 from reader.cli import main
 from tests.arxiv_server import FakeArxiv
+from tests.helpers.timing import TIME_FACTOR, scale_time_limits
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "arxiv"  # recorded arXiv responses (CC0), see SOURCES.md
@@ -16,6 +17,12 @@ TOOLS = ROOT / "tests" / "tools"
 def fixture_bytes(name: str) -> bytes:
     """A recorded arXiv response from tests/fixtures/arxiv."""
     return (FIXTURES / name).read_bytes()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Time limits stretched by READER_TEST_TIME_FACTOR on a loaded machine (tests/helpers/timing.py)."""
+    default = config.getoption("timeout", None) or config.getini("timeout") or 0
+    scale_time_limits(items, float(default), TIME_FACTOR)
 
 
 @pytest.fixture
@@ -52,6 +59,18 @@ def _isolated_env(monkeypatch, tmp_path):
     monkeypatch.setenv("READER_ARXIV_API_URL", "http://127.0.0.1:9/api/query")
     monkeypatch.setenv("READER_ARXIV_RSS_URL", "http://127.0.0.1:9/rss/")
     monkeypatch.setenv("READER_ARXIV_AR5IV_URL", "http://127.0.0.1:9/ar5iv/")
+
+
+def _no_disk_wait(fd: int) -> None:
+    """os.fsync for the tests: the write is in the page cache either way."""
+
+
+@pytest.fixture(autouse=True)
+def _no_fsync(monkeypatch):
+    """fsync makes a write survive a power cut, which no test makes; it waits ~5 ms on the disk
+    each time, some 20 times a test (every atomic write flushes its file and its directory). A kill
+    mid-write is tested in child processes, with the real fsync; tests that make fsync fail patch it again."""
+    monkeypatch.setattr(os, "fsync", _no_disk_wait)
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from reader.config import Source
 from reader.service import ALL, STARRED, View
 from reader.store import Store
 from tests.helpers.app import QUERY, card_text, make_app, open_paper, ready, settings
+from tests.helpers.timing import scaled
 from tests.sample_papers import sample_papers as recent_papers
 
 
@@ -98,6 +99,7 @@ async def test_the_chart_repaints_its_title_when_only_the_title_changes(store):
             assert "".join(segment.text for segment in chart.render_line(0)).strip().startswith(title)
 
 
+@pytest.mark.slow
 async def test_sidebar_selects_topic_and_starred(store, papers):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -238,6 +240,7 @@ async def test_filter_with_words_and_queries(store, papers):
         assert len(app.main.paper_list.ids) == 40 and not box.display
 
 
+@pytest.mark.slow
 async def test_filter_box_says_once_that_lower_case_operators_are_words(store, papers):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -301,6 +304,7 @@ async def test_links_from_the_feed_are_never_opened(data_dir, monkeypatch):
     assert opened == [f"https://arxiv.org/abs/{hostile.id}v{hostile.version}", f"https://arxiv.org/pdf/{hostile.id}v{hostile.version}"]
 
 
+@pytest.mark.slow
 async def test_background_sync_updates_list_and_counts_and_keeps_the_cursor(store, papers, fake_arxiv):
     newer = recent_papers(5, id_base=60000)
     fake_arxiv.queries[QUERY] = newer + papers[:30]
@@ -319,6 +323,7 @@ async def test_background_sync_updates_list_and_counts_and_keeps_the_cursor(stor
         assert "5 new" in str(app.query_one("#status").render())
 
 
+@pytest.mark.slow
 async def test_add_and_delete_topic(store, fake_arxiv):
     fake_arxiv.queries["cat:cs.LG"] = recent_papers(3, id_base=70000)
     app = make_app(store, fake_arxiv)
@@ -338,9 +343,11 @@ async def test_add_and_delete_topic(store, fake_arxiv):
         await pilot.press("d")
         assert isinstance(app.screen, ConfirmDialog)
         await pilot.press("y")
+        await ready(pilot)  # the sidebar moves to All once the delete is written
         assert [t.name for t in store.topics()] == ["Agents", "Other"] and app.main.view == ALL
 
 
+@pytest.mark.slow
 async def test_export_starred_and_copy_entry(store, papers, tmp_path):
     app = make_app(store)
     copied = []
@@ -366,6 +373,7 @@ async def test_export_starred_and_copy_entry(store, papers, tmp_path):
         assert not (tmp_path / "missing").exists()
 
 
+@pytest.mark.slow
 async def test_help_lists_every_key(store):
     app = make_app(store)
     async with app.run_test(size=(120, 50)) as pilot:
@@ -403,6 +411,7 @@ async def test_demo_set_when_there_is_no_cache(demo_store):
         assert "demo paper" in card_text(app, 0)
 
 
+@pytest.mark.slow
 async def test_offline_says_so_once_and_keeps_the_cache(store):
     app = make_app(store)  # points at a closed port
     async with app.run_test(size=(120, 40)) as pilot:
@@ -487,6 +496,7 @@ async def test_quit(store):
         assert not app.is_running
 
 
+@pytest.mark.slow
 async def test_the_screen_stays_responsive_while_arxiv_hangs(store, fake_arxiv):
     from tests.arxiv_server import Fault
 
@@ -500,7 +510,7 @@ async def test_the_screen_stays_responsive_while_arxiv_hangs(store, fake_arxiv):
         started = time.monotonic()
         await pilot.press("j", "j", "s")
         assert app.main.paper_list.cursor == 2 and app.main.paper_list.current in app.service.library.starred
-        assert time.monotonic() - started < 1.0
+        assert time.monotonic() - started < scaled(1.0)
         assert app.main.status.syncing  # still waiting on arXiv
 
 
@@ -585,6 +595,7 @@ async def test_every_action_is_in_the_command_palette(store, papers):
         assert papers[0].id in app.service.library.starred
 
 
+@pytest.mark.slow
 async def test_enter_in_the_delete_dialog_cancels(store):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -595,6 +606,7 @@ async def test_enter_in_the_delete_dialog_cancels(store):
         assert [t.name for t in store.topics()] == ["Agents", "Other"]
 
 
+@pytest.mark.slow
 async def test_list_actions_stay_off_dialogs_and_the_detail_view(store):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -653,6 +665,7 @@ async def test_the_app_shows_repairs_when_it_opens(store, data_dir):
         assert any("user.json is damaged" in m for m in app.message_log)
 
 
+@pytest.mark.slow
 async def test_hostile_server_text_in_a_notification_is_literal_and_inert(store, fake_arxiv, tmp_path):
     """arXiv's error message reaches the user word for word, as text: clicking it does nothing."""
     from tests.arxiv_server import Fault
@@ -676,6 +689,7 @@ async def test_hostile_server_text_in_a_notification_is_literal_and_inert(store,
     assert list(tmp_path.glob("*.svg")) == []
 
 
+@pytest.mark.slow
 async def test_tab_moves_between_fields_in_every_dialog(store, tmp_path):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -715,6 +729,7 @@ async def test_export_to_a_folder_is_refused_in_the_dialog_and_the_path_kept(sto
     assert not (tmp_path / "nodir").exists()
 
 
+@pytest.mark.slow
 async def test_a_failed_export_is_said_and_the_next_e_offers_what_was_typed(store, tmp_path):
     target = tmp_path / "mine.ris"
     (tmp_path / f".mine.ris.{os.getpid()}.tmp").mkdir()  # the file cannot be written (as root too)
@@ -740,6 +755,7 @@ async def test_a_failed_export_is_said_and_the_next_e_offers_what_was_typed(stor
         assert target.read_text().startswith("TY  - ")
 
 
+@pytest.mark.slow
 async def test_the_export_dialog_keeps_a_private_files_mode_and_link(store, tmp_path):
     target = tmp_path / "library" / "private.bib"
     target.parent.mkdir()
@@ -763,6 +779,7 @@ async def test_the_export_dialog_keeps_a_private_files_mode_and_link(store, tmp_
     assert stat.S_IMODE(target.stat().st_mode) == 0o600
 
 
+@pytest.mark.slow
 async def test_tab_never_lands_in_a_kept_filter(store, papers):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -779,6 +796,7 @@ async def test_tab_never_lands_in_a_kept_filter(store, papers):
         assert app.query_one("#filter").value == "ti:testing" and list(app.main.paper_list.ids) == kept
 
 
+@pytest.mark.slow
 async def test_empty_states_say_what_is_empty_and_what_to_do(store):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -908,6 +926,7 @@ async def test_help_and_quit_stay_in_the_footer_however_narrow(store):
     assert app.return_code == 0  # the kept key is a key like the others: a click quits
 
 
+@pytest.mark.slow
 async def test_the_sidebar_shortens_its_counts_when_the_terminal_narrows_and_back(store):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -5,6 +5,7 @@ kept."""
 
 from __future__ import annotations
 
+import pytest
 from textual import events
 from textual.widgets import Input, Static
 
@@ -36,6 +37,7 @@ def said(dialog: AddPaperDialog) -> str:
     return str(dialog.query_one(".dialog-error", Static).render())
 
 
+@pytest.mark.slow
 async def test_a_pasted_link_is_fetched_shown_and_starred_with_s(two_topics, fake_arxiv):  # noqa: F811
     fake_arxiv.by_id[SENT.id] = SENT
     app = make_app(two_topics, fake_arxiv)
@@ -54,6 +56,7 @@ async def test_a_pasted_link_is_fetched_shown_and_starred_with_s(two_topics, fak
     assert [r.params["id_list"] for r in fake_arxiv.requests] == [SENT.id]
 
 
+@pytest.mark.slow
 async def test_the_demo_set_gives_way_to_the_paper_added(demo_store, fake_arxiv):
     fake_arxiv.by_id[OTHER.id] = OTHER
     app = make_app(demo_store, fake_arxiv)
@@ -69,6 +72,7 @@ async def test_the_demo_set_gives_way_to_the_paper_added(demo_store, fake_arxiv)
         assert Store(demo_store.data_dir).marks().starred == {OTHER.id}  # kept: not a demo mark
 
 
+@pytest.mark.slow
 async def test_offline_is_said_in_the_dialog_and_nothing_is_kept(two_topics):  # noqa: F811
     app = make_app(two_topics)  # its arXiv: a closed port
     async with app.run_test(size=(120, 40)) as pilot:
@@ -83,6 +87,7 @@ async def test_offline_is_said_in_the_dialog_and_nothing_is_kept(two_topics):  #
     assert SENT.id not in Store(two_topics.data_dir).index()
 
 
+@pytest.mark.slow
 async def test_a_mistyped_id_and_one_arxiv_has_not_are_said_in_the_dialog(two_topics, fake_arxiv):  # noqa: F811
     app = make_app(two_topics, fake_arxiv)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -38,6 +38,7 @@ async def open_export(pilot) -> ExportDialog:
     return dialog
 
 
+@pytest.mark.slow
 async def test_a_typed_paths_extension_chooses_the_format(store, tmp_path):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -61,6 +62,7 @@ async def test_a_typed_paths_extension_chooses_the_format(store, tmp_path):
     assert (tmp_path / "refs.bib").read_text().startswith("@misc{")
 
 
+@pytest.mark.slow
 async def test_the_export_dialog_proposes_the_configured_path_else_the_last_used(store, tmp_path):
     store.set_setting("export_path", str(tmp_path / "last.bib"))
     configured = tmp_path / "configured.ris"
@@ -85,6 +87,7 @@ def reader_cli(data_dir, *args: str) -> None:
     subprocess.run([sys.executable, "-m", "reader", "--data-dir", str(data_dir), *args], check=True, capture_output=True, timeout=60)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["topic", "watch"])
 async def test_add_refuses_a_long_name_in_the_dialog_keeping_both_fields(store, kind):
     app = make_app(store)
@@ -111,6 +114,7 @@ async def test_add_refuses_a_long_name_in_the_dialog_keeping_both_fields(store, 
     assert [t.name for t in saved] == (["Agents", "Other"] if kind == "topic" else [])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["topic", "watch"])
 async def test_add_refuses_a_name_another_process_took_after_the_dialog_opened(store, data_dir, kind):
     app = make_app(store)
@@ -131,6 +135,7 @@ async def test_add_refuses_a_name_another_process_took_after_the_dialog_opened(s
     assert [t.name for t in saved][-2:] == ["Levine", "levine2"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["topic", "watch"])
 async def test_add_keeps_the_dialog_open_when_the_write_fails(store, kind, monkeypatch):
     app = make_app(store)

@@ -3,6 +3,8 @@ offers Update (the default, keeping every entry) or Replace (asked once more).""
 
 from __future__ import annotations
 
+import pytest
+
 from reader.app.screens.dialogs import ConfirmDialog
 from reader.app.screens.export import ExistingFileDialog, ExportDialog
 from reader.core import bibfile
@@ -19,6 +21,7 @@ async def export_to(pilot, target) -> None:
     await ready(pilot)
 
 
+@pytest.mark.slow
 async def test_export_onto_the_users_bib_offers_update_first_and_replace_asks_again(store, tmp_path):  # noqa: F811
     target = tmp_path / "refs.bib"
     app = make_app(store)
@@ -63,6 +66,7 @@ async def test_export_onto_the_users_bib_offers_update_first_and_replace_asks_ag
         assert target.read_text() == exported
 
 
+@pytest.mark.slow
 async def test_export_onto_the_users_ris_offers_no_update_and_enter_cancels(store, tmp_path):  # noqa: F811
     target = tmp_path / "refs.ris"
     mine = "TY  - BOOK\nTI  - Reinforcement Learning\nER  - \n"
@@ -79,6 +83,7 @@ async def test_export_onto_the_users_ris_offers_no_update_and_enter_cancels(stor
         assert target.read_text() == mine and not isinstance(app.screen, ExistingFileDialog)
 
 
+@pytest.mark.slow
 async def test_at_40x15_the_three_buttons_show(store, tmp_path):  # noqa: F811
     from textual.widgets import Button
 

@@ -30,6 +30,7 @@ def keymap(tmp_path, text: str) -> None:
     (folder / "keymap.toml").write_text(text)
 
 
+@pytest.mark.slow
 async def test_the_sidebar_stops_at_both_ends_and_jumps_to_either(store):
     store.add_watch("Levine", "au:levine")
     app = make_app(store)
@@ -65,6 +66,7 @@ async def test_the_sidebar_stops_at_both_ends_and_jumps_to_either(store):
         assert main.view == RISING
 
 
+@pytest.mark.slow
 async def test_a_remapped_sidebar_last_moves_there_and_help_lists_the_sidebar_keys(store, tmp_path):
     keymap(tmp_path, '"sidebar.last" = "L"\n"sidebar.first" = "F"\n')
     app = make_app(store)
@@ -135,6 +137,7 @@ async def test_enter_on_a_query_that_does_not_parse_keeps_the_keyboard_in_the_fi
         assert app.focused is app.main.paper_list and app.main.filter_text == "(ti:agent)"
 
 
+@pytest.mark.slow
 async def test_texts_name_the_key_bound_now(store, tmp_path):
     keymap(tmp_path, '"app.hide" = "s"\n"app.sync" = "ctrl+r"\n"app.unread_only" = "U"\n')
     store.add_topic("Fresh", "ti:fresh")  # never synced: its empty list says how to sync it

@@ -46,6 +46,7 @@ def test_only_http_links_of_a_note_open():
         assert note_link(refused) is None
 
 
+@pytest.mark.slow
 async def test_t_adds_a_completed_tag_and_removes_one(store, papers, data_dir):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -75,6 +76,7 @@ async def test_t_adds_a_completed_tag_and_removes_one(store, papers, data_dir):
         assert Store(data_dir).tags_of([papers[0].id]) == {papers[0].id: ("to read",)}
 
 
+@pytest.mark.slow
 async def test_tags_in_the_detail_view(store, papers, data_dir):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -87,6 +89,7 @@ async def test_tags_in_the_detail_view(store, papers, data_dir):
         assert "Tags  [red]x[/red]" in app.screen.record_view.text
 
 
+@pytest.mark.slow
 async def test_a_note_typed_in_the_detail_view_is_saved_and_shown_as_markdown(store, papers, data_dir):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -212,6 +215,7 @@ async def test_demo_says_once_that_marks_are_not_saved_and_that_tags_and_notes_a
         assert app.message_log[-1].startswith(not_taken)
 
 
+@pytest.mark.slow
 async def test_a_watch_added_in_the_demo_is_kept_for_synced_papers_and_said_so(data_dir, demo_store):
     app = make_app(demo_store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -224,6 +228,7 @@ async def test_a_watch_added_in_the_demo_is_kept_for_synced_papers_and_said_so(d
         assert app.main.view == ALL  # not an empty view that cannot say what it matches
 
 
+@pytest.mark.slow
 async def test_a_note_the_store_refuses_stays_in_the_editor_with_the_reason(store, papers, data_dir):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:

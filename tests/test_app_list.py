@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from reader.app.widgets.chart import UNCOVERED, MomentumChart
 from reader.service import View
 from reader.store import Store
@@ -70,6 +72,7 @@ async def test_papers_synced_elsewhere_above_the_cursor_leave_the_highlighted_ca
         assert plist.current == shown[shown.index(chosen) + 1]  # the next card below it
 
 
+@pytest.mark.slow
 async def test_r_while_another_process_syncs_says_so_until_that_sync_ends(store, fake_arxiv, data_dir):
     app = make_app(store, fake_arxiv)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -24,6 +24,7 @@ def offline_notices(app) -> list[str]:
     return [message for message in app.message_log if "arXiv cannot be reached" in message]
 
 
+@pytest.mark.slow
 async def test_the_offline_notice_shows_once_at_start_where_the_status_line_is_hidden(demo_store):
     options = ClientOptions(api_url="http://127.0.0.1:9/api/query", rss_url="http://127.0.0.1:9/rss/", delay=0, retries=0, timeout=2)
     app = ReaderApp(demo_store, settings(), client_options=options, sync_on_start=True)  # a sync at start, offline
@@ -38,6 +39,7 @@ async def test_the_offline_notice_shows_once_at_start_where_the_status_line_is_h
         assert len(offline_notices(app)) == 1
 
 
+@pytest.mark.slow
 async def test_notices_never_cover_the_detail_view_or_help(store):
     app = make_app(store)
     async with app.run_test(size=(80, 24), notifications=True) as pilot:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.full_text import FullTextScreen
 from reader.app.screens.main import MainScreen
@@ -37,6 +39,7 @@ async def tag(pilot, name: str) -> None:
     assert not isinstance(pilot.app.screen, TagDialog)
 
 
+@pytest.mark.slow
 async def test_each_mark_key_in_each_view_is_saved_after_the_demo_gave_way(demo_store, data_dir):
     papers = sample_papers(12)
     app = make_app(demo_store)

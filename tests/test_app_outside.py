@@ -34,6 +34,7 @@ def sidebar_names(app) -> list[str | None]:
     return [view.name for view in app.main.sidebar.views]
 
 
+@pytest.mark.slow
 async def test_topics_and_stars_from_another_process_show_with_no_key_pressed(store, papers, data_dir):
     both = papers[27]  # in Agents and in Other
     app = make_app(store)
@@ -71,6 +72,7 @@ async def test_topics_and_stars_from_another_process_show_with_no_key_pressed(st
         assert watch.reads == reads and not app.service.outside.changed()
 
 
+@pytest.mark.slow
 async def test_a_filter_a_dialog_and_the_detail_view_stay_while_changes_come_in(store, papers, data_dir):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:

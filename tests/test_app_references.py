@@ -5,6 +5,8 @@ papers cite the paper, and `c` lists them."""
 
 from __future__ import annotations
 
+import pytest
+
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.full_text import FullTextScreen
 from reader.app.screens.references import PaperLinksScreen
@@ -34,6 +36,7 @@ def record_text(screen: DetailScreen) -> str:
     return " ".join(line.strip() for line in screen.record_view.lines.texts)
 
 
+@pytest.mark.slow
 async def test_references_open_on_enter_esc_returns_a_key_adds_one_and_cited_by_lists_the_citing(store, papers, fake_arxiv):  # noqa: F811
     fake_arxiv.by_id[SENT.id] = SENT
     app = make_app(store, fake_arxiv)

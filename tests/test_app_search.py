@@ -98,6 +98,7 @@ async def test_filters_from_the_index_match_the_scan_in_every_view(store):
             assert list(main.service.select(FOR_YOU, query=parse(query, implicit_and=True))) == expected, query
 
 
+@pytest.mark.slow
 async def test_cards_are_drawn_from_the_index_as_the_records_read(store):
     records = store.load_papers()
     app = make_app(store)
@@ -113,6 +114,7 @@ async def test_cards_are_drawn_from_the_index_as_the_records_read(store):
             await pilot.pause()
 
 
+@pytest.mark.slow
 async def test_without_an_index_the_scan_answers_the_same(store, data_dir):
     (data_dir / "search").write_text("not a directory")  # the index cannot be built here
     app = make_app(store)
@@ -130,6 +132,7 @@ async def test_without_an_index_the_scan_answers_the_same(store, data_dir):
         assert titles and all(records[pid].title.startswith(t.rstrip("…")) for pid, t in zip(main.paper_list.ids, titles))
 
 
+@pytest.mark.slow
 async def test_a_sync_keeps_the_index_current(store, fake_arxiv):
     newer = sample_papers(5, id_base=60000)
     newer[0].title = "Zebrafish agents in the wild"
@@ -147,6 +150,7 @@ async def test_a_sync_keeps_the_index_current(store, fake_arxiv):
         assert shown_titles(app) == [newer[0].title]
 
 
+@pytest.mark.slow
 async def test_for_you_filters_a_ranking_older_than_the_library(store, fake_arxiv):
     """A ranking made before a sync: ids the cache no longer holds are never shown, papers
     the sync brought are not ranked yet; filters in All papers between stay right."""
@@ -182,6 +186,7 @@ async def test_for_you_filters_a_ranking_older_than_the_library(store, fake_arxi
         assert newer[0].id in service.select(FOR_YOU, query=zebrafish)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("indexed", [True, False])
 async def test_notes_are_found_as_soon_as_they_are_saved(store, data_dir, indexed):
     if not indexed:

@@ -46,6 +46,7 @@ def three_stars(store, themes):
     return store
 
 
+@pytest.mark.slow
 async def test_for_you_asks_for_stars_then_ranks_the_starred_theme_first_and_says_why(store, themes):
     agents, proteins = themes
     app = make_app(store)
@@ -77,6 +78,7 @@ async def test_for_you_asks_for_stars_then_ranks_the_starred_theme_first_and_say
         assert "because:" not in card_text(app, 0) and app.main.paper_list.ids[1] in card_text(app, 1).splitlines()[0]
 
 
+@pytest.mark.slow
 async def test_for_you_of_one_topic_ranks_its_papers_only(three_stars, themes):
     agents, proteins = themes
     app = make_app(three_stars)
@@ -91,6 +93,7 @@ async def test_for_you_of_one_topic_ranks_its_papers_only(three_stars, themes):
         assert "the unread papers of Agents" in app.query_one(MomentumChart).headline
 
 
+@pytest.mark.slow
 async def test_for_you_says_it_is_ranking_until_the_first_ranking_arrives(three_stars):
     app = make_app(three_stars)
     ranking_may_end = threading.Event()
@@ -114,6 +117,7 @@ async def test_for_you_says_it_is_ranking_until_the_first_ranking_arrives(three_
         assert chart.headline.startswith("Ranked by 3 stars") and app.main.paper_list.ids
 
 
+@pytest.mark.slow
 async def test_for_you_ranks_again_after_marks_change(three_stars):
     app = make_app(three_stars)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -128,6 +132,7 @@ async def test_for_you_ranks_again_after_marks_change(three_stars):
         assert "4 stars" in app.query_one(MomentumChart).headline
 
 
+@pytest.mark.slow
 async def test_for_you_counts_the_ranked_papers_left_once_marking_pauses(three_stars, monkeypatch):
     # The pause that ends marking made longer than four key presses take on a loaded machine
     # (0.3 s: the recount came before the last press, now and then).
@@ -148,6 +153,7 @@ async def test_for_you_counts_the_ranked_papers_left_once_marking_pauses(three_s
         assert label().endswith(f"{ranked - 2:,} ranked")
 
 
+@pytest.mark.slow
 async def test_for_you_header_wraps_at_a_separator_in_a_narrow_terminal(three_stars):
     app = make_app(three_stars)
     async with app.run_test(size=(70, 22)) as pilot:
@@ -211,6 +217,7 @@ async def test_a_topics_header_names_rising_terms_only_when_its_twelve_weeks_are
         assert app.query_one(MomentumChart).title == title
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("format", ["ris", "csl-json"])
 async def test_export_dialog_writes_the_chosen_format_of_the_papers_shown(store, themes, tmp_path, format):
     agents, _ = themes
@@ -263,6 +270,7 @@ async def test_at_40x15_the_export_dialog_scrolls_to_both_its_buttons(three_star
         assert not isinstance(app.screen, ExportDialog)
 
 
+@pytest.mark.slow
 async def test_x_hides_a_paper_x_again_brings_it_back_and_hidden_lists_it(store, data_dir):
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -309,6 +317,7 @@ def prompts(app) -> list[str]:
     return [str(sidebar.get_option_at_index(i).prompt) for i in range(sidebar.option_count)]
 
 
+@pytest.mark.slow
 async def test_new_updated_watches_and_tags_show_in_the_sidebar_views_and_cards(store, themes, lived_in):
     agents, _ = themes
     newcomers, revised = lived_in
@@ -343,6 +352,7 @@ async def test_new_updated_watches_and_tags_show_in_the_sidebar_views_and_cards(
         assert "Updated\nno new versions" in prompts(app)
 
 
+@pytest.mark.slow
 async def test_watches_are_added_with_w_and_tags_renamed_and_deleted_after_asking(store, data_dir, lived_in):
     app = make_app(store)
     async with app.run_test(size=(120, 50)) as pilot:

@@ -142,6 +142,7 @@ def _visible(text: str) -> str:
     return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text))
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(
     shutil.which("pdflatex") is None or shutil.which("bibtex") is None,
     reason="TeX is not installed (apt-get install texlive-binaries texlive-base texlive-latex-base)",

@@ -98,6 +98,7 @@ def _surname_first(name: str) -> str:
     return f"{folded.rpartition(' ')[2]} {folded}"
 
 
+@pytest.mark.slow
 def test_list_sort_gives_each_order_and_limit_takes_its_first(store, data_dir, papers, capsys):
     newest = listed(capsys, data_dir)
     assert listed(capsys, data_dir, "--sort", "newest") == newest
@@ -136,6 +137,7 @@ def test_read_marks_a_query_s_unread_papers_in_one_go(store, data_dir, papers, c
     assert out.strip() == f"read: {len(papers) - 3} papers marked read" and Store(data_dir).marks().read == {p.id for p in papers}
 
 
+@pytest.mark.slow
 async def test_a_marks_exactly_the_filtered_papers_read_and_u_undoes_it(store, data_dir, papers):
     matching = {p.id for p in papers if "banana" in p.title}
     app = make_app(store)
@@ -167,6 +169,7 @@ async def test_a_marks_exactly_the_filtered_papers_read_and_u_undoes_it(store, d
         assert Store(data_dir).marks().read == set()
 
 
+@pytest.mark.slow
 async def test_s_sorts_as_list_sort_does_says_so_and_is_remembered(store, data_dir, capsys):
     expected = {sort: listed(capsys, data_dir, "--sort", sort) for sort in (NEWEST, UPDATED, TITLE, AUTHOR)}
     assert len({tuple(ids) for ids in expected.values()}) == 4  # four different orders

@@ -79,6 +79,7 @@ def graph_synced(capsys, arxiv_env):
     return newer, older
 
 
+@pytest.mark.slow
 def test_a_key_once_given_is_kept_alone_together_and_after_a_new_version(capsys, arxiv_env, graph_synced, data_dir):
     from tests.atom import rss_xml
 
@@ -192,6 +193,7 @@ def test_damaged_keys_are_repaired_from_the_copy(data_dir):
     assert any("one key given to two papers" in warning for warning in reopened.warnings)
 
 
+@pytest.mark.slow
 async def test_y_and_the_export_dialog_use_the_recorded_keys(capsys, graph_synced, data_dir, tmp_path):
     from reader.app.screens.export import ExportDialog
     from reader.core.exporting import SUFFIXES

@@ -196,7 +196,7 @@ def test_reader_export_and_update_follow_the_setting(stored, capsys, tmp_path):
 
     service = LibraryService(store, load_settings())  # the app's Update onto a file
     try:
-        service.update_export(refs, papers)
+        service.exports.update_export(refs, papers)
     finally:
         service.close()
     assert "eprint = {2609.10042}" in refs.read_text() and "howpublished" not in refs.read_text()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -10,6 +11,7 @@ import sys
 
 import pytest
 
+from reader.cli import build_parser, command_word
 from tests.conftest import run
 from tests.corpus import recent_papers
 from tests.helpers.cli import synced
@@ -301,3 +303,32 @@ def test_help_says_what_each_option_does_and_where_the_data_lives(tmp_path):
     for option in ("--topic NAME", "--limit N", "--json"):
         line = next(line for line in listing.splitlines() if line.strip().startswith(option))
         assert len(line.strip()) > len(option) + 5, line  # followed by its help text
+
+
+def _helps(parser: argparse.ArgumentParser, path: str = "") -> dict[str, str]:
+    """Every parser's help under `parser` (commands, their actions), by the words that reach it."""
+    helps = {path: parser.format_help()}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                helps.update(_helps(sub, f"{path} {name}".strip()))
+    return helps
+
+
+def test_a_command_run_builds_only_its_own_parser_with_the_same_arguments_and_help():
+    whole = _helps(build_parser())
+    commands = sorted({path.split()[0] for path in whole if path and not path.startswith("__")})
+    assert len(commands) > 20
+    for command in commands:
+        alone = _helps(build_parser(command))
+        assert {path.split()[0] for path in alone if path} == {command}
+        assert {path: text for path, text in alone.items() if path} == {
+            path: text for path, text in whole.items() if path.split()[:1] == [command]
+        }
+    assert set(_helps(build_parser("refz"))) == set(whole)  # not a command: the whole line says so
+    assert [command_word(argv) for argv in (["--data-dir", "x", "-v", "refs", "1"], ["-h", "refs"], ["--data-dir=x"], [])] == [
+        "refs",
+        None,
+        None,
+        None,
+    ]

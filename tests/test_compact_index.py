@@ -194,6 +194,7 @@ def reference_select(lib: Library, *, topic=None, starred=False, unread=False, h
     return chosen
 
 
+@pytest.mark.slow
 def test_views_of_the_packed_index_select_and_count_as_filtering_every_id_does(data_dir):
     store = Store(data_dir)
     for name in ("Agents", "Games", "Robots"):
@@ -235,6 +236,7 @@ def test_views_of_the_packed_index_select_and_count_as_filtering_every_id_does(d
     assert index.count_in("Games") == len(index.in_topic("Games", index.ids)) == 1400
 
 
+@pytest.mark.slow
 def test_a_view_keeps_a_few_bytes_a_paper_not_a_string(data_dir):
     store = Store(data_dir)
     store.add_topic("Agents", "ti:agents")

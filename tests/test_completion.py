@@ -48,6 +48,7 @@ def bash_complete(env, *words: str, region: str | None = None) -> list[str]:
     return result.stdout.splitlines()
 
 
+@pytest.mark.slow
 def test_bash_completes_commands_options_and_choices(shell_env, capsys):
     assert bash_complete(shell_env, "reader", "s") == ["similar", "star", "sync"]
     every_command = bash_complete(shell_env, "reader", "")
@@ -62,6 +63,7 @@ def test_bash_completes_commands_options_and_choices(shell_env, capsys):
     assert bash_complete(shell_env, "reader", "add", "2609.10042", "") == []  # an id is typed or pasted, not completed
 
 
+@pytest.mark.slow
 def test_bash_completes_topic_names_from_the_store_quoted_for_bash(shell_env):
     assert bash_complete(shell_env, "reader", "sync", "--topic", "r") == ["RL\\ for\\ LLM\\ Agents", "Robot\\ Learning"]
     assert bash_complete(shell_env, "reader", "sync", "--topic", "'Rob") == ["'Robot Learning'"]
@@ -96,6 +98,7 @@ def hostile_names(shell_env, data_dir):
     return names
 
 
+@pytest.mark.slow
 def test_bash_quotes_a_name_the_way_its_word_began(shell_env, hostile_names):
     assert bash_complete(shell_env, "reader", "list", "--tag", "Zt") == [
         r"Zt\ \$\(touch\ t1\)\ \`touch\ t2\`\ it\'s\ \"q\"\ \*\ a\\b\ \!x\ end-tag"

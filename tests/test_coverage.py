@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from datetime import date, timedelta
 
+import pytest
+
 from reader.app.widgets.chart import MomentumChart
 from reader.cli import main
 from reader.core import momentum
@@ -48,6 +50,7 @@ def test_figures_need_their_28_days_covered():
     assert (whole.last4, whole.prev4, whole.change_pct) == (56, 56, 0.0)
 
 
+@pytest.mark.slow
 async def test_a_sync_cut_short_leaves_earlier_weeks_uncovered_in_the_cli_and_on_the_chart(fake_arxiv, data_dir, capsys, monkeypatch):
     from reader.sync import syncer as sync_module
 

@@ -57,7 +57,7 @@ def test_the_readme_is_a_front_page():
     assert len(readme.splitlines()) <= 250
     # CI and users run these two commands as written.
     assert "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/reader" in readme
-    assert "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && .venv/bin/python -m pytest -q" in readme
+    assert "python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && .venv/bin/python -m pytest -q -n auto" in readme
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))

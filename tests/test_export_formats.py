@@ -60,6 +60,7 @@ def test_rispy_reads_one_record_per_paper_with_every_field():
     assert ris.export([paper(authors=(Author("Johannes Diderik van der Waals"),))]).count("AU  - van der Waals, Johannes Diderik\n") == 1
 
 
+@pytest.mark.slow
 def test_csl_json_is_valid_and_renders_with_citeproc():
     import jsonschema
     from citeproc import (

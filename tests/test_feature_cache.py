@@ -14,7 +14,7 @@ import pytest
 
 from reader.core import feature_file, features
 from reader.core.ranking import Ranking
-from reader.service.triage_sets import RankingCorpus
+from reader.service.ranking_corpus import RankingCorpus
 from reader.store import Store
 from reader.store import shard_features as saved_features
 from tests.themes import theme_papers
@@ -56,6 +56,7 @@ def counted_shards(monkeypatch) -> list:
     return counted
 
 
+@pytest.mark.slow
 def test_a_later_run_reads_the_saved_features_and_ranks_identically(store, monkeypatch):
     first = ranking_of(store)  # counts every shard and saves its features
     assert len(feature_files(store)) == len(store.shards()) == 3
@@ -176,6 +177,7 @@ def test_columns_and_counts_out_of_range_are_refused(store):
     assert feature_file.decode(with_array_changed(raw, first_offset, struct.pack("<q", -5)), stamp) is None
 
 
+@pytest.mark.slow
 def test_a_shard_rewritten_since_makes_its_file_stale(store, monkeypatch):
     ranking_of(store)
     shard = store.shards()[0]

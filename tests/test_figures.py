@@ -346,3 +346,15 @@ def test_fig_refuses_to_write_an_image_to_a_terminal(figures_env, capsys, monkey
     assert code == 1 and out == ""
     assert err.strip() == "reader: error: an image is no text for a terminal: give -o FILE, or pipe it"
     assert figures_env.requests == []
+
+
+def test_a_figure_captions_formulas_are_said_in_unicode_as_every_other_blocks_are():
+    from reader.fulltext.render import lines
+
+    page = gzip.decompress((FIXTURES / "2302.11573.html.gz").read_bytes())
+    blocks = read_page(page, "https://arxiv.org/html/2302.11573v1/")
+    caption = next(block for block in blocks if block.kind == FIGURE and "$F_{1}$-score" in block.text)
+    from reader.fulltext.document import Document
+
+    shown = list(lines(Document("2302.11573", 1, "html", (caption,)), unicode=True))
+    assert "a F₁-score of 0.628" in shown[0] and "$" not in shown[0]

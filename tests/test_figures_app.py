@@ -117,3 +117,33 @@ async def test_an_image_arxiv_failed_to_send_says_so_in_place_and_f_asks_again(s
         await _settled(pilot, screen)
         assert len([strip for strip in screen.view.lines.strips if UPPER_HALF in strip.text]) == 4
         assert [request.path for request in fake_arxiv.requests] == [path, path]
+
+
+async def test_with_images_off_a_figure_shows_its_link_and_nothing_is_fetched(store, fake_arxiv):
+    options = ClientOptions(
+        api_url=fake_arxiv.api_url,
+        rss_url=fake_arxiv.rss_url,
+        html_url=fake_arxiv.html_url,
+        pdf_url=fake_arxiv.pdf_url,
+        delay=0,
+        retries=0,
+        timeout=5,
+    )
+    app = ReaderApp(store, settings(images="off"), client_options=options, sync_on_start=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        url = f"{fake_arxiv.html_url}{paper.id}v{paper.version}/x1.png"
+        blocks = (Block(TITLE, "A Paper With Figures"), Block(FIGURE, "Figure 1: The board.", images=(url,)))
+        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", blocks))
+        await pilot.press("v")
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, FullTextScreen)
+        await pilot.press("f")
+        await ready(pilot)
+        lines = [line.rstrip() for line in screen.view.lines.texts]
+        assert f"  image 1: not shown (images = off): {url}" in lines
+        assert not any(UPPER_HALF in strip.text for strip in screen.view.lines.strips)
+        assert fake_arxiv.requests == []

@@ -10,8 +10,9 @@ from reader.app.widgets.chart import MomentumChart
 from reader.core.library import Library
 from reader.paper_index import PaperIndex
 from tests.helpers.app import card_text, make_app
+from tests.helpers.timing import scaled
 
-HANG = 30.0
+HANG = scaled(30.0)
 
 
 async def test_the_newest_cards_show_while_the_papers_are_still_counted(store, papers, monkeypatch):  # noqa: F811

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from reader.app import ReaderApp
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.full_text import FullTextScreen
@@ -95,6 +97,7 @@ async def test_v_shows_a_stored_text_offline_and_the_detail_view_counts_starred_
         assert "stored (v" in record and "cites 1 of your starred papers" in record
 
 
+@pytest.mark.slow
 async def test_v_with_arxiv_unreachable_says_why_in_one_line(store):
     app = app_for(store)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -108,6 +111,7 @@ async def test_v_with_arxiv_unreachable_says_why_in_one_line(store):
         assert isinstance(app.screen, DetailScreen)
 
 
+@pytest.mark.slow
 async def test_v_fetches_in_the_background_and_keeps_the_text(store, fake_arxiv):
     app = app_for(store, fake_arxiv.base)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -124,6 +128,7 @@ async def test_v_fetches_in_the_background_and_keeps_the_text(store, fake_arxiv)
     assert TextStore(store.data_dir).stored_versions() == {paper.id: paper.version}
 
 
+@pytest.mark.slow
 async def test_v_on_a_page_cut_short_says_so_and_stores_nothing(store, fake_arxiv):
     from tests.arxiv_server import Fault
 
@@ -184,6 +189,7 @@ def test_full_text_snapshot(snap_compare, store):
     assert snap_compare(app_for(store), terminal_size=(100, 30), run_before=run_before)
 
 
+@pytest.mark.slow
 async def test_at_60_columns_the_error_wraps_whole_and_help_is_in_the_footer_and_on_question_mark(store):
     app = app_for(store)
     async with app.run_test(size=(60, 24)) as pilot:

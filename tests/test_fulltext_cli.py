@@ -151,6 +151,7 @@ def test_hostile_page_prints_its_words_and_nothing_else(capsys, texts_env, data_
     assert "<b>not bold</b> $(rm -rf ~) `whoami` %s %n {{7*7}}" in out
 
 
+@pytest.mark.slow
 def test_a_page_nested_100000_deep_is_read_whole(capsys, texts_env):
     paper = texts_env.papers[0]
     texts_env.documents[f"/html/{paper.id}v{paper.version}"] = (HTML, deep_page())
@@ -158,6 +159,7 @@ def test_a_page_nested_100000_deep_is_read_whole(capsys, texts_env):
     assert (code, out) == (0, "before the depths\n\ndeep words\n\nafter the depths\n"), err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stacked", [False, True])
 def test_a_gzip_bomb_is_refused_at_once_and_not_retried(capsys, texts_env, data_dir, stacked):
     paper = texts_env.papers[0]
@@ -171,6 +173,7 @@ def test_a_gzip_bomb_is_refused_at_once_and_not_retried(capsys, texts_env, data_
     assert TextStore(data_dir).stored_versions() == {}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak from /proc (Linux)")
 @pytest.mark.parametrize("page", ["bomb", "deep"])
 def test_reader_text_stays_within_300_mb_on_the_bomb_and_the_deep_page(texts_env, page):

@@ -10,11 +10,13 @@ import json
 
 import pytest
 
+from reader.core.citedids import cited_id
 from reader.core.query import parse
 from reader.core.search import SearchBlock
 from reader.fulltext.index import stored_words
 from reader.fulltext.refs import arxiv_id_in_text
 from reader.fulltext.store import TextStore
+from reader.ids import PaperIdError, parse_paper_id
 from reader.searchdb import SearchIndex
 from reader.service.search_texts import shard_texts
 from reader.store import Store
@@ -136,6 +138,30 @@ def test_references_cited_by_number_print_their_numbers_and_refs_json_gives_numb
 )
 def test_arxiv_ids_in_references_in_every_written_form(text, found):
     assert arxiv_id_in_text(text) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        # A real PDF's reference (arXiv 1804.08269, [71]): `quant-ph` lost its hyphen.
+        ("[71] M. Znojil, H. Bila and V. Jakubsky, arXiv:quantph/0312148.", None),
+        ("arXiv:foo-bar/0312148", None),
+        ("arXiv:physics.GT/0101001", None),  # physics has no such subject classes
+        ("arXiv:quant-ph/0312148", "quant-ph/0312148"),
+        ("arXiv:math-ph/0101001v2", "math-ph/0101001"),
+        ("arXiv:nlin.CD/0101001", "nlin/0101001"),
+        ("arXiv:q-bio/0309001 and arXiv:cond-mat/9901001", "q-bio/0309001"),
+    ],
+)
+def test_old_style_ids_name_a_real_archive(text, found):
+    assert arxiv_id_in_text(text) == found
+
+
+def test_an_id_with_no_such_archive_is_not_an_id_anywhere():
+    with pytest.raises(PaperIdError):
+        parse_paper_id("quantph/0312148")
+    assert cited_id({"journal": "arXiv:quantph/0312148"}) is None
+    assert cited_id({"journal": "arXiv:quant-ph/0312148"}) == ("quant-ph/0312148", "text")
 
 
 def test_table_rows_print_the_same_on_the_first_fetch_and_from_the_store(capsys, exact_env, data_dir):

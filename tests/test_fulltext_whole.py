@@ -202,6 +202,7 @@ def test_temporary_files_a_kill_leaves_are_removed_by_the_next_command_writing_t
 # --- 7. one odd file never disables a feature -----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_odd_names_and_a_fifo_in_fulltext_are_skipped(capsys, texts_env, data_dir, caplog):
     html, pdf_only, _ = texts_env.papers
     assert run(capsys, "text", html.id)[0] == 0

@@ -92,6 +92,7 @@ def test_two_hidden_documents_are_damage(data_dir):
     assert after.marks().hidden == {ids[0]}
 
 
+@pytest.mark.slow
 def test_sigkill_while_hiding_loses_nothing_acknowledged(data_dir):
     _store, ids = seeded(data_dir)
     seen = 0

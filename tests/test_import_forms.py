@@ -85,9 +85,12 @@ def test_each_form_is_found_and_a_malformed_id_costs_only_itself(capsys, library
     assert Store(library.data_dir).marks().starred == {pid for pid, _ in FOUND.values()}
     assert "12 entries: 10 matched, 2 fetched from arXiv, 2 not found" in err
 
-    # A second run finds exactly what the first did, and fetches nothing.
+    # A second run finds exactly what the first did, and asks arXiv nothing: the malformed id
+    # was remembered beside those arXiv has not.
     again_code, again, _ = imported(capsys, str(REAL / "forms.bib"))
     assert again_code == 0 and by_key(again) == by_key(result) and again["fetched"] == []
+    assert len(id_requests(arxiv)) == 2
+    assert Store(library.data_dir).sync_file.malformed_on_arxiv() == {"2013.12345": "2026-12-02"}
 
 
 def test_the_summary_prints_titles_without_braces(capsys, library, arxiv):

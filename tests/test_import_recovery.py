@@ -139,6 +139,7 @@ def test_ctrl_c_half_way_marks_what_was_kept_and_a_rerun_asks_only_for_the_rest(
     assert sorted(library.papers_tagged("many")) == sorted(ids)
 
 
+@pytest.mark.slow
 def test_a_503_that_does_not_end_says_what_was_kept_and_exits_1(capsys, library, arxiv, tmp_path, monkeypatch):
     monkeypatch.setenv("READER_ARXIV_RETRIES", "1")
     ids, text = _two_batches(arxiv)

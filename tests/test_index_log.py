@@ -53,6 +53,7 @@ def batch() -> list:
     return [dataclasses.replace(p, id=f"2612.{95000 + n:05d}") for n, p in enumerate(recent_papers(50))]
 
 
+@pytest.mark.slow
 def test_a_save_into_a_cache_twenty_times_larger_writes_about_as_much(tmp_path, monkeypatch):
     with monkeypatch.context() as whole_writes:  # the caches made with index.json written whole
         whole_writes.setattr(index_log, "MIN_ROWS", 0)
@@ -239,6 +240,7 @@ def test_index_columns_of_another_index_json_are_ignored(data_dir):
     assert len(damaged.index()) == 100 and any("damaged" in w for w in damaged.warnings)
 
 
+@pytest.mark.slow
 def test_an_index_with_more_topics_than_a_mask_holds_is_read_from_json(data_dir):
     store = cache_of(data_dir, 100)
     papers = recent_papers(100, per_day=40)

@@ -193,6 +193,7 @@ while True:
 """
 
 
+@pytest.mark.slow
 def test_sigkill_while_tagging_and_writing_notes_loses_nothing_acknowledged(seeded):
     store, ids = seeded
     rng = random.Random(15)
@@ -318,11 +319,11 @@ def test_the_service_saves_tags_in_its_writer_thread_and_reports_failures(servic
     service, store, ids = service
     errors: list[str] = []
     assert service.set_tags(ids[:2], add=["Later"]).result() == {ids[0]: ("Later",), ids[1]: ("Later",)}
-    assert service.rename_tag("later", "Soon").result() == "Soon"
+    assert service.tags_notes.rename_tag("later", "Soon").result() == "Soon"
     assert service.tags() == {"Soon": 2} and service.tags_of(ids[1:3]) == {ids[1]: ("Soon",), ids[2]: ()}
     assert service.set_tags(ids[:1], add=["bad\x1b[0m"], on_error=errors.append).result() is None
     assert errors == ["Not saved: a tag name cannot contain control characters: 'bad\\x1b[0m'"]
-    assert service.delete_tag("SOON").result() == 2
+    assert service.tags_notes.delete_tag("SOON").result() == 2
     assert Store(store.data_dir).tags() == {}
 
 

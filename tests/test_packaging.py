@@ -16,7 +16,9 @@ from tests.corpus import recent_papers
 from tests.terminal import run_in_terminal
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = [pytest.mark.slow, pytest.mark.packaging]  # slow: builds and installs the wheel
+# slow: builds and installs the wheel (about a minute on a quiet machine, counted in the first test's
+# limit); one xdist worker builds it for the three tests.
+pytestmark = [pytest.mark.slow, pytest.mark.packaging, pytest.mark.timeout(300), pytest.mark.xdist_group("packaging")]
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from reader.fulltext.document import HEADING, REFERENCE
+from reader.fulltext.document import HEADING, PARAGRAPH, REFERENCE
 from reader.fulltext.pdf import pdf_blocks
+from reader.fulltext.pdflines import Paragraphs
 from reader.fulltext.refs import arxiv_id_in_text
 from reader.fulltext.store import TextStore
 from reader.store import Store
@@ -124,6 +125,58 @@ def test_a_hyphen_at_a_line_break_is_kept_when_real():
         assert joined in text
 
 
+# Lines of a real emulateapj bibliography as pypdf reads them (arXiv 1001.0012, pages 9 and 11),
+# then the page of tables that follows it.
+AUTHOR_YEAR_PAGES = (
+    "Introduction of the paper, long enough to set the page's usual width for the bibliography.\n"
+    "REFERENCES\n"
+    "Alonso, R., Guillot, T., Mazeh, T., Aigrain, S., Alapini, A.,\n"
+    "Barge, P., Hatzes, A., & Pont, F. 2009b, A&A, 501, L23\n"
+    "Anderson, D. R. et al. 2010, A&A, 513, L3+\n"
+    "Barman, T. S. 2008, ApJ, 676, L61\n"
+    "Burrows, A., Sudarsky, D., & Hubeny, I. 2006, ApJ, 650, 1140\n"
+    "Campo, C. J. et al. 2010, ArXiv e-prints\n"
+    "Charbonneau, D. et al. 2005, ApJ, 626, 523\n"
+    "Kurucz, R. L. 2005, Memorie della Societa Astronomica Italiana\n"
+    "Supplement, 8, 14\n"
+    "Rodler, F., K¨urster, M., & Henning, T. 2008, A&A, 485, 859\n"
+    "—. 2010, A&A, 514, A23+\n"
+    "Rogers, J. C., Apai, D., L´opez-Morales, M., Sing, D. K., &\n"
+    "Burrows, A. 2009, ApJ, 707, 1707\n"
+    "Zahnle, K., Marley, M. S., Freedman, R. S., Lodders, K., &\n"
+    "Fortney, J. J. 2009, ApJ, 701, L20",
+    "Secondary Eclipses & Phase Variations of Exoplanets\n"
+    "CoRoT-1b1 2424(84) 0.60(0.42) 1.6(6) × 10−4 2726(141) Td=2674(144) K\n"
+    "2.15(0.32) 3.36(42) × 10−3 2490(157)\n"
+    "8.0(2.9) 4.1(1.1) × 10−3",
+)
+
+
+def test_an_author_year_bibliography_has_one_block_per_entry_and_ends_before_the_tables():
+    builder = Paragraphs()
+    for page in AUTHOR_YEAR_PAGES:
+        builder.page(page)
+    blocks = builder.blocks()
+    assert [block.text[:24] for block in blocks if block.kind == REFERENCE] == [
+        "Alonso, R., Guillot, T.,",
+        "Anderson, D. R. et al. 2",  # ADS's `L3+` ends it
+        "Barman, T. S. 2008, ApJ,",
+        "Burrows, A., Sudarsky, D",
+        "Campo, C. J. et al. 2010",  # `ArXiv e-prints` ends it
+        "Charbonneau, D. et al. 2",
+        "Kurucz, R. L. 2005, Memo",  # `Supplement, 8, 14` goes on with it
+        "Rodler, F., Kürster, M.,",
+        "—. 2010, A&A, 514, A23+",  # the same authors again
+        "Rogers, J. C., Apai, D.,",
+        "Zahnle, K., Marley, M. S",
+    ]
+    last = next(index for index, block in enumerate(blocks) if block.text.startswith("Zahnle"))
+    assert blocks[last].text.endswith("Fortney, J. J. 2009, ApJ, 701, L20")
+    tables = blocks[last + 1 :]  # not entries, nor glued to the last one
+    assert {block.kind for block in tables} == {PARAGRAPH}
+    assert "8.0(2.9) 4.1(1.1)" in " ".join(block.text for block in tables)
+
+
 # --- the command line: refs and ar5iv ---------------------------------------------------------------
 
 
@@ -172,6 +225,7 @@ def test_ar5iv_html_is_read_before_the_pdf_and_the_text_says_so(capsys, pdf_pape
 # --- the fixtures remade, where pdflatex is -------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed (the committed PDFs are tested)")
 def test_the_fixtures_remade_by_pdflatex_read_the_same(tmp_path):
     made = subprocess.run(["sh", str(PAPERS / "make.sh"), str(tmp_path)], capture_output=True, text=True, timeout=300)

@@ -85,6 +85,7 @@ async def test_a_pending_star_survives_a_change_made_by_another_process(store, p
         assert on_disk(data_dir) == {papers[0].id, papers[5].id}
 
 
+@pytest.mark.slow
 async def test_q_quits_at_once_while_another_process_holds_the_lock_and_the_star_is_kept(store, papers, data_dir):  # noqa: F811
     app = make_app(store)
     loop = asyncio.get_running_loop()

@@ -260,6 +260,7 @@ def test_words_match_their_inflections(answers):
     assert answers['text:"agent that calls tool"']
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("indexed", [True, False])
 async def test_the_apps_filter_gives_the_same_answer(cache, answers, tmp_path, indexed):
     data_dir = tmp_path / "data"

@@ -48,6 +48,7 @@ def positions(result: Ranking, papers) -> list[int]:
     return [i for i, pid in enumerate(result.ids) if pid in wanted]
 
 
+@pytest.mark.slow
 def test_five_stars_of_a_theme_rank_the_rest_of_it_above_the_other_theme(corpus, themes):
     agents, proteins = themes
     result = ranked(corpus, starred=ids(agents[:5]))

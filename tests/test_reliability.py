@@ -48,6 +48,7 @@ asyncio.run(run())
 """
 
 
+@pytest.mark.slow
 def test_sigkill_during_state_changes_loses_nothing_acknowledged(data_dir):
     _store, ids = seeded(data_dir)
     rng = random.Random(6)

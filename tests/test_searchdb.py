@@ -70,6 +70,7 @@ def ordered(index, query, order, ranked=False):
     return list(index.ordered(parse(query, implicit_and=True), order, IdTable(order), ranked=ranked))
 
 
+@pytest.mark.slow
 def test_every_query_of_the_test_suite_matches_as_the_scan_does(corpus):
     store, index, papers = corpus
     queries = suite_queries()
@@ -81,6 +82,7 @@ def test_every_query_of_the_test_suite_matches_as_the_scan_does(corpus):
     assert unordered == []
 
 
+@pytest.mark.slow
 def test_generated_queries_over_every_field_and_operator_match_as_the_scan_does(corpus):
     store, index, papers = corpus
     queries = generated_queries(list(papers.values()), 600)

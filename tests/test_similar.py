@@ -99,7 +99,7 @@ def test_a_short_paper_in_a_templated_run_finds_its_subject(capsys, cache):
     assert len(subject_ids() & {r["id"] for r in rows}) >= 3
     assert all(r["because"] for r in rows)
     assert any("magnetar" in reason or "radio burst" in reason for reason in rows[0]["because"])
-    assert set(rows[0]) == {"id", "title", "score", "because", "starred", "read"}
+    assert set(rows[0]) == {"id", "title", "score", "because", "meaning", "starred", "read"}
     assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
 
 

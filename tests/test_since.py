@@ -123,6 +123,7 @@ def test_wrong_shaped_read_versions_are_repaired_from_the_copy(data_dir, capsys,
     assert not after.warnings and after.read_versions() == expected
 
 
+@pytest.mark.slow
 def test_sigkill_while_marking_read_and_visiting_loses_nothing_acknowledged(data_dir):
     _store, ids = seeded(data_dir)
     seen = 0

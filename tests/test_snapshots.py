@@ -70,6 +70,7 @@ def test_help_screen(snap_compare, store):
     assert snap_compare(make_app(store), terminal_size=(120, 50), run_before=run_before)
 
 
+@pytest.mark.slow
 def test_empty_topic(snap_compare, store):
     store.add_topic("Fresh", "ti:fresh")
 

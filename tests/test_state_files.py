@@ -19,10 +19,11 @@ from reader.store.files import INDEX_BYTES, STATE_BYTES
 from tests.helpers.app import card_text, make_app, ready
 from tests.helpers.kill import seeded
 from tests.helpers.pilot import until
+from tests.helpers.timing import scaled
 
 ROOT = Path(__file__).resolve().parent.parent
 MEMORY = 1 << 30  # the command's address space: a read without end fails at once, the machine spared
-HANG = 60.0  # seconds: only stops a command that waits on a pipe for ever
+HANG = scaled(60.0)  # seconds: only stops a command that waits on a pipe for ever
 
 
 def reader(data_dir: Path, *args: str) -> subprocess.CompletedProcess:
@@ -94,6 +95,7 @@ def test_library_json_that_is_no_file_to_read_is_moved_aside_and_the_tag_saved(d
     assert Store(data_dir).tags() == {"kept": 3}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", FAULTS)
 @pytest.mark.parametrize("target", ["sync.json", "index.json", "shard"])
 def test_a_cache_file_that_is_no_file_to_read_is_moved_aside_and_rebuilt(data_dir, marked, fault, target):
@@ -119,6 +121,7 @@ def test_a_pipe_in_place_of_the_index_log_is_moved_aside(data_dir, marked):
     assert {row["id"] for row in json.loads(listed.stdout)} == set(marked)
 
 
+@pytest.mark.slow
 def test_state_files_that_are_links_to_regular_files_stay_links(data_dir, marked, tmp_path):
     """user.json, its copy, library.json and sync.json kept in a synced folder, linked from the
     data directory: every write replaces the file linked to, beside it, and the link stays."""
@@ -180,6 +183,7 @@ async def test_a_star_pressed_while_user_json_is_no_file_to_read_is_saved_and_sa
     assert len(list(data_dir.glob("user.json.damaged-*"))) == 1
 
 
+@pytest.mark.slow
 def test_a_pipe_in_place_of_a_features_file_is_counted_again(data_dir, marked):
     assert reader(data_dir, "rank").returncode == 0
     features = next((data_dir / "papers").glob("*.features"))

@@ -11,7 +11,9 @@ The rules (docs/architecture.md, Layout), for every module of reader/ and benchm
 And the layering: nothing under arxiv/, store/, core/, searchdb/, sync/, service/ imports textual,
 reader.app, reader.commands or reader.cli (under TYPE_CHECKING neither); nothing under the layers
 the service stands on (arxiv/, store/, core/, searchdb/, fulltext/) nor sync/ imports reader.service.
-And for tests/: no module imports a test module (tests/**/test_*.py); shared helpers live in
+And composition over mixins: no class under reader/service/ or reader/store/ inherits from a
+`*Methods` mixin (a mixin redeclares its host's private members; a collaborator is given what
+it needs). And for tests/: no module imports a test module (tests/**/test_*.py); shared helpers live in
 tests/helpers/, shared fixtures in tests/conftest.py.
 """
 
@@ -26,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("reader", "benchmarks")
 APP_AND_CLI = ("reader.app", "reader.commands", "reader.cli")
 STORAGE_INTERNALS = ("write_atomic", "shard_of")
-LOWER_LAYERS = tuple(f"reader.{layer}" for layer in ("arxiv", "store", "core", "searchdb", "sync", "service"))
+LOWER_LAYERS = tuple(f"reader.{layer}" for layer in ("arxiv", "store", "core", "searchdb", "meaning", "sync", "service"))
 UPPER_LAYERS = ("textual", "reader.app", "reader.commands", "reader.cli")
 # What the service uses, and sync, which the service runs: none of them reaches back up into it.
 BELOW_THE_SERVICE = tuple(f"reader.{layer}" for layer in ("arxiv", "store", "core", "searchdb", "fulltext", "sync"))
@@ -534,6 +536,54 @@ def test_a_service_swapped_by_assignment_is_reported(tmp_path):
         "reader/app/screens/sync.py:8: reader.app.screens.sync assigns self.screen.app.service after construction",
         "reader/app/screens/sync.py:9: reader.app.screens.sync assigns self.service after construction",
         "reader/app/screens/sync.py:10: reader.app.screens.sync assigns service by setattr",
+    ]
+
+
+# --- the service and the store by composition ------------------------------------------------------
+
+COMPOSED = ("reader.service", "reader.store")
+
+
+def mixins_inherited(root: Path) -> list[str]:
+    """Where a class of the service or the store inherits from a `*Methods` mixin."""
+    problems = []
+    for module, path in modules(root).items():
+        if not _within(module, COMPOSED):
+            continue
+        for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for base in node.bases:
+                name = base.attr if isinstance(base, ast.Attribute) else base.id if isinstance(base, ast.Name) else ""
+                if name.endswith("Methods"):
+                    where = f"{path.relative_to(root).as_posix()}:{node.lineno}"
+                    problems.append(f"{where}: {module}.{node.name} inherits from the mixin {name}")
+    return _by_place(problems)
+
+
+def test_no_class_of_the_service_or_the_store_inherits_from_a_mixin():
+    problems = mixins_inherited(ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_class_inheriting_from_a_mixin_is_reported(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "reader/__init__.py": "",
+            "reader/service/library.py": (
+                "from reader.service import tags\n"
+                "class Service(TagsMethods, tags.NotesMethods, Base):\n    pass\n"
+                "class Fine(Collaborator):\n    pass\n"
+            ),
+            "reader/store/store.py": "class Store(object, UserMethods):\n    pass\n",
+            "reader/app/screen.py": "class Screen(ScreenMethods):\n    pass\n",  # elsewhere: not this rule's
+        },
+    )
+    assert mixins_inherited(root) == [
+        "reader/service/library.py:2: reader.service.library.Service inherits from the mixin TagsMethods",
+        "reader/service/library.py:2: reader.service.library.Service inherits from the mixin NotesMethods",
+        "reader/store/store.py:1: reader.store.store.Store inherits from the mixin UserMethods",
     ]
 
 

@@ -64,6 +64,7 @@ async def test_requests_are_polite(fake_arxiv, store, small_pages):
     assert all(r.user_agent.startswith("reader/") for r in requests)
 
 
+@pytest.mark.slow
 async def test_incremental_sync_stops_at_papers_it_already_has(fake_arxiv, store, small_pages):
     fake_arxiv.queries[QUERY] = recent_papers(900)
     await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])

@@ -22,6 +22,7 @@ def job_for(store, fake, topics):
     return sync_job(store, topics, today=TODAY, horizon_weeks=16, options=options)
 
 
+@pytest.mark.slow
 async def test_the_child_saves_the_papers_and_reports_events_and_results(fake_arxiv, data_dir):
     served = recent_papers(300, per_day=5)
     fake_arxiv.queries[QUERY] = served

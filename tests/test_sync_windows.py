@@ -52,6 +52,7 @@ async def test_a_topic_of_25000_papers_past_a_cap_of_10000_is_synced_whole(fake_
     assert state.spans == ((HORIZON_START, f"{TODAY + timedelta(days=1):%Y%m%d}2359"),)
 
 
+@pytest.mark.slow
 def test_a_killed_first_sync_resumes_without_fetching_finished_windows(fake_arxiv, data_dir):
     """SIGKILL in the middle of a windowed first sync (a cap of 1,000, pages of 100, saves every
     500 papers), then a second sync: it asks only for what was not saved."""

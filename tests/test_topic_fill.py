@@ -69,6 +69,7 @@ def test_a_topic_nothing_cached_matches_says_so(capsys, cached):
     assert ids_of(capsys, "--topic", "Nothing") == []
 
 
+@pytest.mark.slow
 async def test_the_apps_a_fills_the_topic_at_once_and_says_how_many(cached):
     from reader.app.screens.dialogs import AddTopicDialog
     from reader.core.query import parse, search_text

@@ -31,6 +31,7 @@ def cache(data_dir, monkeypatch):
     return store, papers["agents"], papers["proteins"]
 
 
+@pytest.mark.slow
 def test_rank_json_puts_the_starred_theme_first_and_says_why(capsys, cache):
     store, agents, proteins = cache
     store.set_marks([p.id for p in agents[:5]], starred=True)

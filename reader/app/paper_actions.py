@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import webbrowser
+from collections import deque
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -49,6 +50,32 @@ class ShowSimilar(Message):
         self.paper_id = paper_id
 
 
+class PaperRead(Message):
+    """A worker read the record of the paper a key asked for (None: not in the cache)."""
+
+    def __init__(self, paper: Paper | None):
+        super().__init__()
+        self.paper = paper
+
+
+class BrowserTried(Message):
+    """A worker asked the system's browser to open `url`; `opened`: whether one said it did."""
+
+    def __init__(self, url: str, opened: bool):
+        super().__init__()
+        self.url = url
+        self.opened = opened
+
+
+class CitationMade(Message):
+    """A worker made the BibTeX entry `y` copies (`error` instead when it could not)."""
+
+    def __init__(self, text: str | None, error: str | None = None):
+        super().__init__()
+        self.text = text
+        self.error = error
+
+
 class PaperScreen(Screen):
     """A screen with a current paper: the main list and the detail view. Subclasses provide
     `current_paper_id()` and `marks_changed()` (redraw what shows marks, tags and notes)."""
@@ -59,6 +86,9 @@ class PaperScreen(Screen):
         super().__init__()
         self.service = service
         self._demo_told = False  # the first mark on a demo paper says it will not be kept
+        # Keys waiting for a paper's record (id, what to do with it), read one at a time by a
+        # worker so that `o` then `p` open in that order.
+        self._record_keys: deque[tuple[str, str]] = deque()
 
     def current_paper_id(self) -> str | None:
         raise NotImplementedError
@@ -92,9 +122,9 @@ class PaperScreen(Screen):
             self.app.notify(f"Hidden: not shown again ({key(self.app, 'app.hide')} brings it back)." if hide else "Shown again.")
 
     def action_edit_tags(self) -> None:
-        paper = self._current_paper()
-        if paper is None:
-            return
+        self._with_paper("tags")
+
+    def _edit_tags(self, paper: Paper) -> None:
         if self.service.is_demo:
             self.app.notify(DEMO_NO_TAGS_NOTES.format(sync=key(self.app, "app.sync")), severity="warning")
             return
@@ -115,14 +145,40 @@ class PaperScreen(Screen):
         self.marks_changed()
 
     def _current_paper(self) -> Paper | None:
-        """The current paper's whole record (one record read: a key press, not a frame)."""
-        paper_id = self.current_paper_id()
-        return self.service.load_paper(paper_id) if paper_id else None
+        """The current paper's whole record if this screen holds it in memory (the detail view)."""
+        return None
 
-    def _open(self, kind: str) -> None:
+    def _with_paper(self, purpose: str) -> None:
+        """Do `purpose` ("abs", "pdf", "bibtex", "tags") with the current paper's record: at once if
+        held, else once a worker has read it (a record read is disk work, not the UI thread's)."""
         paper = self._current_paper()
-        if paper is None:
-            return
+        if paper is not None and not self._record_keys:
+            self._paper_ready(paper, purpose)
+        elif (paper_id := self.current_paper_id()) is not None:
+            self._record_keys.append((paper_id, purpose))
+            if len(self._record_keys) == 1:
+                self._read_paper(paper_id)
+
+    @work(thread=True, group="paper-record")
+    def _read_paper(self, paper_id: str) -> None:
+        self.post_message(PaperRead(self.service.load_paper(paper_id)))
+
+    def on_paper_read(self, message: PaperRead) -> None:
+        _, purpose = self._record_keys.popleft()
+        if self._record_keys:
+            self._read_paper(self._record_keys[0][0])
+        if message.paper is not None:
+            self._paper_ready(message.paper, purpose)
+
+    def _paper_ready(self, paper: Paper, purpose: str) -> None:
+        if purpose == "tags":
+            self._edit_tags(paper)
+        elif purpose == "bibtex":
+            self._copy_bibtex(paper)
+        else:
+            self._open(paper, purpose)
+
+    def _open(self, paper: Paper, kind: str) -> None:
         url = paper_link(paper, kind)
         if url is None:
             self.app.notify(f"This demo paper has no PDF link: open its search page with {key(self.app, 'app.open')}.", severity="warning")
@@ -134,32 +190,30 @@ class PaperScreen(Screen):
     def open_in_browser(self, url: str) -> None:
         """A browser can take a while to start: never on the UI's thread. Over SSH or in a
         container nothing may open it; then the link is shown so it can be copied."""
-        app = self.app
         try:
             opened = webbrowser.open(url)
         except webbrowser.Error:
             opened = False
-        if opened:
-            app.call_from_thread(app.notify, f"Opened {url}")
+        self.post_message(BrowserTried(url, opened))
+
+    def on_browser_tried(self, message: BrowserTried) -> None:
+        url = message.url
+        if message.opened:
+            self.app.notify(f"Opened {url}")
         else:
-            app.call_from_thread(app.copy_to_clipboard, url)
-            app.call_from_thread(
-                app.notify,
-                f"No browser could open it here. The link, copied to the clipboard:\n{url}",
-                severity="warning",
-                timeout=12,
-            )
+            self.app.copy_to_clipboard(url)
+            self.app.notify(f"No browser could open it here. The link, copied to the clipboard:\n{url}", severity="warning", timeout=12)
 
     def action_open_abstract(self) -> None:
-        self._open("abs")
+        self._with_paper("abs")
 
     def action_open_pdf(self) -> None:
-        self._open("pdf")
+        self._with_paper("pdf")
 
     def action_copy_bibtex(self) -> None:
-        paper = self._current_paper()
-        if paper is None:
-            return
+        self._with_paper("bibtex")
+
+    def _copy_bibtex(self, paper: Paper) -> None:
         if paper.demo:
             self.app.notify("Demo papers have no arXiv id to cite.", severity="warning")
             return
@@ -169,11 +223,14 @@ class PaperScreen(Screen):
     def _copy_citation(self, paper: Paper) -> None:
         """The entry under the paper's recorded key: giving it one writes library.json, never on
         the UI's thread."""
-        app = self.app
         try:
-            text = self.service.citation(paper)
+            self.post_message(CitationMade(self.service.citation(paper)))
         except ReaderError as error:
-            app.call_from_thread(app.notify, f"Not copied: {error}", severity="error")
+            self.post_message(CitationMade(None, str(error)))
+
+    def on_citation_made(self, message: CitationMade) -> None:
+        if message.text is None:
+            self.app.notify(f"Not copied: {message.error}", severity="error")
             return
-        app.call_from_thread(app.copy_to_clipboard, text)
-        app.call_from_thread(app.notify, f"Copied {text.split(',', 1)[0].removeprefix('@misc{')} to the clipboard.")
+        self.app.copy_to_clipboard(message.text)
+        self.app.notify(f"Copied {message.text.split(',', 1)[0].removeprefix('@misc{')} to the clipboard.")

@@ -231,7 +231,7 @@ def in_order(store, lib, ids: list[str], sort: str, index=None) -> list[str]:
         return ids
     if sort == sorting.SCORE:
         from reader.core.ranking import NeedsStars
-        from reader.service.triage_sets import RankingCorpus
+        from reader.service.ranking_corpus import RankingCorpus
 
         result = RankingCorpus(store).rank(starred=lib.starred, read=lib.read, hidden=lib.hidden)
         if isinstance(result, NeedsStars):

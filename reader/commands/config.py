@@ -130,7 +130,10 @@ def example_file() -> str:
 
 
 def _print_json(shown: dict[str, tuple[Any, Source]], places: dict[str, Path], settings: Settings) -> int:
-    """The settings, paths and problems as JSON (--json)."""
+    """The settings, paths, the meaning index and problems as JSON (--json)."""
+    from reader.commands.meaning import status_json
+    from reader.meaning.vectors import stored
+
     problems = settings.problems
     report = {
         "settings": {
@@ -144,6 +147,7 @@ def _print_json(shown: dict[str, tuple[Any, Source]], places: dict[str, Path], s
         },
         "paths": {name: str(path) for name, path in places.items()},
         "config_file_exists": places["config"].is_file(),
+        "meaning": status_json(stored(places["data"])),
         "errors": [problem.to_json() for problem in problems],
         "warnings": [unknown.to_json() for unknown in settings.unknown],
     }
@@ -152,7 +156,11 @@ def _print_json(shown: dict[str, tuple[Any, Source]], places: dict[str, Path], s
 
 
 def _print_settings(shown: dict[str, tuple[Any, Source]], places: dict[str, Path], settings: Settings) -> None:
-    """Each setting with where its value comes from and its problems, then the paths."""
+    """Each setting with where its value comes from and its problems, then the paths and the
+    meaning index."""
+    from reader.commands.meaning import status_lines
+    from reader.meaning.vectors import stored
+
     problems = settings.problems
     rows = [(name, _shown(value), str(source)) for name, (value, source) in shown.items()]
     name_width = max(len(name) for name, _, _ in rows)
@@ -172,3 +180,5 @@ def _print_settings(shown: dict[str, tuple[Any, Source]], places: dict[str, Path
     for name, path in places.items():
         absent = name in ("config", "keymap") and not path.is_file()
         print(f"  {name:<7} {path}{'  (none yet)' if absent else ''}")
+    for line in status_lines(stored(places["data"])):
+        print(line)

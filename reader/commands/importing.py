@@ -14,13 +14,14 @@ from reader.commands.common import EXIT_ERROR, open_store, print_json
 from reader.commands.completion import completes_names
 from reader.core.text import plural
 from reader.errors import ReaderError, StoreError
+from reader.models import ID_PATTERN
 
 if TYPE_CHECKING:
     from reader.sync.fetching import Fetched
 
 MAX_FILE_BYTES = 256 * 1024 * 1024  # far beyond any library; more is not one
 EXIT_INTERRUPTED = 130  # Ctrl+C, as the shell's
-RECHECK_DAYS = 30  # an id arXiv had no paper under is asked again after this long (it may be new)
+RECHECK_DAYS = 30  # an id arXiv had no paper under (or refused) is asked again after this long (it may be new)
 GROUP_OVER = 40  # more entries not found than this are told a line per reason, not per entry
 SHOWN_KEYS = 8  # keys named on a reason's line
 
@@ -119,11 +120,17 @@ def _fetch_missing(store, settings, matches, *, search_titles: bool) -> bool:
     from reader.service.importing import NOT_CACHED, SEARCH_HINT
 
     today = settings.today()
-    absent = {pid: day for pid, day in store.sync_file.not_on_arxiv().items() if (today - date.fromisoformat(day)).days < RECHECK_DAYS}
+
+    def recent(asked: dict[str, str]) -> dict[str, str]:
+        return {pid: day for pid, day in asked.items() if (today - date.fromisoformat(day)).days < RECHECK_DAYS}
+
+    absent, malformed = recent(store.sync_file.not_on_arxiv()), recent(store.sync_file.malformed_on_arxiv())
     for match in matches:
         if match.paper_id in absent and not match.cached:
             why = f"not on arXiv: it had no paper {match.paper_id} when asked on {absent[match.paper_id]}"
             match.paper_id, match.how, match.reason = None, None, why
+        elif match.paper_id in malformed and not match.cached:  # it will not be well-formed next time either
+            match.paper_id, match.how, match.reason = None, None, _refused(match.paper_id)
     wanted = list(dict.fromkeys(m.paper_id for m in matches if m.paper_id is not None and not m.cached))
     failed = False
     try:
@@ -153,6 +160,10 @@ def _left_by_interrupt(store, matches) -> None:
             match.reason, match.left = "not looked up on arXiv: interrupted", True
 
 
+def _refused(paper_id: str) -> str:
+    return f"not an arXiv id: arXiv refuses {paper_id} as malformed"
+
+
 async def _fetch(store, settings, matches, wanted: list[str], *, search_titles: bool) -> bool:
     from reader.service.importing import NOT_CACHED, match_fetched
     from reader.sync.fetching import fetch_ids, find_by_title, keep
@@ -166,8 +177,10 @@ async def _fetch(store, settings, matches, wanted: list[str], *, search_titles: 
     async with client_for(settings, on_notice=lambda message: print(f"reader: {message}", file=sys.stderr)) as client:
         result = await fetch_ids(store, client, wanted, progress)
         asked = settings.today().isoformat()
-        if result.missing or result.saved:
-            store.sync_file.record_not_on_arxiv(dict.fromkeys(result.missing, asked), found=set(result.saved))
+        if result.missing or result.saved or result.refused:
+            store.sync_file.record_not_on_arxiv(
+                dict.fromkeys(result.missing, asked), found=set(result.saved), malformed=dict.fromkeys(result.refused, asked)
+            )
         _note_id_results(matches, result, asked)
         match_fetched(matches, store.papers_by_id(result.saved).values())
         titled = [m for m in matches if m.reason == NOT_CACHED] if search_titles else []
@@ -203,7 +216,7 @@ def _note_id_results(matches, result: Fetched, asked: str) -> None:
             why = f"not on arXiv: it has no paper {match.paper_id} (asked on {asked}; asked again after {RECHECK_DAYS} days)"
             match.paper_id, match.how, match.reason = None, None, why
         elif match.paper_id in refused:
-            match.paper_id, match.how, match.reason = None, None, f"not an arXiv id: arXiv refuses {match.paper_id} as malformed"
+            match.paper_id, match.how, match.reason = None, None, _refused(match.paper_id)
         elif match.paper_id in not_tried:
             match.paper_id, match.how, match.reason, match.left = None, None, f"not fetched: {result.error}", True
 
@@ -279,7 +292,7 @@ def _say_what_is_left(matches, done: str, why: str, *, as_json: bool) -> None:
     )
 
 
-_DETAIL = re.compile(r"\s*\([^)]*\)|(?<![\w.])(?:\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?![\w.])|\b\d+\b")
+_DETAIL = re.compile(rf"\s*\([^)]*\)|(?<![\w.]){ID_PATTERN}(?![\w.])|\b\d+\b")
 
 
 def _report_grouped(unmatched) -> None:

@@ -18,18 +18,22 @@ def register(commands) -> None:
         help="the cached papers most like a paper, or like a text",
         description="The cached papers most like a paper, best first, offline: those sharing the terms that set it "
         "apart (its few most distinctive words and phrases, weighed by how rare they are in the cache), then its "
-        "authors and categories. Never the paper itself or a hidden paper; starred and read ones included. "
-        "--text ranks the papers like a piece of text instead (a draft's abstract, say).",
+        "authors and categories; fused with the papers nearest it in meaning once the meaning index is built "
+        "(`reader index`), each then with its words nearest them in meaning. Never the paper itself or a hidden "
+        "paper; starred and read ones included. --text ranks the papers like a piece of text instead (a draft's "
+        "abstract, say).",
     )
     similar.add_argument("id", nargs="?", metavar="ID", help=ID_HELP)
     similar.add_argument("--text", metavar="TEXT", help="papers like this text instead of a paper; - reads standard input")
     similar.add_argument("--limit", type=positive_int, default=DEFAULT_LIMIT, metavar="N", help=f"how many (default {DEFAULT_LIMIT})")
-    similar.add_argument("--json", action="store_true", help="print a JSON array of {id, title, score, because, starred, read}")
+    similar.add_argument("--json", action="store_true", help="print a JSON array of {id, title, score, because, meaning, starred, read}")
     similar.set_defaults(handler=cmd_similar)
 
 
 def cmd_similar(args, settings) -> int:
-    from reader.core.similar import like_paper, like_text
+    from reader.core.similar import Like, Likeness, like_text
+    from reader.meaning import find, like
+    from reader.meaning.vectors import MeaningIndex
 
     if (args.id is None) == (args.text is None):
         raise ReaderError("give one paper's ID, or --text TEXT (not both)")
@@ -44,23 +48,29 @@ def cmd_similar(args, settings) -> int:
         if paper is None:  # its shard was lost since the index was read
             raise ReaderError(f"cannot read {paper_id} in the cache: `reader add {paper_id}` fetches it again")
     marks = store.marks()
+    meaning = MeaningIndex.open(store.data_dir)  # None until a sync or `reader index` builds it: likeness alone
     with search_index(store) as index:
         if paper is not None:
-            found = like_paper(index, paper, limit=args.limit, leave_out=marks.hidden)
-        else:
+            found = like.like_paper(meaning, index, paper, limit=args.limit, leave_out=marks.hidden)
+        elif meaning is None:
             found = like_text(index, text or "", limit=args.limit, leave_out=marks.hidden)
-        cards = index.cards(like.id for like in found.papers)
+        else:
+            about = find.about(meaning, index, text or "", limit=args.limit, leave_out=marks.hidden)
+            hits = [Like(hit.id, round(hit.score, 4), hit.words, hit.because) for hit in about.hits]
+            found = Likeness((), hits)
+        cards = index.cards(found_paper.id for found_paper in found.papers)
     rows = [
         {
-            "id": like.id,
-            "title": cards[like.id].title,
-            "score": like.score,
-            "because": list(like.because),
-            "starred": like.id in marks.starred,
-            "read": like.id in marks.read,
+            "id": similar.id,
+            "title": cards[similar.id].title,
+            "score": similar.score,
+            "because": list(similar.because),
+            "meaning": list(similar.meaning),
+            "starred": similar.id in marks.starred,
+            "read": similar.id in marks.read,
         }
-        for like in found.papers
-        if like.id in cards
+        for similar in found.papers
+        if similar.id in cards
     ]
     if args.json:
         print_json(rows)
@@ -69,11 +79,16 @@ def cmd_similar(args, settings) -> int:
     if not rows:
         print(f"no cached paper shares a distinctive term with {what}", file=sys.stderr)
         return 0
-    print(f"like {what}, by: {', '.join(found.terms)}", file=sys.stderr)
+    by = f", by: {', '.join(found.terms)}" if found.terms else ""
+    print(f"like {what}{by}{'' if meaning is not None else ' (words alone: the meaning index is not built)'}", file=sys.stderr)
     for row in rows:
         marks_shown = ("*" if row["starred"] else " ") + (" " if row["read"] else "N")
         print(f"{row['score']:.3f}  {marks_shown}  {row['id']}  {row['title']}")
-        print(f"{'':12}because: {', '.join(row['because'])}")
+        why = ([f"because: {', '.join(row['because'])}"] if row["because"] else []) + (
+            [f"in meaning: {', '.join(row['meaning'])}"] if row["meaning"] else []
+        )
+        if why:
+            print(f"{'':12}{'; '.join(why)}")
     return 0
 
 

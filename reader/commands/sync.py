@@ -61,6 +61,10 @@ def cmd_sync(args, settings) -> int:
         logs.log.error("sync stopped: %s", error)
         raise ReaderError(f"{error}{log_note}") from None
     _print_report(report, log_note)
+    if report.new or report.updated:  # (a sync that brought nothing, offline say, reads no more)
+        from reader.meaning.vectors import keep_current
+
+        keep_current(store, progress=lambda what, done, total: print(f"{what}: {done:,} of {total:,}", file=sys.stderr))
     return EXIT_ERROR if report.failed else 0
 
 

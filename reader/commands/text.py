@@ -4,7 +4,6 @@ the data directory for reading offline and for `text:` searches (reader/fulltext
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from pathlib import Path
 
@@ -155,6 +154,8 @@ def show(document, *, terminal: bool, unicode: bool) -> None:
             out.write(line.encode("utf-8") + b"\n")
         out.flush()
         return
+    import shutil  # (a terminal's size: not imported by the piped and other commands)
+
     size = shutil.get_terminal_size()
     text = list(lines(document, min(size.columns, 100), unicode=unicode))
     if len(text) < size.lines - 1 or not _page("\n".join(text) + "\n"):
@@ -164,12 +165,12 @@ def show(document, *, terminal: bool, unicode: bool) -> None:
 
 def _page(text: str) -> bool:
     """Show `text` through the user's pager; False when there is none to run."""
+    import subprocess
+
     command = os.environ.get("PAGER") or "less"
     environment = dict(os.environ)
     environment.setdefault("LESS", "FRX")  # leave at the end, no screen clearing (as git does)
     try:
-        import subprocess  # (only for a pager: every command imports this module)
-
         pager = subprocess.Popen(command, shell=True, stdin=subprocess.PIPE, env=environment)
     except OSError:
         return False
@@ -343,16 +344,15 @@ def _cited_by(store, args) -> int:
 
 
 def _cards(store, ids: list[str]) -> dict:
-    """The cards of these papers (id, version, title), from the search index when it is current
-    (no record decoded, no paper index read), else from their shards."""
-    from reader.service.search import LibrarySearch
+    """The cards of these papers (id, version, title) from the search index, brought up to date for
+    their shards only (a stat of each); from their records when the index cannot answer. Neither
+    the library service nor a refresh of every shard: they cost more than the lookup itself."""
+    from reader.searchdb import SearchIndex, SearchIndexError
 
-    search = LibrarySearch(store)
+    index = SearchIndex.open(store.data_dir)
     try:
-        search.refresh()
-    except ReaderError:
-        pass  # the index cannot be written: the shards answer
-    try:
-        return search.cards(ids)
+        return index.current_cards(store, ids)
+    except SearchIndexError:
+        return store.papers_by_id(ids)
     finally:
-        search.close()
+        index.close()

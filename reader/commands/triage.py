@@ -38,7 +38,7 @@ def register(commands) -> None:
 
 def cmd_rank(args: argparse.Namespace, settings) -> int:
     from reader.core import ranking
-    from reader.service.triage_sets import RankingCorpus
+    from reader.service.ranking_corpus import RankingCorpus
 
     store = open_store(args, settings)
     topic = topic_name(store, args.topic)
@@ -83,7 +83,7 @@ def _needs_stars(needs, as_json: bool) -> int:
 def cmd_rising(args: argparse.Namespace, settings) -> int:
     from reader.core import rising
     from reader.core.coverage import view_coverage
-    from reader.service.triage_sets import recent_words
+    from reader.service.triage import recent_words
 
     store = open_store(args, settings)
     topic = topic_name(store, args.topic)

@@ -13,10 +13,10 @@ import re
 from collections.abc import Iterable, Mapping
 
 from reader.ids import canonical_id
-from reader.models import split_version
+from reader.models import ID_PATTERN, split_version
 
 # An arXiv id as people write it: `2511.02810`, `2511.02810v2`, `hep-th/9901001`, `cs.DB/0003005`.
-_ID = r"(\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?"
+_ID = rf"({ID_PATTERN})(?:v\d+)?"
 # `arXiv:ID`, and the words Google Scholar, arXiv and @string macros put between (`arXiv preprint
 # arXiv:ID`, `arXiv e-prints ID`, `arxiv # {ID}`).
 TEXT_PATTERN = re.compile(rf"(?i:arxiv)(?:\s*(?i:preprint|e-?prints?|abs)\b)*[\s:./]*{_ID}(?!\d)")

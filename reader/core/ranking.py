@@ -99,6 +99,11 @@ class Ranking:
     def __len__(self) -> int:
         return len(self.ids)
 
+    def reordered(self, ranked: list[tuple[str, float]]) -> Ranking:
+        """The same model's ranking in another order, (id, score) best first: For you fused with
+        meaning (meaning/like.py); the reasons stay the model's."""
+        return Ranking(self._corpus, [pid for pid, _ in ranked], [score for _, score in ranked], self._weights, self._stars)
+
     def top(self, limit: int | None = None) -> list[Scored]:
         """The best `limit` papers (every one when None) with their reasons. A paper's reasons
         take a few hundred microseconds: ask for the papers you show."""

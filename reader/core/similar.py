@@ -51,6 +51,7 @@ class Like:
     id: str
     score: float  # 0 to 1
     because: tuple[str, ...]  # the shared terms, authors or categories weighing most for it
+    meaning: tuple[str, ...] = ()  # the paper's own words nearest this one in meaning (meaning/like.py)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,6 @@
-"""Which way a terminal can show pictures, and the bytes that show one (pure: the caller passes
-the environment and whether output is a terminal).
+"""Which way a terminal can show pictures (pure: the caller passes the environment and whether
+output is a terminal). The app draws half blocks in every case but `off` for now: placing a
+protocol's image under Textual (which owns the screen) is the step still to take.
 
 `images = auto` uses a graphics protocol only where the terminal says it speaks one: Kitty's
 (TERM=xterm-kitty, or KITTY_WINDOW_ID set by kitty in its windows) or iTerm2's inline images
@@ -11,14 +12,12 @@ that is not a terminal gets an escape sequence."""
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Mapping
 
 KITTY = "kitty"
 ITERM2 = "iterm2"
 HALFBLOCK = "halfblock"
 OFF = "off"
-KITTY_CHUNK = 4096  # base64 characters per escape sequence, as kitty's protocol requires
 _ITERM2_PROGRAMS = frozenset({"iTerm.app", "WezTerm"})
 
 
@@ -33,25 +32,3 @@ def drawing(images: str, environ: Mapping[str, str], is_terminal: bool) -> str:
     if environ.get("TERM_PROGRAM") in _ITERM2_PROGRAMS:
         return ITERM2
     return HALFBLOCK
-
-
-def kitty_image(png: bytes, columns: int, rows: int) -> bytes:
-    """Kitty's graphics protocol: transmit and show a PNG (`f=100,a=T`) scaled to `columns` x
-    `rows` cells, the base64 in chunks of KITTY_CHUNK (`m=1` on every chunk but the last), the
-    cursor left where it was (`C=1`), the terminal's answer suppressed (`q=2`)."""
-    data = base64.standard_b64encode(png)
-    chunks = [data[at : at + KITTY_CHUNK] for at in range(0, len(data), KITTY_CHUNK)] or [b""]
-    out = []
-    for index, chunk in enumerate(chunks):
-        more = b"1" if index < len(chunks) - 1 else b"0"
-        keys = b"f=100,a=T,q=2,C=1,c=%d,r=%d,m=%s" % (columns, rows, more) if index == 0 else b"m=" + more
-        out.append(b"\x1b_G" + keys + b";" + chunk + b"\x1b\\")
-    return b"".join(out)
-
-
-def iterm2_image(png: bytes, columns: int, rows: int) -> bytes:
-    """iTerm2's inline image (WezTerm reads it too): the file's size and base64, shown
-    `columns` x `rows` cells, its aspect kept."""
-    data = base64.standard_b64encode(png)
-    keys = b"inline=1;size=%d;width=%d;height=%d;preserveAspectRatio=1" % (len(png), columns, rows)
-    return b"\x1b]1337;File=" + keys + b":" + data + b"\x07"

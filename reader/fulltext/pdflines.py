@@ -23,6 +23,7 @@ from reader.fulltext.clean import printable
 from reader.fulltext.document import HEADING, PARAGRAPH, REFERENCE, Block
 from reader.fulltext.html import MAX_BLOCKS, MAX_TEXT
 from reader.fulltext.refs import arxiv_id_in_text
+from reader.models import ID_PATTERN
 
 
 class PdfUnreadable(ReaderError):
@@ -58,7 +59,7 @@ _ACCENT = re.compile(
 )
 _DOTLESS = {"\u0131": "i", "\u0237": "j"}  # TeX puts an accent on a dotless i (\'\i)
 # arXiv's stamp: `arXiv:2301.01234v2 [cs.LG] 5 Jan 2023`, `arXiv:hep-th/9901001v3 12 Jan 1999`.
-_STAMP = re.compile(r"arXiv:(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})v\d+\s+(?:\[[A-Za-z.-]+\]\s+)?\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4}")
+_STAMP = re.compile(rf"arXiv:{ID_PATTERN}v\d+\s+(?:\[[A-Za-z.-]+\]\s+)?\d{{1,2}}\s+[A-Z][a-z]{{2}}\s+\d{{4}}")
 
 
 def _composed(letter: str, accent: str) -> str:
@@ -134,8 +135,13 @@ _NUMBERED_BRACKET = re.compile(r"^\[(?P<label>\d{1,4})\]\s")
 # An author-year entry starts with a surname and a comma (`Hairer, E.`, `van der Berg, J.`), or a
 # full name (`Ashish Vaswani, Noam ...`).
 _PARTICLES = r"(?:(?:van|von|der|den|de|del|della|di|da|du|le|la|dos|ter)\s+)*"
-_AUTHOR_START = re.compile(rf"^{_PARTICLES}[A-Z][^\W\d_'’-]*(?:[-'’][^\W\d_]+)*(?:\s+[A-Z][^\W\d_]*\.?)?,\s+\S")
-_ENTRY_END = re.compile(r"[.)\]]$|\d$")
+# A letter follows the comma: `Supplement, 8, 14` goes on an entry. `—.` repeats the last authors.
+_AUTHOR_START = re.compile(
+    rf"^(?:{_PARTICLES}[A-Z][^\W\d_'’-]*(?:[-'’][^\W\d_]+)*(?:\s+[A-Z][^\W\d_]*\.?)?,\s+[^\W\d_]|(?:—|-{{2,3}})\.?\s)"
+)
+# An entry's last line: a full stop, a bracket, a page or year, ADS's `L3+` (more pages in the
+# journal), or a paper not yet published (`ArXiv e-prints`, `in press`).
+_ENTRY_END = re.compile(r"[.)\]+]$|\d$|\b(?:e-prints|in press|submitted|in prep\.?)$", re.IGNORECASE)
 
 
 def _label_run(lines: list[str]) -> int | None:
@@ -224,11 +230,14 @@ class _Assembly:
         position = 0
         for lines in pages:
             usual = sorted(len(line) for line in lines)[len(lines) // 2] if lines else 0
-            for line in lines:
+            for number, line in enumerate(lines):
                 if position == run and not self._references:
                     self._end()
                     self._references = True
                 position += 1
+                if number == 0 and self._after_bibliography(line):
+                    self._end()
+                    self._references = False
                 self._line(line, usual)
             # A paragraph may go on over the page break: it ends only as below.
         self._end()
@@ -288,8 +297,20 @@ class _Assembly:
             return True  # the first line after the heading
         if self._labelled:
             return False
-        previous = self._lines[-1]  # author-year: the last entry has ended, and a name starts
-        return bool(_ENTRY_END.search(previous)) and (len(previous) < 0.85 * usual or bool(_AUTHOR_START.match(line)))
+        # Author-year: the last entry has ended, and a name starts.
+        return bool(_ENTRY_END.search(self._lines[-1])) and bool(_AUTHOR_START.match(line))
+
+    def _after_bibliography(self, first_line: str) -> bool:
+        """An author-year bibliography is over when a page starts with a line that neither goes
+        on with its last entry nor starts one (the tables that follow it in some journals)."""
+        return (
+            self._references
+            and self._kind == REFERENCE
+            and not self._labelled
+            and bool(self._lines)
+            and bool(_ENTRY_END.search(self._lines[-1]))
+            and not _AUTHOR_START.match(first_line)
+        )
 
     def _end(self) -> None:
         if self._lines:

@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 
 from reader.ids import PaperIdError, parse_paper_id
+from reader.models import ID_PATTERN
 
-_ID = r"(?:\d{4}\.\d{4,5}|[a-z][a-z-]*(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?"
+_ID = rf"{ID_PATTERN}(?:v\d+)?"
 # `arXiv:2302.04761`, `arXiv: 2302.04761v2`, `arXiv 2001.01234`, `arXiv:hep-th/9108004`, an
 # arxiv.org link, arXiv's DOI, and DBLP's form of arXiv papers: `CoRR, abs/1409.0473`.
 _IN_TEXT = re.compile(

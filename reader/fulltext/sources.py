@@ -6,9 +6,10 @@ their host may be asked is the arXiv client's rule, checked when the image is fe
 
 from __future__ import annotations
 
+from dataclasses import replace
 from urllib.parse import urljoin, urlsplit
 
-from reader.fulltext.document import FIGURE, Block
+from reader.fulltext.document import Block
 
 MAX_ADDRESS = 2048  # characters of an image's address; a longer one is no figure of a paper
 MAX_FIGURE_IMAGES = 1000  # images of one figure (a grid of panels has dozens)
@@ -43,4 +44,4 @@ def resolved(figure: Block, base_url: str | None) -> Block:
     """A figure with its images' `src` made absolute against `base_url` (those that cannot be
     are dropped; no base: all are)."""
     found = (resolve(src, base_url) for src in figure.images) if base_url else ()
-    return Block(FIGURE, figure.text, images=tuple(url for url in found if url is not None))
+    return replace(figure, images=tuple(url for url in found if url is not None))  # its caption's formulas kept

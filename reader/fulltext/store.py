@@ -28,13 +28,13 @@ from reader.fulltext.clean import printable
 from reader.fulltext.document import FIGURE, FORMAT, KINDS, READABLE_FORMATS, REFERENCE, SOURCES, Block, Document
 from reader.fulltext.formulas import checked
 from reader.fulltext.sources import MAX_FIGURE_IMAGES, is_image_address
-from reader.models import ARXIV_ID
+from reader.models import ARXIV_ID, ID_PATTERN
 from reader.store.listing import LEFTOVER, own_files, remove_leftovers, skipped
 from reader.userfiles import UnsafeFileError, open_regular, read_regular
 
 log = logging.getLogger("reader.fulltext")
 # A stored text's name: an arXiv id (its `/` written `_`), its version (reader/models.py's ARXIV_ID).
-_NAME = re.compile(r"(?P<key>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?_\d{7})v(?P<version>\d+)\.json")
+_NAME = re.compile(rf"(?P<key>{ID_PATTERN.replace('/', '_')})v(?P<version>\d+)\.json")
 _SAFE_KEY = re.compile(r"^[A-Za-z0-9._-]+$")
 TEXT_BYTES = 128 * 1024 * 1024  # the most a stored text is read: 16 M characters (html.py) as JSON
 PDF_BYTES = 1024 * 1024 * 1024  # far more than any PDF arXiv serves: only a device is refused by size
@@ -79,7 +79,11 @@ class TextStore:
             yield entry.name, match.group("key"), int(match.group("version"))
 
     def path(self, paper_id: str, version: int) -> Path:
-        return self.directory / f"{file_key(paper_id)}v{version}.json"
+        return self.directory / self.file_name(paper_id, version)
+
+    @staticmethod
+    def file_name(paper_id: str, version: int) -> str:
+        return f"{file_key(paper_id)}v{version}.json"
 
     def stored_version(self, paper_id: str) -> int | None:
         key = file_key(paper_id)

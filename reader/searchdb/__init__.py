@@ -454,6 +454,15 @@ class SearchIndex:
                 found.update(self._read(part, lambda db, wanted=wanted: partition.cards(db, wanted)))
         return found
 
+    def current_cards(self, store: Store, ids: Iterable[str]) -> dict[str, Card]:
+        """`cards` after bringing only these papers' shards up to date (a stat of each): what a
+        command showing a few papers needs, without looking at every shard."""
+        ids = list(ids)
+        if not ids:
+            return {}  # (a refresh of no shards would build a missing index whole)
+        self.refresh(store, sorted({shard_of(pid) for pid in ids}))
+        return self.cards(ids)
+
     def _read(self, part, reading):
         try:
             return reading(self._db(part))

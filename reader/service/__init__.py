@@ -1,6 +1,7 @@
 """The library service: the one way the app reaches the cache (and the demo set). See
 library.py for the service, views.py for what it selects, search.py for filters and cards
-(search_texts.py the shards' texts they scan), triage.py and triage_sets.py, and demo.py."""
+(search_texts.py the shards' texts they scan), triage.py, ranker.py, and demo.py; the
+service's other collaborators in their own modules (tags_notes.py, list_order.py ...)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The app's "Add a paper" (LibraryService): one paper fetched by id as `reader add` fetches it
+"""The app's "Add a paper" (the library service's `adding`): one paper fetched by id as `reader add` fetches it
 (sync/adding.py), in a child process, so that the app never loads the network stack."""
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ if TYPE_CHECKING:
     from reader.store import Store
 
 
-class AddingMethods:
-    store: Store
-    settings: Settings
+class Adding:
+    def __init__(self, store: Store, settings: Settings):
+        self._store = store
+        self._settings = settings
 
     def add_paper(self, paper_id: str, version: int | None, options: ClientOptions | None) -> bool:
         """In a worker: True once the paper is fetched and kept, False when the cache holds it
@@ -24,10 +25,10 @@ class AddingMethods:
         from reader.sync.adding import add_in_child, add_job
         from reader.sync.types import client_options
 
-        cached = self.store.cached_versions([paper_id]).get(paper_id)
+        cached = self._store.cached_versions([paper_id]).get(paper_id)
         if cached is not None and (version or 0) <= cached:
             return False
-        job = add_job(self.store.data_dir, [(paper_id, version)], self.settings.today(), options or client_options(self.settings))
+        job = add_job(self._store.data_dir, [(paper_id, version)], self._settings.today(), options or client_options(self._settings))
         added = add_in_child(job)
         if added.saved:
             return True

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reader.core.bibfile import UnclosedEntryError, Update, update
+from reader.core.exporting import render
 from reader.core.ownership import Holdings, fingerprints, holdings
 from reader.errors import ReaderError
 from reader.models import Paper
@@ -17,6 +18,9 @@ from reader.userfiles import append_user_file, write_user_file
 
 if TYPE_CHECKING:
     from reader.config import Settings
+    from reader.service.demo import DemoSource
+    from reader.service.tags_notes import TagsNotes
+    from reader.service.writer_thread import WriterThread
     from reader.store import Store
 
 
@@ -71,31 +75,74 @@ def update_bib(
     return result
 
 
-class ExportMethods:
-    """The app's export onto a file (LibraryService): the same rules as `reader export`. Call in a worker."""
+class Exports:
+    """The app's exports (LibraryService): the same rules as `reader export`. Call in a worker.
+    Citation keys are recorded by the writer thread, in order with the other changes of user
+    state, as a change of tags and notes is (`tags_notes`); `demo` says whether the demo set is
+    shown (its papers are not in the cache)."""
 
-    store: Store
-    settings: Settings
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        writer: WriterThread,
+        tags_notes: TagsNotes,
+        demo: Callable[[], DemoSource | None],
+    ):
+        self._store = store
+        self._settings = settings
+        self._writer = writer
+        self._tags_notes = tags_notes
+        self._demo = demo
 
-    if TYPE_CHECKING:
+    def papers(self, ids: list[str]) -> list[Paper]:
+        """Whole records of `ids` from the store, in that order (for export: never from what
+        happens to be loaded). Ids the cache no longer holds are left out (every demo paper)."""
+        if self._demo() is not None:
+            return []
+        records = self._store.papers_by_id(ids)
+        return [records[pid] for pid in ids if pid in records]
 
-        def citation_keys(self, papers: list[Paper], taken: Sequence[str] = ()) -> dict[str, str]: ...
+    def export_text(self, format: str, papers: list[Paper], *, unicode: bool = False) -> str:
+        """The papers in an export format (see core/exporting.py), with the user's tags and notes,
+        under their recorded keys."""
+        return render(
+            format,
+            papers,
+            unicode=unicode,
+            tags=self._tags(papers),
+            notes=self._store.notes(),
+            keys=self.citation_keys(papers),
+            print_arxiv_id=self._settings.bibtex_print_arxiv_id,
+        )
+
+    def _tags(self, papers: Sequence[Paper]) -> dict[str, list[str]]:
+        return {pid: list(names) for pid, names in self._store.tags_of(p.id for p in papers).items() if names}
+
+    def citation(self, paper: Paper) -> str:
+        """The paper's BibTeX entry under its recorded key (what `y` copies)."""
+        return render("bibtex", [paper], keys=self.citation_keys([paper]), print_arxiv_id=self._settings.bibtex_print_arxiv_id)
+
+    def citation_keys(self, papers: list[Paper], taken: Sequence[str] = ()) -> dict[str, str]:
+        """Each paper's recorded citation key; a paper without one is given one (unique against
+        `taken` too: the keys of a file being added to), recorded by the writer thread in order
+        with the other changes of user state (it waits for them)."""
+        return self._writer.submit(self._tags_notes.taking(lambda: self._store.citation_keys(papers, taken))).result()
 
     def users_entries(self, format: str, path: Path, writing: str) -> Holdings | None:
-        return users_entries(self.store.data_dir, format, path, writing)
+        return users_entries(self._store.data_dir, format, path, writing)
 
     def write_export(self, format: str, path: Path, text: str) -> None:
-        write_whole(self.store.data_dir, format, path, text)
+        write_whole(self._store.data_dir, format, path, text)
 
     def update_export(self, path: Path, papers: list[Paper]) -> Update:
         """Add the papers a .bib lacks, as `reader export --update` does."""
-        tags = {pid: list(names) for pid, names in self.store.tags_of(p.id for p in papers).items() if names}
         return update_bib(
-            self.store.data_dir,
+            self._store.data_dir,
             path,
             papers,
             keys=self.citation_keys,
-            tags=tags,
-            notes=self.store.notes(),
-            print_arxiv_id=self.settings.bibtex_print_arxiv_id,
+            tags=self._tags(papers),
+            notes=self._store.notes(),
+            print_arxiv_id=self._settings.bibtex_print_arxiv_id,
         )

@@ -12,75 +12,58 @@ No Textual here: the app, tests and scripts use it alike."""
 
 from __future__ import annotations
 
-import dataclasses
-import threading
 from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date
 from itertools import compress
 from typing import TYPE_CHECKING, TypeVar
 
 from reader.config import Settings
-from reader.core.coverage import Span, unsynced_note, unsynced_topics
-from reader.core.exporting import render
 from reader.core.library import Library
-from reader.core.momentum import Momentum, headline
+from reader.core.momentum import Momentum
 from reader.core.query import Node, parse
 from reader.core.ranking import NeedsStars
-from reader.core.similar import Likeness, like_paper
+from reader.core.rising import RisingTerm, TopicTrend
 from reader.errors import ReaderError, StoreError
 from reader.fulltext.store import TextStore
 from reader.models import Paper
 from reader.packed_ids import IdRows, IdTable, PackedIds
 from reader.paper_index import PaperIndex
 from reader.searchdb import Card
-from reader.service.adding import AddingMethods
-from reader.service.citations import CitationMethods
-from reader.service.exports import ExportMethods
-from reader.service.list_order import ListOrderMethods
+from reader.service.adding import Adding
+from reader.service.cache_update import CacheUpdate
+from reader.service.charts import Charts
+from reader.service.citations import Citations
+from reader.service.exports import Exports
+from reader.service.list_order import ListOrder
 from reader.service.marks_writer import MarksWriter
-from reader.service.outside import PAPER_FILES, OutsideChanges, OutsideMethods, Stamps
-from reader.service.ranker import RankedList, RankerProcess
+from reader.service.meaning import Meaning
+from reader.service.outside import PAPER_FILES, OutsideChanges, OutsideReader, OutsideUpdate
+from reader.service.ranker import ForYouRanker, RankedList
 from reader.service.search import LibrarySearch, MemorySearch
-from reader.service.tags_notes import TagsAndNotes
-from reader.service.triage import TriageMethods
-from reader.service.triage_sets import TriageSets
+from reader.service.tags_notes import TagsNotes
+from reader.service.topic_sync import TopicSync
+from reader.service.triage import Triage, TriageSets
 from reader.service.views import FOR_YOU, HIDDEN, STARRED, View
 from reader.service.writer_thread import WriterThread
 from reader.store import Store, Topic
-from reader.store.library_state import LibraryDoc
 from reader.store.store import shard_of
-from reader.store.syncstate import TopicSyncState, current_spans
 
 if TYPE_CHECKING:
-    from reader.arxiv.options import ClientOptions
     from reader.service.demo import DemoSource
-    from reader.sync.types import SyncEvent, SyncReport
 
 T = TypeVar("T")
+OnError = Callable[[str], None] | None  # told a one-line reason when a write fails, on the UI's thread
 QUIT_SECONDS = 2.0  # the longest a quit waits for the writer thread
 CLOSE_SECONDS = 60.0  # ...and a close without a quit (tests, scripts): any queued write done
 
 
-@dataclass(frozen=True, slots=True)
-class CacheUpdate:
-    """The cache's state, read and counted in a worker thread, for the UI's thread to take."""
-
-    index: PaperIndex
-    topics: list[Topic]
-    total_new_last4: int | None
-    sync_states: dict[str, TopicSyncState] = dataclasses.field(default_factory=dict)
-    counts: dict | None = None  # Library.counted, with the marks of `marks_version`
-    marks_version: int = -1
-    momenta: dict = dataclasses.field(default_factory=dict)  # view's topic -> Momentum
-    library_state: tuple[LibraryDoc, dict[str, int]] | None = None  # tags and notes, as the service keeps them
-    library_writes: int = -1  # the service's writes of tags and notes when they were read
-    stamps: Stamps = dataclasses.field(default_factory=dict)  # of index.json and sync.json, as read
-
-
-class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods, AddingMethods, CitationMethods, ListOrderMethods):
-    """The cache of one data directory; the demo set's papers instead while `demo` is given."""
+class LibraryService:
+    """The cache of one data directory; the demo set's papers instead while `demo` is given.
+    A facade: reading the index, marks, views and charts is its own; each other job is a
+    collaborator's, given what it needs (the store, the writer thread, a way to reach what
+    changes when the demo gives way): `tags_notes`, `triage`, `ranker` (For you), `list_order`,
+    `exports`, `adding`, `citations`, `meaning` (the `~` query, more like this), and the reader of what other processes change."""
 
     def __init__(self, store: Store, settings: Settings, *, demo: DemoSource | None = None):
         self.store = store
@@ -89,33 +72,34 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         self.library = Library(PaperIndex())
         self.search: LibrarySearch | MemorySearch = LibrarySearch(store) if demo is None else demo.search
         self.topics: list[Topic] = []
-        self._total_new_last4: int | None = None  # all new arXiv papers (momentum's share), from sync.json
-        self._sync_states: dict[str, TopicSyncState] = {}  # coverage and arXiv totals, from sync.json
-        self._momenta: dict[str | None, Momentum] = {}  # each view's chart, for the current index
-        self._library_state = (LibraryDoc(), {})  # tags and notes (see tags_notes.py)
-        self._library_writes = 0
-        self._library_lock = threading.Lock()
         # Runs a function on the UI's thread (the app sets it); the library is only changed there.
         self.run_on_ui: Callable[[Callable[[], None]], None] = lambda function: function()
         # One thread writes user state, in the order the user acted.
         self._writer = WriterThread()
         self.marks = MarksWriter(store, self._writer)  # marks pending until saved, never dropped
-        self._pending_notes: dict[str, str] = {}  # paper id -> the latest text typed, not yet written
-        self._notes_lock = threading.Lock()
         self.for_you: RankedList | NeedsStars | None = None  # the latest ranking, set on the UI's thread
         # For you's filter order: (ranking, library index, ids of both, id -> position in them)
         self._ranked: tuple[RankedList, PaperIndex, Sequence[str], IdTable] | None = None
-        self._ranker_process: RankerProcess | None = None  # started at the first ranking
-        self.triage = TriageSets()  # new, updated, watched papers: read in a worker, taken on the UI's thread
-        self._visited: set[str] = set()  # topics looked at since the app started
         # The data directory's files as last taken in: what other processes change is news.
         self.outside = OutsideChanges(store.data_dir)
         store.on_own_write(self.outside.writing)
-        self._marks_queued = 0  # changes of marks handed to the writer thread...
-        self._marks_written = 0  # ...and done with by it (see apply_outside)
-        self._sorts: dict[str, str] | None = None  # each view's order (see list_order.py)
-        self._orders: dict = {}
-        self._orders_lock = threading.Lock()
+        # What changes when the demo gives way, for the collaborators to reach as it is now.
+        library_now, search_now, demo_now = (lambda: self.library), (lambda: self.search), (lambda: self.demo)
+        self.charts = Charts(settings, library=library_now, topics=lambda: self.topics, demo=demo_now)
+        self.tags_notes = TagsNotes(store, self._write, notes_changed=lambda: self.search.update_notes())
+        self.triage = Triage(store, self._write, library=library_now, search=search_now, demo=demo_now)
+        self.ranker = ForYouRanker(store.data_dir, library=library_now, demo=demo_now)
+        self.list_order = ListOrder(
+            store, self.set_setting, library=library_now, search=search_now, for_you=lambda: self.for_you, demo=demo_now
+        )
+        self.exports = Exports(store, settings, self._writer, self.tags_notes, demo_now)
+        self.adding = Adding(store, settings)
+        self.citations = Citations(store.data_dir, library=library_now, demo=demo_now)
+        self.topic_sync = TopicSync(store, settings)
+        self.meaning = Meaning(
+            store.data_dir, library=library_now, search=search_now, demo=demo_now, select=self.select, load_paper=self.load_paper
+        )
+        self._outside_reader = OutsideReader(self, self._writer, self.outside)
 
     @property
     def is_demo(self) -> bool:
@@ -133,9 +117,9 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         self.search = LibrarySearch(self.store)
         self.for_you = None
         self._ranked = None
-        self.triage = TriageSets()
-        self._momenta = {}
-        self._sorts = None  # the cache's user state's, not the demo's
+        self.triage.sets = TriageSets()
+        self.charts.forget_counts()
+        self.list_order.forget_choices()
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -151,11 +135,9 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
             return self.library
         index, marks = self.store.index(), self.store.marks()
         self.topics = self.store.topics()
-        self._total_new_last4 = self.store.sync_file.total_new_last4(self.settings.today())
-        self._sync_states = self.store.sync_file.sync_states()
-        self._library_state = self._read_library_state()
+        self.charts.take(self.store.sync_file.total_new_last4(self.settings.today()), self.store.sync_file.sync_states())
+        self.tags_notes.state = self.tags_notes.read()
         self.library = Library(index, marks.read, marks.starred, marks.hidden)
-        self._momenta = {}
         return self.library
 
     def take_warnings(self) -> list[str]:
@@ -216,7 +198,7 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         matched = None if query is None else self._matching_in_order(query)
         within: Collection[str] | None = None
         if view.kind in ("new", "updated", "watch"):
-            within = self.view_members(view)
+            within = self.triage.members(view)
         elif view.kind == "tag":
             try:
                 within = self.store.papers_tagged(view.name or "")
@@ -252,83 +234,8 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         marked = (self.library.hidden | self.library.read) if unread else self.library.hidden
         return ids.keeping(marked.__contains__, keep=False) if marked else ids
 
-    def similar(self, paper_id: str, *, limit: int, leave_out: set[str]) -> tuple[Paper, Likeness]:
-        """The paper and the cached papers most like it (see core/similar.py), in a worker: a
-        few queries of the search index. SearchNotReady before its first build is done."""
-        paper = self.load_paper(paper_id)
-        if paper is None:
-            raise ReaderError("this paper is no longer in the cache")
-        return paper, like_paper(self.search, paper, limit=limit, leave_out=leave_out)
-
     def _as_of(self) -> date:
         return self.settings.today() if self.demo is None else self.demo.as_of
-
-    def papers(self, ids: list[str]) -> list[Paper]:
-        """Whole records of `ids` from the store, in that order (for export: never from what
-        happens to be loaded). Ids the cache no longer holds are left out (every demo paper)."""
-        if self.demo is not None:
-            return []
-        records = self.store.papers_by_id(ids)
-        return [records[pid] for pid in ids if pid in records]
-
-    def export_text(self, format: str, papers: list[Paper], *, unicode: bool = False) -> str:
-        """The papers in an export format (see core/exporting.py), with the user's tags and notes,
-        under their recorded keys. Call in a worker."""
-        tags = {pid: list(names) for pid, names in self.store.tags_of(p.id for p in papers).items() if names}
-        return render(
-            format,
-            papers,
-            unicode=unicode,
-            tags=tags,
-            notes=self.store.notes(),
-            keys=self.citation_keys(papers),
-            print_arxiv_id=self.settings.bibtex_print_arxiv_id,
-        )
-
-    def citation(self, paper: Paper) -> str:
-        """The paper's BibTeX entry under its recorded key (what `y` copies). Call in a worker."""
-        return render("bibtex", [paper], keys=self.citation_keys([paper]), print_arxiv_id=self.settings.bibtex_print_arxiv_id)
-
-    def citation_keys(self, papers: list[Paper], taken: Sequence[str] = ()) -> dict[str, str]:
-        """Each paper's recorded citation key; a paper without one is given one (unique against
-        `taken` too: the keys of a file being added to), recorded by the writer thread in order
-        with the other changes of user state (it waits for them)."""
-        return self._writer.submit(self._taking_library_state(lambda: self.store.citation_keys(papers, taken))).result()
-
-    def charted_already(self, view: View) -> bool:
-        """Whether `momentum` answers at once for the view (else it counts its papers' weeks)."""
-        return view.topic in self._momenta
-
-    def momentum(self, view: View) -> Momentum:
-        """Weekly counts for the view, as of today (from memory: no disk read)."""
-        if self.demo is not None:
-            return self.demo.momentum(self.library, view.topic)
-        momentum = self._momenta.get(view.topic)
-        if momentum is None:
-            spans = current_spans(self.topics, self._sync_states)
-            momentum = self._momentum_of(view.topic, self.library.index, spans, self._total_new_last4)
-            self._momenta[view.topic] = momentum
-        return momentum
-
-    def _momentum_of(self, topic: str | None, index: PaperIndex, spans: dict[str, tuple[Span, ...]], total: int | None) -> Momentum:
-        return self.library.momentum(self.settings.today(), topic=topic, total_new_last4=total, spans=spans, index=index)
-
-    def chart(self, view: View) -> tuple[Momentum, str, str]:
-        """The chart's bars, title and headline for a view of papers; a topic's title says how
-        many papers arXiv has for it (as of its last sync) beside how many are cached."""
-        momentum = self.momentum(view)
-        if self.demo is not None:
-            return self.demo.chart(momentum, view)
-        title = view.topic or "All papers"
-        state = self._sync_states.get(view.topic) if view.topic else None
-        if state is not None and state.arxiv_total is not None:
-            index = self.library.index
-            cached = index.count_in(state.name)
-            title += f" · {state.arxiv_total:,} on arXiv · {cached:,} cached"
-        said = headline(momentum)
-        if view.topic is None and (unsynced := unsynced_topics(current_spans(self.topics, self._sync_states))):
-            said += f" · {unsynced_note(unsynced)}"  # left out of the bars and figures
-        return momentum, title, said
 
     def notice(self) -> str | None:
         """A standing remark about the papers shown, for the status line."""
@@ -343,10 +250,9 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         index.positions()  # its id table, made here rather than on the UI's thread
         version = self.library.marks_version
         counts = self.library.counted(index)
-        spans = current_spans(topics, states)
-        momenta = {name: self._momentum_of(name, index, spans, total) for name in [None, *(t.name for t in topics)]}
-        writes = self._library_writes
-        return CacheUpdate(index, topics, total, states, counts, version, momenta, self._read_library_state(), writes, stamps)
+        momenta = self.charts.counted(index, topics, states, total)
+        writes = self.tags_notes.writes
+        return CacheUpdate(index, topics, total, states, counts, version, momenta, self.tags_notes.read(), writes, stamps)
 
     def apply_update(self, update: CacheUpdate) -> None:
         """...taken on the UI's thread: counts, chart and order change at once (counts made while
@@ -354,46 +260,12 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         self.topics = update.topics
         if self.demo is not None:
             return  # the demo's papers stay as they are
-        self._total_new_last4 = update.total_new_last4
-        self._sync_states = update.sync_states
         fresh = update.marks_version == self.library.marks_version
         self.library.reindex(update.index, update.counts if fresh else None)
-        self._momenta = dict(update.momenta)
+        self.charts.take(update.total_new_last4, update.sync_states, update.momenta)
         if update.library_state is not None:
-            self._keep_library_state(update.library_state, update.library_writes)
+            self.tags_notes.keep(update.library_state, update.library_writes)
         self.outside.taken(update.stamps)
-
-    async def sync(
-        self,
-        topics: list[Topic],
-        options: ClientOptions | None,
-        *,
-        on_event: Callable[[SyncEvent], None],
-        on_notice: Callable[[str], None],
-    ) -> SyncReport:
-        """Sync `topics` into the cache in a child process (see sync/process.py), from arXiv as
-        `options` say (None: as the settings say), passing on its events and notices; its
-        report, or ReaderError (StoreLockedError: another process is syncing)."""
-        from reader.sync.process import sync_in_child, sync_job
-        from reader.sync.types import client_options
-
-        settings = self.settings
-        options = options or client_options(settings)
-        job = sync_job(self.store, topics, today=settings.today(), horizon_weeks=settings.sync_weeks, options=options)
-        return await sync_in_child(job, on_event=on_event, on_notice=on_notice)
-
-    def other_sync_ended(self, wait: float) -> bool:
-        """Whether the sync another process runs (a `reader sync`) has ended, waited for up to
-        `wait` seconds. Call in a worker."""
-        return self.store.sync_ended(wait)
-
-    def sync_due(self) -> bool:
-        limit = datetime.now(UTC) - timedelta(hours=self.settings.sync_interval_hours)
-        for topic in self.store.topics():
-            last = self.store.sync_file.last_sync(topic.name)
-            if last is None or datetime.fromisoformat(last.replace("Z", "+00:00")) < limit:
-                return True
-        return False
 
     # --- writing --------------------------------------------------------------------------------
 
@@ -402,7 +274,7 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         stays, and is saved later (marks_writer.py says how, and when the user is told)."""
         library = self.library
         if read:
-            self.triage.updated.discard(paper_id)  # read again: at the version the cache holds
+            self.triage.sets.updated.discard(paper_id)  # read again: at the version the cache holds
         changes = {"read": read, "starred": starred, "hidden": hidden}
         before = {
             kind: paper_id in marked
@@ -420,19 +292,9 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
         return self._save_marks({paper_id: ({"read": before[paper_id]}, {"read": read}) for paper_id in ids})
 
     def _save_marks(self, changes: dict[str, tuple[dict[str, bool], dict[str, bool]]]) -> Future:
-        """Hand changes of marks (paper id -> each mark as shown before, as wanted) to the writer."""
-        self._marks_queued += 1
-        if self.demo is None:  # demo marks are not saved (told now: the demo may give way before the write)
-            for paper_id, (before, wanted) in changes.items():
-                self.marks.change(paper_id, before, wanted)
-
-        def write() -> None:
-            try:
-                self.marks.write_pending()  # (with those a failed write left)
-            finally:
-                self._marks_written += 1
-
-        return self._writer.submit(write)
+        """Hand changes of marks (paper id -> each mark as shown before, as wanted) to the writer;
+        demo marks are not saved."""
+        return self.marks.save(changes, keep=self.demo is None)
 
     def setting(self, key: str, default=None):
         return self.store.setting(key, default)
@@ -494,7 +356,68 @@ class LibraryService(TagsAndNotes, TriageMethods, OutsideMethods, ExportMethods,
 
     def close(self) -> None:
         """Stop the ranking and the writer (at once after `finish`; else after the queued writes)."""
-        if self._ranker_process is not None:
-            self._ranker_process.close()
+        self.ranker.close()
         self.finish(CLOSE_SECONDS)
         self.search.close()
+
+    # --- the collaborators' most called methods -------------------------------------------------
+
+    def charted_already(self, view: View) -> bool:
+        return self.charts.charted_already(view)
+
+    def momentum(self, view: View) -> Momentum:
+        return self.charts.momentum(view)
+
+    def chart(self, view: View) -> tuple[Momentum, str, str]:
+        return self.charts.chart(view)
+
+    def tags(self) -> dict[str, int]:
+        return self.tags_notes.tags()
+
+    def tags_of(self, ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        return self.tags_notes.tags_of(ids)
+
+    def has_note(self, paper_id: str) -> bool:
+        return self.tags_notes.has_note(paper_id)
+
+    def note(self, paper_id: str) -> str:
+        return self.tags_notes.note(paper_id)
+
+    def set_tags(self, ids: Iterable[str], add: Iterable[str] = (), remove: Iterable[str] = (), on_error: OnError = None) -> Future:
+        return self.tags_notes.set_tags(ids, add, remove, on_error)
+
+    def set_note(self, paper_id: str, text: str, on_error: OnError = None) -> Future:
+        return self.tags_notes.set_note(paper_id, text, on_error)
+
+    def count(self, members: set[str]) -> tuple[int, int]:
+        return self.triage.count(members)
+
+    def rank_for_you(self, marks: dict) -> RankedList | NeedsStars:
+        """For you, trained on `marks` (`ranker.marks`), in a worker; `select(FOR_YOU)` shows it
+        once `for_you` is set (on the UI's thread)."""
+        ranking = self.ranker.rank(marks)
+        if isinstance(ranking, RankedList):  # its first filter then finds its order made, its cards their scores
+            self.search.prepare_order(*self._ranked_order(ranking), ranked=True)
+            ranking.table()
+        return ranking
+
+    def rising_topics(self) -> list[TopicTrend]:
+        return self.triage.rising_topics(self.topics, self._as_of(), self.charts.total_new_last4)
+
+    def rising_terms(self, topic: str, limit: int = 5) -> list[RisingTerm]:
+        return self.triage.rising_terms(topic, self._as_of(), limit)
+
+    def papers(self, ids: list[str]) -> list[Paper]:
+        return self.exports.papers(ids)
+
+    def export_text(self, format: str, papers: list[Paper], *, unicode: bool = False) -> str:
+        return self.exports.export_text(format, papers, unicode=unicode)
+
+    def citation(self, paper: Paper) -> str:
+        return self.exports.citation(paper)
+
+    def read_outside(self, changed: set[str]) -> OutsideUpdate:
+        return self._outside_reader.read(changed)
+
+    def apply_outside(self, update: OutsideUpdate) -> bool:
+        return self._outside_reader.apply(update)

@@ -1,5 +1,5 @@
 """The list's order (newest first, last updated, title, first author, For you's score), remembered
-per view, and marking every paper shown read at once (and undoing it). A part of LibraryService.
+per view, for the library service.
 
 Orders are made in the caller's worker thread (see core/sorting.py), once per library index
 (and ranking), then a view is sorted by numpy in tens of milliseconds at 1,000,000 papers."""
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
 from reader.core.sorting import KEYED, NEWEST, SCORE, SORTS, SortOrder, keyed_order, ranked_order, sorted_view
@@ -25,20 +26,33 @@ if TYPE_CHECKING:
 SORTS_SETTING = "list_sorts"  # user state: view key -> its order, for views not in their own
 
 
-class ListOrderMethods:
-    """Needs the service's library, search, store and ranking."""
+class ListOrder:
+    """Given the store, a way to save a setting (in the writer thread), and how to reach the
+    service's library, search, ranking and demo set (each changes under it)."""
 
-    library: Library
-    search: LibrarySearch | MemorySearch
-    store: Store
-    for_you: RankedList | NeedsStars | None
-    demo: DemoSource | None
-    run_on_ui: Callable[[Callable[[], None]], None]
-    _sorts: dict[str, str] | None  # view key -> the order chosen, read from user state at the first ask
-    _orders: dict[str, tuple[object, object, SortOrder]]  # sort -> (the index and ranking it was made for, the order)
-    _orders_lock: threading.Lock
+    def __init__(
+        self,
+        store: Store,
+        save_setting: Callable[[str, object, Callable[[str], None] | None], Future],
+        *,
+        library: Callable[[], Library],
+        search: Callable[[], LibrarySearch | MemorySearch],
+        for_you: Callable[[], RankedList | NeedsStars | None],
+        demo: Callable[[], DemoSource | None],
+    ):
+        self._store = store
+        self._save_setting = save_setting
+        self._library = library
+        self._search = search
+        self._for_you = for_you
+        self._demo = demo
+        self._sorts: dict[str, str] | None = None  # view key -> the order chosen, read from user state at the first ask
+        self._orders: dict[str, tuple[object, object, SortOrder]] = {}  # sort -> (the index and ranking it was made for, the order)
+        self._orders_lock = threading.Lock()
 
-    # --- orders ---------------------------------------------------------------------------------
+    def forget_choices(self) -> None:
+        """The cache's user state's orders from now on, not the demo's (read again when asked)."""
+        self._sorts = None
 
     @staticmethod
     def default_sort(view: View) -> str:
@@ -46,7 +60,7 @@ class ListOrderMethods:
 
     def sorts_for(self, view: View) -> list[str]:
         """The orders the view can be shown in: For you's score only where a ranking is made."""
-        ranked = view == FOR_YOU or isinstance(self.for_you, RankedList)
+        ranked = view == FOR_YOU or isinstance(self._for_you(), RankedList)
         return [sort for sort in SORTS if sort != SCORE or ranked]
 
     def sort_of(self, view: View) -> str:
@@ -62,14 +76,14 @@ class ListOrderMethods:
         else:
             chosen[view.key] = sort
         saved = dict(chosen)
-        if self.demo is None:
-            self.set_setting(SORTS_SETTING, saved, on_error)  # type: ignore[attr-defined]
+        if self._demo() is None:
+            self._save_setting(SORTS_SETTING, saved, on_error)
 
     def _chosen_sorts(self) -> dict[str, str]:
         chosen = self._sorts
         if chosen is None:
             try:
-                stored = self.store.setting(SORTS_SETTING) if self.demo is None else None
+                stored = self._store.setting(SORTS_SETTING) if self._demo() is None else None
             except ReaderError:
                 stored = None
             chosen = {str(k): str(v) for k, v in stored.items()} if isinstance(stored, dict) else {}
@@ -82,25 +96,25 @@ class ListOrderMethods:
         Raises SearchNotReady for a text key before the search index's first build."""
         if sort == self.default_sort(view):
             return ids
-        index = self.library.index
+        index = self._library().index
         if sort == NEWEST:
             return sorted_view(None, index, ids)
         return sorted_view(self._order(sort), index, ids)
 
     def _order(self, sort: str) -> SortOrder:
-        index = self.library.index
+        index = self._library().index
+        ranking = self._for_you()
         with self._orders_lock:
-            key: object = self.for_you if sort == SCORE else None
+            key: object = ranking if sort == SCORE else None
             kept = self._orders.get(sort)
             if kept is not None and kept[0] is index and kept[1] is key:
                 return kept[2]
         if sort == SCORE:
-            ranking = self.for_you
             if not isinstance(ranking, RankedList):
                 raise ReaderError("For you has no ranking yet")
             order = ranked_order(index, ranking.ids)
         elif sort in KEYED:
-            order = keyed_order(index, sort, self.search.sort_values(sort))
+            order = keyed_order(index, sort, self._search().sort_values(sort))
         else:
             raise ReaderError(f"no order named {sort!r}")
         with self._orders_lock:

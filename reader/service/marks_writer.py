@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from contextlib import suppress
 from dataclasses import dataclass
 
@@ -47,8 +48,27 @@ class MarksWriter:
         self._failing: str | None = None  # why the last write failed, until one succeeds
         self._retry: threading.Timer | None = None
         self._closed = False
+        self.queued = 0  # changes of marks handed to the writer thread (on the UI's thread)...
+        self.written = 0  # ...and done with by it (see outside.py)
         # Says (message, "error" | "information") what became of failed marks: from any thread.
         self.tell: Callable[[str, str], None] = lambda message, severity: None
+
+    def save(self, changes: dict[str, tuple[dict[str, bool], dict[str, bool]]], *, keep: bool = True) -> Future:
+        """Hand changes of marks (paper id -> each mark as shown before, as wanted) to the writer
+        thread; with `keep` false (demo marks, not saved) only counted. Told now, not in the
+        write: the demo may give way before it."""
+        self.queued += 1
+        if keep:
+            for paper_id, (shown, wanted) in changes.items():
+                self.change(paper_id, shown, wanted)
+
+        def write() -> None:
+            try:
+                self.write_pending()  # (with those a failed write left)
+            finally:
+                self.written += 1
+
+        return self._writer.submit(write)
 
     def change(self, paper_id: str, shown: dict[str, bool], wanted: dict[str, bool]) -> None:
         """These marks of a paper are to be saved (`shown`: each as shown before this change),

@@ -5,7 +5,8 @@ worker and taken in on the UI's thread, as a sync's results are. No Textual here
 The app's own changes are not news. The store makes each change of user.json and library.json
 inside `OutsideChanges.writing` (`Store.on_own_write`): the file is not looked at meanwhile, and
 one whose stamp before that write was the one last taken in is taken in again as written. A cache update the app reads itself (after its sync, or a topic it
-removed) takes index.json and sync.json in with it. Mixed into LibraryService."""
+removed) takes index.json and sync.json in with it. `OutsideReader` reads and takes in what
+changed, for the library service."""
 
 from __future__ import annotations
 
@@ -14,22 +15,22 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from reader.core.library import Library
 from reader.errors import ReaderError
 from reader.paper_index import PaperIndex
 from reader.service.marks_writer import MarksWriter
-from reader.service.triage_sets import TriageSets
+from reader.service.triage import Triage, TriageSets
 from reader.service.writer_thread import WriterThread
 from reader.store import Store, Topic
 from reader.store.files import Stamp, file_stamp
 from reader.store.index_files import index_stamp
-from reader.store.library_state import LibraryDoc
 from reader.store.userstate import Marks
 
 if TYPE_CHECKING:
-    from reader.service.library import CacheUpdate
+    from reader.service.cache_update import CacheUpdate
+    from reader.service.tags_notes import LibraryStateRead, TagsNotes
 
 T = TypeVar("T")
 WATCHED = ("user.json", "library.json", "sync.json", "index.json")
@@ -106,101 +107,107 @@ class OutsideUpdate:
     marks_written: int = -1  # the app's own mark changes saved before the marks were read
     counts: dict | None = None  # every count with `marks`, of `index`
     index: PaperIndex | None = None
-    library_state: tuple[LibraryDoc, dict[str, int]] | None = None  # tags and notes
+    library_state: LibraryStateRead | None = None  # tags and notes
     library_writes: int = -1
     triage: TriageSets | None = None
     warnings: list[str] = field(default_factory=list)  # what the store repaired on the way
 
 
-class OutsideMethods:
+class CacheHolder(Protocol):
+    """What the outside reader uses of the library service: its public members only."""
+
     store: Store
     library: Library
     topics: list[Topic]
-    triage: TriageSets
-    outside: OutsideChanges
-    _writer: WriterThread
-    marks: MarksWriter  # the app's marks not saved yet
-    _marks_queued: int  # the app's changes of marks queued for the writer thread (UI's thread)
-    _marks_written: int  # ... and done with by it (the writer thread)
-    _library_writes: int
+    marks: MarksWriter  # the app's marks not saved yet, and how many changes were
+    tags_notes: TagsNotes
+    triage: Triage
 
-    if TYPE_CHECKING:
+    @property
+    def is_demo(self) -> bool: ...
+    def read_update(self) -> CacheUpdate: ...
+    def apply_update(self, update: CacheUpdate) -> None: ...
+    def prepare_search(self, changed: Iterable[str] | None = None, index: PaperIndex | None = None) -> None: ...
+    def take_warnings(self) -> list[str]: ...
 
-        @property
-        def is_demo(self) -> bool: ...
-        def read_update(self) -> CacheUpdate: ...
-        def apply_update(self, update: CacheUpdate) -> None: ...
-        def prepare_search(self, changed: Iterable[str] | None = None, index: PaperIndex | None = None) -> None: ...
-        def read_triage(self, *, visit: bool = False) -> TriageSets: ...
-        def take_warnings(self) -> list[str]: ...
-        def _read_library_state(self) -> tuple[LibraryDoc, dict[str, int]]: ...
-        def _keep_library_state(self, state: tuple[LibraryDoc, dict[str, int]], writes: int) -> None: ...
+
+class OutsideReader:
+    """Reads what other processes changed (in a worker) and takes it in (on the UI's thread),
+    given the service, the writer thread (a read waits for the app's own changes queued before
+    it) and the stamps the app last took in."""
+
+    def __init__(self, service: CacheHolder, writer: WriterThread, stamps: OutsideChanges):
+        self._service = service
+        self._writer = writer
+        self._stamps = stamps
 
     def _in_writer_order(self, read: Callable[[], T]) -> T:
         """`read` run after the app's own changes queued before it: none of them is read back
         as if undone."""
         return self._writer.submit(read).result()
 
-    def read_outside(self, changed: set[str]) -> OutsideUpdate:
+    def read(self, changed: set[str]) -> OutsideUpdate:
         """What other processes changed in the `changed` files, read and counted in a worker
         thread: only what changed (a star: the marks; a topic added or papers synced: the cache's
         state; a tag: tags and notes), each file stamped as it was read."""
-        found: dict = {"changed": frozenset(changed), "base": self.outside.seen(), "demo": self.is_demo, "stamps": {}}
+        service, outside = self._service, self._stamps
+        found: dict = {"changed": frozenset(changed), "base": outside.seen(), "demo": service.is_demo, "stamps": {}}
         stamps: Stamps = found["stamps"]
         papers = bool(changed & PAPER_FILES)
         if "user.json" in changed:
 
             def read_user() -> tuple[Stamps, Marks, list[Topic], int]:
-                marks = self.marks.overlay(self.store.marks())  # (a mark not saved yet stays shown)
-                return self.outside.stamps(["user.json"]), marks, self.store.topics(), self._marks_written
+                marks = service.marks.overlay(service.store.marks())  # (a mark not saved yet stays shown)
+                return outside.stamps(["user.json"]), marks, service.store.topics(), service.marks.written
 
             user_stamp, marks, topics, written = self._in_writer_order(read_user)
             stamps.update(user_stamp)
-            papers = papers or topics != self.topics  # a topic added or removed: counts, chart, cards
-            if not self.is_demo:  # demo marks live in memory only
+            papers = papers or topics != service.topics  # a topic added or removed: counts, chart, cards
+            if not service.is_demo:  # demo marks live in memory only
                 found.update(marks=marks, marks_written=written)
         if papers:
-            cache = found["cache"] = self.read_update()
+            cache = found["cache"] = service.read_update()
             stamps.update(cache.stamps)
             if "index.json" in changed:  # papers synced elsewhere: their cards and words
                 try:
-                    self.prepare_search(None, cache.index)
+                    service.prepare_search(None, cache.index)
                 except ReaderError:
                     pass  # filters and cards read the shards meanwhile (the app says so at its start)
         if "library.json" in changed and not papers:  # (a cache update reads tags and notes too)
 
-            def read_library() -> tuple[Stamps, tuple[LibraryDoc, dict[str, int]], int]:
-                return self.outside.stamps(["library.json"]), self._read_library_state(), self._library_writes
+            def read_library() -> tuple[Stamps, LibraryStateRead, int]:
+                return outside.stamps(["library.json"]), service.tags_notes.read(), service.tags_notes.writes
 
             library_stamp, found["library_state"], found["library_writes"] = self._in_writer_order(read_library)
             stamps.update(library_stamp)
         if (taken := found.get("marks")) is not None:
-            index = found["cache"].index if papers else self.library.index
+            index = found["cache"].index if papers else service.library.index
             found.update(index=index, counts=Library.counted_with(index, taken.read, taken.starred, taken.hidden))
         if changed & {"user.json", "index.json"}:  # watches, visits, read versions: new, updated, watched
-            found["triage"] = self.read_triage()
-        return OutsideUpdate(**found, warnings=self.take_warnings())
+            found["triage"] = service.triage.read()
+        return OutsideUpdate(**found, warnings=service.take_warnings())
 
-    def apply_outside(self, update: OutsideUpdate) -> bool:
+    def apply(self, update: OutsideUpdate) -> bool:
         """Take `update` in (on the UI's thread), or nothing when it is out of date: a mark or a
         tag of the app's own came after it was read, or a newer state was taken in meanwhile
         (the files are looked at again; they differ from what was taken), or the demo set gave way
         to the cache meanwhile (the cache is read whole then)."""
-        if update.demo != self.is_demo:
+        service = self._service
+        if update.demo != service.is_demo:
             return False
-        if update.marks is not None and update.marks_written != self._marks_queued:
+        if update.marks is not None and update.marks_written != service.marks.queued:
             return False
-        if update.library_state is not None and update.library_writes != self._library_writes:
+        if update.library_state is not None and update.library_writes != service.tags_notes.writes:
             return False
-        if not self.outside.taken(update.stamps, base=update.base):
+        if not self._stamps.taken(update.stamps, base=update.base):
             return False
         if update.cache is not None:
-            self.apply_update(update.cache)
+            service.apply_update(update.cache)
         if update.marks is not None:
-            counts = update.counts if update.index is self.library.index else None
-            self.library.replace_marks(update.marks.read, update.marks.starred, update.marks.hidden, counts)
+            counts = update.counts if update.index is service.library.index else None
+            service.library.replace_marks(update.marks.read, update.marks.starred, update.marks.hidden, counts)
         if update.library_state is not None:
-            self._keep_library_state(update.library_state, update.library_writes)
+            service.tags_notes.keep(update.library_state, update.library_writes)
         if update.triage is not None:
-            self.triage = update.triage
+            service.triage.sets = update.triage
         return True

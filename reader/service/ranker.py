@@ -10,19 +10,21 @@ import multiprocessing
 import sys
 import threading
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reader.core.ranking import NeedsStars, Ranking
+from reader.core.ranking import MIN_STARS, NeedsStars, Ranking
 from reader.errors import ReaderError
 from reader.packed_ids import IdTable, PackedIds
 
 if TYPE_CHECKING:
     from multiprocessing.pool import Pool
 
-    from reader.service.triage_sets import RankingCorpus
+    from reader.core.library import Library
+    from reader.service.demo import DemoSource
+    from reader.service.ranking_corpus import RankingCorpus
 
 REASONS_AHEAD = 100  # papers whose reasons come with a ranking: the best, which the list shows first
 WAIT_STEP = 0.2  # seconds between looks at whether the service was closed meanwhile
@@ -76,7 +78,7 @@ def _rank_here(data_dir: str, marks: dict[str, Any]) -> tuple[str, Any]:
     """Runs in the ranking process; returns ("ok", result) or ("error", message): an exception
     of ours may not survive the trip back."""
     global _corpus
-    from reader.service.triage_sets import RankingCorpus
+    from reader.service.ranking_corpus import RankingCorpus
     from reader.store import Store
 
     try:
@@ -135,3 +137,48 @@ class RankerProcess:
                 self._pool.terminate()
                 self._pool.join()
                 self._pool = None
+
+
+class ForYouRanker:
+    """For you as the service makes it: the marks a ranking trains on, and the ranking, by the
+    ranking's process (started at the first ranking) or, for the demo set, in memory. Given the
+    data directory and how to reach the service's library and demo set (they change when the
+    demo gives way to the cache)."""
+
+    def __init__(self, data_dir: Path, *, library: Callable[[], Library], demo: Callable[[], DemoSource | None]):
+        self._data_dir = data_dir
+        self._library = library
+        self._demo = demo
+        self._process: RankerProcess | None = None
+
+    def marks(self, topic: str | None = None) -> dict:
+        """What a ranking trains on and ranks, as of now: taken on the UI's thread (which alone
+        changes the marks) and handed to `rank` in a worker."""
+        library = self._library()
+        return {
+            "version": library.marks_version,
+            "starred": set(library.starred),
+            "read": set(library.read),
+            "hidden": set(library.hidden),
+            "candidates": list(library.select(topic=topic)) if topic is not None else None,  # (to the ranking's process)
+        }
+
+    def rank(self, marks: dict) -> RankedList | NeedsStars:
+        """Train on `marks` (from `marks`) and rank the unread papers, in the ranking process
+        (seconds at 100,000 papers; this worker thread waits, the UI does not)."""
+        marks = dict(marks)
+        marks.pop("version")
+        index = self._library().index
+        stars = sum(paper_id in index for paper_id in marks["starred"])
+        if stars < MIN_STARS:  # said at once, without starting the ranking process
+            return NeedsStars(stars)
+        demo = self._demo()
+        if demo is not None:
+            return demo.ranker().rank(**marks)  # the demo's papers are in memory, not in the cache
+        if self._process is None:
+            self._process = RankerProcess(self._data_dir)
+        return self._process.rank(**marks)
+
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.close()

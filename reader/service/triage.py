@@ -1,134 +1,94 @@
-"""The service's triage: For you (the ranking learned from the marks), Rising, and the papers of
-the New, Updated and watch views. Mixed into LibraryService; slow parts run in the caller's
-worker, and what the UI's thread reads (`for_you`, `triage`) is replaced whole."""
+"""The service's triage: the papers of the New, Updated and watch views, the visits that say
+what is new, and Rising. Slow parts run in the caller's worker; what the UI's thread reads
+(`sets`) is replaced whole."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future
-from datetime import date
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import TYPE_CHECKING
 
+from reader.core import ranking, rising
 from reader.core.coverage import Span, view_coverage
 from reader.core.library import Library
 from reader.core.query import parse
-from reader.core.ranking import MIN_STARS, NeedsStars
 from reader.core.rising import RisingTerm, TopicTrend, rising_terms, rising_topics
 from reader.errors import QueryError
-from reader.service.ranker import RankedList, RankerProcess
-from reader.service.triage_sets import TriageSets
+from reader.paper_index import PaperIndex
+from reader.service.search_texts import shard_texts
 from reader.service.views import View
 from reader.store import Store, Topic, Watch
+from reader.store.store import shard_of
 
 if TYPE_CHECKING:
-    from reader.packed_ids import IdTable
     from reader.service.demo import DemoSource
     from reader.service.search import LibrarySearch, MemorySearch
+    from reader.service.tags_notes import Write
 
 
-class TriageMethods:
-    store: Store
-    demo: DemoSource | None
-    library: Library
-    search: LibrarySearch | MemorySearch
-    topics: list[Topic]
-    for_you: RankedList | NeedsStars | None
-    triage: TriageSets
-    _ranker_process: RankerProcess | None
-    _visited: set[str]
-    _total_new_last4: int | None
+@dataclass(slots=True)
+class TriageSets:
+    """What the New, Updated and watch views show, read from the store in a worker. `updated`
+    loses a paper when it is read again (on the UI's thread)."""
 
-    if TYPE_CHECKING:
+    new: set[str] = field(default_factory=set)  # arrived since the previous visit of the app
+    new_by_topic: dict[str, set[str]] = field(default_factory=dict)  # ... of each topic
+    updated: set[str] = field(default_factory=set)  # read at a version older than the cache's
+    read_versions: dict[str, int] = field(default_factory=dict)
+    watches: list[Watch] = field(default_factory=list)
+    watched: dict[str, set[str]] = field(default_factory=dict)  # watch name -> papers matching it
 
-        def _as_of(self) -> date: ...
-        def _ranked_order(self, ranking: RankedList) -> tuple[Sequence[str], IdTable]: ...
-        def _write(self, action: Callable[[], Any], on_error: Callable[[str], None] | None) -> Future: ...
 
-    def ranking_marks(self, topic: str | None = None) -> dict:
-        """What a ranking trains on and ranks, as of now: taken on the UI's thread (which alone
-        changes the marks) and handed to `rank_for_you` in a worker."""
-        library = self.library
-        return {
-            "version": library.marks_version,
-            "starred": set(library.starred),
-            "read": set(library.read),
-            "hidden": set(library.hidden),
-            "candidates": list(library.select(topic=topic)) if topic is not None else None,  # (to the ranking's process)
-        }
+class Triage:
+    """Given the store, the service's way to write, and how to reach what the service shows now
+    (its library, search and demo set change when the demo gives way to the cache)."""
 
-    def rank_for_you(self, marks: dict) -> RankedList | NeedsStars:
-        """Train on `marks` (from `ranking_marks`) and rank the unread papers, in the ranking
-        process (seconds at 100,000 papers; this worker thread waits, the UI does not).
-        `select(FOR_YOU)` shows the result once `for_you` is set (on the UI's thread)."""
-        marks = dict(marks)
-        marks.pop("version")
-        index = self.library.index
-        stars = sum(paper_id in index for paper_id in marks["starred"])
-        if stars < MIN_STARS:  # said at once, without starting the ranking process
-            return NeedsStars(stars)
-        ranking = self._ranker().rank(**marks)
-        if isinstance(ranking, RankedList):  # its first filter then finds its order made, its cards their scores
-            self.search.prepare_order(*self._ranked_order(ranking), ranked=True)
-            ranking.table()
-        return ranking
+    def __init__(
+        self,
+        store: Store,
+        write: Write,
+        *,
+        library: Callable[[], Library],
+        search: Callable[[], LibrarySearch | MemorySearch],
+        demo: Callable[[], DemoSource | None],
+    ):
+        self._store = store
+        self._write = write
+        self._library = library
+        self._search = search
+        self._demo = demo
+        self.sets = TriageSets()  # read in a worker, taken on the UI's thread
+        self._visited: set[str] = set()  # topics looked at since the app started
 
-    def _ranker(self) -> Any:
-        if self.demo is not None:
-            return self.demo.ranker()  # the demo's papers are in memory, not in the cache
-        if self._ranker_process is None:
-            self._ranker_process = RankerProcess(self.store.data_dir)
-        return self._ranker_process
-
-    def rising_topics(self) -> list[TopicTrend]:
-        """The topics by momentum, largest rise first (a loop over the index per topic)."""
-        return rising_topics(self.library, [t.name for t in self.topics], self._as_of(), self._coverage_spans(), self._total_new_last4)
-
-    def _coverage_spans(self) -> dict[str, tuple[Span, ...]] | None:
-        """What each topic's syncs fetched whole (a disk read: call it from a worker); None for the
-        demo set, every day of whose page counts."""
-        return self.store.sync_file.coverage_spans() if self.demo is None else None
-
-    def rising_terms(self, topic: str, limit: int = 5) -> list[RisingTerm]:
-        """The terms whose share of the topic's papers grew most (reads the topic's recent search
-        texts: call it from a worker)."""
-        from reader.service.triage_sets import recent_words
-
-        if self.demo is not None:
-            return self.demo.rising_terms(limit)
-
-        as_of = self._as_of()
-        spans = self._coverage_spans()
-        coverage = None if spans is None else view_coverage(spans, topic)
-        return rising_terms(recent_words(self.store, self.library.index, topic, as_of), as_of, limit=limit, coverage=coverage)
-
-    def view_members(self, view: View) -> set[str]:
+    def members(self, view: View) -> set[str]:
         """The papers of a New, Updated or watch view, in no order."""
         if view.kind == "new":
-            return self.triage.new
+            return self.sets.new
         if view.kind == "updated":
-            return self.triage.updated
-        return self.triage.watched.get(view.name or "", set())
+            return self.sets.updated
+        return self.sets.watched.get(view.name or "", set())
 
     def count(self, members: set[str]) -> tuple[int, int]:
         """(total, unread) of these papers, as the sidebar counts a view: hidden ones left out."""
-        library = self.library
+        library = self._library()
         shown = [pid for pid in members if pid in library.index and pid not in library.hidden]
         return len(shown), sum(pid not in library.read for pid in shown)
 
-    def read_triage(self, *, visit: bool = False) -> TriageSets:
+    def read(self, *, visit: bool = False) -> TriageSets:
         """New papers (since the previous visit: `visit` records this one, once per app start),
         updated ones, and each watch's papers (from the search index). In a worker thread. None
         of the demo set's: its papers are not in the cache."""
-        if self.demo is not None:
+        if self._demo() is not None:
             return TriageSets()
-        store = self.store
+        store, search = self._store, self._search()
         if visit:
             store.record_visit("app")
         watched = {}
         watches = store.watches()
         for watch in watches:
             try:
-                watched[watch.name] = set(self.search.matching(parse(watch.query)))
+                watched[watch.name] = set(search.matching(parse(watch.query)))
             except QueryError:
                 watched[watch.name] = set()  # saved before the query rules changed: matches nothing
         return TriageSets(
@@ -142,12 +102,45 @@ class TriageMethods:
 
     def visit_topic(self, name: str) -> None:
         """The user looked at a topic: its "new" counts from this visit on the next start."""
-        if self.demo is None and name not in self._visited:
+        if self._demo() is None and name not in self._visited:
             self._visited.add(name)
-            self._write(lambda: self.store.record_visit(name), None)
+            self._write(lambda: self._store.record_visit(name), None)
 
     def add_watch(self, name: str, query: str) -> Watch:
-        return self.store.add_watch(name, query)
+        return self._store.add_watch(name, query)
 
     def remove_watch(self, name: str) -> None:
-        self.store.remove_watch(name)
+        self._store.remove_watch(name)
+
+    def rising_topics(self, topics: list[Topic], as_of: date, total_new_last4: int | None) -> list[TopicTrend]:
+        """The topics by momentum, largest rise first (a loop over the index per topic)."""
+        return rising_topics(self._library(), [t.name for t in topics], as_of, self._coverage_spans(), total_new_last4)
+
+    def _coverage_spans(self) -> dict[str, tuple[Span, ...]] | None:
+        """What each topic's syncs fetched whole (a disk read: call it from a worker); None for the
+        demo set, every day of whose page counts."""
+        return self._store.sync_file.coverage_spans() if self._demo() is None else None
+
+    def rising_terms(self, topic: str, as_of: date, limit: int = 5) -> list[RisingTerm]:
+        """The terms whose share of the topic's papers grew most (reads the topic's recent search
+        texts: call it from a worker)."""
+        demo = self._demo()
+        if demo is not None:
+            return demo.rising_terms(limit)
+        spans = self._coverage_spans()
+        coverage = None if spans is None else view_coverage(spans, topic)
+        words = recent_words(self._store, self._library().index, topic, as_of)
+        return rising_terms(words, as_of, limit=limit, coverage=coverage)
+
+
+def recent_words(store: Store, index: PaperIndex, topic: str, as_of: date) -> list[tuple[date, str]]:
+    """(v1 date, words of title and abstract) of the topic's papers of the last twelve weeks:
+    what `rising.rising_terms` compares."""
+    first = (as_of - timedelta(days=rising.WINDOW_DAYS + rising.EARLIER_DAYS)).toordinal()
+    days = {pid: day for pid, day in zip(index.in_topic(topic, index.ids), index.in_topic(topic, index.days)) if day >= first}
+    found = []
+    for shard in sorted({shard_of(pid) for pid in days}):
+        texts = shard_texts(store, shard)
+        rows = ranking.rows_of_search_texts({pid: text for pid, text in texts.items() if pid in days})
+        found += [(date.fromordinal(days[row.id]), row.words) for row in rows]
+    return found

@@ -91,11 +91,11 @@ def check_sync(data: dict) -> None:
             f"topics: {doc['name']!r} has a spans_fetched that is not a date",
         )
     for doc in data.get("not_on_arxiv", {}).values():
-        ids = doc.get("ids")
-        expect(
-            type(ids) is dict and all(ARXIV_ID.match(k) and is_iso_day(v) for k, v in ids.items()),
-            "not_on_arxiv: ids that are not arXiv ids with the day they were asked",
-        )
+        for ids in (doc.get("ids"), doc.get("malformed", {})):
+            expect(
+                type(ids) is dict and all(ARXIV_ID.match(k) and is_iso_day(v) for k, v in ids.items()),
+                "not_on_arxiv: ids that are not arXiv ids with the day they were asked",
+            )
     for doc in data.get("totals", {}).values():
         expect(type(doc.get("window")) is str, "totals: a count without its window")
         expect(type(doc.get("count")) is int and doc["count"] >= 0, f"totals: {doc['window']!r} has a count that is not a number")

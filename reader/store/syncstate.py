@@ -146,15 +146,24 @@ class SyncFile:
         docs = self._read("not_on_arxiv")
         return dict(docs[0]["ids"]) if docs else {}
 
-    def record_not_on_arxiv(self, asked: dict[str, str], found: Iterable[str] = ()) -> None:
-        """Remember the ids arXiv did not have (id -> day asked); forget those it has now."""
+    def malformed_on_arxiv(self) -> dict[str, str]:
+        """Ids arXiv refused as malformed (HTTP 400: `2013.12345` has no month 13), kept beside
+        those it had not, with the day asked."""
+        docs = self._read("not_on_arxiv")
+        return dict(docs[0].get("malformed", {})) if docs else {}
+
+    def record_not_on_arxiv(self, asked: dict[str, str], found: Iterable[str] = (), malformed: dict[str, str] | None = None) -> None:
+        """Remember the ids arXiv did not have and those it refused as malformed (id -> day
+        asked); forget those it has now."""
         ids = {**self.not_on_arxiv(), **asked}  # repairs before writing
+        refused = {**self.malformed_on_arxiv(), **(malformed or {})}
         for paper_id in found:
             ids.pop(paper_id, None)
+            refused.pop(paper_id, None)
         with self._locked("saving the ids arXiv has not"):
             table = self._db().table("not_on_arxiv")
             docs = table.all()
             if docs:
-                table.update({"ids": ids}, doc_ids=[docs[0].doc_id])
+                table.update({"ids": ids, "malformed": refused}, doc_ids=[docs[0].doc_id])
             else:
-                table.insert({"ids": ids})
+                table.insert({"ids": ids, "malformed": refused})

@@ -147,7 +147,12 @@ async def _sync(job: dict[str, Any]) -> SyncReport:
             horizon_weeks=job["horizon_weeks"],
             on_event=lambda event: _send("event", dataclasses.asdict(event)),
         )
-        return await syncer.run(topics)
+        report = await syncer.run(topics)
+    if report.new or report.updated:  # (a sync that brought nothing, offline say, reads no more)
+        from reader.meaning.vectors import keep_current
+
+        await asyncio.to_thread(keep_current, store)  # the app's sync ends when the vectors are current
+    return report
 
 
 def main() -> int:

@@ -8,6 +8,7 @@ import sys
 import time
 
 from tests.helpers.app import ready
+from tests.helpers.timing import scaled
 
 
 async def filter_by(pilot, text: str) -> None:
@@ -15,13 +16,13 @@ async def filter_by(pilot, text: str) -> None:
     await pilot.pause()
 
 
-HANG = 30.0  # seconds: only stops a test whose change never shows (the benchmark times it)
+HANG = scaled(30.0)  # seconds: only stops a test whose change never shows (the benchmark times it)
 
 
 async def reader_cli(data_dir, *args: str) -> None:
     """`reader ARGS` in a child process, as in another terminal; the app runs on meanwhile."""
     argv = [sys.executable, "-m", "reader", "--data-dir", str(data_dir), *args]
-    await asyncio.to_thread(subprocess.run, argv, check=True, capture_output=True, timeout=60)
+    await asyncio.to_thread(subprocess.run, argv, check=True, capture_output=True, timeout=scaled(60))
 
 
 async def until(pilot, shown) -> None:

@@ -43,7 +43,7 @@ class PaperAdding(ScreenPart[AddingHost]):
     def fetch(self, paper_id: str, version: int | None) -> tuple[str, bool]:
         """In the dialog's worker: (the id, whether it was fetched now) once the paper is in the
         cache; else ReaderError, the sentence the dialog shows."""
-        return paper_id, self.screen.service.add_paper(paper_id, version, self.screen.client_options)
+        return paper_id, self.screen.service.adding.add_paper(paper_id, version, self.screen.client_options)
 
     def _added(self, result: tuple[str, bool] | None) -> None:
         if result is not None:

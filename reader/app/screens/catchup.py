@@ -46,18 +46,22 @@ class ListOrder(ScreenPart[CatchUpHost]):
     def header(self) -> str:
         """What the list's header says of its order ("" for the view's own)."""
         service, view = self.screen.service, self.screen.view
-        sort = service.sort_of(view)
-        if sort == service.default_sort(view):
+        sort = service.list_order.sort_of(view)
+        if sort == service.list_order.default_sort(view):
             return ""
         return f"Sorted by {SORT_NAMES[sort]} · {key(self.screen.app, 'app.sort')} changes"
+
+    def drop_pending(self) -> None:
+        """Another list took the screen (a meaning query's): a sort still running is not shown."""
+        self._shown += 1
 
     def cycle(self) -> None:
         """The view's next order, remembered for it."""
         service, view = self.screen.service, self.screen.view
-        sorts = service.sorts_for(view)
-        now = service.sort_of(view)
+        sorts = service.list_order.sorts_for(view)
+        now = service.list_order.sort_of(view)
         chosen = sorts[(sorts.index(now) + 1) % len(sorts)]
-        service.choose_sort(view, chosen, on_error=lambda message: self.screen.app.notify(message, severity="warning"))
+        service.list_order.choose_sort(view, chosen, on_error=lambda message: self.screen.app.notify(message, severity="warning"))
         self.screen.refresh_list()
         self.screen.app.notify(f"Sorted by {SORT_NAMES[chosen]}", timeout=3)
 
@@ -66,15 +70,15 @@ class ListOrder(ScreenPart[CatchUpHost]):
         at once when it is the view's own, else once a worker has sorted them."""
         self._shown += 1
         service, view = self.screen.service, self.screen.view
-        sort = service.sort_of(view)
-        if sort == service.default_sort(view):
+        sort = service.list_order.sort_of(view)
+        if sort == service.list_order.default_sort(view):
             self.screen.show_now(ids, keep)
             return
         self.in_thread(self._sort, ids, keep, view, sort, self._shown, group="sort", exclusive=True)
 
     def _sort(self, ids: Sequence[str], keep: str | None, view: View, sort: str, shown: int) -> None:
         try:
-            arranged = self.screen.service.sorted(view, ids, sort)
+            arranged = self.screen.service.list_order.sorted(view, ids, sort)
         except SearchNotReady as error:  # sorted again once the index is ready (MainScreen)
             self.screen.app.call_from_thread(self._unsorted, ids, keep, shown, str(error), True)
             return

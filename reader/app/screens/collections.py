@@ -85,11 +85,11 @@ class Collections(ScreenPart[CollectionsHost]):
                 return
             self._watch_changed(f"Watching '{watch.name}': its papers are marked ◆ on their cards.", View.of_watch(watch.name))
 
-        self.screen.app.push_screen(AddTopicDialog(self.screen.service.add_watch, kind="watch"), added)
+        self.screen.app.push_screen(AddTopicDialog(self.screen.service.triage.add_watch, kind="watch"), added)
 
     def _delete_watch(self, name: str) -> None:
         try:
-            self.screen.service.remove_watch(name)
+            self.screen.service.triage.remove_watch(name)
         except ReaderError as error:
             self.screen.app.call_from_thread(self.screen.app.notify, str(error), severity="error")
             return
@@ -120,7 +120,7 @@ class Collections(ScreenPart[CollectionsHost]):
         def renamed(new: str | None) -> None:
             if new and new != old:
                 merged = new.casefold() != old.casefold() and any(t.casefold() == new.casefold() for t in self.screen.service.tags())
-                self.screen.service.rename_tag(old, new, on_error=self._tag_error).add_done_callback(
+                self.screen.service.tags_notes.rename_tag(old, new, on_error=self._tag_error).add_done_callback(
                     lambda future: self.screen.app.call_from_thread(self._tag_renamed, old, future.result(), merged)
                 )
 
@@ -167,7 +167,7 @@ class Collections(ScreenPart[CollectionsHost]):
             elif view.kind == "watch":
                 self.in_thread(self._delete_watch, name, group="watches")
             else:
-                self.screen.service.delete_tag(name, on_error=self._tag_error).add_done_callback(
+                self.screen.service.tags_notes.delete_tag(name, on_error=self._tag_error).add_done_callback(
                     lambda future: self.screen.app.call_from_thread(self._tag_deleted, name, future.result())
                 )
 

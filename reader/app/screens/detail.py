@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import TextArea
 from textual.worker import get_current_worker
 
@@ -73,12 +74,12 @@ class PaperRecord:
         except ReaderError:
             full_text = None  # the full-text view says why when asked
         try:
-            citing = service.cited_by(paper_id, quick=True)
+            citing = service.citations.cited_by(paper_id, quick=True)
         except ReaderError:
             citing = None  # the list (c) says why when asked
         cited_by = None if citing is None else len(citing)
         try:
-            return cls(paper_id, paper, *service.note_and_tags(paper_id), full_text=full_text, cited_by=cited_by)
+            return cls(paper_id, paper, *service.tags_notes.note_and_tags(paper_id), full_text=full_text, cited_by=cited_by)
         except ReaderError as error:
             return cls(paper_id, paper, problem=f"Cannot read the note and tags: {error}", full_text=full_text, cited_by=cited_by)
 
@@ -141,6 +142,16 @@ def citations_said(has_text: bool, cited_by: int | None, keys: tuple[str, str]) 
     if cited_by:
         said.append(f"cited by {plural(cited_by, 'paper', thousands=True)} in your library: {keys[1]} lists them")
     return " · ".join(said)
+
+
+class RecordRead(Message):
+    """A worker read a paper's record for a detail view (`linked`: for a view of its own, over
+    the list of references or citing papers)."""
+
+    def __init__(self, record: PaperRecord, *, linked: bool = False):
+        super().__init__()
+        self.record = record
+        self.linked = linked
 
 
 class DetailScreen(PaperScreen):
@@ -224,7 +235,13 @@ class DetailScreen(PaperScreen):
     @work(thread=True, exclusive=True, group="detail")
     def load_paper(self, paper_id: str) -> None:
         if record := PaperRecord.read_in_worker(self.service, paper_id, self.app.size.width, self.math):
-            self.app.call_from_thread(self._loaded, record)
+            self.post_message(RecordRead(record))
+
+    def on_record_read(self, message: RecordRead) -> None:
+        if message.linked:
+            self._push_linked(message.record)
+        else:
+            self._loaded(message.record)
 
     def _loaded(self, record: PaperRecord) -> None:
         if record.paper_id != self.paper_id:
@@ -362,7 +379,7 @@ class DetailScreen(PaperScreen):
     @work(thread=True, exclusive=True, group="detail-linked")
     def _read_linked(self, paper_id: str) -> None:
         if record := PaperRecord.read_in_worker(self.service, paper_id, self.app.size.width):
-            self.app.call_from_thread(self._push_linked, record)
+            self.post_message(RecordRead(record, linked=True))
 
     def _push_linked(self, record: PaperRecord) -> None:
         if not isinstance(self.app.screen, PaperLinksScreen):

@@ -5,12 +5,13 @@ fields and buttons."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 from textual.worker import Worker, WorkerState
@@ -129,16 +130,31 @@ class AddTopicDialog(FormDialog[ResultType]):
         self._saving = True
         self._save(name, query)
 
+    class Saved(Message):
+        """The save worker's outcome: `saved` the dialog's result, else `problem` (and the field to fix)."""
+
+        def __init__(self, saved: Any = None, problem: str = "", field: str | None = None):
+            super().__init__()
+            self.saved = saved
+            self.problem = problem
+            self.field = field
+
     @work(thread=True, exclusive=True, group="save")
     def _save(self, name: str, query: str) -> None:
         try:
             saved = self.save(name, query)
         except NameTaken as error:  # by another process since the dialog opened, maybe
-            self.app.call_from_thread(self._refused, sentence(str(error)), "#topic-name")
+            self.post_message(self.Saved(problem=sentence(str(error)), field="#topic-name"))
         except ReaderError as error:
-            self.app.call_from_thread(self._refused, f"Not saved: {error}", None)
+            self.post_message(self.Saved(problem=f"Not saved: {error}"))
         else:
-            self.app.call_from_thread(self.dismiss, saved)
+            self.post_message(self.Saved(saved))
+
+    def on_add_topic_dialog_saved(self, message: Saved) -> None:
+        if message.problem:
+            self._refused(message.problem, message.field)
+        else:
+            self.dismiss(message.saved)
 
     def _refused(self, problem: str, field: str | None) -> None:
         self._saving = False

@@ -12,6 +12,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
@@ -136,6 +137,18 @@ def format_of(path: str) -> str | None:
     return FORMAT_OF_SUFFIX.get(Path(path.strip()).suffix.lower())
 
 
+class ExportEnded(Message):
+    """The export worker's outcome: `done` what was written, else `failed` why, else `held` the
+    user's entries the file holds (the user is asked how to go on)."""
+
+    def __init__(self, choice: ExportChoice, *, done: str = "", failed: str = "", held: Holdings | None = None):
+        super().__init__()
+        self.choice = choice
+        self.done = done
+        self.failed = failed
+        self.held = held
+
+
 class ExportActions(Screen):
     """The export key of a screen that lists papers (`e`)."""
 
@@ -188,25 +201,33 @@ class ExportActions(Screen):
         try:
             papers = self.service.papers(choice.ids)
             if choice.onto == "update":
-                result = self.service.update_export(target, papers)
+                result = self.service.exports.update_export(target, papers)
                 done = (
                     f"{target}: added {plural(len(result.added), 'entry', 'entries', thousands=True)}, "
                     f"{len(result.kept):,} already there; every entry of the file kept"
                 )
             else:
                 text = self.service.export_text(choice.format, papers)
-                held = None if choice.onto == "replace" else self.service.users_entries(choice.format, target, text)
+                held = None if choice.onto == "replace" else self.service.exports.users_entries(choice.format, target, text)
                 if held is not None:
-                    self.app.call_from_thread(self._ask_how, choice, held)
+                    self.post_message(ExportEnded(choice, held=held))
                     return
-                self.service.write_export(choice.format, target, text)
+                self.service.exports.write_export(choice.format, target, text)
                 done = f"Wrote {choice.what} to {target} as {FORMAT_LABELS[choice.format].split(' ')[0]}"
         except ReaderError as error:
-            self.app.call_from_thread(self._export_failed, choice, f"Export failed: {error}")
+            self.post_message(ExportEnded(choice, failed=f"Export failed: {error}"))
             return
         self.service.set_setting("export_path", str(target))
         self.service.set_setting("export_format", choice.format)
-        self.app.call_from_thread(self._exported, done)
+        self.post_message(ExportEnded(choice, done=done))
+
+    def on_export_ended(self, message: ExportEnded) -> None:
+        if message.held is not None:
+            self._ask_how(message.choice, message.held)
+        elif message.failed:
+            self._export_failed(message.choice, message.failed)
+        else:
+            self._exported(message.done)
 
     def _ask_how(self, choice: ExportChoice, held: Holdings) -> None:
         """Update or replace a file that holds the user's entries; Replace asks once more."""

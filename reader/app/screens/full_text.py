@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.worker import get_current_worker
@@ -28,6 +29,7 @@ from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.picture import cell_strips
 from reader.app.widgets.record_view import MATH, RECORD_SCROLL, RecordLines, RecordView, record_width
 from reader.app.widgets.text_layout import TextLayout, text_lines
+from reader.core.terminal_graphics import OFF
 from reader.errors import ReaderError
 from reader.fulltext.document import Document
 from reader.fulltext.store import TextStore
@@ -46,6 +48,27 @@ FIGURE_KEYS = [
     Binding("F", "all_figures", "All figures", show=False, id="detail.figures", tooltip="Show every figure of the paper"),
 ]
 MAX_PICTURE_ROWS = 60  # an image's rows at most, whatever its shape (a tall one is narrowed)
+
+
+class TextLaidOut(Message):
+    """A worker read (or fetched) the paper's text and laid it out at the screen's width; else
+    `said` why there is none; else, `document` None, none is stored (a fetch starts)."""
+
+    def __init__(self, document: Document | None, layout: TextLayout | None = None, *, said: str = ""):
+        super().__init__()
+        self.document = document
+        self.layout = layout
+        self.said = said
+
+
+class FigureFetched(Message):
+    """The figures' worker fetched image `number` (`note`: why it is not shown; `failed`: asked again)."""
+
+    def __init__(self, number: int, note: str | None, failed: bool):
+        super().__init__()
+        self.number = number
+        self.note = note
+        self.failed = failed
 
 
 class FullTextScreen(Screen):
@@ -105,15 +128,15 @@ class FullTextScreen(Screen):
         """The stored text, laid out; else a fetch (in a child process)."""
         texts = self._texts()
         if texts is None:
-            self.app.call_from_thread(self._say, "The demo set has no full texts: add a topic and sync to read papers in full.")
+            self.post_message(TextLaidOut(None, said="The demo set has no full texts: add a topic and sync to read papers in full."))
             return
         try:
             document = texts.load(self.paper_id)
         except ReaderError as error:
-            self.app.call_from_thread(self._say, f"Cannot read the stored text: {error}")
+            self.post_message(TextLaidOut(None, said=f"Cannot read the stored text: {error}"))
             return
         if document is None:
-            self.app.call_from_thread(self.fetch)
+            self.post_message(TextLaidOut(None))
             return
         self._lay_out(document)
 
@@ -127,7 +150,15 @@ class FullTextScreen(Screen):
         keys = (key(self.app, "detail.figure"), key(self.app, "detail.figures"))  # as the keymap leaves them
         lines = text_lines(document, width, cached, library.starred, library.read, pictures, keys, unicode=self.unicode)
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show, document, lines)
+            self.post_message(TextLaidOut(document, lines))
+
+    def on_text_laid_out(self, message: TextLaidOut) -> None:
+        if message.said:
+            self._say(message.said)
+        elif message.document is None or message.layout is None:
+            self.fetch()
+        else:
+            self._show(message.document, message.layout)
 
     def _pictures(self, width: int) -> dict[int, Sequence[Strip] | str]:
         """In a worker: the images asked for, drawn at `width` (each drawn once per width)."""
@@ -204,7 +235,7 @@ class FullTextScreen(Screen):
                 stderr=subprocess.DEVNULL,
             )
         except OSError as error:
-            self.app.call_from_thread(self._say, f"No full text: the fetch could not start ({error.strerror or error})")
+            self.post_message(TextLaidOut(None, said=f"No full text: the fetch could not start ({error.strerror or error})"))
             return
         assert child.stdin is not None and child.stdout is not None
         outcome: dict = {}
@@ -244,7 +275,7 @@ class FullTextScreen(Screen):
             document = None
         if document is None:
             why = outcome.get("error") or "the fetch stopped before it was done"
-            self.app.call_from_thread(self._say, f"No full text: {why}")
+            self.post_message(TextLaidOut(None, said=f"No full text: {why}"))
             return
         self._lay_out(document)
 
@@ -305,6 +336,11 @@ class FullTextScreen(Screen):
     def _ask(self, numbers: list[int]) -> None:
         if self._texts() is None or self.document is None:
             return
+        if self.service.settings.images == OFF:  # the caption and the image's link, nothing fetched
+            for number in numbers:
+                self.pictures[number] = f"not shown (images = off): {self.document.images[number - 1][1]}"
+            self.relayout(self.document)
+            return
         for number in numbers:
             self.pictures[number] = "fetching…"
             self._failed.discard(number)
@@ -321,10 +357,10 @@ class FullTextScreen(Screen):
         self._fetching = False
         return None
 
-    def _fetched(self, number: int, note: str | None, failed: bool = False) -> None:
-        self.pictures[number] = note
-        if failed:
-            self._failed.add(number)
+    def on_figure_fetched(self, message: FigureFetched) -> None:
+        self.pictures[message.number] = message.note
+        if message.failed:
+            self._failed.add(message.number)
         if self.document is not None:
             self.relayout(self.document)
 
@@ -350,7 +386,7 @@ class FullTextScreen(Screen):
                         note = f"not shown: {refused}"
                     except (ReaderError, OSError) as error:  # offline, arXiv's failure, the cache's folder
                         note, failed = f"not fetched: {error}", True
-                    self.app.call_from_thread(self._fetched, number, note, failed)
+                    self.post_message(FigureFetched(number, note, failed))
 
         asyncio.run(fetch_all())
 

@@ -26,7 +26,9 @@ NO_KEY = "no key"  # a binding that a remap of another left without one
 
 ABOUT_FILTER = (
     "Filter with plain words (all must match) or arXiv's syntax: ti: au: abs: co: jr: cat: id: all:, "
-    'AND OR ANDNOT, parentheses and "quoted phrases", e.g.  ti:agent AND (cat:cs.LG OR cat:cs.CL)'
+    'AND OR ANDNOT, parentheses and "quoted phrases", e.g.  ti:agent AND (cat:cs.LG OR cat:cs.CL). '
+    "Or rank by meaning: ~ then what the papers should be about, e.g.  ~agents that learn from their mistakes "
+    '(the list becomes "About: …", best first, each card saying why; Esc returns)'
 )
 
 

@@ -20,13 +20,14 @@ from textual.worker import WorkerState, get_current_worker
 from reader.app.keys import key
 from reader.app.memory import give_back_freed, keep_loaded
 from reader.app.paper_actions import COPY, HIDE, OPEN, PDF, READ, SIMILAR, STAR, PaperScreen
+from reader.app.screens.about import AboutQuery, meaning_text
 from reader.app.screens.catchup import CatchUp, ListOrder
 from reader.app.screens.collections import Collections
 from reader.app.screens.detail_opening import DetailOpening
 from reader.app.screens.export import ExportActions
 from reader.app.screens.sync import Sync
 from reader.app.screens.triage import Triage
-from reader.app.widgets.chart import MomentumChart
+from reader.app.widgets.chart import COUNTING, MomentumChart
 from reader.app.widgets.filter_box import FilterBox
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.outside_watch import OutsideWatch
@@ -39,9 +40,11 @@ from reader.core.ranking import NeedsStars
 from reader.core.texmath import warm as warm_math
 from reader.core.text import plural
 from reader.errors import QueryError, ReaderError
+from reader.meaning.find import About
 from reader.paper_index import PaperIndex
 from reader.service import ALL, FOR_YOU, HIDDEN, NEW, RISING, STARRED, UPDATED, LibraryService, View
 from reader.service.outside import OutsideUpdate
+from reader.service.search import SearchNotReady
 
 VIEW_LABELS = {"starred": "Starred", "foryou": "For you", "new": "New", "updated": "Updated", "rising": "Rising", "hidden": "Hidden"}
 FILTER_DELAY = 0.15  # seconds of typing quiet before a filter runs
@@ -121,6 +124,7 @@ class MainScreen(PaperScreen, ExportActions):
         self.details = DetailOpening(self)
         self.order = ListOrder(self)
         self.catchup = CatchUp(self)
+        self.about = AboutQuery(self)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -152,7 +156,7 @@ class MainScreen(PaperScreen, ExportActions):
         return self.query_one("#rising", RisingTable)
 
     def on_mount(self) -> None:
-        self.paper_list.annotate = self.triage.annotate
+        self.paper_list.annotate = self._annotate
         self.rising_table.display = False
         self.paper_list.empty_message = "Loading the cache…"
         self.paper_list.focus()
@@ -165,6 +169,14 @@ class MainScreen(PaperScreen, ExportActions):
     def _fetch_cards(self, ids: list[str]):
         return self.service.cards(ids)
 
+    def _annotate(self, paper_id: str) -> tuple[tuple[str, str], ...]:
+        return self.triage.annotate(paper_id) + self.about.reason(paper_id)
+
+    @property
+    def filtering(self) -> bool:
+        """A filter or a meaning query narrows the view."""
+        return self.filter_query is not None or self.about.active
+
     # --- loading the cache -----------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="open")
@@ -173,7 +185,7 @@ class MainScreen(PaperScreen, ExportActions):
         search index is brought up to date (the cards and filters meanwhile read the shards)."""
         try:
             library = self.service.open()
-            due = self.sync_on_start and bool(self.service.topics) and self.service.sync_due()
+            due = self.sync_on_start and bool(self.service.topics) and self.service.topic_sync.sync_due()
         except ReaderError as error:
             self.app.call_from_thread(self.app.notify, f"Cannot read the cache: {error}", severity="error", timeout=30)
             return
@@ -247,7 +259,7 @@ class MainScreen(PaperScreen, ExportActions):
         self.refresh_list(keep=keep)
 
     def refresh_sidebar(self) -> None:
-        library, service, triage = self.service.library, self.service, self.service.triage
+        library, service, triage = self.service.library, self.service, self.service.triage.sets
         if not library.counted_already:  # while the opening worker counts
             self.sidebar.set_entries(self._uncounted_entries())
             return
@@ -312,7 +324,7 @@ class MainScreen(PaperScreen, ExportActions):
         elif view == UPDATED:
             chart.show(None, "Updated", "Papers you read that arXiv has since revised: opening one shows the new version")
         elif view.kind == "watch":
-            query = next((w.query for w in self.service.triage.watches if w.name == view.name), "")
+            query = next((w.query for w in self.service.triage.sets.watches if w.name == view.name), "")
             chart.show(None, f"Watch · {view.name}", f"Papers matching {query}")
         elif view.kind == "tag":
             chart.show(
@@ -328,13 +340,20 @@ class MainScreen(PaperScreen, ExportActions):
             missing = f" · — means not synced ({key(self.app, 'app.sync')} syncs)" if self.triage.rising_unsynced else ""
             chart.show(None, "Rising", f"Topics by their last four weeks against the four before · Enter opens one{missing}")
         elif not self.service.charted_already(view) and not self.service.library.counted_already:  # the opening worker counts
-            chart.show(None, view.topic or self.sidebar_label(ALL), "Counting the papers' weeks…")
+            chart.show(None, view.topic or self.sidebar_label(ALL), COUNTING)
+        elif not self.service.charted_already(view):  # a first count of the view's weeks: in the chart's worker
+            chart.count(view.topic or self.sidebar_label(ALL), lambda: self.service.chart(view), self._rising_title(view))
         else:
             momentum, title, headline = self.service.chart(view)
-            chart.show(momentum, title + (self.triage.rising_title(view.topic) if view.topic else ""), headline)
+            chart.show(momentum, title + self._rising_title(view), headline)
+
+    def _rising_title(self, view: View) -> str:
+        return self.triage.rising_title(view.topic) if view.topic else ""
 
     def _empty_message(self) -> str:  # noqa: C901 (one message per kind of empty view)
         """Say what is empty and what to do about it."""
+        if self.about.active:
+            return self.about.empty_message()
         if self.filter_query is not None:
             return f"No papers match {self.filter_text} — {key(self.app, 'app.clear_filter')} clears the filter"
         if self.view == FOR_YOU:
@@ -372,7 +391,7 @@ class MainScreen(PaperScreen, ExportActions):
     def refresh_list(self, *, keep: str | None = None) -> None:
         """Recompute which papers the list shows (view, unread only, filter), keeping the cursor."""
         keep = keep or self.paper_list.current
-        if self.filter_query is not None:
+        if self.filtering:
             self.run_filter(self.filter_text, keep)
             return
         self._show(self.service.select(self.view, unread=self.unread_only), keep)
@@ -388,7 +407,8 @@ class MainScreen(PaperScreen, ExportActions):
             if self.unread_only
             else ""
         )
-        title = " · ".join(part for part in (unread, self.order.header()) if part)
+        order = "" if self.about.active else self.order.header()  # a meaning query lists best first, never sorted
+        title = " · ".join(part for part in (self.about.header(), unread, order) if part)
         self.paper_list.set_class(bool(title), "-titled")  # a rule above the list, bearing the title
         self.paper_list.border_title = title
 
@@ -400,9 +420,7 @@ class MainScreen(PaperScreen, ExportActions):
         if rising:
             self.triage.rank_topics()
         self.refresh_chart()
-        self.refresh_list(keep=None) if self.filter_query is not None else self._show(
-            self.service.select(self.view, unread=self.unread_only), None
-        )
+        self.refresh_list(keep=None) if self.filtering else self._show(self.service.select(self.view, unread=self.unread_only), None)
 
     def watch_unread_only(self) -> None:
         self.refresh_list()
@@ -452,6 +470,9 @@ class MainScreen(PaperScreen, ExportActions):
         self.unread_only = not self.unread_only
 
     def action_sort(self) -> None:
+        if self.about.active:
+            self.app.notify(f"Listed best first by meaning: {key(self.app, 'app.clear_filter')} returns to the list and its order")
+            return
         self.order.cycle()
 
     def action_mark_all_read(self) -> None:
@@ -523,6 +544,9 @@ class MainScreen(PaperScreen, ExportActions):
         if not text:
             self.app.call_from_thread(self._apply_filter, "", None, None, keep)
             return
+        if (about := meaning_text(text)) is not None:
+            self._rank_about(text, about, keep)
+            return
         try:
             query = parse(text, implicit_and=True)
         except QueryError as error:
@@ -532,10 +556,39 @@ class MainScreen(PaperScreen, ExportActions):
         if not worker.is_cancelled:
             self.app.call_from_thread(self._apply_filter, text, query, ids, keep)
 
+    def _rank_about(self, typed: str, text: str, keep: str | None) -> None:
+        """`~TEXT`, in the filter's worker: the view's papers most about TEXT (an empty text
+        leaves the list as it was)."""
+        if not text:
+            self.app.call_from_thread(self._apply_filter, "", None, None, None)
+            return
+        try:
+            found = self.service.meaning.about(text, self.view, unread=self.unread_only)
+        except SearchNotReady as error:
+            self.app.call_from_thread(self._filter_error, f"Not yet: {error}")
+            return
+        except ReaderError as error:
+            self.app.call_from_thread(self._filter_error, f"Cannot rank by meaning: {error}")
+            return
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._apply_about, typed, text, found, keep)
+
+    def _apply_about(self, typed: str, text: str, found: About, keep: str | None) -> None:
+        # The same query again (a mark, the unread toggle) keeps the cursor; a new one starts on the best.
+        again = self.about.active and typed == self.filter_text
+        self.filter_text, self.filter_query = typed, None
+        ids = self.about.take(text, found)
+        self.order.drop_pending()
+        self.show_now(ids, keep if again and keep in ids else (ids[0] if ids else None))  # best first: never re-sorted
+        self.query_one("#filter", FilterBox).border_subtitle = self.about.subtitle()
+
     def _filter_error(self, message: str) -> None:
         self.query_one("#filter", FilterBox).border_subtitle = message
 
     def _apply_filter(self, text: str, query: Node | None, ids: Sequence[str] | None, keep: str | None) -> None:
+        if self.about.active:  # the list as it was before the meaning query, cursor included
+            before = self.about.clear()
+            keep = keep if ids is not None else before
         self.filter_text, self.filter_query = text, query
         box = self.query_one("#filter", FilterBox)
         if ids is None:
@@ -595,7 +648,7 @@ class MainScreen(PaperScreen, ExportActions):
         view, service = self.view, self.service
         names = {
             "topic": lambda: {topic.name for topic in service.topics},
-            "watch": lambda: {watch.name for watch in service.triage.watches},
+            "watch": lambda: {watch.name for watch in service.triage.sets.watches},
             "tag": lambda: set(service.tags()),
         }.get(view.kind)
         return view.name if names is not None and view.name is not None and view.name not in names() else None
@@ -605,8 +658,8 @@ class MainScreen(PaperScreen, ExportActions):
     def export_selections(self) -> list[tuple[str, list[str]]]:
         starred = self.service.select(STARRED)
         shown = self.paper_list.ids
-        where = self.sidebar_label(self.view) + (f", filter {self.filter_text}" if self.filter_query is not None else "")
+        where = self.sidebar_label(self.view) + (f", filter {self.filter_text}" if self.filtering else "")
         choices = [(plural(len(starred), "starred paper", thousands=True), list(starred))]
-        if self.view != STARRED or self.filter_query is not None:
+        if self.view != STARRED or self.filtering:
             choices.append((f"{plural(len(shown), 'paper', thousands=True)} shown ({where})", list(shown)))
         return choices

@@ -19,6 +19,7 @@ from rich.style import Style
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.worker import get_current_worker
@@ -36,6 +37,18 @@ if TYPE_CHECKING:
 INDENT = 2
 HEAD_ROWS = 2  # "Page 3 of 12 · arXiv:ID" and a blank line
 SHARPER = 2  # the page is drawn at twice the cells' pixels, then averaged: letters stay smooth
+
+
+class PageDrawn(Message):
+    """The drawing worker's outcome: the page's lines, else `problem` (with the PDF's page count
+    once known)."""
+
+    def __init__(self, drawn: tuple[int, int, RecordLines] | None, problem: str = "", page: int | None = None, pages: int | None = None):
+        super().__init__()
+        self.drawn = drawn
+        self.problem = problem
+        self.page = page
+        self.pages = pages
 
 
 class PdfPagesScreen(Screen):
@@ -123,17 +136,23 @@ class PdfPagesScreen(Screen):
                 drawn = self._page_lines(page, columns, rows, text)
             except PageRefused as error:
                 if not get_current_worker().is_cancelled:
-                    self.app.call_from_thread(self._fail, str(error), error.number, error.pages)
+                    self.post_message(PageDrawn(None, str(error), error.number, error.pages))
                 return
             except ReaderError as error:
                 if not get_current_worker().is_cancelled:
-                    self.app.call_from_thread(self._fail, str(error))
+                    self.post_message(PageDrawn(None, str(error)))
                 return
             if drawn is None:
                 return
             self._drawn[key] = self._drawn[(drawn[0], columns, rows, text)] = drawn
         if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show, *self._drawn[key])
+            self.post_message(PageDrawn(self._drawn[key]))
+
+    def on_page_drawn(self, message: PageDrawn) -> None:
+        if message.drawn is not None:
+            self._show(*message.drawn)
+        else:
+            self._fail(message.problem, message.page, message.pages)
 
     def _page_lines(self, page: int, columns: int, rows: int, text: bool) -> tuple[int, int, RecordLines] | None:
         """(page, pages, lines) in this worker; None when the screen was closed meanwhile."""

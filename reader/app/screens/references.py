@@ -13,6 +13,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
@@ -36,6 +37,24 @@ REFERENCES_OF, CITED_BY = "references", "cited_by"
 class LinkRow:
     text: str  # what the row says: a reference as the text has it, or a citing paper's title
     arxiv_id: str | None  # the paper it names, if it names one
+
+
+class LinksRead(Message):
+    """The rows the worker read, or `said` instead: why there are none."""
+
+    def __init__(self, rows: list[LinkRow], said: str = ""):
+        super().__init__()
+        self.rows = rows
+        self.said = said
+
+
+class LinkedPaperAdded(Message):
+    """The worker fetched the paper `paper_id` into the cache (`problem`: why not)."""
+
+    def __init__(self, paper_id: str, problem: str | None):
+        super().__init__()
+        self.paper_id = paper_id
+        self.problem = problem
 
 
 class PaperLinksScreen(Screen):
@@ -88,22 +107,28 @@ class PaperLinksScreen(Screen):
         try:
             rows = self._read_rows()
         except ReaderError as error:
-            self.app.call_from_thread(self._say, f"Cannot read them: {error}")
+            self.post_message(LinksRead([], f"Cannot read them: {error}"))
             return
         if rows is None:
-            self.app.call_from_thread(self._say, f"No stored text of arXiv:{self.paper_id}: v in the detail view fetches it.")
+            self.post_message(LinksRead([], f"No stored text of arXiv:{self.paper_id}: v in the detail view fetches it."))
         elif not rows:
             empty = "Its text lists no reference." if self.kind == REFERENCES_OF else "No stored text in your library cites it."
-            self.app.call_from_thread(self._say, empty)
+            self.post_message(LinksRead([], empty))
         else:
-            self.app.call_from_thread(self._show, rows)
+            self.post_message(LinksRead(rows))
+
+    def on_links_read(self, message: LinksRead) -> None:
+        if message.said:
+            self._say(message.said)
+        else:
+            self._show(message.rows)
 
     def _read_rows(self) -> list[LinkRow] | None:
         if self.kind == REFERENCES_OF:
-            references = self.service.references(self.paper_id)
+            references = self.service.citations.references(self.paper_id)
             return None if references is None else [LinkRow(block.text, block.arxiv_id) for block in references]
         rows = []
-        for pid in self.service.cited_by(self.paper_id) or []:
+        for pid in self.service.citations.cited_by(self.paper_id) or []:
             paper = self.service.load_paper(pid)
             if paper is not None:
                 rows.append(LinkRow(f"{paper.title} (arXiv:{pid}v{paper.version})", pid))
@@ -182,11 +207,14 @@ class PaperLinksScreen(Screen):
         """In a worker: fetched as `reader add` fetches it (a child process), then the cache read
         again so that the list, its counts and this row know it."""
         try:
-            self.service.add_paper(paper_id, None, self.client_options)
+            self.service.adding.add_paper(paper_id, None, self.client_options)
         except ReaderError as error:
-            self.app.call_from_thread(self._added, paper_id, str(error))
+            self.post_message(LinkedPaperAdded(paper_id, str(error)))
             return
-        self.app.call_from_thread(self._added, paper_id, None)
+        self.post_message(LinkedPaperAdded(paper_id, None))
+
+    def on_linked_paper_added(self, message: LinkedPaperAdded) -> None:
+        self._added(message.paper_id, message.problem)
 
     def _added(self, paper_id: str, problem: str | None) -> None:
         self.adding.discard(paper_id)

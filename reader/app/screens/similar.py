@@ -61,7 +61,7 @@ class SimilarScreen(PaperScreen):
     @work(thread=True, exclusive=True, group="similar")
     def find(self, hidden: set[str]) -> None:
         try:
-            paper, likeness = self.service.similar(self.paper_id, limit=SHOWN, leave_out=hidden)
+            paper, likeness = self.service.meaning.similar(self.paper_id, limit=SHOWN, leave_out=hidden)
         except SearchNotReady as error:
             self.app.call_from_thread(self._failed, f"Not yet: {error} (m again then).")
             return
@@ -77,8 +77,9 @@ class SimilarScreen(PaperScreen):
     def _found(self, paper: Paper, likeness: Likeness) -> None:
         self.likes = {like.id: like for like in likeness.papers}
         self.query_one("#like-title", Static).update(Text(f"Like: {paper.title}"))  # feed text: never markup
+        meaning = " and by meaning" if any(like.meaning for like in likeness.papers) else ""
         about = (
-            f"The {plural(len(likeness.papers), 'paper', thousands=True)} most like it, by what sets it apart: {', '.join(likeness.terms)} · Esc returns"
+            f"The {plural(len(likeness.papers), 'paper', thousands=True)} most like it, by what sets it apart: {', '.join(likeness.terms)}{meaning} · Esc returns"
             if likeness.papers
             else "Esc returns"
         )
@@ -87,7 +88,8 @@ class SimilarScreen(PaperScreen):
         self.paper_list.show([like.id for like in likeness.papers])
 
     def _because(self, paper_id: str) -> tuple[tuple[str, str], ...]:
-        """A card's last line: its score and what it shares (authors as the card writes them)."""
+        """A card's last line: its score, what it shares (authors as the card writes them) and the
+        paper's words nearest it in meaning."""
         if paper_id in self.service.library.hidden:
             return (("✕ hidden: left out of your views from now on · x brings it back", "paper-list--updated"),)
         like = self.likes.get(paper_id)
@@ -96,7 +98,8 @@ class SimilarScreen(PaperScreen):
         card = self.paper_list.cached_card(paper_id)
         written = {word_string(name).strip(): name for name in card.authors} if card is not None else {}
         because = [written.get(word_string(reason).strip(), reason) for reason in like.because]
-        return ((f"{like.score:.2f} · because: {', '.join(because)}", "paper-list--reason"),)
+        why = ([f"because: {', '.join(because)}"] if because else []) + ([f"in meaning: {', '.join(like.meaning)}"] if like.meaning else [])
+        return ((" · ".join([f"{like.score:.2f}", *why]), "paper-list--reason"),)
 
     def current_paper_id(self) -> str | None:
         return self.paper_list.current

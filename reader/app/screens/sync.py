@@ -81,7 +81,9 @@ class Sync(ScreenPart[SyncHost]):
         report: SyncReport | None = None
         error: str | None = None
         try:
-            report = await self.screen.service.sync(topics, self.screen.client_options, on_event=self._event, on_notice=status.say)
+            report = await self.screen.service.topic_sync.sync(
+                topics, self.screen.client_options, on_event=self._event, on_notice=status.say
+            )
         except StoreLockedError:
             error = OTHER_SYNC
         except ReaderError as problem:
@@ -94,7 +96,7 @@ class Sync(ScreenPart[SyncHost]):
         """In a worker: the status line cleared once the other process's sync has ended."""
         worker = get_current_worker()
         while not worker.is_cancelled:
-            if self.screen.service.other_sync_ended(OTHER_SYNC_LOOK):
+            if self.screen.service.topic_sync.other_sync_ended(OTHER_SYNC_LOOK):
                 self.screen.app.call_from_thread(self._other_sync_ended)
                 return
 

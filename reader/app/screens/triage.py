@@ -17,7 +17,7 @@ from reader.core.text import plural, word_string
 from reader.errors import ReaderError
 from reader.service import FOR_YOU, HIDDEN, RISING, LibraryService, View
 from reader.service.ranker import RankedList, RankingStopped
-from reader.service.triage_sets import TriageSets
+from reader.service.triage import TriageSets
 
 if TYPE_CHECKING:
     from reader.app.widgets.paper_list import PaperList
@@ -65,7 +65,7 @@ class Triage(ScreenPart[TriageHost]):
         service = self.screen.service
         if view.topic is not None:
             self.last_topic = view.topic
-            service.visit_topic(view.topic)
+            service.triage.visit_topic(view.topic)
             if view.topic not in self._rising_terms:
                 self.find_rising_terms(view.topic)
         if view == FOR_YOU and self.ranked_version != service.library.marks_version:
@@ -96,7 +96,7 @@ class Triage(ScreenPart[TriageHost]):
         """In a worker, once the search index is current: new, updated and watched papers."""
         app = self.screen.app
         try:
-            triage = self.screen.service.read_triage(visit=visit)
+            triage = self.screen.service.triage.read(visit=visit)
         except ReaderError as error:
             app.call_from_thread(app.notify, f"Cannot read new and watched papers: {error}", severity="error")
             return
@@ -107,7 +107,7 @@ class Triage(ScreenPart[TriageHost]):
 
     def _triaged(self, triage: TriageSets) -> None:
         screen = self.screen
-        screen.service.triage = triage
+        screen.service.triage.sets = triage
         screen.refresh_sidebar()
         screen.paper_list.refresh_cards()
         if screen.view.kind in ("new", "updated", "watch"):
@@ -158,7 +158,7 @@ class Triage(ScreenPart[TriageHost]):
     def start_ranking(self) -> None:
         self.ranking_pending = True
         self.screen.refresh_chart()
-        self.in_thread(self._rank, self.screen.service.ranking_marks(self.for_you_topic), group="rank", exclusive=True)
+        self.in_thread(self._rank, self.screen.service.ranker.marks(self.for_you_topic), group="rank", exclusive=True)
 
     def _rank(self, marks: dict) -> None:
         """In a worker: train on the marks and rank (seconds at 100,000 papers); only the last
@@ -222,7 +222,7 @@ class Triage(ScreenPart[TriageHost]):
         if view == HIDDEN and paper_id not in service.library.hidden:
             return ((f"↩ shown again in your views · {key(self.screen.app, 'app.hide')} hides it again", "paper-list--updated"),)
         parts: list[tuple[str, str]] = []
-        triage = service.triage
+        triage = service.triage.sets
         if paper_id in triage.updated:
             index = service.library.index
             position = index.position(paper_id)

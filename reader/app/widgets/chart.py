@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 
 from rich.style import Style
 from rich.text import Text
+from textual import work
+from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -14,6 +17,7 @@ from reader.core.momentum import Momentum
 BLOCKS = " ▁▂▃▄▅▆▇█"
 UNCOVERED = "╱"  # a week the cache does not hold whole: hatched to full height, never a low bar
 LEGEND = f"{UNCOVERED} not synced yet"
+COUNTING = "Counting the papers' weeks…"
 
 
 class MomentumChart(Widget):
@@ -34,8 +38,36 @@ class MomentumChart(Widget):
     title: reactive[str] = reactive("")
     headline: reactive[str] = reactive("")
 
+    class Counted(Message):
+        """The chart's worker counted a view's weeks: `shown` the chart's showing it was asked for."""
+
+        def __init__(self, chart: tuple[Momentum, str, str], suffix: str, shown: int):
+            super().__init__()
+            self.chart = chart
+            self.suffix = suffix
+            self.shown = shown
+
+    _shown = 0  # how many times the chart was given something to show: a count for an older one is dropped
+
+    def count(self, title: str, make: Callable[[], tuple[Momentum, str, str]], suffix: str = "") -> None:
+        """Show "Counting…" under `title` while a worker makes the chart (bars, title, headline; the
+        title then followed by `suffix`): a count over every paper is not the UI thread's work."""
+        self.show(None, title, COUNTING)
+        self._count(make, suffix, self._shown)
+
+    @work(thread=True, exclusive=True, group="chart")
+    def _count(self, make: Callable[[], tuple[Momentum, str, str]], suffix: str, shown: int) -> None:
+        self.post_message(self.Counted(make(), suffix, shown))
+
+    def on_momentum_chart_counted(self, message: Counted) -> None:
+        message.stop()
+        if message.shown == self._shown:
+            momentum, title, headline = message.chart
+            self.show(momentum, title + message.suffix, headline)
+
     def show(self, momentum: Momentum | None, title: str, headline: str) -> None:
         """One repaint for all three (assigning each would repaint for each that changed)."""
+        self._shown += 1
         self.set_reactive(MomentumChart.momentum, momentum)
         self.set_reactive(MomentumChart.title, title)
         self.set_reactive(MomentumChart.headline, headline)

@@ -1,4 +1,5 @@
-"""The filter box: plain words or arXiv's query syntax, applied as the user types."""
+"""The filter box: plain words or arXiv's query syntax, applied as the user types; or, after
+`~`, a text whose meaning the papers are ranked by (screens/about.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from textual.widgets import Input
 from reader.app.keys import key
 from reader.core.query import parse
 from reader.errors import QueryError
+
+MEANING = "~"  # the prefix of a meaning query
 
 
 class FilterBox(Input):
@@ -32,7 +35,8 @@ class FilterBox(Input):
 
     def open(self) -> None:
         self.placeholder = (
-            f"Filter: words, or a query like ti:agent AND cat:cs.LG   (Enter keeps it, {key(self.app, 'filter.clear')} clears)"
+            f"Filter: words, a query like ti:agent AND cat:cs.LG, or ~ and a meaning: ~agents that learn from mistakes"
+            f"   (Enter keeps it, {key(self.app, 'filter.clear')} clears)"
         )
         self.display = True
         self.can_focus = True
@@ -52,7 +56,7 @@ class FilterBox(Input):
         self.post_message(self.Cleared())
 
     async def action_submit(self) -> None:
-        if text := self.value.strip():
+        if (text := self.value.strip()) and not text.startswith(MEANING):  # a meaning is any text
             try:
                 parse(text, implicit_and=True)
             except QueryError as error:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual import work
+from textual.message import Message
 from textual.widget import Widget
 
 from reader.errors import ReaderError
@@ -60,9 +61,17 @@ class OutsideWatch(Widget):
             update = self.service.read_outside(changed)
         except ReaderError:
             update = None  # a file being repaired, or locked for long: looked at again in a second
-        self.app.call_from_thread(self._taken, update)
+        self.post_message(self.Read(update))
 
-    def _taken(self, update: OutsideUpdate | None) -> None:
+    class Read(Message):
+        """What the reading worker found changed (None: nothing readable yet)."""
+
+        def __init__(self, update: OutsideUpdate | None):
+            super().__init__()
+            self.update = update
+
+    def on_outside_watch_read(self, message: Read) -> None:
+        message.stop()
         self._reading = False
-        if update is not None:
-            self.take(update)
+        if message.update is not None:
+            self.take(message.update)

@@ -3,7 +3,9 @@
 No widget per paper: the list holds a list of ids and draws only the lines on screen, so
 100,000 papers scroll and filter as fast as 100. Nor a record per paper: what a card shows is
 fetched (`fetch_cards`, from the search index) for the screenful around what is drawn, and kept
-in a bounded cache. Feed text is drawn as plain segments, never parsed as markup."""
+in a bounded cache. The fetch is a worker's: drawing never reads the disk, a card not fetched yet
+is drawn as its id until CardsFetched brings it. Feed text is drawn as plain segments, never
+parsed as markup."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import work
 from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
@@ -129,6 +132,15 @@ class PaperList(ScrollView, can_focus=True):
             super().__init__()
             self.paper_id = paper_id
 
+    class CardsFetched(Message):
+        """A worker read these cards (`wanted` the ids it asked for: those not found are not indexed yet)."""
+
+        def __init__(self, wanted: list[str], found: dict[str, Card], generation: int):
+            super().__init__()
+            self.wanted = wanted
+            self.found = found
+            self.generation = generation
+
     class Highlighted(Message):
         """The cursor is on another paper (the screen reads its record ahead of an Enter)."""
 
@@ -159,6 +171,8 @@ class PaperList(ScrollView, can_focus=True):
         self._drawn_index = library.index  # the index the drawn cards' topic labels come from
         self._card_data: LRUCache[str, Card] = LRUCache(CARDS_KEPT)
         self._unavailable: set[str] = set()  # asked for, not there (not indexed yet)
+        self._asked: set[str] = set()  # asked of the fetching worker, not arrived yet
+        self._generation = 0  # bumped when fetched cards are forgotten: a fetch begun earlier is stale
         self._highlighted: str | None = None  # the paper last posted as Highlighted
         # What the screen knows beyond the paper (why it is ranked, the user's tags, a note, a
         # newer version than the one read): (text, component class) parts of a card's last line.
@@ -211,6 +225,8 @@ class PaperList(ScrollView, can_focus=True):
             for pid in ids:
                 self._card_data.discard(pid)
         self._unavailable.clear()
+        self._asked.clear()
+        self._generation += 1
         self.refresh_cards()
 
     def cached_card(self, paper_id: str) -> Card | None:
@@ -218,22 +234,37 @@ class PaperList(ScrollView, can_focus=True):
         return self._card_data.get(paper_id)
 
     def _card(self, index: int) -> Card | None:
-        """The card data of the index-th paper, fetched with those of the screenful around it
-        and a page either side when missing (one read for the lot)."""
-        paper_id = self.ids[index]
-        card = self._card_data.get(paper_id)
-        if card is not None or paper_id in self._unavailable:
-            return card
+        """The card data of the index-th paper if fetched. What is missing of it, or of the
+        screenful above or below, is asked of a worker with those around it and a page either
+        side (one read for the lot): a page up or down then usually finds its cards here."""
         page = max(1, self.size.height // self.card_height + 1)
-        window = self.ids[max(0, index - page) : index + 2 * page]
-        wanted = [pid for pid in window if self._card_data.get(pid) is None]
-        found = self.fetch_cards(wanted)
-        for pid in wanted:
-            if pid in found:
-                self._card_data.set(pid, self._as_shown(found[pid]))
+        for near in (index, index + page, index - page):
+            if 0 <= near < len(self.ids) and self._missing(self.ids[near]):
+                window = self.ids[max(0, near - page) : near + 2 * page]
+                wanted = [pid for pid in window if self._missing(pid)]
+                self._asked.update(wanted)
+                self._fetch(wanted, self._generation)
+        return self._card_data.get(self.ids[index])
+
+    def _missing(self, paper_id: str) -> bool:
+        return paper_id not in self._card_data and paper_id not in self._unavailable and paper_id not in self._asked
+
+    @work(thread=True, group="cards")
+    def _fetch(self, wanted: list[str], generation: int) -> None:
+        """Not exclusive: each fetch is for cards drawn meanwhile, all of them wanted."""
+        self.post_message(self.CardsFetched(wanted, self.fetch_cards(wanted), generation))
+
+    def on_paper_list_cards_fetched(self, message: CardsFetched) -> None:
+        message.stop()
+        if message.generation != self._generation:  # forgotten meanwhile: those cards may be old
+            return
+        for pid in message.wanted:
+            self._asked.discard(pid)
+            if pid in message.found:
+                self._card_data.set(pid, self._as_shown(message.found[pid]))
             else:
                 self._unavailable.add(pid)
-        return found.get(paper_id)
+        self.refresh()
 
     def _as_shown(self, card: Card) -> Card:
         """The card with its math as the setting says: converted once, when fetched, not at

@@ -1,36 +1,18 @@
-"""Triage from the cache, for the app and the command line: the ranking learned from the user's
-marks ("For you") and the terms rising in a topic. Slow work (reading search texts, training);
-callers run it off the event loop. No Textual here."""
+"""For you's corpus: the whole cache's features, shard by shard, read in the ranking's process
+(ranker.py). Slow work (reading features); no Textual here."""
 
 from __future__ import annotations
 
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from datetime import date, timedelta
 
-from reader.core import ranking, rising
+from reader.core import ranking
 from reader.core.features import Corpus, FeatureBlock
 from reader.logs import log
-from reader.paper_index import PaperIndex
-from reader.service.search_texts import shard_texts
-from reader.store import Store, Watch
+from reader.meaning import like
+from reader.meaning.kept import KeptIndex
+from reader.store import Store
 from reader.store.shard_features import Stamp, shard_features, shard_stamp
-from reader.store.store import shard_of
-
-
-@dataclass(slots=True)
-class TriageSets:
-    """What the New, Updated and watch views show, read from the store in a worker. `updated`
-    loses a paper when it is read again (on the UI's thread)."""
-
-    new: set[str] = field(default_factory=set)  # arrived since the previous visit of the app
-    new_by_topic: dict[str, set[str]] = field(default_factory=dict)  # ... of each topic
-    updated: set[str] = field(default_factory=set)  # read at a version older than the cache's
-    read_versions: dict[str, int] = field(default_factory=dict)
-    watches: list[Watch] = field(default_factory=list)
-    watched: dict[str, set[str]] = field(default_factory=dict)  # watch name -> papers matching it
-
 
 READERS = 2  # threads reading shards' features
 
@@ -44,6 +26,7 @@ class RankingCorpus:
         self.store = store
         self._blocks: dict[str, tuple[tuple[int, int], FeatureBlock]] = {}
         self._corpus: Corpus | None = None  # kept while no shard changed: its IDF and the stars' terms too
+        self._meaning = KeptIndex(store.data_dir)  # fused in when built (meaning/like.py)
 
     def corpus(self) -> Corpus:
         blocks, changed = {}, self._corpus is None
@@ -79,19 +62,10 @@ class RankingCorpus:
         corpus = self.corpus()
         read_in = time.monotonic() - started
         result = ranking.rank(corpus, starred=starred, read=read, hidden=hidden, candidates=candidates)
+        if isinstance(result, ranking.Ranking):
+            # Fused with meaning when its index is built: papers near a star though worded otherwise rise.
+            fused = like.fused_order(self._meaning.get(), result.ids, result.scores, sorted(starred))
+            result = result.reordered(fused) if fused is not None else result
         # (in the log: what a slow ranking spent its time on)
         log.info("For you: %d papers' features in %.2f s, ranked in %.2f s", len(corpus.ids), read_in, time.monotonic() - started - read_in)
         return result
-
-
-def recent_words(store: Store, index: PaperIndex, topic: str, as_of: date) -> list[tuple[date, str]]:
-    """(v1 date, words of title and abstract) of the topic's papers of the last twelve weeks:
-    what `rising.rising_terms` compares."""
-    first = (as_of - timedelta(days=rising.WINDOW_DAYS + rising.EARLIER_DAYS)).toordinal()
-    days = {pid: day for pid, day in zip(index.in_topic(topic, index.ids), index.in_topic(topic, index.days)) if day >= first}
-    found = []
-    for shard in sorted({shard_of(pid) for pid in days}):
-        texts = shard_texts(store, shard)
-        rows = ranking.rows_of_search_texts({pid: text for pid, text in texts.items() if pid in days})
-        found += [(date.fromordinal(days[row.id]), row.words) for row in rows]
-    return found

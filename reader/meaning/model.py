@@ -1,0 +1,198 @@
+"""The model that places a text in meaning: latent semantic analysis (LSA) learned from the cache.
+
+A paper's title and abstract become stemmed words weighed by TF-IDF (sublinear counts, the log of
+how rare each word is); a truncated SVD, fitted on a sample of the cache, maps those weights onto
+DIMENSIONS directions, each a family of words that occur together ("reward, agent, policy,
+trajectori..."). Two texts that share no word but whose words keep the same company land close:
+"agents that learn from their mistakes" near "self-reflection ... failed trajectories".
+
+Measured against words alone and a packaged word-vector model on real papers (docs/ranking.md,
+benchmarks/meaning.py): it is learned from the user's own papers, so it speaks their field's
+language, needs no download and nothing beyond numpy and scikit-learn.
+
+Pure: no files (vectors.py stores what is made here)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+from reader.core.stem import stem_string
+from reader.core.text import word_string
+
+if TYPE_CHECKING:
+    import numpy as np
+    from scipy.sparse import csr_matrix
+
+DIMENSIONS = 256  # measured: 256 finds more known items than 128 for little more time and space
+FIT_SAMPLE = 20_000  # papers the SVD is fitted on; the others are folded in (as many as it sees)
+PAPERS_PER_DIMENSION = 16
+MIN_PAPERS = 200  # fewer papers teach too few word families: words alone answer
+MIN_DOCUMENTS = 2  # a word in fewer papers of the sample says nothing about its company
+MAX_SHARE = 0.5  # a word in more than half the papers is a template word ("paper", "propos")
+
+
+@cache
+def stop_stems() -> frozenset[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(stem_string(word_string(" ".join(ENGLISH_STOP_WORDS))).split())
+
+
+def paper_text(title: str, abstract: str) -> str:
+    """What a paper is known by in meaning: its title (twice: it is the paper's own summary) and
+    its abstract."""
+    return f"{title} {title} {abstract}"
+
+
+def tokens(text: str, stop: frozenset[str]) -> list[str]:
+    """Stemmed, folded words of `text`, without stop words and bare numbers."""
+    return [word for word in stem_string(word_string(text)).split() if word not in stop and not word.isdigit() and len(word) > 1]
+
+
+@dataclass(frozen=True)
+class Model:
+    vocabulary: list[str]  # stems, in column order
+    idf: np.ndarray  # float32, one per stem
+    components: np.ndarray  # float32, DIMENSIONS x len(vocabulary): each direction's weight per stem
+    built: str  # UTC, ISO 8601
+    fitted_on: int  # papers the SVD saw
+    unknown_share: float  # share of the sample's words not in the vocabulary (drift is measured from it)
+
+    @property
+    def dimensions(self) -> int:
+        return int(self.components.shape[0])
+
+    def column(self) -> dict[str, int]:
+        """Stem -> its column (made once: a query asks it for every hit's reasons)."""
+        found = self.__dict__.get("_column")
+        if found is None:
+            found = {word: i for i, word in enumerate(self.vocabulary)}
+            object.__setattr__(self, "_column", found)
+        return found
+
+    def weights(
+        self, texts: Iterable[str], column: dict[str, int] | None = None, *, stop: frozenset[str] = frozenset()
+    ) -> tuple[csr_matrix, float]:
+        """The texts' TF-IDF rows (L2-normalised) and the share of their words, `stop` words
+        aside, not in the vocabulary (stop words never are: a query need not name them, and
+        need not import scikit-learn's list)."""
+        column = column if column is not None else self.column()
+        return _weights(texts, column, self.idf, stop)
+
+    def embed(
+        self, texts: Sequence[str], column: dict[str, int] | None = None, *, stop: frozenset[str] = frozenset()
+    ) -> tuple[np.ndarray, float]:
+        """Unit vectors (float32, len(texts) x dimensions) of the texts, folded into the fitted
+        directions, and the share of their words the model did not know (see weights). A text
+        with no known word is the zero vector (it is near nothing)."""
+        import numpy as np
+
+        rows, unknown = self.weights(texts, column, stop=stop)
+        used = np.unique(rows.indices)  # a query touches a few of the stored directions' columns
+        if used.size == 0:
+            return np.zeros((rows.shape[0], self.dimensions), dtype=np.float32), unknown
+        return _unit(rows[:, used] @ np.asarray(self.components[:, used], dtype=np.float32).T), unknown
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """The unit vector of one text, as embed gives it, with numpy alone: a query's few
+        words pick their columns of the directions (scipy costs a command ~0.3 s to import)."""
+        import numpy as np
+
+        column = self.column()
+        counts: dict[int, int] = {}
+        for word in tokens(text, frozenset()):
+            i = column.get(word)
+            if i is not None:
+                counts[i] = counts.get(i, 0) + 1
+        if not counts:
+            return np.zeros(self.dimensions, dtype=np.float32)
+        used = np.fromiter(counts, dtype=np.int64, count=len(counts))
+        weights = (1.0 + np.log(np.fromiter(counts.values(), dtype=np.float32, count=len(counts)))) * self.idf[used]
+        weights /= np.linalg.norm(weights)
+        vector = np.asarray(self.components[:, used], dtype=np.float32) @ weights
+        norm = float(np.linalg.norm(vector))
+        return vector / norm if norm else vector
+
+    def nearest_words(self, words: Sequence[str], vector: np.ndarray, limit: int) -> list[str]:
+        """Of `words` (a query's, as typed), those whose meaning is nearest the paper's `vector`:
+        why a paper answers a query it may not share a word with."""
+        import numpy as np
+
+        column = self.column()
+        scored: dict[str, float] = {}
+        for word in words:
+            stems = tokens(word, frozenset())
+            if len(stems) != 1 or stems[0] not in column:
+                continue
+            direction = self.components[:, column[stems[0]]]
+            norm = float(np.linalg.norm(direction))
+            if norm:
+                score = float(direction @ vector) / norm
+                if score > 0.05:
+                    scored[word] = max(score, scored.get(word, 0.0))
+        return sorted(scored, key=lambda word: -scored[word])[:limit]
+
+
+def _weights(texts: Iterable[str], column: dict[str, int], idf: np.ndarray, stop: frozenset[str]) -> tuple[csr_matrix, float]:
+    import numpy as np
+    from scipy.sparse import csr_matrix
+
+    indptr: list[int] = [0]
+    indices: list[int] = []
+    counts: list[int] = []
+    known = total = 0
+    for text in texts:
+        seen: dict[int, int] = {}
+        words = tokens(text, stop)
+        total += len(words)
+        for word in words:
+            i = column.get(word)
+            if i is not None:
+                seen[i] = seen.get(i, 0) + 1
+        known += sum(seen.values())
+        indices.extend(seen)
+        counts.extend(seen.values())
+        indptr.append(len(indices))
+    data = (1.0 + np.log(np.asarray(counts, dtype=np.float32))) * idf[np.asarray(indices, dtype=np.int64)]
+    rows = csr_matrix((data.astype(np.float32), indices, indptr), shape=(len(indptr) - 1, len(column)))
+    norms = np.sqrt(rows.multiply(rows).sum(axis=1)).A1
+    norms[norms == 0] = 1.0
+    rows = csr_matrix(rows.multiply(1.0 / norms[:, None]))
+    return rows, (1.0 - known / total) if total else 0.0
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    import numpy as np
+
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return vectors / norms
+
+
+def fit(texts: Sequence[str], built: str, *, dimensions: int = DIMENSIONS, seed: int = 0) -> Model:
+    """Learn the model from `texts` (a sample of the cache's papers, paper_text's form)."""
+    import numpy as np
+    from sklearn.decomposition import TruncatedSVD
+
+    stop = stop_stems()
+    documents: dict[str, int] = {}
+    for text in texts:
+        for word in set(tokens(text, stop)):
+            documents[word] = documents.get(word, 0) + 1
+    most = MAX_SHARE * len(texts)
+    vocabulary = sorted(word for word, count in documents.items() if MIN_DOCUMENTS <= count <= most)
+    idf = np.array([math.log((1 + len(texts)) / (1 + documents[word])) + 1.0 for word in vocabulary], dtype=np.float32)
+    column = {word: i for i, word in enumerate(vocabulary)}
+    rows, unknown = _weights(texts, column, idf, stop)
+    # Directions must be far fewer than papers: as many as papers reproduce the words themselves
+    # (a paper is near only those sharing its words); a sixteenth generalises on the tests' fields
+    # and gives the 256 measured best at 4,000 real papers.
+    dimensions = max(1, min(dimensions, len(texts) // PAPERS_PER_DIMENSION, len(vocabulary) - 1))
+    svd = TruncatedSVD(n_components=dimensions, algorithm="randomized", n_iter=5, random_state=seed)
+    svd.fit(rows)
+    return Model(vocabulary, idf, svd.components_.astype(np.float32), built, len(texts), unknown)

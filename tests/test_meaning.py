@@ -1,0 +1,282 @@
+"""Search by meaning (reader/meaning, `reader find`, `reader index`): a model learned from the
+cache finds papers worded otherwise, fused with words so an exact phrase still wins; the vectors
+are folded in as papers arrive; a cache too small to learn from says words answer.
+
+The corpus: the recorded fixture's hundred papers, and three fields written for these tests (self-
+correcting agents, magnetar bursts, protein folding), forty papers each, drawn from each field's
+words so that the words of a field keep company."""
+
+from __future__ import annotations
+
+import json
+import random
+import socket
+
+import numpy as np
+import pytest
+
+from reader.meaning import find, vectors
+from reader.models import Author, Paper
+from reader.store import Store
+from tests.conftest import run
+from tests.corpus import TODAY, recent_papers, stamp
+
+FIELDS = {
+    "agents": [
+        "agents",
+        "mistakes",
+        "failed",
+        "trajectories",
+        "verbal",
+        "feedback",
+        "reflection",
+        "retry",
+        "critique",
+        "errors",
+        "lessons",
+        "episodes",
+        "self-correction",
+        "language",
+        "models",
+        "tasks",
+        "environment",
+        "trial",
+        "memory",
+    ],
+    "magnetar": [
+        "magnetar",
+        "radio",
+        "bursts",
+        "pulses",
+        "dispersion",
+        "flares",
+        "neutron",
+        "star",
+        "emission",
+        "polarisation",
+        "galaxy",
+        "spectra",
+        "telescope",
+    ],
+    "protein": [
+        "protein",
+        "folding",
+        "structure",
+        "residues",
+        "amino",
+        "acids",
+        "chains",
+        "contact",
+        "maps",
+        "molecular",
+        "dynamics",
+        "binding",
+        "sites",
+        "energy",
+    ],
+}
+# Shares no word with QUERY (not "agents", "learn" nor "mistakes"): only meaning can find it.
+UNWORDED = Paper(
+    id="2612.50000",
+    version=1,
+    title="Reflexion: verbal reinforcement from failed trajectories",
+    abstract="Language models critique their failed trajectories and retry each episode with verbal feedback kept in memory.",
+    authors=(Author("Ada Reflex"),),
+    categories=("cs.CL",),
+    primary_category="cs.CL",
+    published=stamp(TODAY, -90_000),
+    updated=stamp(TODAY, -90_000),
+)
+QUERY = "agents that learn from their mistakes"
+
+
+def field_papers(field: str, count: int, first: int, seed: int = 1) -> list[Paper]:
+    rng = random.Random(f"{field}{seed}")
+    words = FIELDS[field]
+    papers = []
+    for i in range(count):
+        title = " ".join(rng.sample(words, 5)).capitalize()
+        abstract = ". ".join(" ".join(rng.sample(words, 9)) for _ in range(3)) + "."
+        papers.append(
+            Paper(
+                id=f"2612.{first + i:05d}",
+                version=1,
+                title=title,
+                abstract=abstract,
+                authors=(Author(f"Author {field} {i}"),),
+                categories=("cs.LG",),
+                primary_category="cs.LG",
+                published=stamp(TODAY, -i * 600),
+                updated=stamp(TODAY, -i * 600),
+            )
+        )
+    return papers
+
+
+def corpus() -> list[Paper]:
+    papers = recent_papers(100, id_base=10000)
+    for n, field in enumerate(FIELDS):
+        papers += field_papers(field, 40, 20000 + 1000 * n)
+    return [*papers, UNWORDED]
+
+
+@pytest.fixture
+def cache(data_dir, monkeypatch):
+    monkeypatch.setenv("READER_DATA_DIR", str(data_dir))
+    store = Store(data_dir)
+    store.add_topic("Agents", "abs:agents")
+    store.save_papers(corpus(), None)
+    store.save_papers(field_papers("agents", 40, 20000), "Agents")
+    return store
+
+
+def found(capsys, *args) -> tuple[list[dict], str]:
+    code, out, err = run(capsys, "find", *args, "--json")
+    assert code == 0, err
+    return json.loads(out), err
+
+
+def test_find_reaches_a_paper_that_shares_no_word_with_the_query(capsys, cache):
+    rows, err = found(capsys, QUERY, "--limit", "45")
+    assert "too few" not in err
+    ids = [row["id"] for row in rows]
+    agents = {p.id for p in field_papers("agents", 40, 20000)}
+    assert UNWORDED.id in ids and len(set(ids[: ids.index(UNWORDED.id)]) - agents) <= 2  # among its field's papers
+    row = rows[ids.index(UNWORDED.id)]
+    assert row["meaning"] > 0 and row["words"] == [] and not row["exact"]
+    # the why: the query's words nearest the paper in meaning
+    assert set(row["because"]) <= {"agents", "learn", "mistakes"} and row["because"]
+    assert set(rows[0]) == {"id", "title", "score", "meaning", "because", "words", "exact", "starred", "read"}
+    assert all(0 < r["score"] <= 1 for r in rows) and [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
+
+
+def test_an_exact_phrase_still_wins_over_meaning(capsys, cache):
+    phrase = "kept in memory"  # in UNWORDED's abstract alone; its words are common in the agents' field
+    rows, _ = found(capsys, phrase, "--limit", "5")
+    assert rows[0]["id"] == UNWORDED.id and rows[0]["exact"]
+    assert not any(row["exact"] for row in rows[1:])
+
+
+def test_topic_and_limit_narrow_the_answer(capsys, cache):
+    topic = {p.id for p in field_papers("agents", 40, 20000)}
+    rows, _ = found(capsys, QUERY, "--topic", "agents", "--limit", "7")
+    assert len(rows) == 7 and {row["id"] for row in rows} <= topic
+
+
+def test_a_text_on_standard_input(capsys, cache, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(QUERY.encode())))
+    rows, _ = found(capsys, "-", "--limit", "45")
+    assert UNWORDED.id in [row["id"] for row in rows]
+
+
+def test_plain_text_says_why(capsys, cache):
+    code, out, err = run(capsys, "find", QUERY, "--limit", "3")
+    assert code == 0 and "by meaning and words" in err
+    assert "in meaning:" in out
+
+
+def test_a_small_cache_says_words_answer(capsys, data_dir, monkeypatch):
+    monkeypatch.setenv("READER_DATA_DIR", str(data_dir))
+    Store(data_dir).save_papers(recent_papers(60, id_base=10000), None)
+    code, out, err = run(capsys, "find", "software testing", "--json")
+    assert code == 0
+    assert "too few to learn meaning from (200 needed): words alone answer" in err
+    rows = json.loads(out)
+    assert rows and all(row["meaning"] is None for row in rows)
+    assert not (data_dir / "meaning").exists()
+    code, out, _ = run(capsys, "index")
+    assert "too few to learn meaning from" in out
+
+
+def test_index_and_config_name_the_model(capsys, cache):
+    code, out, _ = run(capsys, "index", "--rebuild")
+    assert code == 0 and "LSA learned from this cache" in out and "fitted on 221 papers" in out
+    code, out, _ = run(capsys, "config", "--json")
+    meaning = json.loads(out)["meaning"]
+    assert meaning["model"] == "lsa" and meaning["papers"] == 221 and meaning["bytes"] > 0
+
+
+def test_papers_that_arrive_are_folded_in_as_a_full_build_places_them(cache):
+    vectors.update(cache)
+    first = vectors.MeaningIndex.open(cache.data_dir)
+    assert first is not None and len(first.ids) == 221
+    arrived = field_papers("agents", 30, 29000, seed=2)
+    cache.save_papers(arrived, None)
+    vectors.update(cache)
+    index = vectors.MeaningIndex.open(cache.data_dir)
+    assert index is not None and len(index.ids) == 251 and index.model.fitted_on == 221  # folded in, not fitted again
+    texts = [f"{p.title} {p.title} {p.abstract}" for p in arrived]
+    again, _ = index.model.embed(texts)
+    stored = np.stack([index.vector(p.id) for p in arrived])
+    assert np.allclose(stored, again, atol=2e-3)  # float16 storage
+    # A full build over the same papers finds the same field for the new papers' text.
+    incremental = {pid for pid, _ in index.nearest(again[0], 20)}
+    vectors.update(cache, rebuild=True)
+    rebuilt = vectors.MeaningIndex.open(cache.data_dir)
+    assert rebuilt is not None and rebuilt.model.fitted_on == 251
+    whole = {pid for pid, _ in rebuilt.nearest(rebuilt.vector(arrived[0].id), 20)}
+    agents = {p.id for p in field_papers("agents", 40, 20000)} | {p.id for p in arrived} | {UNWORDED.id}
+    assert len(incremental & agents) >= 18 and len(whole & agents) >= 18
+
+
+def test_a_damaged_index_reads_as_absent_and_is_built_again(capsys, cache):
+    vectors.update(cache)
+    path = cache.data_dir / "meaning" / "vectors.npy"
+    path.write_bytes(path.read_bytes()[:1000])
+    assert vectors.MeaningIndex.open(cache.data_dir) is None
+    rows, _ = found(capsys, QUERY, "--limit", "45")
+    assert UNWORDED.id in [row["id"] for row in rows]
+    assert vectors.MeaningIndex.open(cache.data_dir) is not None
+
+
+def test_the_model_loads_and_answers_with_sockets_blocked(cache, monkeypatch):
+    vectors.update(cache)
+
+    class Blocked(socket.socket):
+        def __init__(self, *args, **kwargs):
+            raise OSError("the network is blocked in this test")
+
+    monkeypatch.setattr(socket, "socket", Blocked)
+    monkeypatch.setattr(socket, "create_connection", Blocked)
+    index = vectors.MeaningIndex.open(cache.data_dir)
+    assert index is not None
+    hits = [pid for pid, _ in index.nearest(index.embed(QUERY), 45)]
+    assert UNWORDED.id in hits
+
+
+def test_fusion_puts_a_paper_first_in_both_lists_first_and_weighs_weak_matches_less():
+    fused = find.fuse([[("a", 0.9), ("b", 0.8), ("c", 0.7)], [("a", 1.0), ("c", 0.9), ("d", 0.8)]])
+    assert [pid for pid, _ in fused] == ["a", "c", "b", "d"] and fused[0][1] == pytest.approx(1.0)
+    # "w" matches one common word (a low share): a strong match of the other list outranks it
+    weak = find.fuse([[("m", 0.8), ("x", 0.79)], [("x", 1.0), ("w", 0.1)]])
+    assert [pid for pid, _ in weak] == ["x", "m", "w"]
+    assert [pid for pid, _ in find.fuse([[("a", 1.0), ("b", 0.5)]], first={"b"})] == ["b", "a"]
+
+
+def test_neighbours_of_a_paper_are_its_field(cache):
+    from reader.searchdb import SearchIndex
+
+    vectors.update(cache)
+    index = vectors.MeaningIndex.open(cache.data_dir)
+    terms = SearchIndex.open(cache.data_dir)
+    try:
+        terms.refresh(cache)
+        paper = field_papers("magnetar", 40, 21000)[0]
+        near = [pid for pid, _ in find.neighbours(index, terms, paper, limit=10)]
+    finally:
+        terms.close()
+    magnetar = {p.id for p in field_papers("magnetar", 40, 21000)}
+    assert paper.id not in near and len(set(near) & magnetar) == 10
+
+
+@pytest.mark.slow  # a sync of 240 papers, then their vectors
+def test_a_sync_that_brings_papers_leaves_the_vectors_current(capsys, arxiv_env, data_dir):
+    from tests.helpers.cli import synced
+
+    code, _, err = synced(capsys, arxiv_env, n=240)
+    assert code == 0, err
+    assert "placing papers in meaning: 240 of 240" in err
+    index = vectors.MeaningIndex.open(data_dir)
+    assert index is not None and len(index.ids) == 240
