@@ -21,7 +21,6 @@ from reader.commands.common import (
 )
 from reader.commands.completion import completes_names
 from reader.commands.watches import watch_query
-from reader.core.texmath import tex_to_unicode
 from reader.models import Paper
 
 
@@ -96,6 +95,8 @@ def cmd_list(args, settings) -> int:
     if not lines:
         print("no papers match" if lib.index else "the cache is empty: run `reader sync`", file=sys.stderr)
     # Titles' math as Unicode for a person at a terminal; a script reading a pipe gets arXiv's TeX.
+    from reader.core.texmath import tex_to_unicode  # (with its LaTeX tables: only for a listing)
+
     shown = tex_to_unicode if settings.math == "unicode" and sys.stdout.isatty() else str
     for published, pid, version, category, title, names, count in lines:
         marks = ("*" if pid in lib.starred else " ") + (" " if pid in lib.read else "N")

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from tinydb import Query, TinyDB
 
-from reader.core.momentum import total_window
 from reader.store.files import AtomicJSONStorage, CorruptFileError, move_aside
 from reader.store.schema import check_sync
 from reader.store.user import now_iso
@@ -132,6 +131,8 @@ class SyncFile:
     def total_new_last4(self, as_of: date) -> int | None:
         """All new arXiv papers in the four weeks to `as_of` (momentum's share), as a sync
         counted them; None when none has."""
+        from reader.core.momentum import total_window  # (only for momentum's share: not at every command's start)
+
         return self.cached_total(total_window(as_of))
 
     def cache_total(self, window: str, count: int) -> None:
