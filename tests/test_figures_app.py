@@ -4,21 +4,12 @@ the lines at the top of the screen staying there; a refused image says why in it
 
 from __future__ import annotations
 
-from reader.app import ReaderApp
 from reader.app.screens.full_text import FullTextScreen
 from reader.app.widgets.picture import UPPER_HALF
-from reader.arxiv.client import ClientOptions
 from reader.fulltext.document import FIGURE, PARAGRAPH, TITLE, Block, Document
 from reader.fulltext.store import TextStore
-from tests.helpers.app import open_paper, ready, settings
+from tests.helpers.app import full_text_app, open_paper, ready
 from tests.helpers.figures import BLUE, PNG, RED, checkerboard, encoded, png_bomb_header
-
-
-def _app(store, fake) -> ReaderApp:
-    options = ClientOptions(
-        api_url=fake.api_url, rss_url=fake.rss_url, html_url=fake.html_url, pdf_url=fake.pdf_url, delay=0, retries=0, timeout=5
-    )
-    return ReaderApp(store, settings(), client_options=options, sync_on_start=False)
 
 
 async def _settled(pilot, screen: FullTextScreen) -> None:
@@ -32,7 +23,7 @@ async def _settled(pilot, screen: FullTextScreen) -> None:
 
 
 async def test_f_draws_the_next_figure_in_place_and_F_every_figure_keeping_the_top_line(store, fake_arxiv):
-    app = _app(store, fake_arxiv)
+    app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await open_paper(pilot)
@@ -95,7 +86,7 @@ async def test_f_draws_the_next_figure_in_place_and_F_every_figure_keeping_the_t
 async def test_an_image_arxiv_failed_to_send_says_so_in_place_and_f_asks_again(store, fake_arxiv):
     from tests.arxiv_server import Fault
 
-    app = _app(store, fake_arxiv)
+    app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await open_paper(pilot)
@@ -120,16 +111,7 @@ async def test_an_image_arxiv_failed_to_send_says_so_in_place_and_f_asks_again(s
 
 
 async def test_with_images_off_a_figure_shows_its_link_and_nothing_is_fetched(store, fake_arxiv):
-    options = ClientOptions(
-        api_url=fake_arxiv.api_url,
-        rss_url=fake_arxiv.rss_url,
-        html_url=fake_arxiv.html_url,
-        pdf_url=fake_arxiv.pdf_url,
-        delay=0,
-        retries=0,
-        timeout=5,
-    )
-    app = ReaderApp(store, settings(images="off"), client_options=options, sync_on_start=False)
+    app = full_text_app(store, fake_arxiv.base, images="off")
     async with app.run_test(size=(100, 30)) as pilot:
         await ready(pilot)
         await open_paper(pilot)

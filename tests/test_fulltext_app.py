@@ -4,33 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from reader.app import ReaderApp
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.full_text import FullTextScreen
 from reader.app.screens.help import HelpScreen
 from reader.app.widgets.footer import KeyFooter
-from reader.arxiv.client import ClientOptions
 from reader.fulltext.document import HEADING, PARAGRAPH, REFERENCE, TITLE, Block, Document
 from reader.fulltext.store import TextStore
 from tests.fulltext_pages import HTML, PAPER_HTML
-from tests.helpers.app import open_paper, ready, settings
+from tests.helpers.app import full_text_app, open_paper, ready
 from tests.helpers.pilot import screen_text
-
-OFFLINE = "http://127.0.0.1:9"  # nothing listens there
-
-
-def app_for(store, base: str = OFFLINE) -> ReaderApp:
-    options = ClientOptions(
-        api_url=f"{base}/api/query",
-        rss_url=f"{base}/rss/",
-        html_url=f"{base}/html/",
-        pdf_url=f"{base}/pdf/",
-        ar5iv_url=f"{base}/ar5iv/",
-        delay=0,
-        retries=0,
-        timeout=2,
-    )
-    return ReaderApp(store, settings(), client_options=options, sync_on_start=False)
 
 
 def shown(app) -> list[str]:
@@ -54,7 +36,7 @@ async def open_full_text(pilot) -> FullTextScreen:
 
 
 async def test_v_shows_a_stored_text_offline_and_the_detail_view_counts_starred_citations(store, papers):
-    app = app_for(store)
+    app = full_text_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await open_paper(pilot)
@@ -99,7 +81,7 @@ async def test_v_shows_a_stored_text_offline_and_the_detail_view_counts_starred_
 
 @pytest.mark.slow
 async def test_v_with_arxiv_unreachable_says_why_in_one_line(store):
-    app = app_for(store)
+    app = full_text_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         screen = await open_full_text(pilot)
@@ -113,7 +95,7 @@ async def test_v_with_arxiv_unreachable_says_why_in_one_line(store):
 
 @pytest.mark.slow
 async def test_v_fetches_in_the_background_and_keeps_the_text(store, fake_arxiv):
-    app = app_for(store, fake_arxiv.base)
+    app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await open_paper(pilot)
@@ -132,7 +114,7 @@ async def test_v_fetches_in_the_background_and_keeps_the_text(store, fake_arxiv)
 async def test_v_on_a_page_cut_short_says_so_and_stores_nothing(store, fake_arxiv):
     from tests.arxiv_server import Fault
 
-    app = app_for(store, fake_arxiv.base)
+    app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await open_paper(pilot)
@@ -147,7 +129,7 @@ async def test_v_on_a_page_cut_short_says_so_and_stores_nothing(store, fake_arxi
 
 
 async def test_hostile_text_is_shown_literally(store):
-    app = app_for(store)
+    app = full_text_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await open_paper(pilot)
@@ -186,12 +168,12 @@ def test_full_text_snapshot(snap_compare, store):
         await pilot.press("v")
         await ready(pilot)
 
-    assert snap_compare(app_for(store), terminal_size=(100, 30), run_before=run_before)
+    assert snap_compare(full_text_app(store), terminal_size=(100, 30), run_before=run_before)
 
 
 @pytest.mark.slow
 async def test_at_60_columns_the_error_wraps_whole_and_help_is_in_the_footer_and_on_question_mark(store):
-    app = app_for(store)
+    app = full_text_app(store)
     async with app.run_test(size=(60, 24)) as pilot:
         await ready(pilot)
         screen = await open_full_text(pilot)
@@ -214,7 +196,7 @@ async def test_at_60_columns_the_error_wraps_whole_and_help_is_in_the_footer_and
 
 
 async def test_math_shows_in_unicode_and_t_toggles_the_whole_view_to_tex(store, fake_arxiv):
-    app = app_for(store, fake_arxiv.base)
+    app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await open_paper(pilot)

@@ -12,17 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from reader.app import ReaderApp
 from reader.app.screens.full_text import FullTextScreen
 from reader.app.screens.pdf_pages import PdfPagesScreen
-from reader.arxiv.client import ClientOptions
 from reader.fulltext.document import PARAGRAPH, Block, Document
 from reader.fulltext.pdfpages import MAX_BITMAP_PIXELS, Limits, PageRefused, bitmap_scale, render_page
 from reader.fulltext.picture import half_blocks
 from reader.fulltext.store import TextStore
 from tests.conftest import ROOT
 from tests.fulltext_pages import HTML, PAPER_HTML, PAPER_PDF, PDF
-from tests.helpers.app import open_paper, ready, settings
+from tests.helpers.app import full_text_app, open_paper, ready
 from tests.helpers.pilot import until
 from tests.terminal import run_in_terminal
 
@@ -155,20 +153,6 @@ def test_hostile_pdfs_are_drawn_small_or_refused_within_300_mb(tmp_path):
 # --- the page view in the app ------------------------------------------------------------------------
 
 
-def app_for(store, base: str, **changes) -> ReaderApp:
-    options = ClientOptions(
-        api_url=f"{base}/api/query",
-        rss_url=f"{base}/rss/",
-        html_url=f"{base}/html/",
-        pdf_url=f"{base}/pdf/",
-        ar5iv_url=f"{base}/ar5iv/",
-        delay=0,
-        retries=0,
-        timeout=5,
-    )
-    return ReaderApp(store, settings(**changes), client_options=options, sync_on_start=False)
-
-
 def page_lines(app) -> list[str]:
     return [line.rstrip() for line in app.screen.query_one("#pdf-page").lines.texts]
 
@@ -186,7 +170,7 @@ async def full_text_then_pages(pilot) -> PdfPagesScreen:
 
 @pytest.mark.slow  # child processes: a fetch, PDFium
 async def test_p_in_the_full_text_of_a_pdf_only_paper_shows_its_pages_and_turns_them(store, fake_arxiv):
-    app = app_for(store, fake_arxiv.base)
+    app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await open_paper(pilot)
@@ -213,7 +197,7 @@ async def test_p_in_the_full_text_of_a_pdf_only_paper_shows_its_pages_and_turns_
 
 @pytest.mark.slow  # child processes: a fetch, PDFium
 async def test_p_on_an_html_paper_fetches_its_pdf_and_images_off_shows_the_pages_text(store, fake_arxiv):
-    app = app_for(store, fake_arxiv.base, images="off")
+    app = full_text_app(store, fake_arxiv.base, images="off")
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await open_paper(pilot)
@@ -232,7 +216,7 @@ async def test_p_on_an_html_paper_fetches_its_pdf_and_images_off_shows_the_pages
 
 @pytest.mark.slow  # child processes: a fetch, PDFium
 async def test_a_pdf_arxiv_does_not_have_is_said_in_one_line(store, fake_arxiv):
-    app = app_for(store, fake_arxiv.base)
+    app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await open_paper(pilot)
@@ -246,7 +230,7 @@ async def test_a_pdf_arxiv_does_not_have_is_said_in_one_line(store, fake_arxiv):
 
 @pytest.mark.slow  # PDFium in a child process, up to its memory limit
 async def test_a_page_too_costly_to_draw_is_refused_in_one_line_and_the_next_one_turns_to(store):
-    app = app_for(store, "http://127.0.0.1:9")  # offline: the text and the PDF are kept
+    app = full_text_app(store, "http://127.0.0.1:9")  # offline: the text and the PDF are kept
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
         await open_paper(pilot)

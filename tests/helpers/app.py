@@ -35,6 +35,22 @@ def settings(**changes) -> Settings:
     return Settings(**values)
 
 
+def full_text_app(store, base: str = "http://127.0.0.1:9", **changes) -> ReaderApp:
+    """An app whose every arXiv address (API, feeds, HTML, PDF, ar5iv) is under `base` (the
+    loopback arXiv; by default nothing listens there), with the settings `changes`."""
+    options = ClientOptions(
+        api_url=f"{base}/api/query",
+        rss_url=f"{base}/rss/",
+        html_url=f"{base}/html/",
+        pdf_url=f"{base}/pdf/",
+        ar5iv_url=f"{base}/ar5iv/",
+        delay=0,
+        retries=0,
+        timeout=5,
+    )
+    return ReaderApp(store, settings(**changes), client_options=options, sync_on_start=False)
+
+
 def make_app(store, fake=None, *, app_settings: Settings | None = None, **kwargs) -> ReaderApp:
     options = ClientOptions(
         api_url=fake.api_url if fake else "http://127.0.0.1:9/api/query", rss_url="http://127.0.0.1:9/rss/", delay=0, retries=0, timeout=2
