@@ -164,3 +164,39 @@ def test_stored_texts_keep_the_unicode_and_older_formats_show_tex(tmp_path):
     path.write_text(json.dumps(data))
     loaded = store.load("2101.00001")
     assert loaded is not None and loaded.blocks[0].maths == () and list(lines(loaded, unicode=True)) == [text]
+
+
+@pytest.mark.parametrize("shape", ["function applied", "fraction over a product"])
+def test_each_element_is_said_once_however_deep_the_nesting(monkeypatch, shape):
+    """A row looks ahead past a function application and a fraction weighs its denominator: said
+    afresh at each level, 30 levels would be 2**30 conversions (hours for one formula)."""
+    from reader.fulltext import mathml
+
+    calls = []
+    real = mathml._say_afresh
+    monkeypatch.setattr(mathml, "_say_afresh", lambda node, script: calls.append(node) or real(node, script))
+    builder, levels = mathml.MathBuilder(), 30
+
+    def leaf(tag: str, text: str) -> None:
+        builder.start(tag, [])
+        builder.data(text)
+        builder.end(tag)
+
+    for _ in range(levels):
+        if shape == "function applied":
+            builder.start("mrow", [])
+            leaf("mi", "f")
+            leaf("mo", "\u2061")
+        else:
+            builder.start("mfrac", [])
+            leaf("mn", "1")
+            builder.start("mrow", [])
+            leaf("mi", "a")
+    leaf("mi", "x")
+    for _ in range(levels):
+        builder.end("mrow")
+        if shape != "function applied":
+            builder.end("mfrac")
+    said = builder.unicode()
+    assert said is not None and said.count("f" if shape == "function applied" else "1/") == levels
+    assert len(calls) <= 2 * 5 * levels  # every element at most once as a script and once not

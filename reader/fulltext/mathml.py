@@ -29,6 +29,7 @@ class Node:
     attributes: dict[str, str] = field(default_factory=dict)
     children: list[Node] = field(default_factory=list)
     text: str = ""
+    said: dict[bool, str] = field(default_factory=dict)  # what _say made of it, by `script`: each element said once
 
 
 class MathBuilder:
@@ -202,8 +203,17 @@ _INSIDE_BRACKETS = re.compile(r"(?<=[(\[{⟨]) +| +(?=[)\]}⟩,.;])")  # a word'
 _ATOM = re.compile(r"[^\s+\-−=/·⋅×,;:<>]+")  # what needs no parentheses as a numerator, a base or a root
 
 
-def _say(node: Node, script: bool) -> str:  # noqa: C901 (one branch per MathML element)
-    """One element said; `script`: inside a sub- or superscript (no spaces round operators)."""
+def _say(node: Node, script: bool) -> str:
+    """One element said; `script`: inside a sub- or superscript (no spaces round operators).
+    Kept on the node: a row looks ahead and a fraction weighs its parts, which would say an
+    element again at every level of a nested formula (work doubling with each)."""
+    said = node.said.get(script)
+    if said is None:
+        said = node.said[script] = _say_afresh(node, script)
+    return said
+
+
+def _say_afresh(node: Node, script: bool) -> str:  # noqa: C901 (one branch per MathML element)
     tag, children = node.tag, node.children
     if tag in ("mi", "mn"):
         return _styled(node.text.strip(), node.attributes.get("mathvariant", ""))
