@@ -280,3 +280,34 @@ def test_a_sync_that_brings_papers_leaves_the_vectors_current(capsys, arxiv_env,
     assert "placing papers in meaning: 240 of 240" in err
     index = vectors.MeaningIndex.open(data_dir)
     assert index is not None and len(index.ids) == 240
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        ("meta.json", b"[1, 2]"),  # a list where the meta is an object
+        ("ids.json", b'{"not": "a list"}'),
+        ("ids.json", b"[1, 2, 3]"),  # ids that are no strings
+        ("vectors.npy", "0-d"),  # one number where a matrix stands
+        ("vectors.npy", "strings"),  # the right shape in another type
+    ],
+)
+def test_an_index_damaged_in_any_file_reads_as_absent_never_a_crash(cache, damage):
+    import io
+
+    import numpy as np
+
+    vectors.update(cache)
+    directory = cache.data_dir / "meaning"
+    name, content = damage
+    if content == "0-d":
+        stream = io.BytesIO()
+        np.save(stream, np.float16(1.0))
+        content = stream.getvalue()
+    elif content == "strings":
+        rows = np.load(directory / "vectors.npy").shape
+        stream = io.BytesIO()
+        np.save(stream, np.full(rows, "x"))
+        content = stream.getvalue()
+    (directory / name).write_bytes(content)
+    assert vectors.MeaningIndex.open(cache.data_dir) is None

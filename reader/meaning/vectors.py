@@ -63,6 +63,26 @@ def too_small_note(cached: int) -> str:
     return f"the cache has {cached:,} papers, too few to learn meaning from ({MIN_PAPERS:,} needed): words alone answer"
 
 
+def _consistent(meta: object, ids: object, vectors: np.ndarray, model: Model) -> bool:
+    """Whether the files read are one build's, of the shapes and types search relies on (a file
+    damaged or of another build makes the index absent, never a crash in a query)."""
+    import numpy as np
+
+    if not isinstance(meta, dict) or not isinstance(ids, list) or not all(isinstance(pid, str) for pid in ids):
+        return False
+    rows, words = len(ids), len(model.vocabulary)
+    return (
+        meta.get("rows") == rows
+        and vectors.ndim == 2
+        and vectors.shape == (rows, model.dimensions)
+        and vectors.dtype == np.float16
+        and model.components.ndim == 2
+        and model.components.shape[1] == words
+        and model.idf.shape == (words,)
+        and all(isinstance(word, str) for word in model.vocabulary)
+    )
+
+
 class MeaningIndex:
     """The stored vectors and model, read-only; `update` makes a new one."""
 
@@ -95,11 +115,10 @@ class MeaningIndex:
                     fitted_on=meta["fitted_on"],
                     unknown_share=meta["unknown_share"],
                 )
-        except (OSError, ValueError, KeyError, TypeError):
+            whole = _consistent(meta, ids, vectors, model)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
             return None
-        if not (len(ids) == meta.get("rows") == vectors.shape[0]) or vectors.shape[1:] != (model.dimensions,):
-            return None
-        return cls(directory, model, ids, vectors, meta)
+        return cls(directory, model, ids, vectors, meta) if whole else None
 
     def row(self, paper_id: str) -> int | None:
         if self._rows is None:

@@ -214,6 +214,8 @@ class FullTextScreen(Screen):
     def _say(self, message: str) -> None:
         """The message in place of the text, wrapped to the screen (an error must be read whole)."""
         self.problem = message
+        if not self.is_mounted:  # closed while a worker was on its way: nobody to tell
+            return
         self.view.show(RecordLines.message(message, width=record_width(self.app.size.width), indent=2), home=True)
 
     @work(thread=True, exclusive=True, group="full-text-fetch")
@@ -337,8 +339,9 @@ class FullTextScreen(Screen):
         if self._texts() is None or self.document is None:
             return
         if self.service.settings.images == OFF:  # the caption and the image's link, nothing fetched
+            images = self.document.images  # (made from the blocks: once, not per image)
             for number in numbers:
-                self.pictures[number] = f"not shown (images = off): {self.document.images[number - 1][1]}"
+                self.pictures[number] = f"not shown (images = off): {images[number - 1][1]}"
             self.relayout(self.document)
             return
         for number in numbers:

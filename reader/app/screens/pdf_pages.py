@@ -117,6 +117,8 @@ class PdfPagesScreen(Screen):
         return f"Page {page}{of} · arXiv:{self.paper_id}v{self.version}"
 
     def _say(self, message: str) -> None:
+        if not self.is_mounted:  # closed while a worker was on its way: nobody to tell
+            return
         width = self.app.size.width
         self.view.show(RecordLines.message(message, width=width, indent=INDENT), home=True)
 
