@@ -951,3 +951,19 @@ def test_large_counts_shorten_to_fit_a_narrow_sidebar():
     shown = [str(TopicSidebar._prompt(entry, compact=True, room=room)).splitlines()[1] for room in (30, 20, 19, 18)]
     assert shown == ["100,000 papers · 85,689 unread", "100k · 85.7k unread", "100k · 85.7k unread", "100k · 85.7k unr."]
     assert str(TopicSidebar._prompt(SidebarEntry(ALL, "All papers", 50_000, 0), compact=True, room=5)).endswith("\n50k")
+
+
+async def test_a_query_error_quoting_brackets_shows_them_as_typed(store, papers):
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("slash", *"([b]agents")
+        box = app.query_one("#filter")
+        for _ in range(100):  # the filter runs once typing pauses
+            await ready(pilot)
+            if "never closed" in str(box.border_subtitle):
+                break
+            await pilot.pause(0.05)
+        assert "never closed" in str(box.border_subtitle)
+        shown = app.export_screenshot()
+        assert "column&#160;1:&#160;&#x27;([b]agents&#x27;)" in shown  # as typed: no markup made of it

@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Sequence
 
+from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -583,7 +584,8 @@ class MainScreen(PaperScreen, ExportActions):
         self.query_one("#filter", FilterBox).border_subtitle = self.about.subtitle()
 
     def _filter_error(self, message: str) -> None:
-        self.query_one("#filter", FilterBox).border_subtitle = message
+        # The message may quote the query or a path: text, never markup.
+        self.query_one("#filter", FilterBox).border_subtitle = escape(message)
 
     def _apply_filter(self, text: str, query: Node | None, ids: Sequence[str] | None, keep: str | None) -> None:
         if self.about.active:  # the list as it was before the meaning query, cursor included
