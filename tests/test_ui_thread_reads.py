@@ -81,3 +81,22 @@ async def test_a_card_not_fetched_yet_is_drawn_as_its_id_until_it_arrives(store,
         arrived.set()
         await ready(pilot)
         assert papers[0].title in card_text(app)
+
+
+async def test_the_cards_math_is_converted_off_the_ui_thread(store, papers, monkeypatch):
+    from reader.app.widgets import paper_list
+
+    converted: list[bool] = []
+    original = paper_list.tex_to_unicode
+
+    def recorded(text: str) -> str:
+        converted.append(threading.current_thread() is threading.main_thread())
+        return original(text)
+
+    monkeypatch.setattr(paper_list, "tex_to_unicode", recorded)
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        await pilot.press("pagedown", "pagedown")
+        await ready(pilot)
+    assert converted and not any(converted)

@@ -204,7 +204,7 @@ class MainScreen(PaperScreen, ExportActions):
         self.prepare_search(None)
         self.triage.read(visit=True)
         if self.paper_list.math == "unicode":
-            warm_math()  # here, not at the first card with math drawn on the UI's thread
+            warm_math()  # here, after the first paint, not in the fetch of the first cards with math
 
     def _opened(self, library, sync_due: bool, painted: threading.Event) -> None:
         self.loaded = self.service.search_ready  # (the cache's index, once the demo gave way, is not yet)

@@ -252,7 +252,8 @@ class PaperList(ScrollView, can_focus=True):
     @work(thread=True, group="cards")
     def _fetch(self, wanted: list[str], generation: int) -> None:
         """Not exclusive: each fetch is for cards drawn meanwhile, all of them wanted."""
-        self.post_message(self.CardsFetched(wanted, self.fetch_cards(wanted), generation))
+        found = {pid: self._as_shown(card) for pid, card in self.fetch_cards(wanted).items()}  # math converted here, off the UI thread
+        self.post_message(self.CardsFetched(wanted, found, generation))
 
     def on_paper_list_cards_fetched(self, message: CardsFetched) -> None:
         message.stop()
@@ -261,14 +262,14 @@ class PaperList(ScrollView, can_focus=True):
         for pid in message.wanted:
             self._asked.discard(pid)
             if pid in message.found:
-                self._card_data.set(pid, self._as_shown(message.found[pid]))
+                self._card_data.set(pid, message.found[pid])
             else:
                 self._unavailable.add(pid)
         self.refresh()
 
     def _as_shown(self, card: Card) -> Card:
-        """The card with its math as the setting says: converted once, when fetched, not at
-        each drawing (the card data is kept)."""
+        """The card with its math as the setting says: converted once, in the fetching worker,
+        not at each drawing (the card data is kept)."""
         if self.math != "unicode":
             return card
         return dataclasses.replace(card, title=tex_to_unicode(card.title), abstract=tex_to_unicode(card.abstract))
