@@ -358,3 +358,17 @@ def test_a_figure_captions_formulas_are_said_in_unicode_as_every_other_blocks_ar
 
     shown = list(lines(Document("2302.11573", 1, "html", (caption,)), unicode=True))
     assert "a F₁-score of 0.628" in shown[0] and "$" not in shown[0]
+
+
+def test_fig_checks_a_kept_image_again_before_writing_it(figures_env, capsys, data_dir, tmp_path):
+    """A kept image replaced (by a link to another file, say) is checked again before it is written."""
+    paper = figures_env.figure_paper
+    assert run(capsys, "fig", paper.id, "1", "-o", str(tmp_path / "first.png"))[0] == 0
+    kept = next((data_dir / "figures" / f"{paper.id}v{paper.version}").glob("1.*"))
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not for the figure")
+    kept.unlink()
+    kept.symlink_to(secret)
+    code, _, err = run(capsys, "fig", paper.id, "1", "-o", str(tmp_path / "second.png"))
+    assert code == 1 and err.strip() == "reader: error: not an image reader can read (PNG, JPEG, GIF or WebP)"
+    assert not (tmp_path / "second.png").exists()

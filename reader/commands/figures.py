@@ -114,10 +114,14 @@ def cmd_fig(args, settings) -> int:
         return path, f"figure {args.number} of {pid}v{document.version} ({figure.text[:60]})"
 
     path, what = _run(settings, job)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise ReaderError(f"cannot read {path}: {error.strerror}") from None
+    from reader.fulltext.picture import MAX_BYTES, open_image
+    from reader.userfiles import UnsafeFileError, read_regular
+
+    try:  # as the view reads a kept image: a regular file within the bound, an image still
+        data = read_regular(path, MAX_BYTES)
+    except (OSError, UnsafeFileError) as error:
+        raise ReaderError(f"cannot read {path}: {error}") from None
+    open_image(data)
     if output is None:
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
