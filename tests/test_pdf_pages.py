@@ -169,7 +169,10 @@ async def full_text_then_pages(pilot) -> PdfPagesScreen:
 
 
 @pytest.mark.slow  # child processes: a fetch, PDFium
-async def test_p_in_the_full_text_of_a_pdf_only_paper_shows_its_pages_and_turns_them(store, fake_arxiv):
+async def test_p_in_the_full_text_of_a_pdf_only_paper_shows_its_pages_and_turns_them(store, fake_arxiv, monkeypatch):
+    from reader.app.screens import pdf_pages
+
+    monkeypatch.setattr(pdf_pages, "KEPT_PAGES", 1)  # the drawn pages kept: bounded, the oldest go
     app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(100, 40)) as pilot:
         await ready(pilot)
@@ -189,6 +192,7 @@ async def test_p_in_the_full_text_of_a_pdf_only_paper_shows_its_pages_and_turns_
         await pilot.press("n")  # the last page: it stays
         await pilot.press("pageup")
         await until(pilot, lambda: screen.shown_page == 1)
+        assert len(screen._drawn) == 1  # page 1 drawn again: page 2 made room for it
         await pilot.press("escape")
         await ready(pilot)
         assert isinstance(app.screen, FullTextScreen)

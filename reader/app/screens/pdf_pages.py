@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 INDENT = 2
 HEAD_ROWS = 2  # "Page 3 of 12 · arXiv:ID" and a blank line
+KEPT_PAGES = 12  # pages kept drawn (each a screenful of cells) for paging back
 SHARPER = 2  # the page is drawn at twice the cells' pixels, then averaged: letters stay smooth
 
 
@@ -146,6 +147,8 @@ class PdfPagesScreen(Screen):
                 return
             if drawn is None:
                 return
+            while len(self._drawn) >= KEPT_PAGES:  # the oldest drawn go: a long PDF paged through stays bounded
+                del self._drawn[next(iter(self._drawn))]
             self._drawn[key] = self._drawn[(drawn[0], columns, rows, text)] = drawn
         if not get_current_worker().is_cancelled:
             self.post_message(PageDrawn(self._drawn[key]))
