@@ -255,6 +255,28 @@ async def test_a_page_too_costly_to_draw_is_refused_in_one_line_and_the_next_one
         assert (0, 0, 0) in colours and (255, 255, 255) in colours  # the black rectangle on the white page
 
 
+@pytest.mark.slow  # a child process: PDFium
+async def test_a_kept_pdf_is_judged_by_the_bounded_child_never_parsed_in_the_app(store, monkeypatch):
+    import reader.fulltext.pdf
+
+    def parsed_here(handle):
+        raise AssertionError("the app's process parsed a PDF")
+
+    monkeypatch.setattr(reader.fulltext.pdf, "pdf_opens", parsed_here)
+    app = full_text_app(store, "http://127.0.0.1:9")  # offline: the text and the PDF are kept
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        texts = TextStore(store.data_dir)
+        texts.save(Document(paper.id, paper.version, "pdf", (Block(PARAGRAPH, "A paper read from its PDF."),)))
+        pdf = texts.pdf_path(paper.id, paper.version)
+        pdf.parent.mkdir(parents=True, exist_ok=True)
+        pdf.write_bytes(b"%PDF-1.4\n" + b"no objects at all " * 1000 + b"\n%%EOF\n")
+        screen = await full_text_then_pages(pilot)
+        assert screen.problem is not None and "the PDF cannot be read (damaged, or not a PDF)" in screen.problem
+
+
 @pytest.mark.slow  # the app in a real terminal
 def test_in_a_real_terminal_p_draws_the_page_in_half_blocks_and_n_turns_it(store, papers, data_dir):
     texts = TextStore(data_dir)

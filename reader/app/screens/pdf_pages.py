@@ -187,7 +187,7 @@ class PdfPagesScreen(Screen):
         texts = self.service.text_store()
         if texts is None:
             raise PageRefused("The demo set has no PDFs: add a topic and sync to read papers.")
-        return texts.stored_pdf(self.paper_id, self.version)
+        return _kept(texts.pdf_path(self.paper_id, self.version))
 
     def _fetch_pdf(self) -> Path | None:
         """The PDF fetched by the full text's child process; None when the screen closed first."""
@@ -231,7 +231,7 @@ class PdfPagesScreen(Screen):
             return None
         if not outcome and stopped_for_cpu(child.returncode):
             outcome = {"error": STOPPED_FOR_CPU}
-        path = texts.stored_pdf(self.paper_id, self.version) if "done" in outcome else None
+        path = _kept(texts.pdf_path(self.paper_id, self.version)) if "done" in outcome else None
         if path is None:
             raise PageRefused(f"No PDF: {outcome.get('error') or 'the fetch stopped before it was done'}")
         return path
@@ -246,3 +246,9 @@ class PdfPagesScreen(Screen):
         if pages is not None:
             self.page, self.pages = page or self.page, pages
         self._say(f"{self._head(self.page)}: {message}")
+
+
+def _kept(path: Path) -> Path | None:
+    """The PDF kept for the paper, if there is one. Not opened here: the bounded child reads it
+    and says in one line when it is damaged (pypdf, in this process, has no bound on its work)."""
+    return path if path.is_file() else None
