@@ -11,7 +11,7 @@ from reader.app.screens.help import HelpScreen
 from reader.app.widgets.notice_line import NoticeLine
 from reader.arxiv.client import ClientOptions
 from tests.helpers.app import make_app, open_paper, ready, settings
-from tests.helpers.pilot import screen_text
+from tests.helpers.pilot import screen_text, until
 from tests.sample_papers import sample_papers
 
 
@@ -30,7 +30,7 @@ async def test_the_offline_notice_shows_once_at_start_where_the_status_line_is_h
     app = ReaderApp(demo_store, settings(), client_options=options, sync_on_start=True)  # a sync at start, offline
     async with app.run_test(size=(80, 24), notifications=True) as pilot:  # a short terminal: no status line
         await ready(pilot)
-        await pilot.pause()
+        await until(pilot, lambda: offline_notices(app))  # the sync's child process says so, when it has started
         assert not app.main.status.display
         assert offline_notices(app) == ["Offline: arXiv cannot be reached (no network?). Showing the demo set."]
         assert len(app.screen.query("Toast")) == 1
