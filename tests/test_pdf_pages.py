@@ -154,6 +154,15 @@ def test_hostile_pdfs_are_drawn_small_or_refused_within_300_mb(tmp_path):
 # --- the page view in the app ------------------------------------------------------------------------
 
 
+def keep_read_from_pdf(data_dir, paper, pdf: bytes) -> None:
+    """The paper's text kept as read from its PDF, and that PDF kept beside it (as if fetched)."""
+    texts = TextStore(data_dir)
+    texts.save(Document(paper.id, paper.version, "pdf", (Block(PARAGRAPH, "A paper read from its PDF."),)))
+    path = texts.pdf_path(paper.id, paper.version)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pdf)
+
+
 def page_lines(app) -> list[str]:
     return [line.rstrip() for line in app.screen.query_one("#pdf-page").lines.texts]
 
@@ -240,11 +249,7 @@ async def test_a_page_too_costly_to_draw_is_refused_in_one_line_and_the_next_one
         await ready(pilot)
         await open_paper(pilot)
         paper = app.screen.paper
-        texts = TextStore(store.data_dir)
-        texts.save(Document(paper.id, paper.version, "pdf", (Block(PARAGRAPH, "A paper read from its PDF."),)))
-        pdf = texts.pdf_path(paper.id, paper.version)
-        pdf.parent.mkdir(parents=True, exist_ok=True)
-        pdf.write_bytes(pdf_page(612, 792, triangles(4_000_000), b"72 72 468 648 re f"))
+        keep_read_from_pdf(store.data_dir, paper, pdf_page(612, 792, triangles(4_000_000), b"72 72 468 648 re f"))
         screen = await full_text_then_pages(pilot)
         lines = [line for line in page_lines(app) if line.strip()]
         assert lines == [f"  Page 1 of 2 · arXiv:{paper.id}v{paper.version}: the page needs more than 256 MB to draw; refused"]
@@ -268,23 +273,15 @@ async def test_a_kept_pdf_is_judged_by_the_bounded_child_never_parsed_in_the_app
         await ready(pilot)
         await open_paper(pilot)
         paper = app.screen.paper
-        texts = TextStore(store.data_dir)
-        texts.save(Document(paper.id, paper.version, "pdf", (Block(PARAGRAPH, "A paper read from its PDF."),)))
-        pdf = texts.pdf_path(paper.id, paper.version)
-        pdf.parent.mkdir(parents=True, exist_ok=True)
-        pdf.write_bytes(b"%PDF-1.4\n" + b"no objects at all " * 1000 + b"\n%%EOF\n")
+        keep_read_from_pdf(store.data_dir, paper, b"%PDF-1.4\n" + b"no objects at all " * 1000 + b"\n%%EOF\n")
         screen = await full_text_then_pages(pilot)
         assert screen.problem is not None and "the PDF cannot be read (damaged, or not a PDF)" in screen.problem
 
 
 @pytest.mark.slow  # the app in a real terminal
 def test_in_a_real_terminal_p_draws_the_page_in_half_blocks_and_n_turns_it(store, papers, data_dir):
-    texts = TextStore(data_dir)
     for paper in papers:  # whichever paper the list highlights first is kept with its PDF
-        texts.save(Document(paper.id, paper.version, "pdf", (Block(PARAGRAPH, "A paper read from its PDF."),)))
-        pdf = texts.pdf_path(paper.id, paper.version)
-        pdf.parent.mkdir(parents=True, exist_ok=True)
-        pdf.write_bytes(PAPER_PDF)
+        keep_read_from_pdf(data_dir, paper, PAPER_PDF)
     run = run_in_terminal(
         [sys.executable, "-m", "reader", "--data-dir", str(data_dir)],
         env={**os.environ, "TERM": "xterm-256color", "READER_ARXIV_PDF_URL": "http://127.0.0.1:9/pdf/"},
