@@ -3,56 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
+from importlib import import_module
 from typing import NoReturn
 
-from reader.commands import (
-    add,
-    common,
-    completion,
-    config,
-    digest,
-    export,
-    figures,
-    importing,
-    listing,
-    marks,
-    meaning,
-    momentum,
-    similar,
-    sync,
-    tags_notes,
-    text,
-    topics,
-    triage,
-    watches,
-)
+from reader.commands import AREAS, common
 from reader.commands.app import cmd_app
 from reader.config import default_data_dir, load_settings
 from reader.errors import ReaderError
 
-# The subcommands' modules, in the order `reader --help` lists their commands.
-COMMANDS = (
-    sync,
-    topics,
-    listing,
-    marks,
-    tags_notes,
-    watches,
-    momentum,
-    export,
-    importing,
-    add,
-    text,
-    figures,
-    digest,
-    triage,
-    similar,
-    meaning,
-    config,
-    completion,
-)
 # Arguments that are paths: any bytes the system allows (the others must be valid text).
 PATH_ARGUMENTS = ("data_dir", "output", "file")
 
@@ -60,6 +19,8 @@ PATH_ARGUMENTS = ("data_dir", "output", "file")
 def _did_you_mean(word: str, choices: list[str], prefix: str = "") -> str:
     """ " (did you mean X?)" naming the choice nearest a mistyped one, or nothing; `prefix` is
     shared by every choice (an option's "--"), so it is left out of the comparison."""
+    import difflib  # (only a mistake needs it)
+
     close = difflib.get_close_matches(word.removeprefix(prefix), [choice.removeprefix(prefix) for choice in choices], n=1)
     return f" (did you mean {prefix}{close[0]}?)" if close else ""
 
@@ -120,13 +81,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__import__('reader').__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     only = _OnlyCommand(commands, command) if command is not None and command != "__complete" else None
-    for area in COMMANDS:
+    for area in _areas(command if only is not None else None):
         area.register(only or commands)
     if only is not None and not only.found:
         return build_parser()
     if only is None:
         commands.choices["__complete"].set_defaults(root_parser=parser)  # what the completion helper walks
     return parser
+
+
+def _areas(command: str | None) -> list:
+    """The modules of the commands' areas whose registrations build the parser: only the one of
+    `command` (each command imports what it runs, not what the ~40 others do), or every one."""
+    named = [name for name, commands in AREAS if command in commands]
+    return [import_module(f"reader.commands.{name}") for name in named or [name for name, _ in AREAS]]
 
 
 class _Unused:

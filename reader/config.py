@@ -8,7 +8,6 @@ warning naming its line and the nearest known setting: reader starts without it.
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import os
@@ -18,7 +17,6 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from reader.errors import ConfigError
 
@@ -65,7 +63,8 @@ def _number(low: float, high: float, unit: str, *, whole: bool = False) -> Calla
     return convert
 
 
-_URL_HOST = re.compile(r"[A-Za-z0-9.-]+|[0-9A-Fa-f:.]+")
+# The patterns below are compiled at their first use (by re's cache), not by every command's start.
+_URL_HOST = r"[A-Za-z0-9.-]+|[0-9A-Fa-f:.]+"
 
 
 def _url(raw: Any) -> str:
@@ -75,6 +74,8 @@ def _url(raw: Any) -> str:
     text = raw.strip()
     if any(c.isspace() or not c.isprintable() for c in text):
         raise _Invalid("is not a URL: it contains spaces or control characters")
+    from urllib.parse import urlsplit
+
     try:
         parts = urlsplit(text)
         host, port = parts.hostname, parts.port
@@ -82,7 +83,7 @@ def _url(raw: Any) -> str:
         raise _Invalid(f"is not a URL ({error})") from None
     if parts.scheme not in ("http", "https"):
         raise _Invalid(f"is not an http(s) URL (allowed: {allowed})")
-    if not host or not _URL_HOST.fullmatch(host):
+    if not host or not re.fullmatch(_URL_HOST, host):
         raise _Invalid("has no usable host name (a name or an IP address)")
     if port == 0:
         raise _Invalid("has port 0 (allowed: 1 to 65535)")
@@ -156,6 +157,8 @@ def theme_problem(name: str, themes: Collection[str]) -> str | None:
     mistakes do; None when it is one."""
     if name in themes:
         return None
+    import difflib
+
     close = difflib.get_close_matches(name.lower(), sorted(themes), n=1)
     return f"is not a theme (did you mean {close[0]}?)" if close else f"is not a theme (themes: {', '.join(sorted(themes))})"
 
@@ -434,6 +437,8 @@ def read_config_file(path: Path) -> tuple[dict[str, tuple[Any, int]], list[Confi
 def _nearest_setting(name: str) -> str:
     """ "did you mean arxiv.delay?" for `dealy`, `delya` or `arxiv.dealy` (its key's letters
     swapped, or a key close to it, whatever table it is in), else the known settings."""
+    import difflib
+
     known = [spec.name for spec in SPECS if spec.in_file]
     by_key = {spec_name.rpartition(".")[2]: spec_name for spec_name in known}
     typed = name.rpartition(".")[2].lower()
@@ -441,20 +446,20 @@ def _nearest_setting(name: str) -> str:
     return f"did you mean {by_key[close[0]]}?" if close else f"known: {', '.join(known)}"
 
 
-_TOML_POSITION = re.compile(r"\s*\(at (?:line (\d+), column \d+|end of document)\)")
+_TOML_POSITION = r"\s*\(at (?:line (\d+), column \d+|end of document)\)"
 
 
 def toml_error(error: ValueError, lines: list[str]) -> tuple[int, str]:
     """The line a TOML error points at ("end of document": the last line with text), and its
     message without the position."""
     message = str(error)
-    match = _TOML_POSITION.search(message)
+    match = re.search(_TOML_POSITION, message)
     if match and match.group(1):
         line = min(int(match.group(1)), len(lines)) or 1
     else:
         filled = [number for number, text in enumerate(lines, start=1) if text.strip()]
         line = filled[-1] if filled else 1
-    return line, _TOML_POSITION.sub("", message)
+    return line, re.sub(_TOML_POSITION, "", message)
 
 
 def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -470,8 +475,8 @@ def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 _KEY_PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
 _KEY_PATH = rf"{_KEY_PART}(?:\s*\.\s*{_KEY_PART})*"
-_TABLE_LINE = re.compile(rf"\s*\[\s*({_KEY_PATH})\s*\]\s*(?:#.*)?$")
-_KEY_LINE = re.compile(rf"\s*({_KEY_PATH})\s*=")
+_TABLE_LINE = rf"\s*\[\s*({_KEY_PATH})\s*\]\s*(?:#.*)?$"
+_KEY_LINE = rf"\s*({_KEY_PATH})\s*="
 
 
 def toml_key_lines(text: str) -> dict[str, int]:
@@ -479,10 +484,10 @@ def toml_key_lines(text: str) -> dict[str, int]:
     lines: dict[str, int] = {}
     table = ""
     for number, line in enumerate(text.splitlines(), start=1):
-        if header := _TABLE_LINE.match(line):
+        if header := re.match(_TABLE_LINE, line):
             table = _dotted(header.group(1)) + "."
             lines.setdefault(table[:-1], number)
-        elif key := _KEY_LINE.match(line):
+        elif key := re.match(_KEY_LINE, line):
             lines.setdefault(table + _dotted(key.group(1)), number)
     return lines
 
