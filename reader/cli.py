@@ -12,6 +12,7 @@ from reader.commands.app import cmd_app
 from reader.config import default_data_dir, load_settings
 from reader.errors import ReaderError
 
+APP = ""  # build_parser's command when none is given: the app, which needs no command's parser
 # Arguments that are paths: any bytes the system allows (the others must be valid text).
 PATH_ARGUMENTS = ("data_dir", "output", "file")
 
@@ -70,7 +71,7 @@ class _DefaultDataDir:
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with `command`, only that command's parser under the top one (its
     arguments, help and errors are the same: argparse's work for all ~40 was ~30 ms of every
-    start). The whole one when `command` is not one of them, to say what is."""
+    start), none for APP. The whole one when `command` is not one of them, to say what is."""
     parser = _Parser(
         prog="reader",
         description="Follow fast-moving arXiv topics. With no command, opens the app.",
@@ -80,6 +81,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="count", default=0, help="also print the log to stderr (-vv: with debug detail)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__import__('reader').__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if command == APP:
+        return parser
     only = _OnlyCommand(commands, command) if command is not None and command != "__complete" else None
     for area in _areas(command if only is not None else None):
         area.register(only or commands)
@@ -123,6 +126,24 @@ class _OnlyCommand:
         return self._commands.add_parser(name, **options)
 
 
+def parser_for(argv: list[str]) -> argparse.ArgumentParser:
+    """The parser `argv` needs: its command's alone, none when it opens the app, else the whole."""
+    return build_parser(APP if _opens_the_app(argv) else command_word(argv))
+
+
+def _opens_the_app(argv: list[str]) -> bool:
+    """Whether `argv` holds only the top options the app takes (no command, no help, nothing an
+    error would list the commands for): then no command's parser is built, nor its module
+    imported, on the way to the app's first paint."""
+    words = iter(argv)
+    for word in words:
+        if word == "--data-dir":
+            next(words, None)
+        elif not (word.startswith("--data-dir=") or word == "--verbose" or (word[:2] == "-v" and set(word[1:]) == {"v"})):
+            return False
+    return True
+
+
 def command_word(argv: list[str]) -> str | None:
     """The command `argv` runs (the first word that is not a top option); None when there is none
     or the top help comes first."""
@@ -152,7 +173,7 @@ def _check_text_arguments(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser(command_word(sys.argv[1:] if argv is None else argv))
+    parser = parser_for(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as done:  # --help, --version, or a usage error already printed

@@ -347,6 +347,23 @@ def test_a_command_run_imports_only_its_own_area_of_the_commands():
     assert set(every) >= {name for name, _ in AREAS}
 
 
+def test_the_app_is_opened_without_building_or_importing_any_command(capsys):
+    """`reader` (with only its top options) builds no command's parser on the way to the app's
+    first paint; anything else (a help, an abbreviation, a stray word) gets the whole line."""
+    opens = (
+        "import sys; from reader.cli import parser_for; parser = parser_for(sys.argv[1:]);"
+        "print(len(parser._subparsers._group_actions[0].choices), *sorted(m for m in sys.modules if m.startswith('reader.commands.')))"
+    )
+    for argv in ([], ["--data-dir", "x", "-vv"], ["--data-dir=x", "--verbose"]):
+        shown = subprocess.run([sys.executable, "-c", opens, *argv], capture_output=True, text=True, check=True).stdout.split()
+        assert shown[0] == "0" and set(shown[1:]) <= {"reader.commands.common", "reader.commands.app"}, argv
+    for argv in (["--he"], ["--verb"], ["--"], ["stra"], ["--data-dir", "x", "--bogus"]):
+        shown = subprocess.run([sys.executable, "-c", opens, *argv], capture_output=True, text=True, check=True).stdout.split()
+        assert int(shown[0]) > 30, argv
+    code, out, err = run(capsys, "--data-dir")  # (the value missing: said as before)
+    assert code == 1 and out == "" and err == "reader: error: argument --data-dir: expected one argument (see `reader --help`)\n"
+
+
 def test_a_command_run_builds_only_its_own_parser_with_the_same_arguments_and_help():
     whole = _helps(build_parser())
     commands = sorted({path.split()[0] for path in whole if path and not path.startswith("__")})
