@@ -112,10 +112,13 @@ def tmux(*args: str) -> str:
 _sessions = itertools.count()
 
 
-def app_run(env: dict[str, str], data: Path, newest_title: str, *, watch_s: float, settle_s: float, longest_s: float) -> dict:
-    """The app started in a tmux session as a user starts it: seconds to the newest card, peak
-    tree RSS over `watch_s` (and until quiet), seconds until the tree's CPU stays under 5% of a
-    core for `settle_s`, the tree's RSS then (None: not quiet within `longest_s`)."""
+def app_run(
+    env: dict[str, str], data: Path, newest_title: str, *, watch_s: float, settle_s: float, longest_s: float, root: Path = ROOT
+) -> dict:
+    """The app started in a tmux session as a user starts it (the code of the checkout `root`):
+    seconds to the newest card, peak tree RSS over `watch_s` (and until quiet), seconds until
+    the tree's CPU stays under 5% of a core for `settle_s`, the tree's RSS then (None: not quiet
+    within `longest_s`)."""
     session = f"million-{os.getpid()}-{next(_sessions)}"  # its own name: the last one may not be gone yet
     command = " ".join(
         [
@@ -130,7 +133,7 @@ def app_run(env: dict[str, str], data: Path, newest_title: str, *, watch_s: floa
         ]
     )
     started = time.perf_counter()
-    tmux("new-session", "-d", "-s", session, "-c", str(ROOT), "-x", str(SIZE[0]), "-y", str(SIZE[1]), command)
+    tmux("new-session", "-d", "-s", session, "-c", str(root), "-x", str(SIZE[0]), "-y", str(SIZE[1]), command)
     root = int(tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip() or 0)
     card_s = quiet_s = None
     peak = quiet_rss = 0.0
