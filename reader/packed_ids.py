@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 POSITIONS_SLICE = 10_000
+COMPARED_SLICE = 10_000  # ids compared as bytes at once (same_ids)
 SPARSE = 100  # under a hundredth of a run's ids asked: decoded one at a time, not the run (PackedIds.take)
 ROW_TYPE = "i"  # a row of the index (int32), as views hold them
 PACKED_END_TYPE = "I"  # where each packed id ends (uint32)
@@ -135,10 +136,10 @@ def same_ids(ids: list[str], column: Sequence[str], rows: np.ndarray) -> bool:
     way at each start (decoding them took ~0.25 s of its CPU)."""
     if not isinstance(column, PackedIds):
         return not any(map(ne, ids, gather(column, rows.tolist())))
-    for start in range(0, len(rows), POSITIONS_SLICE):
+    for start in range(0, len(rows), COMPARED_SLICE):
         # (a lone surrogate, from SQLite's JSON, encodes to bytes no packed id holds: unequal)
-        wanted = "\n".join(ids[start : start + POSITIONS_SLICE]).encode("utf-8", "surrogatepass")
-        if column.joined(rows[start : start + POSITIONS_SLICE]) != wanted:
+        wanted = "\n".join(ids[start : start + COMPARED_SLICE]).encode("utf-8", "surrogatepass")
+        if column.joined(rows[start : start + COMPARED_SLICE]) != wanted:
             return False
     return True
 
