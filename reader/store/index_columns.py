@@ -41,11 +41,6 @@ HEADER_START = 128  # bytes of the header that hold its token and source (writte
 _MADE_FROM = re.compile(rb'\{"token": "([0-9a-f]{8,32})", "source": \[([0-9]{1,20}), ([0-9]{1,20})\]')
 
 
-# Papers from which a whole read checks its columns' ranges in numpy: six passes of min and max
-# over a million values took ~0.1 s of the app's start, which imports numpy for its counts next.
-NUMPY_CHECKS = 500_000
-
-
 Source = tuple[int, int]  # index.json's modification time (ns) and size when the columns were made
 
 
@@ -120,31 +115,6 @@ def _read(path: Path, token: str, source: Source, *, whole: bool) -> PaperIndex 
         return None
 
 
-def _in_range(days: array, masks: array, versions: array, arrived: array, topics: int) -> bool:
-    """Whether every day, mask, version and arrival is one the index can hold (a crafted
-    file's may not be)."""
-    if len(days) < NUMPY_CHECKS:
-        return (
-            min(days) >= MIN_DAY
-            and max(days) <= MAX_DAY
-            and min(masks) >= 0
-            and max(masks) < 1 << topics
-            and min(versions) >= 1
-            and min(arrived) >= 0
-        )
-    import numpy as np
-
-    day, mask, version, arrival = (np.frombuffer(column, dtype=column.typecode) for column in (days, masks, versions, arrived))
-    return bool(
-        day.min() >= MIN_DAY
-        and day.max() <= MAX_DAY
-        and mask.min() >= 0
-        and mask.max() < 1 << topics
-        and version.min() >= 1
-        and arrival.min() >= 0
-    )
-
-
 def made_from(path: Path) -> tuple[str, Source] | None:
     """The token and source the file's header names (its first bytes read alone), if any."""
     try:
@@ -204,12 +174,14 @@ def _decode(raw: bytes, token: str, source: Source, whole: bool) -> PaperIndex |
         # of range harms nothing there, so they are not checked (two passes over a million
         # rows each, a sixth of a listing's time); the whole index's become dates and are.
         return PaperIndex.of_columns(topics, PackedIds(blob, ends), versions, days, masks, array(ARRIVED_TYPE, bytes(8 * papers)))
-    if papers and not _in_range(days, masks, versions, arrived, len(topics)):
+    if papers and not (min(days) >= MIN_DAY and max(days) <= MAX_DAY and min(masks) >= 0 and max(masks) < 1 << len(topics)):
         return None
     # One id between two newlines, none empty (int32 versions are at most MAX_VERSION and
     # int64 arrivals at most MAX_ARRIVED).
     if text.count("\n") != max(papers - 1, 0) or "\n\n" in text or text.startswith("\n") or text.endswith("\n"):
         return None
     del text
+    if papers and not (min(versions) >= 1 and min(arrived) >= 0):
+        return None
     # The ids' bytes copied out of the file's: the app keeps them, not the whole file's.
     return PaperIndex.of_columns(topics, PackedIds(memoryview(bytes(blob)), ends), versions, days, masks, arrived)
