@@ -136,7 +136,7 @@ def app_run(
     tmux("new-session", "-d", "-s", session, "-c", str(root), "-x", str(SIZE[0]), "-y", str(SIZE[1]), command)
     root = int(tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip() or 0)
     card_s = quiet_s = None
-    peak = quiet_rss = 0.0
+    peak = quiet_rss = quiet_cpu = 0.0
     samples: list[tuple[float, float]] = []  # (time, cpu seconds)
     screen = ""
     try:
@@ -155,7 +155,7 @@ def app_run(
                 # quiet app never read as quiet).
                 older = [s for s in samples if card_s <= s[0] <= now - settle_s]
                 if older and (cpu - older[-1][1]) / (now - older[-1][0]) < QUIET_SHARE:
-                    quiet_s, quiet_rss = older[-1][0], rss
+                    quiet_s, quiet_rss, quiet_cpu = older[-1][0], rss, older[-1][1]
             if (quiet_s is not None and now >= watch_s) or now > max(watch_s, longest_s):
                 break
             time.sleep(0.05 if card_s is None else 0.25)
@@ -167,7 +167,14 @@ def app_run(
                 break
             time.sleep(0.1)
         tmux("kill-session", "-t", session)
-    return {"card_s": card_s, "peak_mb": peak, "quiet_s": quiet_s, "quiet_mb": quiet_rss, "traceback": "Traceback" in screen}
+    return {
+        "card_s": card_s,
+        "peak_mb": peak,
+        "quiet_s": quiet_s,
+        "quiet_mb": quiet_rss,
+        "quiet_cpu_s": quiet_cpu,  # the tree's CPU seconds until quiet (a loaded machine inflates them less than quiet_s)
+        "traceback": "Traceback" in screen,
+    }
 
 
 # --- commands --------------------------------------------------------------------------------

@@ -78,6 +78,7 @@ def main() -> None:
                 run = app_run(env, args.data, newest_title, watch_s=0.0, settle_s=2.0, longest_s=60.0, root=root)
                 keep(which, "app: newest card s", run["card_s"])
                 keep(which, "app: CPU quiet s", run["quiet_s"])
+                keep(which, "app: tree CPU until quiet s", run["quiet_cpu_s"])
                 keep(which, "app: tree RSS once quiet MB", run["quiet_mb"])
             for name, query in QUERIES.items():
                 wall, cpu, _ = command(root, args.data, env, "list", "--query", query, "--limit", "10", "--json")
