@@ -17,7 +17,7 @@ import pytest
 from reader.arxiv.client import ArxivClient
 from reader.arxiv.options import ClientOptions
 from reader.cli import main
-from reader.fulltext.document import CAPTION, FIGURE
+from reader.fulltext.document import CAPTION, FIGURE, Block, Document
 from reader.fulltext.figures import FigureCache, fetch_image
 from reader.fulltext.html import LatexmlText
 from reader.fulltext.picture import ImageRefused, half_blocks, open_image
@@ -128,8 +128,6 @@ def test_every_figure_of_the_real_latexml_pages_is_found_with_its_caption():
 
 
 def test_a_stored_figure_survives_the_store_and_a_hostile_address_in_the_file_does_not(tmp_path):
-    from reader.fulltext.document import Block, Document
-
     texts = TextStore(tmp_path)
     figure = Block(FIGURE, "Figure 1: x", images=("https://arxiv.org/html/1v1/x1.png",))
     path = texts.save(Document("2301.00001", 1, "html", (figure,)))
@@ -137,6 +135,20 @@ def test_a_stored_figure_survives_the_store_and_a_hostile_address_in_the_file_do
     edited = path.read_text().replace("https://arxiv.org/html/1v1/x1.png", "file:///etc/passwd")
     path.write_text(edited)
     assert texts.load("2301.00001").blocks[0].images == ()
+
+
+def test_a_stored_text_of_ten_thousand_figures_loads_with_the_papers_bound_on_images(tmp_path):
+    from reader.fulltext.sources import MAX_IMAGES
+
+    texts = TextStore(tmp_path)
+    figure = [FIGURE, "Figure: x", None, {"images": [f"https://arxiv.org/html/1v1/x{n}.png" for n in range(5)]}]
+    path = texts.save(Document("2301.00001", 1, "html", (Block(FIGURE, "Figure 1: x"),)))
+    stored = json.loads(path.read_text())
+    stored["blocks"] = [figure] * 10_000  # an edited file: 50,000 images, five times the paper's bound
+    path.write_text(json.dumps(stored))
+    document = texts.load("2301.00001")
+    assert len(document.blocks) == 10_000  # every caption is kept
+    assert len(document.images) == MAX_IMAGES
 
 
 # --- reading and drawing an image ----------------------------------------------------------------
