@@ -70,15 +70,24 @@ def open_image(data: bytes) -> Image.Image:
         raise ImageRefused("a truncated or damaged image") from None
 
 
-def half_blocks(image: Image.Image, width: int, max_rows: int | None = None) -> Cells:
-    """`image` scaled to `width` cells across (never wider than its own pixels) and at most
-    `max_rows` rows down, as half-block cells."""
-    columns = max(1, min(width, image.width))
-    pixel_rows = max(2, round(image.height * columns / image.width))
+def cell_box(size: tuple[int, int], width: int, max_rows: int | None = None) -> tuple[int, int]:
+    """The cells (columns, rows) an image of `size` pixels takes: `width` across (never wider than
+    its own pixels), a row for two of its pixels down (a cell is about twice as tall as wide), at
+    most `max_rows` (a tall image is narrowed). Half blocks and a terminal's own pixels alike."""
+    image_width, image_height = size
+    columns = max(1, min(width, image_width))
+    pixel_rows = max(2, round(image_height * columns / image_width))
     if max_rows is not None and pixel_rows > 2 * max_rows:
         columns = max(1, round(columns * 2 * max_rows / pixel_rows))
         pixel_rows = 2 * max_rows
-    pixel_rows += pixel_rows % 2
+    return columns, (pixel_rows + 1) // 2
+
+
+def half_blocks(image: Image.Image, width: int, max_rows: int | None = None) -> Cells:
+    """`image` scaled to `width` cells across (never wider than its own pixels) and at most
+    `max_rows` rows down, as half-block cells."""
+    columns, rows = cell_box(image.size, width, max_rows)
+    pixel_rows = 2 * rows
     small = image.resize((columns, pixel_rows), Image.Resampling.BOX, reducing_gap=2.0)
     data = small.tobytes()
     stride = 3 * columns
@@ -88,3 +97,29 @@ def half_blocks(image: Image.Image, width: int, max_rows: int | None = None) -> 
         return (data[at], data[at + 1], data[at + 2])
 
     return Cells(tuple(tuple((pixel(row, column), pixel(row + 1, column)) for column in range(columns)) for row in range(0, pixel_rows, 2)))
+
+
+@dataclass(frozen=True, slots=True)
+class Pixels:
+    """An image for a terminal that draws pixels itself: a PNG, and the cells it is placed over."""
+
+    png: bytes
+    columns: int
+    rows: int
+
+
+CELL_PIXELS = (12, 24)  # pixels sent for a cell: about a terminal's cell at its usual font sizes
+MAX_SENT_PIXELS = 4_000_000  # what one image sends the terminal at most (a few MB of base64)
+
+
+def terminal_pixels(image: Image.Image, width: int, max_rows: int | None = None) -> Pixels:
+    """`image` over the cells half blocks would take (cell_box), as a PNG of about the cells'
+    own resolution: never larger than the image, nor than MAX_SENT_PIXELS."""
+    columns, rows = cell_box(image.size, width, max_rows)
+    scale = min(1.0, columns * CELL_PIXELS[0] / image.width, rows * CELL_PIXELS[1] / image.height)
+    scale = min(scale, (MAX_SENT_PIXELS / (image.width * image.height)) ** 0.5)
+    size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
+    sent = image if size == image.size else image.resize(size, Image.Resampling.LANCZOS, reducing_gap=2.0)
+    out = io.BytesIO()
+    sent.save(out, format="PNG", compress_level=1)  # sent once, at once: speed over size
+    return Pixels(out.getvalue(), columns, rows)

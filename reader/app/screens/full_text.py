@@ -26,10 +26,10 @@ from textual.worker import get_current_worker
 
 from reader.app.keys import key
 from reader.app.widgets.footer import KeyFooter
-from reader.app.widgets.picture import cell_strips
+from reader.app.widgets.picture import cell_strips, new_image_id, placement_strips, send_to_terminal, terminal_drawing
 from reader.app.widgets.record_view import MATH, RECORD_SCROLL, RecordLines, RecordView, record_width
 from reader.app.widgets.text_layout import TextLayout, text_lines
-from reader.core.terminal_graphics import OFF
+from reader.core.terminal_graphics import KITTY, KITTY_MAX_CELLS, OFF, kitty_forget, kitty_image
 from reader.errors import ReaderError
 from reader.fulltext.document import Document
 from reader.fulltext.store import TextStore
@@ -54,11 +54,14 @@ class TextLaidOut(Message):
     """A worker read (or fetched) the paper's text and laid it out at the screen's width; else
     `said` why there is none; else, `document` None, none is stored (a fetch starts)."""
 
-    def __init__(self, document: Document | None, layout: TextLayout | None = None, *, said: str = ""):
+    def __init__(
+        self, document: Document | None, layout: TextLayout | None = None, *, said: str = "", sends: tuple[tuple[int, str], ...] = ()
+    ):
         super().__init__()
         self.document = document
         self.layout = layout
         self.said = said
+        self.sends = sends  # (image id, escape sequence): the images the terminal must have to show the layout
 
 
 class FigureFetched(Message):
@@ -102,7 +105,11 @@ class FullTextScreen(Screen):
         self.unicode = True  # math as Unicode; `t`: as TeX (copying gives what is shown)
         self.layout_now: TextLayout | None = None
         self.pictures: dict[int, str | None] = {}  # image number -> None: drawn; else a line saying why not / that it comes
-        self._drawn: dict[tuple[int, int], list[Strip]] = {}  # (image number, width) -> its strips, made once per width
+        self.drawing = terminal_drawing(service.settings.images)  # half blocks, or the terminal's own pixels (Kitty)
+        # (image number, width) -> its strips, made once per width, and what sends its pixels to
+        # the terminal (Kitty: its id and escape sequence; half blocks: None)
+        self._drawn: dict[tuple[int, int], tuple[list[Strip], tuple[int, str] | None]] = {}
+        self._sent: set[int] = set()  # the Kitty images the terminal holds (freed when the view closes)
         self._pending: list[int] = []  # images asked for, not fetched yet (one worker fetches them in turn)
         self._fetching = False
         self._failed: set[int] = set()  # images that could not be fetched (not refused): `f` tries them again
@@ -146,11 +153,11 @@ class FullTextScreen(Screen):
         index = library.index
         cached = {block.arxiv_id for block in document.references if block.arxiv_id is not None and block.arxiv_id in index}
         width = record_width(self.app.size.width)
-        pictures = self._pictures(width - 3)
+        pictures, sends = self._pictures(width - 3)
         keys = (key(self.app, "detail.figure"), key(self.app, "detail.figures"))  # as the keymap leaves them
         lines = text_lines(document, width, cached, library.starred, library.read, pictures, keys, unicode=self.unicode)
         if not get_current_worker().is_cancelled:
-            self.post_message(TextLaidOut(document, lines))
+            self.post_message(TextLaidOut(document, lines, sends=sends))
 
     def on_text_laid_out(self, message: TextLaidOut) -> None:
         if message.said:
@@ -158,33 +165,51 @@ class FullTextScreen(Screen):
         elif message.document is None or message.layout is None:
             self.fetch()
         else:
+            for image_id, sequence in message.sends:  # the pixels first, then the cells showing them
+                if image_id not in self._sent:
+                    send_to_terminal(self.app, sequence)
+                    self._sent.add(image_id)
             self._show(message.document, message.layout)
 
-    def _pictures(self, width: int) -> dict[int, Sequence[Strip] | str]:
-        """In a worker: the images asked for, drawn at `width` (each drawn once per width)."""
-        from reader.fulltext.picture import ImageRefused, half_blocks
+    def _pictures(self, width: int) -> tuple[dict[int, Sequence[Strip] | str], tuple[tuple[int, str], ...]]:
+        """In a worker: the images asked for, drawn at `width` (each drawn once per width), and
+        what sends the terminal their pixels (Kitty)."""
+        from reader.fulltext.picture import ImageRefused
 
         found: dict[int, Sequence[Strip] | str] = {}
+        sends = []
         for number, note in list(self.pictures.items()):
             if note is not None:
                 found[number] = note
                 continue
-            strips = self._drawn.get((number, width))
-            if strips is None:
+            drawn = self._drawn.get((number, width))
+            if drawn is None:
                 stored = self._figure_cache().stored(self.paper_id, self.document_version(), number)
                 try:
                     if stored is None or stored.path is None:
                         raise ImageRefused(
                             stored.refused if stored is not None and stored.refused else "no longer kept: f fetches it again"
                         )
-                    image = self._figure_cache().read(stored.path)
-                    cells = half_blocks(image, width, max(8, min(MAX_PICTURE_ROWS, self.app.size.height - 4)))
+                    drawn = self._drawn[(number, width)] = self._draw(self._figure_cache().read(stored.path), width)
                 except ImageRefused as refused:
                     found[number] = str(refused)
                     continue
-                strips = self._drawn[(number, width)] = cell_strips(cells, indent=2)
-            found[number] = strips
-        return found
+            found[number] = drawn[0]
+            if drawn[1] is not None:
+                sends.append(drawn[1])
+        return found, tuple(sends)
+
+    def _draw(self, image, width: int) -> tuple[list[Strip], tuple[int, str] | None]:
+        """An image's strips at `width`, as the terminal draws pictures."""
+        from reader.fulltext.picture import half_blocks, terminal_pixels
+
+        rows = max(8, min(MAX_PICTURE_ROWS, self.app.size.height - 4))
+        if self.drawing == KITTY:
+            pixels = terminal_pixels(image, min(width, KITTY_MAX_CELLS), rows)
+            image_id = new_image_id()
+            sequence = kitty_image(pixels.png, image_id, pixels.columns, pixels.rows)
+            return placement_strips(image_id, pixels.columns, pixels.rows, indent=2), (image_id, sequence)
+        return cell_strips(half_blocks(image, width, rows), indent=2), None
 
     def document_version(self) -> int:
         return self.document.version if self.document is not None else self.version
@@ -338,7 +363,7 @@ class FullTextScreen(Screen):
     def _ask(self, numbers: list[int]) -> None:
         if self._texts() is None or self.document is None:
             return
-        if self.service.settings.images == OFF:  # the caption and the image's link, nothing fetched
+        if self.drawing == OFF:  # the caption and the image's link, nothing fetched
             images = self.document.images  # (made from the blocks: once, not per image)
             for number in numbers:
                 self.pictures[number] = f"not shown (images = off): {images[number - 1][1]}"
@@ -408,6 +433,8 @@ class FullTextScreen(Screen):
 
     def action_close(self) -> None:
         self._pending.clear()  # the image being fetched is the last
+        for image_id in self._sent:  # the terminal's memory, not only the app's
+            send_to_terminal(self.app, kitty_forget(image_id))
         child = self._child
         if child is not None and child.stdin is not None:
             try:

@@ -11,7 +11,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from reader.app.widgets.picture import UPPER_HALF, note_strip
+from reader.app.widgets.picture import note_strip
 from reader.app.widgets.record_view import RecordLines
 from reader.fulltext.document import AUTHORS, CAPTION, FIGURE, HEADING, REFERENCE, TITLE, Block, Document
 from reader.fulltext.render import block_lines
@@ -85,9 +85,8 @@ def text_lines(
         line_blocks.append(index)
         if block is not None and block.kind == FIGURE and (at + 1 == len(lines) or lines[at + 1][0] is not block):
             extra = _figure_strips(numbers[id(block)], pictures, keys)
-            strips.extend(extra)
-            # A picture's rows have no text (nothing to copy, and the view passes them on as drawn).
-            texts.extend("" if strip.text.strip(" " + UPPER_HALF) == "" else strip.text for strip in extra)
+            strips.extend(strip for strip, _ in extra)
+            texts.extend(text for _, text in extra)
             line_blocks.extend([index] * len(extra))
             figures.append((len(strips) - 1, tuple(numbers[id(block)])))
     strips.append(Strip([]))
@@ -96,18 +95,24 @@ def text_lines(
     return TextLayout(RecordLines(tuple(strips), tuple(texts)), tuple(line_blocks), starts, tuple(figures))
 
 
-def _figure_strips(numbers: list[int], pictures: Mapping[int, Sequence[Strip] | str], keys: tuple[str, str]) -> list[Strip]:
-    """A figure's images as drawn (or why not), or the hint when none was asked for."""
+def _figure_strips(numbers: list[int], pictures: Mapping[int, Sequence[Strip] | str], keys: tuple[str, str]) -> list[tuple[Strip, str]]:
+    """A figure's images as drawn (or why not), or the hint when none was asked for: (strip, its
+    text). A picture's rows have no text (nothing to copy, and the view passes them on as drawn)."""
     if not numbers:
-        return [note_strip("(no image in the page: drawn there as a picture or text)")]
+        return [_note("(no image in the page: drawn there as a picture or text)")]
     if not any(number in pictures for number in numbers):
         several = f" ({len(numbers)} images)" if len(numbers) > 1 else ""
-        return [note_strip(f"{keys[0]}: show the figure{several} · {keys[1]}: every figure")]
-    strips: list[Strip] = []
+        return [_note(f"{keys[0]}: show the figure{several} · {keys[1]}: every figure")]
+    strips: list[tuple[Strip, str]] = []
     for number in numbers:
         shown = pictures.get(number)
         if isinstance(shown, str):
-            strips.append(note_strip(f"image {number}: {shown}"))
+            strips.append(_note(f"image {number}: {shown}"))
         elif shown is not None:
-            strips.extend(shown)
+            strips.extend((strip, "") for strip in shown)
     return strips
+
+
+def _note(text: str) -> tuple[Strip, str]:
+    strip = note_strip(text)
+    return strip, strip.text
