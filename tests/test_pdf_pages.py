@@ -292,3 +292,27 @@ def test_in_a_real_terminal_p_draws_the_page_in_half_blocks_and_n_turns_it(store
     assert run.status == 0, run.output[-2000:]
     first = run.output.split("Page 1 of 2", 1)[1]
     assert "▀" in first.split("Page 2 of 2", 1)[0] and "▀" in first.split("Page 2 of 2", 1)[1]
+
+
+@pytest.mark.slow  # PDFium's child process
+async def test_a_figure_of_a_pdf_only_text_says_its_page_and_enter_opens_the_page_view_there(store):
+    from reader.fulltext.pdf import pdf_blocks
+
+    app = full_text_app(store)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        keep_read_from_pdf(store.data_dir, paper, ARTICLE.read_bytes())
+        TextStore(store.data_dir).save(Document(paper.id, paper.version, "pdf", tuple(pdf_blocks(ARTICLE))))  # its real text
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, FullTextScreen) and app.screen.document is not None)
+        lines = [line.rstrip() for line in app.screen.view.lines.texts]
+        caption = lines.index("Figure 1: Success probability of the walk against the number of steps.")
+        assert lines[caption + 1] == "  see page 2 · ⏎: open page 2 of the PDF"
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, PdfPagesScreen))
+        screen = app.screen
+        await until(pilot, lambda: screen.shown_page is not None or screen.problem is not None)
+        assert screen.shown_page == 2
+        assert page_lines(app)[0] == f"  Page 2 of 3 · arXiv:{paper.id}v{paper.version}"

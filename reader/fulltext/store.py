@@ -36,6 +36,7 @@ log = logging.getLogger("reader.fulltext")
 # A stored text's name: an arXiv id (its `/` written `_`), its version (reader/models.py's ARXIV_ID).
 _NAME = re.compile(rf"(?P<key>{ID_PATTERN.replace('/', '_')})v(?P<version>\d+)\.json")
 _SAFE_KEY = re.compile(r"^[A-Za-z0-9._-]+$")
+MAX_FIGURE_PAGE = 10_000  # a PDF figure's page as stored: the page view shows no PDF of more pages
 TEXT_BYTES = 128 * 1024 * 1024  # the most a stored text is read: 16 M characters (html.py) as JSON
 PDF_BYTES = 1024 * 1024 * 1024  # far more than any PDF arXiv serves: only a device is refused by size
 _OTHERS = re.compile(rf"words\.sqlite3(?:-wal|-shm|-journal)?|{LEFTOVER.pattern}")  # fulltext/'s other files
@@ -200,8 +201,10 @@ def _document(data: object, path: Path) -> Document | None:
         number, key = _reference_place(extra if item[0] == REFERENCE else None)
         images = _image_addresses(extra if item[0] == FIGURE else None, images_left)
         images_left -= len(images)
+        page = extra.get("page") if item[0] == FIGURE else None
+        page = page if isinstance(page, int) and not isinstance(page, bool) and 0 < page <= MAX_FIGURE_PAGE else None
         text = printable(item[1])
-        blocks.append(Block(item[0], text, found, number, key, checked(text, extra.get("maths")), images))
+        blocks.append(Block(item[0], text, found, number, key, checked(text, extra.get("maths")), images, page))
     if not blocks:
         log.warning("%s holds no valid block; ignored", path)
         return None

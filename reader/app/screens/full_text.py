@@ -44,6 +44,13 @@ REFERENCES = Binding(
     "b", "references", "References", show=False, id="detail.references", tooltip="The paper's references: open a cached one, add one"
 )
 FIGURE_KEYS = [
+    Binding(
+        "enter",
+        "open_figure",
+        "Open figure",
+        id="detail.open_figure",
+        tooltip="The figure at or below the top of the screen: draw it; in a PDF's text, open the page it is on",
+    ),
     Binding("f", "figure", "Figure", id="detail.figure", tooltip="Show the figure at or below the top of the screen"),
     Binding("F", "all_figures", "All figures", show=False, id="detail.figures", tooltip="Show every figure of the paper"),
 ]
@@ -154,7 +161,11 @@ class FullTextScreen(Screen):
         cached = {block.arxiv_id for block in document.references if block.arxiv_id is not None and block.arxiv_id in index}
         width = record_width(self.app.size.width)
         pictures, sends = self._pictures(width - 3)
-        keys = (key(self.app, "detail.figure"), key(self.app, "detail.figures"))  # as the keymap leaves them
+        keys = (
+            key(self.app, "detail.figure"),
+            key(self.app, "detail.figures"),
+            key(self.app, "detail.open_figure"),
+        )  # as the keymap leaves them
         lines = text_lines(document, width, cached, library.starred, library.read, pictures, keys, unicode=self.unicode)
         if not get_current_worker().is_cancelled:
             self.post_message(TextLaidOut(document, lines, sends=sends))
@@ -342,15 +353,25 @@ class FullTextScreen(Screen):
         if layout is None:
             self.app.notify("No figures before the text is read.")
             return
-        for last, numbers in layout.figures:
+        for last, numbers, _ in layout.figures:
             if last >= top and numbers and any(self._askable(number) for number in numbers):
                 self._ask([number for number in numbers if self._askable(number)])
                 return
         self.app.notify("No figure to show below the top of the screen (F shows every figure).")
 
+    def action_open_figure(self) -> None:
+        """Enter: the figure at or below the top of the screen, as it can be seen: a PDF's on its
+        page in the page view, else drawn in place (as `f`)."""
+        layout, top = self.layout_now, self.view.scroll_offset.y
+        figure = next((figure for figure in layout.figures if figure[0] >= top), None) if layout is not None else None
+        if figure is not None and figure[2] is not None:
+            self.action_pdf_pages(figure[2])
+        else:
+            self.action_figure()
+
     def action_all_figures(self) -> None:
         layout = self.layout_now
-        numbers = [number for _, numbers in (layout.figures if layout else ()) for number in numbers if self._askable(number)]
+        numbers = [number for _, numbers, _ in (layout.figures if layout else ()) for number in numbers if self._askable(number)]
         if layout is None or not layout.figures:
             self.app.notify("This text has no figures." if layout is not None else "No figures before the text is read.")
         elif numbers:
@@ -426,10 +447,10 @@ class FullTextScreen(Screen):
             return
         self.app.push_screen(PaperLinksScreen(self.service, self.paper_id, REFERENCES_OF, self.open_paper, self.client_options))
 
-    def action_pdf_pages(self) -> None:
+    def action_pdf_pages(self, page: int = 1) -> None:
         from reader.app.screens.pdf_pages import PdfPagesScreen
 
-        self.app.push_screen(PdfPagesScreen(self.service, self.paper_id, self.version, self.client_options))
+        self.app.push_screen(PdfPagesScreen(self.service, self.paper_id, self.version, self.client_options, page=page))
 
     def action_close(self) -> None:
         self._pending.clear()  # the image being fetched is the last

@@ -62,13 +62,14 @@ class PdfPagesScreen(Screen):
         Binding("k,up", "scroll('up')", "Up", show=False, id="pages.up"),
     ]
 
-    def __init__(self, service: LibraryService, paper_id: str, version: int, client_options=None):
+    def __init__(self, service: LibraryService, paper_id: str, version: int, client_options=None, *, page: int = 1):
+        """`page`: the one shown first (past the PDF's end: its last)."""
         super().__init__()
         self.service = service
         self.paper_id = paper_id
         self.version = version
         self.client_options = client_options  # the tests' loopback arXiv; None: the settings'
-        self.page = 1
+        self.page = page
         self.pages: int | None = None  # known once a page is drawn
         self.problem: str | None = None  # why no page is shown
         self.shown_page: int | None = None  # the page on screen, once drawn
