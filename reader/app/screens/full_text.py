@@ -10,9 +10,7 @@ the lines at the top of the screen staying there."""
 from __future__ import annotations
 
 import asyncio
-import json
-import subprocess
-import sys
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -37,6 +35,7 @@ from reader.fulltext.store import TextStore
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from reader.fulltext.child import FetchChild
     from reader.service import LibraryService
 
 # `b` in the detail and full-text views: the references as a list to act on (references.py).
@@ -69,6 +68,14 @@ class TextLaidOut(Message):
         self.layout = layout
         self.said = said
         self.sends = sends  # (image id, escape sequence): the images the terminal must have to show the layout
+
+
+class FetchProgress(Message):
+    """How far the fetching worker got, in a line shown in place of the text."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.text = text
 
 
 class FigureFetched(Message):
@@ -108,7 +115,7 @@ class FullTextScreen(Screen):
         self.client_options = client_options  # the tests' loopback arXiv; None: the settings'
         self.document: Document | None = None
         self.problem: str | None = None  # why there is no text to show
-        self._child: subprocess.Popen | None = None
+        self._child: FetchChild | None = None  # the fetch under way, if any
         self.unicode = True  # math as Unicode; `t`: as TeX (copying gives what is shown)
         self.layout_now: TextLayout | None = None
         self.pictures: dict[int, str | None] = {}  # image number -> None: drawn; else a line saying why not / that it comes
@@ -117,8 +124,11 @@ class FullTextScreen(Screen):
         # the terminal (Kitty: its id and escape sequence; half blocks: None)
         self._drawn: dict[tuple[int, int], tuple[list[Strip], tuple[int, str] | None]] = {}
         self._sent: set[int] = set()  # the Kitty images the terminal holds (freed when the view closes)
-        self._pending: list[int] = []  # images asked for, not fetched yet (one worker fetches them in turn)
+        # Images asked for, not fetched yet: one worker fetches them in turn, taking each under the
+        # lock that asking takes too (an image asked for as the worker ends starts another).
+        self._pending: list[int] = []
         self._fetching = False
+        self._pending_lock = threading.Lock()
         self._failed: set[int] = set()  # images that could not be fetched (not refused): `f` tries them again
 
     @property
@@ -257,55 +267,28 @@ class FullTextScreen(Screen):
     @work(thread=True, exclusive=True, group="full-text-fetch")
     def fetch(self) -> None:
         """Fetch in a child process, telling how far it got; then lay out what it stored."""
-        from reader.fulltext.child import STOPPED_FOR_CPU, fetch_job, stopped_for_cpu
+        from reader.fulltext.child import FetchChild, fetch_job
         from reader.sync.types import client_options
 
         texts = self._texts()
         assert texts is not None
         options = self.client_options or client_options(self.service.settings)
-        job = fetch_job(texts.data_dir, self.paper_id, self.version, options)
-        self.app.call_from_thread(self._say, f"Fetching the full text of arXiv:{self.paper_id}v{self.version} from arXiv…")
-        try:
-            child = self._child = subprocess.Popen(
-                [sys.executable, "-m", "reader.fulltext.child"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-        except OSError as error:
-            self.post_message(TextLaidOut(None, said=f"No full text: the fetch could not start ({error.strerror or error})"))
-            return
-        assert child.stdin is not None and child.stdout is not None
-        outcome: dict = {}
-        try:
-            child.stdin.write((json.dumps(job) + "\n").encode())
-            child.stdin.flush()
-            for raw in child.stdout:
-                try:
-                    message = json.loads(raw)
-                except ValueError:
-                    continue
-                if not isinstance(message, dict):
-                    continue
-                if "progress" in message:
-                    what, received = message["progress"]
-                    self.app.call_from_thread(
-                        self._say,
-                        f"Fetching the full text of arXiv:{self.paper_id}v{self.version} ({'PDF' if what == 'pdf' else 'HTML'}): "
-                        f"{received / 2**20:.1f} MB…",
-                    )
-                elif "notice" in message:
-                    self.app.call_from_thread(self._say, f"Fetching the full text: {message['notice']}")
-                else:
-                    outcome = message
-        except (OSError, ValueError):
-            pass
-        finally:
-            self._stop_child()
+        where = f"arXiv:{self.paper_id}v{self.version}"
+        self.post_message(FetchProgress(f"Fetching the full text of {where} from arXiv…"))
+
+        def said(message: dict) -> None:
+            if "progress" in message:
+                what, received = message["progress"]
+                kind = "PDF" if what == "pdf" else "HTML"
+                self.post_message(FetchProgress(f"Fetching the full text of {where} ({kind}): {received / 2**20:.1f} MB…"))
+            else:
+                self.post_message(FetchProgress(f"Fetching the full text: {message['notice']}"))
+
+        child = self._child = FetchChild(fetch_job(texts.data_dir, self.paper_id, self.version, options))
+        outcome = child.run(said)
+        self._child = None
         if get_current_worker().is_cancelled:
             return
-        if not outcome and stopped_for_cpu(child.returncode):
-            outcome = {"error": STOPPED_FOR_CPU}
         try:
             document = texts.load(self.paper_id) if "done" in outcome else None
         except ReaderError as error:
@@ -317,14 +300,8 @@ class FullTextScreen(Screen):
             return
         self._lay_out(document)
 
-    def _stop_child(self) -> None:
-        child, self._child = self._child, None
-        if child is not None and child.stdin is not None:
-            try:
-                child.stdin.close()  # the child stops by itself (a text is stored whole or not)
-            except OSError:
-                pass
-            child.wait()
+    def on_fetch_progress(self, message: FetchProgress) -> None:
+        self._say(message.text)
 
     def on_resize(self) -> None:
         if self.document is not None:
@@ -393,18 +370,20 @@ class FullTextScreen(Screen):
         for number in numbers:
             self.pictures[number] = "fetching…"
             self._failed.discard(number)
-        self._pending.extend(numbers)
+        with self._pending_lock:
+            self._pending.extend(numbers)
+            start, self._fetching = not self._fetching, True
         self.relayout(self.document)
-        if not self._fetching:
-            self._fetching = True
+        if start:
             self.fetch_figures(self.document)
 
     def _next_pending(self) -> int | None:
-        """On the UI thread: the next image to fetch, or None (the fetching worker ends)."""
-        if self._pending:
-            return self._pending.pop(0)
-        self._fetching = False
-        return None
+        """In the fetching worker: the next image to fetch, or None (the worker ends)."""
+        with self._pending_lock:
+            if self._pending:
+                return self._pending.pop(0)
+            self._fetching = False
+            return None
 
     def on_figure_fetched(self, message: FigureFetched) -> None:
         self.pictures[message.number] = message.note
@@ -426,7 +405,7 @@ class FullTextScreen(Screen):
 
         async def fetch_all() -> None:
             async with ArxivClient(options) as client:
-                while (number := self.app.call_from_thread(self._next_pending)) is not None:
+                while (number := self._next_pending()) is not None:
                     failed = False
                     try:
                         await fetch_image(client, cache, document.id, document.version, number, images[number - 1][1])
@@ -453,13 +432,11 @@ class FullTextScreen(Screen):
         self.app.push_screen(PdfPagesScreen(self.service, self.paper_id, self.version, self.client_options, page=page))
 
     def action_close(self) -> None:
-        self._pending.clear()  # the image being fetched is the last
+        with self._pending_lock:
+            self._pending.clear()  # the image being fetched is the last
         for image_id in self._sent:  # the terminal's memory, not only the app's
             send_to_terminal(self.app, kitty_forget(image_id))
         child = self._child
-        if child is not None and child.stdin is not None:
-            try:
-                child.stdin.close()
-            except OSError:
-                pass
+        if child is not None:
+            child.stop()
         self.dismiss(self.paper_id)

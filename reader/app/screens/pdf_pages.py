@@ -7,9 +7,7 @@ the page's text is shown instead of its pixels."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +30,7 @@ from reader.fulltext.clean import printable
 from reader.fulltext.pdfpages import PageRefused, render_page
 
 if TYPE_CHECKING:
+    from reader.fulltext.child import FetchChild
     from reader.service import LibraryService
 
 INDENT = 2
@@ -50,6 +49,14 @@ class PageDrawn(Message):
         self.problem = problem
         self.page = page
         self.pages = pages
+
+
+class PageNote(Message):
+    """A worker's line on its way (fetching, rendering), shown in place of the page."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.text = text
 
 
 class PdfPagesScreen(Screen):
@@ -75,7 +82,7 @@ class PdfPagesScreen(Screen):
         self.shown_page: int | None = None  # the page on screen, once drawn
         self._pdf: Path | None = None
         self._drawn: dict[tuple[int, int, int, bool], tuple[int, int, RecordLines]] = {}  # (page, columns, rows, text)
-        self._child: subprocess.Popen | None = None
+        self._child: FetchChild | None = None  # the PDF's fetch under way, if any
 
     @property
     def view(self) -> RecordView:
@@ -107,11 +114,8 @@ class PdfPagesScreen(Screen):
 
     def action_close(self) -> None:
         child = self._child
-        if child is not None and child.stdin is not None:
-            try:
-                child.stdin.close()  # the fetch stops (a PDF is kept whole or not at all)
-            except OSError:
-                pass
+        if child is not None:
+            child.stop()  # the fetch stops (a PDF is kept whole or not at all)
         self.dismiss()
 
     def _head(self, page: int) -> str:
@@ -135,7 +139,7 @@ class PdfPagesScreen(Screen):
         text = drawing(self.service.settings.images, os.environ, sys.__stdout__ is not None and sys.__stdout__.isatty()) == OFF
         key = (page, columns, rows, text)
         if key not in self._drawn:
-            self.app.call_from_thread(self._say, f"Rendering page {page}…")
+            self.post_message(PageNote(f"Rendering page {page}…"))
             try:
                 drawn = self._page_lines(page, columns, rows, text)
             except PageRefused as error:
@@ -153,6 +157,9 @@ class PdfPagesScreen(Screen):
             self._drawn[key] = self._drawn[(drawn[0], columns, rows, text)] = drawn
         if not get_current_worker().is_cancelled:
             self.post_message(PageDrawn(self._drawn[key]))
+
+    def on_page_note(self, message: PageNote) -> None:
+        self._say(message.text)
 
     def on_page_drawn(self, message: PageDrawn) -> None:
         if message.drawn is not None:
@@ -192,46 +199,24 @@ class PdfPagesScreen(Screen):
 
     def _fetch_pdf(self) -> Path | None:
         """The PDF fetched by the full text's child process; None when the screen closed first."""
-        from reader.fulltext.child import STOPPED_FOR_CPU, fetch_job, stopped_for_cpu
+        from reader.fulltext.child import FetchChild, fetch_job
         from reader.sync.types import client_options
 
         texts = self.service.text_store()
         assert texts is not None
         options = self.client_options or client_options(self.service.settings)
-        self.app.call_from_thread(self._say, f"Fetching the PDF of arXiv:{self.paper_id}v{self.version} from arXiv…")
-        try:
-            child = self._child = subprocess.Popen(
-                [sys.executable, "-m", "reader.fulltext.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-            )
-        except OSError as error:
-            raise PageRefused(f"the fetch could not start ({error.strerror or error})") from None
-        assert child.stdin is not None and child.stdout is not None
-        outcome: dict = {}
-        try:
-            child.stdin.write((json.dumps(fetch_job(texts.data_dir, self.paper_id, self.version, options, "pdf")) + "\n").encode())
-            child.stdin.flush()
-            for raw in child.stdout:
-                try:
-                    message = json.loads(raw)
-                except ValueError:
-                    continue
-                if isinstance(message, dict) and "progress" in message:
-                    received = message["progress"][1]
-                    self.app.call_from_thread(
-                        self._say, f"Fetching the PDF of arXiv:{self.paper_id}v{self.version}: {received / 2**20:.1f} MB…"
-                    )
-                elif isinstance(message, dict) and ("done" in message or "error" in message):
-                    outcome = message
-        except (OSError, ValueError):
-            pass
-        finally:
-            self._child = None
-            child.stdin.close()
-            child.wait()
+        where = f"arXiv:{self.paper_id}v{self.version}"
+        self.post_message(PageNote(f"Fetching the PDF of {where} from arXiv…"))
+
+        def said(message: dict) -> None:
+            if "progress" in message:
+                self.post_message(PageNote(f"Fetching the PDF of {where}: {message['progress'][1] / 2**20:.1f} MB…"))
+
+        child = self._child = FetchChild(fetch_job(texts.data_dir, self.paper_id, self.version, options, "pdf"))
+        outcome = child.run(said)
+        self._child = None
         if get_current_worker().is_cancelled:
             return None
-        if not outcome and stopped_for_cpu(child.returncode):
-            outcome = {"error": STOPPED_FOR_CPU}
         path = _kept(texts.pdf_path(self.paper_id, self.version)) if "done" in outcome else None
         if path is None:
             raise PageRefused(f"No PDF: {outcome.get('error') or 'the fetch stopped before it was done'}")
