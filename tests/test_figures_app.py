@@ -185,3 +185,23 @@ async def test_in_a_kitty_terminal_f_sends_the_image_once_and_draws_its_placemen
         await pilot.press("escape")
         await ready(pilot)
         assert sent[-1] == f"\x1b_Ga=d,d=I,i={image_id},q=2\x1b\\"  # freed in the terminal
+
+
+async def test_enter_draws_the_figure_at_or_below_the_top_of_the_screen(store, fake_arxiv):
+    app = full_text_app(store, fake_arxiv.base)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        path = f"/html/{paper.id}v{paper.version}/x1.png"
+        fake_arxiv.documents[path] = (PNG, encoded(checkerboard(4, 4, square=2), "PNG"))
+        figure = Block(FIGURE, "Figure 1: A board.", images=(fake_arxiv.base + path,))
+        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(TITLE, "T"), figure)))
+        await pilot.press("v")
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, FullTextScreen)
+        await pilot.press("enter")
+        await _settled(pilot, screen)
+        assert len([strip for strip in screen.view.lines.strips if UPPER_HALF in strip.text]) == 4
+        assert [request.path for request in fake_arxiv.requests] == [path]

@@ -316,3 +316,42 @@ async def test_a_figure_of_a_pdf_only_text_says_its_page_and_enter_opens_the_pag
         await until(pilot, lambda: screen.shown_page is not None or screen.problem is not None)
         assert screen.shown_page == 2
         assert page_lines(app)[0] == f"  Page 2 of 3 · arXiv:{paper.id}v{paper.version}"
+
+
+@pytest.mark.slow  # PDFium's child process
+async def test_in_a_kitty_terminal_a_page_is_sent_as_its_own_pixels_and_drawn_as_placement_cells(store, monkeypatch):
+    import base64
+    import re
+
+    from PIL import Image
+
+    from reader.app.screens import pdf_pages
+    from reader.core.terminal_graphics import KITTY, PLACEHOLDER
+
+    sent: list[str] = []
+    monkeypatch.setattr(pdf_pages, "terminal_drawing", lambda images: KITTY)  # as in kitty itself
+    monkeypatch.setattr(pdf_pages, "send_to_terminal", lambda app, sequence: sent.append(sequence))
+    app = full_text_app(store)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        keep_read_from_pdf(store.data_dir, app.screen.paper, ARTICLE.read_bytes())
+        screen = await full_text_then_pages(pilot)
+        assert screen.shown_page == 1 and len(sent) == 1
+        found = re.findall(r"\x1b_G([^;]*);([^\x1b]*)\x1b\\", sent[0])
+        keys = dict(pair.split("=") for pair in found[0][0].split(","))
+        columns, rows = int(keys["c"]), int(keys["r"])
+        assert rows == 40 - 4 and columns == 56  # the page fills the view's height; a US Letter page is 612 x 792
+        page = Image.open(io.BytesIO(base64.standard_b64decode("".join(data for _, data in found))))
+        assert page.format == "PNG" and page.size == (668, 864)  # drawn by PDFium for 36 rows of 24 pixels: 12 a column, not 1
+        assert page.convert("L").getextrema() == (0, 255)  # black text on white, not a blank
+        placed = [strip for strip in app.screen.query_one("#pdf-page").lines.strips if PLACEHOLDER in strip.text]
+        assert len(placed) == rows
+        await pilot.press("n")
+        await until(pilot, lambda: screen.shown_page == 2)
+        await pilot.press("p")
+        await until(pilot, lambda: screen.shown_page == 1)
+        assert len(sent) == 2  # page 1 drawn again from what was kept: not sent again
+        await pilot.press("escape")
+        await ready(pilot)
+        assert len([sequence for sequence in sent if sequence.startswith("\x1b_Ga=d")]) == 2  # both freed

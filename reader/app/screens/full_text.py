@@ -3,9 +3,10 @@ and laid out in a worker); otherwise fetched by a child process (reader/fulltext
 the view says how far it got, or in one line why it cannot. The text is plain (every string was
 cleaned when the page was read, and is drawn as text, never as markup), wrapped to the screen,
 scrolled with the detail view's keys; references to papers in the cache are marked. A figure is
-its caption and a hint: `f` shows the figure at or below the top of the screen, `F` every figure,
-each image fetched (reader/fulltext/figures.py) and drawn in half-blocks in a worker, in place,
-the lines at the top of the screen staying there."""
+its caption and a hint: `f` (or Enter) shows the figure at or below the top of the screen, `F`
+every figure, each image fetched (reader/fulltext/figures.py) and drawn in a worker, in place, in
+half-blocks or a Kitty terminal's own pixels, the lines at the top of the screen staying there. A
+figure of a text read from a PDF says its page, and Enter opens the page view there."""
 
 from __future__ import annotations
 
