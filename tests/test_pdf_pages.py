@@ -355,3 +355,30 @@ async def test_in_a_kitty_terminal_a_page_is_sent_as_its_own_pixels_and_drawn_as
         await pilot.press("escape")
         await ready(pilot)
         assert len([sequence for sequence in sent if sequence.startswith("\x1b_Ga=d")]) == 2  # both freed
+
+
+@pytest.mark.slow  # the app in a real terminal, PDFium's child process
+def test_in_a_real_kitty_terminal_p_sends_the_page_once_places_its_cells_and_frees_it(store, papers, data_dir):
+    import re
+
+    from reader.core.terminal_graphics import PLACEHOLDER, kitty_colour
+
+    for paper in papers:  # whichever paper the list highlights first is kept with its PDF
+        keep_read_from_pdf(data_dir, paper, PAPER_PDF)
+    environ = {name: value for name, value in os.environ.items() if name not in ("TMUX", "TERM_PROGRAM")}
+    run = run_in_terminal(
+        [sys.executable, "-m", "reader", "--data-dir", str(data_dir)],
+        env={**environ, "TERM": "xterm-kitty", "COLORTERM": "truecolor", "READER_ARXIV_PDF_URL": "http://127.0.0.1:9/pdf/"},
+        size=(100, 40),
+        keys=[(" · cs.", "\r"), ("Full text", "v"), ("A paper read from its PDF.", "P"), ("Page 1 of 2", "q"), ("Open figure", "\x11")],
+        deadline=90,
+    )
+    assert run.status == 0, run.output[-2000:]
+    sent = re.findall(r"\x1b_Ga=T,f=100,t=d,U=1,i=(\d+),c=(\d+),r=(\d+),q=2,m=[01];", run.output)
+    assert len(sent) == 1  # the page, once
+    image_id, rows = int(sent[0][0]), int(sent[0][2])
+    red, green, blue = kitty_colour(image_id)
+    placed = run.output.split(sent[0][0], 1)[1]
+    assert f"38;2;{red};{green};{blue}m" in placed and placed.count(PLACEHOLDER) >= rows  # its cells, in its colour
+    freed = f"\x1b_Ga=d,d=I,i={image_id},q=2\x1b\\"
+    assert freed in placed and "▀" not in placed.split(freed, 1)[0]  # no half blocks; freed on leaving the page view
