@@ -384,3 +384,23 @@ def test_fig_checks_a_kept_image_again_before_writing_it(figures_env, capsys, da
     code, _, err = run(capsys, "fig", paper.id, "1", "-o", str(tmp_path / "second.png"))
     assert code == 1 and err.strip() == "reader: error: not an image reader can read (PNG, JPEG, GIF or WebP)"
     assert not (tmp_path / "second.png").exists()
+
+
+def test_a_kitty_terminal_is_sent_an_opaque_png_as_it_is_and_any_other_image_flattened_and_scaled():
+    import io
+
+    from PIL import Image
+
+    from reader.fulltext.picture import CELL_PIXELS, terminal_pixels
+
+    board = encoded(checkerboard(40, 20, square=4), "PNG")
+    pixels = terminal_pixels(open_image(board), 50, 30, board)
+    assert pixels.png == board and (pixels.columns, pixels.rows) == (50, 13)  # the terminal scales it: no work here
+    see_through = Image.new("RGBA", (2000, 1000), (255, 0, 0, 0))  # transparent: shown on white, as on a page
+    data = encoded(see_through, "PNG")
+    pixels = terminal_pixels(open_image(data), 50, 30, data)
+    sent = Image.open(io.BytesIO(pixels.png))
+    assert sent.mode == "RGB" and sent.getpixel((0, 0)) == (255, 255, 255)
+    assert sent.size == (50 * CELL_PIXELS[0], 50 * CELL_PIXELS[0] // 2)  # scaled to about the cells' own pixels
+    jpeg = encoded(checkerboard(40, 20, square=4), "JPEG")
+    assert Image.open(io.BytesIO(terminal_pixels(open_image(jpeg), 50, 30, jpeg).png)).format == "PNG"

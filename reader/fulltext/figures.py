@@ -83,11 +83,15 @@ class FigureCache:
 
     def read(self, path: Path) -> Image.Image:
         """A kept image, read again as untrusted bytes (the file may have been replaced)."""
+        return self.read_with_bytes(path)[0]
+
+    def read_with_bytes(self, path: Path) -> tuple[Image.Image, bytes]:
+        """A kept image as read (`read`), and its file's bytes, which Pillow has read whole."""
         try:
             data = read_regular(path, MAX_BYTES)
         except (OSError, UnsafeFileError) as error:
             raise ImageRefused(f"cannot read {path.name}: {error}") from None
-        return open_image(data)
+        return open_image(data), data
 
     def keep(self, paper_id: str, version: int, number: int, data: bytes) -> Path:
         path = self.folder(paper_id, version) / f"{number}.{image_extension(data)}"

@@ -109,17 +109,23 @@ class Pixels:
 
 
 CELL_PIXELS = (12, 24)  # pixels sent for a cell: about a terminal's cell at its usual font sizes
-MAX_SENT_PIXELS = 4_000_000  # what one image sends the terminal at most (a few MB of base64)
+MAX_SENT_PIXELS = 4_000_000  # what one image sends the terminal at most
+MAX_SENT_BYTES = 4 * 1024 * 1024  # a PNG file sent as it is, at most (the terminal scales it)
 
 
-def terminal_pixels(image: Image.Image, width: int, max_rows: int | None = None) -> Pixels:
-    """`image` over the cells half blocks would take (cell_box), as a PNG of about the cells'
-    own resolution: never larger than the image, nor than MAX_SENT_PIXELS."""
+def terminal_pixels(image: Image.Image, width: int, max_rows: int | None = None, original: bytes = b"") -> Pixels:
+    """`image` (as open_image gave it) over the cells half blocks would take (cell_box), as a PNG
+    for the terminal: the `original` file itself when it is an opaque PNG within the bounds (the
+    terminal scales it: no work here), else the image scaled to about the cells' resolution."""
     columns, rows = cell_box(image.size, width, max_rows)
+    if original.startswith(b"\x89PNG") and len(original) <= MAX_SENT_BYTES and image.width * image.height <= MAX_SENT_PIXELS:
+        opened = Image.open(io.BytesIO(original))  # its header only: open_image has read it whole
+        if opened.mode not in ("RGBA", "LA", "PA") and "transparency" not in opened.info:  # else the terminal's background shows
+            return Pixels(original, columns, rows)
     scale = min(1.0, columns * CELL_PIXELS[0] / image.width, rows * CELL_PIXELS[1] / image.height)
     scale = min(scale, (MAX_SENT_PIXELS / (image.width * image.height)) ** 0.5)
     size = (max(1, round(image.width * scale)), max(1, round(image.height * scale)))
-    sent = image if size == image.size else image.resize(size, Image.Resampling.LANCZOS, reducing_gap=2.0)
+    sent = image if size == image.size else image.resize(size, Image.Resampling.BILINEAR, reducing_gap=2.0)
     out = io.BytesIO()
     sent.save(out, format="PNG", compress_level=1)  # sent once, at once: speed over size
     return Pixels(out.getvalue(), columns, rows)

@@ -212,7 +212,8 @@ class FullTextScreen(Screen):
                         raise ImageRefused(
                             stored.refused if stored is not None and stored.refused else "no longer kept: f fetches it again"
                         )
-                    drawn = self._drawn[(number, width)] = self._draw(self._figure_cache().read(stored.path), width)
+                    image, data = self._figure_cache().read_with_bytes(stored.path)
+                    drawn = self._drawn[(number, width)] = self._draw(image, data, width)
                 except ImageRefused as refused:
                     found[number] = str(refused)
                     continue
@@ -221,13 +222,13 @@ class FullTextScreen(Screen):
                 sends.append(drawn[1])
         return found, tuple(sends)
 
-    def _draw(self, image, width: int) -> tuple[list[Strip], tuple[int, str] | None]:
-        """An image's strips at `width`, as the terminal draws pictures."""
+    def _draw(self, image, data: bytes, width: int) -> tuple[list[Strip], tuple[int, str] | None]:
+        """An image (and its file's bytes) as strips at `width`, as the terminal draws pictures."""
         from reader.fulltext.picture import half_blocks, terminal_pixels
 
         rows = max(8, min(MAX_PICTURE_ROWS, self.app.size.height - 4))
         if self.drawing == KITTY:
-            pixels = terminal_pixels(image, min(width, KITTY_MAX_CELLS), rows)
+            pixels = terminal_pixels(image, min(width, KITTY_MAX_CELLS), rows, data)
             image_id = new_image_id()
             sequence = kitty_image(pixels.png, image_id, pixels.columns, pixels.rows)
             return placement_strips(image_id, pixels.columns, pixels.rows, indent=2), (image_id, sequence)
