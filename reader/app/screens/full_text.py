@@ -61,14 +61,12 @@ class TextLaidOut(Message):
     """A worker read (or fetched) the paper's text and laid it out at the screen's width; else
     `said` why there is none; else, `document` None, none is stored (a fetch starts)."""
 
-    def __init__(
-        self, document: Document | None, layout: TextLayout | None = None, *, said: str = "", sends: tuple[tuple[int, str], ...] = ()
-    ):
+    def __init__(self, document: Document | None, layout: TextLayout | None = None, *, said: str = "", images: tuple[int, ...] = ()):
         super().__init__()
         self.document = document
         self.layout = layout
         self.said = said
-        self.sends = sends  # (image id, escape sequence): the images the terminal must have to show the layout
+        self.images = images  # the Kitty images the layout shows: the terminal must have them first
 
 
 class FetchProgress(Message):
@@ -121,9 +119,11 @@ class FullTextScreen(Screen):
         self.layout_now: TextLayout | None = None
         self.pictures: dict[int, str | None] = {}  # image number -> None: drawn; else a line saying why not / that it comes
         self.drawing = terminal_drawing(service.settings.images)  # half blocks, or the terminal's own pixels (Kitty)
-        # (image number, width) -> its strips, made once per width, and what sends its pixels to
-        # the terminal (Kitty: its id and escape sequence; half blocks: None)
-        self._drawn: dict[tuple[int, int], tuple[list[Strip], tuple[int, str] | None]] = {}
+        # (image number, width) -> its strips, made once per width, and its Kitty image's id (half blocks: None)
+        self._drawn: dict[tuple[int, int], tuple[list[Strip], int | None]] = {}
+        # Kitty images drawn, not sent yet: id -> the escape sequence sending them (dropped once
+        # sent: the terminal keeps the pixels, the app only their cells)
+        self._unsent: dict[int, str] = {}
         self._sent: set[int] = set()  # the Kitty images the terminal holds (freed when the view closes)
         # Images asked for, not fetched yet: one worker fetches them in turn, taking each under the
         # lock that asking takes too (an image asked for as the worker ends starts another).
@@ -171,7 +171,7 @@ class FullTextScreen(Screen):
         index = library.index
         cached = {block.arxiv_id for block in document.references if block.arxiv_id is not None and block.arxiv_id in index}
         width = record_width(self.app.size.width)
-        pictures, sends = self._pictures(width - 3)
+        pictures, images = self._pictures(width - 3)
         keys = (
             key(self.app, "detail.figure"),
             key(self.app, "detail.figures"),
@@ -179,7 +179,7 @@ class FullTextScreen(Screen):
         )  # as the keymap leaves them
         lines = text_lines(document, width, cached, library.starred, library.read, pictures, keys, unicode=self.unicode)
         if not get_current_worker().is_cancelled:
-            self.post_message(TextLaidOut(document, lines, sends=sends))
+            self.post_message(TextLaidOut(document, lines, images=images))
 
     def on_text_laid_out(self, message: TextLaidOut) -> None:
         if message.said:
@@ -187,19 +187,20 @@ class FullTextScreen(Screen):
         elif message.document is None or message.layout is None:
             self.fetch()
         else:
-            for image_id, sequence in message.sends:  # the pixels first, then the cells showing them
-                if image_id not in self._sent:
+            for image_id in message.images:  # the pixels first, then the cells showing them
+                sequence = self._unsent.pop(image_id, None)
+                if sequence is not None:
                     send_to_terminal(self.app, sequence)
                     self._sent.add(image_id)
             self._show(message.document, message.layout)
 
-    def _pictures(self, width: int) -> tuple[dict[int, Sequence[Strip] | str], tuple[tuple[int, str], ...]]:
+    def _pictures(self, width: int) -> tuple[dict[int, Sequence[Strip] | str], tuple[int, ...]]:
         """In a worker: the images asked for, drawn at `width` (each drawn once per width), and
-        what sends the terminal their pixels (Kitty)."""
+        the Kitty images among them."""
         from reader.fulltext.picture import ImageRefused
 
         found: dict[int, Sequence[Strip] | str] = {}
-        sends = []
+        images = []
         for number, note in list(self.pictures.items()):
             if note is not None:
                 found[number] = note
@@ -219,19 +220,20 @@ class FullTextScreen(Screen):
                     continue
             found[number] = drawn[0]
             if drawn[1] is not None:
-                sends.append(drawn[1])
-        return found, tuple(sends)
+                images.append(drawn[1])
+        return found, tuple(images)
 
-    def _draw(self, image, data: bytes, width: int) -> tuple[list[Strip], tuple[int, str] | None]:
-        """An image (and its file's bytes) as strips at `width`, as the terminal draws pictures."""
+    def _draw(self, image, data: bytes, width: int) -> tuple[list[Strip], int | None]:
+        """An image (and its file's bytes) as strips at `width`, as the terminal draws pictures,
+        and its Kitty image's id (its escape sequence left in `_unsent`)."""
         from reader.fulltext.picture import half_blocks, terminal_pixels
 
         rows = max(8, min(MAX_PICTURE_ROWS, self.app.size.height - 4))
         if self.drawing == KITTY:
             pixels = terminal_pixels(image, min(width, KITTY_MAX_CELLS), rows, data)
             image_id = new_image_id()
-            sequence = kitty_image(pixels.png, image_id, pixels.columns, pixels.rows)
-            return placement_strips(image_id, pixels.columns, pixels.rows, indent=2), (image_id, sequence)
+            self._unsent[image_id] = kitty_image(pixels.png, image_id, pixels.columns, pixels.rows)
+            return placement_strips(image_id, pixels.columns, pixels.rows, indent=2), image_id
         return cell_strips(half_blocks(image, width, rows), indent=2), None
 
     def document_version(self) -> int:
