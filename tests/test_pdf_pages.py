@@ -299,7 +299,7 @@ async def test_a_figure_of_a_pdf_only_text_says_its_page_and_enter_opens_the_pag
     from reader.fulltext.pdf import pdf_blocks
 
     app = full_text_app(store)
-    async with app.run_test(size=(100, 40)) as pilot:
+    async with app.run_test(size=(100, 40), notifications=True) as pilot:
         await ready(pilot)
         await open_paper(pilot)
         paper = app.screen.paper
@@ -310,6 +310,9 @@ async def test_a_figure_of_a_pdf_only_text_says_its_page_and_enter_opens_the_pag
         lines = [line.rstrip() for line in app.screen.view.lines.texts]
         caption = lines.index("Figure 1: Success probability of the walk against the number of steps.")
         assert lines[caption + 1] == "  see page 2 · ⏎: open page 2 of the PDF"
+        await pilot.press("f")  # no image to fetch: it says where the figure is
+        await ready(pilot)
+        assert "its figures are on their pages (⏎ opens one)" in str(list(app._notifications)[-1].message)
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, PdfPagesScreen))
         screen = app.screen

@@ -338,6 +338,11 @@ class FullTextScreen(Screen):
             if last >= top and numbers and any(self._askable(number) for number in numbers):
                 self._ask([number for number in numbers if self._askable(number)])
                 return
+        if any(page is not None for _, _, page in layout.figures):
+            self.app.notify(
+                f"This text was read from the PDF: its figures are on their pages ({key(self.app, 'detail.open_figure')} opens one)."
+            )
+            return
         self.app.notify("No figure to show below the top of the screen (F shows every figure).")
 
     def action_open_figure(self) -> None:
@@ -357,6 +362,8 @@ class FullTextScreen(Screen):
             self.app.notify("This text has no figures." if layout is not None else "No figures before the text is read.")
         elif numbers:
             self._ask(numbers)
+        elif any(page is not None for _, _, page in layout.figures):
+            self.action_figure()  # says where a PDF text's figures are
 
     def _askable(self, number: int) -> bool:
         """Not shown yet, or not fetched (offline, arXiv failed): asked again. A refused image never is."""
