@@ -43,11 +43,16 @@ class Cells:
         return len(self.rows[0]) if self.rows else 0
 
 
+def is_svg(data: bytes) -> bool:
+    """Bytes that say they are an SVG drawing."""
+    return data.lstrip()[:5].lower() in (b"<?xml", b"<svg ") or b"<svg" in data[:1024].lower()
+
+
 def open_image(data: bytes) -> Image.Image:
     """The image's first frame as RGB (transparency over white, as on a page), or ImageRefused."""
     if len(data) > MAX_BYTES:
         raise ImageRefused(f"an image of {len(data) // (1024 * 1024)} MB (reader shows images up to {MAX_BYTES // (1024 * 1024)} MB)")
-    if data.lstrip()[:5].lower() in (b"<?xml", b"<svg ") or b"<svg" in data[:1024].lower():
+    if is_svg(data):  # drawn by svgdraw.py in a bounded process of its own, never here
         raise ImageRefused("an SVG drawing (reader shows its caption and link)")
     try:
         image = Image.open(io.BytesIO(data), formats=FORMATS)
