@@ -23,7 +23,7 @@ from reader.fulltext.picture import ImageRefused
 DRAWN_WIDTH = 1600  # pixels across: more than a view's cells show, in half blocks or Kitty's pixels
 MAX_SVG_BYTES = 8 * 1024 * 1024
 MAX_CPU_SECONDS = 5
-MAX_MEMORY = 1024 * 1024 * 1024  # the child's address space: resvg maps the system's fonts into it
+MAX_MEMORY = 512 * 1024 * 1024  # the child's address space (resvg maps the system's fonts into it: 26 MB with 109 fonts)
 MAX_WAIT_SECONDS = 30
 _REFERENCE = re.compile(rb"""href\s*=\s*(["'])(.*?)\1""", re.IGNORECASE | re.DOTALL)
 _EMBEDDED = (b"#", b"data:image/png", b"data:image/jpeg", b"data:image/jpg", b"data:image/gif", b"data:image/webp")
