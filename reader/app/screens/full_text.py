@@ -172,12 +172,8 @@ class FullTextScreen(Screen):
         cached = {block.arxiv_id for block in document.references if block.arxiv_id is not None and block.arxiv_id in index}
         width = record_width(self.app.size.width)
         pictures, images = self._pictures(width - 3)
-        keys = (
-            key(self.app, "detail.figure"),
-            key(self.app, "detail.figures"),
-            key(self.app, "detail.open_figure"),
-        )  # as the keymap leaves them
-        lines = text_lines(document, width, cached, library.starred, library.read, pictures, keys, unicode=self.unicode)
+        one, every, enter = (key(self.app, f"detail.{name}") for name in ("figure", "figures", "open_figure"))  # as the keymap leaves them
+        lines = text_lines(document, width, cached, library.starred, library.read, pictures, (one, every, enter), unicode=self.unicode)
         if not get_current_worker().is_cancelled:
             self.post_message(TextLaidOut(document, lines, images=images))
 
