@@ -7,7 +7,8 @@ the first screen of a stored text), reading one image and drawing it as half-blo
 width (off the UI thread, once per width), and the view's lines again with every image drawn
 (what is laid out after each image arrives), and a screenful of drawn image rows rendered by the
 view as it scrolls (on the event loop); and the same for a Kitty terminal (the image scaled,
-encoded and written as escape sequences; a screenful of its placement cells). Targets: first screen 100 ms, an image drawn 1 s after it
+encoded and written as escape sequences; a screenful of its placement cells), and an SVG plot
+drawn by resvg in its bounded child process (once, when the figure is fetched). Targets: first screen 100 ms, an image drawn 1 s after it
 arrives, scrolling 20 ms."""
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ def main() -> None:
     from reader.fulltext.document import FIGURE, MATH, PARAGRAPH, Block, Document
     from reader.fulltext.figures import FigureCache
     from reader.fulltext.picture import half_blocks, terminal_pixels
+    from reader.fulltext.svgdraw import draw_svg
 
     blocks = []
     for number in range(args.figures):
@@ -107,6 +109,16 @@ def main() -> None:
             return kitty_image(pixels.png, 1, pixels.columns, pixels.rows), placement_strips(1, pixels.columns, pixels.rows, 2)
 
         sent = _median_ms(kitty, args.runs)
+        plot = (
+            b'<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300">'
+            + b"".join(
+                b'<circle cx="%d" cy="%d" r="3" fill="#%06x"/><text x="%d" y="%d" font-size="6">p%d</text>'
+                % (n % 400, n * 7 % 300, n * 997, n % 400, n * 7 % 300, n)
+                for n in range(2000)
+            )
+            + b"</svg>"
+        )  # a scatter plot of 2,000 labelled points
+        svg = _median_ms(lambda: draw_svg(plot), args.runs)
         sequence, placed = kitty()
         kitty_layout = text_lines(document, args.width, set(), set(), set(), {number: placed for number in range(1, args.figures + 1)})
         kitty_scrolling, kitty_worst = _scrolling_ms(kitty_layout.lines)
@@ -117,6 +129,7 @@ def main() -> None:
     print(f"lines again with all {args.figures} images drawn          {every:8.1f} ms   (made in a worker after each image)")
     print(f"a screenful rendered while scrolling (median, worst) {scrolling:6.1f} / {worst:.1f} ms   (target 20 ms)")
     print(f"Kitty: the same PNG read, checked, sent ({len(sequence) // 1024:,} KB) {sent:8.1f} ms   (once per width, in a worker)")
+    print(f"an SVG plot of 2,000 labelled points drawn by resvg    {svg:8.1f} ms   (its bounded child, at fetch)")
     print(f"Kitty: a screenful of placement cells scrolling     {kitty_scrolling:6.1f} / {kitty_worst:.1f} ms   (target 20 ms)")
 
 

@@ -205,3 +205,27 @@ async def test_enter_draws_the_figure_at_or_below_the_top_of_the_screen(store, f
         await _settled(pilot, screen)
         assert len([strip for strip in screen.view.lines.strips if UPPER_HALF in strip.text]) == 4
         assert [request.path for request in fake_arxiv.requests] == [path]
+
+
+async def test_an_svg_figure_is_drawn_in_place_from_resvgs_drawing(store, fake_arxiv):
+    from tests.helpers.figures import two_bars_svg
+
+    app = full_text_app(store, fake_arxiv.base)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        path = f"/html/{paper.id}v{paper.version}/x1.svg"
+        fake_arxiv.documents[path] = ({"Content-Type": "image/svg+xml"}, two_bars_svg())
+        figure = Block(FIGURE, "Figure 1: Two bars.", images=(fake_arxiv.base + path,))
+        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(TITLE, "T"), figure)))
+        await pilot.press("v")
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, FullTextScreen)
+        await pilot.press("f")
+        await _settled(pilot, screen)
+        drawn = [strip for strip in screen.view.lines.strips if UPPER_HALF in strip.text]
+        assert len(drawn) == 23  # 91 cells across, half as many pixels down as across, two a row
+        cells = [segment for segment in drawn[10] if segment.text == UPPER_HALF]
+        assert tuple(cells[0].style.color.triplet) == RED and tuple(cells[-1].style.bgcolor.triplet) == BLUE
