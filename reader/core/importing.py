@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from reader.core import bibfile, citedids
-from reader.core.latex import decode_tex
+from reader.core.tex_decode import decode_tex
 from reader.core.text import fold, words
 from reader.errors import ReaderError
 from reader.ids import PaperIdError, parse_paper_id

@@ -16,9 +16,9 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from reader.core.latex import decode_tex
 from reader.core.sanitize import clean_text
 from reader.core.script_forms import subscript, superscript
+from reader.core.tex_decode import decode_tex
 
 MAX_TEXT = 20_000  # characters of a title or abstract converted (arXiv's abstracts: 1,920 at most)
 MAX_SPAN = 300  # characters of one math span (the fixtures' longest: 48); a longer one stays TeX
