@@ -12,7 +12,6 @@ shared/docs/arxiv-html.md for LaTeXML's classes."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from html import unescape
 
@@ -22,84 +21,44 @@ from reader.fulltext.byline import author_lines
 from reader.fulltext.clean import printable, tex
 from reader.fulltext.document import (
     AUTHORS,
-    CAPTION,
     CELL_SEPARATOR,
     FIGURE,
     FOOTNOTE,
-    HEADING,
     ITEM,
     MATH,
     PARAGRAPH,
     REFERENCE,
     ROW,
-    TITLE,
     Block,
+)
+from reader.fulltext.elements import (
+    BIB_ID,
+    BLOCK_TAGS,
+    FLOAT_CLASSES,
+    FRONT_MATTER,
+    HIDDEN_CLASSES,
+    HIDDEN_TAGS,
+    OPAQUE,
+    SILENT_NOTES,
+    VOID,
+    block_kind,
+    classes_of,
 )
 from reader.fulltext.formulas import spans
 from reader.fulltext.mathml import SKIPPED, MathBuilder
+from reader.fulltext.page_figures import OpenFigures
 from reader.fulltext.refs import arxiv_id_in_link, arxiv_id_in_text
-from reader.fulltext.sources import MAX_ADDRESS, MAX_FIGURE_IMAGES, MAX_IMAGES, resolved
+from reader.fulltext.sources import resolved
 
 MAX_DEPTH = 250_000  # open elements; 100,000 nested levels are read whole
 # Bounds on what a page may hold, beside the work bounded.py bounds.
 MAX_TEXT = 16 * 1024 * 1024  # characters of text read; a long paper has a few hundred thousand
 MAX_BLOCKS = 100_000
-VOID = frozenset(["area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param", "source", "track", "wbr"])
-# Elements whose contents are never text to read. The opaque ones hold raw text or markup that
-# never displays: nothing inside them counts, not even an end tag of another element.
-OPAQUE = frozenset(["head", "noscript", "template", "title", "textarea", "iframe", "noembed", "noframes", "xmp", "plaintext"])
-HIDDEN_TAGS = frozenset(["script", "style", "dialog", "svg", "button", "select", "option", "canvas", "audio", "video", "object", "form"])
-# Hidden by arXiv's and LaTeXML's CSS (ltx_note_outer only on narrow screens: footnotes are read).
-HIDDEN_CLASSES = frozenset(["ltx_rdf", "ltx_nodisplay", "ltx_tag_note", "ltx_author_before", "ltx_author_after", "ltx_phantom", "sr-only"])
-BLOCK_TAGS = frozenset(
-    [
-        "p",
-        "div",
-        "section",
-        "article",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "li",
-        "ul",
-        "ol",
-        "dl",
-        "dt",
-        "dd",
-        "table",
-        "tbody",
-        "thead",
-        "tfoot",
-        "figure",
-        "figcaption",
-        "blockquote",
-        "pre",
-        "header",
-        "footer",
-        "nav",
-        "aside",
-        "main",
-        "hr",
-    ]
-)
-
 # What an open element did when it started, undone when it ends (bits of a frame's int).
 HIDE, ARTICLE, CONTEXT, ROW_OPEN, CELL, NOTE_TEXT, BIBLIOGRAPHY, BIB_ITEM = 1, 2, 4, 8, 16, 32, 64, 128
 AUTHOR_LIST, AUTHOR, EQUATION, NOTE, NOTE_MARK, ITEM_TAG, BLOCK = 256, 512, 1024, 2048, 4096, 8192, 16384
 EQUATION_ROW, BIB_TAG, AUTHOR_NOTES, CONTACT, BODY = 32768, 65536, 131072, 262144, 524288
 FLOAT, FLOAT_CAPTION = 1048576, 2097152
-# LaTeXML's floats whose images are a figure's: a figure (its sub-figure panels' images its own),
-# a table with images in its cells, another float (a biography's photo).
-FLOAT_CLASSES = frozenset(["ltx_figure", "ltx_table", "ltx_float"])
-# Notes that print nothing: a \footnotemark only repeats an earlier note's mark; a journal's
-# front matter (mn2e's pubyear, pagerange) is no note of the text. Other front-matter notes
-# (a dedication, a copyright) print as lines of their own, with no mark.
-SILENT_NOTES = frozenset(["ltx_role_footnotemark", "ltx_role_pubyear", "ltx_role_pagerange"])
-FRONT_MATTER = "\x00front"  # the mark of an open front-matter note: none is printed
-_BIB_ID = re.compile(r"bib\.bib(\d{1,6})")
 
 
 class LatexmlText(BoundedHtmlParser):
@@ -146,12 +105,7 @@ class LatexmlText(BoundedHtmlParser):
         self.found_article = False
         self._plain = False  # reading <body> while no LaTeXML article has come (a page arXiv did not make)
         self._page_ended = False  # `</html>` came
-        self._floats = 0  # open floats (figures): a sub-figure's images and caption are its outer one's
-        self._float_start = 0  # where the outermost open float's blocks start
-        self._float_caption: int | None = None  # the index of its own caption's block
-        self._float_images: list[str] = []  # its images' `src`, as the page writes them
-        self._float_figure = False  # it is a figure (not a table or another float)
-        self._images = 0
+        self._figures = OpenFigures()
 
     # --- input ---------------------------------------------------------------------------------
 
@@ -197,10 +151,10 @@ class LatexmlText(BoundedHtmlParser):
                 self._authors.append(self._release_keep())  # an author's lines: name, affiliation, e-mail
             elif tag in ("br", "hr"):
                 self.handle_data(" ")
-            elif tag == "img" and self._floats and self._reading():
-                self._image(attrs)
+            elif tag == "img" and self._figures.depth and self._reading():
+                self._figures.image(attrs)
             return
-        self._push(tag, self._start(tag, _classes(attrs), attrs))
+        self._push(tag, self._start(tag, classes_of(attrs), attrs))
         if tag == "math" and self._formula is None:
             self.set_cdata_mode("math")  # a formula not read (hidden): its MathML is skipped unread, up to </math>
 
@@ -312,12 +266,9 @@ class LatexmlText(BoundedHtmlParser):
             self._capture()
             did |= ITEM_TAG
         if tag == "figure" and classes & FLOAT_CLASSES and not self._saved and not self._in_bibliography:
-            if not self._floats:
-                self._float_start, self._float_caption, self._float_images = len(self._main), None, []
-                self._float_figure = "ltx_figure" in classes
-            self._floats += 1
+            self._figures.open(classes, self._main)
             did |= FLOAT
-        elif self._floats == 1 and (tag == "figcaption" or "ltx_caption" in classes) and not self._saved:
+        elif self._figures.depth == 1 and (tag == "figcaption" or "ltx_caption" in classes) and not self._saved:
             did |= FLOAT_CAPTION
         if "ltx_bibliography" in classes:
             self._in_bibliography += 1
@@ -363,14 +314,14 @@ class LatexmlText(BoundedHtmlParser):
             )
         if tag == "sup" and self._authors is not None and "ltx_note_mark" not in classes:
             self._parts.append("^")  # an affiliation's mark, `İrsoy^1`: apart from the name it follows (searched as a word)
-        kind = _kind(tag, classes, self._in_bibliography > 0)
+        kind = block_kind(tag, classes, self._in_bibliography > 0)
         if kind is not None:
             self._context.append(kind)
             did |= CONTEXT
         if did & CONTEXT and kind == REFERENCE and not self._saved:
             self._capture()  # one line, whatever blocks it holds
             self._links = []
-            number = _BIB_ID.fullmatch(dict(attrs).get("id") or "")
+            number = BIB_ID.fullmatch(dict(attrs).get("id") or "")
             self._bib_number = int(number.group(1)) if number else None
             self._bib_key = number.group(0) if number else None
             self._bib_tag = ""
@@ -439,12 +390,10 @@ class LatexmlText(BoundedHtmlParser):
                 self._end_equation_part()
             else:
                 self._boundary()
-        if did & FLOAT_CAPTION and len(self._main) > self._float_start and self._main[-1].kind == CAPTION:
-            self._float_caption = len(self._main) - 1
-        if did & FLOAT:
-            self._floats -= 1
-            if not self._floats:
-                self._end_float()
+        if did & FLOAT_CAPTION:
+            self._figures.caption_ended(self._main)
+        if did & FLOAT and (figure := self._figures.close(self._main)):
+            self._add(figure)
         if did & AUTHOR_LIST:
             self._flush()
             self._authors = None
@@ -498,23 +447,6 @@ class LatexmlText(BoundedHtmlParser):
             target = self._bibliography if self._in_bibliography else self._main
             if target and target[-1].text == self._formula_tex:  # a display block, added at its start
                 target[-1] = replace(target[-1], maths=((0, len(self._formula_tex), said),))
-
-    def _image(self, attrs: list[tuple[str, str | None]]) -> None:
-        """An image of the open float: its `src` kept as written (made absolute by finish)."""
-        src = (dict(attrs).get("src") or "").strip()
-        if src and len(src) <= MAX_ADDRESS and len(self._float_images) < MAX_FIGURE_IMAGES and self._images < MAX_IMAGES:
-            self._images += 1
-            self._float_images.append(src)
-
-    def _end_float(self) -> None:
-        """A figure is a block where its caption stands (`Figure 3: ...`), holding its images (none:
-        drawn in the page as SVG or text); a table or float without an image keeps its caption."""
-        images, self._float_images = tuple(self._float_images), []
-        at = self._float_caption
-        if at is not None and at < len(self._main) and (images or self._float_figure):
-            self._main[at] = replace(self._main[at], kind=FIGURE, images=images)  # its caption's formulas kept
-        elif images:
-            self._add(Block(FIGURE, "Figure (no caption)", images=images))
 
     def _capture(self) -> None:
         """Read the element's text apart (a cell, a footnote, an author, a mark)."""
@@ -632,23 +564,3 @@ class LatexmlText(BoundedHtmlParser):
         self._bibliography.clear()
         self._parts, self._notes, self._blocks, self._text = [], [], 0, 0
         self._articles, self._plain = 0, False
-
-
-def _classes(attrs: list[tuple[str, str | None]]) -> frozenset[str]:
-    for name, value in attrs:
-        if name == "class" and value:
-            return frozenset(value.split())
-    return frozenset()
-
-
-def _kind(tag: str, classes: frozenset[str], in_bibliography: bool) -> str | None:
-    """The kind of block an element's text makes, when the element decides it."""
-    if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
-        return TITLE if "ltx_title_document" in classes else HEADING
-    if "ltx_bibitem" in classes or (tag == "li" and in_bibliography):
-        return REFERENCE
-    if tag == "li":
-        return ITEM
-    if tag == "figcaption" or "ltx_caption" in classes:
-        return CAPTION
-    return None
