@@ -4,8 +4,6 @@ end a block, which are figures and notes, and the kind of block an element's tex
 
 from __future__ import annotations
 
-import re
-
 from reader.fulltext.document import CAPTION, HEADING, ITEM, REFERENCE, TITLE
 
 VOID = frozenset(["area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param", "source", "track", "wbr"])
@@ -57,7 +55,6 @@ FLOAT_CLASSES = frozenset(["ltx_figure", "ltx_table", "ltx_float"])
 # (a dedication, a copyright) print as lines of their own, with no mark.
 SILENT_NOTES = frozenset(["ltx_role_footnotemark", "ltx_role_pubyear", "ltx_role_pagerange"])
 FRONT_MATTER = "\x00front"  # the mark of an open front-matter note: none is printed
-BIB_ID = re.compile(r"bib\.bib(\d{1,6})")
 
 
 def classes_of(attrs: list[tuple[str, str | None]]) -> frozenset[str]:

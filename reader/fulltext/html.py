@@ -32,7 +32,6 @@ from reader.fulltext.document import (
     Block,
 )
 from reader.fulltext.elements import (
-    BIB_ID,
     BLOCK_TAGS,
     FLOAT_CLASSES,
     FRONT_MATTER,
@@ -47,7 +46,7 @@ from reader.fulltext.elements import (
 from reader.fulltext.formulas import spans
 from reader.fulltext.mathml import SKIPPED, MathBuilder
 from reader.fulltext.page_figures import OpenFigures
-from reader.fulltext.refs import arxiv_id_in_link, arxiv_id_in_text
+from reader.fulltext.refs import OpenReference
 from reader.fulltext.sources import resolved
 
 MAX_DEPTH = 250_000  # open elements; 100,000 nested levels are read whole
@@ -94,11 +93,8 @@ class LatexmlText(BoundedHtmlParser):
         self._formula: MathBuilder | None = None  # the open formula's MathML, being read
         self._formula_tex = ""  # how its TeX stands in the text (`$x$`, `$$x$$`); "": a row's cell
         self._said: dict[str, str] = {}  # a formula as it stands in the text -> its Unicode
-        self._bib_number: int | None = None  # the open reference's number (LaTeXML's bib.bibN)
-        self._bib_key: str | None = None
-        self._bib_tag = ""  # its label as printed: `[57]`, `Keimer et al. [2015]`
+        self._reference = OpenReference()
         self._contact_role = ""
-        self._links: list[str] = []  # arXiv ids read from the open reference's links
         self._cell_open = 0
         self._note_text_open = 0
         self._item_tag = ""  # a list item's bullet or number, put before its first block
@@ -320,20 +316,13 @@ class LatexmlText(BoundedHtmlParser):
             did |= CONTEXT
         if did & CONTEXT and kind == REFERENCE and not self._saved:
             self._capture()  # one line, whatever blocks it holds
-            self._links = []
-            number = BIB_ID.fullmatch(dict(attrs).get("id") or "")
-            self._bib_number = int(number.group(1)) if number else None
-            self._bib_key = number.group(0) if number else None
-            self._bib_tag = ""
+            self._reference = OpenReference(dict(attrs).get("id") or "")
             did |= BIB_ITEM
-        elif "ltx_tag_bibitem" in classes and self._context[-1] == REFERENCE and self._bib_key and not self._bib_tag:
+        elif "ltx_tag_bibitem" in classes and self._context[-1] == REFERENCE and self._reference.key and not self._reference.label:
             self._capture()
             did |= BIB_TAG
         if tag == "a" and self._context[-1] == REFERENCE:
-            href = dict(attrs).get("href") or ""
-            found = arxiv_id_in_link(href)
-            if found:
-                self._links.append(found)
+            self._reference.link(dict(attrs).get("href") or "")
         return did
 
     def _end(self, did: int) -> None:  # noqa: C901 (undoes each of what _start did, one bit each)
@@ -378,7 +367,7 @@ class LatexmlText(BoundedHtmlParser):
         if did & EQUATION_ROW:
             self._end_equation_row()
         if did & BIB_TAG:
-            self._bib_tag = self._release()
+            self._reference.label = self._release()
         if did & ROW_OPEN:
             self._rows -= 1
             if not self._rows:
@@ -517,15 +506,9 @@ class LatexmlText(BoundedHtmlParser):
         self._place_notes()
 
     def _end_reference(self) -> None:
-        text = self._release()
-        label, number = self._bib_tag, self._bib_number
-        if number is not None and label.strip("[]()") != str(number):  # cited as [N], labelled by name and year
-            label = f"[{number}] {label}".rstrip()
-        text = printable(f"{label} {text}") if label else text
-        if text:
-            found = self._links[0] if self._links else arxiv_id_in_text(text)
-            self._add(Block(REFERENCE, text, found, number, self._bib_key))
-        self._links, self._bib_tag, self._bib_number, self._bib_key = [], "", None, None
+        if reference := self._reference.block(self._release()):
+            self._add(reference)
+        self._reference = OpenReference()
         self._place_notes()
 
     def _end_author(self) -> None:
