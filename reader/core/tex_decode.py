@@ -1,5 +1,9 @@
 """The text-mode TeX arXiv's metadata uses (`\\"u`, `{\\o}`, `\\emph{x}`, `\\&`) as Unicode;
-math is core/texmath.py's."""
+math is core/texmath.py's. Anything else stays as typed: an unknown command, a brace, a `%`.
+
+Our own, not pylatexenc's latex2text, which drops the text after a `%` (`100% sure` -> `100`), an
+unknown command with its argument (`\\input{x}` -> nothing) and the braces BibTeX escaping keeps
+(8 of the BibTeX tests fail with it), and is 33 times slower (10,000 titles: 1.4 s, 47.7 s)."""
 
 from __future__ import annotations
 
