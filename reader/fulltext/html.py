@@ -23,7 +23,6 @@ from reader.fulltext.document import (
     AUTHORS,
     CELL_SEPARATOR,
     FIGURE,
-    FOOTNOTE,
     ITEM,
     MATH,
     PARAGRAPH,
@@ -43,16 +42,13 @@ from reader.fulltext.elements import (
     block_kind,
     classes_of,
 )
-from reader.fulltext.formulas import spans
 from reader.fulltext.mathml import SKIPPED, MathBuilder
+from reader.fulltext.page_blocks import MAX_TEXT, PageBlocks
 from reader.fulltext.page_figures import OpenFigures
 from reader.fulltext.refs import OpenReference
 from reader.fulltext.sources import resolved
 
 MAX_DEPTH = 250_000  # open elements; 100,000 nested levels are read whole
-# Bounds on what a page may hold, beside the work bounded.py bounds.
-MAX_TEXT = 16 * 1024 * 1024  # characters of text read; a long paper has a few hundred thousand
-MAX_BLOCKS = 100_000
 # What an open element did when it started, undone when it ends (bits of a frame's int).
 HIDE, ARTICLE, CONTEXT, ROW_OPEN, CELL, NOTE_TEXT, BIBLIOGRAPHY, BIB_ITEM = 1, 2, 4, 8, 16, 32, 64, 128
 AUTHOR_LIST, AUTHOR, EQUATION, NOTE, NOTE_MARK, ITEM_TAG, BLOCK = 256, 512, 1024, 2048, 4096, 8192, 16384
@@ -65,8 +61,8 @@ class LatexmlText(BoundedHtmlParser):
 
     def __init__(self) -> None:
         super().__init__()
-        self._text = 0
-        self._blocks = 0
+        self._characters = 0  # of text read
+        self._blocks = PageBlocks()
         self._stack: list[tuple[str, int]] = []  # (tag, what it did)
         self._open: dict[str, int] = {}  # tag -> how many are on the stack (an end tag matches in O(1))
         self._opaque: str | None = None  # inside <head>, <noscript>, ...: everything skipped up to its end
@@ -74,13 +70,6 @@ class LatexmlText(BoundedHtmlParser):
         self._hidden = 0  # open hiding elements
         self._articles = 0  # open ltx_document articles
         self._article_done = False  # the first one ended: later ones are not the paper
-        self._parts: list[str] = []  # the text of the block being read
-        self._saved: list[list[str]] = []  # outer blocks' parts while a capture reads its own
-        self._context: list[str] = [PARAGRAPH]  # the kind of block being read
-        self._main: list[Block] = []
-        self._bibliography: list[Block] = []  # printed last, wherever the page has it
-        self._in_bibliography = 0
-        self._notes: list[str] = []  # footnotes read, placed after the block they belong to
         self._marks: list[str] = []  # open footnotes' marks
         self._cells: list[str] | None = None  # the open table row's cells
         self._rows = 0  # open rows (a table inside a cell adds to its cell)
@@ -92,12 +81,10 @@ class LatexmlText(BoundedHtmlParser):
         self._row_said: list[str | None] = []  # their Unicode (None: said as TeX)
         self._formula: MathBuilder | None = None  # the open formula's MathML, being read
         self._formula_tex = ""  # how its TeX stands in the text (`$x$`, `$$x$$`); "": a row's cell
-        self._said: dict[str, str] = {}  # a formula as it stands in the text -> its Unicode
         self._reference = OpenReference()
         self._contact_role = ""
         self._cell_open = 0
         self._note_text_open = 0
-        self._item_tag = ""  # a list item's bullet or number, put before its first block
         self.found_article = False
         self._plain = False  # reading <body> while no LaTeXML article has come (a page arXiv did not make)
         self._page_ended = False  # `</html>` came
@@ -110,8 +97,8 @@ class LatexmlText(BoundedHtmlParser):
         Figures' images are made absolute against `base_url`, the page's final address (none:
         their images are dropped)."""
         self.close_input()
-        self._flush()
-        return [resolved(block, base_url) if block.kind == FIGURE else block for block in self._main] + self._bibliography
+        self._blocks.flush()
+        return [resolved(block, base_url) if block.kind == FIGURE else block for block in self._blocks.main] + self._blocks.bibliography
 
     @property
     def plain_page(self) -> bool:
@@ -143,8 +130,8 @@ class LatexmlText(BoundedHtmlParser):
             self._opaque, self._opaque_nesting = tag, 1
             return
         if tag in VOID:
-            if tag == "br" and self._contacts and len(self._saved) == 1 and self._authors is not None:
-                self._authors.append(self._release_keep())  # an author's lines: name, affiliation, e-mail
+            if tag == "br" and self._contacts and len(self._blocks.saved) == 1 and self._authors is not None:
+                self._authors.append(self._blocks.release_keep())  # an author's lines: name, affiliation, e-mail
             elif tag in ("br", "hr"):
                 self.handle_data(" ")
             elif tag == "img" and self._figures.depth and self._reading():
@@ -188,13 +175,13 @@ class LatexmlText(BoundedHtmlParser):
         if self._formula is not None:
             self._formula.data(data)
         elif self._opaque is None and self._reading():
-            if self._plain and self._text + len(data) > MAX_TEXT:
+            if self._plain and self._characters + len(data) > MAX_TEXT:
                 self._leave_plain()  # no page of text, and maybe no page at all (a gzip bomb of spaces)
                 return
-            self._text += len(data)
-            if self._text > MAX_TEXT:
+            self._characters += len(data)
+            if self._characters > MAX_TEXT:
                 raise PageRefused(f"the paper's text is longer than {MAX_TEXT // 2**20} MB; refused")
-            self._parts.append(data)
+            self._blocks.parts.append(data)
 
     def handle_charref(self, name: str) -> None:
         self.handle_data(character(name))  # a control one too: an escape sequence is dropped whole
@@ -240,7 +227,7 @@ class LatexmlText(BoundedHtmlParser):
             self._articles += 1
             did |= ARTICLE
         if tag in BLOCK_TAGS:
-            self._boundary()
+            self._blocks.boundary()
             did |= BLOCK
         if "ltx_note" in classes:
             if classes & SILENT_NOTES:
@@ -252,31 +239,31 @@ class LatexmlText(BoundedHtmlParser):
             if self._note_text_open:  # the mark again, at the note's start
                 self._hidden += 1
                 return did | HIDE
-            self._capture()
+            self._blocks.capture()
             did |= NOTE_MARK
         elif "ltx_note_content" in classes and self._marks:
-            self._capture()
+            self._blocks.capture()
             self._note_text_open += 1
             did |= NOTE_TEXT
-        elif "ltx_tag_item" in classes and self._context[-1] == ITEM:
-            self._capture()
+        elif "ltx_tag_item" in classes and self._blocks.kinds[-1] == ITEM:
+            self._blocks.capture()
             did |= ITEM_TAG
-        if tag == "figure" and classes & FLOAT_CLASSES and not self._saved and not self._in_bibliography:
-            self._figures.open(classes, self._main)
+        if tag == "figure" and classes & FLOAT_CLASSES and not self._blocks.saved and not self._blocks.in_bibliography:
+            self._figures.open(classes, self._blocks.main)
             did |= FLOAT
-        elif self._figures.depth == 1 and (tag == "figcaption" or "ltx_caption" in classes) and not self._saved:
+        elif self._figures.depth == 1 and (tag == "figcaption" or "ltx_caption" in classes) and not self._blocks.saved:
             did |= FLOAT_CAPTION
         if "ltx_bibliography" in classes:
-            self._in_bibliography += 1
+            self._blocks.in_bibliography += 1
             did |= BIBLIOGRAPHY
         if "ltx_equation" in classes or "ltx_equationgroup" in classes:
             self._equations += 1
-            self._equation_start = len(self._main)
+            self._equation_start = len(self._blocks.main)
             did |= EQUATION
         if self._equations and (tag == "tr" or "ltx_eqn_row" in classes):
-            self._equation_start = len(self._main)
+            self._equation_start = len(self._blocks.main)
             if self._row_math is None:  # an aligned row: its cells' formulas and its number, one line
-                self._capture()
+                self._blocks.capture()
                 self._row_math, self._row_said = [], []
                 did |= EQUATION_ROW
         elif did & EQUATION:
@@ -287,21 +274,21 @@ class LatexmlText(BoundedHtmlParser):
             self._rows += 1
             did |= ROW_OPEN
         elif (tag in ("td", "th") or "ltx_td" in classes) and self._rows == 1 and not self._cell_open:
-            self._capture()
+            self._blocks.capture()
             self._cell_open += 1
             did |= CELL
         if "ltx_authors" in classes and self._authors is None:
             self._authors = []
             did |= AUTHOR_LIST
-        elif "ltx_creator" in classes and self._authors is not None and not self._saved:
-            self._capture()
+        elif "ltx_creator" in classes and self._authors is not None and not self._blocks.saved:
+            self._blocks.capture()
             self._contacts = {"email": [], "affiliation": [], "thanks": []}
             did |= AUTHOR
         elif "ltx_author_notes" in classes and self._authors is not None and self._contacts:
-            self._capture()
+            self._blocks.capture()
             did |= AUTHOR_NOTES
         elif "ltx_contact" in classes and self._contacts:
-            self._capture()
+            self._blocks.capture()
             did |= CONTACT
             self._contact_role = (
                 "email"
@@ -309,19 +296,19 @@ class LatexmlText(BoundedHtmlParser):
                 else ("affiliation" if classes & {"ltx_role_affiliation", "ltx_role_address"} else "thanks")
             )
         if tag == "sup" and self._authors is not None and "ltx_note_mark" not in classes:
-            self._parts.append("^")  # an affiliation's mark, `İrsoy^1`: apart from the name it follows (searched as a word)
-        kind = block_kind(tag, classes, self._in_bibliography > 0)
+            self._blocks.parts.append("^")  # an affiliation's mark, `İrsoy^1`: apart from the name it follows (searched as a word)
+        kind = block_kind(tag, classes, self._blocks.in_bibliography > 0)
         if kind is not None:
-            self._context.append(kind)
+            self._blocks.kinds.append(kind)
             did |= CONTEXT
-        if did & CONTEXT and kind == REFERENCE and not self._saved:
-            self._capture()  # one line, whatever blocks it holds
+        if did & CONTEXT and kind == REFERENCE and not self._blocks.saved:
+            self._blocks.capture()  # one line, whatever blocks it holds
             self._reference = OpenReference(dict(attrs).get("id") or "")
             did |= BIB_ITEM
-        elif "ltx_tag_bibitem" in classes and self._context[-1] == REFERENCE and self._reference.key and not self._reference.label:
-            self._capture()
+        elif "ltx_tag_bibitem" in classes and self._blocks.kinds[-1] == REFERENCE and self._reference.key and not self._reference.label:
+            self._blocks.capture()
             did |= BIB_TAG
-        if tag == "a" and self._context[-1] == REFERENCE:
+        if tag == "a" and self._blocks.kinds[-1] == REFERENCE:
             self._reference.link(dict(attrs).get("href") or "")
         return did
 
@@ -332,34 +319,34 @@ class LatexmlText(BoundedHtmlParser):
             self._hidden -= 1
             return
         if did & NOTE_MARK:
-            mark = self._release()
+            mark = self._blocks.release()
             if self._marks and self._marks[-1] == FRONT_MATTER:
                 mark = ""
             elif self._marks:
                 self._marks[-1] = mark
             if mark:
-                self._parts.append(f"[^{mark}]")
+                self._blocks.parts.append(f"[^{mark}]")
         if did & ITEM_TAG:
-            self._item_tag = self._release()
+            self._blocks.item_tag = self._blocks.release()
         if did & NOTE_TEXT:
             self._note_text_open -= 1
-            text = self._release()
+            text = self._blocks.release()
             if text:
                 mark = self._marks[-1] if self._marks and self._marks[-1] != FRONT_MATTER else ""
-                self._notes.append(f"[^{mark}]: {text}" if mark else text)
+                self._blocks.notes.append(f"[^{mark}]: {text}" if mark else text)
         if did & NOTE:
             self._marks.pop()
         if did & CELL:
             self._cell_open -= 1
-            cell = self._release()
+            cell = self._blocks.release()
             if self._cells is not None:
                 self._cells.append(cell)
         if did & CONTACT:
-            contact = self._release()
+            contact = self._blocks.release()
             if contact and self._contacts:
                 self._contacts[self._contact_role].append(contact)
         if did & AUTHOR_NOTES:
-            thanks = self._release()
+            thanks = self._blocks.release()
             if thanks and self._contacts:
                 self._contacts["thanks"].append(thanks)
         if did & AUTHOR:
@@ -367,7 +354,7 @@ class LatexmlText(BoundedHtmlParser):
         if did & EQUATION_ROW:
             self._end_equation_row()
         if did & BIB_TAG:
-            self._reference.label = self._release()
+            self._reference.label = self._blocks.release()
         if did & ROW_OPEN:
             self._rows -= 1
             if not self._rows:
@@ -378,27 +365,27 @@ class LatexmlText(BoundedHtmlParser):
             if self._equations:
                 self._end_equation_part()
             else:
-                self._boundary()
+                self._blocks.boundary()
         if did & FLOAT_CAPTION:
-            self._figures.caption_ended(self._main)
-        if did & FLOAT and (figure := self._figures.close(self._main)):
-            self._add(figure)
+            self._figures.caption_ended(self._blocks.main)
+        if did & FLOAT and (figure := self._figures.close(self._blocks.main)):
+            self._blocks.add(figure)
         if did & AUTHOR_LIST:
-            self._flush()
+            self._blocks.flush()
             self._authors = None
         if did & EQUATION:
             self._end_equation_part()
             self._equations -= 1
-        if did & CONTEXT and self._context.pop() == ITEM:
-            self._item_tag = ""
+        if did & CONTEXT and self._blocks.kinds.pop() == ITEM:
+            self._blocks.item_tag = ""
         if did & BIBLIOGRAPHY:
-            self._flush()
-            self._in_bibliography -= 1
+            self._blocks.flush()
+            self._blocks.in_bibliography -= 1
         if did & BODY and self._plain:
-            self._flush()
+            self._blocks.flush()
             self._articles, self._plain, self._article_done = 0, False, True
         if did & ARTICLE:
-            self._flush()
+            self._blocks.flush()
             self._articles -= 1
             if not self._articles:
                 self._article_done = True
@@ -419,131 +406,84 @@ class LatexmlText(BoundedHtmlParser):
             self._formula_tex = ""
             return
         self._formula_tex = f"${formula}$" if values.get("display") != "block" else f"$${formula}$$"
-        if values.get("display") == "block" and not self._saved:
-            self._boundary()
-            self._add(Block(MATH, self._formula_tex))
+        if values.get("display") == "block" and not self._blocks.saved:
+            self._blocks.boundary()
+            self._blocks.add(Block(MATH, self._formula_tex))
         else:
-            self._parts.append(self._formula_tex)
+            self._blocks.parts.append(self._formula_tex)
 
     def _end_formula(self) -> None:
-        """`</math>`: the formula's Unicode, for the blocks its TeX stands in (placed by _add)."""
+        """`</math>`: the formula's Unicode, for the blocks its TeX stands in (placed by PageBlocks.add)."""
         assert self._formula is not None
         said, self._formula = self._formula.unicode(), None
         if not self._formula_tex:
             self._row_said.append(said)
         elif said is not None:
-            self._said[self._formula_tex] = said
-            target = self._bibliography if self._in_bibliography else self._main
+            self._blocks.said[self._formula_tex] = said
+            target = self._blocks.current
             if target and target[-1].text == self._formula_tex:  # a display block, added at its start
                 target[-1] = replace(target[-1], maths=((0, len(self._formula_tex), said),))
 
-    def _capture(self) -> None:
-        """Read the element's text apart (a cell, a footnote, an author, a mark)."""
-        self._saved.append(self._parts)
-        self._parts = []
-
-    def _release_keep(self) -> str:
-        """The captured text so far, the capture going on (an author's line ends at a `<br>`)."""
-        text = printable("".join(self._parts))
-        self._parts = []
-        return text
-
-    def _release(self) -> str:
-        text = printable("".join(self._parts))
-        self._parts = self._saved.pop() if self._saved else []
-        return text
-
-    def _boundary(self) -> None:
-        """Between blocks: the text so far is one (within a captured piece, a space)."""
-        if self._saved:
-            self._parts.append(" ")
-        else:
-            self._flush()
-
-    def _flush(self) -> None:
-        text = printable("".join(self._parts)) if self._parts else ""
-        self._parts = []
-        if text:
-            if self._item_tag:
-                text, self._item_tag = f"{self._item_tag} {text}", ""
-            self._add(Block(self._context[-1], text))
-        self._place_notes()
-
-    def _add(self, block: Block) -> None:
-        if self._said and "$" in block.text:
-            block = replace(block, maths=spans(block.text, self._said))
-        self._blocks += 1
-        if self._blocks > MAX_BLOCKS:
-            raise PageRefused(f"the paper has more than {MAX_BLOCKS:,} paragraphs; refused")
-        (self._bibliography if self._in_bibliography else self._main).append(block)
-
-    def _place_notes(self) -> None:
-        if self._notes and not self._saved:
-            notes, self._notes = self._notes, []
-            for note in notes:
-                self._add(Block(FOOTNOTE, note))
-
     def _end_row(self) -> None:
         cells, self._cells = self._cells or [], None
-        self._flush()
+        self._blocks.flush()
         if any(cells):  # as the store reads it back: an empty cell's two spaces made one
-            self._add(Block(ROW, printable(CELL_SEPARATOR.join(cells))))
-        self._place_notes()
+            self._blocks.add(Block(ROW, printable(CELL_SEPARATOR.join(cells))))
+        self._blocks.place_notes()
 
     def _end_equation_part(self) -> None:
         """An equation's number (the text beside its display math) joins the math's line."""
-        if self._saved:
-            self._parts.append(" ")
+        if self._blocks.saved:
+            self._blocks.parts.append(" ")
             return
-        tag = printable("".join(self._parts))
-        self._parts = []
-        target = self._bibliography if self._in_bibliography else self._main
+        tag = printable("".join(self._blocks.parts))
+        self._blocks.parts = []
+        target = self._blocks.current
         if tag and len(target) > self._equation_start and target[-1].kind == MATH:
             target[-1] = replace(target[-1], text=f"{target[-1].text} {tag}")
         elif tag:
-            self._add(Block(PARAGRAPH, tag))
-        self._equation_start = len(self._main)
-        self._place_notes()
+            self._blocks.add(Block(PARAGRAPH, tag))
+        self._equation_start = len(self._blocks.main)
+        self._blocks.place_notes()
 
     def _end_reference(self) -> None:
-        if reference := self._reference.block(self._release()):
-            self._add(reference)
+        if reference := self._reference.block(self._blocks.release()):
+            self._blocks.add(reference)
         self._reference = OpenReference()
-        self._place_notes()
+        self._blocks.place_notes()
 
     def _end_author(self) -> None:
         """An author (or a byline of several) as lines of its own, the thanks after them as notes."""
-        lines = (self._authors or []) + [self._release()]
+        lines = (self._authors or []) + [self._blocks.release()]
         contacts, self._contacts = self._contacts, {}
         self._authors = []
-        self._flush()
+        self._blocks.flush()
         for line in author_lines(lines, contacts.get("affiliation", []), contacts.get("email", [])):
-            self._add(Block(AUTHORS, line))
-        self._notes += contacts.get("thanks", [])
-        self._place_notes()
+            self._blocks.add(Block(AUTHORS, line))
+        self._blocks.notes += contacts.get("thanks", [])
+        self._blocks.place_notes()
 
     def _end_equation_row(self) -> None:
         """A row of an equation or an aligned group: its cells' TeX as one display line, its number after."""
-        number = self._release()
+        number = self._blocks.release()
         cells, self._row_math = self._row_math or [], None
         said, self._row_said = self._row_said, []
         if cells and len(said) == len(cells) and all(said):  # a row is said in Unicode whole, or as TeX
-            self._said[f"$${' '.join(cells)}$$"] = " ".join(text for text in said if text)
+            self._blocks.said[f"$${' '.join(cells)}$$"] = " ".join(text for text in said if text)
         line = f"$${' '.join(cells)}$$ {number}".rstrip() if cells else number
         if not line:
             return
-        if self._saved:  # within a captured piece (a footnote, a cell): part of its text
-            self._parts.append(f" {line} ")
+        if self._blocks.saved:  # within a captured piece (a footnote, a cell): part of its text
+            self._blocks.parts.append(f" {line} ")
             return
-        self._flush()
-        self._add(Block(MATH if cells else PARAGRAPH, line))
-        self._equation_start = len(self._main)
-        self._place_notes()
+        self._blocks.flush()
+        self._blocks.add(Block(MATH if cells else PARAGRAPH, line))
+        self._equation_start = len(self._blocks.main)
+        self._blocks.place_notes()
 
     def _leave_plain(self) -> None:
         """The LaTeXML article begins (or the body is too long to be a page's text): forget the
         body read so far; only an article is read from now on."""
-        self._main.clear()
-        self._bibliography.clear()
-        self._parts, self._notes, self._blocks, self._text = [], [], 0, 0
+        self._blocks.forget()
+        self._characters = 0
         self._articles, self._plain = 0, False
