@@ -8,11 +8,15 @@ reader of the page would not see: script, style, noscript, template, head and di
 CSS-hidden classes, elements `hidden` or styled `display:none`. A formula's MathML is read apart
 (mathml.py) into its Unicode, kept beside its TeX (formulas.py). No attribute value is kept but
 math's TeX (`alttext`, as text) and a reference's link, only to read an arXiv id from it. See
-shared/docs/arxiv-html.md for LaTeXML's classes."""
+shared/docs/arxiv-html.md for LaTeXML's classes.
+
+The parser keeps the open elements and what each did; what they make is its collaborators':
+elements.py says what an element is, page_blocks.py gathers the text into blocks, page_formulas.py
+reads formulas and equations, page_figures.py figures, refs.py's OpenReference the entry of the
+bibliography being read, byline.py an author's lines."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from html import unescape
 
 from reader.fulltext.attributes import character, hidden_by, raw_attribute
@@ -25,7 +29,6 @@ from reader.fulltext.document import (
     FIGURE,
     ITEM,
     MATH,
-    PARAGRAPH,
     REFERENCE,
     ROW,
     Block,
@@ -42,9 +45,10 @@ from reader.fulltext.elements import (
     block_kind,
     classes_of,
 )
-from reader.fulltext.mathml import SKIPPED, MathBuilder
+from reader.fulltext.mathml import SKIPPED
 from reader.fulltext.page_blocks import MAX_TEXT, PageBlocks
 from reader.fulltext.page_figures import OpenFigures
+from reader.fulltext.page_formulas import PageFormulas
 from reader.fulltext.refs import OpenReference
 from reader.fulltext.sources import resolved
 
@@ -63,6 +67,7 @@ class LatexmlText(BoundedHtmlParser):
         super().__init__()
         self._characters = 0  # of text read
         self._blocks = PageBlocks()
+        self._formulas = PageFormulas(self._blocks)
         self._stack: list[tuple[str, int]] = []  # (tag, what it did)
         self._open: dict[str, int] = {}  # tag -> how many are on the stack (an end tag matches in O(1))
         self._opaque: str | None = None  # inside <head>, <noscript>, ...: everything skipped up to its end
@@ -73,14 +78,8 @@ class LatexmlText(BoundedHtmlParser):
         self._marks: list[str] = []  # open footnotes' marks
         self._cells: list[str] | None = None  # the open table row's cells
         self._rows = 0  # open rows (a table inside a cell adds to its cell)
-        self._equations = 0
-        self._equation_start = 0  # where the open equation row's blocks start
         self._authors: list[str] | None = None  # open author list: the open author's lines so far
         self._contacts: dict[str, list[str]] = {}  # the open author's e-mails, affiliations, thanks
-        self._row_math: list[str] | None = None  # the open equation row's formulas (its cells)
-        self._row_said: list[str | None] = []  # their Unicode (None: said as TeX)
-        self._formula: MathBuilder | None = None  # the open formula's MathML, being read
-        self._formula_tex = ""  # how its TeX stands in the text (`$x$`, `$$x$$`); "": a row's cell
         self._reference = OpenReference()
         self._contact_role = ""
         self._cell_open = 0
@@ -113,10 +112,10 @@ class LatexmlText(BoundedHtmlParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:  # noqa: C901 (math, figures and the rest: each its own mode)
         self.spend(len(attrs))
-        if self._formula is not None:
-            if self._formula.depth >= MAX_DEPTH:
+        if self._formulas.open is not None:
+            if self._formulas.open.depth >= MAX_DEPTH:
                 raise PageRefused(f"the page nests elements more than {MAX_DEPTH:,} deep; refused")
-            self._formula.start(tag, attrs)
+            self._formulas.open.start(tag, attrs)
             if tag in SKIPPED:
                 self.set_cdata_mode(tag)  # the TeX and Content MathML beside the presentation: skipped unread
             return
@@ -138,7 +137,7 @@ class LatexmlText(BoundedHtmlParser):
                 self._figures.image(attrs)
             return
         self._push(tag, self._start(tag, classes_of(attrs), attrs))
-        if tag == "math" and self._formula is None:
+        if tag == "math" and self._formulas.open is None:
             self.set_cdata_mode("math")  # a formula not read (hidden): its MathML is skipped unread, up to </math>
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -149,11 +148,11 @@ class LatexmlText(BoundedHtmlParser):
             self.handle_endtag(tag)
 
     def handle_endtag(self, tag: str) -> None:
-        if self._formula is not None:
+        if self._formulas.open is not None:
             if tag != "math":
-                self._formula.end(tag)
+                self._formulas.open.end(tag)
                 return
-            self._end_formula()
+            self._formulas.end()
         if self._opaque is not None:
             if tag == self._opaque:
                 self._opaque_nesting -= 1
@@ -172,8 +171,8 @@ class LatexmlText(BoundedHtmlParser):
                 break
 
     def handle_data(self, data: str) -> None:
-        if self._formula is not None:
-            self._formula.data(data)
+        if self._formulas.open is not None:
+            self._formulas.open.data(data)
         elif self._opaque is None and self._reading():
             if self._plain and self._characters + len(data) > MAX_TEXT:
                 self._leave_plain()  # no page of text, and maybe no page at all (a gzip bomb of spaces)
@@ -257,14 +256,10 @@ class LatexmlText(BoundedHtmlParser):
             self._blocks.in_bibliography += 1
             did |= BIBLIOGRAPHY
         if "ltx_equation" in classes or "ltx_equationgroup" in classes:
-            self._equations += 1
-            self._equation_start = len(self._blocks.main)
+            self._formulas.start_equation()
             did |= EQUATION
-        if self._equations and (tag == "tr" or "ltx_eqn_row" in classes):
-            self._equation_start = len(self._blocks.main)
-            if self._row_math is None:  # an aligned row: its cells' formulas and its number, one line
-                self._blocks.capture()
-                self._row_math, self._row_said = [], []
+        if self._formulas.equations and (tag == "tr" or "ltx_eqn_row" in classes):
+            if self._formulas.start_row():  # an aligned row: its cells' formulas and its number, one line
                 did |= EQUATION_ROW
         elif did & EQUATION:
             pass
@@ -352,7 +347,7 @@ class LatexmlText(BoundedHtmlParser):
         if did & AUTHOR:
             self._end_author()
         if did & EQUATION_ROW:
-            self._end_equation_row()
+            self._formulas.end_row()
         if did & BIB_TAG:
             self._reference.label = self._blocks.release()
         if did & ROW_OPEN:
@@ -362,8 +357,8 @@ class LatexmlText(BoundedHtmlParser):
         if did & BIB_ITEM:
             self._end_reference()
         if did & BLOCK:
-            if self._equations:
-                self._end_equation_part()
+            if self._formulas.equations:
+                self._formulas.end_part()
             else:
                 self._blocks.boundary()
         if did & FLOAT_CAPTION:
@@ -374,8 +369,7 @@ class LatexmlText(BoundedHtmlParser):
             self._blocks.flush()
             self._authors = None
         if did & EQUATION:
-            self._end_equation_part()
-            self._equations -= 1
+            self._formulas.end_equation()
         if did & CONTEXT and self._blocks.kinds.pop() == ITEM:
             self._blocks.item_tag = ""
         if did & BIBLIOGRAPHY:
@@ -397,53 +391,24 @@ class LatexmlText(BoundedHtmlParser):
         alttext = values.get("alttext") or ""
         if "&#" in (start_tag := self.get_starttag_text() or ""):  # html.parser dropped its references' controls
             alttext = raw_attribute(start_tag, "alttext") or ""
-        formula = tex(alttext, cell=self._row_math is not None)
+        formula = tex(alttext, cell=self._formulas.row is not None)
         if not formula or not self._reading():
             return
-        self._formula = MathBuilder()
-        if self._row_math is not None:
-            self._row_math.append(formula)
-            self._formula_tex = ""
+        display = values.get("display") == "block"
+        written = self._formulas.start(formula, display=display)
+        if written is None:  # a cell of an aligned row: the row's line is made at its end
             return
-        self._formula_tex = f"${formula}$" if values.get("display") != "block" else f"$${formula}$$"
-        if values.get("display") == "block" and not self._blocks.saved:
+        if display and not self._blocks.saved:
             self._blocks.boundary()
-            self._blocks.add(Block(MATH, self._formula_tex))
+            self._blocks.add(Block(MATH, written))
         else:
-            self._blocks.parts.append(self._formula_tex)
-
-    def _end_formula(self) -> None:
-        """`</math>`: the formula's Unicode, for the blocks its TeX stands in (placed by PageBlocks.add)."""
-        assert self._formula is not None
-        said, self._formula = self._formula.unicode(), None
-        if not self._formula_tex:
-            self._row_said.append(said)
-        elif said is not None:
-            self._blocks.said[self._formula_tex] = said
-            target = self._blocks.current
-            if target and target[-1].text == self._formula_tex:  # a display block, added at its start
-                target[-1] = replace(target[-1], maths=((0, len(self._formula_tex), said),))
+            self._blocks.parts.append(written)
 
     def _end_row(self) -> None:
         cells, self._cells = self._cells or [], None
         self._blocks.flush()
         if any(cells):  # as the store reads it back: an empty cell's two spaces made one
             self._blocks.add(Block(ROW, printable(CELL_SEPARATOR.join(cells))))
-        self._blocks.place_notes()
-
-    def _end_equation_part(self) -> None:
-        """An equation's number (the text beside its display math) joins the math's line."""
-        if self._blocks.saved:
-            self._blocks.parts.append(" ")
-            return
-        tag = printable("".join(self._blocks.parts))
-        self._blocks.parts = []
-        target = self._blocks.current
-        if tag and len(target) > self._equation_start and target[-1].kind == MATH:
-            target[-1] = replace(target[-1], text=f"{target[-1].text} {tag}")
-        elif tag:
-            self._blocks.add(Block(PARAGRAPH, tag))
-        self._equation_start = len(self._blocks.main)
         self._blocks.place_notes()
 
     def _end_reference(self) -> None:
@@ -461,24 +426,6 @@ class LatexmlText(BoundedHtmlParser):
         for line in author_lines(lines, contacts.get("affiliation", []), contacts.get("email", [])):
             self._blocks.add(Block(AUTHORS, line))
         self._blocks.notes += contacts.get("thanks", [])
-        self._blocks.place_notes()
-
-    def _end_equation_row(self) -> None:
-        """A row of an equation or an aligned group: its cells' TeX as one display line, its number after."""
-        number = self._blocks.release()
-        cells, self._row_math = self._row_math or [], None
-        said, self._row_said = self._row_said, []
-        if cells and len(said) == len(cells) and all(said):  # a row is said in Unicode whole, or as TeX
-            self._blocks.said[f"$${' '.join(cells)}$$"] = " ".join(text for text in said if text)
-        line = f"$${' '.join(cells)}$$ {number}".rstrip() if cells else number
-        if not line:
-            return
-        if self._blocks.saved:  # within a captured piece (a footnote, a cell): part of its text
-            self._blocks.parts.append(f" {line} ")
-            return
-        self._blocks.flush()
-        self._blocks.add(Block(MATH if cells else PARAGRAPH, line))
-        self._equation_start = len(self._blocks.main)
         self._blocks.place_notes()
 
     def _leave_plain(self) -> None:
