@@ -8,7 +8,6 @@ warning naming its line and the nearest known setting: reader starts without it.
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from collections.abc import Callable, Collection, Iterator, Mapping
@@ -288,6 +287,8 @@ def read_config_file(path: Path) -> tuple[dict[str, tuple[Any, int]], list[Confi
 def _nearest_setting(name: str) -> str:
     """ "did you mean arxiv.delay?" for `dealy`, `delya` or `arxiv.dealy` (its key's letters
     swapped, or a key close to it, whatever table it is in), else the known settings."""
+    import difflib
+
     known = [spec.name for spec in SPECS if spec.in_file]
     by_key = {spec_name.rpartition(".")[2]: spec_name for spec_name in known}
     typed = name.rpartition(".")[2].lower()

@@ -5,14 +5,12 @@ which setting and where it came from)."""
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Callable, Collection
 from datetime import date
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 # "Today" must leave room for the sync horizon and the chart's weeks on both sides of the
 # calendar, and arXiv has no papers before it began.
@@ -48,7 +46,8 @@ def number(low: float, high: float, unit: str, *, whole: bool = False) -> Callab
     return convert
 
 
-_URL_HOST = re.compile(r"[A-Za-z0-9.-]+|[0-9A-Fa-f:.]+")
+# Patterns are compiled at their first use (by re's cache), not by every command's start.
+_URL_HOST = r"[A-Za-z0-9.-]+|[0-9A-Fa-f:.]+"
 
 
 def url(raw: Any) -> str:
@@ -59,13 +58,15 @@ def url(raw: Any) -> str:
     if any(c.isspace() or not c.isprintable() for c in text):
         raise Invalid("is not a URL: it contains spaces or control characters")
     try:
+        from urllib.parse import urlsplit
+
         parts = urlsplit(text)
         host, port = parts.hostname, parts.port
     except ValueError as error:
         raise Invalid(f"is not a URL ({error})") from None
     if parts.scheme not in ("http", "https"):
         raise Invalid(f"is not an http(s) URL (allowed: {allowed})")
-    if not host or not _URL_HOST.fullmatch(host):
+    if not host or not re.fullmatch(_URL_HOST, host):
         raise Invalid("has no usable host name (a name or an IP address)")
     if port == 0:
         raise Invalid("has port 0 (allowed: 1 to 65535)")
@@ -130,6 +131,8 @@ def theme_problem(name: str, themes: Collection[str]) -> str | None:
     mistakes do; None when it is one."""
     if name in themes:
         return None
+    import difflib
+
     close = difflib.get_close_matches(name.lower(), sorted(themes), n=1)
     return f"is not a theme (did you mean {close[0]}?)" if close else f"is not a theme (themes: {', '.join(sorted(themes))})"
 

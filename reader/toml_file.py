@@ -111,20 +111,21 @@ def _escaped(text: str, at: int) -> bool:
     return count % 2 == 1
 
 
-_TOML_POSITION = re.compile(r"\s*\(at (?:line (\d+), column \d+|end of document)\)")
+# Patterns are compiled at their first use (by re's cache), not by every command's start.
+_TOML_POSITION = r"\s*\(at (?:line (\d+), column \d+|end of document)\)"
 
 
 def toml_error(error: ValueError, lines: list[str]) -> tuple[int, str]:
     """The line a TOML error points at ("end of document": the last line with text), and its
     message without the position."""
     message = str(error)
-    match = _TOML_POSITION.search(message)
+    match = re.search(_TOML_POSITION, message)
     if match and match.group(1):
         line = min(int(match.group(1)), len(lines)) or 1
     else:
         filled = [number for number, text in enumerate(lines, start=1) if text.strip()]
         line = filled[-1] if filled else 1
-    return line, _TOML_POSITION.sub("", message)
+    return line, re.sub(_TOML_POSITION, "", message)
 
 
 def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -140,8 +141,8 @@ def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 _KEY_PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
 _KEY_PATH = rf"{_KEY_PART}(?:\s*\.\s*{_KEY_PART})*"
-_TABLE_LINE = re.compile(rf"\s*\[\s*({_KEY_PATH})\s*\]\s*(?:#.*)?$")
-_KEY_LINE = re.compile(rf"\s*({_KEY_PATH})\s*=")
+_TABLE_LINE = rf"\s*\[\s*({_KEY_PATH})\s*\]\s*(?:#.*)?$"
+_KEY_LINE = rf"\s*({_KEY_PATH})\s*="
 
 
 def toml_key_lines(text: str) -> dict[str, int]:
@@ -149,10 +150,10 @@ def toml_key_lines(text: str) -> dict[str, int]:
     lines: dict[str, int] = {}
     table = ""
     for number, line in enumerate(text.splitlines(), start=1):
-        if header := _TABLE_LINE.match(line):
+        if header := re.match(_TABLE_LINE, line):
             table = _dotted(header.group(1)) + "."
             lines.setdefault(table[:-1], number)
-        elif key := _KEY_LINE.match(line):
+        elif key := re.match(_KEY_LINE, line):
             lines.setdefault(table + _dotted(key.group(1)), number)
     return lines
 
