@@ -14,7 +14,8 @@ the service stands on (arxiv/, store/, core/, searchdb/, fulltext/) nor sync/ im
 And composition over mixins: no class under reader/service/ or reader/store/ inherits from a
 `*Methods` mixin (a mixin redeclares its host's private members; a collaborator is given what
 it needs). And for tests/: no module imports a test module (tests/**/test_*.py); shared helpers live in
-tests/helpers/, shared fixtures in tests/conftest.py.
+tests/helpers/, shared fixtures in tests/conftest.py. And no module under reader/ is over MAX_LINES
+lines: one that grows is split by meaning, each part named for what it holds.
 """
 
 from __future__ import annotations
@@ -638,4 +639,60 @@ def test_a_test_module_importing_another_is_reported(tmp_path):
         "tests/test_list.py:1: tests.test_list imports the test module tests.test_keys",
         "tests/test_list.py:2: tests.test_list imports the test module tests.test_app",
         "tests/test_list.py:3: tests.test_list imports the test module tests.test_keys",
+    ]
+
+
+# --- no module over MAX_LINES lines ---------------------------------------------------------------
+
+MAX_LINES = 450
+# Modules over the bound today, each with why it may be: emptied as they are split.
+LONG_MODULES = {
+    "reader/app/screens/detail.py": "being split",
+    "reader/app/screens/main.py": "being split",
+    "reader/arxiv/client.py": "being split",
+    "reader/searchdb/__init__.py": "being split",
+    "reader/store/store.py": "being split",
+}
+
+
+def long_modules(root: Path, allowed: dict[str, str]) -> list[str]:
+    """Each module under reader/ over MAX_LINES lines that `allowed` does not name, and each name
+    of `allowed` that is no longer over (so the list only shrinks)."""
+    problems = []
+    for path in sorted((root / "reader").rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        count = len(path.read_text(encoding="utf-8").splitlines())
+        if count > MAX_LINES and relative not in allowed:
+            problems.append(f"{relative}: {count} lines, over {MAX_LINES}: split it by meaning")
+        elif count <= MAX_LINES and relative in allowed:
+            problems.append(f"{relative}: {count} lines, no longer over {MAX_LINES}: take it off the list")
+    problems += [
+        f"{relative}: listed as over {MAX_LINES} lines but not found" for relative in sorted(allowed) if not (root / relative).is_file()
+    ]
+    return problems
+
+
+def test_no_module_is_over_the_line_bound():
+    problems = long_modules(ROOT, LONG_MODULES)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_module_over_the_line_bound_is_reported(tmp_path):
+    long = "x = 1\n" * (MAX_LINES + 1)
+    root = _tree(
+        tmp_path,
+        {
+            "reader/__init__.py": "",
+            "reader/core/latex.py": long,
+            "reader/core/bibtex.py": "x = 1\n" * MAX_LINES,  # at the bound: fine
+            "reader/app/screens/main.py": long,  # listed: allowed
+            "reader/store/store.py": "x = 1\n" * 10,  # listed, but split since
+            "benchmarks/run.py": long,  # not under reader/
+        },
+    )
+    allowed = {"reader/app/screens/main.py": "being split", "reader/store/store.py": "being split", "reader/gone.py": "being split"}
+    assert long_modules(root, allowed) == [
+        f"reader/core/latex.py: {MAX_LINES + 1} lines, over {MAX_LINES}: split it by meaning",
+        f"reader/store/store.py: 10 lines, no longer over {MAX_LINES}: take it off the list",
+        f"reader/gone.py: listed as over {MAX_LINES} lines but not found",
     ]
