@@ -78,8 +78,10 @@ class ListFilter(ScreenPart[FilterHost]):
         self.query: Node | None = None  # the filter shown (None: none, or a meaning query)
         self._running: Worker[None] | None = None  # the last filter started
 
-    def run(self, text: str, keep: str | None, delay: float = 0) -> None:
+    def run(self, text: str, keep: str | None, delay: float = 0) -> Worker[None]:
+        """The filter `text` in a worker (returned), after `delay` seconds of quiet."""
         self._running = self.in_thread(self._answer, text, keep, delay, group="filter", exclusive=True)
+        return self._running
 
     def _answer(self, text: str, keep: str | None, delay: float) -> None:
         """In a worker, after a short quiet (typing stays smooth); one that a newer key cancelled
