@@ -92,7 +92,7 @@ class ViewPanes(ScreenPart[PanesHost]):
             return "All papers (demo)" if self.screen.service.is_demo else "All papers"
         return VIEW_LABELS.get(view.kind, view.name or view.kind)
 
-    def draw_chart(self, chart: MomentumChart) -> None:  # noqa: C901 (one header per kind of view)
+    def draw_chart(self, chart: MomentumChart) -> None:
         screen, service = self.screen, self.screen.service
         view, app = screen.view, screen.app
         if view == STARRED:
