@@ -21,7 +21,7 @@ from collections import Counter
 from reader.errors import ReaderError
 from reader.fulltext.clean import printable
 from reader.fulltext.document import FIGURE, HEADING, PARAGRAPH, REFERENCE, Block
-from reader.fulltext.html import MAX_BLOCKS, MAX_TEXT
+from reader.fulltext.page_blocks import MAX_BLOCKS, MAX_TEXT
 from reader.fulltext.refs import arxiv_id_in_text
 from reader.models import ID_PATTERN
 

@@ -15,7 +15,7 @@ the user could lose, and may be deleted at any time. `refresh` rebuilds what is 
 (each shard's inode, mtime and size are stamped when indexed), from another format, or damaged;
 a first build of a large cache runs the partitions in parallel processes.
 
-Answers equal the scan evaluator's (core/search.py), which tests keep as the reference: see
+Answers equal the scan evaluator's (core/scan.py), which tests keep as the reference: see
 rows.py for how the words are laid out and match.py for how a query becomes SQL.
 
 Threads: `refresh` and `set_notes` from one writer thread at a time; `matching`, `ordered`
