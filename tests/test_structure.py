@@ -702,14 +702,9 @@ def test_a_module_over_the_line_bound_is_reported(tmp_path):
 
 # The only places under reader/app/ that may call back from a thread, by module and method (a
 # function nested in it counts as the method), each with why a message does not serve there.
-CALLS_FROM_THREAD = {
-    ("reader.app.screens.full_text", "FullTextScreen.fetch"): "a progress line said while the fetch goes on",
-    ("reader.app.screens.full_text", "FullTextScreen.fetch_figures"): (
-        "a question the worker waits on: which figure to fetch next, as the reader has scrolled since"
-    ),
-    ("reader.app.screens.pdf_pages", "PdfPagesScreen.draw"): "a progress line said while the page is drawn",
-    ("reader.app.screens.pdf_pages", "PdfPagesScreen._fetch_pdf"): "a progress line said while the PDF downloads",
-}
+# None today: the full text's and the page view's progress lines are messages, and the figures'
+# worker takes the next image to fetch under a lock the asking side takes too.
+CALLS_FROM_THREAD: dict[tuple[str, str], str] = {}
 
 
 def calls_from_thread(root: Path, allowed: dict[tuple[str, str], str] = CALLS_FROM_THREAD) -> list[str]:
