@@ -134,6 +134,10 @@ class SearchIndex:
     def open(cls, data_dir: Path) -> SearchIndex:
         return cls(Path(data_dir) / "search")
 
+    def built(self) -> bool:
+        """Every partition has been built once (a refresh then only brings it up to date)."""
+        return all(path.exists() for path in self.paths)
+
     # --- connections ---------------------------------------------------------------------------
 
     def _db(self, part: int) -> sqlite3.Connection:
@@ -330,6 +334,14 @@ class SearchIndex:
             for ids in self._readers().map(lambda part: self._read(part, lambda db: Matcher(db, texts).ids(node)), range(PARTITIONS)):
                 found.update(ids)
         return found
+
+    def best_matching(self, node: Node, limit: int) -> list[str]:
+        """The `limit` papers matching a text query that bm25 ranks first (ties by id), each
+        partition asked for its best: work grows with `limit`, not with the matches."""
+        with self._in_use():
+            parts = self._readers().map(lambda part: self._read(part, lambda db: Matcher(db).best(node, limit)), range(PARTITIONS))
+            found = sorted((score, pid) for part in parts for pid, score in part)
+        return [pid for _, pid in found[:limit]]
 
     def document_counts(self, nodes: Sequence[Node]) -> list[int]:
         """How many indexed papers match each query (about: a replaced paper's old row counts
