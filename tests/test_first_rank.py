@@ -76,6 +76,7 @@ def test_no_stars_and_stars_outside_the_cache_count_for_nothing(cache):
 def test_a_shard_without_counts_is_read_whole_and_counted_and_many_leave_it_to_the_whole_cache(cache, caplog, monkeypatch):
     store, agents, _ = cache
     monkeypatch.setattr(first_rank, "MISSING_MOST", 1.0)  # this small cache's two shards may both lack them
+    monkeypatch.setattr(first_rank, "CANDIDATES", 200)  # every paper sharing a term: the counts alone are tested here
     marks = {"starred": {p.id for p in agents[:4]}, "read": set(), "hidden": set()}
     whole = RankingCorpus(store).rank(**marks)
     first, second, *_ = store.shards()

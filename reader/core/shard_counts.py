@@ -97,9 +97,7 @@ def summed(shards: list[ShardCounts]) -> tuple[int, Any]:
     """The papers of all the shards and, per column (COLUMNS of them), how many hold it."""
     import numpy as np
 
-    if not shards:
-        return 0, np.zeros(COLUMNS, dtype=np.intp)
-    columns = np.concatenate([shard.columns for shard in shards])
-    weights = np.concatenate([shard.counts for shard in shards]).astype(np.float64)
-    documents = np.bincount(columns.astype(np.intp), weights=weights, minlength=COLUMNS)
-    return sum(shard.papers for shard in shards), np.rint(documents).astype(np.intp)
+    documents = np.zeros(COLUMNS, dtype=np.intp)
+    for shard in shards:
+        documents[shard.columns] += shard.counts  # a shard's columns are distinct: no index repeats
+    return sum(shard.papers for shard in shards), documents

@@ -54,6 +54,7 @@ from reader.searchdb.newest import newest_first, partition_rows
 from reader.searchdb.ranked import matched_positions, pick
 from reader.searchdb.rowmap import RowMap
 from reader.searchdb.rows import Card
+from reader.searchdb.sharing import most_shared
 from reader.store import Store
 from reader.store.store import shard_of
 
@@ -335,13 +336,12 @@ class SearchIndex:
                 found.update(ids)
         return found
 
-    def best_matching(self, node: Node, limit: int) -> list[str]:
-        """The `limit` papers matching a text query that bm25 ranks first (ties by id), each
-        partition asked for its best: work grows with `limit`, not with the matches."""
+    def most_shared(self, groups: Sequence[Sequence[tuple[Node, float]]], share: int) -> list[list[str]]:
+        """For each group of weighed text queries, the `share` papers holding the most weight of
+        them (ties by id), read from each partition's best (sharing.py), asked at once."""
         with self._in_use():
-            parts = self._readers().map(lambda part: self._read(part, lambda db: Matcher(db).best(node, limit)), range(PARTITIONS))
-            found = sorted((score, pid) for part in parts for pid, score in part)
-        return [pid for _, pid in found[:limit]]
+            parts = list(self._readers().map(lambda part: self._read(part, lambda db: most_shared(db, groups, share)), range(PARTITIONS)))
+        return [[pid for _, pid in sorted(found for part in parts for found in part[g])[:share]] for g in range(len(groups))]
 
     def document_counts(self, nodes: Sequence[Node]) -> list[int]:
         """How many indexed papers match each query (about: a replaced paper's old row counts

@@ -88,19 +88,6 @@ class Matcher:
     db: sqlite3.Connection
     texts: Mapping[Term, set[str]] = field(default_factory=dict)  # `text:` terms -> ids (fulltext/index.py)
 
-    def best(self, node: Node, limit: int) -> list[tuple[str, float]]:
-        """The `limit` papers matching a text query (words or names alone) that FTS5's bm25
-        ranks first, with their bm25 (lower is better): work bounded by `limit` however many
-        match. Nothing for a query not said by text alone."""
-        expression = fts_expression(node)
-        if not isinstance(expression, str):
-            return []
-        return self.db.execute(
-            "SELECT p.id, m.score FROM (SELECT rowid AS num, rank AS score FROM words WHERE words MATCH ? ORDER BY rank LIMIT ?) m"
-            " JOIN papers p ON p.num = m.num",
-            (expression, limit),
-        ).fetchall()
-
     def ids(self, node: Node) -> list[str]:
         """Ids of the papers that satisfy `node` (rows the text index still holds for papers
         since replaced are dropped by the join with the papers table)."""

@@ -7,10 +7,10 @@ The whole-cache ranking (ranking_corpus.RankingCorpus) reads every shard's featu
 - its features file's header and row offsets (feature_file.RowReader), then the rows of the
   marked papers, of the background (the unmarked papers whose ids hash lowest: the same papers
   the whole-cache ranking trains on) and of the candidates.
-The candidates are the CANDIDATES papers sharing most of the stars' distinctive words, phrases
-and authors (weighed as they weigh in the model's TF-IDF), each term asked of the search index
-for the papers bm25 ranks first for it (so a common term costs no more than a rare one). The
-model is the whole-cache ranking's and every score equals its score for that paper: a paper
+The candidates are about CANDIDATES papers sharing most of the stars' distinctive words,
+phrases and authors (weighed as the model's TF-IDF weighs them): for each star, its share of
+them holding the most weight of its terms, the few that weigh most and are held by few enough
+papers together (searchdb/sharing.py: the index's rows read stay bounded). The model is the whole-cache ranking's and every score equals its score for that paper: a paper
 ranks here when the whole-cache ranking would rank it, unless it shares too little with the
 stars to be a candidate (then it ranks low there too).
 
@@ -24,15 +24,15 @@ import math
 import time
 from collections.abc import Collection, Iterable
 from concurrent.futures import ThreadPoolExecutor
+from itertools import zip_longest
 from typing import Any
 
 from reader.core import ranking, shard_counts
 from reader.core.feature_file import RowReader
-from reader.core.features import PACK, Corpus, FeatureBlock, Row, column_of, named_terms, pack_rows, row_of_paper, sample_keys_of
+from reader.core.features import COLUMNS, PACK, Corpus, FeatureBlock, Row, column_of, named_terms, pack_rows, row_of_paper, sample_keys_of
 from reader.core.query import Node
 from reader.core.query import term as query_term
 from reader.core.similar import text_node
-from reader.core.terms import Distinct
 from reader.core.text import word_string
 from reader.meaning import like
 from reader.meaning.kept import KeptIndex
@@ -44,9 +44,9 @@ from reader.store.shard_features import counts_path, features_path, save_counts,
 log = logging.getLogger("reader.features")
 
 CANDIDATES = 10_000  # papers ranked: those sharing the most of the stars' distinctive terms
-TERMS = 15  # each star's most distinctive words and phrases asked of the index
-AUTHORS = 10  # and its first authors
-PER_TERM = CANDIDATES  # papers the index gives for one term (bm25's best)
+TERMS = 25  # each star's most distinctive words, phrases and authors asked of the index
+AUTHORS = 10  # of its authors, the first
+TERM_PAPERS = 50_000  # the most papers a star's terms are held by, together: the index's rows read
 MISSING_MOST = 0.25  # the share of shards without counts past which every features file is read
 READERS = 2  # threads opening shards (JSON headers: the GIL is held most of the time)
 
@@ -95,18 +95,19 @@ def rank_from_candidates(
         papers, documents = shard_counts.summed([shard.counts for shard in shards])
         idf = np.log((1 + papers) / (1 + documents)) + 1
         marked = {*stars, *hidden, *read}
-        candidates = _candidates(index, stars.values(), idf, documents, leave_out=marked, among=None if among is None else set(among))
-        keys = [sample_keys_of(shard.ids) for shard in shards]
-        wanted = marked | candidates | _background(shards, keys, marked)
-        blocks = _read_rows(shards, keys, wanted, stars)
+        candidates = _candidates(index, list(stars.values()), idf, documents, leave_out=marked, among=None if among is None else set(among))
+        ids = [pid for shard in shards for pid in shard.ids]
+        keys = sample_keys_of(ids)  # in one go: a call per shard cost ~0.5 s more at 1,000,000 papers
+        wanted = marked | candidates | _background(ids, keys, marked)
+        block = _read_rows(shards, ids, keys, wanted, stars)
     finally:
         for shard in shards:
             shard.close()
-    if blocks is None:
+    if block is None:
         log.info("For you: a features file read out of shape: every paper's are read")
         return None
     read_in = time.monotonic() - started
-    corpus = Corpus(blocks, documents=(papers, documents))
+    corpus = Corpus([block], documents=(papers, documents))
     ranked = None if among is None else candidates  # (the background is ranked too, unless a topic is asked for)
     result = ranking.rank(corpus, starred=starred, read=read, hidden=hidden, candidates=ranked)
     if isinstance(result, ranking.Ranking):
@@ -159,35 +160,44 @@ def _open(store: Store) -> list[_Shard] | None:
 
 
 def _candidates(
-    index: SearchIndex, stars: Iterable[Paper], idf: Any, documents: Any, *, leave_out: set[str], among: set[str] | None
+    index: SearchIndex, stars: list[Paper], idf: Any, documents: Any, *, leave_out: set[str], among: set[str] | None
 ) -> set[str]:
-    """The CANDIDATES papers (not in `leave_out`; in `among` when given) sharing the most weight
-    of the stars' distinctive terms: each star's TERMS words and phrases and AUTHORS authors that
-    weigh most in its TF-IDF row ((1 + log count) times IDF squared, as "more like this" weighs
-    them) and that another paper holds too."""
-    asked: dict[Node, float] = {}
+    """CANDIDATES papers at most (not in `leave_out`; in `among` when given), each star's in
+    turn: those holding the most weight of its distinctive terms. Its words, phrases and
+    authors weigh as in its TF-IDF row ((1 + log count) times IDF squared, as "more like this"
+    weighs them); the heaviest are asked, TERMS at most, each held by another paper too and
+    together by at most TERM_PAPERS papers: the rows the index reads stay bounded whatever the
+    cache holds."""
+    share = -(-CANDIDATES // max(len(stars), 1))
+    groups: list[list[tuple[Node, float]]] = []
     for paper in stars:
-        weighed: dict[str, tuple[float, Node]] = {}
+        weighed: dict[tuple[str, str], tuple[float, int]] = {}  # (field, term) -> (weight, papers holding it)
         for name, key, count, words in named_terms(row_of_paper(paper)):
-            if words and documents[column_of(key)] >= 2:
-                weighed[name] = ((1 + math.log(count)) * float(idf[column_of(key)]) ** 2, text_node(name))
-        distinct, chosen = Distinct(), 0
-        for name in sorted(weighed, key=lambda term: (-weighed[term][0], term)):
-            if chosen < TERMS and distinct.add(name):
-                weight, node = weighed[name]
-                asked[node] = asked.get(node, 0.0) + weight
-                chosen += 1
+            papers = int(documents[column_of(key)])
+            if words and papers >= 2:
+                weighed["text", name] = ((1 + math.log(count)) * float(idf[column_of(key)]) ** 2, papers)
         for author in paper.authors[:AUTHORS]:
-            key = _author_column(author.name)
-            if word_string(author.name).split() and documents[key] >= 2:
-                node = query_term("au", word_string(author.name).split())
-                asked[node] = asked.get(node, 0.0) + float(idf[key]) ** 2
-    scores: dict[str, float] = {}
-    for node, weight in asked.items():
-        for pid in index.best_matching(node, PER_TERM):
-            if pid not in leave_out and (among is None or pid in among):
-                scores[pid] = scores.get(pid, 0.0) + weight
-    return set(sorted(scores, key=lambda pid: (-scores[pid], pid))[:CANDIDATES])
+            column = _author_column(author.name)
+            if word_string(author.name).split() and documents[column] >= 2:
+                weighed["au", author.name] = (float(idf[column]) ** 2, int(documents[column]))
+        group: list[tuple[Node, float]] = []
+        rows = 0
+        for (field, term), (weight, papers) in sorted(weighed.items(), key=lambda item: (-item[1][0], item[0])):
+            if len(group) < TERMS and rows + papers <= TERM_PAPERS:
+                # (made only for the terms asked: a query term stems its words, ~1 ms each)
+                group.append((text_node(term) if field == "text" else query_term("au", word_string(term).split()), weight))
+                rows += papers
+        groups.append(group)
+    # Each star's best, taken in turns (its first, then every star's second...) until there are
+    # CANDIDATES: twice a share each, as the stars' lists overlap.
+    lists = [
+        [pid for pid in best if pid not in leave_out and (among is None or pid in among)]
+        for best in index.most_shared(groups, 2 * share + min(len(leave_out), share))  # room for marked papers, left out
+    ]
+    found: dict[str, None] = {}
+    for turn in zip_longest(*lists):
+        found.update((pid, None) for pid in turn if pid is not None and len(found) < CANDIDATES)
+    return set(found)
 
 
 def _author_column(name: str) -> int:
@@ -196,42 +206,45 @@ def _author_column(name: str) -> int:
     return column_of(key)
 
 
-def _background(shards: list[_Shard], keys: list[Any], marked: set[str]) -> set[str]:
+def _background(ids: list[str], keys: Any, marked: set[str]) -> set[str]:
     """The unmarked papers the whole-cache ranking trains on as the typical paper: the
     BACKGROUND whose ids hash lowest (ranking._training_set)."""
     import numpy as np
 
-    every = np.concatenate(keys) if keys else np.zeros(0, np.uint64)
     # The lowest keys, with room for the marked papers among them (left out below).
-    taken = min(ranking.BACKGROUND + len(marked), len(every))
-    lowest = np.argpartition(every, taken - 1)[:taken] if 0 < taken < len(every) else np.arange(len(every))
-    lowest = lowest[np.argsort(every[lowest], kind="stable")]
-    starts = np.cumsum([0] + [len(shard.ids) for shard in shards])
-    ids = [shards[s].ids[i - starts[s]] for i in lowest.tolist() for s in [int(np.searchsorted(starts, i, side="right")) - 1]]
-    return set([pid for pid in ids if pid not in marked][: ranking.BACKGROUND])
+    taken = min(ranking.BACKGROUND + len(marked), len(ids))
+    lowest = np.argpartition(keys, taken - 1)[:taken] if 0 < taken < len(ids) else np.arange(len(ids))
+    lowest = lowest[np.argsort(keys[lowest], kind="stable")]
+    return set([pid for pid in map(ids.__getitem__, lowest.tolist()) if pid not in marked][: ranking.BACKGROUND])
 
 
-def _read_rows(shards: list[_Shard], keys: list[Any], wanted: set[str], stars: dict[str, Paper]) -> list[FeatureBlock] | None:
-    """The wanted papers' rows, a block per shard holding any; None when a file reads out of
-    shape. Only the stars' rows keep their words (a reason names the terms the model learned
+def _read_rows(shards: list[_Shard], ids: list[str], keys: Any, wanted: set[str], stars: dict[str, Paper]) -> FeatureBlock | None:
+    """The wanted papers' rows as one block (in the shards' order); None when a file reads out
+    of shape. Only the stars' rows keep their words (a reason names the terms the model learned
     from theirs; the command reads the others' records for their reasons)."""
+    import numpy as np
+    from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
 
-    def block(item: tuple[_Shard, Any]) -> FeatureBlock | None:
-        shard, shard_keys = item
-        positions = [i for i, pid in enumerate(shard.ids) if pid in wanted]
+    starts = np.cumsum([0] + [len(shard.ids) for shard in shards]).tolist()
+
+    def rows(s: int) -> tuple[list[int], Any] | None:
+        positions = [i for i, pid in enumerate(shards[s].ids) if pid in wanted]
         if not positions:
             return None
-        matrix = shard.rows(positions)
+        matrix = shards[s].rows(positions)
         if matrix is None:
             raise ValueError("a features file out of shape")
-        ids = [shard.ids[i] for i in positions]
-        rows = [row_of_paper(stars[pid]) if pid in stars else Row(pid, "") for pid in ids]
-        return FeatureBlock(
-            ids, matrix, shard_keys[positions], tuple(pack_rows(rows[start : start + PACK]) for start in range(0, len(rows), PACK))
-        )
+        return [starts[s] + i for i in positions], matrix
 
     try:
         with ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="reader-features") as pool:
-            return [found for found in pool.map(block, zip(shards, keys)) if found is not None]
+            found = [item for item in pool.map(rows, range(len(shards))) if item is not None]
     except ValueError:
         return None
+    at = [i for taken, _ in found for i in taken]
+    chosen = [ids[i] for i in at]
+    matrix = sparse.vstack([matrix for _, matrix in found], format="csr") if found else sparse.csr_matrix((0, COLUMNS), dtype=np.float32)
+    matrix.indices = matrix.indices.astype(np.int32)
+    texts = [row_of_paper(stars[pid]) if pid in stars else Row(pid, "") for pid in chosen]
+    packed = tuple(pack_rows(texts[start : start + PACK]) for start in range(0, len(texts), PACK))
+    return FeatureBlock(chosen, matrix, keys[at], packed)
