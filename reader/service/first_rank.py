@@ -152,10 +152,10 @@ def _open(store: Store) -> list[_Shard] | None:
         return None
     for name in missing:  # read whole (or counted), their counts saved for the next ranking
         stamp = shard_stamp(store, name)
-        block = shard_features(store, name, stamp)
-        counts = shard_counts.ShardCounts.of_block(block)
-        save_counts(store, name, block, stamp)
-        found[name] = _Shard(block.ids, counts, block=block)
+        block = shard_features(store, name, stamp)  # (saves counts it finds missing, not damaged ones)
+        if shard_counts.read(counts_path(store, name), stamp) is None:
+            save_counts(store, name, block, stamp)
+        found[name] = _Shard(block.ids, shard_counts.ShardCounts.of_block(block), block=block)
     return [shard for name in names if (shard := found[name]) is not None]
 
 
