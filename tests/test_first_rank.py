@@ -111,3 +111,54 @@ def test_the_cli_ranks_from_candidates_once_the_search_index_is_built(capsys, ca
     assert run(capsys, "rank", "--json", "--limit", "5", "--topic", "Agents")[1] == whole_topic
     code, out, _ = run(capsys, "rank", "--json", "--limit", "500")  # more than the candidates: the whole cache
     assert code == 0 and len(json.loads(out)) > 60 + 12 and "fewer than asked for" in caplog.text
+
+
+def test_the_index_gives_the_papers_holding_the_most_weight_of_each_group_of_terms(cache):
+    """searchdb/sharing.py against the reference: each term's matches (`matching`), their
+    weights summed, the best first, ties by id."""
+    from reader.core.similar import text_node
+
+    store, _, _ = cache
+    groups = [
+        [(text_node("reward shaping"), 3.0), (text_node("tool use"), 2.0), (text_node("protein"), 1.0)],
+        [(text_node("folding"), 1.5), (text_node("language"), 1.5)],
+        [],
+    ]
+    index = SearchIndex.open(store.data_dir)
+    index.refresh(store)
+    try:
+        found = index.most_shared(groups, 15)
+        expected = []
+        for group in groups:
+            held: dict[str, float] = {}
+            for node, weight in group:
+                for pid in index.matching(node):
+                    held[pid] = held.get(pid, 0.0) + weight
+            expected.append(sorted(held, key=lambda pid: (-held[pid], pid))[:15])
+    finally:
+        index.close()
+    assert found == expected and len(found[0]) == 15 and found[2] == []
+
+
+def test_counts_saved_from_another_state_of_the_shard_or_crafted_read_as_none(cache):
+    import struct
+    import zlib
+
+    import numpy as np
+
+    from reader.core import shard_counts
+    from reader.store.shard_features import shard_stamp
+
+    store, _, _ = cache
+    RankingCorpus(store).corpus()
+    shard = store.shards()[0]
+    path, stamp = counts_path(store, shard), shard_stamp(store, shard)
+    saved = shard_counts.read(path, stamp)
+    assert saved is not None and saved.papers > 0 and len(saved.columns) > 0
+    assert shard_counts.read(path, (stamp[0] + 1, stamp[1])) is None  # the shard rewritten since
+    raw = path.read_bytes()
+    start = len(shard_counts.MAGIC) + struct.calcsize("<IIqqII")
+    columns = np.frombuffer(raw, dtype="<i4", count=len(saved.columns), offset=start)
+    body = raw[:start] + columns[::-1].tobytes() + raw[start + columns.nbytes : -4]  # out of order, checksum right
+    assert shard_counts.decode(body + struct.pack("<I", zlib.crc32(body)), stamp) is None
+    assert shard_counts.decode(raw[:-5] + raw[-4:], stamp) is None  # cut short

@@ -21,7 +21,7 @@ from reader.searchdb.match import fts_expression
 
 def most_shared(db: sqlite3.Connection, groups: Sequence[Sequence[tuple[Node, float]]], share: int) -> list[list[tuple[float, str]]]:
     """For each group of (text query, weight): its `share` best papers here, as (minus the
-    weight they hold, id), best first; ties go to the newest rows."""
+    weight they hold, id), best first, ties by id."""
     import numpy as np
 
     found: list[list[tuple[float, str]]] = []
@@ -41,8 +41,12 @@ def most_shared(db: sqlite3.Connection, groups: Sequence[Sequence[tuple[Node, fl
             continue
         numbers, inverse = np.unique(np.concatenate(rows), return_inverse=True)
         held = np.bincount(inverse.ravel(), weights=np.concatenate(weights))
-        best = np.lexsort((-numbers, -held))[:share]
-        best_numbers = numbers[best].tolist()
-        ids = dict(db.execute("SELECT num, id FROM papers WHERE num IN (SELECT value FROM json_each(?))", (json.dumps(best_numbers),)))
-        found.append([(-weight, ids[number]) for number, weight in zip(best_numbers, held[best].tolist()) if number in ids])
+        # The rows holding at least the share-th most weight (all of those tied with it: ties go by id).
+        least = np.partition(held, len(held) - share)[len(held) - share] if share < len(held) else -np.inf
+        best = np.flatnonzero(held >= least)
+        ids = dict(
+            db.execute("SELECT num, id FROM papers WHERE num IN (SELECT value FROM json_each(?))", (json.dumps(numbers[best].tolist()),))
+        )
+        taken = [(-weight, ids[number]) for number, weight in zip(numbers[best].tolist(), held[best].tolist()) if number in ids]
+        found.append(sorted(taken)[:share])
     return found
