@@ -44,7 +44,7 @@ from reader.store.shard_features import counts_path, features_path, save_counts,
 log = logging.getLogger("reader.features")
 
 CANDIDATES = 10_000  # papers ranked: those sharing the most of the stars' distinctive terms
-TERMS = 25  # each star's most distinctive words, phrases and authors asked of the index
+TERMS = 50  # each star's most distinctive words, phrases and authors asked of the index (25: 47 of the real top 50)
 AUTHORS = 10  # of its authors, the first
 TERM_PAPERS = 50_000  # the most papers a star's terms are held by, together: the index's rows read
 MISSING_MOST = 0.25  # the share of shards without counts past which every features file is read
