@@ -7,12 +7,13 @@ The whole-cache ranking (ranking_corpus.RankingCorpus) reads every shard's featu
 - its features file's header and row offsets (feature_file.RowReader), then the rows of the
   marked papers, of the background (the unmarked papers whose ids hash lowest: the same papers
   the whole-cache ranking trains on) and of the candidates.
-The candidates are about CANDIDATES papers sharing most of the stars' distinctive words,
-phrases and authors (weighed as the model's TF-IDF weighs them): for each star, its share of
-them holding the most weight of its terms, the few that weigh most and are held by few enough
-papers together (searchdb/sharing.py: the index's rows read stay bounded). The model is the whole-cache ranking's and every score equals its score for that paper: a paper
-ranks here when the whole-cache ranking would rank it, unless it shares too little with the
-stars to be a candidate (then it ranks low there too).
+The candidates are at most CANDIDATES papers sharing the stars' distinctive words, phrases
+and authors (weighed as the model's TF-IDF weighs them): each star's in turn, those holding the
+most weight of its heaviest terms, asked only while few enough papers hold them together
+(searchdb/sharing.py: the index's rows read stay bounded). The model is the whole-cache
+ranking's and every score equals its score for that paper: a paper ranks here when the
+whole-cache ranking would rank it, unless it shares too little with the stars to be a
+candidate (then it ranks low there too).
 
 A shard whose counts are missing or stale is read whole (and its counts saved); more than
 MISSING_MOST of them, and the caller ranks the whole cache instead (so it says in the log)."""
