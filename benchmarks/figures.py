@@ -6,7 +6,9 @@ photo). Measures, in this process (medians): the view's lines with no image draw
 the first screen of a stored text), reading one image and drawing it as half-blocks at the view's
 width (off the UI thread, once per width), and the view's lines again with every image drawn
 (what is laid out after each image arrives), and a screenful of drawn image rows rendered by the
-view as it scrolls (on the event loop). Targets: first screen 100 ms, an image drawn 1 s after it
+view as it scrolls (on the event loop); and the same for a Kitty terminal (the image scaled,
+encoded and written as escape sequences; a screenful of its placement cells), and an SVG plot
+drawn by resvg in its bounded child process (once, when the figure is fetched). Targets: first screen 100 ms, an image drawn 1 s after it
 arrives, scrolling 20 ms."""
 
 from __future__ import annotations
@@ -67,11 +69,13 @@ def main() -> None:
 
     from PIL import Image
 
-    from reader.app.widgets.picture import cell_strips
+    from reader.app.widgets.picture import cell_strips, placement_strips
     from reader.app.widgets.text_layout import text_lines
+    from reader.core.terminal_graphics import kitty_image
     from reader.fulltext.document import FIGURE, MATH, PARAGRAPH, Block, Document
     from reader.fulltext.figures import FigureCache
-    from reader.fulltext.picture import half_blocks
+    from reader.fulltext.picture import half_blocks, terminal_pixels
+    from reader.fulltext.svgdraw import draw_svg
 
     blocks = []
     for number in range(args.figures):
@@ -99,11 +103,34 @@ def main() -> None:
         layout = text_lines(document, args.width, set(), set(), set(), pictures)
         scrolling, worst = _scrolling_ms(layout.lines)
 
+        def kitty():  # what a Kitty terminal is given instead: the PNG at about its cells' pixels, sent once
+            image, data = cache.read_with_bytes(path)
+            pixels = terminal_pixels(image, args.width - 3, 60, data)
+            return kitty_image(pixels.png, 1, pixels.columns, pixels.rows), placement_strips(1, pixels.columns, pixels.rows, 2)
+
+        sent = _median_ms(kitty, args.runs)
+        plot = (
+            b'<svg xmlns="http://www.w3.org/2000/svg" width="400" height="300">'
+            + b"".join(
+                b'<circle cx="%d" cy="%d" r="3" fill="#%06x"/><text x="%d" y="%d" font-size="6">p%d</text>'
+                % (n % 400, n * 7 % 300, n * 997, n % 400, n * 7 % 300, n)
+                for n in range(2000)
+            )
+            + b"</svg>"
+        )  # a scatter plot of 2,000 labelled points
+        svg = _median_ms(lambda: draw_svg(plot), args.runs)
+        sequence, placed = kitty()
+        kitty_layout = text_lines(document, args.width, set(), set(), set(), {number: placed for number in range(1, args.figures + 1)})
+        kitty_scrolling, kitty_worst = _scrolling_ms(kitty_layout.lines)
+
     print(f"text: {args.figures} figures, {args.formulas} formulas, {len(layout.lines.strips):,} lines with every image drawn")
     print(f"lines with no image drawn (first screen's work)   {plain:8.1f} ms   (target 100 ms)")
     print(f"one 1600x1000 PNG ({size_kb:,} KB) read and drawn     {drawn:8.1f} ms   (target 1,000 ms after it arrives)")
     print(f"lines again with all {args.figures} images drawn          {every:8.1f} ms   (made in a worker after each image)")
     print(f"a screenful rendered while scrolling (median, worst) {scrolling:6.1f} / {worst:.1f} ms   (target 20 ms)")
+    print(f"Kitty: the same PNG read, checked, sent ({len(sequence) // 1024:,} KB) {sent:8.1f} ms   (once per width, in a worker)")
+    print(f"an SVG plot of 2,000 labelled points drawn by resvg    {svg:8.1f} ms   (its bounded child, at fetch)")
+    print(f"Kitty: a screenful of placement cells scrolling     {kitty_scrolling:6.1f} / {kitty_worst:.1f} ms   (target 20 ms)")
 
 
 if __name__ == "__main__":

@@ -164,11 +164,11 @@ async def interact(data_dir: str) -> None:
                 started = time.perf_counter()
                 node = parse(text, implicit_and=True)
                 ids = main.service.select(view, query=node)
-                main._apply_filter(text, node, ids, None)
+                main.list_filter.apply(text, node, ids, None)
                 for y in range(plist.size.height):
                     plist.render_line(y)
                 samples.append(time.perf_counter() - started)
-                main._apply_filter("", None, None, None)
+                main.list_filter.apply("", None, None, None)
                 await pilot.pause()
             filters[name.replace(template, text)] = statistics.median(samples) * 1000
         del ids, ranked, ranking  # the app keeps what it shows; the probe's own lists would be walked by the collector

@@ -13,8 +13,7 @@ import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from reader.config import flatten, toml_error, toml_key_lines
-from reader.toml_limits import toml_limit_problem
+from reader.toml_file import flatten, toml_error, toml_key_lines, toml_limit_problem
 from reader.userfiles import FileWriteError, write_atomic
 
 KEYMAP_FILE_NAME = "keymap.toml"

@@ -820,7 +820,7 @@ async def test_empty_states_say_what_is_empty_and_what_to_do(store):
 
 
 def test_cards_shorten_affiliations_and_drop_whole_tags():
-    from reader.app.widgets.paper_list import affiliation_line, tag_line
+    from reader.app.widgets.card_text import affiliation_line, tag_line
     from reader.models import Author
     from reader.searchdb.rows import card_of
 

@@ -10,7 +10,7 @@ import pytest
 
 from reader.app.widgets.paper_list import CARD_HEIGHT
 from reader.core.query import parse, search_text
-from reader.core.search import SearchBlock
+from reader.core.scan import SearchBlock
 from reader.service import ALL, FOR_YOU, STARRED, View
 from reader.service.ranker import RankedList
 from reader.store import Store

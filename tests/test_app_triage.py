@@ -385,3 +385,28 @@ async def test_watches_are_added_with_w_and_tags_renamed_and_deleted_after_askin
         await ready(pilot)
         assert Store(data_dir).tags() == {}
         assert "TAGS" not in prompts(app)
+
+
+async def test_a_tag_renamed_before_the_app_asks_to_be_told_still_shows_under_its_new_name(store, data_dir, lived_in):
+    """The writer thread may finish a rename before the screen hands it its callback (a fast
+    disk): the callback then runs at once on the UI's thread, where it must still be told."""
+    app = make_app(store)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await ready(pilot)
+        tags_notes = app.service.tags_notes
+        rename = tags_notes.rename_tag
+
+        def rename_at_once(old, new, on_error=None):
+            done = rename(old, new, on_error=on_error)
+            done.result()  # written before the caller adds its callback
+            return done
+
+        tags_notes.rename_tag = rename_at_once
+        await choose(pilot, View.of_tag("Group"))
+        await pilot.press("f2")
+        app.screen.query_one("#text").value = "Seminar"
+        await pilot.press("enter")
+        await ready(pilot)
+        assert Store(data_dir).tags() == {"Seminar": 1}
+        assert app.main.view == View.of_tag("Seminar")
+        assert "Renamed the tag 'Group' to 'Seminar'." in app.message_log

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from reader.core.bibtex import export
-from reader.core.latex import decode_tex, escape_text, harmless_math
+from reader.core.latex import escape_text
+from reader.core.latex_math import harmless_math
+from reader.core.tex_decode import decode_tex
 from reader.models import Author
 from tests.helpers.bibtex import BIBCHECK, paper
 

@@ -7,7 +7,7 @@ import pytest
 
 from reader.cli import main
 from reader.core.query import MAX_DEPTH, MAX_TERMS, And, Or, parse, search_text
-from reader.core.search import SearchBlock
+from reader.core.scan import SearchBlock
 from reader.core.text import words
 from reader.errors import QueryError
 from reader.store import Store

@@ -12,7 +12,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from reader.core import feature_file, features
+from reader.core import feature_file, features, shard_counts
 from reader.core.ranking import Ranking
 from reader.service.ranking_corpus import RankingCorpus
 from reader.store import Store
@@ -294,6 +294,11 @@ def test_a_sync_leaves_every_shard_it_writes_with_its_features(data_dir, monkeyp
                 saved.rows_of_pack(rows[pid] // features.PACK)[rows[pid] % features.PACK]
                 == counted.rows_of_pack(i // features.PACK)[i % features.PACK]
             )
+        # Its document counts beside it, as counting the shard gives them (a first ranking sums them).
+        documents = shard_counts.read(saved_features.counts_path(store, shard), saved_features.shard_stamp(store, shard))
+        expected = shard_counts.ShardCounts.of_block(counted)
+        assert documents is not None and documents.papers == len(counted.ids)
+        assert documents.columns.tolist() == expected.columns.tolist() and documents.counts.tolist() == expected.counts.tolist()
     counting = counted_shards(monkeypatch)
     result = RankingCorpus(store).rank(starred=set(sorted(store.index().ids)[:4]), read=set(), hidden=set())
     assert isinstance(result, Ranking) and counting == []

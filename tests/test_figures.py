@@ -17,7 +17,7 @@ import pytest
 from reader.arxiv.client import ArxivClient
 from reader.arxiv.options import ClientOptions
 from reader.cli import main
-from reader.fulltext.document import CAPTION, FIGURE
+from reader.fulltext.document import CAPTION, FIGURE, Block, Document
 from reader.fulltext.figures import FigureCache, fetch_image
 from reader.fulltext.html import LatexmlText
 from reader.fulltext.picture import ImageRefused, half_blocks, open_image
@@ -29,12 +29,14 @@ from tests.helpers.figures import (
     PNG,
     RED,
     SVG,
+    SVG_NAMING_A_FILE,
     checkerboard,
     encoded,
     figures_page,
     many_frames_gif,
     png_bomb_header,
     truncated_png,
+    two_bars_svg,
 )
 from tests.helpers.fulltext import three_cached
 
@@ -128,8 +130,6 @@ def test_every_figure_of_the_real_latexml_pages_is_found_with_its_caption():
 
 
 def test_a_stored_figure_survives_the_store_and_a_hostile_address_in_the_file_does_not(tmp_path):
-    from reader.fulltext.document import Block, Document
-
     texts = TextStore(tmp_path)
     figure = Block(FIGURE, "Figure 1: x", images=("https://arxiv.org/html/1v1/x1.png",))
     path = texts.save(Document("2301.00001", 1, "html", (figure,)))
@@ -137,6 +137,20 @@ def test_a_stored_figure_survives_the_store_and_a_hostile_address_in_the_file_do
     edited = path.read_text().replace("https://arxiv.org/html/1v1/x1.png", "file:///etc/passwd")
     path.write_text(edited)
     assert texts.load("2301.00001").blocks[0].images == ()
+
+
+def test_a_stored_text_of_ten_thousand_figures_loads_with_the_papers_bound_on_images(tmp_path):
+    from reader.fulltext.sources import MAX_IMAGES
+
+    texts = TextStore(tmp_path)
+    figure = [FIGURE, "Figure: x", None, {"images": [f"https://arxiv.org/html/1v1/x{n}.png" for n in range(5)]}]
+    path = texts.save(Document("2301.00001", 1, "html", (Block(FIGURE, "Figure 1: x"),)))
+    stored = json.loads(path.read_text())
+    stored["blocks"] = [figure] * 10_000  # an edited file: 50,000 images, five times the paper's bound
+    path.write_text(json.dumps(stored))
+    document = texts.load("2301.00001")
+    assert len(document.blocks) == 10_000  # every caption is kept
+    assert len(document.images) == MAX_IMAGES
 
 
 # --- reading and drawing an image ----------------------------------------------------------------
@@ -243,6 +257,61 @@ def test_an_image_is_fetched_through_the_client_after_a_429_and_kept(fake_arxiv,
     assert asyncio.run(fetch()) == path and len(fake_arxiv.requests) == 2  # kept: no request
 
 
+def test_an_svg_figure_is_fetched_drawn_by_resvg_in_its_bounded_child_and_kept_as_a_png(fake_arxiv, tmp_path):
+    fake_arxiv.documents["/html/2301.00001v1/x1.svg"] = ({"Content-Type": "image/svg+xml"}, two_bars_svg())
+    cache = FigureCache(tmp_path)
+
+    async def fetch():
+        async with ArxivClient(_options(fake_arxiv)) as client:
+            return await fetch_image(client, cache, "2301.00001", 1, 1, fake_arxiv.html_url + "2301.00001v1/x1.svg")
+
+    path = asyncio.run(fetch())
+    assert path == tmp_path / "figures" / "2301.00001v1" / "1.png"
+    drawing = cache.read(path)
+    assert drawing.size == (1600, 800)  # DRAWN_WIDTH across, its shape kept
+    assert drawing.getpixel((400, 400)) == RED and drawing.getpixel((1200, 400)) == BLUE
+    cells = half_blocks(drawing, 8)
+    assert cells.rows[0][0] == (RED, RED) and cells.rows[0][7] == (BLUE, BLUE)
+
+
+@pytest.mark.parametrize(
+    "drawing, reason",
+    [
+        (SVG_NAMING_A_FILE, "an SVG drawing naming another file; not drawn"),
+        (
+            b'<svg xmlns="http://www.w3.org/2000/svg"><image href="data:image/svg+xml;base64,PHN2Zz4=" width="9" height="9"/></svg>',
+            "naming another file",
+        ),
+        (b'<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "aaaaaaaa">]><svg xmlns="http://www.w3.org/2000/svg">&a;</svg>', "XML entities"),
+        (b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="100000"><rect width="1" height="9"/></svg>', "MB to draw; refused"),
+        (b"<svg not a drawing", "an SVG drawing resvg cannot draw"),
+    ],
+)
+def test_a_hostile_svg_drawing_is_refused_in_one_line(drawing, reason):
+    from reader.fulltext.svgdraw import draw_svg
+
+    with pytest.raises(ImageRefused) as refused:
+        draw_svg(drawing)
+    assert reason in str(refused.value) and "\n" not in str(refused.value)
+
+
+@pytest.mark.slow  # the child works until the kernel stops it at 5 s of CPU
+def test_an_svg_drawing_past_its_cpu_limit_is_refused_in_one_line():
+    from reader.fulltext.svgdraw import draw_svg
+
+    turbulence = b'<filter id="f"><feTurbulence baseFrequency="0.9" numOctaves="1000"/><feGaussianBlur stdDeviation="500"/></filter>'
+    drawing = b'<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="1000">' + turbulence
+    drawing += b'<rect width="1000" height="1000" filter="url(#f)"/>' * 50 + b"</svg>"
+    with pytest.raises(ImageRefused, match="takes more than 5 s to draw; refused"):
+        draw_svg(drawing)
+
+
+def test_an_svg_claiming_100000_pixels_a_side_is_drawn_1600_across():
+    from reader.fulltext.svgdraw import draw_svg
+
+    assert open_image(draw_svg(SVG)).size == (1600, 1600)
+
+
 def test_an_image_on_another_host_is_never_asked(fake_arxiv, tmp_path):
     async def fetch():
         async with ArxivClient(_options(fake_arxiv)) as client:
@@ -276,7 +345,7 @@ def figures_env(arxiv_env, monkeypatch, data_dir):
         f"{folder}x1.png": (PNG, encoded(checkerboard(), "PNG")),
         f"{folder}{versioned}/x2.jpg": ({"Content-Type": "image/jpeg"}, encoded(checkerboard(), "JPEG")),
         f"{folder}extracted/{versioned}/frames.gif": ({"Content-Type": "image/gif"}, many_frames_gif()),
-        f"/html/{paper.id}/assets/x3.svg": ({"Content-Type": "image/svg+xml"}, SVG),
+        f"/html/{paper.id}/assets/x3.svg": ({"Content-Type": "image/svg+xml"}, SVG_NAMING_A_FILE),
         f"/html/{paper.id}/assets/page.png": (PNG, encoded(checkerboard(8, 8), "PNG")),
         f"{folder}html.png": (PNG, b"<html><body>Not found</body></html>"),
         f"{folder}typed.png": ({"Content-Type": "text/html"}, encoded(checkerboard(), "PNG")),
@@ -301,7 +370,7 @@ def test_text_figures_prefetches_every_image_and_says_why_each_refused_one_is_no
     )
     said = "\n".join(lines)
     for reason in [
-        "an SVG drawing",
+        "an SVG drawing naming another file; not drawn",
         "not an image reader can read",
         "arXiv sent text/html, not an image",
         "more than 25,000,000 pixels",
@@ -372,3 +441,23 @@ def test_fig_checks_a_kept_image_again_before_writing_it(figures_env, capsys, da
     code, _, err = run(capsys, "fig", paper.id, "1", "-o", str(tmp_path / "second.png"))
     assert code == 1 and err.strip() == "reader: error: not an image reader can read (PNG, JPEG, GIF or WebP)"
     assert not (tmp_path / "second.png").exists()
+
+
+def test_a_kitty_terminal_is_sent_an_opaque_png_as_it_is_and_any_other_image_flattened_and_scaled():
+    import io
+
+    from PIL import Image
+
+    from reader.fulltext.picture import CELL_PIXELS, terminal_pixels
+
+    board = encoded(checkerboard(40, 20, square=4), "PNG")
+    pixels = terminal_pixels(open_image(board), 50, 30, board)
+    assert pixels.png == board and (pixels.columns, pixels.rows) == (50, 13)  # the terminal scales it: no work here
+    see_through = Image.new("RGBA", (2000, 1000), (255, 0, 0, 0))  # transparent: shown on white, as on a page
+    data = encoded(see_through, "PNG")
+    pixels = terminal_pixels(open_image(data), 50, 30, data)
+    sent = Image.open(io.BytesIO(pixels.png))
+    assert sent.mode == "RGB" and sent.getpixel((0, 0)) == (255, 255, 255)
+    assert sent.size == (50 * CELL_PIXELS[0], 50 * CELL_PIXELS[0] // 2)  # scaled to about the cells' own pixels
+    jpeg = encoded(checkerboard(40, 20, square=4), "JPEG")
+    assert Image.open(io.BytesIO(terminal_pixels(open_image(jpeg), 50, 30, jpeg).png)).format == "PNG"

@@ -129,3 +129,103 @@ async def test_with_images_off_a_figure_shows_its_link_and_nothing_is_fetched(st
         assert f"  image 1: not shown (images = off): {url}" in lines
         assert not any(UPPER_HALF in strip.text for strip in screen.view.lines.strips)
         assert fake_arxiv.requests == []
+
+
+async def test_in_a_kitty_terminal_f_sends_the_image_once_and_draws_its_placement_cells(store, fake_arxiv, monkeypatch):
+    import base64
+    import io
+    import re
+
+    from PIL import Image
+
+    from reader.app.screens import full_text
+    from reader.core.terminal_graphics import DIACRITICS, KITTY, PLACEHOLDER, kitty_colour
+
+    sent: list[str] = []
+    monkeypatch.setattr(full_text, "send_to_terminal", lambda app, sequence: sent.append(sequence))
+    app = full_text_app(store, fake_arxiv.base)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        path = f"/html/{paper.id}v{paper.version}/x1.png"
+        fake_arxiv.documents[path] = (PNG, encoded(checkerboard(40, 20, square=4), "PNG"))  # 160 x 80 pixels
+        figure = Block(FIGURE, "Figure 1: A board.", images=(fake_arxiv.base + path,))
+        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(TITLE, "T"), figure)))
+        await pilot.press("v")
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, FullTextScreen)
+        screen.drawing = KITTY  # as in kitty itself (the tests' output is no terminal)
+        await pilot.press("f")
+        await _settled(pilot, screen)
+
+        assert len(sent) == 1
+        found = re.findall(r"\x1b_G([^;]*);([^\x1b]*)\x1b\\", sent[0])
+        keys = dict(pair.split("=") for pair in found[0][0].split(","))
+        image_id, columns, rows = int(keys["i"]), int(keys["c"]), int(keys["r"])
+        assert (columns, rows) == (91, 23)  # the view's width less its margins, and 80 pixels down at 160 across: 23 rows of two
+        png = Image.open(io.BytesIO(base64.standard_b64decode("".join(data for _, data in found))))
+        assert png.format == "PNG" and png.size == (160, 80)  # never enlarged
+        assert png.getpixel((1, 1)) == RED and png.getpixel((5, 1)) == BLUE
+
+        view = screen.view
+        drawn = [(strip, text) for strip, text in zip(view.lines.strips, view.lines.texts, strict=True) if PLACEHOLDER in strip.text]
+        assert len(drawn) == rows
+        for row, (strip, text) in enumerate(drawn):
+            assert text == ""  # nothing to copy
+            cells = [segment for segment in strip if PLACEHOLDER in segment.text]
+            assert len(cells) == 1 and tuple(cells[0].style.color.triplet) == kitty_colour(image_id)
+            assert cells[0].text == "".join(PLACEHOLDER + DIACRITICS[row] + DIACRITICS[column] for column in range(columns))
+            assert strip.cell_length == 2 + columns
+
+        await pilot.press("t")  # laid out again: the terminal has the image, it is not sent twice
+        await ready(pilot)
+        assert len(sent) == 1
+        await pilot.press("escape")
+        await ready(pilot)
+        assert sent[-1] == f"\x1b_Ga=d,d=I,i={image_id},q=2\x1b\\"  # freed in the terminal
+
+
+async def test_enter_draws_the_figure_at_or_below_the_top_of_the_screen(store, fake_arxiv):
+    app = full_text_app(store, fake_arxiv.base)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        path = f"/html/{paper.id}v{paper.version}/x1.png"
+        fake_arxiv.documents[path] = (PNG, encoded(checkerboard(4, 4, square=2), "PNG"))
+        figure = Block(FIGURE, "Figure 1: A board.", images=(fake_arxiv.base + path,))
+        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(TITLE, "T"), figure)))
+        await pilot.press("v")
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, FullTextScreen)
+        await pilot.press("enter")
+        await _settled(pilot, screen)
+        assert len([strip for strip in screen.view.lines.strips if UPPER_HALF in strip.text]) == 4
+        assert [request.path for request in fake_arxiv.requests] == [path]
+
+
+async def test_an_svg_figure_is_drawn_in_place_from_resvgs_drawing(store, fake_arxiv):
+    from tests.helpers.figures import two_bars_svg
+
+    app = full_text_app(store, fake_arxiv.base)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        path = f"/html/{paper.id}v{paper.version}/x1.svg"
+        fake_arxiv.documents[path] = ({"Content-Type": "image/svg+xml"}, two_bars_svg())
+        figure = Block(FIGURE, "Figure 1: Two bars.", images=(fake_arxiv.base + path,))
+        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(TITLE, "T"), figure)))
+        await pilot.press("v")
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, FullTextScreen)
+        await pilot.press("f")
+        await _settled(pilot, screen)
+        drawn = [strip for strip in screen.view.lines.strips if UPPER_HALF in strip.text]
+        assert len(drawn) == 23  # 91 cells across, half as many pixels down as across, two a row
+        cells = [segment for segment in drawn[10] if segment.text == UPPER_HALF]
+        assert tuple(cells[0].style.color.triplet) == RED and tuple(cells[-1].style.bgcolor.triplet) == BLUE

@@ -13,7 +13,7 @@ import pytest
 
 from reader.arxiv.options import USER_AGENT
 from reader.core.query import parse
-from reader.core.search import SearchBlock
+from reader.core.scan import SearchBlock
 from reader.fulltext.index import stored_words
 from reader.fulltext.store import TextStore
 from reader.searchdb import SearchIndex

@@ -12,7 +12,7 @@ import pytest
 
 from reader.core.citedids import cited_id
 from reader.core.query import parse
-from reader.core.search import SearchBlock
+from reader.core.scan import SearchBlock
 from reader.fulltext.index import stored_words
 from reader.fulltext.refs import arxiv_id_in_text
 from reader.fulltext.store import TextStore

@@ -356,7 +356,7 @@ def test_notes_typed_faster_than_the_disk_are_written_once_with_the_latest_text(
 
 def test_note_search_from_the_command_line_equals_the_scan_and_follows_edits(seeded, capsys):
     from reader.core.query import parse, search_text
-    from reader.core.search import SearchBlock
+    from reader.core.scan import SearchBlock
 
     store, ids = seeded
     papers = store.load_papers()

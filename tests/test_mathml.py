@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from reader.core.texmath import tex_to_unicode
 from reader.fulltext import html
 from reader.fulltext.bounded import PageRefused
 from reader.fulltext.document import MATH, PARAGRAPH, Block, Document
@@ -52,6 +53,26 @@ def said(math: str) -> str:
     """One formula (inline, in a paragraph) as the full text shows it."""
     (block,) = read(f"<p>{math}</p>")
     return shown(block.text, block.maths)
+
+
+# Every character either math reader has raised or lowered, and some none may (Q, ω, j: ⱼ is
+# drawn by too few terminal fonts).
+SCRIPTED = "0123456789+-−=()abcdefghijklmnopqrstuvwxyzABDEGHIJKLMNOPQRTUVWαβγδεθιρφχω′″‴*∗⊤"
+
+
+@pytest.mark.parametrize(("tag", "mark"), [("msup", "^"), ("msub", "_")])
+def test_a_script_reads_the_same_in_a_full_texts_mathml_and_in_an_abstracts_tex(tag, mark):
+    """One table of sub- and superscript forms: `x^α` is `xᵅ` in a card and in its paper alike."""
+    for character in SCRIPTED:
+        token = "mn" if character.isdigit() else "mi" if character.isalpha() else "mo"
+        math = (
+            f'<math alttext="x{mark}{character}"><semantics><{tag}><mi>x</mi><{token}>{character}</{token}></{tag}>'
+            f'<annotation encoding="application/x-tex">x{mark}{character}</annotation></semantics></math>'
+        )
+        assert said(math) == tex_to_unicode(f"$x{mark}{{{character}}}$"), character
+    assert tex_to_unicode(f"$x{mark}{{ij}}$") == said(
+        f'<math alttext="x{mark}{{ij}}"><semantics><{tag}><mi>x</mi><mrow><mi>i</mi><mi>j</mi></mrow></{tag}></semantics></math>'
+    )
 
 
 def fixture_formulas() -> list[str]:

@@ -292,3 +292,96 @@ def test_in_a_real_terminal_p_draws_the_page_in_half_blocks_and_n_turns_it(store
     assert run.status == 0, run.output[-2000:]
     first = run.output.split("Page 1 of 2", 1)[1]
     assert "▀" in first.split("Page 2 of 2", 1)[0] and "▀" in first.split("Page 2 of 2", 1)[1]
+
+
+@pytest.mark.slow  # PDFium's child process
+async def test_a_figure_of_a_pdf_only_text_says_its_page_and_enter_opens_the_page_view_there(store):
+    from reader.fulltext.pdf import pdf_blocks
+
+    app = full_text_app(store)
+    async with app.run_test(size=(100, 40), notifications=True) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        keep_read_from_pdf(store.data_dir, paper, ARTICLE.read_bytes())
+        TextStore(store.data_dir).save(Document(paper.id, paper.version, "pdf", tuple(pdf_blocks(ARTICLE))))  # its real text
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, FullTextScreen) and app.screen.document is not None)
+        lines = [line.rstrip() for line in app.screen.view.lines.texts]
+        caption = lines.index("Figure 1: Success probability of the walk against the number of steps.")
+        assert lines[caption + 1] == "  see page 2 · ⏎: open page 2 of the PDF"
+        await pilot.press("f")  # no image to fetch: it says where the figure is
+        await ready(pilot)
+        assert "its figures are on their pages (⏎ opens one)" in str(list(app._notifications)[-1].message)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, PdfPagesScreen))
+        screen = app.screen
+        await until(pilot, lambda: screen.shown_page is not None or screen.problem is not None)
+        assert screen.shown_page == 2
+        assert page_lines(app)[0] == f"  Page 2 of 3 · arXiv:{paper.id}v{paper.version}"
+
+
+@pytest.mark.slow  # PDFium's child process
+async def test_in_a_kitty_terminal_a_page_is_sent_as_its_own_pixels_and_drawn_as_placement_cells(store, monkeypatch):
+    import base64
+    import re
+
+    from PIL import Image
+
+    from reader.app.screens import pdf_pages
+    from reader.core.terminal_graphics import KITTY, PLACEHOLDER
+
+    sent: list[str] = []
+    monkeypatch.setattr(pdf_pages, "terminal_drawing", lambda images: KITTY)  # as in kitty itself
+    monkeypatch.setattr(pdf_pages, "send_to_terminal", lambda app, sequence: sent.append(sequence))
+    app = full_text_app(store)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        keep_read_from_pdf(store.data_dir, app.screen.paper, ARTICLE.read_bytes())
+        screen = await full_text_then_pages(pilot)
+        assert screen.shown_page == 1 and len(sent) == 1
+        found = re.findall(r"\x1b_G([^;]*);([^\x1b]*)\x1b\\", sent[0])
+        keys = dict(pair.split("=") for pair in found[0][0].split(","))
+        columns, rows = int(keys["c"]), int(keys["r"])
+        assert rows == 40 - 4 and columns == 56  # the page fills the view's height; a US Letter page is 612 x 792
+        page = Image.open(io.BytesIO(base64.standard_b64decode("".join(data for _, data in found))))
+        assert page.format == "PNG" and page.size == (668, 864)  # drawn by PDFium for 36 rows of 24 pixels: 12 a column, not 1
+        assert page.convert("L").getextrema() == (0, 255)  # black text on white, not a blank
+        placed = [strip for strip in app.screen.query_one("#pdf-page").lines.strips if PLACEHOLDER in strip.text]
+        assert len(placed) == rows
+        await pilot.press("n")
+        await until(pilot, lambda: screen.shown_page == 2)
+        await pilot.press("p")
+        await until(pilot, lambda: screen.shown_page == 1)
+        assert len(sent) == 2  # page 1 drawn again from what was kept: not sent again
+        await pilot.press("escape")
+        await ready(pilot)
+        assert len([sequence for sequence in sent if sequence.startswith("\x1b_Ga=d")]) == 2  # both freed
+
+
+@pytest.mark.slow  # the app in a real terminal, PDFium's child process
+def test_in_a_real_kitty_terminal_p_sends_the_page_once_places_its_cells_and_frees_it(store, papers, data_dir):
+    import re
+
+    from reader.core.terminal_graphics import PLACEHOLDER, kitty_colour
+
+    for paper in papers:  # whichever paper the list highlights first is kept with its PDF
+        keep_read_from_pdf(data_dir, paper, PAPER_PDF)
+    environ = {name: value for name, value in os.environ.items() if name not in ("TMUX", "TERM_PROGRAM")}
+    run = run_in_terminal(
+        [sys.executable, "-m", "reader", "--data-dir", str(data_dir)],
+        env={**environ, "TERM": "xterm-kitty", "COLORTERM": "truecolor", "READER_ARXIV_PDF_URL": "http://127.0.0.1:9/pdf/"},
+        size=(100, 40),
+        keys=[(" · cs.", "\r"), ("Full text", "v"), ("A paper read from its PDF.", "P"), ("Page 1 of 2", "q"), ("Open figure", "\x11")],
+        deadline=90,
+    )
+    assert run.status == 0, run.output[-2000:]
+    sent = re.findall(r"\x1b_Ga=T,f=100,t=d,U=1,i=(\d+),c=(\d+),r=(\d+),q=2,m=[01];", run.output)
+    assert len(sent) == 1  # the page, once
+    image_id, rows = int(sent[0][0]), int(sent[0][2])
+    red, green, blue = kitty_colour(image_id)
+    placed = run.output.split(sent[0][0], 1)[1]
+    assert f"38;2;{red};{green};{blue}m" in placed and placed.count(PLACEHOLDER) >= rows  # its cells, in its colour
+    freed = f"\x1b_Ga=d,d=I,i={image_id},q=2\x1b\\"
+    assert freed in placed and "▀" not in placed.split(freed, 1)[0]  # no half blocks; freed on leaving the page view

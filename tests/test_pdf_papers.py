@@ -235,3 +235,53 @@ def test_the_fixtures_remade_by_pdflatex_read_the_same(tmp_path):
         fresh = [(block.kind, block.text, block.arxiv_id) for block in blocks_of(style, tmp_path)]
         kept = [(block.kind, block.text, block.arxiv_id) for block in blocks_of(style)]
         assert [b for b in fresh if "submitted to" not in b[1]] == [b for b in kept if "submitted to" not in b[1]]
+
+
+# --- figures: a caption is a figure on its page ----------------------------------------------------
+
+
+def test_a_figures_caption_is_a_block_of_its_own_with_its_page_and_survives_the_store(tmp_path):
+    from reader.fulltext.document import FIGURE, Document
+
+    blocks = [block for block in pdf_blocks(PAPERS / "article.pdf") if block.kind == FIGURE]
+    assert [(block.text, block.page) for block in blocks] == [("Figure 1: Success probability of the walk against the number of steps.", 2)]
+    texts = TextStore(tmp_path)
+    texts.save(Document("2301.00001", 1, "pdf", tuple(blocks)))
+    assert texts.load("2301.00001").blocks[0].page == 2
+
+
+def test_a_caption_is_found_after_the_figures_own_words_and_a_sentence_naming_a_figure_is_not_one():
+    builder = Paragraphs()
+    builder.page("A first page of text, well over the width of a short line here.\nIt ends.")
+    builder.page(
+        "The model is drawn as shown in\n"
+        "Fig. 3. The walk then goes on over the arcs of the graph as before, in order.\n"
+        "0 Epochs 100\n"
+        "1.0 Success\n"
+        "FIG. 2: The success of the walk.\n"
+        "Another paragraph starts here, and it is long enough to be a paragraph.\n",
+        5,  # page 4 of the PDF was skipped
+    )
+    blocks = builder.blocks()
+    assert [(block.kind, block.page) for block in blocks if block.text.startswith(("FIG", "The model"))] == [
+        (PARAGRAPH, None),
+        ("figure", 5),
+    ]
+
+
+REALDATA_PDFS = Path("/work/shared/realdata/fulltext2/pdf")  # real arXiv PDFs, on the project's machines
+
+
+@pytest.mark.slow  # pypdf reads each in about 10 s
+@pytest.mark.skipif(not REALDATA_PDFS.is_dir(), reason="the real PDFs are on the project's machines only")
+@pytest.mark.parametrize(
+    "name, pages",
+    [
+        ("0905.2465.pdf", [7, 8, 10, 10, 11, 11, 13, 13, 14, 16, 18, 19, 20, 21, 23, 25, 26, 27]),  # REVTeX's `FIG. 1:`
+        ("1001.0012.pdf", [3, 5, 5, 7, 7, 7, 8]),  # AAS's `Fig. 1.—`
+    ],
+)
+def test_the_figures_of_real_pdfs_are_found_on_their_pages(name, pages):
+    from reader.fulltext.document import FIGURE
+
+    assert [block.page for block in pdf_blocks(REALDATA_PDFS / name) if block.kind == FIGURE] == pages

@@ -8,7 +8,7 @@ import pytest
 
 from reader.arxiv.parse import parse_api_page
 from reader.core.query import lowercase_operators, operator_note, parse, search_text
-from reader.core.search import SearchBlock
+from reader.core.scan import SearchBlock
 from reader.errors import QueryError
 from reader.models import Author
 from tests.conftest import fixture_bytes

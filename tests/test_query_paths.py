@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from reader.core.query import MAX_DEPTH, parse, search_text
-from reader.core.search import SearchBlock
+from reader.core.scan import SearchBlock
 from reader.errors import QueryError
 from reader.fulltext.document import PARAGRAPH, TITLE, Block, Document
 from reader.fulltext.index import stored_words

@@ -1,4 +1,4 @@
-"""The search index answers exactly as the scan evaluator (core/search.py, the reference), stays
+"""The search index answers exactly as the scan evaluator (core/scan.py, the reference), stays
 current as shards change, and repairs itself: it is derived data, rebuilt when missing, stale,
 from another format or damaged."""
 
@@ -18,7 +18,7 @@ import pytest
 from reader import searchdb
 from reader.cli import main
 from reader.core.query import parse, search_text
-from reader.core.search import SearchBlock
+from reader.core.scan import SearchBlock
 from reader.core.text import word_string
 from reader.models import Author
 from reader.packed_ids import IdTable

@@ -75,9 +75,9 @@ def test_the_scan_reads_each_shards_stems_saved_beside_it(data_dir, monkeypatch)
     a changed shard's, or a damaged file's, are made again."""
     import dataclasses
 
-    from reader.core import search as search_module
+    from reader.core import scan as scan_module
     from reader.core.query import search_text
-    from reader.core.search import SearchBlock
+    from reader.core.scan import SearchBlock
     from reader.service.search import LibrarySearch
     from reader.store import Store
 
@@ -92,7 +92,7 @@ def test_the_scan_reads_each_shards_stems_saved_beside_it(data_dir, monkeypatch)
     assert all(path.exists() for path in stems)
 
     stemmed: list[str] = []
-    monkeypatch.setattr(search_module, "stem_string", lambda text: stemmed.append(text) or stem_string(text))
+    monkeypatch.setattr(scan_module, "stem_string", lambda text: stemmed.append(text) or stem_string(text))
     assert LibrarySearch(store).matching(query) == reference and stemmed == []  # read back, no word stemmed
 
     renamed = dataclasses.replace(papers[0], version=papers[0].version + 1, title="Zebrafishes navigating")

@@ -203,7 +203,7 @@ def test_search_texts_are_saved_per_shard_and_rebuilt_when_the_shard_changes(dat
     import dataclasses
 
     from reader.core.query import parse
-    from reader.core.search import SearchBlock
+    from reader.core.scan import SearchBlock
     from reader.service.search_texts import shard_texts
     from tests.sample_papers import sample_papers
 

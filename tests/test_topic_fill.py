@@ -73,7 +73,7 @@ def test_a_topic_nothing_cached_matches_says_so(capsys, cached):
 async def test_the_apps_a_fills_the_topic_at_once_and_says_how_many(cached):
     from reader.app.screens.dialogs import AddTopicDialog
     from reader.core.query import parse, search_text
-    from reader.core.search import SearchBlock
+    from reader.core.scan import SearchBlock
     from reader.service import View
     from tests.helpers.app import make_app, ready
 

@@ -32,10 +32,11 @@ from reader.app.widgets.notice_line import NoticeLine
 from reader.app.widgets.paper_list import PaperList
 from reader.app.widgets.rising import RisingTable
 from reader.app.widgets.sidebar import TopicSidebar
-from reader.config import Settings, config_dir, theme_problem
+from reader.config import Settings, config_dir
 from reader.keymap import key_clashes, load_keymap
 from reader.service import LibraryService, open_service
 from reader.service.library import QUIT_SECONDS
+from reader.setting_values import theme_problem
 from reader.store import Store
 
 if TYPE_CHECKING:

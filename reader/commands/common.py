@@ -65,6 +65,31 @@ def validated_query(query: str, *, for_arxiv: bool):
     return parsed
 
 
+def output_file(value: str | None, example: str):
+    """`-o FILE` checked before any work: its Path, None when not given, or a one-line ReaderError
+    (a folder, a device, a folder that does not exist); `example` names the file suggested."""
+    if value is None:
+        return None
+    from pathlib import Path
+
+    from reader.userfiles import path_problem
+
+    problem = path_problem(value, example=example)
+    if problem:
+        raise ReaderError(problem)
+    return Path(value).expanduser()
+
+
+def write_output(path, data: bytes) -> None:
+    """Bytes written to the user's `-o FILE` atomically (a kill mid-write leaves the old file)."""
+    from reader.userfiles import FileWriteError, write_user_file
+
+    try:
+        write_user_file(path, data)
+    except FileWriteError as error:
+        raise ReaderError(str(error)) from None
+
+
 def positive_int(text: str) -> int:
     """An argument's type: a whole number, at least 1."""
     try:

@@ -4,9 +4,8 @@ them and kept in the data directory (reader/fulltext/figures.py)."""
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-from reader.commands.common import cached_paper, open_store, print_warning
+from reader.commands.common import cached_paper, open_store, output_file, print_warning, write_output
 from reader.commands.marks import ID_HELP
 from reader.core.text import plural
 from reader.errors import ReaderError
@@ -87,15 +86,8 @@ def cmd_fig(args, settings) -> int:
     from reader.fulltext.figures import fetch_image
     from reader.fulltext.store import TextStore
 
-    output = None
-    if args.output is not None:
-        from reader.userfiles import path_problem
-
-        problem = path_problem(args.output, example="figure.png")
-        if problem:
-            raise ReaderError(problem)
-        output = Path(args.output).expanduser()
-    elif sys.stdout.isatty():
+    output = output_file(args.output, "figure.png")
+    if output is None and sys.stdout.isatty():
         raise ReaderError("an image is no text for a terminal: give -o FILE, or pipe it")
     store = open_store(args, settings)
     pid, cached = cached_paper(store, args.id)
@@ -127,11 +119,6 @@ def cmd_fig(args, settings) -> int:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
         return 0
-    from reader.userfiles import FileWriteError, write_user_file
-
-    try:
-        write_user_file(output, data)
-    except FileWriteError as error:
-        raise ReaderError(str(error)) from None
+    write_output(output, data)
     print(f"{what} written to {output}", file=sys.stderr)
     return 0

@@ -7,7 +7,17 @@ import os
 import sys
 from pathlib import Path
 
-from reader.commands.common import cached_paper, library, open_store, print_json, print_warning, selected_ids, topic_name
+from reader.commands.common import (
+    cached_paper,
+    library,
+    open_store,
+    output_file,
+    print_json,
+    print_warning,
+    selected_ids,
+    topic_name,
+    write_output,
+)
 from reader.commands.completion import completes_names
 from reader.commands.marks import ID_HELP
 from reader.core.sanitize import clean_text
@@ -242,25 +252,15 @@ def cmd_fetch_text(args, settings) -> int:
 
 def cmd_pdf(args, settings) -> int:
     store = open_store(args, settings)
-    output = None
-    if args.output is not None:
-        from reader.userfiles import path_problem
-
-        problem = path_problem(args.output, example="paper.pdf")
-        if problem:
-            raise ReaderError(problem)
-        output = Path(args.output).expanduser()
+    output = output_file(args.output, "paper.pdf")
     pid, cached = cached_paper(store, args.id)
     path = _run(settings, lambda fetcher: fetcher.pdf(pid, cached))
     if output is not None:
-        from reader.userfiles import FileWriteError, write_user_file
-
         try:
-            write_user_file(output, path.read_bytes())
-        except FileWriteError as error:
-            raise ReaderError(str(error)) from None
+            data = path.read_bytes()
         except OSError as error:
             raise ReaderError(f"cannot read {path}: {error.strerror}") from None
+        write_output(output, data)
         path = output
     print(os.path.abspath(path))
     return 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from reader.commands.common import library, open_store, positive_int, print_json, print_warnings, topic_name
+from reader.commands.common import library, open_store, positive_int, print_json, print_warnings, search_index, topic_name
 from reader.core.text import plural
 
 DEFAULT_LIMIT = 20
@@ -47,9 +47,11 @@ def cmd_rank(args: argparse.Namespace, settings) -> int:
     if stars < ranking.MIN_STARS:  # said before any paper is read
         return _needs_stars(ranking.NeedsStars(stars), args.json)
 
-    # The whole cache is the corpus (word weights and the background need it), whatever the topic.
     candidates = lib.select(topic=topic) if topic is not None else None
-    result = RankingCorpus(store).rank(starred=lib.starred, read=lib.read, hidden=lib.hidden, candidates=candidates)
+    result = _ranked_from_candidates(store, lib, candidates, args.limit)
+    if result is None:
+        # The whole cache is the corpus (word weights and the background need it), whatever the topic.
+        result = RankingCorpus(store).rank(starred=lib.starred, read=lib.read, hidden=lib.hidden, candidates=candidates)
     if isinstance(result, ranking.NeedsStars):  # starred papers whose records are missing
         return _needs_stars(result, args.json)
     best = list(zip(result.ids[: args.limit], result.scores[: args.limit]))
@@ -71,6 +73,27 @@ def cmd_rank(args: argparse.Namespace, settings) -> int:
         if row["because"]:
             print(f"{'':7}because: {', '.join(row['because'])}")
     return 0
+
+
+def _ranked_from_candidates(store, lib, among, limit: int):
+    """The papers sharing the stars' distinctive terms ranked, reading only their features
+    (service/first_rank.py); None when the whole cache must be ranked instead (said in the log):
+    no search index yet, document counts missing for many shards, or fewer candidates than asked for."""
+    import logging
+
+    from reader.core.ranking import NeedsStars
+    from reader.searchdb import SearchIndex
+    from reader.service.first_rank import rank_from_candidates
+
+    if not SearchIndex.open(store.data_dir).built():
+        logging.getLogger("reader.features").info("For you: no search index yet: every paper's features are read")
+        return None
+    with search_index(store) as index:
+        result = rank_from_candidates(store, index, starred=lib.starred, read=lib.read, hidden=lib.hidden, among=among)
+    if result is not None and not isinstance(result, NeedsStars) and len(result) < limit:
+        logging.getLogger("reader.features").info("For you: %d candidates, fewer than asked for: every paper is ranked", len(result))
+        return None
+    return result
 
 
 def _needs_stars(needs, as_json: bool) -> int:

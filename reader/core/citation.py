@@ -10,8 +10,9 @@ from datetime import date
 from functools import lru_cache
 from typing import NamedTuple
 
-from reader.core.latex import decode_tex, is_cjk
 from reader.core.sanitize import clean_text
+from reader.core.tex_decode import decode_tex
+from reader.core.writing_systems import is_cjk
 from reader.models import VERSIONED_ID, Paper
 
 NAME_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})

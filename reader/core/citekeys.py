@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from anyascii import anyascii
 
 from reader.core import citation
-from reader.core.latex import decode_tex
+from reader.core.tex_decode import decode_tex
 from reader.models import Paper
 
 STOP_WORDS = frozenset(

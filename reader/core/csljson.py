@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from reader.core import citation
 from reader.core.citekeys import with_keys
-from reader.core.latex import decode_tex
+from reader.core.tex_decode import decode_tex
 from reader.models import Paper
 
 

@@ -19,7 +19,7 @@ from datetime import date
 from urllib.parse import quote
 
 from reader.core import citation
-from reader.core.latex import decode_tex
+from reader.core.tex_decode import decode_tex
 from reader.core.text import plural
 from reader.models import Paper
 

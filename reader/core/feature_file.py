@@ -32,6 +32,7 @@ _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
 FILE_BYTES = 256 * 1024 * 1024  # the most a features file is read (a shard's is a few MB): else it is counted again
 MAX_COUNT = 65535  # a term repeated more often in one paper leaves its block uncached
+MANY_ROWS = 8  # a RowReader asked for more than one row in this many reads the rows' columns whole
 
 
 def encode(block: FeatureBlock, stamp: tuple[int, int]) -> bytes | None:
@@ -197,3 +198,88 @@ def _weights(counts: Any) -> Any:
     import numpy as np
 
     return np.log(counts.astype(np.float32)) + np.float32(1)
+
+
+class RowReader:
+    """Some rows of a features file, read without reading the file whole: its header (the ids)
+    and row offsets first, then only the rows asked for. A ranking from candidates reads a few
+    rows of each of a thousand files rather than 1.26 GB. The file's checksum covers it whole,
+    so it is not checked here: every offset, column and count read is (a damaged file gives
+    wrong counts at worst, never a crash); None when the file is not this shard's as it is now."""
+
+    def __init__(self, file: Any, ids: list[str], indptr: Any, indices_at: int, counts_at: int):
+        self.ids = ids
+        self._file, self._indptr, self._indices_at, self._counts_at = file, indptr, indices_at, counts_at
+
+    @classmethod
+    def open(cls, path: Path, stamp: tuple[int, int]) -> RowReader | None:
+        """OSError when the file cannot be opened; None when it is stale or not ours."""
+        import numpy as np
+
+        file = open_regular(path, FILE_BYTES)
+        try:
+            size = os.fstat(file.fileno()).st_size
+            head = file.read(len(MAGIC) + _LENGTH.size)
+            if not head.startswith(MAGIC) or len(head) != len(MAGIC) + _LENGTH.size:
+                raise ValueError("not a features file")
+            (header_length,) = _LENGTH.unpack_from(head, len(MAGIC))
+            if header_length > size:
+                raise ValueError("header past the end")
+            header = json.loads(file.read(header_length))
+            if type(header) is not dict or header.get("featurizer") != FEATURIZER or header.get("bits") != BITS:
+                raise ValueError("another featurizer")
+            if header.get("stamp") != list(stamp):
+                raise ValueError("stale")
+            ids, entries, packed = header.get("ids"), header.get("entries"), header.get("packed")
+            if type(ids) is not list or not all(type(pid) is str for pid in ids) or type(entries) is not int or type(packed) is not int:
+                raise ValueError("a header out of shape")
+            papers, start = len(ids), len(head) + header_length
+            if entries < 0 or packed < 0 or size != start + 8 * (papers + 1) + 6 * entries + 4 * -(-papers // PACK) + packed + _CRC.size:
+                raise ValueError("a size out of shape")
+            indptr = np.frombuffer(file.read(8 * (papers + 1)), dtype="<i8")
+            if len(indptr) != papers + 1 or indptr[0] != 0 or indptr[-1] != entries or np.any(np.diff(indptr) < 0):
+                raise ValueError("row offsets out of shape")
+        except (ValueError, TypeError, struct.error, RecursionError):
+            file.close()
+            return None
+        except BaseException:
+            file.close()
+            raise
+        indices_at = start + 8 * (papers + 1)
+        return cls(file, ids, indptr, indices_at, indices_at + 4 * entries)
+
+    def close(self) -> None:
+        self._file.close()
+
+    def rows(self, positions: Sequence[int]) -> Any | None:
+        """The rows at `positions` (in that order) as a float32 csr_matrix weighed as `featurize`
+        weighs them; None when what is read is out of shape."""
+        import numpy as np
+        from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
+
+        fd = self._file.fileno()
+        lengths = [int(self._indptr[i + 1] - self._indptr[i]) for i in positions]
+        total = sum(lengths)
+        if len(positions) * MANY_ROWS > len(self.ids):  # many rows: both columns read whole, then taken
+            entries = int(self._indptr[-1])
+            every_column = np.frombuffer(os.pread(fd, 4 * entries, self._indices_at), dtype="<i4")
+            every_count = np.frombuffer(os.pread(fd, 2 * entries, self._counts_at), dtype="<u2")
+            if len(every_column) != entries or len(every_count) != entries:
+                return None
+            spans = np.concatenate([np.arange(self._indptr[i], self._indptr[i + 1]) for i in positions] or [np.zeros(0, np.int64)])
+            columns, values = every_column[spans], every_count[spans]
+        else:
+            indices, counts = [], []
+            for i, length in zip(positions, lengths):
+                at = int(self._indptr[i])
+                indices.append(os.pread(fd, 4 * length, self._indices_at + 4 * at))
+                counts.append(os.pread(fd, 2 * length, self._counts_at + 2 * at))
+            columns = np.frombuffer(b"".join(indices), dtype="<i4")
+            values = np.frombuffer(b"".join(counts), dtype="<u2")
+        if len(columns) != total or len(values) != total:
+            return None
+        if total and (columns.min() < 0 or columns.max() >= COLUMNS or values.min() < 1):
+            return None
+        indptr = np.zeros(len(positions) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        return sparse.csr_matrix((_weights(values), columns.astype(np.int32), indptr), shape=(len(positions), COLUMNS))

@@ -179,7 +179,7 @@ def featurize(rows: Sequence[Row]) -> FeatureBlock:
     sample_keys = sample_keys_of([row.id for row in rows])
     # Compressed, the texts take about a third of their size (real abstracts; repeated ones less),
     # PACK rows at a time as well as all at once: zlib looks back 32 KB, about 25 abstracts.
-    packed = tuple(_pack(rows[start : start + PACK]) for start in range(0, len(rows), PACK))
+    packed = tuple(pack_rows(rows[start : start + PACK]) for start in range(0, len(rows), PACK))
     return FeatureBlock([row.id for row in rows], matrix, sample_keys, packed)
 
 
@@ -200,14 +200,15 @@ def extended(old: FeatureBlock, keep: Collection[str], rows: Sequence[Row]) -> F
         if i // PACK not in unpacked:
             unpacked[i // PACK] = old.rows_of_pack(i // PACK)
     rest = [unpacked[i // PACK][i % PACK] for i in positions[whole * PACK :]] + list(rows)
-    packed = tuple(old.packed_rows[:whole]) + tuple(_pack(rest[start : start + PACK]) for start in range(0, len(rest), PACK))
+    packed = tuple(old.packed_rows[:whole]) + tuple(pack_rows(rest[start : start + PACK]) for start in range(0, len(rest), PACK))
     matrix = sparse.vstack([old.matrix[positions], new.matrix], format="csr")
     matrix.indices = matrix.indices.astype(np.int32)
     ids = [old.ids[i] for i in positions] + new.ids
     return FeatureBlock(ids, matrix, np.concatenate([old.sample_keys[positions], new.sample_keys]), packed)
 
 
-def _pack(rows: Sequence[Row]) -> bytes:
+def pack_rows(rows: Sequence[Row]) -> bytes:
+    """Rows compressed as a block keeps them (PACK at a time), read back by `rows_of_pack`."""
     return zlib.compress(json.dumps([[row.words, row.authors, row.categories] for row in rows]).encode(), 1)
 
 
@@ -242,7 +243,9 @@ class Corpus:
     """Feature blocks with IDF weights and row norms: build it again when blocks change (a sync),
     not when marks do. Rows are numbered through the blocks in the order given."""
 
-    def __init__(self, blocks: Iterable[FeatureBlock]):
+    def __init__(self, blocks: Iterable[FeatureBlock], documents: tuple[int, Any] | None = None):
+        """`documents`: the whole cache's papers and papers holding each column, when the blocks
+        are only some of its papers (a first ranking from candidates); else counted here."""
         import numpy as np
 
         self.blocks = [block for block in blocks if block.ids]
@@ -251,8 +254,8 @@ class Corpus:
         self._starts = list(accumulate((len(block.ids) for block in self.blocks), initial=0))
         self.sample_keys = np.concatenate([block.sample_keys for block in self.blocks] or [np.zeros(0, np.uint64)])
         # Each column appears at most once per row, so counting its entries counts its papers.
-        documents = _document_counts(self.blocks)
-        self.idf = np.log((1 + len(self.ids)) / (1 + documents)) + 1  # scikit-learn's smoothed IDF
+        papers, counts = (len(self.ids), _document_counts(self.blocks)) if documents is None else documents
+        self.idf = np.log((1 + papers) / (1 + counts)) + 1  # scikit-learn's smoothed IDF
         squared_idf = self.idf**2
         norms = np.concatenate([_squared(block.matrix) @ squared_idf for block in self.blocks] or [np.zeros(0)])
         np.sqrt(norms, out=norms)

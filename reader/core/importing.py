@@ -5,7 +5,10 @@ and the arXiv id it names (with how that was found), if it names one. Matching c
 papers (the cache, arXiv) is the service's (service/importing.py); this module reads text only.
 
 The file is untrusted: anything that is not text (NULs, bytes that are no encoding's text) is
-refused as a whole, and a malformed entry costs only itself."""
+refused as a whole, and a malformed entry costs only itself. RIS is read here, not by rispy, which
+merges the record after one missing its ER line into it without a word (its authors become the
+broken one's) and counts no lines, though it is faster (80,000 records in 4.1 s, ours 8.5 s with
+the citations made). BibTeX is read by bibfile.py (see there why not by bibtexparser)."""
 
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from reader.core import bibfile, citedids
-from reader.core.latex import decode_tex
+from reader.core.tex_decode import decode_tex
 from reader.core.text import fold, words
 from reader.errors import ReaderError
 from reader.ids import PaperIdError, parse_paper_id

@@ -2,253 +2,36 @@
 
 - `& % # _ $` are escaped; `~ ^ \\ < > |` and lone braces become text commands; control characters,
   bidi controls and zero-width characters are dropped;
-- arXiv's TeX math (`$O(N)$`) stays math when it holds only harmless math (see `harmless_math`),
+- arXiv's TeX math (`$O(N)$`) stays math when it holds only harmless math (see core/latex_math.py),
   braced so styles do not lowercase it; any other span is escaped text;
-- TeX accents (`\\"u`) are read, and accented letters written as brace-wrapped accent commands
-  (`{\\"u}`, `{\\o}`, `{\\'i}` on the plain i), so bibtex sees one letter and biber reads it;
+- TeX accents (`\\"u`) are read (core/tex_decode.py), and accented letters written as
+  brace-wrapped accent commands (`{\\"u}`, `{\\o}`, `{\\'i}` on the plain i), so bibtex sees one
+  letter and biber reads it;
 - `\\LaTeX`, `\\TeX` (also `\\LaTeX{}`, `{\\LaTeX}`) are the logos, `{\\LaTeX}`;
 - scripts pdflatex cannot typeset (CJK, Cyrillic, Greek, Arabic, ...) are transliterated with
-  anyascii (张伟 -> Zhang Wei, Νίκος -> Nikos; a lone Greek letter in a title or note is math),
-  unless `unicode=True` keeps every non-ASCII character as UTF-8 for biber/xelatex/lualatex users;
+  anyascii (core/writing_systems.py: 张伟 -> Zhang Wei, Νίκος -> Nikos; a lone Greek letter in a
+  title or note is math), unless `unicode=True` keeps every non-ASCII character as UTF-8 for
+  biber/xelatex/lualatex users;
 - with `protect_case` (a title), words whose capitals a sentence-case style must keep are braced:
   any capitalised word but the first (Gaussian, Bertrand-Nash), a first word whose capital is not
   the title's first character (`\\#{MeToo}`), any word with a capital after its first letter
   (BERT, GPT-4, ImageNet), a single capital letter (Q-learning); and braces the authors balanced
   stay grouping (see escape_text).
+
+Each character's LaTeX is core/latex_chars.py's.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
 
 from anyascii import anyascii
 
-# Combining marks -> the accent command that draws them.
-ACCENTS = {
-    "\u0300": "`",
-    "\u0301": "'",
-    "\u0302": "^",
-    "\u0303": "~",
-    "\u0304": "=",
-    "\u0306": "u",
-    "\u0307": ".",
-    "\u0308": '"',
-    "\u030a": "r",
-    "\u030b": "H",
-    "\u030c": "v",
-    "\u0327": "c",
-    "\u0328": "k",
-    "\u0323": "d",
-    "\u0331": "b",
-}
-LETTERS = {
-    "ø": r"{\o}",
-    "Ø": r"{\O}",
-    "ß": r"{\ss}",
-    "æ": r"{\ae}",
-    "Æ": r"{\AE}",
-    "œ": r"{\oe}",
-    "Œ": r"{\OE}",
-    "ł": r"{\l}",
-    "Ł": r"{\L}",
-    "ı": r"{\i}",
-    "đ": "d",
-    "Đ": "D",
-    "ð": "d",
-    "þ": "th",
-    "Þ": "Th",
-    "–": "--",
-    "—": "---",
-    "‘": "`",
-    "’": "'",
-    "“": "``",
-    "”": "''",
-    "„": ",,",
-    "…": r"\ldots{}",
-    "°": r"\textdegree{}",
-    "·": r"\textperiodcentered{}",
-    "•": r"\textbullet{}",
-    "§": r"\S{}",
-    "¶": r"\P{}",
-    "©": r"\copyright{}",
-    "€": "EUR",
-    "£": r"\pounds{}",
-    "−": "-",
-    "‐": "-",
-    "‑": "-",
-    "′": "'",
-    "″": "''",
-    "«": "<<",
-    "»": ">>",
-}
-GREEK = {
-    "α": "alpha",
-    "β": "beta",
-    "γ": "gamma",
-    "δ": "delta",
-    "ε": "epsilon",
-    "ζ": "zeta",
-    "η": "eta",
-    "θ": "theta",
-    "ι": "iota",
-    "κ": "kappa",
-    "λ": "lambda",
-    "μ": "mu",
-    "ν": "nu",
-    "ξ": "xi",
-    "π": "pi",
-    "ρ": "rho",
-    "σ": "sigma",
-    "τ": "tau",
-    "υ": "upsilon",
-    "φ": "phi",
-    "χ": "chi",
-    "ψ": "psi",
-    "ω": "omega",
-    "Γ": "Gamma",
-    "Δ": "Delta",
-    "Θ": "Theta",
-    "Λ": "Lambda",
-    "Ξ": "Xi",
-    "Π": "Pi",
-    "Σ": "Sigma",
-    "Φ": "Phi",
-    "Ψ": "Psi",
-    "Ω": "Omega",
-}
-# Unicode symbols with a math command of their own: typeset as `$\cmd$` in text, `\cmd` in math.
-MATH_SYMBOLS = {
-    "×": "times",
-    "±": "pm",
-    "≤": "leq",
-    "≥": "geq",
-    "≠": "neq",
-    "≈": "approx",
-    "≡": "equiv",
-    "∼": "sim",
-    "→": "rightarrow",
-    "←": "leftarrow",
-    "↔": "leftrightarrow",
-    "⇒": "Rightarrow",
-    "∞": "infty",
-    "∈": "in",
-    "∉": "notin",
-    "⊂": "subset",
-    "⊆": "subseteq",
-    "∪": "cup",
-    "∩": "cap",
-    "∑": "sum",
-    "∏": "prod",
-    "∫": "int",
-    "∂": "partial",
-    "∇": "nabla",
-    "∀": "forall",
-    "∃": "exists",
-    "ℓ": "ell",
-    "⊗": "otimes",
-    "⊕": "oplus",
-    "⟨": "langle",
-    "⟩": "rangle",
-    "∘": "circ",
-    "√": "surd",
-}
-TEXT_SPECIALS = {
-    "&": r"\&",
-    "%": r"\%",
-    "#": r"\#",
-    "_": r"\_",
-    "$": r"\$",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "\\": r"\textbackslash{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-    "|": r"\textbar{}",
-    "{": r"\textbraceleft{}",
-    "}": r"\textbraceright{}",
-}
-
-# TeX that arXiv authors write in titles and names, decoded to Unicode before escaping.
-# An accent command and its letter, optionally inside one pair of braces: `\"u`, `{\'e}`, `\c{c}`,
-# `\c c`. A letter accent needs a brace or a space before its letter: `\csname` is one control
-# word, not `\c` + `s`, and stays as typed (then escaped as text).
-_ACCENTED_LETTER = r"(?:\\[ij](?![A-Za-z])|[A-Za-z])"
-_TEX_ACCENT = re.compile(
-    r"(\{)?\\(?:([`'^\"~=.])\s*|([uvHckrdb])(?=[\s{\\])\s*)"
-    rf"(?:\{{\s*({_ACCENTED_LETTER})\s*\}}|({_ACCENTED_LETTER}))(?(1)\}})"
-)
-_TEX_LETTER = re.compile(r"(\{)?\\(o|O|l|L|ss|ae|AE|oe|OE|aa|AA|i|j)(?![A-Za-z])(?(1)\s*\})")
-_TEX_STYLE = re.compile(r"\\(?:emph|textit|textbf|textsc|texttt|textrm|mathrm)\s*\{([^{}]*)\}")
-_TEX_ESCAPED = re.compile(r"\\([&%$#_{}])")
-_MATH = re.compile(r"\$(?!\s)([^$]+?)(?<!\s)\$")
-_TEX_LETTERS = {
-    "o": "ø",
-    "O": "Ø",
-    "l": "ł",
-    "L": "Ł",
-    "ss": "ß",
-    "ae": "æ",
-    "AE": "Æ",
-    "oe": "œ",
-    "OE": "Œ",
-    "aa": "å",
-    "AA": "Å",
-    "i": "ı",
-    "j": "ȷ",
-}
-_ACCENT_MARKS = {cmd: mark for mark, cmd in ACCENTS.items()}
-
-
-def decode_tex(text: str) -> str:
-    """Turn the text-mode TeX arXiv metadata uses into Unicode (math is handled separately)."""
-    if "\\" not in text:
-        return text
-
-    def accent(match: re.Match) -> str:
-        letter = (match.group(4) or match.group(5)).lstrip("\\")
-        return unicodedata.normalize("NFC", letter + _ACCENT_MARKS[match.group(2) or match.group(3)])
-
-    text = _TEX_STYLE.sub(r"\1", text)
-    text = _TEX_ACCENT.sub(accent, text)
-    text = _TEX_LETTER.sub(lambda m: _TEX_LETTERS[m.group(2)], text)
-    return _TEX_ESCAPED.sub(r"\1", text)
-
-
-def is_syllable(ch: str) -> bool:
-    """A Han ideograph or a Hangul syllable: one word-like syllable each (张 -> Zhang), so
-    transliterations of two in a row need a space between them."""
-    return not ch.isascii() and unicodedata.name(ch, "").startswith(("CJK UNIFIED IDEOGRAPH", "HANGUL SYLLABLE"))
-
-
-_CJK_NAMES = ("CJK UNIFIED IDEOGRAPH", "CJK COMPATIBILITY IDEOGRAPH", "HANGUL SYLLABLE", "HIRAGANA", "KATAKANA")
-
-
-def is_cjk(ch: str) -> bool:
-    """A Han ideograph, a Hangul syllable or a Kana: the scripts of names written family name first."""
-    return not ch.isascii() and unicodedata.name(ch, "").startswith(_CJK_NAMES)
-
-
-def is_greek(ch: str) -> bool:
-    return not ch.isascii() and unicodedata.name(ch, "").startswith("GREEK")
-
-
-def _by_character(text: str, convert: Callable[[str], str]) -> str:
-    out = []
-    previous = False
-    for ch in text:
-        syllable = is_syllable(ch)
-        if syllable and previous:
-            out.append(" ")
-        out.append(convert(ch))
-        previous = syllable
-    return "".join(out)
-
-
-def transliterate(text: str) -> str:
-    """ASCII for any script: 张伟 -> Zhang Wei, Иван -> Ivan (anyascii, a space between ideographs)."""
-    return text if text.isascii() else _by_character(text, anyascii)
+from reader.core.latex_chars import ACCENTS, GREEK, LETTERS, MATH_SYMBOLS, TEXT_SPECIALS
+from reader.core.latex_math import harmless_math, math_as_latex
+from reader.core.tex_decode import decode_tex
+from reader.core.writing_systems import is_greek, is_syllable, transliterate
 
 
 def _char(ch: str, unicode: bool) -> str:
@@ -335,180 +118,12 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
-# Math that can only typeset: these commands, letters, digits, operators, sub/superscripts,
-# braces. Anything else in a `$...$` span (\input, \write, \csname, \catcode, `^^` escapes,
-# `#`, `%`, `&`, `~`, a line break) turns the whole span into escaped text, so a feed can never
-# run TeX.
-MATH_COMMANDS = frozenset(
-    set(GREEK.values())
-    | set(MATH_SYMBOLS.values())
-    | {"varepsilon", "vartheta", "varphi", "varpi", "varrho", "varsigma", "ell", "hbar", "nabla", "partial", "infty"}
-    | {
-        "mathcal",
-        "mathbb",
-        "mathrm",
-        "mathbf",
-        "mathit",
-        "mathsf",
-        "mathtt",
-        "mathfrak",
-        "boldsymbol",
-        "text",
-        "textrm",
-        "operatorname",
-        "bar",
-        "hat",
-        "tilde",
-        "vec",
-        "dot",
-        "ddot",
-        "overline",
-        "underline",
-        "widehat",
-        "widetilde",
-    }
-    | {
-        "frac",
-        "dfrac",
-        "tfrac",
-        "sqrt",
-        "binom",
-        "log",
-        "ln",
-        "exp",
-        "sin",
-        "cos",
-        "tan",
-        "min",
-        "max",
-        "arg",
-        "argmin",
-        "argmax",
-        "sup",
-        "inf",
-        "lim",
-        "det",
-        "dim",
-        "ker",
-        "deg",
-        "Pr",
-        "sum",
-        "prod",
-        "int",
-        "oint",
-        "bigcup",
-        "bigcap",
-        "coprod",
-    }
-    | {
-        "le",
-        "leq",
-        "ge",
-        "geq",
-        "neq",
-        "ne",
-        "approx",
-        "sim",
-        "simeq",
-        "equiv",
-        "propto",
-        "times",
-        "cdot",
-        "cdots",
-        "ldots",
-        "dots",
-        "vdots",
-        "ddots",
-        "pm",
-        "mp",
-        "div",
-        "ast",
-        "star",
-        "circ",
-        "bullet",
-        "to",
-        "rightarrow",
-        "leftarrow",
-        "leftrightarrow",
-        "Rightarrow",
-        "Leftarrow",
-        "Leftrightarrow",
-        "mapsto",
-        "gets",
-        "in",
-        "notin",
-        "ni",
-        "subset",
-        "subseteq",
-        "supset",
-        "supseteq",
-        "cup",
-        "cap",
-        "setminus",
-        "emptyset",
-        "forall",
-        "exists",
-        "neg",
-        "land",
-        "lor",
-        "wedge",
-        "vee",
-        "oplus",
-        "otimes",
-        "perp",
-        "parallel",
-        "mid",
-        "ll",
-        "gg",
-        "langle",
-        "rangle",
-        "lfloor",
-        "rfloor",
-        "lceil",
-        "rceil",
-        "left",
-        "right",
-        "big",
-        "Big",
-        "bigl",
-        "bigr",
-        "Bigl",
-        "Bigr",
-        "prime",
-        "dagger",
-        "top",
-        "quad",
-        "qquad",
-    }
-)
-_MATH_TOKEN = re.compile(r"\\([A-Za-z]+|.)|(\^\^)|([#%&~])")
-_MATH_SPACING = frozenset(",;:! {}|")  # `\,` `\{` ...: spacing and escaped braces
-
-
-def harmless_math(content: str) -> bool:
-    """Whether a math span holds only what typesets (see MATH_COMMANDS): printable ASCII, and
-    Greek letters and symbols that have a math command."""
-    if any(not (ch.isascii() and ch.isprintable()) and ch not in GREEK and ch not in MATH_SYMBOLS for ch in content):
-        return False
-    for match in _MATH_TOKEN.finditer(content):
-        command, hat, special = match.groups()
-        if hat or special:
-            return False
-        if command and not (command in MATH_COMMANDS or command in _MATH_SPACING):
-            return False
-    return True
-
-
-def _math(content: str) -> str:
-    """Inline math kept as math; its Unicode letters and symbols become their math commands."""
-    symbols = GREEK | MATH_SYMBOLS
-    return "{$" + "".join(f"\\{symbols[ch]} " if ch in symbols else ch for ch in content) + "$}"
-
-
 # The TeX logos as authors write them (`\LaTeX`, `\LaTeX{}`, `{\LaTeX}`, `\LaTeX\ `): braced, so no
 # style lowercases them (`{\LaTeX}` is one special character to bibtex, whose name it leaves alone).
 LOGOS = {"LaTeX": r"{\LaTeX}", "LaTeXe": r"{\LaTeXe}", "TeX": r"{\TeX}", "BibTeX": "{BibTeX}"}
 _LOGO = re.compile(r"\{\s*\\(LaTeXe|LaTeX|TeX|BibTeX)\s*\}|\\(LaTeXe|LaTeX|TeX|BibTeX)(?![A-Za-z])(?:\s*\{\}|\\(?=\s))?")
+# A `$...$` span of inline math, as arXiv's feed writes it.
+_MATH = re.compile(r"\$(?!\s)([^$]+?)(?<!\s)\$")
 # A brace the author escaped (`\{`) is text, set apart from the braces that may group.
 _TEXT_LEFT, _TEXT_RIGHT = "\x0e", "\x0f"
 
@@ -523,7 +138,7 @@ def escape_text(text: str, *, protect_case: bool = False, unicode: bool = False)
     first = True
     for kind, piece in _pieces(text):
         if kind == "math":
-            out.append(_math(piece))
+            out.append(math_as_latex(piece))
         elif kind == "logo":
             out.append(LOGOS[piece])
         else:

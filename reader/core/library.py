@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from reader.core import momentum
 from reader.core.coverage import Span, unsynced_topics, view_coverage
 from reader.core.query import Node, SearchText, search_text
-from reader.core.search import SearchBlock
+from reader.core.scan import SearchBlock
 from reader.models import Paper
 from reader.packed_ids import ROW_TYPE, IdRows, rows_passing
 from reader.paper_index import PaperIndex

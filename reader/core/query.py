@@ -37,7 +37,7 @@ LOCAL_FIELDS = FIELDS + ("note", "text")  # fields only the local filter knows
 # What the local fields search, for the error an arXiv query using one gets.
 LOCAL_MEANING = {"note": "searches your own notes", "text": "searches the full texts stored here"}
 # The fields `all:` covers, in the order SearchText stores them (notes are kept apart, see
-# core/search.py: they are user state, not part of a paper's record).
+# core/scan.py: they are user state, not part of a paper's record).
 TEXT_FIELDS = ("ti", "abs", "au", "co", "jr", "cat", "id")
 CODE_FIELDS = ("cat", "id")  # matched as whole codes (`cs.AI`, `2609.12345`), not as words
 OPERATORS = ("AND", "OR", "ANDNOT")
@@ -350,7 +350,7 @@ def parse(query: str, *, implicit_and: bool = False) -> Node:
 
 # --- what matching looks at ----------------------------------------------------------------------
 
-# Built once per paper (see core/search.py): each field's words in TEXT_FIELDS order, then the v1
+# Built once per paper (see core/scan.py): each field's words in TEXT_FIELDS order, then the v1
 # time as YYYYMMDDHHMM, separated by FIELD_MARK.
 SearchText = str
 FIELD_MARK = "\x1f"

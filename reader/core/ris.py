@@ -2,7 +2,8 @@
 as plain UTF-8 text, one `TAG  - value` line each.
 
 RIS has no preprint type: records are `UNPB` (unpublished work) with `T2  - arXiv`, the arXiv id in
-`AN` (`arXiv:2511.02810`) and `M3  - Preprint`. Authors are `Family, Given` or `Family, Given, Jr.`
+`AN` (`arXiv:2511.02810`) and `M3  - Preprint`. Written here, not by rispy's dumps, which writes a
+value's line break as it is (a feed's title could start a record of its own) and numbers records. Authors are `Family, Given` or `Family, Given, Jr.`
 (split as in BibTeX, see `citation.name_parts`), a name kept whole as written; the user's tags and
 the arXiv categories are keywords (`KW`, one per line, tags first, a `;` in a tag written `,`); the journal reference and the
 user's note are notes (`N1`). Every value is one line: feed text cannot start a record or a tag.
@@ -14,7 +15,7 @@ from collections.abc import Iterable, Sequence
 
 from reader.core import citation
 from reader.core.citekeys import with_keys
-from reader.core.latex import decode_tex
+from reader.core.tex_decode import decode_tex
 from reader.models import Paper
 
 

@@ -16,8 +16,9 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from reader.core.latex import decode_tex
 from reader.core.sanitize import clean_text
+from reader.core.script_forms import subscript, superscript
+from reader.core.tex_decode import decode_tex
 
 MAX_TEXT = 20_000  # characters of a title or abstract converted (arXiv's abstracts: 1,920 at most)
 MAX_SPAN = 300  # characters of one math span (the fixtures' longest: 48); a longer one stays TeX
@@ -25,16 +26,6 @@ MAX_DEPTH = 12  # nested braces in a span; deeper stays TeX (pylatexenc recurses
 
 # Escaped `\$` is text; `$$` opens display math; a `$` left open (a card's abstract is cut) stays.
 _SPAN = re.compile(r"(?<!\\)\$\$(?P<d>[^$]+?)(?<!\\)\$\$|(?<!\\)\$(?P<i>[^$]+?)(?<!\\)\$|\\\((?P<p>.+?)\\\)|\\\[(?P<b>.+?)\\\]")
-
-SUPERSCRIPTS = dict(
-    zip(
-        "0123456789+-−=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVWβγδθφχ′∗*⊤",
-        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵝᵞᵟᶿᵠᵡ′**ᵀ",
-        strict=True,
-    )
-)
-# ⱼ and the other late additions are left out: too few terminal fonts draw them.
-SUBSCRIPTS = dict(zip("0123456789+-−=()aehiklmnoprstuvxβγρφχ", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢₖₗₘₙₒₚᵣₛₜᵤᵥₓᵦᵧᵨᵩᵪ", strict=True))
 
 ACCENTS = {
     "hat": "\u0302",
@@ -256,10 +247,10 @@ def _styled(text: str, style: str) -> str:
     return "".join(out)
 
 
-def _script(atom: _Atom, table: dict[str, str], mark: str) -> str:
-    if atom.text and all(ch in table for ch in atom.text):
-        return "".join(table[ch] for ch in atom.text)
-    return mark + (atom.text if atom.single else "{" + atom.text + "}")
+def _script(atom: _Atom, mark: str) -> str:
+    """`x²`, `xᵢₖ` when every character has its form (core/script_forms.py), else `^n`, `_{ij}`."""
+    formed = superscript(atom.text) if mark == "^" else subscript(atom.text)
+    return formed or mark + (atom.text if atom.single else "{" + atom.text + "}")
 
 
 def _operand(atom: _Atom) -> str:
@@ -276,7 +267,7 @@ def _scripted(items: list[_Atom | str]) -> list[_Atom]:
         if isinstance(item, str):
             argument = next((following for following in rest if not (isinstance(following, _Atom) and following.text == " ")), None)
             if isinstance(argument, _Atom):
-                out.append(_Atom(_script(argument, SUPERSCRIPTS if item == "^" else SUBSCRIPTS, item), False))
+                out.append(_Atom(_script(argument, item), False))
             else:  # nothing to raise: the mark as typed
                 out.append(_Atom(item, True))
             continue

@@ -12,8 +12,10 @@ import asyncio
 import dataclasses
 import json
 import logging
+import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,57 @@ def fetch_job(data_dir: Path, paper_id: str, version: int, options: ClientOption
         "client": dataclasses.asdict(options),
         "log": bool(logging.getLogger("reader").handlers),  # log where the app logs, if it does
     }
+
+
+class FetchChild:
+    """The app's side of one fetch: the child started with `job`, what it says as it goes passed
+    on, its outcome returned. `stop` (from any thread: the view closed) ends it early."""
+
+    def __init__(self, job: dict[str, Any]):
+        self.job = job
+        self._process: subprocess.Popen | None = None
+
+    def run(self, said: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        """Run the fetch, calling `said` with each `progress` and `notice` line; then `{"done":
+        ...}`, `{"error": "..."}` (the child's, or why it could not start or was stopped), or {}
+        when it ended without saying (it was stopped)."""
+        try:
+            child = self._process = subprocess.Popen(
+                [sys.executable, "-m", "reader.fulltext.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            )
+        except OSError as error:
+            return {"error": f"the fetch could not start ({error.strerror or error})"}
+        assert child.stdin is not None and child.stdout is not None
+        outcome: dict[str, Any] = {}
+        try:
+            child.stdin.write((json.dumps(self.job) + "\n").encode())
+            child.stdin.flush()
+            for raw in child.stdout:
+                try:
+                    message = json.loads(raw)
+                except ValueError:
+                    continue
+                if isinstance(message, dict) and ("progress" in message or "notice" in message):
+                    said(message)
+                elif isinstance(message, dict) and ("done" in message or "error" in message):
+                    outcome = message
+        except (OSError, ValueError):  # the child went away, or its output was cut
+            pass
+        finally:
+            self.stop()
+            child.wait()
+        if not outcome and stopped_for_cpu(child.returncode):
+            outcome = {"error": STOPPED_FOR_CPU}
+        return outcome
+
+    def stop(self) -> None:
+        """Close the child's input: it stops by itself (a text or PDF is kept whole or not)."""
+        child = self._process
+        if child is not None and child.stdin is not None:
+            try:
+                child.stdin.close()
+            except OSError:
+                pass
 
 
 def _say(message: dict[str, Any]) -> None:

@@ -19,7 +19,7 @@ TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENC
     "row",
     "caption",
     "reference",
-    "figure",  # a figure's (or a table's with images) label and caption, and its images' addresses
+    "figure",  # a figure's (or a table's with images) label and caption, and its images' addresses (a PDF's: its page)
 )
 KINDS = frozenset((TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENCE, FIGURE))
 FORMAT = 3  # of the stored JSON (store.py): a text of another format is fetched again
@@ -46,6 +46,7 @@ class Block:
     # (start, end, unicode) of the formulas in `text` said in Unicode, in order (formulas.py)
     maths: tuple[tuple[int, int, str], ...] = ()
     images: tuple[str, ...] = ()  # a figure: its images' absolute http(s) addresses, in the page's order
+    page: int | None = None  # a figure of a PDF's text: the page its caption is on (its image is there only)
 
     def to_json(self) -> list:
         extra: dict[str, object] = {}
@@ -55,6 +56,8 @@ class Block:
             extra["maths"] = [list(span) for span in self.maths]
         if self.images:
             extra["images"] = list(self.images)
+        if self.page is not None:
+            extra["page"] = self.page
         if extra:
             return [self.kind, self.text, self.arxiv_id, extra]
         return [self.kind, self.text] if self.arxiv_id is None else [self.kind, self.text, self.arxiv_id]

@@ -25,8 +25,9 @@ from PIL import Image
 from reader.arxiv.client import ArxivClient
 from reader.errors import ArxivNotFoundError, FeedFormatError
 from reader.fulltext.clean import printable
-from reader.fulltext.picture import MAX_BYTES, ImageRefused, open_image
+from reader.fulltext.picture import MAX_BYTES, ImageRefused, is_svg, open_image
 from reader.fulltext.store import atomic_file, file_key
+from reader.fulltext.svgdraw import draw_svg
 from reader.store.listing import remove_leftovers
 from reader.userfiles import UnsafeFileError, read_regular
 
@@ -83,11 +84,15 @@ class FigureCache:
 
     def read(self, path: Path) -> Image.Image:
         """A kept image, read again as untrusted bytes (the file may have been replaced)."""
+        return self.read_with_bytes(path)[0]
+
+    def read_with_bytes(self, path: Path) -> tuple[Image.Image, bytes]:
+        """A kept image as read (`read`), and its file's bytes, which Pillow has read whole."""
         try:
             data = read_regular(path, MAX_BYTES)
         except (OSError, UnsafeFileError) as error:
             raise ImageRefused(f"cannot read {path.name}: {error}") from None
-        return open_image(data)
+        return open_image(data), data
 
     def keep(self, paper_id: str, version: int, number: int, data: bytes) -> Path:
         path = self.folder(paper_id, version) / f"{number}.{image_extension(data)}"
@@ -160,6 +165,10 @@ class _ImageBody:
         """The image's bytes once Pillow has read them whole, or why not (returned: the client
         would take a raised error for a failed try)."""
         data = b"".join(self.pieces)
+        if is_svg(data):  # drawn (and so checked) by fetch_image, in a bounded process
+            if not self.delimited and b"</svg>" not in data[-4096:].lower():
+                raise FeedFormatError("the drawing arrived cut short") from None
+            return data
         try:
             open_image(data)
         except ImageRefused as refused:
@@ -187,8 +196,14 @@ async def fetch_image(client: ArxivClient, cache: FigureCache, paper_id: str, ve
     except ImageRefused as error:
         reason = str(error)
     else:
-        if not isinstance(data, ImageRefused):
-            return await asyncio.to_thread(cache.keep, paper_id, version, number, data)
-        reason = str(data)
+        try:
+            if not isinstance(data, ImageRefused):
+                if is_svg(data):  # kept as its drawing: a PNG, shown and written as any other
+                    data = await asyncio.to_thread(draw_svg, data)
+                    await asyncio.to_thread(open_image, data)
+                return await asyncio.to_thread(cache.keep, paper_id, version, number, data)
+            reason = str(data)
+        except ImageRefused as error:
+            reason = str(error)
     await asyncio.to_thread(cache.refuse, paper_id, version, number, reason)
     raise ImageRefused(reason)

@@ -8,12 +8,15 @@ reader of the page would not see: script, style, noscript, template, head and di
 CSS-hidden classes, elements `hidden` or styled `display:none`. A formula's MathML is read apart
 (mathml.py) into its Unicode, kept beside its TeX (formulas.py). No attribute value is kept but
 math's TeX (`alttext`, as text) and a reference's link, only to read an arXiv id from it. See
-shared/docs/arxiv-html.md for LaTeXML's classes."""
+shared/docs/arxiv-html.md for LaTeXML's classes.
+
+The parser keeps the open elements and what each did; what they make is its collaborators':
+elements.py says what an element is, page_blocks.py gathers the text into blocks, page_formulas.py
+reads formulas and equations, page_figures.py figures, refs.py's OpenReference the entry of the
+bibliography being read, byline.py an author's lines."""
 
 from __future__ import annotations
 
-import re
-from dataclasses import replace
 from html import unescape
 
 from reader.fulltext.attributes import character, hidden_by, raw_attribute
@@ -22,84 +25,39 @@ from reader.fulltext.byline import author_lines
 from reader.fulltext.clean import printable, tex
 from reader.fulltext.document import (
     AUTHORS,
-    CAPTION,
     CELL_SEPARATOR,
     FIGURE,
-    FOOTNOTE,
-    HEADING,
     ITEM,
     MATH,
-    PARAGRAPH,
     REFERENCE,
     ROW,
-    TITLE,
     Block,
 )
-from reader.fulltext.formulas import spans
-from reader.fulltext.mathml import SKIPPED, MathBuilder
-from reader.fulltext.refs import arxiv_id_in_link, arxiv_id_in_text
-from reader.fulltext.sources import MAX_ADDRESS, MAX_FIGURE_IMAGES, MAX_IMAGES, resolved
+from reader.fulltext.elements import (
+    BLOCK_TAGS,
+    FLOAT_CLASSES,
+    FRONT_MATTER,
+    HIDDEN_CLASSES,
+    HIDDEN_TAGS,
+    OPAQUE,
+    SILENT_NOTES,
+    VOID,
+    block_kind,
+    classes_of,
+)
+from reader.fulltext.mathml import SKIPPED
+from reader.fulltext.page_blocks import MAX_TEXT, PageBlocks
+from reader.fulltext.page_figures import OpenFigures
+from reader.fulltext.page_formulas import PageFormulas
+from reader.fulltext.refs import OpenReference
+from reader.fulltext.sources import resolved
 
 MAX_DEPTH = 250_000  # open elements; 100,000 nested levels are read whole
-# Bounds on what a page may hold, beside the work bounded.py bounds.
-MAX_TEXT = 16 * 1024 * 1024  # characters of text read; a long paper has a few hundred thousand
-MAX_BLOCKS = 100_000
-VOID = frozenset(["area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param", "source", "track", "wbr"])
-# Elements whose contents are never text to read. The opaque ones hold raw text or markup that
-# never displays: nothing inside them counts, not even an end tag of another element.
-OPAQUE = frozenset(["head", "noscript", "template", "title", "textarea", "iframe", "noembed", "noframes", "xmp", "plaintext"])
-HIDDEN_TAGS = frozenset(["script", "style", "dialog", "svg", "button", "select", "option", "canvas", "audio", "video", "object", "form"])
-# Hidden by arXiv's and LaTeXML's CSS (ltx_note_outer only on narrow screens: footnotes are read).
-HIDDEN_CLASSES = frozenset(["ltx_rdf", "ltx_nodisplay", "ltx_tag_note", "ltx_author_before", "ltx_author_after", "ltx_phantom", "sr-only"])
-BLOCK_TAGS = frozenset(
-    [
-        "p",
-        "div",
-        "section",
-        "article",
-        "h1",
-        "h2",
-        "h3",
-        "h4",
-        "h5",
-        "h6",
-        "li",
-        "ul",
-        "ol",
-        "dl",
-        "dt",
-        "dd",
-        "table",
-        "tbody",
-        "thead",
-        "tfoot",
-        "figure",
-        "figcaption",
-        "blockquote",
-        "pre",
-        "header",
-        "footer",
-        "nav",
-        "aside",
-        "main",
-        "hr",
-    ]
-)
-
 # What an open element did when it started, undone when it ends (bits of a frame's int).
 HIDE, ARTICLE, CONTEXT, ROW_OPEN, CELL, NOTE_TEXT, BIBLIOGRAPHY, BIB_ITEM = 1, 2, 4, 8, 16, 32, 64, 128
 AUTHOR_LIST, AUTHOR, EQUATION, NOTE, NOTE_MARK, ITEM_TAG, BLOCK = 256, 512, 1024, 2048, 4096, 8192, 16384
 EQUATION_ROW, BIB_TAG, AUTHOR_NOTES, CONTACT, BODY = 32768, 65536, 131072, 262144, 524288
 FLOAT, FLOAT_CAPTION = 1048576, 2097152
-# LaTeXML's floats whose images are a figure's: a figure (its sub-figure panels' images its own),
-# a table with images in its cells, another float (a biography's photo).
-FLOAT_CLASSES = frozenset(["ltx_figure", "ltx_table", "ltx_float"])
-# Notes that print nothing: a \footnotemark only repeats an earlier note's mark; a journal's
-# front matter (mn2e's pubyear, pagerange) is no note of the text. Other front-matter notes
-# (a dedication, a copyright) print as lines of their own, with no mark.
-SILENT_NOTES = frozenset(["ltx_role_footnotemark", "ltx_role_pubyear", "ltx_role_pagerange"])
-FRONT_MATTER = "\x00front"  # the mark of an open front-matter note: none is printed
-_BIB_ID = re.compile(r"bib\.bib(\d{1,6})")
 
 
 class LatexmlText(BoundedHtmlParser):
@@ -107,8 +65,9 @@ class LatexmlText(BoundedHtmlParser):
 
     def __init__(self) -> None:
         super().__init__()
-        self._text = 0
-        self._blocks = 0
+        self._characters = 0  # of text read
+        self._blocks = PageBlocks()
+        self._formulas = PageFormulas(self._blocks)
         self._stack: list[tuple[str, int]] = []  # (tag, what it did)
         self._open: dict[str, int] = {}  # tag -> how many are on the stack (an end tag matches in O(1))
         self._opaque: str | None = None  # inside <head>, <noscript>, ...: everything skipped up to its end
@@ -116,42 +75,19 @@ class LatexmlText(BoundedHtmlParser):
         self._hidden = 0  # open hiding elements
         self._articles = 0  # open ltx_document articles
         self._article_done = False  # the first one ended: later ones are not the paper
-        self._parts: list[str] = []  # the text of the block being read
-        self._saved: list[list[str]] = []  # outer blocks' parts while a capture reads its own
-        self._context: list[str] = [PARAGRAPH]  # the kind of block being read
-        self._main: list[Block] = []
-        self._bibliography: list[Block] = []  # printed last, wherever the page has it
-        self._in_bibliography = 0
-        self._notes: list[str] = []  # footnotes read, placed after the block they belong to
         self._marks: list[str] = []  # open footnotes' marks
         self._cells: list[str] | None = None  # the open table row's cells
         self._rows = 0  # open rows (a table inside a cell adds to its cell)
-        self._equations = 0
-        self._equation_start = 0  # where the open equation row's blocks start
         self._authors: list[str] | None = None  # open author list: the open author's lines so far
         self._contacts: dict[str, list[str]] = {}  # the open author's e-mails, affiliations, thanks
-        self._row_math: list[str] | None = None  # the open equation row's formulas (its cells)
-        self._row_said: list[str | None] = []  # their Unicode (None: said as TeX)
-        self._formula: MathBuilder | None = None  # the open formula's MathML, being read
-        self._formula_tex = ""  # how its TeX stands in the text (`$x$`, `$$x$$`); "": a row's cell
-        self._said: dict[str, str] = {}  # a formula as it stands in the text -> its Unicode
-        self._bib_number: int | None = None  # the open reference's number (LaTeXML's bib.bibN)
-        self._bib_key: str | None = None
-        self._bib_tag = ""  # its label as printed: `[57]`, `Keimer et al. [2015]`
+        self._reference = OpenReference()
         self._contact_role = ""
-        self._links: list[str] = []  # arXiv ids read from the open reference's links
         self._cell_open = 0
         self._note_text_open = 0
-        self._item_tag = ""  # a list item's bullet or number, put before its first block
         self.found_article = False
         self._plain = False  # reading <body> while no LaTeXML article has come (a page arXiv did not make)
         self._page_ended = False  # `</html>` came
-        self._floats = 0  # open floats (figures): a sub-figure's images and caption are its outer one's
-        self._float_start = 0  # where the outermost open float's blocks start
-        self._float_caption: int | None = None  # the index of its own caption's block
-        self._float_images: list[str] = []  # its images' `src`, as the page writes them
-        self._float_figure = False  # it is a figure (not a table or another float)
-        self._images = 0
+        self._figures = OpenFigures()
 
     # --- input ---------------------------------------------------------------------------------
 
@@ -160,8 +96,8 @@ class LatexmlText(BoundedHtmlParser):
         Figures' images are made absolute against `base_url`, the page's final address (none:
         their images are dropped)."""
         self.close_input()
-        self._flush()
-        return [resolved(block, base_url) if block.kind == FIGURE else block for block in self._main] + self._bibliography
+        self._blocks.flush()
+        return [resolved(block, base_url) if block.kind == FIGURE else block for block in self._blocks.main] + self._blocks.bibliography
 
     @property
     def plain_page(self) -> bool:
@@ -176,10 +112,10 @@ class LatexmlText(BoundedHtmlParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:  # noqa: C901 (math, figures and the rest: each its own mode)
         self.spend(len(attrs))
-        if self._formula is not None:
-            if self._formula.depth >= MAX_DEPTH:
+        if self._formulas.open is not None:
+            if self._formulas.open.depth >= MAX_DEPTH:
                 raise PageRefused(f"the page nests elements more than {MAX_DEPTH:,} deep; refused")
-            self._formula.start(tag, attrs)
+            self._formulas.open.start(tag, attrs)
             if tag in SKIPPED:
                 self.set_cdata_mode(tag)  # the TeX and Content MathML beside the presentation: skipped unread
             return
@@ -193,15 +129,15 @@ class LatexmlText(BoundedHtmlParser):
             self._opaque, self._opaque_nesting = tag, 1
             return
         if tag in VOID:
-            if tag == "br" and self._contacts and len(self._saved) == 1 and self._authors is not None:
-                self._authors.append(self._release_keep())  # an author's lines: name, affiliation, e-mail
+            if tag == "br" and self._contacts and len(self._blocks.saved) == 1 and self._authors is not None:
+                self._authors.append(self._blocks.release_keep())  # an author's lines: name, affiliation, e-mail
             elif tag in ("br", "hr"):
                 self.handle_data(" ")
-            elif tag == "img" and self._floats and self._reading():
-                self._image(attrs)
+            elif tag == "img" and self._figures.depth and self._reading():
+                self._figures.image(attrs)
             return
-        self._push(tag, self._start(tag, _classes(attrs), attrs))
-        if tag == "math" and self._formula is None:
+        self._push(tag, self._start(tag, classes_of(attrs), attrs))
+        if tag == "math" and self._formulas.open is None:
             self.set_cdata_mode("math")  # a formula not read (hidden): its MathML is skipped unread, up to </math>
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -212,11 +148,11 @@ class LatexmlText(BoundedHtmlParser):
             self.handle_endtag(tag)
 
     def handle_endtag(self, tag: str) -> None:
-        if self._formula is not None:
+        if self._formulas.open is not None:
             if tag != "math":
-                self._formula.end(tag)
+                self._formulas.open.end(tag)
                 return
-            self._end_formula()
+            self._formulas.end()
         if self._opaque is not None:
             if tag == self._opaque:
                 self._opaque_nesting -= 1
@@ -235,16 +171,16 @@ class LatexmlText(BoundedHtmlParser):
                 break
 
     def handle_data(self, data: str) -> None:
-        if self._formula is not None:
-            self._formula.data(data)
+        if self._formulas.open is not None:
+            self._formulas.open.data(data)
         elif self._opaque is None and self._reading():
-            if self._plain and self._text + len(data) > MAX_TEXT:
+            if self._plain and self._characters + len(data) > MAX_TEXT:
                 self._leave_plain()  # no page of text, and maybe no page at all (a gzip bomb of spaces)
                 return
-            self._text += len(data)
-            if self._text > MAX_TEXT:
+            self._characters += len(data)
+            if self._characters > MAX_TEXT:
                 raise PageRefused(f"the paper's text is longer than {MAX_TEXT // 2**20} MB; refused")
-            self._parts.append(data)
+            self._blocks.parts.append(data)
 
     def handle_charref(self, name: str) -> None:
         self.handle_data(character(name))  # a control one too: an escape sequence is dropped whole
@@ -290,7 +226,7 @@ class LatexmlText(BoundedHtmlParser):
             self._articles += 1
             did |= ARTICLE
         if tag in BLOCK_TAGS:
-            self._boundary()
+            self._blocks.boundary()
             did |= BLOCK
         if "ltx_note" in classes:
             if classes & SILENT_NOTES:
@@ -302,35 +238,28 @@ class LatexmlText(BoundedHtmlParser):
             if self._note_text_open:  # the mark again, at the note's start
                 self._hidden += 1
                 return did | HIDE
-            self._capture()
+            self._blocks.capture()
             did |= NOTE_MARK
         elif "ltx_note_content" in classes and self._marks:
-            self._capture()
+            self._blocks.capture()
             self._note_text_open += 1
             did |= NOTE_TEXT
-        elif "ltx_tag_item" in classes and self._context[-1] == ITEM:
-            self._capture()
+        elif "ltx_tag_item" in classes and self._blocks.kinds[-1] == ITEM:
+            self._blocks.capture()
             did |= ITEM_TAG
-        if tag == "figure" and classes & FLOAT_CLASSES and not self._saved and not self._in_bibliography:
-            if not self._floats:
-                self._float_start, self._float_caption, self._float_images = len(self._main), None, []
-                self._float_figure = "ltx_figure" in classes
-            self._floats += 1
+        if tag == "figure" and classes & FLOAT_CLASSES and not self._blocks.saved and not self._blocks.in_bibliography:
+            self._figures.open(classes, self._blocks.main)
             did |= FLOAT
-        elif self._floats == 1 and (tag == "figcaption" or "ltx_caption" in classes) and not self._saved:
+        elif self._figures.depth == 1 and (tag == "figcaption" or "ltx_caption" in classes) and not self._blocks.saved:
             did |= FLOAT_CAPTION
         if "ltx_bibliography" in classes:
-            self._in_bibliography += 1
+            self._blocks.in_bibliography += 1
             did |= BIBLIOGRAPHY
         if "ltx_equation" in classes or "ltx_equationgroup" in classes:
-            self._equations += 1
-            self._equation_start = len(self._main)
+            self._formulas.start_equation()
             did |= EQUATION
-        if self._equations and (tag == "tr" or "ltx_eqn_row" in classes):
-            self._equation_start = len(self._main)
-            if self._row_math is None:  # an aligned row: its cells' formulas and its number, one line
-                self._capture()
-                self._row_math, self._row_said = [], []
+        if self._formulas.equations and (tag == "tr" or "ltx_eqn_row" in classes):
+            if self._formulas.start_row():  # an aligned row: its cells' formulas and its number, one line
                 did |= EQUATION_ROW
         elif did & EQUATION:
             pass
@@ -340,21 +269,21 @@ class LatexmlText(BoundedHtmlParser):
             self._rows += 1
             did |= ROW_OPEN
         elif (tag in ("td", "th") or "ltx_td" in classes) and self._rows == 1 and not self._cell_open:
-            self._capture()
+            self._blocks.capture()
             self._cell_open += 1
             did |= CELL
         if "ltx_authors" in classes and self._authors is None:
             self._authors = []
             did |= AUTHOR_LIST
-        elif "ltx_creator" in classes and self._authors is not None and not self._saved:
-            self._capture()
+        elif "ltx_creator" in classes and self._authors is not None and not self._blocks.saved:
+            self._blocks.capture()
             self._contacts = {"email": [], "affiliation": [], "thanks": []}
             did |= AUTHOR
         elif "ltx_author_notes" in classes and self._authors is not None and self._contacts:
-            self._capture()
+            self._blocks.capture()
             did |= AUTHOR_NOTES
         elif "ltx_contact" in classes and self._contacts:
-            self._capture()
+            self._blocks.capture()
             did |= CONTACT
             self._contact_role = (
                 "email"
@@ -362,27 +291,20 @@ class LatexmlText(BoundedHtmlParser):
                 else ("affiliation" if classes & {"ltx_role_affiliation", "ltx_role_address"} else "thanks")
             )
         if tag == "sup" and self._authors is not None and "ltx_note_mark" not in classes:
-            self._parts.append("^")  # an affiliation's mark, `İrsoy^1`: apart from the name it follows (searched as a word)
-        kind = _kind(tag, classes, self._in_bibliography > 0)
+            self._blocks.parts.append("^")  # an affiliation's mark, `İrsoy^1`: apart from the name it follows (searched as a word)
+        kind = block_kind(tag, classes, self._blocks.in_bibliography > 0)
         if kind is not None:
-            self._context.append(kind)
+            self._blocks.kinds.append(kind)
             did |= CONTEXT
-        if did & CONTEXT and kind == REFERENCE and not self._saved:
-            self._capture()  # one line, whatever blocks it holds
-            self._links = []
-            number = _BIB_ID.fullmatch(dict(attrs).get("id") or "")
-            self._bib_number = int(number.group(1)) if number else None
-            self._bib_key = number.group(0) if number else None
-            self._bib_tag = ""
+        if did & CONTEXT and kind == REFERENCE and not self._blocks.saved:
+            self._blocks.capture()  # one line, whatever blocks it holds
+            self._reference = OpenReference(dict(attrs).get("id") or "")
             did |= BIB_ITEM
-        elif "ltx_tag_bibitem" in classes and self._context[-1] == REFERENCE and self._bib_key and not self._bib_tag:
-            self._capture()
+        elif "ltx_tag_bibitem" in classes and self._blocks.kinds[-1] == REFERENCE and self._reference.key and not self._reference.label:
+            self._blocks.capture()
             did |= BIB_TAG
-        if tag == "a" and self._context[-1] == REFERENCE:
-            href = dict(attrs).get("href") or ""
-            found = arxiv_id_in_link(href)
-            if found:
-                self._links.append(found)
+        if tag == "a" and self._blocks.kinds[-1] == REFERENCE:
+            self._reference.link(dict(attrs).get("href") or "")
         return did
 
     def _end(self, did: int) -> None:  # noqa: C901 (undoes each of what _start did, one bit each)
@@ -392,42 +314,42 @@ class LatexmlText(BoundedHtmlParser):
             self._hidden -= 1
             return
         if did & NOTE_MARK:
-            mark = self._release()
+            mark = self._blocks.release()
             if self._marks and self._marks[-1] == FRONT_MATTER:
                 mark = ""
             elif self._marks:
                 self._marks[-1] = mark
             if mark:
-                self._parts.append(f"[^{mark}]")
+                self._blocks.parts.append(f"[^{mark}]")
         if did & ITEM_TAG:
-            self._item_tag = self._release()
+            self._blocks.item_tag = self._blocks.release()
         if did & NOTE_TEXT:
             self._note_text_open -= 1
-            text = self._release()
+            text = self._blocks.release()
             if text:
                 mark = self._marks[-1] if self._marks and self._marks[-1] != FRONT_MATTER else ""
-                self._notes.append(f"[^{mark}]: {text}" if mark else text)
+                self._blocks.notes.append(f"[^{mark}]: {text}" if mark else text)
         if did & NOTE:
             self._marks.pop()
         if did & CELL:
             self._cell_open -= 1
-            cell = self._release()
+            cell = self._blocks.release()
             if self._cells is not None:
                 self._cells.append(cell)
         if did & CONTACT:
-            contact = self._release()
+            contact = self._blocks.release()
             if contact and self._contacts:
                 self._contacts[self._contact_role].append(contact)
         if did & AUTHOR_NOTES:
-            thanks = self._release()
+            thanks = self._blocks.release()
             if thanks and self._contacts:
                 self._contacts["thanks"].append(thanks)
         if did & AUTHOR:
             self._end_author()
         if did & EQUATION_ROW:
-            self._end_equation_row()
+            self._formulas.end_row()
         if did & BIB_TAG:
-            self._bib_tag = self._release()
+            self._reference.label = self._blocks.release()
         if did & ROW_OPEN:
             self._rows -= 1
             if not self._rows:
@@ -435,32 +357,29 @@ class LatexmlText(BoundedHtmlParser):
         if did & BIB_ITEM:
             self._end_reference()
         if did & BLOCK:
-            if self._equations:
-                self._end_equation_part()
+            if self._formulas.equations:
+                self._formulas.end_part()
             else:
-                self._boundary()
-        if did & FLOAT_CAPTION and len(self._main) > self._float_start and self._main[-1].kind == CAPTION:
-            self._float_caption = len(self._main) - 1
-        if did & FLOAT:
-            self._floats -= 1
-            if not self._floats:
-                self._end_float()
+                self._blocks.boundary()
+        if did & FLOAT_CAPTION:
+            self._figures.caption_ended(self._blocks.main)
+        if did & FLOAT and (figure := self._figures.close(self._blocks.main)):
+            self._blocks.add(figure)
         if did & AUTHOR_LIST:
-            self._flush()
+            self._blocks.flush()
             self._authors = None
         if did & EQUATION:
-            self._end_equation_part()
-            self._equations -= 1
-        if did & CONTEXT and self._context.pop() == ITEM:
-            self._item_tag = ""
+            self._formulas.end_equation()
+        if did & CONTEXT and self._blocks.kinds.pop() == ITEM:
+            self._blocks.item_tag = ""
         if did & BIBLIOGRAPHY:
-            self._flush()
-            self._in_bibliography -= 1
+            self._blocks.flush()
+            self._blocks.in_bibliography -= 1
         if did & BODY and self._plain:
-            self._flush()
+            self._blocks.flush()
             self._articles, self._plain, self._article_done = 0, False, True
         if did & ARTICLE:
-            self._flush()
+            self._blocks.flush()
             self._articles -= 1
             if not self._articles:
                 self._article_done = True
@@ -472,183 +391,46 @@ class LatexmlText(BoundedHtmlParser):
         alttext = values.get("alttext") or ""
         if "&#" in (start_tag := self.get_starttag_text() or ""):  # html.parser dropped its references' controls
             alttext = raw_attribute(start_tag, "alttext") or ""
-        formula = tex(alttext, cell=self._row_math is not None)
+        formula = tex(alttext, cell=self._formulas.row is not None)
         if not formula or not self._reading():
             return
-        self._formula = MathBuilder()
-        if self._row_math is not None:
-            self._row_math.append(formula)
-            self._formula_tex = ""
+        display = values.get("display") == "block"
+        written = self._formulas.start(formula, display=display)
+        if written is None:  # a cell of an aligned row: the row's line is made at its end
             return
-        self._formula_tex = f"${formula}$" if values.get("display") != "block" else f"$${formula}$$"
-        if values.get("display") == "block" and not self._saved:
-            self._boundary()
-            self._add(Block(MATH, self._formula_tex))
+        if display and not self._blocks.saved:
+            self._blocks.boundary()
+            self._blocks.add(Block(MATH, written))
         else:
-            self._parts.append(self._formula_tex)
-
-    def _end_formula(self) -> None:
-        """`</math>`: the formula's Unicode, for the blocks its TeX stands in (placed by _add)."""
-        assert self._formula is not None
-        said, self._formula = self._formula.unicode(), None
-        if not self._formula_tex:
-            self._row_said.append(said)
-        elif said is not None:
-            self._said[self._formula_tex] = said
-            target = self._bibliography if self._in_bibliography else self._main
-            if target and target[-1].text == self._formula_tex:  # a display block, added at its start
-                target[-1] = replace(target[-1], maths=((0, len(self._formula_tex), said),))
-
-    def _image(self, attrs: list[tuple[str, str | None]]) -> None:
-        """An image of the open float: its `src` kept as written (made absolute by finish)."""
-        src = (dict(attrs).get("src") or "").strip()
-        if src and len(src) <= MAX_ADDRESS and len(self._float_images) < MAX_FIGURE_IMAGES and self._images < MAX_IMAGES:
-            self._images += 1
-            self._float_images.append(src)
-
-    def _end_float(self) -> None:
-        """A figure is a block where its caption stands (`Figure 3: ...`), holding its images (none:
-        drawn in the page as SVG or text); a table or float without an image keeps its caption."""
-        images, self._float_images = tuple(self._float_images), []
-        at = self._float_caption
-        if at is not None and at < len(self._main) and (images or self._float_figure):
-            self._main[at] = replace(self._main[at], kind=FIGURE, images=images)  # its caption's formulas kept
-        elif images:
-            self._add(Block(FIGURE, "Figure (no caption)", images=images))
-
-    def _capture(self) -> None:
-        """Read the element's text apart (a cell, a footnote, an author, a mark)."""
-        self._saved.append(self._parts)
-        self._parts = []
-
-    def _release_keep(self) -> str:
-        """The captured text so far, the capture going on (an author's line ends at a `<br>`)."""
-        text = printable("".join(self._parts))
-        self._parts = []
-        return text
-
-    def _release(self) -> str:
-        text = printable("".join(self._parts))
-        self._parts = self._saved.pop() if self._saved else []
-        return text
-
-    def _boundary(self) -> None:
-        """Between blocks: the text so far is one (within a captured piece, a space)."""
-        if self._saved:
-            self._parts.append(" ")
-        else:
-            self._flush()
-
-    def _flush(self) -> None:
-        text = printable("".join(self._parts)) if self._parts else ""
-        self._parts = []
-        if text:
-            if self._item_tag:
-                text, self._item_tag = f"{self._item_tag} {text}", ""
-            self._add(Block(self._context[-1], text))
-        self._place_notes()
-
-    def _add(self, block: Block) -> None:
-        if self._said and "$" in block.text:
-            block = replace(block, maths=spans(block.text, self._said))
-        self._blocks += 1
-        if self._blocks > MAX_BLOCKS:
-            raise PageRefused(f"the paper has more than {MAX_BLOCKS:,} paragraphs; refused")
-        (self._bibliography if self._in_bibliography else self._main).append(block)
-
-    def _place_notes(self) -> None:
-        if self._notes and not self._saved:
-            notes, self._notes = self._notes, []
-            for note in notes:
-                self._add(Block(FOOTNOTE, note))
+            self._blocks.parts.append(written)
 
     def _end_row(self) -> None:
         cells, self._cells = self._cells or [], None
-        self._flush()
+        self._blocks.flush()
         if any(cells):  # as the store reads it back: an empty cell's two spaces made one
-            self._add(Block(ROW, printable(CELL_SEPARATOR.join(cells))))
-        self._place_notes()
-
-    def _end_equation_part(self) -> None:
-        """An equation's number (the text beside its display math) joins the math's line."""
-        if self._saved:
-            self._parts.append(" ")
-            return
-        tag = printable("".join(self._parts))
-        self._parts = []
-        target = self._bibliography if self._in_bibliography else self._main
-        if tag and len(target) > self._equation_start and target[-1].kind == MATH:
-            target[-1] = replace(target[-1], text=f"{target[-1].text} {tag}")
-        elif tag:
-            self._add(Block(PARAGRAPH, tag))
-        self._equation_start = len(self._main)
-        self._place_notes()
+            self._blocks.add(Block(ROW, printable(CELL_SEPARATOR.join(cells))))
+        self._blocks.place_notes()
 
     def _end_reference(self) -> None:
-        text = self._release()
-        label, number = self._bib_tag, self._bib_number
-        if number is not None and label.strip("[]()") != str(number):  # cited as [N], labelled by name and year
-            label = f"[{number}] {label}".rstrip()
-        text = printable(f"{label} {text}") if label else text
-        if text:
-            found = self._links[0] if self._links else arxiv_id_in_text(text)
-            self._add(Block(REFERENCE, text, found, number, self._bib_key))
-        self._links, self._bib_tag, self._bib_number, self._bib_key = [], "", None, None
-        self._place_notes()
+        if reference := self._reference.block(self._blocks.release()):
+            self._blocks.add(reference)
+        self._reference = OpenReference()
+        self._blocks.place_notes()
 
     def _end_author(self) -> None:
         """An author (or a byline of several) as lines of its own, the thanks after them as notes."""
-        lines = (self._authors or []) + [self._release()]
+        lines = (self._authors or []) + [self._blocks.release()]
         contacts, self._contacts = self._contacts, {}
         self._authors = []
-        self._flush()
+        self._blocks.flush()
         for line in author_lines(lines, contacts.get("affiliation", []), contacts.get("email", [])):
-            self._add(Block(AUTHORS, line))
-        self._notes += contacts.get("thanks", [])
-        self._place_notes()
-
-    def _end_equation_row(self) -> None:
-        """A row of an equation or an aligned group: its cells' TeX as one display line, its number after."""
-        number = self._release()
-        cells, self._row_math = self._row_math or [], None
-        said, self._row_said = self._row_said, []
-        if cells and len(said) == len(cells) and all(said):  # a row is said in Unicode whole, or as TeX
-            self._said[f"$${' '.join(cells)}$$"] = " ".join(text for text in said if text)
-        line = f"$${' '.join(cells)}$$ {number}".rstrip() if cells else number
-        if not line:
-            return
-        if self._saved:  # within a captured piece (a footnote, a cell): part of its text
-            self._parts.append(f" {line} ")
-            return
-        self._flush()
-        self._add(Block(MATH if cells else PARAGRAPH, line))
-        self._equation_start = len(self._main)
-        self._place_notes()
+            self._blocks.add(Block(AUTHORS, line))
+        self._blocks.notes += contacts.get("thanks", [])
+        self._blocks.place_notes()
 
     def _leave_plain(self) -> None:
         """The LaTeXML article begins (or the body is too long to be a page's text): forget the
         body read so far; only an article is read from now on."""
-        self._main.clear()
-        self._bibliography.clear()
-        self._parts, self._notes, self._blocks, self._text = [], [], 0, 0
+        self._blocks.forget()
+        self._characters = 0
         self._articles, self._plain = 0, False
-
-
-def _classes(attrs: list[tuple[str, str | None]]) -> frozenset[str]:
-    for name, value in attrs:
-        if name == "class" and value:
-            return frozenset(value.split())
-    return frozenset()
-
-
-def _kind(tag: str, classes: frozenset[str], in_bibliography: bool) -> str | None:
-    """The kind of block an element's text makes, when the element decides it."""
-    if tag in ("h1", "h2", "h3", "h4", "h5", "h6"):
-        return TITLE if "ltx_title_document" in classes else HEADING
-    if "ltx_bibitem" in classes or (tag == "li" and in_bibliography):
-        return REFERENCE
-    if tag == "li":
-        return ITEM
-    if tag == "figcaption" or "ltx_caption" in classes:
-        return CAPTION
-    return None

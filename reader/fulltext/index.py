@@ -2,7 +2,7 @@
 word_string: whole words, case and accents ignored, each with its inflections, a phrase is
 consecutive words).
 
-`body_words` is what both evaluators search: the scan evaluator (core/search.py, the reference)
+`body_words` is what both evaluators search: the scan evaluator (core/scan.py, the reference)
 looks for the stems ` w1 w2 ` in it; the index, `fulltext/words.sqlite3`, holds the same words in
 an FTS5 table (the `ascii` tokenizer splits word_string's output exactly at its spaces; `porter`
 stems each word as the scan's core/stem.py does) and answers a phrase query. Beside the words,

@@ -13,7 +13,9 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from reader.core.script_forms import subscript, superscript
 from reader.fulltext.clean import printable
+from reader.fulltext.math_letters import styled
 
 MAX_DEPTH = 64  # nested elements of one formula (LaTeXML's deepest real ones are about 25)
 MAX_NODES = 4000  # elements of one formula's presentation (a long real display: a few hundred)
@@ -98,89 +100,30 @@ class CannotSay(Exception):
     """A part of the formula has no Unicode form: the whole is shown as TeX."""
 
 
-# --- tokens --------------------------------------------------------------------------------------
+# --- tokens (their letters: math_letters.py) ---------------------------------------------------
 
-_STYLES = {"double-struck": "DOUBLE-STRUCK", "script": "SCRIPT", "bold-script": "SCRIPT", "fraktur": "FRAKTUR", "bold-fraktur": "FRAKTUR"}
-_KEPT_STYLES = ("DOUBLE-STRUCK", "SCRIPT", "FRAKTUR", "BLACK-LETTER")  # what a letter's style says (𝔼 ℝ 𝒮 𝔉)
-_STYLE_WORDS = re.compile(r"^(?:(?:BOLD|ITALIC|SANS-SERIF|MONOSPACE) )+")
 _INVISIBLE = {"\u2061": "\u2061", "\u2062": "", "\u2063": "", "\u2064": "", "\u200b": ""}  # function application kept for spacing
-
-
-def _plain_letter(character: str) -> str:
-    """A mathematical italic or bold letter, digit or Greek letter (𝑥, ℎ, 𝐱, 𝜶) as its plain
-    character; double-struck, script and fraktur ones (𝔼, ℝ, 𝒮, 𝔉) kept, as what they say differs."""
-    if character.isascii():
-        return character
-    if character == "ℎ":  # Planck's constant stands where the italic h would be
-        return "h"
-    name = unicodedata.name(character, "")
-    if not name.startswith("MATHEMATICAL ") or any(style in name for style in _KEPT_STYLES):
-        return character
-    rest = _STYLE_WORDS.sub("", name[len("MATHEMATICAL ") :])
-    case, _, letter = rest.partition(" ")
-    if case in ("CAPITAL", "SMALL") and len(letter) == 1:
-        return letter if case == "CAPITAL" else letter.lower()
-    for candidate in (rest, f"GREEK {case} LETTER {letter}", f"GREEK {rest}", f"LATIN {case} LETTER {letter}"):
-        try:
-            return unicodedata.lookup(candidate)
-        except KeyError:
-            continue
-    return character
-
-
-def _styled(text: str, variant: str) -> str:
-    """A token's letters in the style its `mathvariant` names, when that style says something
-    (`\\mathbb{R}` written `<mi mathvariant="double-struck">R</mi>`); other styles as plain letters."""
-    style = _STYLES.get(variant)
-    if style is None:
-        return "".join(_plain_letter(character) for character in text)
-    out = []
-    for character in text:
-        if not (character.isascii() and character.isalpha()):
-            out.append(character)
-            continue
-        case = "CAPITAL" if character.isupper() else "SMALL"
-        found = None
-        for name in (f"MATHEMATICAL {style} {case} {character.upper()}", f"{style} {case} {character.upper()}"):
-            try:
-                found = unicodedata.lookup(name)
-                break
-            except KeyError:
-                continue
-        if found is None and style == "FRAKTUR":
-            found = {"C": "ℭ", "H": "ℌ", "I": "ℑ", "R": "ℜ", "Z": "ℨ"}.get(character)
-        out.append(found or character)
-    return "".join(out)
 
 
 # --- scripts -------------------------------------------------------------------------------------
 
-_SUPERSCRIPTS = dict(
-    zip(
-        "0123456789+-−=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVWαβγδεθιφχ′″‴*∗⊤",
-        "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂᵅᵝᵞᵟᵋᶿᶥᵠᵡ′″‴**ᵀ",
-        strict=True,
-    )
-)
-_SUBSCRIPTS = dict(zip("0123456789+-−=()aehijklmnoprstuvxβγρφχ", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓᵦᵧᵨᵩᵪ", strict=True))
 
-
-def _script(text: str, table: dict[str, str], mark: str, opening: str, closing: str) -> str:
-    """`text` as Unicode sub- or superscripts when every character has one, else `_k`, `_{ij}`,
-    `^k`, `^(n+1)`."""
-    if text and all(character in table for character in text):
-        return "".join(table[character] for character in text)
+def _script(text: str, formed: str | None, mark: str, opening: str, closing: str) -> str:
+    """`text` as Unicode sub- or superscripts when every character has one (core/script_forms.py),
+    else `_k`, `_{ij}`, `^k`, `^(n+1)`."""
+    if formed:
+        return formed
     if len(text) == 1 or _enclosed(text):
         return mark + text
     return f"{mark}{opening}{text}{closing}"
 
 
 def _subscript(text: str) -> str:
-    return _script(text, _SUBSCRIPTS, "_", "{", "}")
+    return _script(text, subscript(text), "_", "{", "}")
 
 
 def _superscript(text: str) -> str:
-    return _script(text, _SUPERSCRIPTS, "^", "(", ")")
+    return _script(text, superscript(text), "^", "(", ")")
 
 
 # --- the tree ------------------------------------------------------------------------------------
@@ -216,7 +159,7 @@ def _say(node: Node, script: bool) -> str:
 def _say_afresh(node: Node, script: bool) -> str:  # noqa: C901 (one branch per MathML element)
     tag, children = node.tag, node.children
     if tag in ("mi", "mn"):
-        return _styled(node.text.strip(), node.attributes.get("mathvariant", ""))
+        return styled(node.text.strip(), node.attributes.get("mathvariant", ""))
     if tag == "mo":
         text = node.text.strip()
         return _INVISIBLE.get(text, text)
@@ -247,7 +190,7 @@ def _say_afresh(node: Node, script: bool) -> str:  # noqa: C901 (one branch per 
         base, index = _pair(node)
         degree = _say(index, True)
         mark = {"3": "∛", "4": "∜"}.get(degree)
-        if mark is None and not (degree and all(character in _SUPERSCRIPTS for character in degree)):
+        if mark is None and superscript(degree) is None:
             raise CannotSay("a root's degree")
         return (mark or _superscript(degree) + "√") + _radicand(base, script)
     if tag == "mtable":

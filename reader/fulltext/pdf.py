@@ -69,7 +69,7 @@ def pdf_blocks(path: Path, notice: Callable[[str], None] | None = None) -> list[
             log.warning("pypdf cannot read page %d of %s: %s", number + 1, path, error)
             skipped += 1
             continue
-        builder.page(text)
+        builder.page(text, number + 1)
     blocks = builder.blocks()
     if not blocks:  # every page failed, or held no text (a scan): nothing to keep
         why = f" ({skipped:,} of {pages:,} pages unreadable or too large)" if skipped else ""

@@ -20,8 +20,8 @@ from collections import Counter
 
 from reader.errors import ReaderError
 from reader.fulltext.clean import printable
-from reader.fulltext.document import HEADING, PARAGRAPH, REFERENCE, Block
-from reader.fulltext.html import MAX_BLOCKS, MAX_TEXT
+from reader.fulltext.document import FIGURE, HEADING, PARAGRAPH, REFERENCE, Block
+from reader.fulltext.page_blocks import MAX_BLOCKS, MAX_TEXT
 from reader.fulltext.refs import arxiv_id_in_text
 from reader.models import ID_PATTERN
 
@@ -174,9 +174,12 @@ class Paragraphs:
 
     def __init__(self) -> None:
         self._pages: list[list[str]] = []
+        self._numbers: list[int] = []  # each page's number in the PDF (a page skipped has none here)
         self._text = 0
 
-    def page(self, text: str) -> None:
+    def page(self, text: str, number: int | None = None) -> None:
+        """The text of the PDF's page `number` (from 1; None: the one after the last given)."""
+        self._numbers.append(number if number is not None else (self._numbers[-1] + 1 if self._numbers else 1))
         if not self._pages:
             text = without_stamp(text)
         lines = [mended(printable(line)) for line in text.split("\n")]
@@ -189,7 +192,7 @@ class Paragraphs:
     def blocks(self) -> list[Block]:
         pages = _without_running_lines(self._pages)
         self._pages = []
-        return _Assembly(pages).blocks
+        return _Assembly(pages, self._numbers).blocks
 
 
 def _shape(line: str) -> str:
@@ -215,10 +218,12 @@ def _without_running_lines(pages: list[list[str]]) -> list[list[str]]:
 
 
 class _Assembly:
-    def __init__(self, pages: list[list[str]]):
+    def __init__(self, pages: list[list[str]], numbers: list[int]):
         self.blocks: list[Block] = []
         self._lines: list[str] = []
         self._kind = PARAGRAPH
+        self._page = 1  # the PDF's page of the line read
+        self._caption_page: int | None = None  # a figure's caption being read: its page
         self._section: tuple[int, ...] = (0,)
         self._roman = False  # REVTeX's numbering: I., II., then A., B., then 1., 2.
         self._references = False
@@ -228,7 +233,8 @@ class _Assembly:
         everything = [line for lines in pages for line in lines]
         run = _label_run(everything)
         position = 0
-        for lines in pages:
+        for page, lines in zip(numbers, pages, strict=True):
+            self._page = page
             usual = sorted(len(line) for line in lines)[len(lines) // 2] if lines else 0
             for number, line in enumerate(lines):
                 if position == run and not self._references:
@@ -250,9 +256,16 @@ class _Assembly:
         if self._references and self._entry_starts(line, usual):
             self._end()
             self._kind = REFERENCE
+        elif self._caption_starts(line):
+            self._end()  # a figure's caption starts a block of its own, on its page
+            self._kind, self._caption_page = FIGURE, self._page
         self._lines.append(line)
-        if self._kind == PARAGRAPH and _SENTENCE_END.search(line) and len(line) < 0.85 * usual:
+        if self._kind in (PARAGRAPH, FIGURE) and _SENTENCE_END.search(line) and len(line) < 0.85 * usual:
             self._end()
+
+    def _caption_starts(self, line: str) -> bool:
+        caption = _CAPTION.match(line) if not self._references else None
+        return caption is not None and bool(caption["sure"] or not self._lines or _SENTENCE_END.search(self._lines[-1]))
 
     def _heading(self, line: str, usual: int) -> bool:
         if _NAMED.match(line) or _APPENDIX.match(line):
@@ -321,7 +334,8 @@ class _Assembly:
                     pieces[-1] = pieces[-1][:-1]
                 pieces += (glue, line)
             text = "".join(pieces)
-            self._add(Block(self._kind, text, arxiv_id_in_text(text) if self._kind == REFERENCE else None))
+            found = arxiv_id_in_text(text) if self._kind == REFERENCE else None
+            self._add(Block(self._kind, text, found, page=self._caption_page if self._kind == FIGURE else None))
         self._lines = []
         self._kind = PARAGRAPH
 
@@ -332,6 +346,10 @@ class _Assembly:
 
 
 _SENTENCE_END = re.compile(r"[.:!?)\]]$")
+# A figure's caption: `Figure 3:`, `Fig. 3.`, REVTeX's `FIG. 3.`, AAS's `Fig. 3.—`, `Figure S1:`,
+# `Figure A.2:`. A colon or a dash after the label is a caption's even after the figure's own
+# words (its axes' labels, read just before it); a full stop only after a sentence's end.
+_CAPTION = re.compile(r"^(?:Figure|FIGURE|Fig\.|FIG\.)\s?[A-Z]?\.?\d{1,3}(?:\.\d{1,3})?\s?(?:(?P<sure>:|\.\s?[—–])|[.|])")
 _LINK = re.compile(r"^(?:https?://|www\.|doi\.org/)", re.IGNORECASE)
 _WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
 _LAST_WORD = re.compile(r"(?:[^\W\d_]+-)*[^\W\d_]*-$")  # searched in the line's last token only

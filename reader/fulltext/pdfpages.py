@@ -146,7 +146,8 @@ def _died(returncode: int, limits: Limits) -> str:
 # --- the child ----------------------------------------------------------------------------------
 
 
-def _limit(cpu_seconds: int, memory: int) -> None:
+def limit_child(cpu_seconds: int, memory: int) -> None:
+    """In a child process: the kernel's limits on its CPU time and address space."""
     try:
         import resource
     except ImportError:  # Windows has no such limits
@@ -195,7 +196,7 @@ def _draw(job: dict[str, Any]) -> None:
 
 def main() -> int:
     job = json.loads(sys.stdin.readline())
-    _limit(int(job["cpu"]), int(job["memory"]))
+    limit_child(int(job["cpu"]), int(job["memory"]))
     try:
         _draw(job)
     except MemoryError:

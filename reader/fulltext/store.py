@@ -27,7 +27,7 @@ from reader.errors import StoreError
 from reader.fulltext.clean import printable
 from reader.fulltext.document import FIGURE, FORMAT, KINDS, READABLE_FORMATS, REFERENCE, SOURCES, Block, Document
 from reader.fulltext.formulas import checked
-from reader.fulltext.sources import MAX_FIGURE_IMAGES, is_image_address
+from reader.fulltext.sources import MAX_FIGURE_IMAGES, MAX_IMAGES, is_image_address
 from reader.models import ARXIV_ID, ID_PATTERN
 from reader.store.listing import LEFTOVER, own_files, remove_leftovers, skipped
 from reader.userfiles import UnsafeFileError, open_regular, read_regular
@@ -36,6 +36,7 @@ log = logging.getLogger("reader.fulltext")
 # A stored text's name: an arXiv id (its `/` written `_`), its version (reader/models.py's ARXIV_ID).
 _NAME = re.compile(rf"(?P<key>{ID_PATTERN.replace('/', '_')})v(?P<version>\d+)\.json")
 _SAFE_KEY = re.compile(r"^[A-Za-z0-9._-]+$")
+MAX_FIGURE_PAGE = 10_000  # a PDF figure's page as stored: the page view shows no PDF of more pages
 TEXT_BYTES = 128 * 1024 * 1024  # the most a stored text is read: 16 M characters (html.py) as JSON
 PDF_BYTES = 1024 * 1024 * 1024  # far more than any PDF arXiv serves: only a device is refused by size
 _OTHERS = re.compile(rf"words\.sqlite3(?:-wal|-shm|-journal)?|{LEFTOVER.pattern}")  # fulltext/'s other files
@@ -191,15 +192,19 @@ def _document(data: object, path: Path) -> Document | None:
         log.warning("%s is not a stored text; ignored", path)
         return None
     blocks = []
+    images_left = MAX_IMAGES  # of the whole paper, as when the page was read: an edited file stays bounded
     for item in raw:
         if not (isinstance(item, list) and 2 <= len(item) <= 4 and item[0] in KINDS and isinstance(item[1], str)):
             continue
         found = item[2] if len(item) >= 3 and item[0] == REFERENCE and isinstance(item[2], str) and ARXIV_ID.match(item[2]) else None
         extra = item[3] if len(item) == 4 and isinstance(item[3], dict) else {}
         number, key = _reference_place(extra if item[0] == REFERENCE else None)
-        images = _image_addresses(extra if item[0] == FIGURE else None)
+        images = _image_addresses(extra if item[0] == FIGURE else None, images_left)
+        images_left -= len(images)
+        page = extra.get("page") if item[0] == FIGURE else None
+        page = page if isinstance(page, int) and not isinstance(page, bool) and 0 < page <= MAX_FIGURE_PAGE else None
         text = printable(item[1])
-        blocks.append(Block(item[0], text, found, number, key, checked(text, extra.get("maths")), images))
+        blocks.append(Block(item[0], text, found, number, key, checked(text, extra.get("maths")), images, page))
     if not blocks:
         log.warning("%s holds no valid block; ignored", path)
         return None
@@ -216,11 +221,12 @@ def _reference_place(value: object) -> tuple[int | None, str | None]:
     return number, key
 
 
-def _image_addresses(value: object) -> tuple[str, ...]:
-    """A figure's images as stored (`{"images": ["https://..."]}`): http(s) addresses only, checked."""
-    if not isinstance(value, dict) or not isinstance(images := value.get("images"), list):
+def _image_addresses(value: object, most: int) -> tuple[str, ...]:
+    """A figure's images as stored (`{"images": ["https://..."]}`): http(s) addresses only, checked,
+    at most `most` of them (what is left of the paper's bound)."""
+    if most <= 0 or not isinstance(value, dict) or not isinstance(images := value.get("images"), list):
         return ()
-    return tuple(url for url in images[:MAX_FIGURE_IMAGES] if isinstance(url, str) and is_image_address(url))
+    return tuple(url for url in images[: min(MAX_FIGURE_IMAGES, most)] if isinstance(url, str) and is_image_address(url))
 
 
 @contextmanager

@@ -15,7 +15,7 @@ the user could lose, and may be deleted at any time. `refresh` rebuilds what is 
 (each shard's inode, mtime and size are stamped when indexed), from another format, or damaged;
 a first build of a large cache runs the partitions in parallel processes.
 
-Answers equal the scan evaluator's (core/search.py), which tests keep as the reference: see
+Answers equal the scan evaluator's (core/scan.py), which tests keep as the reference: see
 rows.py for how the words are laid out and match.py for how a query becomes SQL.
 
 Threads: `refresh` and `set_notes` from one writer thread at a time; `matching`, `ordered`
@@ -54,6 +54,7 @@ from reader.searchdb.newest import newest_first, partition_rows
 from reader.searchdb.ranked import matched_positions, pick
 from reader.searchdb.rowmap import RowMap
 from reader.searchdb.rows import Card
+from reader.searchdb.sharing import most_shared
 from reader.store import Store
 from reader.store.store import shard_of
 
@@ -133,6 +134,10 @@ class SearchIndex:
     @classmethod
     def open(cls, data_dir: Path) -> SearchIndex:
         return cls(Path(data_dir) / "search")
+
+    def built(self) -> bool:
+        """Every partition has been built once (a refresh then only brings it up to date)."""
+        return all(path.exists() for path in self.paths)
 
     # --- connections ---------------------------------------------------------------------------
 
@@ -330,6 +335,13 @@ class SearchIndex:
             for ids in self._readers().map(lambda part: self._read(part, lambda db: Matcher(db, texts).ids(node)), range(PARTITIONS)):
                 found.update(ids)
         return found
+
+    def most_shared(self, groups: Sequence[Sequence[tuple[Node, float]]], share: int) -> list[list[str]]:
+        """For each group of weighed text queries, the `share` papers holding the most weight of
+        them (ties by id), read from each partition's best (sharing.py), asked at once."""
+        with self._in_use():
+            parts = list(self._readers().map(lambda part: self._read(part, lambda db: most_shared(db, groups, share)), range(PARTITIONS)))
+        return [[pid for _, pid in sorted(found for part in parts for found in part[g])[:share]] for g in range(len(groups))]
 
     def document_counts(self, nodes: Sequence[Node]) -> list[int]:
         """How many indexed papers match each query (about: a replaced paper's old row counts

@@ -2,7 +2,7 @@
 
 Both come from the search index (reader/searchdb) once it is current. Before its first build is
 done, and whenever it cannot be written or read, they come from the shards themselves: the
-scan evaluator (core/search.py, the reference the index is tested against) over each shard's
+scan evaluator (core/scan.py, the reference the index is tested against) over each shard's
 search texts, and cards made from the records. Either way the user's notes are searched too.
 No Textual here."""
 
@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from itertools import compress
 
 from reader.core.query import Node, search_text, text_terms
-from reader.core.search import SearchBlock
+from reader.core.scan import SearchBlock
 from reader.errors import ReaderError
 from reader.fulltext.index import stored_words
 from reader.models import Paper

@@ -7,7 +7,7 @@ stemmed form, what the scan searches: stemming every word made each scan ~4x slo
 from __future__ import annotations
 
 from reader.core.query import SearchText, has_every_field, search_text
-from reader.core.search import stemmed_texts
+from reader.core.scan import stemmed_texts
 from reader.models import Paper
 from reader.store import Store
 
@@ -30,7 +30,7 @@ def shard_texts(store: Store, shard: str, papers: dict[str, Paper] | None = None
 
 
 def shard_stems(store: Store, shard: str) -> dict[str, SearchText]:
-    """The shard's search texts with their words stemmed (core/search.stemmed_texts): what the
+    """The shard's search texts with their words stemmed (core/scan.stemmed_texts): what the
     scan searches, as SearchBlock(..., stemmed=True)."""
     saved = store.search_texts(shard, valid_text=has_every_field, stemmed=True)
     if saved is not None:

@@ -13,7 +13,7 @@ import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from reader.core import feature_file, ranking
+from reader.core import feature_file, ranking, shard_counts
 from reader.core.features import FeatureBlock, extended
 from reader.core.query import has_every_field
 from reader.models import Paper
@@ -33,6 +33,20 @@ def features_path(store: Store, shard: str) -> Path:
     return store.shard_file(shard).with_name(f"{shard}.features")
 
 
+def counts_path(store: Store, shard: str) -> Path:
+    """Where the shard's document counts are saved (core/shard_counts.py)."""
+    return store.shard_file(shard).with_name(f"{shard}.counts")
+
+
+def save_counts(store: Store, shard: str, block: FeatureBlock, stamp: Stamp) -> None:
+    """The block's document counts saved beside its features, without flushing them to the disk
+    (a derived file its reader checks: the sync pays ~1.5 ms a shard, not another two fsyncs)."""
+    try:
+        write_atomic(counts_path(store, shard), shard_counts.encode(shard_counts.ShardCounts.of_block(block), stamp), durable=False)
+    except FileWriteError:
+        pass  # counted again from the features by the first ranking that needs them
+
+
 def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
     """The shard's features, read back when saved from the shard as `stamp` says it is (taken
     before reading: a shard rewritten meanwhile leaves a file that is stale at the next look),
@@ -50,6 +64,9 @@ def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
                 write_atomic(path, payload)
             except FileWriteError:
                 pass  # a cache: counted again next time
+        save_counts(store, shard, block, stamp)
+    elif not shard_counts.is_current(counts_path(store, shard), stamp):  # features saved before counts were
+        save_counts(store, shard, block, stamp)
     return block
 
 
@@ -115,3 +132,4 @@ class FeatureKeeper:
                 write_atomic(path, payload)
             except FileWriteError:
                 pass  # counted again at the first ranking
+        save_counts(self.store, shard, block, after)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from textual.worker import WorkerCancelled
+from textual.worker import WorkerCancelled, WorkerState
 
 from reader.app import ReaderApp
 from reader.arxiv.client import ClientOptions
@@ -77,17 +77,22 @@ def store(data_dir, papers):
 
 async def ready(pilot):
     """The app at rest: its workers done, the writes handed to the service's writer thread done,
-    and what both said back to the UI's thread taken in. A worker cancelled meanwhile (an exclusive
-    one a newer one replaced, on a loaded machine) is no failure: the newer one is waited for."""
+    and what both said back to the UI's thread taken in. A worker's result is a message its
+    screen handles after the worker ended, and a handler may start another worker: waited for
+    too, until none runs. A worker cancelled meanwhile (an exclusive one a newer one replaced, on
+    a loaded machine) is no failure: the newer one is waited for."""
+    service = getattr(pilot.app, "service", None)
     for _ in range(20):
         try:
             await pilot.app.workers.wait_for_complete()
-            break
         except WorkerCancelled:
             await pilot.pause()
-    if (service := getattr(pilot.app, "service", None)) is not None:
-        await asyncio.to_thread(service.flush)
-    await pilot.pause()
+            continue
+        if service is not None:
+            await asyncio.to_thread(service.flush)
+        await pilot.pause()
+        if not any(worker.state in (WorkerState.PENDING, WorkerState.RUNNING) for worker in pilot.app.workers):
+            break
 
 
 async def open_paper(pilot):

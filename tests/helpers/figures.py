@@ -52,6 +52,19 @@ def truncated_png() -> bytes:
 
 
 SVG = b'<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg" width="100000" height="100000"><rect width="10" height="10"/></svg>'
+# A drawing naming a file of the reader's own disk, which resvg would read and draw.
+SVG_NAMING_A_FILE = (
+    b'<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="40" height="40">'
+    b'<image xlink:href="/etc/hostname.png" width="40" height="40"/></svg>'
+)
+
+
+def two_bars_svg() -> bytes:
+    """A 200 x 100 drawing: its left half red, its right half blue."""
+    return (
+        b'<svg xmlns="http://www.w3.org/2000/svg" width="200" height="100" viewBox="0 0 200 100">'
+        b'<rect width="100" height="100" fill="#ff0000"/><rect x="100" width="100" height="100" fill="#0000ff"/></svg>'
+    )
 
 
 def figures_page(sources: list[str], table_image: str | None = None) -> bytes:

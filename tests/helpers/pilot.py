@@ -12,7 +12,7 @@ from tests.helpers.timing import scaled
 
 
 async def filter_by(pilot, text: str) -> None:
-    await pilot.app.main.run_filter(text, None).wait()
+    await pilot.app.main.list_filter.run(text, None).wait()  # its answer, a message, taken next
     await pilot.pause()
 
 

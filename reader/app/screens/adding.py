@@ -5,7 +5,8 @@ and nothing is kept."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.worker import WorkerCancelled, WorkerFailed
 
@@ -34,6 +35,7 @@ class AddingHost(ScreenHost, Protocol):
     @property
     def paper_list(self) -> PaperList: ...
     def open_cache(self) -> Worker[None]: ...
+    def call_later(self, callback: Callable[..., object], *args: Any, **kwargs: Any) -> bool: ...
 
 
 class PaperAdding(ScreenPart[AddingHost]):
@@ -64,6 +66,12 @@ class PaperAdding(ScreenPart[AddingHost]):
                 await reading.wait()
             except (WorkerCancelled, WorkerFailed):
                 pass  # a newer reading of the cache took its place: it has the paper too
+        # The reading's messages (the list with the paper in it) are in the screen's queue: the
+        # paper is shown after them.
+        screen.call_later(self._open, paper_id, fetched)
+
+    def _open(self, paper_id: str, fetched: bool) -> None:
+        screen = self.screen
         screen.app.notify(f"Added arXiv:{paper_id} to the cache." if fetched else f"arXiv:{paper_id} is in the cache already.")
         ids = screen.paper_list.ids
         screen.details.open(paper_id, ids if paper_id in ids else [paper_id])

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from textual.message import Message
 from textual.worker import get_current_worker
 
 from reader.app.keys import key
@@ -36,7 +37,16 @@ class CatchUpHost(ScreenHost, Protocol):
 
 
 class ListOrder(ScreenPart[CatchUpHost]):
-    """The order each view is shown in."""
+    """The order each view is shown in. The sorting worker's result comes back as `Sorted`, which
+    the screen hands to `take_sorted`."""
+
+    class Sorted(Message):
+        """The `shown`-th list asked for, in its order (`problem`: why it is shown newest first
+        instead; `owed`: it is sorted once the search index is ready)."""
+
+        def __init__(self, ids: Sequence[str], keep: str | None, shown: int, problem: str = "", owed: bool = False):
+            super().__init__()
+            self.ids, self.keep, self.shown, self.problem, self.owed = ids, keep, shown, problem, owed
 
     def __init__(self, screen: CatchUpHost):
         super().__init__(screen)
@@ -80,28 +90,31 @@ class ListOrder(ScreenPart[CatchUpHost]):
         try:
             arranged = self.screen.service.list_order.sorted(view, ids, sort)
         except SearchNotReady as error:  # sorted again once the index is ready (MainScreen)
-            self.screen.app.call_from_thread(self._unsorted, ids, keep, shown, str(error), True)
+            self.screen.post_message(ListOrder.Sorted(ids, keep, shown, str(error), owed=True))
             return
         except ReaderError as error:
-            self.screen.app.call_from_thread(self._unsorted, ids, keep, shown, str(error), False)
+            self.screen.post_message(ListOrder.Sorted(ids, keep, shown, str(error)))
             return
         if not get_current_worker().is_cancelled:
-            self.screen.app.call_from_thread(self._sorted, arranged, keep, shown)
+            self.screen.post_message(ListOrder.Sorted(arranged, keep, shown))
 
-    def _sorted(self, ids: Sequence[str], keep: str | None, shown: int) -> None:
-        if shown == self._shown:
-            self.owed = False
-            self.screen.show_now(ids, keep)
-
-    def _unsorted(self, ids: Sequence[str], keep: str | None, shown: int, why: str, owed: bool) -> None:
-        if shown == self._shown:
-            self.owed = owed
-            self.screen.show_now(ids, keep)
-            self.screen.app.notify(f"Shown newest first: {why}", severity="warning")
+    def take_sorted(self, result: ListOrder.Sorted) -> None:
+        if result.shown != self._shown:
+            return  # a newer list was asked for meanwhile
+        self.owed = result.owed
+        self.screen.show_now(result.ids, result.keep)
+        if result.problem:
+            self.screen.app.notify(f"Shown newest first: {result.problem}", severity="warning")
 
 
 class CatchUp(ScreenPart[CatchUpHost]):
-    """Every paper shown marked read at once, and undone."""
+    """Every paper shown marked read at once, and undone. The unread papers shown are found in a
+    worker, which posts `UnreadFound`; the screen hands it to `ask`."""
+
+    class UnreadFound(Message):
+        def __init__(self, unread: list[str]):
+            super().__init__()
+            self.unread = unread
 
     def __init__(self, screen: CatchUpHost):
         super().__init__(screen)
@@ -114,9 +127,9 @@ class CatchUp(ScreenPart[CatchUpHost]):
     def _find_unread(self, ids: Sequence[str]) -> None:
         read = self.screen.service.library.read
         unread = list(ids.keeping(read.__contains__, keep=False)) if isinstance(ids, IdRows) else [pid for pid in ids if pid not in read]
-        self.screen.app.call_from_thread(self._ask, unread)
+        self.screen.post_message(CatchUp.UnreadFound(unread))
 
-    def _ask(self, unread: list[str]) -> None:
+    def ask(self, unread: list[str]) -> None:
         app = self.screen.app
         if not unread:
             app.notify("Nothing unread here.")

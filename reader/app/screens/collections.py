@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from textual.message import Message
+
 from reader.app.keys import key
 from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog, TextDialog
 from reader.app.screens.part import ScreenHost, ScreenPart
@@ -33,7 +35,34 @@ class CollectionsHost(ScreenHost, Protocol):
 
 
 class Collections(ScreenPart[CollectionsHost]):
-    """Adding, renaming and deleting topics, watches and tags."""
+    """Adding, renaming and deleting topics, watches and tags. What the workers (and the service's
+    writer thread) did comes back as the messages below; the screen's handlers hand each to the
+    method of the same name (`topic_deleted`, `watch_removed`, `tag_renamed`, `tag_deleted`)."""
+
+    class TopicDeleted(Message):
+        def __init__(self, name: str, update: CacheUpdate):
+            super().__init__()
+            self.name, self.update = name, update
+
+    class WatchRemoved(Message):
+        def __init__(self, name: str):
+            super().__init__()
+            self.name = name
+
+    class TagRenamed(Message):
+        """`new`: the tag's name now (None: the rename failed, said by its `on_error`);
+        `merged`: it joined a tag of that name."""
+
+        def __init__(self, old: str, new: str | None, merged: bool):
+            super().__init__()
+            self.old, self.new, self.merged = old, new, merged
+
+    class TagDeleted(Message):
+        """`count`: how many papers had it (None: the delete failed, said by its `on_error`)."""
+
+        def __init__(self, name: str, count: int | None):
+            super().__init__()
+            self.name, self.count = name, count
 
     # --- topics ------------------------------------------------------------------------------------
 
@@ -60,11 +89,11 @@ class Collections(ScreenPart[CollectionsHost]):
         try:
             update = self.screen.service.remove_topic(name)
         except ReaderError as error:
-            self.screen.app.call_from_thread(self.screen.app.notify, str(error), severity="error")
+            self.screen.app.notify(str(error), severity="error")  # thread-safe
             return
-        self.screen.app.call_from_thread(self._topic_deleted, name, update)
+        self.screen.post_message(Collections.TopicDeleted(name, update))
 
-    def _topic_deleted(self, name: str, update: CacheUpdate) -> None:
+    def topic_deleted(self, name: str, update: CacheUpdate) -> None:
         self.screen.service.apply_update(update)
         self.screen.triage.topic_removed(name)
         self.screen.view = ALL
@@ -91,9 +120,12 @@ class Collections(ScreenPart[CollectionsHost]):
         try:
             self.screen.service.triage.remove_watch(name)
         except ReaderError as error:
-            self.screen.app.call_from_thread(self.screen.app.notify, str(error), severity="error")
+            self.screen.app.notify(str(error), severity="error")  # thread-safe
             return
-        self.screen.app.call_from_thread(self._watch_changed, f"Stopped watching '{name}'.", ALL)
+        self.screen.post_message(Collections.WatchRemoved(name))
+
+    def watch_removed(self, name: str) -> None:
+        self._watch_changed(f"Stopped watching '{name}'.", ALL)
 
     def _watch_changed(self, message: str, view: View) -> None:
         self.screen.app.notify(message)
@@ -120,14 +152,15 @@ class Collections(ScreenPart[CollectionsHost]):
         def renamed(new: str | None) -> None:
             if new and new != old:
                 merged = new.casefold() != old.casefold() and any(t.casefold() == new.casefold() for t in self.screen.service.tags())
+                # Done in the service's writer thread (or at once, if it was already done).
                 self.screen.service.tags_notes.rename_tag(old, new, on_error=self._tag_error).add_done_callback(
-                    lambda future: self.screen.app.call_from_thread(self._tag_renamed, old, future.result(), merged)
+                    lambda future: self.screen.post_message(Collections.TagRenamed(old, future.result(), merged))
                 )
 
         title = f"Rename the tag '{old}' (its papers keep it; an existing tag's name merges the two)"
         self.screen.app.push_screen(TextDialog(title, old, check), renamed)
 
-    def _tag_renamed(self, old: str, new: str | None, merged: bool) -> None:
+    def tag_renamed(self, old: str, new: str | None, merged: bool) -> None:
         if new is not None:
             self.screen.view = View.of_tag(new)
             self.screen.refresh_sidebar()
@@ -136,7 +169,7 @@ class Collections(ScreenPart[CollectionsHost]):
     def _tag_error(self, message: str) -> None:
         self.screen.app.notify(message, severity="error", timeout=15)
 
-    def _tag_deleted(self, name: str, count: int | None) -> None:
+    def tag_deleted(self, name: str, count: int | None) -> None:
         if count is not None:
             self.screen.view = ALL
             self.screen.refresh_sidebar()
@@ -168,7 +201,7 @@ class Collections(ScreenPart[CollectionsHost]):
                 self.in_thread(self._delete_watch, name, group="watches")
             else:
                 self.screen.service.tags_notes.delete_tag(name, on_error=self._tag_error).add_done_callback(
-                    lambda future: self.screen.app.call_from_thread(self._tag_deleted, name, future.result())
+                    lambda future: self.screen.post_message(Collections.TagDeleted(name, future.result()))
                 )
 
         self.screen.app.push_screen(ConfirmDialog(question, yes="Delete"), answered)

@@ -1,5 +1,6 @@
 """Opening the detail view from the main list: the record of the paper under the cursor is
-read (and its lines made) ahead, so Enter shows it at once."""
+read (and its lines made) ahead, so Enter shows it at once; else it is read in a worker, which
+posts `ListPaperRead` to the screen, whose handler hands it to `show`."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from typing import TYPE_CHECKING, Protocol
 
 from textual.worker import get_current_worker
 
-from reader.app.screens.detail import DetailScreen, PaperRecord
+from reader.app.screens.detail import DetailScreen
+from reader.app.screens.paper_record import ListPaperRead, PaperRecord
 from reader.app.screens.part import ScreenHost, ScreenPart
 
 if TYPE_CHECKING:
@@ -61,20 +63,24 @@ class DetailOpening(ScreenPart[DetailHost]):
         self.screen.set_marks(paper_id, read=True)
         ids, record = self.screen.paper_list.ids if ids is None else ids, self._read_ahead_record
         if record is not None and record.paper_id == paper_id:
-            self._push_detail(ids, ids.index(paper_id), record, read_again=True)
+            self._push_detail(ids, record, read_again=True)
         else:
             self.in_thread(self._read_for_detail, ids, paper_id, group="detail", exclusive=True)
 
     def _read_for_detail(self, ids: Sequence[str], paper_id: str) -> None:
         """In a worker: the record first, then the screen: it appears whole, drawn once."""
         if record := PaperRecord.read_in_worker(self.screen.service, paper_id, self.screen.app.size.width):
-            self.screen.app.call_from_thread(self._push_detail, ids, ids.index(paper_id), record)
+            self.screen.post_message(ListPaperRead(ids, record))
 
-    def _push_detail(self, ids: Sequence[str], position: int, record: PaperRecord, *, read_again: bool = False) -> None:
+    def show(self, read: ListPaperRead) -> None:
+        """The record Enter asked for, read: shown in the detail view."""
+        self._push_detail(read.ids, read.record)
+
+    def _push_detail(self, ids: Sequence[str], record: PaperRecord, *, read_again: bool = False) -> None:
         app = self.screen.app
         if app.screen is not self.screen:
             return  # a dialog opened meanwhile
-        self.detail_screen.show_paper(ids, position, record, read_again=read_again)
+        self.detail_screen.show_paper(ids, ids.index(record.paper_id), record, read_again=read_again)
         app.push_screen(self.detail_screen, self._detail_closed)
 
     def _detail_closed(self, paper_id: str | None) -> None:

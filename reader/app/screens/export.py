@@ -197,7 +197,7 @@ class ExportActions(Screen):
     def _write_export(self, choice: ExportChoice) -> None:
         target = Path(choice.path).expanduser()
         if len(choice.ids) >= LARGE_EXPORT:
-            self.app.call_from_thread(self.app.notify, f"Exporting {choice.what} to {target}…")
+            self.app.notify(f"Exporting {choice.what} to {target}…")  # thread-safe
         try:
             papers = self.service.papers(choice.ids)
             if choice.onto == "update":

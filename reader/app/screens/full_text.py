@@ -3,16 +3,15 @@ and laid out in a worker); otherwise fetched by a child process (reader/fulltext
 the view says how far it got, or in one line why it cannot. The text is plain (every string was
 cleaned when the page was read, and is drawn as text, never as markup), wrapped to the screen,
 scrolled with the detail view's keys; references to papers in the cache are marked. A figure is
-its caption and a hint: `f` shows the figure at or below the top of the screen, `F` every figure,
-each image fetched (reader/fulltext/figures.py) and drawn in half-blocks in a worker, in place,
-the lines at the top of the screen staying there."""
+its caption and a hint: `f` (or Enter) shows the figure at or below the top of the screen, `F`
+every figure, each image fetched (reader/fulltext/figures.py) and drawn in a worker, in place, in
+half-blocks or a Kitty terminal's own pixels, the lines at the top of the screen staying there. A
+figure of a text read from a PDF says its page, and Enter opens the page view there."""
 
 from __future__ import annotations
 
 import asyncio
-import json
-import subprocess
-import sys
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -26,10 +25,10 @@ from textual.worker import get_current_worker
 
 from reader.app.keys import key
 from reader.app.widgets.footer import KeyFooter
-from reader.app.widgets.picture import cell_strips
+from reader.app.widgets.picture import cell_strips, new_image_id, placement_strips, send_to_terminal, terminal_drawing
 from reader.app.widgets.record_view import MATH, RECORD_SCROLL, RecordLines, RecordView, record_width
 from reader.app.widgets.text_layout import TextLayout, text_lines
-from reader.core.terminal_graphics import OFF
+from reader.core.terminal_graphics import KITTY, KITTY_MAX_CELLS, OFF, kitty_forget, kitty_image
 from reader.errors import ReaderError
 from reader.fulltext.document import Document
 from reader.fulltext.store import TextStore
@@ -37,6 +36,7 @@ from reader.fulltext.store import TextStore
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from reader.fulltext.child import FetchChild
     from reader.service import LibraryService
 
 # `b` in the detail and full-text views: the references as a list to act on (references.py).
@@ -44,6 +44,13 @@ REFERENCES = Binding(
     "b", "references", "References", show=False, id="detail.references", tooltip="The paper's references: open a cached one, add one"
 )
 FIGURE_KEYS = [
+    Binding(
+        "enter",
+        "open_figure",
+        "Open figure",
+        id="detail.open_figure",
+        tooltip="The figure at or below the top of the screen: draw it; in a PDF's text, open the page it is on",
+    ),
     Binding("f", "figure", "Figure", id="detail.figure", tooltip="Show the figure at or below the top of the screen"),
     Binding("F", "all_figures", "All figures", show=False, id="detail.figures", tooltip="Show every figure of the paper"),
 ]
@@ -54,11 +61,20 @@ class TextLaidOut(Message):
     """A worker read (or fetched) the paper's text and laid it out at the screen's width; else
     `said` why there is none; else, `document` None, none is stored (a fetch starts)."""
 
-    def __init__(self, document: Document | None, layout: TextLayout | None = None, *, said: str = ""):
+    def __init__(self, document: Document | None, layout: TextLayout | None = None, *, said: str = "", images: tuple[int, ...] = ()):
         super().__init__()
         self.document = document
         self.layout = layout
         self.said = said
+        self.images = images  # the Kitty images the layout shows: the terminal must have them first
+
+
+class FetchProgress(Message):
+    """How far the fetching worker got, in a line shown in place of the text."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.text = text
 
 
 class FigureFetched(Message):
@@ -98,13 +114,22 @@ class FullTextScreen(Screen):
         self.client_options = client_options  # the tests' loopback arXiv; None: the settings'
         self.document: Document | None = None
         self.problem: str | None = None  # why there is no text to show
-        self._child: subprocess.Popen | None = None
+        self._child: FetchChild | None = None  # the fetch under way, if any
         self.unicode = True  # math as Unicode; `t`: as TeX (copying gives what is shown)
         self.layout_now: TextLayout | None = None
         self.pictures: dict[int, str | None] = {}  # image number -> None: drawn; else a line saying why not / that it comes
-        self._drawn: dict[tuple[int, int], list[Strip]] = {}  # (image number, width) -> its strips, made once per width
-        self._pending: list[int] = []  # images asked for, not fetched yet (one worker fetches them in turn)
+        self.drawing = terminal_drawing(service.settings.images)  # half blocks, or the terminal's own pixels (Kitty)
+        # (image number, width) -> its strips, made once per width, and its Kitty image's id (half blocks: None)
+        self._drawn: dict[tuple[int, int], tuple[list[Strip], int | None]] = {}
+        # Kitty images drawn, not sent yet: id -> the escape sequence sending them (dropped once
+        # sent: the terminal keeps the pixels, the app only their cells)
+        self._unsent: dict[int, str] = {}
+        self._sent: set[int] = set()  # the Kitty images the terminal holds (freed when the view closes)
+        # Images asked for, not fetched yet: one worker fetches them in turn, taking each under the
+        # lock that asking takes too (an image asked for as the worker ends starts another).
+        self._pending: list[int] = []
         self._fetching = False
+        self._pending_lock = threading.Lock()
         self._failed: set[int] = set()  # images that could not be fetched (not refused): `f` tries them again
 
     @property
@@ -146,11 +171,11 @@ class FullTextScreen(Screen):
         index = library.index
         cached = {block.arxiv_id for block in document.references if block.arxiv_id is not None and block.arxiv_id in index}
         width = record_width(self.app.size.width)
-        pictures = self._pictures(width - 3)
-        keys = (key(self.app, "detail.figure"), key(self.app, "detail.figures"))  # as the keymap leaves them
-        lines = text_lines(document, width, cached, library.starred, library.read, pictures, keys, unicode=self.unicode)
+        pictures, images = self._pictures(width - 3)
+        one, every, enter = (key(self.app, f"detail.{name}") for name in ("figure", "figures", "open_figure"))  # as the keymap leaves them
+        lines = text_lines(document, width, cached, library.starred, library.read, pictures, (one, every, enter), unicode=self.unicode)
         if not get_current_worker().is_cancelled:
-            self.post_message(TextLaidOut(document, lines))
+            self.post_message(TextLaidOut(document, lines, images=images))
 
     def on_text_laid_out(self, message: TextLaidOut) -> None:
         if message.said:
@@ -158,33 +183,54 @@ class FullTextScreen(Screen):
         elif message.document is None or message.layout is None:
             self.fetch()
         else:
+            for image_id in message.images:  # the pixels first, then the cells showing them
+                sequence = self._unsent.pop(image_id, None)
+                if sequence is not None:
+                    send_to_terminal(self.app, sequence)
+                    self._sent.add(image_id)
             self._show(message.document, message.layout)
 
-    def _pictures(self, width: int) -> dict[int, Sequence[Strip] | str]:
-        """In a worker: the images asked for, drawn at `width` (each drawn once per width)."""
-        from reader.fulltext.picture import ImageRefused, half_blocks
+    def _pictures(self, width: int) -> tuple[dict[int, Sequence[Strip] | str], tuple[int, ...]]:
+        """In a worker: the images asked for, drawn at `width` (each drawn once per width), and
+        the Kitty images among them."""
+        from reader.fulltext.picture import ImageRefused
 
         found: dict[int, Sequence[Strip] | str] = {}
+        images = []
         for number, note in list(self.pictures.items()):
             if note is not None:
                 found[number] = note
                 continue
-            strips = self._drawn.get((number, width))
-            if strips is None:
+            drawn = self._drawn.get((number, width))
+            if drawn is None:
                 stored = self._figure_cache().stored(self.paper_id, self.document_version(), number)
                 try:
                     if stored is None or stored.path is None:
                         raise ImageRefused(
                             stored.refused if stored is not None and stored.refused else "no longer kept: f fetches it again"
                         )
-                    image = self._figure_cache().read(stored.path)
-                    cells = half_blocks(image, width, max(8, min(MAX_PICTURE_ROWS, self.app.size.height - 4)))
+                    image, data = self._figure_cache().read_with_bytes(stored.path)
+                    drawn = self._drawn[(number, width)] = self._draw(image, data, width)
                 except ImageRefused as refused:
                     found[number] = str(refused)
                     continue
-                strips = self._drawn[(number, width)] = cell_strips(cells, indent=2)
-            found[number] = strips
-        return found
+            found[number] = drawn[0]
+            if drawn[1] is not None:
+                images.append(drawn[1])
+        return found, tuple(images)
+
+    def _draw(self, image, data: bytes, width: int) -> tuple[list[Strip], int | None]:
+        """An image (and its file's bytes) as strips at `width`, as the terminal draws pictures,
+        and its Kitty image's id (its escape sequence left in `_unsent`)."""
+        from reader.fulltext.picture import half_blocks, terminal_pixels
+
+        rows = max(8, min(MAX_PICTURE_ROWS, self.app.size.height - 4))
+        if self.drawing == KITTY:
+            pixels = terminal_pixels(image, min(width, KITTY_MAX_CELLS), rows, data)
+            image_id = new_image_id()
+            self._unsent[image_id] = kitty_image(pixels.png, image_id, pixels.columns, pixels.rows)
+            return placement_strips(image_id, pixels.columns, pixels.rows, indent=2), image_id
+        return cell_strips(half_blocks(image, width, rows), indent=2), None
 
     def document_version(self) -> int:
         return self.document.version if self.document is not None else self.version
@@ -221,55 +267,28 @@ class FullTextScreen(Screen):
     @work(thread=True, exclusive=True, group="full-text-fetch")
     def fetch(self) -> None:
         """Fetch in a child process, telling how far it got; then lay out what it stored."""
-        from reader.fulltext.child import STOPPED_FOR_CPU, fetch_job, stopped_for_cpu
+        from reader.fulltext.child import FetchChild, fetch_job
         from reader.sync.types import client_options
 
         texts = self._texts()
         assert texts is not None
         options = self.client_options or client_options(self.service.settings)
-        job = fetch_job(texts.data_dir, self.paper_id, self.version, options)
-        self.app.call_from_thread(self._say, f"Fetching the full text of arXiv:{self.paper_id}v{self.version} from arXiv…")
-        try:
-            child = self._child = subprocess.Popen(
-                [sys.executable, "-m", "reader.fulltext.child"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-        except OSError as error:
-            self.post_message(TextLaidOut(None, said=f"No full text: the fetch could not start ({error.strerror or error})"))
-            return
-        assert child.stdin is not None and child.stdout is not None
-        outcome: dict = {}
-        try:
-            child.stdin.write((json.dumps(job) + "\n").encode())
-            child.stdin.flush()
-            for raw in child.stdout:
-                try:
-                    message = json.loads(raw)
-                except ValueError:
-                    continue
-                if not isinstance(message, dict):
-                    continue
-                if "progress" in message:
-                    what, received = message["progress"]
-                    self.app.call_from_thread(
-                        self._say,
-                        f"Fetching the full text of arXiv:{self.paper_id}v{self.version} ({'PDF' if what == 'pdf' else 'HTML'}): "
-                        f"{received / 2**20:.1f} MB…",
-                    )
-                elif "notice" in message:
-                    self.app.call_from_thread(self._say, f"Fetching the full text: {message['notice']}")
-                else:
-                    outcome = message
-        except (OSError, ValueError):
-            pass
-        finally:
-            self._stop_child()
+        where = f"arXiv:{self.paper_id}v{self.version}"
+        self.post_message(FetchProgress(f"Fetching the full text of {where} from arXiv…"))
+
+        def said(message: dict) -> None:
+            if "progress" in message:
+                what, received = message["progress"]
+                kind = "PDF" if what == "pdf" else "HTML"
+                self.post_message(FetchProgress(f"Fetching the full text of {where} ({kind}): {received / 2**20:.1f} MB…"))
+            else:
+                self.post_message(FetchProgress(f"Fetching the full text: {message['notice']}"))
+
+        child = self._child = FetchChild(fetch_job(texts.data_dir, self.paper_id, self.version, options))
+        outcome = child.run(said)
+        self._child = None
         if get_current_worker().is_cancelled:
             return
-        if not outcome and stopped_for_cpu(child.returncode):
-            outcome = {"error": STOPPED_FOR_CPU}
         try:
             document = texts.load(self.paper_id) if "done" in outcome else None
         except ReaderError as error:
@@ -281,14 +300,8 @@ class FullTextScreen(Screen):
             return
         self._lay_out(document)
 
-    def _stop_child(self) -> None:
-        child, self._child = self._child, None
-        if child is not None and child.stdin is not None:
-            try:
-                child.stdin.close()  # the child stops by itself (a text is stored whole or not)
-            except OSError:
-                pass
-            child.wait()
+    def on_fetch_progress(self, message: FetchProgress) -> None:
+        self._say(message.text)
 
     def on_resize(self) -> None:
         if self.document is not None:
@@ -317,19 +330,36 @@ class FullTextScreen(Screen):
         if layout is None:
             self.app.notify("No figures before the text is read.")
             return
-        for last, numbers in layout.figures:
+        for last, numbers, _ in layout.figures:
             if last >= top and numbers and any(self._askable(number) for number in numbers):
                 self._ask([number for number in numbers if self._askable(number)])
                 return
+        if any(page is not None for _, _, page in layout.figures):
+            self.app.notify(
+                f"This text was read from the PDF: its figures are on their pages ({key(self.app, 'detail.open_figure')} opens one)."
+            )
+            return
         self.app.notify("No figure to show below the top of the screen (F shows every figure).")
+
+    def action_open_figure(self) -> None:
+        """Enter: the figure at or below the top of the screen, as it can be seen: a PDF's on its
+        page in the page view, else drawn in place (as `f`)."""
+        layout, top = self.layout_now, self.view.scroll_offset.y
+        figure = next((figure for figure in layout.figures if figure[0] >= top), None) if layout is not None else None
+        if figure is not None and figure[2] is not None:
+            self.action_pdf_pages(figure[2])
+        else:
+            self.action_figure()
 
     def action_all_figures(self) -> None:
         layout = self.layout_now
-        numbers = [number for _, numbers in (layout.figures if layout else ()) for number in numbers if self._askable(number)]
+        numbers = [number for _, numbers, _ in (layout.figures if layout else ()) for number in numbers if self._askable(number)]
         if layout is None or not layout.figures:
             self.app.notify("This text has no figures." if layout is not None else "No figures before the text is read.")
         elif numbers:
             self._ask(numbers)
+        elif any(page is not None for _, _, page in layout.figures):
+            self.action_figure()  # says where a PDF text's figures are
 
     def _askable(self, number: int) -> bool:
         """Not shown yet, or not fetched (offline, arXiv failed): asked again. A refused image never is."""
@@ -338,7 +368,7 @@ class FullTextScreen(Screen):
     def _ask(self, numbers: list[int]) -> None:
         if self._texts() is None or self.document is None:
             return
-        if self.service.settings.images == OFF:  # the caption and the image's link, nothing fetched
+        if self.drawing == OFF:  # the caption and the image's link, nothing fetched
             images = self.document.images  # (made from the blocks: once, not per image)
             for number in numbers:
                 self.pictures[number] = f"not shown (images = off): {images[number - 1][1]}"
@@ -347,18 +377,20 @@ class FullTextScreen(Screen):
         for number in numbers:
             self.pictures[number] = "fetching…"
             self._failed.discard(number)
-        self._pending.extend(numbers)
+        with self._pending_lock:
+            self._pending.extend(numbers)
+            start, self._fetching = not self._fetching, True
         self.relayout(self.document)
-        if not self._fetching:
-            self._fetching = True
+        if start:
             self.fetch_figures(self.document)
 
     def _next_pending(self) -> int | None:
-        """On the UI thread: the next image to fetch, or None (the fetching worker ends)."""
-        if self._pending:
-            return self._pending.pop(0)
-        self._fetching = False
-        return None
+        """In the fetching worker: the next image to fetch, or None (the worker ends)."""
+        with self._pending_lock:
+            if self._pending:
+                return self._pending.pop(0)
+            self._fetching = False
+            return None
 
     def on_figure_fetched(self, message: FigureFetched) -> None:
         self.pictures[message.number] = message.note
@@ -380,7 +412,7 @@ class FullTextScreen(Screen):
 
         async def fetch_all() -> None:
             async with ArxivClient(options) as client:
-                while (number := self.app.call_from_thread(self._next_pending)) is not None:
+                while (number := self._next_pending()) is not None:
                     failed = False
                     try:
                         await fetch_image(client, cache, document.id, document.version, number, images[number - 1][1])
@@ -401,17 +433,17 @@ class FullTextScreen(Screen):
             return
         self.app.push_screen(PaperLinksScreen(self.service, self.paper_id, REFERENCES_OF, self.open_paper, self.client_options))
 
-    def action_pdf_pages(self) -> None:
+    def action_pdf_pages(self, page: int = 1) -> None:
         from reader.app.screens.pdf_pages import PdfPagesScreen
 
-        self.app.push_screen(PdfPagesScreen(self.service, self.paper_id, self.version, self.client_options))
+        self.app.push_screen(PdfPagesScreen(self.service, self.paper_id, self.version, self.client_options, page=page))
 
     def action_close(self) -> None:
-        self._pending.clear()  # the image being fetched is the last
+        with self._pending_lock:
+            self._pending.clear()  # the image being fetched is the last
+        for image_id in self._sent:  # the terminal's memory, not only the app's
+            send_to_terminal(self.app, kitty_forget(image_id))
         child = self._child
-        if child is not None and child.stdin is not None:
-            try:
-                child.stdin.close()
-            except OSError:
-                pass
+        if child is not None:
+            child.stop()
         self.dismiss(self.paper_id)

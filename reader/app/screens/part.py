@@ -2,7 +2,9 @@
 detail view's opening) in a class of its own, which reaches its screen only through the public
 members its host Protocol names. The screen holds its parts, hands them the keys and messages
 that are theirs, and they call back what they need; their workers and timers run on the screen
-(they end with it, and a worker group is the screen's, as with `@work`)."""
+(they end with it, and a worker group is the screen's, as with `@work`). A part's worker hands its
+result back as a message (one of the part's own, `Triage.SetsRead`) posted to the screen, whose
+handler gives it to the part on the UI's thread."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from functools import partial
 from typing import Any, Generic, Protocol, TypeVar
 
 from textual.app import App
+from textual.message import Message
 from textual.timer import Timer
 from textual.worker import Worker
 
@@ -32,6 +35,8 @@ class ScreenHost(Protocol):
         exclusive: bool = False,
         thread: bool = False,
     ) -> Worker[Any]: ...
+
+    def post_message(self, message: Message) -> bool: ...
 
     def set_timer(
         self, delay: float, callback: Callable[[], Any] | None = None, *, name: str | None = None, pause: bool = False

@@ -1,16 +1,13 @@
-"""A paper's PDF page by page (`P` in the full-text view): page N drawn as half-block cells sized
-to the screen, `n`/`p` (PgDn/PgUp) to the next or previous page, Esc back. The PDF is the one the
-data directory keeps, fetched first when it has none (by the full text's child process, through the
-same client and rules); each page is drawn by PDFium in a bounded child process
+"""A paper's PDF page by page (`P` in the full-text view; Enter on a PDF text's figure opens it at
+the figure's page): page N drawn sized to the screen, as half-block cells or, in a Kitty
+terminal, as the terminal's own pixels (reader/app/widgets/picture.py); `n`/`p` (PgDn/PgUp) to
+the next or previous page, Esc back. The PDF is the one the data directory keeps, fetched first
+when it has none (by the full text's child process, through the same client and rules); each page is drawn by PDFium in a bounded child process
 (reader/fulltext/pdfpages.py) from a worker, and kept per page and screen size. With `images = off`
 the page's text is shown instead of its pixels."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,13 +22,15 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from reader.app.widgets.footer import KeyFooter
+from reader.app.widgets.picture import send_to_terminal, terminal_drawing
 from reader.app.widgets.record_view import RecordLines, RecordView
-from reader.core.terminal_graphics import OFF, drawing
+from reader.core.terminal_graphics import KITTY, KITTY_MAX_CELLS, OFF, kitty_forget, kitty_image
 from reader.errors import ReaderError
 from reader.fulltext.clean import printable
 from reader.fulltext.pdfpages import PageRefused, render_page
 
 if TYPE_CHECKING:
+    from reader.fulltext.child import FetchChild
     from reader.service import LibraryService
 
 INDENT = 2
@@ -40,16 +39,29 @@ KEPT_PAGES = 12  # pages kept drawn (each a screenful of cells) for paging back
 SHARPER = 2  # the page is drawn at twice the cells' pixels, then averaged: letters stay smooth
 
 
+# A page drawn: (its number, the PDF's pages, its lines, what sends the terminal its pixels: Kitty's
+# image id and escape sequence, else None)
+Drawn = tuple[int, int, RecordLines, tuple[int, str] | None]
+
+
 class PageDrawn(Message):
     """The drawing worker's outcome: the page's lines, else `problem` (with the PDF's page count
     once known)."""
 
-    def __init__(self, drawn: tuple[int, int, RecordLines] | None, problem: str = "", page: int | None = None, pages: int | None = None):
+    def __init__(self, drawn: Drawn | None, problem: str = "", page: int | None = None, pages: int | None = None):
         super().__init__()
         self.drawn = drawn
         self.problem = problem
         self.page = page
         self.pages = pages
+
+
+class PageNote(Message):
+    """A worker's line on its way (fetching, rendering), shown in place of the page."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.text = text
 
 
 class PdfPagesScreen(Screen):
@@ -62,19 +74,22 @@ class PdfPagesScreen(Screen):
         Binding("k,up", "scroll('up')", "Up", show=False, id="pages.up"),
     ]
 
-    def __init__(self, service: LibraryService, paper_id: str, version: int, client_options=None):
+    def __init__(self, service: LibraryService, paper_id: str, version: int, client_options=None, *, page: int = 1):
+        """`page`: the one shown first (past the PDF's end: its last)."""
         super().__init__()
         self.service = service
         self.paper_id = paper_id
         self.version = version
         self.client_options = client_options  # the tests' loopback arXiv; None: the settings'
-        self.page = 1
+        self.page = page
         self.pages: int | None = None  # known once a page is drawn
         self.problem: str | None = None  # why no page is shown
         self.shown_page: int | None = None  # the page on screen, once drawn
         self._pdf: Path | None = None
-        self._drawn: dict[tuple[int, int, int, bool], tuple[int, int, RecordLines]] = {}  # (page, columns, rows, text)
-        self._child: subprocess.Popen | None = None
+        self._drawn: dict[tuple[int, int, int, bool], Drawn] = {}  # (page, columns, rows, text)
+        self.drawing = terminal_drawing(service.settings.images)  # half blocks, the terminal's own pixels (Kitty), or text
+        self._sent: set[int] = set()  # the Kitty images the terminal holds (freed when the view closes)
+        self._child: FetchChild | None = None  # the PDF's fetch under way, if any
 
     @property
     def view(self) -> RecordView:
@@ -106,11 +121,10 @@ class PdfPagesScreen(Screen):
 
     def action_close(self) -> None:
         child = self._child
-        if child is not None and child.stdin is not None:
-            try:
-                child.stdin.close()  # the fetch stops (a PDF is kept whole or not at all)
-            except OSError:
-                pass
+        if child is not None:
+            child.stop()  # the fetch stops (a PDF is kept whole or not at all)
+        for image_id in self._sent:  # the terminal's memory, not only the app's
+            send_to_terminal(self.app, kitty_forget(image_id))
         self.dismiss()
 
     def _head(self, page: int) -> str:
@@ -131,10 +145,10 @@ class PdfPagesScreen(Screen):
     @work(thread=True, exclusive=True, group="pdf-page")
     def draw(self) -> None:
         page, (columns, rows) = self.page, self._area()
-        text = drawing(self.service.settings.images, os.environ, sys.__stdout__ is not None and sys.__stdout__.isatty()) == OFF
+        text = self.drawing == OFF
         key = (page, columns, rows, text)
         if key not in self._drawn:
-            self.app.call_from_thread(self._say, f"Rendering page {page}…")
+            self.post_message(PageNote(f"Rendering page {page}…"))
             try:
                 drawn = self._page_lines(page, columns, rows, text)
             except PageRefused as error:
@@ -153,35 +167,53 @@ class PdfPagesScreen(Screen):
         if not get_current_worker().is_cancelled:
             self.post_message(PageDrawn(self._drawn[key]))
 
+    def on_page_note(self, message: PageNote) -> None:
+        self._say(message.text)
+
     def on_page_drawn(self, message: PageDrawn) -> None:
         if message.drawn is not None:
-            self._show(*message.drawn)
+            page, pages, lines, send = message.drawn
+            if send is not None and send[0] not in self._sent:  # the pixels first, then the cells showing them
+                send_to_terminal(self.app, send[1])
+                self._sent.add(send[0])
+            self._show(page, pages, lines)
         else:
             self._fail(message.problem, message.page, message.pages)
 
-    def _page_lines(self, page: int, columns: int, rows: int, text: bool) -> tuple[int, int, RecordLines] | None:
-        """(page, pages, lines) in this worker; None when the screen was closed meanwhile."""
-        from reader.app.widgets.picture import cell_strips  # Pillow is imported for a picture only
-        from reader.fulltext.picture import half_blocks
+    def _page_lines(self, page: int, columns: int, rows: int, text: bool) -> Drawn | None:
+        """(page, pages, lines, what sends the terminal its pixels) in this worker; None when the
+        screen was closed meanwhile."""
+        from reader.app.widgets.picture import cell_strips, new_image_id, placement_strips  # Pillow is imported for a picture only
+        from reader.fulltext.picture import CELL_PIXELS, half_blocks, terminal_pixels
 
         path = self._pdf or self._stored_pdf() or self._fetch_pdf()
         if path is None:
             return None
         self._pdf = path
         worker = get_current_worker()
-        rendered = render_page(path, page, SHARPER * columns, SHARPER * 2 * rows, text=text, cancelled=lambda: worker.is_cancelled)
+        kitty = self.drawing == KITTY
+        columns = min(columns, KITTY_MAX_CELLS) if kitty else columns
+        # The terminal's own pixels: about a cell's worth each; half blocks: twice theirs, averaged.
+        size = (CELL_PIXELS[0] * columns, CELL_PIXELS[1] * rows) if kitty else (SHARPER * columns, SHARPER * 2 * rows)
+        rendered = render_page(path, page, *size, text=text, cancelled=lambda: worker.is_cancelled)
         self.pages = rendered.pages
         head = self._head(rendered.number)
         top = [Strip([Segment(" " * INDENT + head, Style(bold=True))]), Strip([])]
+        send = None
         if rendered.image is None:
             words = "\n".join(printable(line) for line in rendered.text.splitlines())
             note = "Images are off (the images setting): the page's text.\n\n"
             body = RecordLines.message(note + (words.strip() or "(no text on this page)"), width=columns + INDENT, indent=INDENT)
             strips, texts = [*top, *body.strips], ["  " + head, "", *body.texts]
+        elif kitty:
+            pixels, image_id = terminal_pixels(rendered.image, columns, rows), new_image_id()
+            send = (image_id, kitty_image(pixels.png, image_id, pixels.columns, pixels.rows))
+            picture = placement_strips(image_id, pixels.columns, pixels.rows, INDENT)
+            strips, texts = [*top, *picture], ["  " + head, "", *[""] * len(picture)]
         else:
             cells = half_blocks(rendered.image, columns, rows)
             strips, texts = [*top, *cell_strips(cells, INDENT)], ["  " + head, "", *[""] * len(cells.rows)]
-        return rendered.number, rendered.pages, RecordLines(tuple(strips), tuple(texts))
+        return rendered.number, rendered.pages, RecordLines(tuple(strips), tuple(texts)), send
 
     def _stored_pdf(self) -> Path | None:
         texts = self.service.text_store()
@@ -191,46 +223,24 @@ class PdfPagesScreen(Screen):
 
     def _fetch_pdf(self) -> Path | None:
         """The PDF fetched by the full text's child process; None when the screen closed first."""
-        from reader.fulltext.child import STOPPED_FOR_CPU, fetch_job, stopped_for_cpu
+        from reader.fulltext.child import FetchChild, fetch_job
         from reader.sync.types import client_options
 
         texts = self.service.text_store()
         assert texts is not None
         options = self.client_options or client_options(self.service.settings)
-        self.app.call_from_thread(self._say, f"Fetching the PDF of arXiv:{self.paper_id}v{self.version} from arXiv…")
-        try:
-            child = self._child = subprocess.Popen(
-                [sys.executable, "-m", "reader.fulltext.child"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-            )
-        except OSError as error:
-            raise PageRefused(f"the fetch could not start ({error.strerror or error})") from None
-        assert child.stdin is not None and child.stdout is not None
-        outcome: dict = {}
-        try:
-            child.stdin.write((json.dumps(fetch_job(texts.data_dir, self.paper_id, self.version, options, "pdf")) + "\n").encode())
-            child.stdin.flush()
-            for raw in child.stdout:
-                try:
-                    message = json.loads(raw)
-                except ValueError:
-                    continue
-                if isinstance(message, dict) and "progress" in message:
-                    received = message["progress"][1]
-                    self.app.call_from_thread(
-                        self._say, f"Fetching the PDF of arXiv:{self.paper_id}v{self.version}: {received / 2**20:.1f} MB…"
-                    )
-                elif isinstance(message, dict) and ("done" in message or "error" in message):
-                    outcome = message
-        except (OSError, ValueError):
-            pass
-        finally:
-            self._child = None
-            child.stdin.close()
-            child.wait()
+        where = f"arXiv:{self.paper_id}v{self.version}"
+        self.post_message(PageNote(f"Fetching the PDF of {where} from arXiv…"))
+
+        def said(message: dict) -> None:
+            if "progress" in message:
+                self.post_message(PageNote(f"Fetching the PDF of {where}: {message['progress'][1] / 2**20:.1f} MB…"))
+
+        child = self._child = FetchChild(fetch_job(texts.data_dir, self.paper_id, self.version, options, "pdf"))
+        outcome = child.run(said)
+        self._child = None
         if get_current_worker().is_cancelled:
             return None
-        if not outcome and stopped_for_cpu(child.returncode):
-            outcome = {"error": STOPPED_FOR_CPU}
         path = _kept(texts.pdf_path(self.paper_id, self.version)) if "done" in outcome else None
         if path is None:
             raise PageRefused(f"No PDF: {outcome.get('error') or 'the fetch stopped before it was done'}")

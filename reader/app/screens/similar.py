@@ -11,10 +11,12 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.widgets import Static
 
 from reader.app.paper_actions import PAPER_BINDINGS, PaperScreen
-from reader.app.screens.detail import DetailScreen, PaperRecord
+from reader.app.screens.detail import DetailScreen
+from reader.app.screens.paper_record import ListPaperRead, PaperRecord
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.paper_list import PaperList
 from reader.core.similar import Like, Likeness
@@ -27,6 +29,15 @@ if TYPE_CHECKING:
     from reader.service import LibraryService
 
 SHOWN = 50  # papers listed: far more than anyone reads down, few enough to explain each
+
+
+class LikesFound(Message):
+    """The finding worker's answer: the paper and those most like it, or `problem` why none."""
+
+    def __init__(self, found: tuple[Paper, Likeness] | None, problem: str = ""):
+        super().__init__()
+        self.found = found
+        self.problem = problem
 
 
 class SimilarScreen(PaperScreen):
@@ -63,16 +74,19 @@ class SimilarScreen(PaperScreen):
         try:
             paper, likeness = self.service.meaning.similar(self.paper_id, limit=SHOWN, leave_out=hidden)
         except SearchNotReady as error:
-            self.app.call_from_thread(self._failed, f"Not yet: {error} (m again then).")
+            self.post_message(LikesFound(None, f"Not yet: {error} (m again then)."))
             return
         except ReaderError as error:
-            self.app.call_from_thread(self._failed, f"Cannot find papers like it: {error}.")
+            self.post_message(LikesFound(None, f"Cannot find papers like it: {error}."))
             return
-        self.app.call_from_thread(self._found, paper, likeness)
+        self.post_message(LikesFound((paper, likeness)))
 
-    def _failed(self, message: str) -> None:
-        self.paper_list.empty_message = message
-        self.paper_list.show([])
+    def on_likes_found(self, message: LikesFound) -> None:
+        if message.found is None:
+            self.paper_list.empty_message = message.problem
+            self.paper_list.show([])
+        else:
+            self._found(*message.found)
 
     def _found(self, paper: Paper, likeness: Likeness) -> None:
         self.likes = {like.id: like for like in likeness.papers}
@@ -121,13 +135,13 @@ class SimilarScreen(PaperScreen):
     @work(thread=True, exclusive=True, group="detail")
     def _read_for_detail(self, ids: Sequence[str], paper_id: str) -> None:
         if record := PaperRecord.read_in_worker(self.service, paper_id, self.app.size.width):
-            self.app.call_from_thread(self._push_detail, ids, ids.index(paper_id), record)
+            self.post_message(ListPaperRead(ids, record))
 
-    def _push_detail(self, ids: Sequence[str], position: int, record: PaperRecord) -> None:
+    def on_list_paper_read(self, message: ListPaperRead) -> None:
         if self.app.screen is not self:
             return  # a dialog opened meanwhile
         detail = DetailScreen(self.service)
-        detail.show_paper(ids, position, record)
+        detail.show_paper(message.ids, message.ids.index(message.record.paper_id), message.record)
         self.app.push_screen(detail, self._detail_closed)
 
     def _detail_closed(self, paper_id: str | None) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
+from textual.message import Message
 from textual.worker import get_current_worker
 
 from reader.app.keys import key
@@ -49,7 +50,23 @@ OTHER_SYNC_LOOK = 0.5  # seconds between looks at whether the other process's sy
 
 
 class Sync(ScreenPart[SyncHost]):
-    """One sync at a time, its messages on the status line."""
+    """One sync at a time, its messages on the status line. Its workers' results come back as the
+    messages below; the screen's handlers hand them to `take_update`, `leave_demo` and
+    `other_sync_ended`."""
+
+    class CacheRead(Message):
+        """The cache as a sync (or papers added) left it, read in a worker; `changed_ids`: the
+        papers it changed, whose cards are fetched again."""
+
+        def __init__(self, update: CacheUpdate, changed_ids: list[str]):
+            super().__init__()
+            self.update, self.changed_ids = update, changed_ids
+
+    class PapersArrived(Message):
+        """Real papers are in the cache while the demo set is shown: the cache takes its place."""
+
+    class OtherSyncEnded(Message):
+        """The sync another process ran (reader sync) has ended."""
 
     def __init__(self, screen: SyncHost):
         super().__init__(screen)
@@ -97,10 +114,10 @@ class Sync(ScreenPart[SyncHost]):
         worker = get_current_worker()
         while not worker.is_cancelled:
             if self.screen.service.topic_sync.other_sync_ended(OTHER_SYNC_LOOK):
-                self.screen.app.call_from_thread(self._other_sync_ended)
+                self.screen.post_message(Sync.OtherSyncEnded())
                 return
 
-    def _other_sync_ended(self) -> None:
+    def other_sync_ended(self) -> None:
         status = self.screen.status
         if not status.syncing and str(status.render()) == OTHER_SYNC:
             status.say("")
@@ -146,28 +163,28 @@ class Sync(ScreenPart[SyncHost]):
 
     def _reload(self, changed_ids: list[str]) -> None:
         """In a worker: the cache as the sync left it."""
-        screen, app = self.screen, self.screen.app
+        screen = self.screen
         try:
             if screen.service.is_demo:
                 if screen.service.cache_has_papers():  # real papers arrived: leave the demo for the cache
-                    app.call_from_thread(self._leave_demo)
+                    screen.post_message(Sync.PapersArrived())
                 return
             update = screen.service.read_update()
         except ReaderError as error:
-            app.call_from_thread(app.notify, f"Cannot read the cache: {error}", severity="error")
+            screen.app.notify(f"Cannot read the cache: {error}", severity="error")  # thread-safe
             return
         # The new papers' cards and words first, so the list never shows a paper it cannot draw.
         screen.prepare_search(changed_ids, update.index)  # the order the list shows next
-        app.call_from_thread(self._updated, update, changed_ids)
+        screen.post_message(Sync.CacheRead(update, changed_ids))
         screen.triage.read()
 
-    def _leave_demo(self) -> None:
+    def leave_demo(self) -> None:
         """The same service, its papers the cache's now: read as at the start (every screen,
         dialog and part holding the service sees the cache from now on)."""
         self.screen.service.leave_demo()
         self.screen.open_cache()
 
-    def _updated(self, update: CacheUpdate, changed_ids: list[str]) -> None:
+    def take_update(self, update: CacheUpdate, changed_ids: list[str]) -> None:
         screen = self.screen
         keep = screen.paper_list.current
         screen.service.apply_update(update)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
+from textual.message import Message
 from textual.timer import Timer
 from textual.worker import Worker, get_current_worker
 
@@ -43,7 +44,43 @@ class TriageHost(ScreenHost, Protocol):
 
 
 class Triage(ScreenPart[TriageHost]):
-    """New, updated and watched papers, For you, Rising, and what a card says on its last line."""
+    """New, updated and watched papers, For you, Rising, and what a card says on its last line.
+    Its workers' results come back as the messages below; the screen's handlers hand each to the
+    method that takes it (`take_sets`, `take_ranking`, `ranking_failed`, `show_rising`,
+    `take_rising_terms`)."""
+
+    class SetsRead(Message):
+        """The new, updated and watched papers, read in a worker."""
+
+        def __init__(self, sets: TriageSets):
+            super().__init__()
+            self.sets = sets
+
+    class Ranked(Message):
+        """For you ranked as of the marks' `version` (`left`: its papers still to read)."""
+
+        def __init__(self, ranking: RankedList | NeedsStars, version: int, left: int):
+            super().__init__()
+            self.ranking, self.version, self.left = ranking, version, left
+
+    class RankingFailed(Message):
+        def __init__(self, problem: str):
+            super().__init__()
+            self.problem = problem
+
+    class RisingRanked(Message):
+        """The topics by momentum (the Rising view)."""
+
+        def __init__(self, trends: list[TopicTrend]):
+            super().__init__()
+            self.trends = trends
+
+    class RisingTermsFound(Message):
+        """The terms rising in `topic` (named in its chart's title)."""
+
+        def __init__(self, topic: str, terms: list[RisingTerm]):
+            super().__init__()
+            self.topic, self.terms = topic, terms
 
     def __init__(self, screen: TriageHost):
         super().__init__(screen)
@@ -94,18 +131,17 @@ class Triage(ScreenPart[TriageHost]):
 
     def read(self, *, visit: bool = False) -> None:
         """In a worker, once the search index is current: new, updated and watched papers."""
-        app = self.screen.app
         try:
             triage = self.screen.service.triage.read(visit=visit)
         except ReaderError as error:
-            app.call_from_thread(app.notify, f"Cannot read new and watched papers: {error}", severity="error")
+            self.screen.app.notify(f"Cannot read new and watched papers: {error}", severity="error")  # thread-safe
             return
-        app.call_from_thread(self._triaged, triage)
+        self.screen.post_message(Triage.SetsRead(triage))
 
     def reload(self) -> Worker:
         return self.in_thread(self.read, group="triage", exclusive=True)
 
-    def _triaged(self, triage: TriageSets) -> None:
+    def take_sets(self, triage: TriageSets) -> None:
         screen = self.screen
         screen.service.triage.sets = triage
         screen.refresh_sidebar()
@@ -163,21 +199,20 @@ class Triage(ScreenPart[TriageHost]):
     def _rank(self, marks: dict) -> None:
         """In a worker: train on the marks and rank (seconds at 100,000 papers); only the last
         one is shown."""
-        app = self.screen.app
         try:
             result = self.screen.service.rank_for_you(marks)
         except RankingStopped:
             return  # the app is quitting
         except ReaderError as error:
-            app.call_from_thread(self._ranking_failed, str(error))
+            self.screen.post_message(Triage.RankingFailed(str(error)))
             return
         if not get_current_worker().is_cancelled:
             # Here, not on the UI's thread: the ranking's papers left as of its marks.
             left = result.unmarked(marks["read"], marks["hidden"], marks["starred"]) if isinstance(result, RankedList) else 0
             give_back_freed()  # what unpickling the ranking and mapping its order left (~60 MB at 1,000,000 papers)
-            app.call_from_thread(self.take_ranking, result, marks["version"], left)
+            self.screen.post_message(Triage.Ranked(result, marks["version"], left))
 
-    def _ranking_failed(self, message: str) -> None:
+    def ranking_failed(self, message: str) -> None:
         self.ranking_pending = False
         self.screen.refresh_chart()
         self.screen.app.notify(f"Cannot rank the papers: {message}", severity="error")
@@ -260,9 +295,9 @@ class Triage(ScreenPart[TriageHost]):
 
     def _rank_topics(self) -> None:
         trends = self.screen.service.rising_topics()
-        self.screen.app.call_from_thread(self._show_rising, trends)
+        self.screen.post_message(Triage.RisingRanked(trends))
 
-    def _show_rising(self, trends: list[TopicTrend]) -> None:
+    def show_rising(self, trends: list[TopicTrend]) -> None:
         self.screen.rising_table.show(trends)
         self.rising_unsynced = any(trend.last4 is None or trend.prev4 is None for trend in trends)
         if self.screen.view == RISING:
@@ -276,9 +311,9 @@ class Triage(ScreenPart[TriageHost]):
             terms = self.screen.service.rising_terms(topic)
         except ReaderError:
             return  # the chart simply names no terms
-        self.screen.app.call_from_thread(self._found_rising_terms, topic, terms)
+        self.screen.post_message(Triage.RisingTermsFound(topic, terms))
 
-    def _found_rising_terms(self, topic: str, terms: list[RisingTerm]) -> None:
+    def take_rising_terms(self, topic: str, terms: list[RisingTerm]) -> None:
         self._rising_terms[topic] = terms
         if self.screen.view.topic == topic:
             self.screen.refresh_chart()

@@ -1,15 +1,27 @@
-"""Half-block cells (reader/fulltext/picture.py) as Textual strips: `▀` in the upper pixel's
-colour on the lower pixel's colour, true colour (Textual lowers it where the terminal has fewer);
-and the dim line a figure shows in place of its image."""
+"""Pictures as Textual strips: half-block cells (reader/fulltext/picture.py), `▀` in the upper
+pixel's colour on the lower pixel's colour, true colour (Textual lowers it where the terminal has
+fewer); or, where the terminal speaks Kitty's graphics protocol, the cells of a placement
+(reader/core/terminal_graphics.py) that the terminal fills with the image's own pixels; and the
+dim line a figure shows in place of its image."""
 
 from __future__ import annotations
+
+import itertools
+import os
+import random
+import sys
+from typing import TYPE_CHECKING
 
 from rich.color import Color
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
+from reader.core.terminal_graphics import KITTY_MAX_ID, drawing, kitty_colour, kitty_rows
 from reader.fulltext.picture import Cells
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 UPPER_HALF = "▀"
 
@@ -32,3 +44,34 @@ def cell_strips(cells: Cells, indent: int = 0) -> list[Strip]:
 def note_strip(text: str, indent: int = 2) -> Strip:
     """A figure's one-line hint or state (`f: show the figure`, why an image is not shown), dim."""
     return Strip([Segment(" " * indent + text, Style(dim=True))])
+
+
+def terminal_drawing(images: str) -> str:
+    """How this app's terminal draws pictures under the `images` setting (terminal_graphics)."""
+    stdout = sys.__stdout__
+    return drawing(images, os.environ, stdout is not None and stdout.isatty())
+
+
+# Kitty's image ids are the terminal window's, shared with whatever else ran there: the app's
+# start from a random one.
+_image_ids = itertools.count(random.randint(1, KITTY_MAX_ID // 2))
+
+
+def new_image_id() -> int:
+    return next(_image_ids) % KITTY_MAX_ID + 1
+
+
+def placement_strips(image_id: int, columns: int, rows: int, indent: int = 0) -> list[Strip]:
+    """The cells of image `image_id`'s placement (`columns` x `rows`), one strip a row, after
+    `indent` blank columns: text in the colour that names the image, its pixels the terminal's."""
+    style = Style(color=Color.from_rgb(*kitty_colour(image_id)))
+    blank = [Segment(" " * indent)] if indent else []
+    return [Strip([*blank, Segment(row, style)], indent + columns) for row in kitty_rows(columns, rows)]
+
+
+def send_to_terminal(app: App, sequence: str) -> None:
+    """Write an escape sequence to the terminal, in order with the app's own output. Textual has
+    no public way to do this; its own clipboard (OSC 52) and bell write to the driver so."""
+    driver = app._driver
+    if driver is not None and not app.is_headless:
+        driver.write(sequence)

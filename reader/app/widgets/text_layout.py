@@ -11,7 +11,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from reader.app.widgets.picture import UPPER_HALF, note_strip
+from reader.app.widgets.picture import note_strip
 from reader.app.widgets.record_view import RecordLines
 from reader.fulltext.document import AUTHORS, CAPTION, FIGURE, HEADING, REFERENCE, TITLE, Block, Document
 from reader.fulltext.render import block_lines
@@ -34,7 +34,8 @@ class TextLayout:
     lines: RecordLines
     line_blocks: tuple[int, ...] = ()  # each line's block (its index), -1 for none
     block_starts: Mapping[int, int] | None = None  # a block's first line
-    figures: tuple[tuple[int, tuple[int, ...]], ...] = ()  # (a figure's last line, its images' numbers)
+    # (a figure's last line, its images' numbers, the PDF's page it is on: a PDF's text only)
+    figures: tuple[tuple[int, tuple[int, ...], int | None], ...] = ()
 
 
 def text_lines(
@@ -44,13 +45,14 @@ def text_lines(
     starred: set[str],
     read: set[str],
     pictures: Mapping[int, Sequence[Strip] | str] | None = None,
-    keys: tuple[str, str] = ("f", "F"),
+    keys: tuple[str, str, str] = ("f", "F", "enter"),
     *,
     unicode: bool = True,
 ) -> TextLayout:
     """The text as the view's lines (pure: made in a worker). References to cached papers end
     with a mark saying so; formulas in Unicode (where the page's MathML said it), else TeX. A figure's images (numbered from 1 over the text) are drawn from
-    `pictures` (its strips, or a line saying why not or that it is coming), else a hint names the `keys` (one figure, every figure)."""
+    `pictures` (its strips, or a line saying why not or that it is coming), else a hint names the `keys` (one figure, every figure, its page);
+    a figure of a PDF's text (no image to fetch) says the page it is on."""
     pictures = pictures or {}
 
     def marker(block: Block) -> str:
@@ -84,30 +86,39 @@ def text_lines(
         texts.append(line)
         line_blocks.append(index)
         if block is not None and block.kind == FIGURE and (at + 1 == len(lines) or lines[at + 1][0] is not block):
-            extra = _figure_strips(numbers[id(block)], pictures, keys)
-            strips.extend(extra)
-            # A picture's rows have no text (nothing to copy, and the view passes them on as drawn).
-            texts.extend("" if strip.text.strip(" " + UPPER_HALF) == "" else strip.text for strip in extra)
+            extra = _figure_strips(numbers[id(block)], pictures, keys, block.page)
+            strips.extend(strip for strip, _ in extra)
+            texts.extend(text for _, text in extra)
             line_blocks.extend([index] * len(extra))
-            figures.append((len(strips) - 1, tuple(numbers[id(block)])))
+            figures.append((len(strips) - 1, tuple(numbers[id(block)]), block.page))
     strips.append(Strip([]))
     texts.append("")
     line_blocks.append(-1)
     return TextLayout(RecordLines(tuple(strips), tuple(texts)), tuple(line_blocks), starts, tuple(figures))
 
 
-def _figure_strips(numbers: list[int], pictures: Mapping[int, Sequence[Strip] | str], keys: tuple[str, str]) -> list[Strip]:
-    """A figure's images as drawn (or why not), or the hint when none was asked for."""
+def _figure_strips(
+    numbers: list[int], pictures: Mapping[int, Sequence[Strip] | str], keys: tuple[str, str, str], page: int | None
+) -> list[tuple[Strip, str]]:
+    """A figure's images as drawn (or why not), or the hint when none was asked for: (strip, its
+    text). A picture's rows have no text (nothing to copy, and the view passes them on as drawn)."""
+    if page is not None:  # a PDF's text: the figure is on its page, drawn by the page view
+        return [_note(f"see page {page} · {keys[2]}: open page {page} of the PDF")]
     if not numbers:
-        return [note_strip("(no image in the page: drawn there as a picture or text)")]
+        return [_note("(no image in the page: drawn there as a picture or text)")]
     if not any(number in pictures for number in numbers):
         several = f" ({len(numbers)} images)" if len(numbers) > 1 else ""
-        return [note_strip(f"{keys[0]}: show the figure{several} · {keys[1]}: every figure")]
-    strips: list[Strip] = []
+        return [_note(f"{keys[0]}: show the figure{several} · {keys[1]}: every figure")]
+    strips: list[tuple[Strip, str]] = []
     for number in numbers:
         shown = pictures.get(number)
         if isinstance(shown, str):
-            strips.append(note_strip(f"image {number}: {shown}"))
+            strips.append(_note(f"image {number}: {shown}"))
         elif shown is not None:
-            strips.extend(shown)
+            strips.extend((strip, "") for strip in shown)
     return strips
+
+
+def _note(text: str) -> tuple[Strip, str]:
+    strip = note_strip(text)
+    return strip, strip.text

@@ -1,4 +1,4 @@
-"""Query evaluation over many papers at once.
+"""The scan evaluator: a query evaluated over many papers at once, by scanning their texts.
 
 For a group of papers (a cache shard), each field's words are joined into one string across the
 group's papers. A term is a run of `str.find` calls over its field's string, each hit mapped to

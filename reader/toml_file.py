@@ -1,8 +1,15 @@
-"""Bounds on the user's TOML files (config.toml, keymap.toml), checked before they are parsed:
-tomllib recurses into arrays and inline tables, so one nested thousands of levels deep ends in a
-RecursionError, and a key dotted as deep does the same in whatever walks the document after."""
+"""Reading the user's TOML files (config.toml, keymap.toml) with messages that name a line.
+
+Bounds checked before a file is parsed: tomllib recurses into arrays and inline tables, so one
+nested thousands of levels deep ends in a RecursionError, and a key dotted as deep does the same in
+whatever walks the document after. Then the line of each key and of an error, which tomllib does
+not keep, and the document's tables as dotted names."""
 
 from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
 
 MAX_TOML_DEPTH = 8  # tables, dotted key parts, arrays and inline tables; no setting needs more than 3
 MAX_TOML_BYTES = 1_000_000  # a config file is a few hundred bytes
@@ -102,3 +109,69 @@ def _escaped(text: str, at: int) -> bool:
     while at - count - 1 >= 0 and text[at - count - 1] == "\\":
         count += 1
     return count % 2 == 1
+
+
+# Patterns are compiled at their first use (by re's cache), not by every command's start.
+_TOML_POSITION = r"\s*\(at (?:line (\d+), column \d+|end of document)\)"
+
+
+def toml_error(error: ValueError, lines: list[str]) -> tuple[int, str]:
+    """The line a TOML error points at ("end of document": the last line with text), and its
+    message without the position."""
+    message = str(error)
+    match = re.search(_TOML_POSITION, message)
+    if match and match.group(1):
+        line = min(int(match.group(1)), len(lines)) or 1
+    else:
+        filled = [number for number, text in enumerate(lines, start=1) if text.strip()]
+        line = filled[-1] if filled else 1
+    return line, re.sub(_TOML_POSITION, "", message)
+
+
+def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{"arxiv": {"delay": 3}} -> {"arxiv.delay": 3}: tables and dotted keys name the same thing."""
+    flat: dict[str, Any] = {}
+    for key, value in table.items():
+        if isinstance(value, dict):
+            flat.update(flatten(value, prefix + key + "."))
+        else:
+            flat[prefix + key] = value
+    return flat
+
+
+_KEY_PART = r"""(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')"""
+_KEY_PATH = rf"{_KEY_PART}(?:\s*\.\s*{_KEY_PART})*"
+_TABLE_LINE = rf"\s*\[\s*({_KEY_PATH})\s*\]\s*(?:#.*)?$"
+_KEY_LINE = rf"\s*({_KEY_PATH})\s*="
+
+
+def toml_key_lines(text: str) -> dict[str, int]:
+    """Dotted key -> the line (1-based) that sets it, for messages; tomllib keeps no positions."""
+    lines: dict[str, int] = {}
+    table = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if header := re.match(_TABLE_LINE, line):
+            table = _dotted(header.group(1)) + "."
+            lines.setdefault(table[:-1], number)
+        elif key := re.match(_KEY_LINE, line):
+            lines.setdefault(table + _dotted(key.group(1)), number)
+    return lines
+
+
+def _dotted(path: str) -> str:
+    parts = re.findall(_KEY_PART, path)
+    return ".".join(_key_name(part) for part in parts)
+
+
+def _key_name(part: str) -> str:
+    """A key as TOML reads it: a basic string's escapes (\\u001b, \\t...) decoded."""
+    if part[:1] == "'":
+        return part[1:-1]
+    if part[:1] == '"':
+        import tomllib
+
+        try:
+            return tomllib.loads(f"k = {part}")["k"]
+        except tomllib.TOMLDecodeError:  # the file's own parse would have failed first
+            return part[1:-1]
+    return part

@@ -1,0 +1,52 @@
+"""The papers holding the most weight of some weighed terms, in one partition: For you's first
+ranking asks it for the papers sharing each starred paper's distinctive terms
+(service/first_rank.py).
+
+Each term's matches come as row numbers (one string from SQLite, parsed by numpy), summed by
+weight in numpy, and only the best rows are looked up as ids: no bm25 (FTS5 computes it for
+every match: seconds for a few common terms at 1,000,000 papers) and no join per match. The
+caller keeps the terms few and rare enough (their papers counted beforehand), which bounds the
+rows read; rows the text index still holds for papers since replaced are dropped by the look-up.
+numpy is imported inside: most commands never ask this."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+
+from reader.core.query import Node
+from reader.searchdb.match import fts_expression
+
+
+def most_shared(db: sqlite3.Connection, groups: Sequence[Sequence[tuple[Node, float]]], share: int) -> list[list[tuple[float, str]]]:
+    """For each group of (text query, weight): its `share` best papers here, as (minus the
+    weight they hold, id), best first, ties by id."""
+    import numpy as np
+
+    found: list[list[tuple[float, str]]] = []
+    for group in groups:
+        rows, weights = [], []
+        for node, weight in group:
+            expression = fts_expression(node)
+            if not isinstance(expression, str):
+                continue
+            text = db.execute("SELECT group_concat(rowid) FROM words WHERE words MATCH ?", (expression,)).fetchone()[0]
+            if text:
+                matched = np.fromstring(text, dtype=np.int64, sep=",")
+                rows.append(matched)
+                weights.append(np.full(len(matched), weight))
+        if not rows:
+            found.append([])
+            continue
+        numbers, inverse = np.unique(np.concatenate(rows), return_inverse=True)
+        held = np.bincount(inverse.ravel(), weights=np.concatenate(weights))
+        # The rows holding at least the share-th most weight (all of those tied with it: ties go by id).
+        least = np.partition(held, len(held) - share)[len(held) - share] if share < len(held) else -np.inf
+        best = np.flatnonzero(held >= least)
+        ids = dict(
+            db.execute("SELECT num, id FROM papers WHERE num IN (SELECT value FROM json_each(?))", (json.dumps(numbers[best].tolist()),))
+        )
+        taken = [(-weight, ids[number]) for number, weight in zip(numbers[best].tolist(), held[best].tolist()) if number in ids]
+        found.append(sorted(taken)[:share])
+    return found

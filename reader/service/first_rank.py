@@ -1,0 +1,251 @@
+"""A one-off ranking (`reader rank`) whose work grows with the stars, not with the cache.
+
+The whole-cache ranking (ranking_corpus.RankingCorpus) reads every shard's features: 1.26 GB at
+1,000,000 papers. Here, from each shard, only:
+- its document counts, saved beside its features by whoever saved those (core/shard_counts.py):
+  summed, they give the IDF the whole-cache ranking computes, to the paper;
+- its features file's header and row offsets (feature_file.RowReader), then the rows of the
+  marked papers, of the background (the unmarked papers whose ids hash lowest: the same papers
+  the whole-cache ranking trains on) and of the candidates.
+The candidates are at most CANDIDATES papers sharing the stars' distinctive words, phrases
+and authors (weighed as the model's TF-IDF weighs them): each star's in turn, those holding the
+most weight of its heaviest terms, asked only while few enough papers hold them together
+(searchdb/sharing.py: the index's rows read stay bounded). The model is the whole-cache
+ranking's and every score equals its score for that paper: a paper ranks here when the
+whole-cache ranking would rank it, unless it shares too little with the stars to be a
+candidate (then it ranks low there too).
+
+A shard whose counts are missing or stale is read whole (and its counts saved); more than
+MISSING_MOST of them, and the caller ranks the whole cache instead (so it says in the log)."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Collection, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from itertools import zip_longest
+from typing import Any
+
+from reader.core import ranking, shard_counts
+from reader.core.feature_file import RowReader
+from reader.core.features import COLUMNS, PACK, Corpus, FeatureBlock, Row, column_of, named_terms, pack_rows, row_of_paper, sample_keys_of
+from reader.core.query import Node
+from reader.core.query import term as query_term
+from reader.core.similar import text_node
+from reader.core.text import word_string
+from reader.meaning import like
+from reader.meaning.kept import KeptIndex
+from reader.models import Paper
+from reader.searchdb import SearchIndex
+from reader.store import Store
+from reader.store.shard_features import counts_path, features_path, save_counts, shard_features, shard_stamp
+
+log = logging.getLogger("reader.features")
+
+CANDIDATES = 10_000  # papers ranked: those sharing the most of the stars' distinctive terms
+TERMS = 50  # each star's most distinctive words, phrases and authors asked of the index (25: 47 of the real top 50)
+AUTHORS = 10  # of its authors, the first
+TERM_PAPERS = 50_000  # the most papers a star's terms are held by, together: the index's rows read
+MISSING_MOST = 0.25  # the share of shards without counts past which every features file is read
+READERS = 2  # threads opening shards (JSON headers: the GIL is held most of the time)
+
+
+class _Shard:
+    """One shard as a first ranking reads it: its ids, counts and some of its rows (from its
+    features file, or from a block read whole when its counts were missing)."""
+
+    def __init__(
+        self, ids: list[str], counts: shard_counts.ShardCounts, reader: RowReader | None = None, block: FeatureBlock | None = None
+    ):
+        self.ids, self.counts, self._reader, self._block = ids, counts, reader, block
+
+    def rows(self, positions: list[int]) -> Any | None:
+        if self._block is not None:
+            return self._block.matrix[positions]
+        assert self._reader is not None
+        return self._reader.rows(positions)
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+
+
+def rank_from_candidates(
+    store: Store,
+    index: SearchIndex,
+    *,
+    starred: Collection[str],
+    read: Collection[str],
+    hidden: Collection[str],
+    among: Iterable[str] | None = None,
+) -> ranking.Ranking | ranking.NeedsStars | None:
+    """The candidates (of `among` when given) ranked; None when the whole cache must be."""
+    import numpy as np
+
+    started = time.monotonic()
+    stars = store.papers_by_id(starred)
+    if len(stars) < ranking.MIN_STARS:
+        return ranking.NeedsStars(len(stars))
+    ranking.import_model_meanwhile()
+    shards = _open(store)
+    if shards is None:
+        return None
+    try:
+        papers, documents = shard_counts.summed([shard.counts for shard in shards])
+        idf = np.log((1 + papers) / (1 + documents)) + 1
+        marked = {*stars, *hidden, *read}
+        candidates = _candidates(index, list(stars.values()), idf, documents, leave_out=marked, among=None if among is None else set(among))
+        ids = [pid for shard in shards for pid in shard.ids]
+        keys = sample_keys_of(ids)  # in one go: a call per shard cost ~0.5 s more at 1,000,000 papers
+        wanted = marked | candidates | _background(ids, keys, marked)
+        block = _read_rows(shards, ids, keys, wanted, stars)
+    finally:
+        for shard in shards:
+            shard.close()
+    if block is None:
+        log.info("For you: a features file read out of shape: every paper's are read")
+        return None
+    read_in = time.monotonic() - started
+    corpus = Corpus([block], documents=(papers, documents))
+    ranked = None if among is None else candidates  # (the background is ranked too, unless a topic is asked for)
+    result = ranking.rank(corpus, starred=starred, read=read, hidden=hidden, candidates=ranked)
+    if isinstance(result, ranking.Ranking):
+        fused = like.fused_order(KeptIndex(store.data_dir).get(), result.ids, result.scores, sorted(starred))
+        result = result.reordered(fused) if fused is not None else result
+    log.info(
+        "For you from %d candidates: %d papers' features read in %.2f s, ranked in %.2f s",
+        len(candidates),
+        len(corpus),
+        read_in,
+        time.monotonic() - started - read_in,
+    )
+    return result
+
+
+def _open(store: Store) -> list[_Shard] | None:
+    """Every shard opened, its counts read; None (closing what was opened) when too many lack
+    their counts or features, which only the whole-cache ranking then reads and saves."""
+
+    def opened(shard: str) -> tuple[str, _Shard | None]:
+        stamp = shard_stamp(store, shard)
+        try:
+            reader = RowReader.open(features_path(store, shard), stamp)
+        except OSError:
+            reader = None
+        counts = shard_counts.read(counts_path(store, shard), stamp) if reader is not None else None
+        if reader is not None and counts is not None:
+            return shard, _Shard(reader.ids, counts, reader=reader)
+        if reader is not None:
+            reader.close()
+        return shard, None
+
+    names = store.shards()
+    with ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="reader-features") as pool:
+        found = dict(pool.map(opened, names))
+    missing = [name for name, shard in found.items() if shard is None]
+    if len(missing) > MISSING_MOST * len(names):
+        for shard in found.values():
+            if shard is not None:
+                shard.close()
+        log.info("For you: %d of %d shards have no document counts saved yet: every paper's features are read", len(missing), len(names))
+        return None
+    for name in missing:  # read whole (or counted), their counts saved for the next ranking
+        stamp = shard_stamp(store, name)
+        block = shard_features(store, name, stamp)  # (saves counts it finds missing, not damaged ones)
+        if shard_counts.read(counts_path(store, name), stamp) is None:
+            save_counts(store, name, block, stamp)
+        found[name] = _Shard(block.ids, shard_counts.ShardCounts.of_block(block), block=block)
+    return [shard for name in names if (shard := found[name]) is not None]
+
+
+def _candidates(
+    index: SearchIndex, stars: list[Paper], idf: Any, documents: Any, *, leave_out: set[str], among: set[str] | None
+) -> set[str]:
+    """CANDIDATES papers at most (not in `leave_out`; in `among` when given), each star's in
+    turn: those holding the most weight of its distinctive terms. Its words, phrases and
+    authors weigh as in its TF-IDF row ((1 + log count) times IDF squared, as "more like this"
+    weighs them); the heaviest are asked, TERMS at most, each held by another paper too and
+    together by at most TERM_PAPERS papers: the rows the index reads stay bounded whatever the
+    cache holds."""
+    share = -(-CANDIDATES // max(len(stars), 1))
+    groups: list[list[tuple[Node, float]]] = []
+    for paper in stars:
+        weighed: dict[tuple[str, str], tuple[float, int]] = {}  # (field, term) -> (weight, papers holding it)
+        for name, key, count, words in named_terms(row_of_paper(paper)):
+            papers = int(documents[column_of(key)])
+            if words and papers >= 2:
+                weighed["text", name] = ((1 + math.log(count)) * float(idf[column_of(key)]) ** 2, papers)
+        for author in paper.authors[:AUTHORS]:
+            column = _author_column(author.name)
+            if word_string(author.name).split() and documents[column] >= 2:
+                weighed["au", author.name] = (float(idf[column]) ** 2, int(documents[column]))
+        group: list[tuple[Node, float]] = []
+        rows = 0
+        for (field, term), (weight, papers) in sorted(weighed.items(), key=lambda item: (-item[1][0], item[0])):
+            if len(group) < TERMS and rows + papers <= TERM_PAPERS:
+                # (made only for the terms asked: a query term stems its words, ~1 ms each)
+                group.append((text_node(term) if field == "text" else query_term("au", word_string(term).split()), weight))
+                rows += papers
+        groups.append(group)
+    # Each star's best, taken in turns (its first, then every star's second...) until there are
+    # CANDIDATES: twice a share each, as the stars' lists overlap.
+    lists = [
+        [pid for pid in best if pid not in leave_out and (among is None or pid in among)]
+        for best in index.most_shared(groups, 2 * share + min(len(leave_out), share))  # room for marked papers, left out
+    ]
+    found: dict[str, None] = {}
+    for turn in zip_longest(*lists):
+        found.update((pid, None) for pid in turn if pid is not None and len(found) < CANDIDATES)
+    return set(found)
+
+
+def _author_column(name: str) -> int:
+    """The column an author's name is counted in (as named_terms keys it)."""
+    (_, key, _, _), *_ = named_terms(Row("", "", (name,)))
+    return column_of(key)
+
+
+def _background(ids: list[str], keys: Any, marked: set[str]) -> set[str]:
+    """The unmarked papers the whole-cache ranking trains on as the typical paper: the
+    BACKGROUND whose ids hash lowest (ranking._training_set)."""
+    import numpy as np
+
+    # The lowest keys, with room for the marked papers among them (left out below).
+    taken = min(ranking.BACKGROUND + len(marked), len(ids))
+    lowest = np.argpartition(keys, taken - 1)[:taken] if 0 < taken < len(ids) else np.arange(len(ids))
+    lowest = lowest[np.argsort(keys[lowest], kind="stable")]
+    return set([pid for pid in map(ids.__getitem__, lowest.tolist()) if pid not in marked][: ranking.BACKGROUND])
+
+
+def _read_rows(shards: list[_Shard], ids: list[str], keys: Any, wanted: set[str], stars: dict[str, Paper]) -> FeatureBlock | None:
+    """The wanted papers' rows as one block (in the shards' order); None when a file reads out
+    of shape. Only the stars' rows keep their words (a reason names the terms the model learned
+    from theirs; the command reads the others' records for their reasons)."""
+    import numpy as np
+    from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
+
+    starts = np.cumsum([0] + [len(shard.ids) for shard in shards]).tolist()
+
+    def rows(s: int) -> tuple[list[int], Any] | None:
+        positions = [i for i, pid in enumerate(shards[s].ids) if pid in wanted]
+        if not positions:
+            return None
+        matrix = shards[s].rows(positions)
+        if matrix is None:
+            raise ValueError("a features file out of shape")
+        return [starts[s] + i for i in positions], matrix
+
+    try:
+        with ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="reader-features") as pool:
+            found = [item for item in pool.map(rows, range(len(shards))) if item is not None]
+    except ValueError:
+        return None
+    at = [i for taken, _ in found for i in taken]
+    chosen = [ids[i] for i in at]
+    matrix = sparse.vstack([matrix for _, matrix in found], format="csr") if found else sparse.csr_matrix((0, COLUMNS), dtype=np.float32)
+    matrix.indices = matrix.indices.astype(np.int32)
+    texts = [row_of_paper(stars[pid]) if pid in stars else Row(pid, "") for pid in chosen]
+    packed = tuple(pack_rows(texts[start : start + PACK]) for start in range(0, len(texts), PACK))
+    return FeatureBlock(chosen, matrix, keys[at], packed)
