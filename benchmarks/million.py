@@ -112,10 +112,13 @@ def tmux(*args: str) -> str:
 _sessions = itertools.count()
 
 
-def app_run(env: dict[str, str], data: Path, newest_title: str, *, watch_s: float, settle_s: float, longest_s: float) -> dict:
-    """The app started in a tmux session as a user starts it: seconds to the newest card, peak
-    tree RSS over `watch_s` (and until quiet), seconds until the tree's CPU stays under 5% of a
-    core for `settle_s`, the tree's RSS then (None: not quiet within `longest_s`)."""
+def app_run(
+    env: dict[str, str], data: Path, newest_title: str, *, watch_s: float, settle_s: float, longest_s: float, root: Path = ROOT
+) -> dict:
+    """The app started in a tmux session as a user starts it (the code of the checkout `root`):
+    seconds to the newest card, peak tree RSS over `watch_s` (and until quiet), seconds until
+    the tree's CPU stays under 5% of a core for `settle_s`, the tree's RSS then (None: not quiet
+    within `longest_s`)."""
     session = f"million-{os.getpid()}-{next(_sessions)}"  # its own name: the last one may not be gone yet
     command = " ".join(
         [
@@ -130,10 +133,10 @@ def app_run(env: dict[str, str], data: Path, newest_title: str, *, watch_s: floa
         ]
     )
     started = time.perf_counter()
-    tmux("new-session", "-d", "-s", session, "-c", str(ROOT), "-x", str(SIZE[0]), "-y", str(SIZE[1]), command)
+    tmux("new-session", "-d", "-s", session, "-c", str(root), "-x", str(SIZE[0]), "-y", str(SIZE[1]), command)
     root = int(tmux("display-message", "-p", "-t", session, "#{pane_pid}").strip() or 0)
     card_s = quiet_s = None
-    peak = quiet_rss = 0.0
+    peak = quiet_rss = quiet_cpu = 0.0
     samples: list[tuple[float, float]] = []  # (time, cpu seconds)
     screen = ""
     try:
@@ -152,7 +155,7 @@ def app_run(env: dict[str, str], data: Path, newest_title: str, *, watch_s: floa
                 # quiet app never read as quiet).
                 older = [s for s in samples if card_s <= s[0] <= now - settle_s]
                 if older and (cpu - older[-1][1]) / (now - older[-1][0]) < QUIET_SHARE:
-                    quiet_s, quiet_rss = older[-1][0], rss
+                    quiet_s, quiet_rss, quiet_cpu = older[-1][0], rss, older[-1][1]
             if (quiet_s is not None and now >= watch_s) or now > max(watch_s, longest_s):
                 break
             time.sleep(0.05 if card_s is None else 0.25)
@@ -164,7 +167,14 @@ def app_run(env: dict[str, str], data: Path, newest_title: str, *, watch_s: floa
                 break
             time.sleep(0.1)
         tmux("kill-session", "-t", session)
-    return {"card_s": card_s, "peak_mb": peak, "quiet_s": quiet_s, "quiet_mb": quiet_rss, "traceback": "Traceback" in screen}
+    return {
+        "card_s": card_s,
+        "peak_mb": peak,
+        "quiet_s": quiet_s,
+        "quiet_mb": quiet_rss,
+        "quiet_cpu_s": quiet_cpu,  # the tree's CPU seconds until quiet (a loaded machine inflates them less than quiet_s)
+        "traceback": "Traceback" in screen,
+    }
 
 
 # --- commands --------------------------------------------------------------------------------

@@ -3,56 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
+from importlib import import_module
 from typing import NoReturn
 
-from reader.commands import (
-    add,
-    common,
-    completion,
-    config,
-    digest,
-    export,
-    figures,
-    importing,
-    listing,
-    marks,
-    meaning,
-    momentum,
-    similar,
-    sync,
-    tags_notes,
-    text,
-    topics,
-    triage,
-    watches,
-)
+from reader.commands import AREAS, common
 from reader.commands.app import cmd_app
 from reader.config import default_data_dir, load_settings
 from reader.errors import ReaderError
 
-# The subcommands' modules, in the order `reader --help` lists their commands.
-COMMANDS = (
-    sync,
-    topics,
-    listing,
-    marks,
-    tags_notes,
-    watches,
-    momentum,
-    export,
-    importing,
-    add,
-    text,
-    figures,
-    digest,
-    triage,
-    similar,
-    meaning,
-    config,
-    completion,
-)
+APP = ""  # build_parser's command when none is given: the app, which needs no command's parser
 # Arguments that are paths: any bytes the system allows (the others must be valid text).
 PATH_ARGUMENTS = ("data_dir", "output", "file")
 
@@ -60,6 +20,8 @@ PATH_ARGUMENTS = ("data_dir", "output", "file")
 def _did_you_mean(word: str, choices: list[str], prefix: str = "") -> str:
     """ " (did you mean X?)" naming the choice nearest a mistyped one, or nothing; `prefix` is
     shared by every choice (an option's "--"), so it is left out of the comparison."""
+    import difflib  # (only a mistake needs it)
+
     close = difflib.get_close_matches(word.removeprefix(prefix), [choice.removeprefix(prefix) for choice in choices], n=1)
     return f" (did you mean {prefix}{close[0]}?)" if close else ""
 
@@ -109,7 +71,7 @@ class _DefaultDataDir:
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The whole command line; with `command`, only that command's parser under the top one (its
     arguments, help and errors are the same: argparse's work for all ~40 was ~30 ms of every
-    start). The whole one when `command` is not one of them, to say what is."""
+    start), none for APP. The whole one when `command` is not one of them, to say what is."""
     parser = _Parser(
         prog="reader",
         description="Follow fast-moving arXiv topics. With no command, opens the app.",
@@ -119,14 +81,23 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="count", default=0, help="also print the log to stderr (-vv: with debug detail)")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__import__('reader').__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if command == APP:
+        return parser
     only = _OnlyCommand(commands, command) if command is not None and command != "__complete" else None
-    for area in COMMANDS:
+    for area in _areas(command if only is not None else None):
         area.register(only or commands)
     if only is not None and not only.found:
         return build_parser()
     if only is None:
         commands.choices["__complete"].set_defaults(root_parser=parser)  # what the completion helper walks
     return parser
+
+
+def _areas(command: str | None) -> list:
+    """The modules of the commands' areas whose registrations build the parser: only the one of
+    `command` (each command imports what it runs, not what the ~40 others do), or every one."""
+    named = [name for name, commands in AREAS if command in commands]
+    return [import_module(f"reader.commands.{name}") for name in named or [name for name, _ in AREAS]]
 
 
 class _Unused:
@@ -153,6 +124,24 @@ class _OnlyCommand:
             return _Unused()
         self.found = True
         return self._commands.add_parser(name, **options)
+
+
+def parser_for(argv: list[str]) -> argparse.ArgumentParser:
+    """The parser `argv` needs: its command's alone, none when it opens the app, else the whole."""
+    return build_parser(APP if _opens_the_app(argv) else command_word(argv))
+
+
+def _opens_the_app(argv: list[str]) -> bool:
+    """Whether `argv` holds only the top options the app takes (no command, no help, nothing an
+    error would list the commands for): then no command's parser is built, nor its module
+    imported, on the way to the app's first paint."""
+    words = iter(argv)
+    for word in words:
+        if word == "--data-dir":
+            next(words, None)
+        elif not (word.startswith("--data-dir=") or word == "--verbose" or (word[:2] == "-v" and set(word[1:]) == {"v"})):
+            return False
+    return True
 
 
 def command_word(argv: list[str]) -> str | None:
@@ -184,7 +173,7 @@ def _check_text_arguments(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser(command_word(sys.argv[1:] if argv is None else argv))
+    parser = parser_for(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as done:  # --help, --version, or a usage error already printed

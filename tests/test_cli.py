@@ -8,10 +8,12 @@ import os
 import re
 import subprocess
 import sys
+from importlib import import_module
 
 import pytest
 
 from reader.cli import build_parser, command_word
+from reader.commands import AREAS
 from tests.conftest import run
 from tests.corpus import recent_papers
 from tests.helpers.cli import synced
@@ -313,6 +315,53 @@ def _helps(parser: argparse.ArgumentParser, path: str = "") -> dict[str, str]:
             for name, sub in action.choices.items():
                 helps.update(_helps(sub, f"{path} {name}".strip()))
     return helps
+
+
+def test_the_table_of_commands_names_what_each_area_registers_in_the_order_of_the_help():
+    """reader/commands' AREAS says which module registers each command (a command run imports
+    that module alone): it names every command its module registers, and the help's order."""
+    for name, commands in AREAS:
+        subparsers = argparse.ArgumentParser().add_subparsers()
+        import_module(f"reader.commands.{name}").register(subparsers)
+        assert tuple(subparsers.choices) == commands, name
+    listed = next(action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction))
+    assert list(listed.choices) == [command for _, commands in AREAS for command in commands]
+
+
+def test_a_command_run_imports_only_its_own_area_of_the_commands():
+    """`reader star` imported the modules of every command (full texts, import, export...): ~40
+    ms of each start. The help still imports them all."""
+    loaded = (
+        "import sys; from reader.cli import build_parser; build_parser(sys.argv[1]);"
+        "print(' '.join(sorted(m.rpartition('.')[2] for m in sys.modules if m.startswith('reader.commands.'))))"
+    )
+    star = subprocess.run([sys.executable, "-c", loaded, "star"], capture_output=True, text=True, check=True).stdout.split()
+    assert "marks" in star and not {"text", "importing", "export", "figures", "meaning", "listing", "tags_notes"} & set(star)
+    assert (
+        "difflib"
+        not in subprocess.run(
+            [sys.executable, "-c", "import sys, reader.cli; print(' '.join(sys.modules))"], capture_output=True, text=True, check=True
+        ).stdout.split()
+    )  # (only a mistyped word needs it)
+    every = subprocess.run([sys.executable, "-c", loaded, "--help"], capture_output=True, text=True, check=True).stdout.split()
+    assert set(every) >= {name for name, _ in AREAS}
+
+
+def test_the_app_is_opened_without_building_or_importing_any_command(capsys):
+    """`reader` (with only its top options) builds no command's parser on the way to the app's
+    first paint; anything else (a help, an abbreviation, a stray word) gets the whole line."""
+    opens = (
+        "import sys; from reader.cli import parser_for; parser = parser_for(sys.argv[1:]);"
+        "print(len(parser._subparsers._group_actions[0].choices), *sorted(m for m in sys.modules if m.startswith('reader.commands.')))"
+    )
+    for argv in ([], ["--data-dir", "x", "-vv"], ["--data-dir=x", "--verbose"]):
+        shown = subprocess.run([sys.executable, "-c", opens, *argv], capture_output=True, text=True, check=True).stdout.split()
+        assert shown[0] == "0" and set(shown[1:]) <= {"reader.commands.common", "reader.commands.app"}, argv
+    for argv in (["--he"], ["--verb"], ["--"], ["stra"], ["--data-dir", "x", "--bogus"]):
+        shown = subprocess.run([sys.executable, "-c", opens, *argv], capture_output=True, text=True, check=True).stdout.split()
+        assert int(shown[0]) > 30, argv
+    code, out, err = run(capsys, "--data-dir")  # (the value missing: said as before)
+    assert code == 1 and out == "" and err == "reader: error: argument --data-dir: expected one argument (see `reader --help`)\n"
 
 
 def test_a_command_run_builds_only_its_own_parser_with_the_same_arguments_and_help():

@@ -56,3 +56,9 @@ def test_million_benchmark_runs_at_2000_papers(tmp_path):
     table = done.stdout
     for measure in ("whole first sync", "first start", "later start 2", "reader list --query", "reader star ID", "first `reader rank"):
         assert measure in table
+    # The same cache measured with two checkouts in turn (this one twice here, the commands only).
+    argv = [sys.executable, "-m", "benchmarks.million_pairs", str(tmp_path / "data"), "--against", str(ROOT), "--rounds", "1", "--no-app"]
+    paired = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert paired.returncode == 0, paired.stderr[-3000:]
+    for measure in ("star CPU s", "unstar wall s", "list --query (nothing) wall s", "list --query (of the) CPU s"):
+        assert f"{measure:34} new: median" in paired.stdout and f"{measure:34} old: median" in paired.stdout

@@ -19,6 +19,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 
 from reader.app.keys import key, keys_of
+from reader.app.memory import share_arenas
 from reader.app.paper_actions import TAG, PaperScreen, ShowSimilar
 from reader.app.screens.detail import DetailScreen
 from reader.app.screens.full_text import FullTextScreen
@@ -251,5 +252,6 @@ class ReaderApp(App):
 
 
 def run_app(store: Store, settings: Settings) -> int:
+    share_arenas()
     ReaderApp(store, settings).run()  # a ReaderError is printed by reader.cli.main, as any command's
     return 0

@@ -34,3 +34,20 @@ def give_back_freed() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
     except (OSError, AttributeError):  # another C library: nothing to ask
         pass
+
+
+M_ARENA_MAX = -8  # glibc's mallopt parameter
+ARENAS = 2
+
+
+def share_arenas() -> None:
+    """Call once as the app starts, before its threads: glibc gives a thread that meets another
+    in the allocator an arena of its own, and what the search threads free in theirs (numpy's
+    arrays of a million ids, mapping the search rows) malloc_trim cannot give back: ~50 MB of the
+    app's memory at 1,000,000 papers. Two arenas, shared by every thread, are trimmed whole."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").mallopt(M_ARENA_MAX, ARENAS)
+    except (OSError, AttributeError):  # another C library: nothing to ask
+        pass

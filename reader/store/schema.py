@@ -113,7 +113,8 @@ def _real_minute(text: str) -> bool:
     if not (len(text) == 12 and text.isascii() and text.isdigit()):
         return False
     try:
-        datetime.strptime(text, "%Y%m%d%H%M")
+        # (as strptime("%Y%m%d%H%M") checks it, without importing _strptime and locale at each start)
+        datetime(int(text[:4]), int(text[4:6]), int(text[6:8]), int(text[8:10]), int(text[10:12]))
     except ValueError:
         return False
     return True
