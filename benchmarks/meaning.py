@@ -6,7 +6,7 @@ topic folder a collector filed each under) plus the real API responses of tests/
 (true primary categories), in one cache.
 - known item by paraphrase: each query of meaning-queries.tsv was written from one paper's
   abstract with every content word of its title removed or replaced; the share whose paper is
-  in the top 10;
+  in the top 10 (and on meaning-queries-heldout.tsv, written before tuning, for other papers);
 - more like this by label: for every 8th labelled paper, the share of its 10 nearest holding one
   of its labels (topic folders; primary category for the fixtures' papers).
 Each candidate answers both on the same cache: today's words (`reader similar`'s likeness over
