@@ -186,6 +186,41 @@ def candidates(store, papers: list[Paper]) -> dict[str, tuple[Ranker, Neighbours
     return found
 
 
+def query_cost(store, asked: list[tuple[str, str]]) -> None:
+    """What `reader find`'s ranking logic costs per query: the ids the words rank reads from the
+    search index (five distinctive terms as "more like this" asks, against every word of the
+    query), its time, and the feedback's (which reads only the candidates' vectors)."""
+    import statistics
+
+    from reader.core.similar import like_text, text_node
+    from reader.meaning import expand, find, vectors
+    from reader.searchdb import SearchIndex
+
+    terms = SearchIndex.open(store.data_dir)
+    terms.refresh(store)
+    index = vectors.MeaningIndex.open(store.data_dir)  # None: the feedback is not timed
+    ids: dict[str, list[int]] = {"five terms": [], "every word": []}
+    times: dict[str, list[float]] = {"five terms": [], "every word": [], "feedback": []}
+    for _, text in asked:
+        for name, rank in (("five terms", like_text), ("every word", expand.words_of)):
+            started = time.perf_counter()
+            found = rank(terms, text, limit=find.DEPTH)
+            times[name].append(time.perf_counter() - started)
+            ids[name].append(sum(len(terms.matching(text_node(term))) for term in found.terms))
+        if index is not None:
+            query = index.embed(text)
+            near = index.nearest(query, find.DEPTH)
+            candidates = [pid for pid, _ in near] + [like.id for like in found.papers]
+            started = time.perf_counter()
+            expand.feedback(index, query, [pid for pid, _ in near[: expand.FEEDBACK_PAPERS]], candidates)
+            times["feedback"].append(time.perf_counter() - started)
+    print(f"per query, median over {len(asked)} queries of {terms.paper_count():,} papers:")
+    for name in ids:
+        print(f"  words rank, {name}: {statistics.mean(ids[name]):,.0f} ids read (mean), {statistics.median(times[name]) * 1000:.1f} ms")
+    if times["feedback"]:
+        print(f"  feedback: {statistics.median(times['feedback']) * 1000:.2f} ms")
+
+
 def quality() -> list[dict]:
     real = real_papers()
     asked, held = queries(), queries(HELD_OUT)
@@ -221,6 +256,7 @@ def quality() -> list[dict]:
                 }
             )
             print(json.dumps(rows[-1]), file=sys.stderr)
+        query_cost(store, asked + held)
     print(
         f"{len(real.papers):,} papers, {len(asked)} paraphrase queries and {len(held)} held out,"
         f" {len(probes)} papers asked for their 10 nearest"
@@ -257,6 +293,7 @@ def speed(count: int, added: int) -> None:
         vectors.update(store)
         more, more_cpu = time.perf_counter() - started, time.process_time() - cpu
         status = vectors.status(store)
+        query_cost(store, queries() + queries(HELD_OUT))
         env = dict(os.environ, READER_DATA_DIR=str(data_dir))
         command = [sys.executable, "-m", "reader", "find", "agents that learn from their mistakes", "--limit", "10"]
         subprocess.run(command, env=env, capture_output=True, check=True)  # the search index is brought up to date once
