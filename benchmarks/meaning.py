@@ -187,26 +187,24 @@ def candidates(store, papers: list[Paper]) -> dict[str, tuple[Ranker, Neighbours
 
 
 def query_cost(store, asked: list[tuple[str, str]]) -> None:
-    """What `reader find`'s ranking logic costs per query: the ids the words rank reads from the
-    search index (five distinctive terms as "more like this" asks, against every word of the
-    query), its time, and the feedback's (which reads only the candidates' vectors)."""
+    """What `reader find`'s ranking logic costs per query: the words rank's time (five distinctive
+    terms as "more like this" asks, against every word of the query as `reader find` asks) and
+    the feedback's (which reads only the candidates' vectors)."""
     import statistics
 
-    from reader.core.similar import like_text, text_node
+    from reader.core.similar import like_text
     from reader.meaning import expand, find, vectors
     from reader.searchdb import SearchIndex
 
     terms = SearchIndex.open(store.data_dir)
     terms.refresh(store)
     index = vectors.MeaningIndex.open(store.data_dir)  # None: the feedback is not timed
-    ids: dict[str, list[int]] = {"five terms": [], "every word": []}
     times: dict[str, list[float]] = {"five terms": [], "every word": [], "feedback": []}
     for _, text in asked:
         for name, rank in (("five terms", like_text), ("every word", expand.words_of)):
             started = time.perf_counter()
             found = rank(terms, text, limit=find.DEPTH)
             times[name].append(time.perf_counter() - started)
-            ids[name].append(sum(len(terms.matching(text_node(term))) for term in found.terms))
         if index is not None:
             query = index.embed(text)
             near = index.nearest(query, find.DEPTH)
@@ -215,8 +213,8 @@ def query_cost(store, asked: list[tuple[str, str]]) -> None:
             expand.feedback(index, query, [pid for pid, _ in near[: expand.FEEDBACK_PAPERS]], candidates)
             times["feedback"].append(time.perf_counter() - started)
     print(f"per query, median over {len(asked)} queries of {terms.paper_count():,} papers:")
-    for name in ids:
-        print(f"  words rank, {name}: {statistics.mean(ids[name]):,.0f} ids read (mean), {statistics.median(times[name]) * 1000:.1f} ms")
+    for name in ("five terms", "every word"):
+        print(f"  words rank, {name}: {statistics.median(times[name]) * 1000:.1f} ms")
     if times["feedback"]:
         print(f"  feedback: {statistics.median(times['feedback']) * 1000:.2f} ms")
 
