@@ -5,7 +5,8 @@ benchmarks/meaning.py (docs/ranking.md, "How the candidates compare").
 - **Every word of the query** ranks the words list, not only its five most distinctive terms as
   "more like this" asks of a paper: a query is a few words, each chosen; a paraphrase says what a
   paper is about in other words than its title, and its commoner words ("clinical", "scans")
-  still single the paper out among those holding its rarer ones. Two-word phrases are left out:
+  still single the paper out among those holding its rarer ones (and only among those: see
+  words_of). Two-word phrases are left out:
   in a paraphrase they are mostly pairs of neighbours ("model instead") that crowd out words, and
   a query that is a paper's phrase still leads as an exact phrase (find.py).
 - **Feedback** (Rocchio's, in the meaning space): the first papers of the fused answer are taken
