@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -124,32 +124,13 @@ def like_text(index: TermIndex, text: str, *, limit: int, leave_out: Collection[
     return _ranked(index, chosen, [], limit=limit, leave_out=set(leave_out))
 
 
-def like_terms(
-    index: TermIndex,
-    chosen: list[tuple[str, float]],
-    *,
-    limit: int,
-    leave_out: Collection[str] = (),
-    node_of: Callable[[str], Node] = text_node,
-) -> Likeness:
-    """The papers holding these weighed terms (distinctive_terms'), best first, as like_text
-    ranks them; `node_of` is what the index is asked for each term (a term's papers narrowed)."""
-    return _ranked(index, chosen, [], limit=limit, leave_out=set(leave_out), node_of=node_of)
-
-
 def _ranked(
-    index: TermIndex,
-    chosen: list[tuple[str, float]],
-    extra: list[tuple[str, float, set[str]]],
-    *,
-    limit: int,
-    leave_out: set[str],
-    node_of: Callable[[str], Node] = text_node,
+    index: TermIndex, chosen: list[tuple[str, float]], extra: list[tuple[str, float, set[str]]], *, limit: int, leave_out: set[str]
 ) -> Likeness:
     total = sum(weight for _, weight in chosen)
     reasons: dict[str, list[tuple[float, str]]] = {}  # paper -> (share, reason) of what it shares
     for term, weight in chosen:
-        for pid in index.matching(node_of(term)):
+        for pid in index.matching(text_node(term)):
             reasons.setdefault(pid, []).append((TEXT_SHARE * weight / total, term))
     # Authors and categories rank the papers that share a term; they add none (a name said twice counts once).
     for reason, share, ids in extra:

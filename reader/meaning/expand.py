@@ -21,7 +21,7 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from reader.core.query import And, Node, Or
-from reader.core.similar import Likeness, TermIndex, distinctive_terms, like_terms, text_node
+from reader.core.similar import REASONS, TEXT_SHARE, Like, Likeness, TermIndex, distinctive_terms, text_node
 from reader.core.text import word_string
 
 if TYPE_CHECKING:
@@ -43,11 +43,22 @@ def words_of(terms: TermIndex, text: str, *, limit: int, leave_out: Collection[s
     chosen = distinctive_terms(terms, word_string(text), indexed=False, count=QUERY_WORDS, phrases=False)
     rare = [term for term, _ in chosen[:RARE_WORDS]]
     any_rare: Node | None = Or(tuple(text_node(term) for term in rare)) if len(rare) > 1 else text_node(rare[0]) if rare else None
-
-    def node_of(term: str) -> Node:
-        return text_node(term) if term in rare or any_rare is None else And((text_node(term), any_rare))
-
-    return like_terms(terms, chosen, limit=limit, leave_out=leave_out, node_of=node_of)
+    total = sum(weight for _, weight in chosen)
+    held: dict[str, list[tuple[float, str]]] = {}  # paper -> (share, word) of the words it holds
+    for term, weight in chosen:
+        node = text_node(term) if term in rare or any_rare is None else And((text_node(term), any_rare))
+        for pid in terms.matching(node):
+            held.setdefault(pid, []).append((TEXT_SHARE * weight / total, term))
+    # scored as "more like this" scores a paper's terms (core/similar.py), so the two read alike
+    scored = sorted(
+        ((sum(share for share, _ in words), pid, words) for pid, words in held.items() if pid not in leave_out),
+        key=lambda item: (-item[0], item[1]),
+    )
+    papers = [
+        Like(pid, round(min(score, 1.0), 4), tuple(word for _, word in sorted(words, key=lambda w: (-w[0], w[1]))[:REASONS]))
+        for score, pid, words in scored[:limit]
+    ]
+    return Likeness(tuple(term for term, _ in chosen), papers)
 
 
 def feedback(index: MeaningIndex, query: np.ndarray, first: list[str], candidates: Collection[str]) -> list[tuple[str, float]]:
