@@ -167,14 +167,6 @@ def candidates(store, papers: list[Paper]) -> dict[str, tuple[Ranker, Neighbours
     vectors.update(store, rebuild=True)
     index = vectors.MeaningIndex.open(store.data_dir)
 
-    def unexpanded(text: str) -> list[str]:
-        weight, expand.FEEDBACK_WEIGHT = expand.FEEDBACK_WEIGHT, 0.0
-        try:
-            return [hit.id for hit in find.about(index, terms, text, limit=TOP).hits]
-        finally:
-            expand.FEEDBACK_WEIGHT = weight
-
-    found["stored LSA: reader find without feedback"] = (unexpanded, lambda paper: [])
     found["stored LSA: reader find; nearest by meaning alone (find.neighbours)"] = (
         lambda text: [hit.id for hit in find.about(index, terms, text, limit=TOP).hits],
         lambda paper: [pid for pid, _ in find.neighbours(index, terms, paper, limit=TOP)],
@@ -183,6 +175,15 @@ def candidates(store, papers: list[Paper]) -> dict[str, tuple[Ranker, Neighbours
         lambda text: [hit.id for hit in find.about(index, terms, text, limit=TOP).hits],
         lambda paper: [like.id for like in fused_like(index, terms, paper, limit=TOP).papers],
     )
+
+    def unexpanded(text: str) -> list[str]:
+        weight, expand.FEEDBACK_WEIGHT = expand.FEEDBACK_WEIGHT, 0.0
+        try:
+            return [hit.id for hit in find.about(index, terms, text, limit=TOP).hits]
+        finally:
+            expand.FEEDBACK_WEIGHT = weight
+
+    found["stored LSA: reader find without feedback"] = (unexpanded, lambda paper: [])
     return found
 
 
