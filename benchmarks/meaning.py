@@ -6,7 +6,7 @@ topic folder a collector filed each under) plus the real API responses of tests/
 (true primary categories), in one cache.
 - known item by paraphrase: each query of meaning-queries.tsv was written from one paper's
   abstract with every content word of its title removed or replaced; the share whose paper is
-  in the top 10;
+  in the top 10 (and on meaning-queries-heldout.tsv, written before tuning, for other papers);
 - more like this by label: for every 8th labelled paper, the share of its 10 nearest holding one
   of its labels (topic folders; primary category for the fixtures' papers).
 Each candidate answers both on the same cache: today's words (`reader similar`'s likeness over
@@ -37,6 +37,7 @@ from reader.models import Paper
 DATA = Path(__file__).resolve().parent / "data"
 PAPERS = DATA / "meaning-papers.jsonl.gz"
 QUERIES = DATA / "meaning-queries.tsv"
+HELD_OUT = DATA / "meaning-queries-heldout.tsv"  # written before tuning; each change is checked on them too
 TOP = 10
 
 
@@ -80,9 +81,9 @@ def real_papers() -> Real:
     return Real(list(papers.values()), labels)
 
 
-def queries() -> list[tuple[str, str]]:
+def queries(path: Path = QUERIES) -> list[tuple[str, str]]:
     rows = []
-    for line in QUERIES.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
             pid, text = line.split("\t", 1)
             rows.append((pid, text.strip()))
@@ -131,7 +132,7 @@ def candidates(store, papers: list[Paper]) -> dict[str, tuple[Ranker, Neighbours
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     from reader.core.similar import like_paper, like_text
-    from reader.meaning import find, model, vectors
+    from reader.meaning import expand, find, model, vectors
     from reader.meaning.like import like_paper as fused_like
     from reader.searchdb import SearchIndex
 
@@ -142,7 +143,11 @@ def candidates(store, papers: list[Paper]) -> dict[str, tuple[Ranker, Neighbours
         "words (today's reader similar)": (
             lambda text: [like.id for like in like_text(terms, text, limit=TOP).papers],
             lambda paper: [like.id for like in like_paper(terms, paper, limit=TOP).papers],
-        )
+        ),
+        "words: every word of the query (reader find's words rank)": (
+            lambda text: [like.id for like in expand.words_of(terms, text, limit=TOP).papers],
+            lambda paper: [like.id for like in like_paper(terms, paper, limit=TOP).papers],
+        ),
     }
     tfidf = TfidfVectorizer(sublinear_tf=True, stop_words="english", min_df=2).fit(texts)
     found["words (TF-IDF cosine)"] = _dense(lambda batch: tfidf.transform(batch).toarray(), papers)
@@ -169,20 +174,62 @@ def candidates(store, papers: list[Paper]) -> dict[str, tuple[Ranker, Neighbours
         lambda text: [hit.id for hit in find.about(index, terms, text, limit=TOP).hits],
         lambda paper: [like.id for like in fused_like(index, terms, paper, limit=TOP).papers],
     )
+
+    def unexpanded(text: str) -> list[str]:
+        weight, expand.FEEDBACK_WEIGHT = expand.FEEDBACK_WEIGHT, 0.0
+        try:
+            return [hit.id for hit in find.about(index, terms, text, limit=TOP).hits]
+        finally:
+            expand.FEEDBACK_WEIGHT = weight
+
+    found["stored LSA: reader find without feedback"] = (unexpanded, lambda paper: [])
     return found
+
+
+def query_cost(store, asked: list[tuple[str, str]]) -> None:
+    """What `reader find`'s ranking logic costs per query: the words rank's time (five distinctive
+    terms as "more like this" asks, against every word of the query as `reader find` asks) and
+    the feedback's (which reads only the candidates' vectors)."""
+    import statistics
+
+    from reader.core.similar import like_text
+    from reader.meaning import expand, find, vectors
+    from reader.searchdb import SearchIndex
+
+    terms = SearchIndex.open(store.data_dir)
+    terms.refresh(store)
+    index = vectors.MeaningIndex.open(store.data_dir)  # None: the feedback is not timed
+    times: dict[str, list[float]] = {"five terms": [], "every word": [], "feedback": []}
+    for _, text in asked:
+        for name, rank in (("five terms", like_text), ("every word", expand.words_of)):
+            started = time.perf_counter()
+            found = rank(terms, text, limit=find.DEPTH)
+            times[name].append(time.perf_counter() - started)
+        if index is not None:
+            query = index.embed(text)
+            near = index.nearest(query, find.DEPTH)
+            candidates = [pid for pid, _ in near] + [like.id for like in found.papers]
+            started = time.perf_counter()
+            expand.feedback(index, query, [pid for pid, _ in near[: expand.FEEDBACK_PAPERS]], candidates)
+            times["feedback"].append(time.perf_counter() - started)
+    print(f"per query, median over {len(asked)} queries of {terms.paper_count():,} papers:")
+    for name in ("five terms", "every word"):
+        print(f"  words rank, {name}: {statistics.median(times[name]) * 1000:.1f} ms")
+    if times["feedback"]:
+        print(f"  feedback: {statistics.median(times['feedback']) * 1000:.2f} ms")
 
 
 def quality() -> list[dict]:
     real = real_papers()
-    asked = queries()
+    asked, held = queries(), queries(HELD_OUT)
     by_id = {p.id: p for p in real.papers}
-    missing = [pid for pid, _ in asked if pid not in by_id]
+    missing = [pid for pid, _ in asked + held if pid not in by_id]
     if missing:
         raise SystemExit(f"queries name papers not in the set: {missing[:5]}")
     from reader.meaning.model import stop_stems, tokens
 
     stop = stop_stems()
-    worded = [pid for pid, text in asked if set(tokens(text, stop)) & set(tokens(by_id[pid].title, stop))]
+    worded = [pid for pid, text in asked + held if set(tokens(text, stop)) & set(tokens(by_id[pid].title, stop))]
     if worded:
         raise SystemExit(f"queries sharing a content word with their paper's title: {worded}")
     probes = [p for p in real.papers[::8] if real.labels.get(p.id)]
@@ -192,6 +239,7 @@ def quality() -> list[dict]:
         for name, (ranker, neighbours) in candidates(store, real.papers).items():
             started = time.perf_counter()
             hits = sum(pid in ranker(text)[:TOP] for pid, text in asked)
+            held_hits = sum(pid in ranker(text)[:TOP] for pid, text in held)
             agree = []
             for paper in probes:
                 near = neighbours(paper)[:TOP]
@@ -200,16 +248,22 @@ def quality() -> list[dict]:
                 {
                     "candidate": name,
                     "known_item_top10": hits / len(asked),
-                    "label_agreement": sum(agree) / len(agree),
+                    "held_out_top10": held_hits / len(held),
+                    "label_agreement": sum(agree) / len(agree) if any(agree) else None,
                     "seconds": time.perf_counter() - started,
                 }
             )
             print(json.dumps(rows[-1]), file=sys.stderr)
-    print(f"{len(real.papers):,} papers, {len(asked)} paraphrase queries, {len(probes)} papers asked for their 10 nearest")
-    print("| candidate | known item in top 10 | same label among 10 nearest |")
-    print("|---|---|---|")
+        query_cost(store, asked + held)
+    print(
+        f"{len(real.papers):,} papers, {len(asked)} paraphrase queries and {len(held)} held out,"
+        f" {len(probes)} papers asked for their 10 nearest"
+    )
+    print("| candidate | known item in top 10 | held out | same label among 10 nearest |")
+    print("|---|---|---|---|")
     for row in rows:
-        print(f"| {row['candidate']} | {row['known_item_top10']:.0%} | {row['label_agreement']:.1%} |")
+        agreement = "" if row["label_agreement"] is None else f"{row['label_agreement']:.1%}"
+        print(f"| {row['candidate']} | {row['known_item_top10']:.0%} | {row['held_out_top10']:.0%} | {agreement} |")
     return rows
 
 
@@ -237,6 +291,7 @@ def speed(count: int, added: int) -> None:
         vectors.update(store)
         more, more_cpu = time.perf_counter() - started, time.process_time() - cpu
         status = vectors.status(store)
+        query_cost(store, queries() + queries(HELD_OUT))
         env = dict(os.environ, READER_DATA_DIR=str(data_dir))
         command = [sys.executable, "-m", "reader", "find", "agents that learn from their mistakes", "--limit", "10"]
         subprocess.run(command, env=env, capture_output=True, check=True)  # the search index is brought up to date once

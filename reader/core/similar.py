@@ -70,13 +70,16 @@ def text_node(term: str) -> Node:
     return Or((_term("ti", words), _term("abs", words)))
 
 
-def distinctive_terms(index: TermIndex, words: str, *, indexed: bool) -> list[tuple[str, float]]:
-    """The DISTINCTIVE terms of `words` (folded, as word_string gives them) weighing most, with
+def distinctive_terms(
+    index: TermIndex, words: str, *, indexed: bool, count: int = DISTINCTIVE, phrases: bool = True
+) -> list[tuple[str, float]]:
+    """The `count` terms of `words` (folded, as word_string gives them) weighing most, with
     their weights: (1 + log count) times the square of their IDF (what the term adds to a TF-IDF
     dot product). Only terms some other paper holds count (`indexed`: the text is a cached
     paper's own, which the index counts too). Terms never repeat each other (see Distinct).
     Phrases are counted only where they hold one of the rarest words (a phrase of two common
-    words is rarely a subject, and counting a phrase costs the index several words')."""
+    words is rarely a subject, and counting a phrase costs the index several words'), and not at
+    all without `phrases`."""
     counts = Counter(terms(words))
     papers = index.paper_count()
 
@@ -89,13 +92,13 @@ def distinctive_terms(index: TermIndex, words: str, *, indexed: bool) -> list[tu
         ]
 
     singles = sorted(weighed(sorted(term for term in counts if " " not in term)), key=lambda item: (-item[1], item[0]))
-    rarest = {term for term, _ in singles[:PHRASE_WORDS]}
-    phrases = weighed(sorted(term for term in counts if " " in term and rarest.intersection(term.split())))
+    rarest = {term for term, _ in singles[:PHRASE_WORDS]} if phrases else set()
+    pairs = weighed(sorted(term for term in counts if " " in term and rarest.intersection(term.split())))
     distinct, chosen = Distinct(), []
-    for term, weight in sorted(singles + phrases, key=lambda item: (-item[1], item[0])):
+    for term, weight in sorted(singles + pairs, key=lambda item: (-item[1], item[0])):
         if distinct.add(term):
             chosen.append((term, weight))
-            if len(chosen) == DISTINCTIVE:
+            if len(chosen) == count:
                 break
     return chosen
 

@@ -3,7 +3,9 @@ and what the app's meaning query and "more like this" can ask (the service-level
 and `neighbours`).
 
 Meaning (vectors.py) finds papers worded otherwise; words (core/similar.py's TF-IDF likeness over
-the search index) find the ones that say it in the query's own terms. The two ranks are fused
+the search index, asked for every word of the query: expand.py) find the ones that say it in the
+query's own terms; the first papers found then move the query towards their own words
+(expand.py's feedback) and the candidates are ranked again. The two ranks are fused
 by reciprocal-rank fusion (a paper scores 1/(K + rank) from each list it is in, weighed by its
 score over the list's best), which needs no common scale between a cosine and a TF-IDF share. A paper holding the query as an exact phrase
 (of two words or more) comes first whatever the fusion says: the user typed its words.
@@ -16,8 +18,9 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from reader.core.similar import TermIndex, like_paper, like_text, text_node
+from reader.core.similar import TermIndex, like_paper, text_node
 from reader.core.text import word_string
+from reader.meaning.expand import FEEDBACK_PAPERS, feedback, words_of
 from reader.meaning.vectors import MeaningIndex
 from reader.models import Paper
 
@@ -79,7 +82,7 @@ def about(
 ) -> About:
     """The papers most about `text`, best first: of `among` when given (a topic's, the unread),
     never those in `leave_out` (hidden). `note`: why there is no `index`, when there is none."""
-    words = like_text(terms, text, limit=DEPTH if among is None else 10 * DEPTH, leave_out=leave_out)
+    words = words_of(terms, text, limit=DEPTH if among is None else 10 * DEPTH, leave_out=leave_out)
     word_hits = [(like.id, like.score) for like in words.papers if among is None or like.id in among][:DEPTH]
     shared = {like.id: like.because for like in words.papers}
     exact = _exact(terms, text) - set(leave_out)
@@ -91,7 +94,11 @@ def about(
     query = index.embed(text)
     near = index.nearest(query, DEPTH, among=among, leave_out=leave_out)
     cosine = dict(near)
-    fused = fuse([near, word_hits], first=exact)[:limit]
+    # The first answer's best papers move the query towards their words (expand.py), and the
+    # candidates both lists found are ranked again by the moved query.
+    first = [pid for pid, _ in fuse([near, word_hits], first=exact)[:FEEDBACK_PAPERS]]
+    moved = feedback(index, query, first, dict.fromkeys([pid for pid, _ in near] + [pid for pid, _ in word_hits]))
+    fused = fuse([moved[:DEPTH], word_hits], first=exact)[:limit]
     typed = text.split()
     hits = []
     for pid, score in fused:
