@@ -110,15 +110,13 @@ def distinctive_terms(index: TermIndex, words: str, *, indexed: bool) -> list[tu
 def like_paper(index: TermIndex, paper: Paper, *, limit: int, leave_out: Collection[str] = ()) -> Likeness:
     """The papers most like a cached paper (never itself, nor those in `leave_out`)."""
     chosen = distinctive_terms(index, word_string(paper.title) + word_string(paper.abstract), indexed=True)
-    shared: list[tuple[str, float, set[str]]] = []  # (reason, its share of the score, the papers that have it)
+    shared: list[tuple[str, float, Node]] = []  # (reason, its share of the score, the query of the papers that have it)
     authors = [a.name for a in paper.authors[:AUTHORS_ASKED] if word_string(a.name).split()]
     for name in authors:
-        shared.append(
-            (name, AUTHOR_SHARE / max(min(len(authors), AUTHORS_COUNTED), 1), index.matching(_term("au", word_string(name).split())))
-        )
+        shared.append((name, AUTHOR_SHARE / max(min(len(authors), AUTHORS_COUNTED), 1), _term("au", word_string(name).split())))
     categories = [c for c in dict.fromkeys([paper.primary_category, *paper.categories]) if fold(c).split()]
     for category in categories:
-        shared.append((category, CATEGORY_SHARE / len(categories), index.matching(_term("cat", fold(category).split()))))
+        shared.append((category, CATEGORY_SHARE / len(categories), _term("cat", fold(category).split())))
     return _ranked(index, chosen, shared, limit=limit, leave_out={paper.id, *leave_out})
 
 
@@ -129,7 +127,7 @@ def like_text(index: TermIndex, text: str, *, limit: int, leave_out: Collection[
 
 
 def _ranked(
-    index: TermIndex, chosen: list[tuple[str, float]], extra: list[tuple[str, float, set[str]]], *, limit: int, leave_out: set[str]
+    index: TermIndex, chosen: list[tuple[str, float]], extra: list[tuple[str, float, Node]], *, limit: int, leave_out: set[str]
 ) -> Likeness:
     total = sum(weight for _, weight in chosen)
     shares = [TEXT_SHARE * weight / total for _, weight in chosen]
@@ -137,10 +135,11 @@ def _ranked(
     for (term, _), share, holders in zip(chosen, shares, _matched(index, chosen, shares, extra, limit=limit, leave_out=leave_out)):
         for pid in holders:
             reasons.setdefault(pid, []).append((share, term))
-    # Authors and categories rank the papers that share a term; they add none (a name said twice counts once).
-    for reason, share, ids in extra:
-        for pid in ids:
-            if pid in reasons and all(named != reason for _, named in reasons[pid]):
+    # Authors and categories rank the papers that share a term; they add none (a name said twice
+    # counts once): they are asked of those papers alone (a field's category holds most of the cache).
+    for reason, share, node in extra:
+        for pid in index.matching_among(node, reasons.keys()) if reasons else ():
+            if all(named != reason for _, named in reasons[pid]):
                 reasons[pid].append((share, reason))
     scored = heapq.nsmallest(
         limit,
@@ -158,7 +157,7 @@ def _matched(
     index: TermIndex,
     chosen: list[tuple[str, float]],
     shares: list[float],
-    extra: list[tuple[str, float, set[str]]],
+    extra: list[tuple[str, float, Node]],
     *,
     limit: int,
     leave_out: set[str],
