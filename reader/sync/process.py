@@ -80,20 +80,27 @@ async def sync_in_child(job: dict[str, Any], on_event: Callable[[SyncEvent], Non
         else:
             tell(_settle, said, message)
 
-    def follow() -> tuple[dict[str, Any], str, int]:
+    ended: asyncio.Future[tuple[dict[str, Any], str, int]] = loop.create_future()
+
+    def follow() -> None:
+        # A thread of its own, never the loop's executor: it lives as long as the child (a meaning
+        # build after the report), and an app quitting must not wait for it.
         try:
-            return _follow(process, said_line)
+            ending = _follow(process, said_line)
+        except (OSError, ValueError) as error:  # its output could not be read: it is waited for
+            ending = ({}, str(error), process.wait())
         finally:
             child_stdin.close()  # (the child has exited, or the app is cancelling it)
+        tell(_settle, ended, ending)
 
-    following = asyncio.ensure_future(asyncio.to_thread(follow))
+    threading.Thread(target=follow, daemon=True).start()
     try:
         try:
             child_stdin.write(json.dumps(job).encode() + b"\n")
             child_stdin.flush()
         except (BrokenPipeError, ValueError):  # the child died at once (its stdin closed): its last words say why
             pass
-        either: list[asyncio.Future[Any]] = [said, following]
+        either: list[asyncio.Future[Any]] = [said, ended]
         await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
     except BaseException:
         child_stdin.close()
@@ -102,10 +109,10 @@ async def sync_in_child(job: dict[str, Any], on_event: Callable[[SyncEvent], Non
         stopped = True
     if said.done():
         return report_of(said.result(), "", 0)
-    return report_of(*following.result())
+    return report_of(*ended.result())
 
 
-def _settle(future: asyncio.Future[dict[str, Any]], outcome: dict[str, Any]) -> None:
+def _settle(future: asyncio.Future[Any], outcome: Any) -> None:
     if not future.done():
         future.set_result(outcome)
 
