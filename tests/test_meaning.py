@@ -358,3 +358,14 @@ def test_an_index_damaged_in_any_file_reads_as_absent_never_a_crash(cache, damag
         content = stream.getvalue()
     (directory / name if name == "meta.json" else stored_file(cache, name)).write_bytes(content)
     assert vectors.MeaningIndex.open(cache.data_dir) is None
+
+
+def test_a_papers_row_is_found_by_search_then_by_table_alike(cache):
+    vectors.update(cache)
+    ids = list(vectors.MeaningIndex.open(cache.data_dir).ids)
+    searched = vectors.MeaningIndex.open(cache.data_dir)
+    asked = [ids[0], ids[-1], ids[len(ids) // 2], "2601.99999", ids[1][:-1], *ids[2 : vectors.SEARCHED - 3]]
+    by_search = [searched.row(pid) for pid in asked]
+    assert searched._rows is None  # no table yet: each was searched for
+    assert by_search == [0, len(ids) - 1, len(ids) // 2, None, None, *range(2, vectors.SEARCHED - 3)]
+    assert [searched.row(pid) for pid in asked] == by_search and searched._rows is not None
