@@ -155,3 +155,21 @@ def test_the_apps_service_answers_as_the_full_computation(cache, monkeypatch):
         assert answers() == full and full[0][0] == "meaning and words"
     finally:
         service.close()
+
+
+def test_find_and_similar_never_import_scipy_or_scikit_learn(cache):
+    """What a query runs on: numpy alone (scikit-learn's import alone took a `reader similar` 2 s)."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from reader.cli import main\n"
+        f"assert main(['find', {QUERIES[0]!r}]) == 0 and main(['similar', {PAPERS[0]!r}]) == 0\n"
+        "print(sorted(name for name in ('scipy', 'sklearn') if name in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=dict(os.environ, READER_DATA_DIR=str(cache)), capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines()[-1] == "[]", done.stderr

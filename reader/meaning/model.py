@@ -110,6 +110,7 @@ class Model:
     built: str  # UTC, ISO 8601
     fitted_on: int  # papers the SVD saw
     unknown_share: float  # share of the sample's words not in the vocabulary (drift is measured from it)
+    stop: frozenset[str] = frozenset()  # the stop stems it was fitted without (stored with it: a query never imports scikit-learn's list)
 
     @property
     def dimensions(self) -> int:
@@ -228,7 +229,8 @@ def fit(texts: Sequence[str], built: str, *, dimensions: int = DIMENSIONS, seed:
     import numpy as np
     from sklearn.decomposition import TruncatedSVD
 
-    words = Words(stop_stems())
+    stop = stop_stems()
+    words = Words(stop)
     documents: dict[str, int] = {}
     for text in texts:
         for word in set(words.tokens(text)):
@@ -244,4 +246,4 @@ def fit(texts: Sequence[str], built: str, *, dimensions: int = DIMENSIONS, seed:
     dimensions = max(1, min(dimensions, len(texts) // PAPERS_PER_DIMENSION, len(vocabulary) - 1))
     svd = TruncatedSVD(n_components=dimensions, algorithm="randomized", n_iter=5, random_state=seed)
     svd.fit(rows)
-    return Model(vocabulary, idf, svd.components_.astype(np.float32), built, len(texts), unknown)
+    return Model(vocabulary, idf, svd.components_.astype(np.float32), built, len(texts), unknown, stop)

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reader.errors import StoreError, StoreLockedError
-from reader.meaning.model import FIT_SAMPLE, MIN_PAPERS, Model, Words, fit, paper_text, stop_stems
+from reader.meaning.model import FIT_SAMPLE, MIN_PAPERS, Model, Words, fit, paper_text
 from reader.packed_ids import PACKED_END_TYPE, IdTable, PackedIds, gather
 from reader.store.files import file_lock, write_atomic
 from reader.store.store import shard_of
@@ -151,6 +151,7 @@ class MeaningIndex:
                     built=meta["built"],
                     fitted_on=meta["fitted_on"],
                     unknown_share=meta["unknown_share"],
+                    stop=frozenset(str(stored["stop"]).split("\n")),
                 )
             whole = ids is not None and _consistent(meta, ids, vectors, model)
         except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, zipfile.BadZipFile):
@@ -381,7 +382,7 @@ def _embed_all(model: Model, store: Store, ids: list[str], progress: Progress | 
     import numpy as np
 
     column = model.column()
-    words = Words(stop_stems())
+    words = Words(model.stop)
     done_ids: list[str] = []
     parts: list[np.ndarray] = []
     unknown_words = 0.0
@@ -450,6 +451,7 @@ def _save(
             model_bytes,
             vocabulary=np.array("\n".join(model.vocabulary)),  # one string: read back by one split, not 12,000 objects
             idf=np.asarray(model.idf, dtype=np.float32),
+            stop=np.array("\n".join(sorted(model.stop))),
             components=np.asarray(model.components, dtype=np.float16),
         )
         write_atomic(model_file, model_bytes.getvalue())
