@@ -170,21 +170,35 @@ class Model:
     def nearest_words(self, words: Sequence[str], vector: np.ndarray, limit: int) -> list[str]:
         """Of `words` (a query's, as typed), those whose meaning is nearest the paper's `vector`:
         why a paper answers a query it may not share a word with."""
-        import numpy as np
-
-        column = self.column()
         scored: dict[str, float] = {}
         for word in words:
-            stems = tokens(word, frozenset())
-            if len(stems) != 1 or stems[0] not in column:
+            found = self._direction(word)
+            if found is None:
                 continue
-            direction = self.components[:, column[stems[0]]]
-            norm = float(np.linalg.norm(direction))
-            if norm:
-                score = float(direction @ vector) / norm
-                if score > 0.05:
-                    scored[word] = max(score, scored.get(word, 0.0))
+            direction, norm = found
+            score = float(direction @ vector) / norm
+            if score > 0.05:
+                scored[word] = max(score, scored.get(word, 0.0))
         return sorted(scored, key=lambda word: -scored[word])[:limit]
+
+    def _direction(self, word: str) -> tuple[np.ndarray, float] | None:
+        """A typed word's direction in meaning and its length (None: not one known stem),
+        remembered: a query's words are asked of each of its hundred hits."""
+        import numpy as np
+
+        known: dict[str, tuple[np.ndarray, float] | None] = self.__dict__.setdefault("_directions", {})
+        if word not in known:
+            stems = tokens(word, frozenset())
+            column = self.column()
+            found = None
+            if len(stems) == 1 and stems[0] in column:
+                direction = self.components[:, column[stems[0]]]
+                norm = float(np.linalg.norm(direction))
+                found = (direction, norm) if norm else None
+            if len(known) > 10_000:
+                known.clear()
+            known[word] = found
+        return known[word]
 
 
 def _weights(texts: Iterable[str], column: dict[str, int], idf: np.ndarray, words: Words) -> tuple[csr_matrix, float]:
