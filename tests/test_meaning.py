@@ -328,6 +328,22 @@ def test_a_sync_that_brings_papers_leaves_the_vectors_current(capsys, arxiv_env,
     assert index is not None and len(index.ids) == 240
 
 
+@pytest.mark.slow  # a sync of 240 papers
+def test_reader_sync_never_waits_for_a_build_another_process_is_at(capsys, arxiv_env, data_dir):
+    from reader.store.files import file_lock
+    from tests.helpers.cli import synced
+
+    assert run(capsys, "topics")[0] == 0  # the data directory made as a first command makes it
+    (data_dir / vectors.DIRECTORY).mkdir()
+    with file_lock(data_dir / vectors.DIRECTORY / vectors.LOCK, wait=0, what="the app's sync"):
+        code, _, err = synced(capsys, arxiv_env, n=240)
+    assert code == 0, err
+    assert f"meaning index: {vectors.BUILDING_NOTE}" in err and "placing papers in meaning" not in err
+    assert vectors.MeaningIndex.open(data_dir) is None
+    rows, _ = found(capsys, QUERY)  # the next find builds it
+    assert rows and vectors.MeaningIndex.open(data_dir) is not None
+
+
 @pytest.mark.parametrize(
     "damage",
     [

@@ -482,14 +482,15 @@ def _save(
             path.unlink(missing_ok=True)  # (a reader holding the old vectors mapped keeps reading them)
 
 
-def keep_current(store: Store, progress: Progress | None = None) -> Status | None:
+def keep_current(store: Store, progress: Progress | None = None, *, wait: float = BUILD_WAIT) -> Status | None:
     """After a sync: fold the new papers in (or build the index), in the sync's own process,
-    after any build another process is at. A failure is logged, never the sync's: the vectors
-    are derived and the next sync tries again."""
+    after any build another process is at (waited for up to `wait` seconds; then its Status's
+    note says so). A failure is logged, never the sync's: the vectors are derived and the next
+    sync tries again."""
     from reader import logs
 
     try:
-        return update(store, progress=progress, wait=BUILD_WAIT)
+        return update(store, progress=progress, wait=wait)
     except StoreError as error:
         logs.log.warning("meaning index not updated: %s", error)
         return None
