@@ -166,9 +166,9 @@ def candidates(store, papers: list[Paper]) -> dict[str, tuple[Ranker, Neighbours
         print("wordllama not installed: its row is left out", file=sys.stderr)
     vectors.update(store, rebuild=True)
     index = vectors.MeaningIndex.open(store.data_dir)
-    found["stored LSA: reader find; nearest by meaning alone (find.neighbours)"] = (
+    found["stored LSA: reader find; nearest by meaning alone"] = (
         lambda text: [hit.id for hit in find.about(index, terms, text, limit=TOP).hits],
-        lambda paper: [pid for pid, _ in find.neighbours(index, terms, paper, limit=TOP)],
+        lambda paper: [pid for pid, _ in index.nearest(index.vector(paper.id), TOP, leave_out={paper.id})],
     )
     found["stored LSA: reader find; reader similar (likeness fused with meaning)"] = (
         lambda text: [hit.id for hit in find.about(index, terms, text, limit=TOP).hits],

@@ -130,6 +130,13 @@ def cache(data_dir, monkeypatch):
     return store
 
 
+def stored_file(store, kind: str):
+    """The stored build's model, vectors or ids file (their names carry the build's stamp)."""
+    meta = json.loads((store.data_dir / "meaning" / "meta.json").read_text())
+    model, vector_file, ids = vectors.files(store.data_dir / "meaning", meta["stamp"])
+    return {"model": model, "vectors": vector_file, "ids": ids}[kind]
+
+
 def found(capsys, *args) -> tuple[list[dict], str]:
     code, out, err = run(capsys, "find", *args, "--json")
     assert code == 0, err
@@ -223,7 +230,7 @@ def test_papers_that_arrive_are_folded_in_as_a_full_build_places_them(cache):
 
 def test_a_damaged_index_reads_as_absent_and_is_built_again(capsys, cache):
     vectors.update(cache)
-    path = cache.data_dir / "meaning" / "vectors.npy"
+    path = stored_file(cache, "vectors")
     path.write_bytes(path.read_bytes()[:1000])
     assert vectors.MeaningIndex.open(cache.data_dir) is None
     rows, _ = found(capsys, QUERY, "--limit", "45")
@@ -256,19 +263,58 @@ def test_fusion_puts_a_paper_first_in_both_lists_first_and_weighs_weak_matches_l
 
 
 def test_neighbours_of_a_paper_are_its_field(cache):
-    from reader.searchdb import SearchIndex
-
     vectors.update(cache)
     index = vectors.MeaningIndex.open(cache.data_dir)
-    terms = SearchIndex.open(cache.data_dir)
-    try:
-        terms.refresh(cache)
-        paper = field_papers("magnetar", 40, 21000)[0]
-        near = [pid for pid, _ in find.neighbours(index, terms, paper, limit=10)]
-    finally:
-        terms.close()
+    assert index is not None
+    paper = field_papers("magnetar", 40, 21000)[0]
+    near = [pid for pid, _ in index.nearest(index.vector(paper.id), 10, leave_out={paper.id})]
     magnetar = {p.id for p in field_papers("magnetar", 40, 21000)}
     assert paper.id not in near and len(set(near) & magnetar) == 10
+
+
+def test_a_build_killed_half_way_leaves_the_last_whole_index_in_use(cache, monkeypatch):
+    vectors.update(cache)
+    before = vectors.MeaningIndex.open(cache.data_dir)
+    assert before is not None
+    cache.save_papers(field_papers("agents", 30, 29000, seed=2), None)
+    write = vectors.write_atomic
+
+    def killed(path, payload):
+        if path.name.startswith("ids-"):  # the process dies here: the new model and vectors written, not the rest
+            raise KeyboardInterrupt
+        write(path, payload)
+
+    monkeypatch.setattr(vectors, "write_atomic", killed)
+    with pytest.raises(KeyboardInterrupt):
+        vectors.update(cache)
+    monkeypatch.setattr(vectors, "write_atomic", write)
+    directory = cache.data_dir / "meaning"
+    assert len(list(directory.glob("vectors-*.npy"))) == 2  # the killed build's file is there, never named
+    kept = vectors.MeaningIndex.open(cache.data_dir)
+    assert kept is not None and list(kept.ids) == list(before.ids) and np.array_equal(kept.vectors, before.vectors)
+    vectors.update(cache)
+    after = vectors.MeaningIndex.open(cache.data_dir)
+    assert after is not None and len(after.ids) == 251
+    meta = json.loads((directory / "meta.json").read_text())
+    assert sorted(path.name for path in directory.iterdir()) == sorted(
+        [".build.lock", "meta.json", *(path.name for path in vectors.files(directory, meta["stamp"]))]
+    )  # the killed build's files swept away
+
+
+def test_files_of_two_builds_are_never_read_as_one(cache):
+    vectors.update(cache)
+    directory = cache.data_dir / "meaning"
+    first = json.loads((directory / "meta.json").read_text())
+    first_files = [path.read_bytes() for path in vectors.files(directory, first["stamp"])]
+    cache.save_papers(field_papers("agents", 30, 29000, seed=2), None)
+    vectors.update(cache)
+    second = json.loads((directory / "meta.json").read_text())
+    # The new build's vectors replaced by the old build's (a copy by hand, a restore from a backup):
+    vectors.files(directory, second["stamp"])[1].write_bytes(first_files[1])
+    assert vectors.MeaningIndex.open(cache.data_dir) is None
+    vectors.update(cache)  # built again, whole
+    index = vectors.MeaningIndex.open(cache.data_dir)
+    assert index is not None and len(index.ids) == 251
 
 
 @pytest.mark.slow  # a sync of 240 papers, then their vectors
@@ -282,14 +328,31 @@ def test_a_sync_that_brings_papers_leaves_the_vectors_current(capsys, arxiv_env,
     assert index is not None and len(index.ids) == 240
 
 
+@pytest.mark.slow  # a sync of 240 papers
+def test_reader_sync_never_waits_for_a_build_another_process_is_at(capsys, arxiv_env, data_dir):
+    from reader.store.files import file_lock
+    from tests.helpers.cli import synced
+
+    assert run(capsys, "topics")[0] == 0  # the data directory made as a first command makes it
+    (data_dir / vectors.DIRECTORY).mkdir()
+    with file_lock(data_dir / vectors.DIRECTORY / vectors.LOCK, wait=0, what="the app's sync"):
+        code, _, err = synced(capsys, arxiv_env, n=240)
+    assert code == 0, err
+    assert f"meaning index: {vectors.BUILDING_NOTE}" in err and "placing papers in meaning" not in err
+    assert vectors.MeaningIndex.open(data_dir) is None
+    rows, _ = found(capsys, QUERY)  # the next find builds it
+    assert rows and vectors.MeaningIndex.open(data_dir) is not None
+
+
 @pytest.mark.parametrize(
     "damage",
     [
         ("meta.json", b"[1, 2]"),  # a list where the meta is an object
-        ("ids.json", b'{"not": "a list"}'),
-        ("ids.json", b"[1, 2, 3]"),  # ids that are no strings
-        ("vectors.npy", "0-d"),  # one number where a matrix stands
-        ("vectors.npy", "strings"),  # the right shape in another type
+        ("ids", b"\xff\xfe not UTF-8"),
+        ("ids", b"2601.00001\n2601.00002"),  # fewer ids than rows
+        ("vectors", "0-d"),  # one number where a matrix stands
+        ("vectors", "strings"),  # the right shape in another type
+        ("model", b"PK\x03\x04 cut short"),
     ],
 )
 def test_an_index_damaged_in_any_file_reads_as_absent_never_a_crash(cache, damage):
@@ -305,9 +368,20 @@ def test_an_index_damaged_in_any_file_reads_as_absent_never_a_crash(cache, damag
         np.save(stream, np.float16(1.0))
         content = stream.getvalue()
     elif content == "strings":
-        rows = np.load(directory / "vectors.npy").shape
+        rows = np.load(stored_file(cache, "vectors")).shape
         stream = io.BytesIO()
         np.save(stream, np.full(rows, "x"))
         content = stream.getvalue()
-    (directory / name).write_bytes(content)
+    (directory / name if name == "meta.json" else stored_file(cache, name)).write_bytes(content)
     assert vectors.MeaningIndex.open(cache.data_dir) is None
+
+
+def test_a_papers_row_is_found_by_search_then_by_table_alike(cache):
+    vectors.update(cache)
+    ids = list(vectors.MeaningIndex.open(cache.data_dir).ids)
+    searched = vectors.MeaningIndex.open(cache.data_dir)
+    asked = [ids[0], ids[-1], ids[len(ids) // 2], "2601.99999", ids[1][:-1], *ids[2 : vectors.SEARCHED - 3]]
+    by_search = [searched.row(pid) for pid in asked]
+    assert searched._rows is None  # no table yet: each was searched for
+    assert by_search == [0, len(ids) - 1, len(ids) // 2, None, None, *range(2, vectors.SEARCHED - 3)]
+    assert [searched.row(pid) for pid in asked] == by_search and searched._rows is not None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -64,3 +66,28 @@ async def test_cancelled_the_child_stops_and_lets_go_of_the_store(fake_arxiv, da
             await asyncio.sleep(0.05)
     # Had it gone on after the hang, it would have synced the second topic before letting go.
     assert not any("later" in r.params.get("search_query", "") for r in fake_arxiv.requests) and not store.load_papers()
+
+
+@pytest.mark.slow  # a sync of 300 papers, then their meaning vectors in the child
+async def test_the_report_comes_before_the_meaning_vectors_which_follow_in_the_background(fake_arxiv, data_dir):
+    from reader.meaning import vectors
+    from reader.service.meaning import Meaning
+    from reader.store.files import file_lock
+
+    fake_arxiv.queries[QUERY] = recent_papers(300, per_day=5)
+    store = Store(data_dir)
+    (data_dir / vectors.DIRECTORY).mkdir(parents=True)
+    # Another build holds the meaning lock: the child waits for it after the sync, never before its report.
+    with file_lock(data_dir / vectors.DIRECTORY / vectors.LOCK, wait=0, what="a build"):
+        report = await sync_in_child(job_for(store, fake_arxiv, [Topic("Agents", QUERY)]), lambda event: None, lambda message: None)
+        assert report.topics[0].new == 300
+        assert vectors.MeaningIndex.open(data_dir) is None and vectors.building(data_dir)
+        cached = SimpleNamespace(index=range(300))  # what the service's note asks of its library
+        meaning = Meaning(data_dir, library=lambda: cached, search=None, demo=lambda: None, select=None, load_paper=None)  # type: ignore[arg-type]
+        assert meaning.meaning_index() == (None, "Meaning is being learned in the background (after a sync); showing word matches")
+    deadline = time.monotonic() + 120
+    while vectors.building(data_dir) or vectors.MeaningIndex.open(data_dir) is None:  # the child takes the lock, builds, lets go
+        assert time.monotonic() < deadline, "the child never built the meaning vectors"
+        await asyncio.sleep(0.05)
+    index = vectors.MeaningIndex.open(data_dir)
+    assert index is not None and len(index.ids) == 300

@@ -9,11 +9,14 @@ A whole-vector cosine (arxiv-sanity's) would let a run of short abstracts writte
 template crowd out a short paper's subject: the template's many common words outweigh its one
 or two rare ones. Here a common word is at most one of a few terms, and weighs least.
 
-Work grows with the papers that share a term, not with the cache: the index counts each term's
-papers and lists the papers of the few chosen, and no paper's features are read."""
+Work grows with the best papers, not with the cache nor with a common term's papers: the index
+counts each term's papers and lists those of the rarest chosen terms; a commoner term's papers are
+listed only among them, once enough of them outscore any paper that holds commoner terms alone
+(`_matched`: the answer is the same as listing every term's papers). No paper's features are read."""
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections import Counter
 from collections.abc import Collection, Sequence
@@ -34,12 +37,16 @@ REASONS = 3
 # What a score is made of: the share of the distinctive terms' weight, of the authors and of the
 # categories (they break ties between papers sharing the same terms more than they lead).
 TEXT_SHARE, AUTHOR_SHARE, CATEGORY_SHARE = 0.9, 0.07, 0.03
+BOUNDED = True  # list a common term's papers only among the rarer terms' (False: all of them, as a check)
+MARGIN = 1e-9  # a score must pass the commoner terms' best by this much to be sure of its place (sums round)
 
 
 class TermIndex(Protocol):
     """What likeness asks of the search index (searchdb, or service/search.py's wrappers)."""
 
     def matching(self, node: Node) -> set[str]: ...
+
+    def matching_among(self, node: Node, ids: Collection[str]) -> set[str]: ...
 
     def document_counts(self, nodes: list[Node]) -> list[int]: ...
 
@@ -106,15 +113,13 @@ def distinctive_terms(
 def like_paper(index: TermIndex, paper: Paper, *, limit: int, leave_out: Collection[str] = ()) -> Likeness:
     """The papers most like a cached paper (never itself, nor those in `leave_out`)."""
     chosen = distinctive_terms(index, word_string(paper.title) + word_string(paper.abstract), indexed=True)
-    shared: list[tuple[str, float, set[str]]] = []  # (reason, its share of the score, the papers that have it)
+    shared: list[tuple[str, float, Node]] = []  # (reason, its share of the score, the query of the papers that have it)
     authors = [a.name for a in paper.authors[:AUTHORS_ASKED] if word_string(a.name).split()]
     for name in authors:
-        shared.append(
-            (name, AUTHOR_SHARE / max(min(len(authors), AUTHORS_COUNTED), 1), index.matching(_term("au", word_string(name).split())))
-        )
+        shared.append((name, AUTHOR_SHARE / max(min(len(authors), AUTHORS_COUNTED), 1), _term("au", word_string(name).split())))
     categories = [c for c in dict.fromkeys([paper.primary_category, *paper.categories]) if fold(c).split()]
     for category in categories:
-        shared.append((category, CATEGORY_SHARE / len(categories), index.matching(_term("cat", fold(category).split()))))
+        shared.append((category, CATEGORY_SHARE / len(categories), _term("cat", fold(category).split())))
     return _ranked(index, chosen, shared, limit=limit, leave_out={paper.id, *leave_out})
 
 
@@ -125,22 +130,71 @@ def like_text(index: TermIndex, text: str, *, limit: int, leave_out: Collection[
 
 
 def _ranked(
-    index: TermIndex, chosen: list[tuple[str, float]], extra: list[tuple[str, float, set[str]]], *, limit: int, leave_out: set[str]
+    index: TermIndex, chosen: list[tuple[str, float]], extra: list[tuple[str, float, Node]], *, limit: int, leave_out: set[str]
 ) -> Likeness:
     total = sum(weight for _, weight in chosen)
+    shares = [TEXT_SHARE * weight / total for _, weight in chosen]
     reasons: dict[str, list[tuple[float, str]]] = {}  # paper -> (share, reason) of what it shares
-    for term, weight in chosen:
-        for pid in index.matching(text_node(term)):
-            reasons.setdefault(pid, []).append((TEXT_SHARE * weight / total, term))
-    # Authors and categories rank the papers that share a term; they add none (a name said twice counts once).
-    for reason, share, ids in extra:
-        for pid in ids:
-            if pid in reasons and all(named != reason for _, named in reasons[pid]):
+    for (term, _), share, holders in zip(chosen, shares, _matched(index, chosen, shares, extra, limit=limit, leave_out=leave_out)):
+        for pid in holders:
+            reasons.setdefault(pid, []).append((share, term))
+    # Authors and categories rank the papers that share a term; they add none (a name said twice
+    # counts once): they are asked of those papers alone (a field's category holds most of the cache).
+    for reason, share, node in extra:
+        for pid in index.matching_among(node, reasons.keys()) if reasons else ():
+            if all(named != reason for _, named in reasons[pid]):
                 reasons[pid].append((share, reason))
-    scored = [(sum(share for share, _ in found), pid, found) for pid, found in reasons.items() if pid not in leave_out]
-    scored.sort(key=lambda item: (-item[0], item[1]))
+    scored = heapq.nsmallest(
+        limit,
+        ((sum(share for share, _ in found), pid, found) for pid, found in reasons.items() if pid not in leave_out),
+        key=lambda item: (-item[0], item[1]),
+    )
     papers = [
         Like(pid, round(min(score, 1.0), 4), tuple(reason for _, reason in sorted(found, key=lambda r: (-r[0], r[1]))[:REASONS]))
         for score, pid, found in scored[:limit]
     ]
     return Likeness(tuple(term for term, _ in chosen), papers)
+
+
+def _matched(
+    index: TermIndex,
+    chosen: list[tuple[str, float]],
+    shares: list[float],
+    extra: list[tuple[str, float, Node]],
+    *,
+    limit: int,
+    leave_out: set[str],
+) -> list[set[str]]:
+    """Each chosen term's papers, as far as the `limit` best papers need them. The terms are
+    listed rarest first; once `limit` papers of those listed score, on those terms alone, above
+    the most a paper holding none of them can (every commoner term and every extra reason), the
+    best are among them: the commoner terms are asked only of those papers."""
+    nodes = [text_node(term) for term, _ in chosen]
+    if not BOUNDED or len(nodes) < 2:
+        return [index.matching(node) for node in nodes]
+    counts = index.document_counts(nodes)
+    rarest_first = sorted(range(len(nodes)), key=lambda i: (counts[i], i))
+    found: list[set[str] | None] = [None] * len(nodes)
+    most_extra = sum(share for _, share, _ in extra)
+    for listed, i in enumerate(rarest_first[:-1], 1):
+        found[i] = index.matching(nodes[i])
+        rest = rarest_first[listed:]
+        beyond = sum(shares[j] for j in rest) + most_extra + MARGIN
+        held: dict[str, float] = {}
+        for j in rarest_first[:listed]:
+            for pid in found[j] or ():
+                held[pid] = held.get(pid, 0.0) + shares[j]
+        for pid in leave_out:
+            held.pop(pid, None)
+        if len(held) < limit:
+            continue
+        last_kept = heapq.nlargest(limit, held.values())[-1]  # the limit-th best score on these terms alone
+        if last_kept > beyond:
+            # Only a paper that the commoner terms could lift to that score can be among the best.
+            asked = [pid for pid, score in held.items() if score + beyond >= last_kept]
+            for j in rest:
+                found[j] = index.matching_among(nodes[j], asked)
+            return [holders or set() for holders in found]
+    last = rarest_first[-1]
+    found[last] = index.matching(nodes[last])
+    return [holders or set() for holders in found]

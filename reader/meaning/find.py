@@ -1,6 +1,5 @@
-"""Papers about a text, or near a paper, by meaning fused with words: what `reader find` answers,
-and what the app's meaning query and "more like this" can ask (the service-level calls `about`
-and `neighbours`).
+"""Papers about a text, by meaning fused with words: what `reader find` answers and the app's
+meaning query asks (`about`).
 
 Meaning (vectors.py) finds papers worded otherwise; words (core/similar.py's TF-IDF likeness over
 the search index, asked for every word of the query: expand.py) find the ones that say it in the
@@ -18,11 +17,10 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from reader.core.similar import TermIndex, like_paper, text_node
+from reader.core.similar import TermIndex, text_node
 from reader.core.text import word_string
 from reader.meaning.expand import FEEDBACK_PAPERS, feedback, words_of
 from reader.meaning.vectors import MeaningIndex
-from reader.models import Paper
 
 K = 60  # the usual reciprocal-rank constant: rank 1 and rank 10 differ by ~13%, not tenfold
 DEPTH = 200  # papers taken from each list before fusing
@@ -106,16 +104,3 @@ def about(
         because = tuple(index.model.nearest_words(typed, vector, REASONS)) if vector is not None else ()
         hits.append(Hit(pid, score, cosine.get(pid), because, shared.get(pid, ()), pid in exact))
     return About(hits, "meaning and words", "")
-
-
-def neighbours(
-    index: MeaningIndex | None, terms: TermIndex, paper: Paper, *, limit: int, leave_out: Collection[str] = ()
-) -> list[tuple[str, float]]:
-    """The papers nearest a cached paper, best first: by meaning when its vector is stored, else
-    by today's likeness (shared distinctive terms, authors, categories). Not fused: on the real
-    papers of benchmarks/meaning.py fusing likeness in lowered the share of the 10 nearest in the
-    paper's own field from 70% to 57% (likeness alone: 34%)."""
-    vector = index.vector(paper.id) if index is not None else None
-    if index is None or vector is None:
-        return [(like.id, like.score) for like in like_paper(terms, paper, limit=limit, leave_out=leave_out).papers]
-    return index.nearest(vector, limit, leave_out={paper.id, *leave_out})

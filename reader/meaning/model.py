@@ -53,6 +53,55 @@ def tokens(text: str, stop: frozenset[str]) -> list[str]:
     return [word for word in stem_string(word_string(text)).split() if word not in stop and not word.isdigit() and len(word) > 1]
 
 
+UNKNOWN = -1  # the code of a token the vocabulary does not hold
+
+
+class Words:
+    """`tokens` for many texts (a build's): each folded word's token (or None: a stop word, a
+    number) remembered, and its column in a vocabulary, so a word met a million times is stemmed
+    and filtered once. Equal to `tokens` word for word; made for one build, then dropped."""
+
+    def __init__(self, stop: frozenset[str]):
+        self.stop = stop
+        self._token: dict[str, str | None] = {}
+        self._code: dict[str, int | None] = {}
+        self._column: dict[str, int] | None = None
+
+    def tokens(self, text: str) -> list[str]:
+        words = word_string(text).split()
+        try:
+            found = list(map(self._token.__getitem__, words))
+        except KeyError:
+            self._learn(words)
+            found = list(map(self._token.__getitem__, words))
+        return [token for token in found if token is not None]
+
+    def codes(self, text: str, column: dict[str, int]) -> list[int]:
+        """The columns of `text`'s tokens in order (UNKNOWN for a token not in `column`)."""
+        if column is not self._column:
+            self._column, self._code = column, {}
+        words = word_string(text).split()
+        try:
+            found = list(map(self._code.__getitem__, words))
+        except KeyError:
+            self._learn(words)
+            token = self._token
+            for word in words:
+                if word not in self._code:
+                    stem = token[word]
+                    self._code[word] = None if stem is None else column.get(stem, UNKNOWN)
+            found = list(map(self._code.__getitem__, words))
+        return [code for code in found if code is not None]
+
+    def _learn(self, words: list[str]) -> None:
+        new = [word for word in dict.fromkeys(words) if word not in self._token]
+        if not new:
+            return
+        stop = self.stop
+        for word, stem in zip(new, stem_string(" ".join(new)).split(" "), strict=True):
+            self._token[word] = None if stem in stop or stem.isdigit() or len(stem) <= 1 else stem
+
+
 @dataclass(frozen=True)
 class Model:
     vocabulary: list[str]  # stems, in column order
@@ -61,6 +110,7 @@ class Model:
     built: str  # UTC, ISO 8601
     fitted_on: int  # papers the SVD saw
     unknown_share: float  # share of the sample's words not in the vocabulary (drift is measured from it)
+    stop: frozenset[str] = frozenset()  # the stop stems it was fitted without (stored with it: a query never imports scikit-learn's list)
 
     @property
     def dimensions(self) -> int:
@@ -75,23 +125,23 @@ class Model:
         return found
 
     def weights(
-        self, texts: Iterable[str], column: dict[str, int] | None = None, *, stop: frozenset[str] = frozenset()
+        self, texts: Iterable[str], column: dict[str, int] | None = None, *, stop: frozenset[str] = frozenset(), words: Words | None = None
     ) -> tuple[csr_matrix, float]:
         """The texts' TF-IDF rows (L2-normalised) and the share of their words, `stop` words
         aside, not in the vocabulary (stop words never are: a query need not name them, and
-        need not import scikit-learn's list)."""
+        need not import scikit-learn's list). `words`: a build's, kept from batch to batch."""
         column = column if column is not None else self.column()
-        return _weights(texts, column, self.idf, stop)
+        return _weights(texts, column, self.idf, words if words is not None else Words(stop))
 
     def embed(
-        self, texts: Sequence[str], column: dict[str, int] | None = None, *, stop: frozenset[str] = frozenset()
+        self, texts: Sequence[str], column: dict[str, int] | None = None, *, stop: frozenset[str] = frozenset(), words: Words | None = None
     ) -> tuple[np.ndarray, float]:
         """Unit vectors (float32, len(texts) x dimensions) of the texts, folded into the fitted
         directions, and the share of their words the model did not know (see weights). A text
         with no known word is the zero vector (it is near nothing)."""
         import numpy as np
 
-        rows, unknown = self.weights(texts, column, stop=stop)
+        rows, unknown = self.weights(texts, column, stop=stop, words=words)
         used = np.unique(rows.indices)  # a query touches a few of the stored directions' columns
         if used.size == 0:
             return np.zeros((rows.shape[0], self.dimensions), dtype=np.float32), unknown
@@ -120,49 +170,63 @@ class Model:
     def nearest_words(self, words: Sequence[str], vector: np.ndarray, limit: int) -> list[str]:
         """Of `words` (a query's, as typed), those whose meaning is nearest the paper's `vector`:
         why a paper answers a query it may not share a word with."""
-        import numpy as np
-
-        column = self.column()
         scored: dict[str, float] = {}
         for word in words:
-            stems = tokens(word, frozenset())
-            if len(stems) != 1 or stems[0] not in column:
+            found = self._direction(word)
+            if found is None:
                 continue
-            direction = self.components[:, column[stems[0]]]
-            norm = float(np.linalg.norm(direction))
-            if norm:
-                score = float(direction @ vector) / norm
-                if score > 0.05:
-                    scored[word] = max(score, scored.get(word, 0.0))
+            direction, norm = found
+            score = float(direction @ vector) / norm
+            if score > 0.05:
+                scored[word] = max(score, scored.get(word, 0.0))
         return sorted(scored, key=lambda word: -scored[word])[:limit]
 
+    def _direction(self, word: str) -> tuple[np.ndarray, float] | None:
+        """A typed word's direction in meaning and its length (None: not one known stem),
+        remembered: a query's words are asked of each of its hundred hits."""
+        import numpy as np
 
-def _weights(texts: Iterable[str], column: dict[str, int], idf: np.ndarray, stop: frozenset[str]) -> tuple[csr_matrix, float]:
+        known: dict[str, tuple[np.ndarray, float] | None] = self.__dict__.setdefault("_directions", {})
+        if word not in known:
+            stems = tokens(word, frozenset())
+            column = self.column()
+            found = None
+            if len(stems) == 1 and stems[0] in column:
+                direction = self.components[:, column[stems[0]]]
+                norm = float(np.linalg.norm(direction))
+                found = (direction, norm) if norm else None
+            if len(known) > 10_000:
+                known.clear()
+            known[word] = found
+        return known[word]
+
+
+def _weights(texts: Iterable[str], column: dict[str, int], idf: np.ndarray, words: Words) -> tuple[csr_matrix, float]:
     import numpy as np
     from scipy.sparse import csr_matrix
 
-    indptr: list[int] = [0]
-    indices: list[int] = []
-    counts: list[int] = []
-    known = total = 0
+    # Every text's columns in one array, counted per (text, column) by numpy: a Python loop per
+    # word was a build's largest cost after stemming.
+    lengths: list[int] = []
+    codes: list[int] = []
     for text in texts:
-        seen: dict[int, int] = {}
-        words = tokens(text, stop)
-        total += len(words)
-        for word in words:
-            i = column.get(word)
-            if i is not None:
-                seen[i] = seen.get(i, 0) + 1
-        known += sum(seen.values())
-        indices.extend(seen)
-        counts.extend(seen.values())
-        indptr.append(len(indices))
-    data = (1.0 + np.log(np.asarray(counts, dtype=np.float32))) * idf[np.asarray(indices, dtype=np.int64)]
-    rows = csr_matrix((data.astype(np.float32), indices, indptr), shape=(len(indptr) - 1, len(column)))
+        found = words.codes(text, column)
+        codes.extend(found)
+        lengths.append(len(found))
+    size = len(column)
+    flat = np.asarray(codes, dtype=np.int64)
+    known = flat >= 0
+    keys = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)[known] * size + flat[known]
+    cells, counts = np.unique(keys, return_counts=True)
+    rows_of, columns = np.divmod(cells, size) if size else (cells, cells)
+    indptr = np.searchsorted(rows_of, np.arange(len(lengths) + 1))
+    data = (1.0 + np.log(counts.astype(np.float32))) * idf[columns]
+    rows = csr_matrix((data.astype(np.float32), columns, indptr), shape=(len(lengths), size))
     norms = np.sqrt(rows.multiply(rows).sum(axis=1)).A1
     norms[norms == 0] = 1.0
     rows = csr_matrix(rows.multiply(1.0 / norms[:, None]))
-    return rows, (1.0 - known / total) if total else 0.0
+    total = len(flat)
+    return rows, (1.0 - int(known.sum()) / total) if total else 0.0
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
@@ -180,19 +244,20 @@ def fit(texts: Sequence[str], built: str, *, dimensions: int = DIMENSIONS, seed:
     from sklearn.decomposition import TruncatedSVD
 
     stop = stop_stems()
+    words = Words(stop)
     documents: dict[str, int] = {}
     for text in texts:
-        for word in set(tokens(text, stop)):
+        for word in set(words.tokens(text)):
             documents[word] = documents.get(word, 0) + 1
     most = MAX_SHARE * len(texts)
     vocabulary = sorted(word for word, count in documents.items() if MIN_DOCUMENTS <= count <= most)
     idf = np.array([math.log((1 + len(texts)) / (1 + documents[word])) + 1.0 for word in vocabulary], dtype=np.float32)
     column = {word: i for i, word in enumerate(vocabulary)}
-    rows, unknown = _weights(texts, column, idf, stop)
+    rows, unknown = _weights(texts, column, idf, words)
     # Directions must be far fewer than papers: as many as papers reproduce the words themselves
     # (a paper is near only those sharing its words); a sixteenth generalises on the tests' fields
     # and gives the 256 measured best at 4,000 real papers.
     dimensions = max(1, min(dimensions, len(texts) // PAPERS_PER_DIMENSION, len(vocabulary) - 1))
     svd = TruncatedSVD(n_components=dimensions, algorithm="randomized", n_iter=5, random_state=seed)
     svd.fit(rows)
-    return Model(vocabulary, idf, svd.components_.astype(np.float32), built, len(texts), unknown)
+    return Model(vocabulary, idf, svd.components_.astype(np.float32), built, len(texts), unknown, stop)

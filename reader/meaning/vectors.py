@@ -1,30 +1,42 @@
 """The meaning vectors beside the cache (`meaning/` in the data directory), derived from the shards.
 
-Files, each written atomically: `model.npz` (the fitted model: vocabulary, IDF, directions as
-float16), `vectors.npy` (one float16 unit vector per paper, memory-mapped when read), `ids.json`
-(the papers in row order) and `meta.json` (when built, from how many papers, the row count the
-other files must agree with: a file cut short or of another build makes the whole index absent,
-and the next update builds it again).
+One build's files carry its stamp in their names: `model-STAMP.npz` (the fitted model: its
+vocabulary as one string, IDF, directions as float16), `vectors-STAMP.npy` (one float16 unit
+vector per paper, memory-mapped when read) and `ids-STAMP.txt` (the papers in row order, one a
+line, read as packed ids: no string object per paper until one is asked for). `meta.json`,
+written last, names the stamp and the row count: the files of a build killed half-way are never
+named, so the index read is always one build's whole set (the previous one until the new one is
+done), and files of other stamps are swept away once a build's meta is written.
 
 Kept current by `update`: the papers that arrived since are folded into the fitted directions (a
 few seconds for 10,000); the model is fitted again when the papers' words have drifted from the
 vocabulary it learned, or when the cache has doubled since a fit on fewer than FIT_SAMPLE papers.
+One process builds at a time (a lock beside the files; `building` says whether one is at it).
 Search is exact: every vector is compared with the query's (numpy, in blocks)."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
+import os
 import random
-from collections.abc import Callable, Collection, Iterable
+import re
+import zipfile
+import zlib
+from array import array
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reader.errors import StoreError
-from reader.meaning.model import FIT_SAMPLE, MIN_PAPERS, Model, fit, paper_text, stop_stems
-from reader.store.files import write_atomic
+from reader.errors import StoreError, StoreLockedError
+from reader.meaning.model import FIT_SAMPLE, MIN_PAPERS, Model, Words, fit, paper_text
+from reader.packed_ids import PACKED_END_TYPE, PackedIds, gather
+from reader.store.files import file_lock, write_atomic
 from reader.store.store import shard_of
 
 if TYPE_CHECKING:
@@ -32,11 +44,18 @@ if TYPE_CHECKING:
 
     from reader.store import Store
 
-FORMAT = 1
+FORMAT = 2  # 2: files named by their build's stamp, ids one a line, the vocabulary one string
 DIRECTORY = "meaning"
 DRIFT = 0.10  # new papers with this much more unknown words than the fit's sample: fit again
 BATCH = 5_000  # papers embedded at a time (and a progress step)
-BLOCK = 65_536  # vectors compared with a query at a time (float16 made float32 a block at a time)
+BLOCK = 16_384  # vectors compared with a query at a time (float16 made float32 a block at a time)
+THREADS = 2  # the blocks compared at once
+SEARCHED = 64  # rows found by a search of the ids before a table of them is made
+
+_STAMP = re.compile(r"[0-9a-f]{16}")  # a build's, in its files' names
+LOCK = ".build.lock"
+BUILD_WAIT = 3600.0  # seconds a sync's update waits for another process's build (a first one at 1,000,000 papers)
+BUILDING_NOTE = "being built by another reader process (a sync's): the index as stored answers until it is done"
 
 Progress = Callable[[str, int, int], None]  # (what, done, total)
 
@@ -63,13 +82,11 @@ def too_small_note(cached: int) -> str:
     return f"the cache has {cached:,} papers, too few to learn meaning from ({MIN_PAPERS:,} needed): words alone answer"
 
 
-def _consistent(meta: object, ids: object, vectors: np.ndarray, model: Model) -> bool:
-    """Whether the files read are one build's, of the shapes and types search relies on (a file
-    damaged or of another build makes the index absent, never a crash in a query)."""
+def _consistent(meta: dict, ids: PackedIds, vectors: np.ndarray, model: Model) -> bool:
+    """Whether the files read are of the shapes and types search relies on (a file damaged makes
+    the index absent, never a crash in a query)."""
     import numpy as np
 
-    if not isinstance(meta, dict) or not isinstance(ids, list) or not all(isinstance(pid, str) for pid in ids):
-        return False
     rows, words = len(ids), len(model.vocabulary)
     return (
         meta.get("rows") == rows
@@ -79,20 +96,36 @@ def _consistent(meta: object, ids: object, vectors: np.ndarray, model: Model) ->
         and model.components.ndim == 2
         and model.components.shape[1] == words
         and model.idf.shape == (words,)
-        and all(isinstance(word, str) for word in model.vocabulary)
     )
+
+
+def files(directory: Path, stamp: str) -> tuple[Path, Path, Path]:
+    """A build's model, vectors and ids files."""
+    return directory / f"model-{stamp}.npz", directory / f"vectors-{stamp}.npy", directory / f"ids-{stamp}.txt"
+
+
+def _packed(blob: bytes) -> PackedIds | None:
+    """The ids of an ids file (one a line), packed; None when it is no such list."""
+    import numpy as np
+
+    blob.decode("utf-8")  # (UnicodeDecodeError, a ValueError, when damaged: asked later, it would stop a query)
+    if not blob:
+        return None
+    ends = np.flatnonzero(np.frombuffer(blob, dtype=np.uint8) == ord("\n"))
+    return PackedIds(memoryview(blob), array(PACKED_END_TYPE, np.append(ends, len(blob)).astype(np.uint32).tobytes()))
 
 
 class MeaningIndex:
     """The stored vectors and model, read-only; `update` makes a new one."""
 
-    def __init__(self, directory: Path, model: Model, ids: list[str], vectors: np.ndarray, meta: dict):
+    def __init__(self, directory: Path, model: Model, ids: PackedIds, vectors: np.ndarray, meta: dict):
         self.directory = directory
         self.model = model
         self.ids = ids
         self.vectors = vectors
         self.meta = meta
         self._rows: dict[str, int] | None = None
+        self._searched = 0  # rows found by searching the ids' bytes, before a table is made
 
     @classmethod
     def open(cls, data_dir: Path) -> MeaningIndex | None:
@@ -102,36 +135,75 @@ class MeaningIndex:
         directory = data_dir / DIRECTORY
         try:
             meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
-            if meta.get("format") != FORMAT:
+            if not isinstance(meta, dict) or meta.get("format") != FORMAT or not _STAMP.fullmatch(str(meta.get("stamp"))):
                 return None
-            ids = json.loads((directory / "ids.json").read_text(encoding="utf-8"))
-            vectors = np.load(directory / "vectors.npy", mmap_mode="r", allow_pickle=False)
-            with np.load(directory / "model.npz", allow_pickle=False) as stored:
+            model_file, vectors_file, ids_file = files(directory, meta["stamp"])
+            ids = _packed(ids_file.read_bytes())
+            vectors = np.load(vectors_file, mmap_mode="r", allow_pickle=False)
+            with np.load(model_file, allow_pickle=False) as stored:
+                vocabulary = stored["vocabulary"]
+                if vocabulary.shape != () or vocabulary.dtype.kind != "U":
+                    return None
                 model = Model(
-                    vocabulary=stored["vocabulary"].tolist(),
+                    vocabulary=str(vocabulary).split("\n"),
                     idf=stored["idf"],
                     components=stored["components"],
                     built=meta["built"],
                     fitted_on=meta["fitted_on"],
                     unknown_share=meta["unknown_share"],
+                    stop=frozenset(str(stored["stop"]).split("\n")),
                 )
-            whole = _consistent(meta, ids, vectors, model)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
+            whole = ids is not None and _consistent(meta, ids, vectors, model)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, zipfile.BadZipFile):
             return None
-        return cls(directory, model, ids, vectors, meta) if whole else None
+        return cls(directory, model, ids, vectors, meta) if whole and ids is not None else None
 
     def row(self, paper_id: str) -> int | None:
+        """The paper's row (None: it has no vector). The first few are found by a search of the
+        ids' bytes (a query's hits: ~0.2 ms each at 100,000 papers, where a table of every id
+        takes ~100 ms to make); more, from the table."""
+        if self._rows is not None or self._searched >= SEARCHED:
+            return self._table().get(paper_id)
+        self._searched += 1
+        blob, wanted = self.ids.blob.obj, paper_id.encode()
+        assert isinstance(blob, bytes)
+        if b"\n" in wanted:
+            return None
+        if blob.startswith(wanted + b"\n") or blob == wanted:
+            return 0
+        at = blob.find(b"\n" + wanted + b"\n")
+        if at < 0:
+            return len(self.ids) - 1 if blob.endswith(b"\n" + wanted) else None
+        return blob.count(b"\n", 0, at + 1)
+
+    def rows(self, paper_ids: Iterable[str]) -> list[int]:
+        """The rows of these papers, those without a vector left out."""
+        table = self._table()
+        return [row for pid in paper_ids if (row := table.get(pid)) is not None]
+
+    def _table(self) -> dict[str, int]:
+        # A dict, not packed_ids' IdTable: made ~5x faster, and a topic's 100,000 ids are looked up in a few ms.
         if self._rows is None:
             self._rows = {pid: i for i, pid in enumerate(self.ids)}
-        return self._rows.get(paper_id)
+        return self._rows
 
     def scores(self, query: np.ndarray) -> np.ndarray:
-        """Cosine of every stored paper with the unit vector `query` (float32, row order)."""
+        """Cosine of every stored paper with the unit vector `query` (float32, row order): blocks
+        made float32 and compared in two threads (numpy lets go of the GIL for both)."""
         import numpy as np
 
         out = np.empty(len(self.ids), dtype=np.float32)
-        for start in range(0, len(self.ids), BLOCK):
+
+        def compare(start: int) -> None:
             out[start : start + BLOCK] = self.vectors[start : start + BLOCK].astype(np.float32) @ query
+
+        starts = range(0, len(self.ids), BLOCK)
+        if len(starts) < 2:
+            for start in starts:
+                compare(start)
+            return out
+        with ThreadPoolExecutor(THREADS) as pool:
+            list(pool.map(compare, starts))
         return out
 
     def nearest(
@@ -144,7 +216,7 @@ class MeaningIndex:
         scores = self.scores(query)
         if among is not None:
             keep = np.zeros(len(self.ids), dtype=bool)
-            keep[[row for pid in among if (row := self.row(pid)) is not None]] = True
+            keep[self.rows(among)] = True
             scores[~keep] = -np.inf
         for pid in leave_out:
             row = self.row(pid)
@@ -188,66 +260,130 @@ def status(store: Store) -> Status:
     cached = len(store.index_order().ids)
     index = MeaningIndex.open(store.data_dir)
     if index is None:
-        note = too_small_note(cached) if cached < MIN_PAPERS else "not built yet: `reader index --rebuild` builds it (a sync does too)"
+        if cached < MIN_PAPERS:
+            note = too_small_note(cached)
+        elif building(store.data_dir):
+            note = "being built now (after a sync, in the background): words answer until it is done"
+        else:
+            note = "not built yet: `reader index --rebuild` builds it (a sync does too)"
         return Status(0, cached, None, 0, 0, 0, 0, note)
     return index.status(cached)
 
 
-def update(store: Store, *, rebuild: bool = False, progress: Progress | None = None, now: datetime | None = None) -> Status:
+def update(
+    store: Store, *, rebuild: bool = False, progress: Progress | None = None, now: datetime | None = None, wait: float = 0
+) -> Status:
     """Bring the meaning index up to date with the cache: fold in the papers that arrived, or
     build it whole (`rebuild`, none yet, or the words drifted). A cache of fewer than MIN_PAPERS
-    papers gets none (Status.note says so)."""
-    return current(store, rebuild=rebuild, progress=progress, now=now)[0]
+    papers gets none (Status.note says so). Another process building: see `current`."""
+    return current(store, rebuild=rebuild, progress=progress, now=now, wait=wait)[0]
 
 
 def current(
-    store: Store, *, rebuild: bool = False, progress: Progress | None = None, now: datetime | None = None
+    store: Store,
+    *,
+    rebuild: bool = False,
+    progress: Progress | None = None,
+    now: datetime | None = None,
+    wait: float = 0,
 ) -> tuple[Status, MeaningIndex | None]:
-    """update's Status and the index as it left it (None: words answer), opened once."""
-    cached = list(store.index_order().ids)
-    when = (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    if len(cached) < MIN_PAPERS:
-        return Status(0, len(cached), None, 0, 0, 0, 0, too_small_note(len(cached))), None
+    """update's Status and the index as it left it (None: words answer), opened once. When
+    another process is building (its lock held longer than `wait` seconds), the index as stored
+    answers, and the Status says so."""
+    cached_ids = store.index_order().ids
+    cached = len(cached_ids)
+    if cached < MIN_PAPERS:
+        return Status(0, cached, None, 0, 0, 0, 0, too_small_note(cached)), None
+    fingerprint = _fingerprint(cached_ids)
     index = None if rebuild else MeaningIndex.open(store.data_dir)
-    if index is not None:
-        present = set(cached)
-        have = set(index.ids)
-        arrived = [pid for pid in cached if pid not in have]
-        if not arrived and have <= present:
-            return index.status(len(cached)), index
-        folded = None
-        if index.model.fitted_on >= min(FIT_SAMPLE, len(cached) / 2):
-            folded = _fold_in(store, index, arrived, present, when, progress)
-        if folded is None:
-            _build(store, cached, when, progress)
-    else:
-        _build(store, cached, when, progress)
+    if index is not None and index.meta.get("cache") == fingerprint:  # made from these very papers: no set of ids needed
+        return index.status(cached), index
+    try:
+        with _build_lock(store.data_dir, wait):
+            index = None if rebuild else MeaningIndex.open(store.data_dir)  # (another process may have just built it)
+            _bring_up_to_date(
+                store, index, list(cached_ids), fingerprint, (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ"), progress
+            )
+    except StoreLockedError:
+        if index is None:
+            return Status(0, cached, None, 0, 0, 0, 0, BUILDING_NOTE), None
+        return dataclasses.replace(index.status(cached), note=BUILDING_NOTE), index
     index = MeaningIndex.open(store.data_dir)
     return (
-        (status(store), index)
+        (index.status(cached), index)
         if index is not None
-        else (Status(0, len(cached), None, 0, 0, 0, 0, "was written but cannot be read back: words answer"), None)
+        else (Status(0, cached, None, 0, 0, 0, 0, "was written but cannot be read back: words answer"), None)
     )
 
 
+def _bring_up_to_date(
+    store: Store, index: MeaningIndex | None, cached: list[str], fingerprint: str, when: str, progress: Progress | None
+) -> None:
+    if index is None:
+        _build(store, cached, fingerprint, when, progress)
+        return
+    present = set(cached)
+    have = set(index.ids)
+    arrived = [pid for pid in cached if pid not in have]
+    if not arrived and have <= present:
+        return
+    folded = None
+    if index.model.fitted_on >= min(FIT_SAMPLE, len(cached) / 2):
+        folded = _fold_in(store, index, arrived, present, fingerprint, when, progress)
+    if folded is None:
+        _build(store, cached, fingerprint, when, progress)
+
+
+def _fingerprint(ids: Sequence[str]) -> str:
+    """The cache's ids as the index was made from them: their count and a checksum of them in
+    order (a few milliseconds for 100,000 packed ids)."""
+    blob = bytes(ids.blob) if isinstance(ids, PackedIds) else "\n".join(ids).encode()
+    return f"{len(ids)}:{zlib.crc32(blob):08x}"
+
+
+@contextmanager
+def _build_lock(data_dir: Path, wait: float) -> Iterator[None]:
+    directory = data_dir / DIRECTORY
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StoreError(f"cannot write the meaning index in {directory}: {error.strerror or error}") from None
+    with file_lock(directory / LOCK, wait=wait, what="cannot build the meaning index"):
+        yield
+
+
+def building(data_dir: Path) -> bool:
+    """Whether a process is building the meaning index now (it holds the build lock)."""
+    if not (data_dir / DIRECTORY / LOCK).exists():
+        return False
+    try:
+        with file_lock(data_dir / DIRECTORY / LOCK, wait=0, what="meaning"):
+            return False
+    except StoreLockedError:
+        return True
+    except StoreError:
+        return False
+
+
 def _texts(store: Store, ids: list[str]) -> Iterable[tuple[str, str]]:
-    """(id, paper_text) of these papers, a shard at a time (ids whose record is lost are skipped)."""
+    """(id, paper_text) of these papers, a shard at a time (ids whose record is lost are skipped).
+    The records are read as stored, never made Papers: only their titles and abstracts count."""
     by_shard: dict[str, list[str]] = {}
     for pid in ids:
         by_shard.setdefault(shard_of(pid), []).append(pid)
     for shard, wanted in by_shard.items():
-        papers = store.load_papers([shard])
+        docs = store.shard_files.read_docs(shard)
         for pid in wanted:
-            paper = papers.get(pid)
-            if paper is not None:
-                yield pid, paper_text(paper.title, paper.abstract)
+            doc = docs.get(pid)
+            if doc is not None:
+                yield pid, paper_text(doc["title"], doc["abstract"])
 
 
 def _embed_all(model: Model, store: Store, ids: list[str], progress: Progress | None, what: str) -> tuple[list[str], np.ndarray, float]:
     import numpy as np
 
     column = model.column()
-    stop = stop_stems()
+    words = Words(model.stop)
     done_ids: list[str] = []
     parts: list[np.ndarray] = []
     unknown_words = 0.0
@@ -255,7 +391,7 @@ def _embed_all(model: Model, store: Store, ids: list[str], progress: Progress | 
 
     def flush() -> None:
         nonlocal unknown_words
-        vectors, unknown = model.embed([text for _, text in batch], column, stop=stop)
+        vectors, unknown = model.embed([text for _, text in batch], column, words=words)
         parts.append(vectors.astype(np.float16))
         done_ids.extend(pid for pid, _ in batch)
         unknown_words += unknown * len(batch)
@@ -273,17 +409,19 @@ def _embed_all(model: Model, store: Store, ids: list[str], progress: Progress | 
     return done_ids, vectors, unknown_words / len(done_ids) if done_ids else 0.0
 
 
-def _build(store: Store, cached: list[str], when: str, progress: Progress | None) -> None:
+def _build(store: Store, cached: list[str], fingerprint: str, when: str, progress: Progress | None) -> None:
     ids = sorted(cached)
     sample = ids if len(ids) <= FIT_SAMPLE else sorted(random.Random(0).sample(ids, FIT_SAMPLE))
     if progress is not None:
         progress("learning meaning from a sample of papers", 0, len(sample))
     model = fit([text for _, text in _texts(store, sample)], when)
     done, vectors, _ = _embed_all(model, store, ids, progress, "placing papers in meaning")
-    _save(store.data_dir / DIRECTORY, model, done, vectors, when)
+    _save(store.data_dir / DIRECTORY, model, done, vectors, fingerprint, when)
 
 
-def _fold_in(store: Store, index: MeaningIndex, arrived: list[str], present: set[str], when: str, progress: Progress | None) -> bool | None:
+def _fold_in(
+    store: Store, index: MeaningIndex, arrived: list[str], present: set[str], fingerprint: str, when: str, progress: Progress | None
+) -> bool | None:
     """Add the arrived papers' vectors (and drop those of papers no longer cached); None when
     their words have drifted from the model's (a fit is due)."""
     import numpy as np
@@ -292,38 +430,44 @@ def _fold_in(store: Store, index: MeaningIndex, arrived: list[str], present: set
     if len(done) >= 1_000 and unknown > index.model.unknown_share + DRIFT:
         return None
     kept = [row for row, pid in enumerate(index.ids) if pid in present]
-    ids = [index.ids[row] for row in kept] + done
+    ids = gather(index.ids, kept) + done
     kept_vectors = np.asarray(index.vectors[kept] if len(kept) < len(index.ids) else index.vectors, dtype=np.float16)
-    _save(index.directory, index.model, ids, np.concatenate([kept_vectors, vectors]), index.meta["built"], updated=when)
+    _save(index.directory, index.model, ids, np.concatenate([kept_vectors, vectors]), fingerprint, index.meta["built"], updated=when)
     return True
 
 
-def _save(directory: Path, model: Model, ids: list[str], vectors: np.ndarray, built: str, *, updated: str | None = None) -> None:
+def _save(
+    directory: Path, model: Model, ids: list[str], vectors: np.ndarray, fingerprint: str, built: str, *, updated: str | None = None
+) -> None:
+    """Write a build's files under a new stamp, then the meta naming it (the build is whole from
+    that moment), then sweep away every other build's files and what a killed write left."""
     import numpy as np
 
+    stamp = os.urandom(8).hex()  # (secrets would cost a query ~30 ms to import)
+    model_file, vectors_file, ids_file = files(directory, stamp)
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        # meta.json goes last and names the row count: until it is written, the old meta (or none)
-        # disagrees with the new files and the index reads as absent, never as a mix.
-        (directory / "meta.json").unlink(missing_ok=True)
         model_bytes = io.BytesIO()
         np.savez(
             model_bytes,
-            vocabulary=np.array(model.vocabulary),
+            vocabulary=np.array("\n".join(model.vocabulary)),  # one string: read back by one split, not 12,000 objects
             idf=np.asarray(model.idf, dtype=np.float32),
+            stop=np.array("\n".join(sorted(model.stop))),
             components=np.asarray(model.components, dtype=np.float16),
         )
-        write_atomic(directory / "model.npz", model_bytes.getvalue())
+        write_atomic(model_file, model_bytes.getvalue())
         vector_bytes = io.BytesIO()
         np.save(vector_bytes, np.ascontiguousarray(vectors, dtype=np.float16))
-        write_atomic(directory / "vectors.npy", vector_bytes.getvalue())
-        write_atomic(directory / "ids.json", json.dumps(ids).encode())
+        write_atomic(vectors_file, vector_bytes.getvalue())
+        write_atomic(ids_file, "\n".join(ids).encode())
         meta = {
             "format": FORMAT,
+            "stamp": stamp,
             "model": "lsa",
             "built": built,
             "updated": updated or built,
             "rows": len(ids),
+            "cache": fingerprint,
             "fitted_on": model.fitted_on,
             "unknown_share": model.unknown_share,
             "dimensions": model.dimensions,
@@ -332,15 +476,21 @@ def _save(directory: Path, model: Model, ids: list[str], vectors: np.ndarray, bu
         write_atomic(directory / "meta.json", json.dumps(meta, indent=1).encode())
     except OSError as error:
         raise StoreError(f"cannot write the meaning index in {directory}: {error.strerror or error}") from None
+    keep = {"meta.json", LOCK, model_file.name, vectors_file.name, ids_file.name}
+    for path in directory.iterdir():
+        if path.name not in keep:
+            path.unlink(missing_ok=True)  # (a reader holding the old vectors mapped keeps reading them)
 
 
-def keep_current(store: Store, progress: Progress | None = None) -> Status | None:
-    """After a sync: fold the new papers in (or build the index), in the sync's own process. A
-    failure is logged, never the sync's: the vectors are derived and the next sync tries again."""
+def keep_current(store: Store, progress: Progress | None = None, *, wait: float = BUILD_WAIT) -> Status | None:
+    """After a sync: fold the new papers in (or build the index), in the sync's own process,
+    after any build another process is at (waited for up to `wait` seconds; then its Status's
+    note says so). A failure is logged, never the sync's: the vectors are derived and the next
+    sync tries again."""
     from reader import logs
 
     try:
-        return update(store, progress=progress)
+        return update(store, progress=progress, wait=wait)
     except StoreError as error:
         logs.log.warning("meaning index not updated: %s", error)
         return None

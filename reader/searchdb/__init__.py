@@ -343,6 +343,19 @@ class SearchIndex:
             parts = list(self._readers().map(lambda part: self._read(part, lambda db: most_shared(db, groups, share)), range(PARTITIONS)))
         return [[pid for _, pid in sorted(found for part in parts for found in part[g])[:share]] for g in range(len(groups))]
 
+    def matching_among(self, node: Node, ids: Iterable[str]) -> set[str]:
+        """`matching(node) & ids`, with work that grows with `ids`, not with the papers a common
+        word matches (likeness asks it of its few best candidates, core/similar.py)."""
+        by_part: dict[int, list[str]] = {}
+        for pid in ids:
+            by_part.setdefault(partition_of(shard_of(pid)), []).append(pid)
+        found: set[str] = set()
+        with self._in_use():
+            asked = self._readers().map(lambda part: self._read(part, lambda db: Matcher(db).ids_among(node, by_part[part])), by_part)
+            for ids_found in asked:
+                found.update(ids_found)
+        return found
+
     def document_counts(self, nodes: Sequence[Node]) -> list[int]:
         """How many indexed papers match each query (about: a replaced paper's old row counts
         until its partition is rebuilt), for weighing terms by how rare they are."""

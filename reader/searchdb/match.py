@@ -19,6 +19,7 @@ from reader.searchdb.rows import code
 
 # FTS5's parser gives up near 32 nested groups; deeper groups are combined in Python.
 FTS_MAX_DEPTH = 16
+SEEKS = 1_000  # papers asked one at a time at most (~40 us each); more, the term's whole list is read
 # `all:` means every column; a Term's other fields name their column.
 _COLUMN = {"ti": "ti", "abs": "abs", "au": "au", "co": "co", "jr": "jr", "cat": "cat", "id": "id", "note": "note"}
 
@@ -106,6 +107,25 @@ class Matcher:
             self.db.execute(
                 "SELECT group_concat(id, ' ') FROM papers WHERE num IN (SELECT value FROM json_each(?))",
                 ("[" + ",".join(map(str, rows)) + "]",),
+            ).fetchone()[0]
+        )
+
+    def ids_among(self, node: Node, ids: list[str]) -> list[str]:
+        """Those of `ids` (papers of this partition) that satisfy `node`. A text query is asked
+        paper by paper (FTS5 seeks each row in the term's list) when they are few, so a common
+        word's thousands of other papers are never listed; many, its list is read once."""
+        expression = _fts(node) if _depth(node) <= FTS_MAX_DEPTH else None
+        if expression is NOTHING:
+            return []
+        if not isinstance(expression, str) or len(ids) > SEEKS:
+            wanted = set(ids)
+            return [pid for pid in self.ids(node) if pid in wanted]
+        return self._split(
+            self.db.execute(
+                # CROSS JOIN keeps this order: the ids, their rows, then the text index at each row.
+                "SELECT group_concat(p.id, ' ') FROM json_each(?) asked CROSS JOIN papers p ON p.id = asked.value"
+                " CROSS JOIN words ON words.rowid = p.num WHERE words MATCH ?",
+                (json.dumps(ids), expression),
             ).fetchone()[0]
         )
 

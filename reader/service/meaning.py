@@ -14,7 +14,7 @@ from reader.errors import ReaderError
 from reader.meaning import find, like
 from reader.meaning.kept import KeptIndex
 from reader.meaning.model import MIN_PAPERS
-from reader.meaning.vectors import MeaningIndex
+from reader.meaning.vectors import MeaningIndex, building
 from reader.models import Paper
 from reader.service.views import ALL, HIDDEN, View
 
@@ -43,6 +43,7 @@ class Meaning:
         select: Callable[..., Sequence[str]],
         load_paper: Callable[[str], Paper | None],
     ):
+        self._data_dir = data_dir
         self._kept = KeptIndex(data_dir)
         self._library, self._search, self._demo = library, search, demo
         self._select, self._load_paper = select, load_paper
@@ -57,6 +58,8 @@ class Meaning:
         papers = len(self._library().index)
         if papers < MIN_PAPERS:
             return None, f"Meaning needs ≥ {MIN_PAPERS:,} papers (this cache has {papers:,}); showing word matches"
+        if building(self._data_dir):
+            return None, "Meaning is being learned in the background (after a sync); showing word matches"
         return None, "Meaning is not learned yet (a sync learns it, or `reader index --rebuild`); showing word matches"
 
     def about(self, text: str, view: View, *, unread: bool = False, limit: int = ABOUT_SHOWN) -> find.About:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from itertools import compress
 
 from reader.core.query import Node, search_text, text_terms
@@ -89,6 +89,15 @@ class LibrarySearch:
             except SearchIndexError:
                 self.ready = False  # damaged meanwhile: the next refresh rebuilds it
         return self._scan(query)
+
+    def matching_among(self, query: Node, ids: Collection[str]) -> set[str]:
+        """`matching(query) & ids` (see SearchIndex.matching_among)."""
+        if self.ready:
+            try:
+                return self.index.matching_among(query, ids)
+            except SearchIndexError:
+                self.ready = False
+        return self._scan(query) & set(ids)
 
     def document_counts(self, nodes: list[Node]) -> list[int]:
         """How many cached papers match each query (see SearchIndex.document_counts): from the
@@ -211,6 +220,9 @@ class MemorySearch:
 
     def matching(self, query: Node) -> set[str]:
         return self._block.matching(query)
+
+    def matching_among(self, query: Node, ids: Collection[str]) -> set[str]:
+        return self._block.matching(query) & set(ids)
 
     def document_counts(self, nodes: list[Node]) -> list[int]:
         return [len(self._block.matching(node)) for node in nodes]

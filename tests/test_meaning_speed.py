@@ -1,0 +1,175 @@
+"""The fast paths of search by meaning answer as the full computation does: likeness that asks a
+common term's papers only among the rarer terms' best (core/similar.py's BOUNDED), on 400 real
+papers (tests/helpers/meaning.py), through `reader find`, `reader similar` and the app's service,
+with the meaning index built and without it (another process building: words answer)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from reader.core import similar
+from reader.meaning import find
+from reader.meaning.vectors import DIRECTORY, LOCK
+from reader.store.files import file_lock
+from tests.conftest import run
+from tests.helpers.meaning import meaning_store
+
+QUERIES = [
+    "agents that learn from their mistakes",
+    "segmenting organs in medical scans",
+    "speech recognition for low resource languages",
+    "reward models for reasoning with verifiable rewards",
+    "learning",
+    "a multi-agent system of language model agents that plan and use tools",
+    "quantum error correction",
+    "imitation learning from demonstrations",
+]
+PAPERS = ["2103.13887", "2005.10622"]  # asked for the papers like them
+TOP = 20
+
+
+@pytest.fixture(scope="module")
+def learned(tmp_path_factory):
+    data_dir = tmp_path_factory.mktemp("learned") / "data"
+    meaning_store(data_dir)
+    return data_dir
+
+
+@pytest.fixture
+def cache(learned, data_dir, monkeypatch):
+    shutil.copytree(learned, data_dir)
+    monkeypatch.setenv("READER_DATA_DIR", str(data_dir))
+    return data_dir
+
+
+def answers(capsys) -> list[list[tuple]]:
+    """Every query's and paper's top TOP from the command line: ids, scores and reasons."""
+    found = []
+    for text in QUERIES:
+        code, out, err = run(capsys, "find", text, "--limit", str(TOP), "--json")
+        assert code == 0, err
+        found.append([(row["id"], row["score"], row["because"], row["words"], row["exact"]) for row in json.loads(out)])
+    for pid in PAPERS:
+        code, out, err = run(capsys, "similar", pid, "--limit", str(TOP), "--json")
+        assert code == 0, err
+        found.append([(row["id"], row["score"], row["because"], row["meaning"]) for row in json.loads(out)])
+    return found
+
+
+def both_ways(monkeypatch, capsys) -> tuple[list, list]:
+    monkeypatch.setattr(similar, "BOUNDED", False)
+    full = answers(capsys)
+    monkeypatch.setattr(similar, "BOUNDED", True)
+    return full, answers(capsys)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("depth", [find.DEPTH, 20])  # 20: most papers of 400 never listed for a common term
+def test_the_command_lines_answer_as_the_full_computation_with_and_without_an_index(capsys, cache, monkeypatch, depth):
+    monkeypatch.setattr(find, "DEPTH", depth)
+    from reader.searchdb import SearchIndex
+
+    asked = []
+
+    real = SearchIndex.matching_among
+
+    def counted(self, node, ids):
+        asked.append(len(ids))
+        return real(self, node, ids)
+
+    monkeypatch.setattr(SearchIndex, "matching_among", counted)
+    full, fast = both_ways(monkeypatch, capsys)
+    assert fast == full and all(len(rows) == TOP for rows in full)
+    if depth == 20:
+        assert asked  # the bounded path was taken
+    # Without the index: another process is building it, so words alone answer, as they did.
+    shutil.rmtree(cache / DIRECTORY)
+    (cache / DIRECTORY).mkdir()
+    with file_lock(cache / DIRECTORY / LOCK, wait=0, what="a build"):
+        words_full, words_fast = both_ways(monkeypatch, capsys)
+    assert words_fast == words_full and words_full != full
+
+
+def test_likeness_asks_a_common_terms_papers_only_among_the_best_and_answers_the_same(cache, monkeypatch):
+    from reader.models import Paper
+    from reader.searchdb import SearchIndex
+    from reader.store import Store
+
+    store = Store(cache)
+    terms = SearchIndex.open(cache)
+    terms.refresh(store)
+    papers = store.load_papers()
+    asked: list[int] = []
+    real = terms.matching_among
+
+    def counted(node, ids):
+        asked.append(len(ids))
+        return real(node, ids)
+
+    monkeypatch.setattr(terms, "matching_among", counted)
+    try:
+        for limit in (5, 20, 200):
+            for text in QUERIES:
+                monkeypatch.setattr(similar, "BOUNDED", False)
+                full = similar.like_text(terms, text, limit=limit, leave_out={"2103.13887"})
+                monkeypatch.setattr(similar, "BOUNDED", True)
+                assert similar.like_text(terms, text, limit=limit, leave_out={"2103.13887"}) == full
+            for pid in PAPERS:
+                paper: Paper = papers[pid]
+                monkeypatch.setattr(similar, "BOUNDED", False)
+                full_like = similar.like_paper(terms, paper, limit=limit)
+                monkeypatch.setattr(similar, "BOUNDED", True)
+                assert similar.like_paper(terms, paper, limit=limit) == full_like
+    finally:
+        terms.close()
+    assert asked and max(asked) < len(papers)  # some common term was asked of a few papers, not listed whole
+
+
+def test_the_apps_service_answers_as_the_full_computation(cache, monkeypatch):
+    from reader.config import load_settings
+    from reader.service import ALL, LibraryService, View
+    from reader.store import Store
+
+    service = LibraryService(Store(cache), load_settings({"data_dir": str(cache)}, {}))
+    service.open()
+    service.prepare_search(None)
+    monkeypatch.setattr(find, "DEPTH", 20)
+
+    def answers() -> list:
+        found: list = []
+        for text in QUERIES:
+            for view in (ALL, View.of_topic("Learning")):
+                about = service.meaning.about(text, view, limit=TOP)
+                found.append((about.by, [(hit.id, hit.score, hit.because, hit.words) for hit in about.hits]))
+        for pid in PAPERS:
+            found.append(service.meaning.similar(pid, limit=TOP, leave_out={"2005.10622"})[1])
+        return found
+
+    try:
+        monkeypatch.setattr(similar, "BOUNDED", False)
+        full = answers()
+        monkeypatch.setattr(similar, "BOUNDED", True)
+        assert answers() == full and full[0][0] == "meaning and words"
+    finally:
+        service.close()
+
+
+def test_find_and_similar_never_import_scipy_or_scikit_learn(cache):
+    """What a query runs on: numpy alone (scikit-learn's import alone took a `reader similar` 2 s)."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from reader.cli import main\n"
+        f"assert main(['find', {QUERIES[0]!r}]) == 0 and main(['similar', {PAPERS[0]!r}]) == 0\n"
+        "print(sorted(name for name in ('scipy', 'sklearn') if name in sys.modules))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=dict(os.environ, READER_DATA_DIR=str(cache)), capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines()[-1] == "[]", done.stderr
