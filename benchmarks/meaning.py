@@ -132,7 +132,7 @@ def candidates(store, papers: list[Paper]) -> dict[str, tuple[Ranker, Neighbours
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     from reader.core.similar import like_paper, like_text
-    from reader.meaning import expand, find, model, vectors
+    from reader.meaning import build, expand, find, model, vectors
     from reader.meaning.like import like_paper as fused_like
     from reader.searchdb import SearchIndex
 
@@ -164,7 +164,7 @@ def candidates(store, papers: list[Paper]) -> dict[str, tuple[Ranker, Neighbours
         found["wordllama 256 (packaged)"] = _dense(lambda batch: llama.embed(batch), papers)
     except ImportError:
         print("wordllama not installed: its row is left out", file=sys.stderr)
-    vectors.update(store, rebuild=True)
+    build.update(store, rebuild=True)
     index = vectors.MeaningIndex.open(store.data_dir)
     found["stored LSA: reader find; nearest by meaning alone"] = (
         lambda text: [hit.id for hit in find.about(index, terms, text, limit=TOP).hits],
@@ -272,7 +272,7 @@ def _rss_mb() -> float:
 
 
 def speed(count: int, added: int) -> None:
-    from reader.meaning import vectors
+    from reader.meaning import build, vectors
 
     real = real_papers().papers
     papers = []
@@ -284,11 +284,11 @@ def speed(count: int, added: int) -> None:
         data_dir = Path(folder)
         store = make_store(data_dir, papers[:count])
         started, cpu = time.perf_counter(), time.process_time()
-        vectors.update(store)
+        build.update(store)
         first, first_cpu = time.perf_counter() - started, time.process_time() - cpu
         store.save_papers(papers[count:], "All")
         started, cpu = time.perf_counter(), time.process_time()
-        vectors.update(store)
+        build.update(store)
         more, more_cpu = time.perf_counter() - started, time.process_time() - cpu
         status = vectors.status(store)
         query_cost(store, queries() + queries(HELD_OUT))

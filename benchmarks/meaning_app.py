@@ -21,7 +21,7 @@ QUERIES = ["agents that learn from their mistakes", "segmenting organs in medica
 
 
 def main() -> None:
-    from reader.meaning import vectors
+    from reader.meaning import build
     from reader.service import ALL, LibraryService, View
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -36,7 +36,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         data_dir = Path(folder)
         store = make_store(data_dir, papers)
-        vectors.update(store)
+        build.update(store)
         service = LibraryService(store, load_settings({"data_dir": str(data_dir)}, {}))
         service.open()
         service.prepare_search(None)

@@ -15,7 +15,7 @@ import socket
 import numpy as np
 import pytest
 
-from reader.meaning import find, vectors
+from reader.meaning import build, find, vectors
 from reader.models import Author, Paper
 from reader.store import Store
 from tests.conftest import run
@@ -206,12 +206,12 @@ def test_index_and_config_name_the_model(capsys, cache):
 
 
 def test_papers_that_arrive_are_folded_in_as_a_full_build_places_them(cache):
-    vectors.update(cache)
+    build.update(cache)
     first = vectors.MeaningIndex.open(cache.data_dir)
     assert first is not None and len(first.ids) == 221
     arrived = field_papers("agents", 30, 29000, seed=2)
     cache.save_papers(arrived, None)
-    vectors.update(cache)
+    build.update(cache)
     index = vectors.MeaningIndex.open(cache.data_dir)
     assert index is not None and len(index.ids) == 251 and index.model.fitted_on == 221  # folded in, not fitted again
     texts = [f"{p.title} {p.title} {p.abstract}" for p in arrived]
@@ -220,7 +220,7 @@ def test_papers_that_arrive_are_folded_in_as_a_full_build_places_them(cache):
     assert np.allclose(stored, again, atol=2e-3)  # float16 storage
     # A full build over the same papers finds the same field for the new papers' text.
     incremental = {pid for pid, _ in index.nearest(again[0], 20)}
-    vectors.update(cache, rebuild=True)
+    build.update(cache, rebuild=True)
     rebuilt = vectors.MeaningIndex.open(cache.data_dir)
     assert rebuilt is not None and rebuilt.model.fitted_on == 251
     whole = {pid for pid, _ in rebuilt.nearest(rebuilt.vector(arrived[0].id), 20)}
@@ -229,7 +229,7 @@ def test_papers_that_arrive_are_folded_in_as_a_full_build_places_them(cache):
 
 
 def test_a_damaged_index_reads_as_absent_and_is_built_again(capsys, cache):
-    vectors.update(cache)
+    build.update(cache)
     path = stored_file(cache, "vectors")
     path.write_bytes(path.read_bytes()[:1000])
     assert vectors.MeaningIndex.open(cache.data_dir) is None
@@ -239,7 +239,7 @@ def test_a_damaged_index_reads_as_absent_and_is_built_again(capsys, cache):
 
 
 def test_the_model_loads_and_answers_with_sockets_blocked(cache, monkeypatch):
-    vectors.update(cache)
+    build.update(cache)
 
     class Blocked(socket.socket):
         def __init__(self, *args, **kwargs):
@@ -263,7 +263,7 @@ def test_fusion_puts_a_paper_first_in_both_lists_first_and_weighs_weak_matches_l
 
 
 def test_neighbours_of_a_paper_are_its_field(cache):
-    vectors.update(cache)
+    build.update(cache)
     index = vectors.MeaningIndex.open(cache.data_dir)
     assert index is not None
     paper = field_papers("magnetar", 40, 21000)[0]
@@ -273,26 +273,26 @@ def test_neighbours_of_a_paper_are_its_field(cache):
 
 
 def test_a_build_killed_half_way_leaves_the_last_whole_index_in_use(cache, monkeypatch):
-    vectors.update(cache)
+    build.update(cache)
     before = vectors.MeaningIndex.open(cache.data_dir)
     assert before is not None
     cache.save_papers(field_papers("agents", 30, 29000, seed=2), None)
-    write = vectors.write_atomic
+    write = build.write_atomic
 
     def killed(path, payload):
         if path.name.startswith("ids-"):  # the process dies here: the new model and vectors written, not the rest
             raise KeyboardInterrupt
         write(path, payload)
 
-    monkeypatch.setattr(vectors, "write_atomic", killed)
+    monkeypatch.setattr(build, "write_atomic", killed)
     with pytest.raises(KeyboardInterrupt):
-        vectors.update(cache)
-    monkeypatch.setattr(vectors, "write_atomic", write)
+        build.update(cache)
+    monkeypatch.setattr(build, "write_atomic", write)
     directory = cache.data_dir / "meaning"
     assert len(list(directory.glob("vectors-*.npy"))) == 2  # the killed build's file is there, never named
     kept = vectors.MeaningIndex.open(cache.data_dir)
     assert kept is not None and list(kept.ids) == list(before.ids) and np.array_equal(kept.vectors, before.vectors)
-    vectors.update(cache)
+    build.update(cache)
     after = vectors.MeaningIndex.open(cache.data_dir)
     assert after is not None and len(after.ids) == 251
     meta = json.loads((directory / "meta.json").read_text())
@@ -302,17 +302,17 @@ def test_a_build_killed_half_way_leaves_the_last_whole_index_in_use(cache, monke
 
 
 def test_files_of_two_builds_are_never_read_as_one(cache):
-    vectors.update(cache)
+    build.update(cache)
     directory = cache.data_dir / "meaning"
     first = json.loads((directory / "meta.json").read_text())
     first_files = [path.read_bytes() for path in vectors.files(directory, first["stamp"])]
     cache.save_papers(field_papers("agents", 30, 29000, seed=2), None)
-    vectors.update(cache)
+    build.update(cache)
     second = json.loads((directory / "meta.json").read_text())
     # The new build's vectors replaced by the old build's (a copy by hand, a restore from a backup):
     vectors.files(directory, second["stamp"])[1].write_bytes(first_files[1])
     assert vectors.MeaningIndex.open(cache.data_dir) is None
-    vectors.update(cache)  # built again, whole
+    build.update(cache)  # built again, whole
     index = vectors.MeaningIndex.open(cache.data_dir)
     assert index is not None and len(index.ids) == 251
 
@@ -360,7 +360,7 @@ def test_an_index_damaged_in_any_file_reads_as_absent_never_a_crash(cache, damag
 
     import numpy as np
 
-    vectors.update(cache)
+    build.update(cache)
     directory = cache.data_dir / "meaning"
     name, content = damage
     if content == "0-d":
@@ -377,7 +377,7 @@ def test_an_index_damaged_in_any_file_reads_as_absent_never_a_crash(cache, damag
 
 
 def test_a_papers_row_is_found_by_search_then_by_table_alike(cache):
-    vectors.update(cache)
+    build.update(cache)
     ids = list(vectors.MeaningIndex.open(cache.data_dir).ids)
     searched = vectors.MeaningIndex.open(cache.data_dir)
     asked = [ids[0], ids[-1], ids[len(ids) // 2], "2601.99999", ids[1][:-1], *ids[2 : vectors.SEARCHED - 3]]

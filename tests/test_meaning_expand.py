@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from reader.core.similar import like_text
-from reader.meaning import expand, find, vectors
+from reader.meaning import build, expand, find, vectors
 from reader.models import Author, Paper
 from reader.searchdb import SearchIndex
 from reader.store import Store
@@ -74,7 +74,7 @@ def cache(tmp_path_factory) -> Cache:
     store = Store(data_dir)
     store.add_topic("All", "cat:cs.LG")
     store.save_papers(real_papers(), "All")
-    vectors.update(store)
+    build.update(store)
     index = vectors.MeaningIndex.open(data_dir)
     assert index is not None
     terms = SearchIndex.open(data_dir)

@@ -75,11 +75,11 @@ def _progress(what: str, done: int, total: int) -> None:
 
 
 def cmd_find(args, settings) -> int:
-    from reader.meaning import find, vectors
+    from reader.meaning import build, find
 
     text = _text(args.text)
     store = open_store(args, settings)
-    state, index = vectors.current(store, progress=_progress)
+    state, index = build.current(store, progress=_progress)
     if index is None:
         print_warning(f"meaning: {state.note}")
     marks = store.marks()
@@ -158,10 +158,10 @@ def status_json(state) -> dict:
 
 
 def cmd_index(args, settings) -> int:
-    from reader.meaning import vectors
+    from reader.meaning import build, vectors
 
     store = open_store(args, settings)
-    state = vectors.update(store, rebuild=True, progress=_progress) if args.rebuild else vectors.status(store)
+    state = build.update(store, rebuild=True, progress=_progress) if args.rebuild else vectors.status(store)
     if args.json:
         print_json(status_json(state))
         return 0

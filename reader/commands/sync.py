@@ -62,7 +62,8 @@ def cmd_sync(args, settings) -> int:
         raise ReaderError(f"{error}{log_note}") from None
     _print_report(report, log_note)
     if report.new or report.updated:  # (a sync that brought nothing, offline say, reads no more)
-        from reader.meaning.vectors import BUILDING_NOTE, keep_current
+        from reader.meaning.build import keep_current
+        from reader.meaning.vectors import BUILDING_NOTE
 
         # Not waiting for the app's sync, which may be building them: `reader find` folds the papers in after.
         state = keep_current(store, progress=lambda what, done, total: print(f"{what}: {done:,} of {total:,}", file=sys.stderr), wait=0)

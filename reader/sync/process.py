@@ -220,7 +220,7 @@ def _keep_meaning_current(store: Store, stdin: _Stdin) -> int:
     """After the report: the meaning vectors brought up to date (meaning/vectors.py), until done
     or until the app goes (then the process ends at once: a build's files are never named until
     whole)."""
-    from reader.meaning.vectors import keep_current
+    from reader.meaning.build import keep_current
 
     finished = threading.Event()
     stdin.on_close = finished.set

@@ -8,7 +8,7 @@ import gzip
 import json
 from pathlib import Path
 
-from reader.meaning import vectors
+from reader.meaning import build as meaning_build
 from reader.models import Author, Paper
 from reader.store import Store
 
@@ -63,5 +63,5 @@ def meaning_store(data_dir: Path, count: int = 400, *, build: bool = True) -> St
     store.set_setting("examples_added", True)
     store.save_papers(real_papers(count), TOPIC)
     if build:
-        assert vectors.update(store).ready
+        assert meaning_build.update(store).ready
     return store
