@@ -62,9 +62,10 @@ def cmd_sync(args, settings) -> int:
         raise ReaderError(f"{error}{log_note}") from None
     _print_report(report, log_note)
     if report.new or report.updated:  # (a sync that brought nothing, offline say, reads no more)
-        from reader.meaning.vectors import keep_current
+        from reader.meaning import later
 
-        keep_current(store, progress=lambda what, done, total: print(f"{what}: {done:,} of {total:,}", file=sys.stderr))
+        if later.start(store.data_dir) is not None:
+            print("search by meaning: its vectors are brought up to date in the background", file=sys.stderr)
     return EXIT_ERROR if report.failed else 0
 
 
