@@ -104,7 +104,7 @@ class Syncer:
             report = await self._run(topics)
             # Once, at the end: index.json written whole when the saves appended to its log.
             await asyncio.to_thread(self.store.settle_index)
-            await asyncio.to_thread(self.search.wait)
+            await asyncio.to_thread(self.search.wait)  # the announcements' newer versions
             return report
 
     def on_shard(self, shard: str, docs: dict[str, dict], papers: list[Paper], before: os.stat_result | None) -> None:
@@ -159,6 +159,7 @@ class Syncer:
             raise
         finally:
             await asyncio.to_thread(self.features.wait)  # every shard saved has its features beside it
+            await asyncio.to_thread(self.search.wait)  # and is in the search index
             gc.unfreeze()  # syncs run in processes of their own (the CLI, the app's sync child)
         result.requests = self.client.requests_made - requests_before
         result.note = "; ".join(n for n in (run.problems.note(), result.note) if n) or None
