@@ -263,3 +263,21 @@ async def test_a_sync_leaves_the_index_whole_in_index_json_and_its_columns(fake_
     monkeypatch.setattr(IndexFiles, "_read_index_json", lambda self: read.append(1) or None)
     index = Store(store.data_dir).index()
     assert read == [] and len(index) == 350 and sum(1 for mask in index.masks if mask) == 300
+
+
+async def test_a_sync_ends_with_the_search_index_current(fake_arxiv, store, small_pages, monkeypatch):
+    from reader.core.query import parse
+    from reader.searchdb import SearchIndex
+    from reader.sync import indexing
+
+    monkeypatch.setattr(indexing, "BATCH_SHARDS", 2)  # batches indexed while the sync goes on, then the rest
+    fake_arxiv.queries[QUERY] = recent_papers(900, per_day=5)
+    (result,) = (await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])).topics
+    assert result.error is None and len(store.shards()) > 2
+    index = SearchIndex.open(store.data_dir)
+    try:
+        cached = set(stored(store))
+        assert all(index.matching(parse(f"id:{pid}")) == {pid} for pid in cached)
+        assert index.refresh(store) == 0  # every shard was indexed as it is now
+    finally:
+        index.close()

@@ -62,13 +62,11 @@ def cmd_sync(args, settings) -> int:
         raise ReaderError(f"{error}{log_note}") from None
     _print_report(report, log_note)
     if report.new or report.updated:  # (a sync that brought nothing, offline say, reads no more)
-        from reader.meaning.build import keep_current
-        from reader.meaning.vectors import BUILDING_NOTE
+        from reader.meaning import later
+        from reader.meaning.model import MIN_PAPERS
 
-        # Not waiting for the app's sync, which may be building them: `reader find` folds the papers in after.
-        state = keep_current(store, progress=lambda what, done, total: print(f"{what}: {done:,} of {total:,}", file=sys.stderr), wait=0)
-        if state is not None and state.note == BUILDING_NOTE:
-            print(f"meaning index: {state.note}", file=sys.stderr)
+        if len(store.index_order().ids) >= MIN_PAPERS and later.start(store.data_dir) is not None:
+            print("search by meaning: its vectors are brought up to date in the background", file=sys.stderr)
     return EXIT_ERROR if report.failed else 0
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from reader.core.sanitize import INVISIBLE_UTF8, clean_text, has_invisible
 from reader.errors import StoreError
 from reader.searchdb.rows import COLUMNS, LIST_MARK, Card, Row, prose, row_of
-from reader.store.files import parse_json
+from reader.store.files import parse_json, uncompressed
 from reader.store.schema import is_record, without_invisible_text
 
 FORMAT = 3  # bump when rows.py or the schema changes: every partition is then rebuilt
@@ -161,7 +161,7 @@ def indexed_stamps(db: sqlite3.Connection) -> dict[str, Stamp]:
 def _shard_docs(path: Path) -> list[dict]:
     """The shard's records; a damaged or missing shard has none (the store repairs it)."""
     try:
-        raw = path.read_bytes()
+        raw = uncompressed(path.read_bytes(), path)
         data = parse_json(raw, path)
     except (OSError, StoreError):
         return []

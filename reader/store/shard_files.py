@@ -9,12 +9,24 @@ import os
 import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from datetime import UTC, datetime
 from pathlib import Path
 
 from reader.core.sanitize import INVISIBLE_UTF8
 from reader.core.text import plural
 from reader.errors import StoreError
-from reader.store.files import CorruptFileError, encode_json, move_aside, parse_json, read_file, read_json, write_atomic, write_json_atomic
+from reader.store.files import (
+    CorruptFileError,
+    compressed,
+    encode_json,
+    move_aside,
+    parse_json,
+    read_file,
+    read_json,
+    uncompressed,
+    write_atomic,
+    write_json_atomic,
+)
 from reader.store.listing import LEFTOVER, own_files, remove_leftovers
 from reader.store.schema import SCHEMA_VERSION, ShapeError, check_search_texts, is_record, without_invisible_text
 
@@ -28,6 +40,15 @@ _SHARD_OTHERS = re.compile(rf"\d{{4}}\.\d+\.(?:search\.json|stems\.json|features
 
 def _shard_sort_key(shard: str) -> str:
     return ("19" if shard >= "90" else "20") + shard
+
+
+def is_cold(shard: str, now: datetime | None = None) -> bool:
+    """A shard of a month before this one: arXiv numbers no new paper in it, so a sync rewrites
+    it only for a newer version of one of its papers, and it is kept compressed (files.compressed:
+    a third of its size, for ~20 ms a write; the shards were 1.7 of the 3.1 GB a million papers
+    took).
+    This month's shards, which every sync rewrites, stay plain JSON."""
+    return _shard_sort_key(shard)[:6] < (now or datetime.now(UTC)).strftime("%Y%m")
 
 
 class ShardFiles:
@@ -66,6 +87,7 @@ class ShardFiles:
             raw = read_file(path)
             if raw is None:
                 return {}
+            raw = uncompressed(raw, path)
             data = parse_json(raw, path)
         except CorruptFileError as error:
             aside = move_aside(path)
@@ -97,7 +119,8 @@ class ShardFiles:
         if not self._swept:  # a killed sync's half-written shards: once, before the first write
             self._swept = True
             remove_leftovers(self._dir)
-        write_atomic(self.path(shard), head + b',"papers":{' + b",".join(slices) + b"}}")
+        payload = head + b',"papers":{' + b",".join(slices) + b"}}"
+        write_atomic(self.path(shard), compressed(payload) if is_cold(shard) else payload)
 
     # --- derived search texts: papers/YYMM.NN.search.json beside each shard, and their stemmed
     # form, YYMM.NN.stems.json (a file of its own: the scan reads only it, the ranking only the

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from reader.errors import ArxivError, ArxivUnreachableError, ReaderError
 from reader.models import Paper
 from reader.store import Store, Topic
 from reader.store.shard_features import FeatureKeeper
+from reader.sync.indexing import SearchKeeper
 from reader.sync.types import SyncEvent, SyncReport, TopicResult, client_options
 
 PAGE_SIZE = 200  # the first page of a sync: most syncs need no more
@@ -89,6 +91,8 @@ class Syncer:
         self.on_event = on_event or (lambda event: None)
         # Each shard saved leaves For you's features beside it: the first ranking reads them.
         self.features = FeatureKeeper(store)
+        # And the search index, a batch of shards at a time, in child processes.
+        self.search = SearchKeeper(store)
         # The run so far: when it is cancelled (Ctrl+C, the app quitting), the topics it finished,
         # and the one it stopped in (what arrived before the cancellation is saved).
         self.report = SyncReport()
@@ -100,7 +104,13 @@ class Syncer:
             report = await self._run(topics)
             # Once, at the end: index.json written whole when the saves appended to its log.
             await asyncio.to_thread(self.store.settle_index)
+            await asyncio.to_thread(self.search.wait)  # the announcements' newer versions
             return report
+
+    def on_shard(self, shard: str, docs: dict[str, dict], papers: list[Paper], before: os.stat_result | None) -> None:
+        """What `Store.save_papers` tells of each shard written: its derived indexes follow."""
+        self.features.on_shard(shard, docs, papers, before)
+        self.search.on_shard(shard)
 
     async def _run(self, topics: list[Topic]) -> SyncReport:
         report = self.report = SyncReport()
@@ -149,6 +159,7 @@ class Syncer:
             raise
         finally:
             await asyncio.to_thread(self.features.wait)  # every shard saved has its features beside it
+            await asyncio.to_thread(self.search.wait)  # and is in the search index
             gc.unfreeze()  # syncs run in processes of their own (the CLI, the app's sync child)
         result.requests = self.client.requests_made - requests_before
         result.note = "; ".join(n for n in (run.problems.note(), result.note) if n) or None
@@ -178,7 +189,7 @@ class Syncer:
                 result.fetched += len(page.papers)
                 problems.add(page)
                 result.note = problems.note()
-                saved = await asyncio.to_thread(self.store.save_papers, page.papers, None, on_shard=self.features.on_shard)
+                saved = await asyncio.to_thread(self.store.save_papers, page.papers, None, on_shard=self.on_shard)
                 result.updated += saved.updated
                 result.changed_ids += saved.changed_ids
         except ReaderError as error:
@@ -328,7 +339,7 @@ class _Run:
         if self.pending:
             batch = list(self.pending)
             self.pending.clear()
-            saved = await asyncio.to_thread(store.save_papers, batch, self.topic.name, on_shard=self.syncer.features.on_shard)
+            saved = await asyncio.to_thread(store.save_papers, batch, self.topic.name, on_shard=self.syncer.on_shard)
             result.new += saved.new
             result.updated += saved.updated
             result.changed_ids += saved.changed_ids
