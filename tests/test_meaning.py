@@ -272,6 +272,14 @@ def test_neighbours_of_a_paper_are_its_field(cache):
     assert paper.id not in near and len(set(near) & magnetar) == 10
 
 
+def test_a_folder_of_the_users_in_the_meaning_directory_neither_stops_a_build_nor_its_status(cache):
+    (cache.data_dir / "meaning" / "notes").mkdir(parents=True)  # not reader's: left alone, never swept
+    state = build.update(cache)
+    assert state.ready and state.size > 0
+    assert (cache.data_dir / "meaning" / "notes").is_dir()
+    assert vectors.stored(cache.data_dir).size == state.size
+
+
 def test_a_build_killed_half_way_leaves_the_last_whole_index_in_use(cache, monkeypatch):
     build.update(cache)
     before = vectors.MeaningIndex.open(cache.data_dir)

@@ -231,9 +231,14 @@ def _save(
     except OSError as error:
         raise StoreError(f"cannot write the meaning index in {directory}: {error.strerror or error}") from None
     keep = {"meta.json", LOCK, model_file.name, vectors_file.name, ids_file.name}
-    for path in directory.iterdir():
-        if path.name not in keep:
-            path.unlink(missing_ok=True)  # (a reader holding the old vectors mapped keeps reading them)
+    try:
+        for path in directory.iterdir():
+            if path.name not in keep and not path.is_dir():
+                path.unlink(missing_ok=True)  # (a reader holding the old vectors mapped keeps reading them)
+    except OSError as error:  # the build is whole; what is left is swept by the next one
+        from reader import logs
+
+        logs.log.warning("meaning index: old files not removed from %s: %s", directory, error.strerror or error)
 
 
 def keep_current(store: Store, progress: Progress | None = None, *, wait: float = BUILD_WAIT) -> Status | None:

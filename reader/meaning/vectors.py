@@ -224,9 +224,23 @@ class MeaningIndex:
         return self.model.embed_query(text)
 
     def status(self, cached: int) -> Status:
-        size = sum(path.stat().st_size for path in self.directory.iterdir() if path.is_file())
+        size = _size(self.directory)
         meta, model = self.meta, self.model
         return Status(len(self.ids), cached, meta["updated"], model.fitted_on, len(model.vocabulary), model.dimensions, size, "")
+
+
+def _size(directory: Path) -> int:
+    """The bytes of the index's files, those a build sweeps away meanwhile left out."""
+    total = 0
+    try:
+        for path in directory.iterdir():
+            try:
+                total += path.stat().st_size if path.is_file() else 0
+            except OSError:
+                continue
+    except OSError:
+        return 0
+    return total
 
 
 def stored(data_dir: Path) -> Status:
@@ -235,7 +249,7 @@ def stored(data_dir: Path) -> Status:
     directory = data_dir / DIRECTORY
     try:
         meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
-        size = sum(path.stat().st_size for path in directory.iterdir() if path.is_file())
+        size = _size(directory)
         return Status(meta["rows"], 0, meta["updated"], meta["fitted_on"], meta["vocabulary"], meta["dimensions"], size, "")
     except (OSError, ValueError, KeyError, TypeError):
         return Status(0, 0, None, 0, 0, 0, 0, "not built: words answer `reader find` until a sync or `reader index --rebuild` builds it")
