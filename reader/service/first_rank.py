@@ -192,8 +192,8 @@ def _candidates(
     # Each star's best, taken in turns (its first, then every star's second...) until there are
     # CANDIDATES: twice a share each, as the stars' lists overlap.
     lists = [
-        [pid for pid in best if pid not in leave_out and (among is None or pid in among)]
-        for best in index.most_shared(groups, 2 * share + min(len(leave_out), share))  # room for marked papers, left out
+        [pid for pid in best if pid not in leave_out]
+        for best in index.most_shared(groups, 2 * share + min(len(leave_out), share), among)  # room for marked papers, left out
     ]
     found: dict[str, None] = {}
     for turn in zip_longest(*lists):
