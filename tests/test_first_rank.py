@@ -118,26 +118,29 @@ def test_the_index_gives_the_papers_holding_the_most_weight_of_each_group_of_ter
     weights summed, the best first, ties by id."""
     from reader.core.similar import text_node
 
-    store, _, _ = cache
+    store, _, proteins_theme = cache
     groups = [
         [(text_node("reward shaping"), 3.0), (text_node("tool use"), 2.0), (text_node("protein"), 1.0)],
         [(text_node("folding"), 1.5), (text_node("language"), 1.5)],
         [],
     ]
+    proteins = {p.id for p in proteins_theme}
     index = SearchIndex.open(store.data_dir)
     index.refresh(store)
     try:
-        found = index.most_shared(groups, 15)
-        expected = []
+        found, found_among = index.most_shared(groups, 15), index.most_shared(groups, 15, proteins)
+        expected, expected_among = [], []
         for group in groups:
             held: dict[str, float] = {}
             for node, weight in group:
                 for pid in index.matching(node):
                     held[pid] = held.get(pid, 0.0) + weight
             expected.append(sorted(held, key=lambda pid: (-held[pid], pid))[:15])
+            expected_among.append(sorted(proteins & held.keys(), key=lambda pid: (-held[pid], pid))[:15])
     finally:
         index.close()
     assert found == expected and len(found[0]) == 15 and found[2] == []
+    assert found_among == expected_among and len(found_among[0]) == 15 and found_among[0] != found[0]
 
 
 def test_counts_saved_from_another_state_of_the_shard_or_crafted_read_as_none(cache):

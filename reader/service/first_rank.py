@@ -10,7 +10,8 @@ The whole-cache ranking (ranking_corpus.RankingCorpus) reads every shard's featu
 The candidates are at most CANDIDATES papers sharing the stars' distinctive words, phrases
 and authors (weighed as the model's TF-IDF weighs them): each star's in turn, those holding the
 most weight of its heaviest terms, asked only while few enough papers hold them together
-(searchdb/sharing.py: the index's rows read stay bounded). The model is the whole-cache
+(searchdb/sharing.py: the index's rows read stay bounded); with a topic, the most among its
+papers (the index drops the others' rows before taking the best). The model is the whole-cache
 ranking's and every score equals its score for that paper: a paper ranks here when the
 whole-cache ranking would rank it, unless it shares too little with the stars to be a
 candidate (then it ranks low there too).
