@@ -118,26 +118,29 @@ def test_the_index_gives_the_papers_holding_the_most_weight_of_each_group_of_ter
     weights summed, the best first, ties by id."""
     from reader.core.similar import text_node
 
-    store, _, _ = cache
+    store, _, proteins_theme = cache
     groups = [
         [(text_node("reward shaping"), 3.0), (text_node("tool use"), 2.0), (text_node("protein"), 1.0)],
         [(text_node("folding"), 1.5), (text_node("language"), 1.5)],
         [],
     ]
+    proteins = {p.id for p in proteins_theme}
     index = SearchIndex.open(store.data_dir)
     index.refresh(store)
     try:
-        found = index.most_shared(groups, 15)
-        expected = []
+        found, found_among = index.most_shared(groups, 15), index.most_shared(groups, 15, proteins)
+        expected, expected_among = [], []
         for group in groups:
             held: dict[str, float] = {}
             for node, weight in group:
                 for pid in index.matching(node):
                     held[pid] = held.get(pid, 0.0) + weight
             expected.append(sorted(held, key=lambda pid: (-held[pid], pid))[:15])
+            expected_among.append(sorted(proteins & held.keys(), key=lambda pid: (-held[pid], pid))[:15])
     finally:
         index.close()
     assert found == expected and len(found[0]) == 15 and found[2] == []
+    assert found_among == expected_among and len(found_among[0]) == 15 and found_among[0] != found[0]
 
 
 def test_counts_saved_from_another_state_of_the_shard_or_crafted_read_as_none(cache):
@@ -162,3 +165,41 @@ def test_counts_saved_from_another_state_of_the_shard_or_crafted_read_as_none(ca
     body = raw[:start] + columns[::-1].tobytes() + raw[start + columns.nbytes : -4]  # out of order, checksum right
     assert shard_counts.decode(body + struct.pack("<I", zlib.crc32(body)), stamp) is None
     assert shard_counts.decode(raw[:-5] + raw[-4:], stamp) is None  # cut short
+
+
+def test_a_topic_outside_the_stars_theme_gets_its_own_best_papers_as_the_whole_cache_ranks_them(cache):
+    """The candidates are the topic's papers sharing the most with the stars, not the few of
+    them that made the cut over the whole cache (there, the starred theme's papers fill it)."""
+    store, agents, proteins = cache
+    marks = {"starred": {p.id for p in agents[:5]}, "read": set(), "hidden": set()}
+    topic = [p.id for p in proteins]
+    whole = RankingCorpus(store).rank(**marks, candidates=topic)
+    fast = _ranked(store, **marks, among=topic)
+    assert isinstance(whole, Ranking) and isinstance(fast, Ranking)
+    assert len(fast) >= 10 and fast.ids[:10] == whole.ids[:10]  # (on the whole-cache cut: no candidate of the topic)
+    scores = dict(zip(whole.ids, whole.scores))
+    assert fast.scores == pytest.approx([scores[pid] for pid in fast.ids], abs=1e-9)
+
+
+def test_the_cli_ranks_the_whole_cache_when_the_search_index_is_locked(capsys, cache, caplog, monkeypatch):
+    """Another writer (the app refreshing after a sync) holding the index: `reader rank` gives
+    the whole-cache ranking, said in the log, instead of failing."""
+    import sqlite3
+
+    from reader.searchdb import partition
+
+    store, agents, _ = cache
+    store.set_marks([p.id for p in agents[:5]], starred=True)
+    code, whole, _ = run(capsys, "rank", "--json", "--limit", "10")
+    assert code == 0 and run(capsys, "list", "--query", "zebra")[0] == 0  # builds the index
+    monkeypatch.setattr(partition, "BUSY_SECONDS", 0.1)  # (a minute in use)
+    writer = sqlite3.connect(SearchIndex.open(store.data_dir).paths[0], isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # the write lock, held
+    caplog.set_level(logging.INFO, logger="reader.features")
+    try:
+        code, locked, err = run(capsys, "rank", "--json", "--limit", "10")
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert code == 0 and err == "" and locked == whole and len(json.loads(locked)) == 10
+    assert "the search index cannot be used (" in caplog.text and "For you from" not in caplog.text

@@ -78,20 +78,30 @@ def cmd_rank(args: argparse.Namespace, settings) -> int:
 def _ranked_from_candidates(store, lib, among, limit: int):
     """The papers sharing the stars' distinctive terms ranked, reading only their features
     (service/first_rank.py); None when the whole cache must be ranked instead (said in the log):
-    no search index yet, document counts missing for many shards, or fewer candidates than asked for."""
+    no search index yet or one that cannot be refreshed, document counts missing for many
+    shards, or fewer candidates than asked for."""
     import logging
+    import sqlite3
 
     from reader.core.ranking import NeedsStars
+    from reader.errors import ReaderError
     from reader.searchdb import SearchIndex
     from reader.service.first_rank import rank_from_candidates
 
+    log = logging.getLogger("reader.features")
     if not SearchIndex.open(store.data_dir).built():
-        logging.getLogger("reader.features").info("For you: no search index yet: every paper's features are read")
+        log.info("For you: no search index yet: every paper's features are read")
         return None
-    with search_index(store) as index:
-        result = rank_from_candidates(store, index, starred=lib.starred, read=lib.read, hidden=lib.hidden, among=among)
+    try:
+        with search_index(store) as index:
+            result = rank_from_candidates(store, index, starred=lib.starred, read=lib.read, hidden=lib.hidden, among=among)
+    except (ReaderError, sqlite3.Error) as error:
+        # The index locked by another writer (the app refreshing after a sync), or a read-only
+        # data directory: the whole-cache ranking needs no index.
+        log.info("For you: the search index cannot be used (%s): every paper's features are read", error)
+        return None
     if result is not None and not isinstance(result, NeedsStars) and len(result) < limit:
-        logging.getLogger("reader.features").info("For you: %d candidates, fewer than asked for: every paper is ranked", len(result))
+        log.info("For you: %d candidates, fewer than asked for: every paper is ranked", len(result))
         return None
     return result
 

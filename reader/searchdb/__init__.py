@@ -336,11 +336,24 @@ class SearchIndex:
                 found.update(ids)
         return found
 
-    def most_shared(self, groups: Sequence[Sequence[tuple[Node, float]]], share: int) -> list[list[str]]:
-        """For each group of weighed text queries, the `share` papers holding the most weight of
-        them (ties by id), read from each partition's best (sharing.py), asked at once."""
+    def most_shared(
+        self, groups: Sequence[Sequence[tuple[Node, float]]], share: int, among: Iterable[str] | None = None
+    ) -> list[list[str]]:
+        """For each group of weighed text queries, the `share` papers (of `among` when given)
+        holding the most weight of them (ties by id), read from each partition's best
+        (sharing.py), asked at once."""
+        by_part: dict[int, list[str]] | None = None
+        if among is not None:
+            by_part = {part: [] for part in range(PARTITIONS)}
+            for pid in among:
+                by_part[partition_of(shard_of(pid))].append(pid)
+
+        def best(part: int) -> list[list[tuple[float, str]]]:
+            mine = None if by_part is None else by_part[part]
+            return self._read(part, lambda db: most_shared(db, groups, share, mine))
+
         with self._in_use():
-            parts = list(self._readers().map(lambda part: self._read(part, lambda db: most_shared(db, groups, share)), range(PARTITIONS)))
+            parts = list(self._readers().map(best, range(PARTITIONS)))
         return [[pid for _, pid in sorted(found for part in parts for found in part[g])[:share]] for g in range(len(groups))]
 
     def matching_among(self, node: Node, ids: Iterable[str]) -> set[str]:

@@ -7,23 +7,38 @@ weight in numpy, and only the best rows are looked up as ids: no bm25 (FTS5 comp
 every match: seconds for a few common terms at 1,000,000 papers) and no join per match. The
 caller keeps the terms few and rare enough (their papers counted beforehand), which bounds the
 rows read; rows the text index still holds for papers since replaced are dropped by the look-up.
+Asked for the best among some papers (a topic's), the rows of the others are dropped before
+the best are taken: a topic's best are found however few of them the whole cache's best hold.
 numpy is imported inside: most commands never ask this."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from reader.core.query import Node
 from reader.searchdb.match import fts_expression
 
 
-def most_shared(db: sqlite3.Connection, groups: Sequence[Sequence[tuple[Node, float]]], share: int) -> list[list[tuple[float, str]]]:
-    """For each group of (text query, weight): its `share` best papers here, as (minus the
-    weight they hold, id), best first, ties by id."""
+def most_shared(
+    db: sqlite3.Connection, groups: Sequence[Sequence[tuple[Node, float]]], share: int, among: Collection[str] | None = None
+) -> list[list[tuple[float, str]]]:
+    """For each group of (text query, weight): its `share` best papers here (of `among` when
+    given), as (minus the weight they hold, id), best first, ties by id."""
     import numpy as np
 
+    if among is not None and not among:
+        return [[] for _ in groups]
+    allowed = None
+    if among is not None:
+        allowed = np.fromiter(
+            (
+                num
+                for (num,) in db.execute("SELECT num FROM papers WHERE id IN (SELECT value FROM json_each(?))", (json.dumps(list(among)),))
+            ),
+            dtype=np.int64,
+        )
     found: list[list[tuple[float, str]]] = []
     for group in groups:
         rows, weights = [], []
@@ -41,6 +56,12 @@ def most_shared(db: sqlite3.Connection, groups: Sequence[Sequence[tuple[Node, fl
             continue
         numbers, inverse = np.unique(np.concatenate(rows), return_inverse=True)
         held = np.bincount(inverse.ravel(), weights=np.concatenate(weights))
+        if allowed is not None:
+            kept = np.isin(numbers, allowed)
+            numbers, held = numbers[kept], held[kept]
+            if not len(numbers):
+                found.append([])
+                continue
         # The rows holding at least the share-th most weight (all of those tied with it: ties go by id).
         least = np.partition(held, len(held) - share)[len(held) - share] if share < len(held) else -np.inf
         best = np.flatnonzero(held >= least)

@@ -10,7 +10,8 @@ The whole-cache ranking (ranking_corpus.RankingCorpus) reads every shard's featu
 The candidates are at most CANDIDATES papers sharing the stars' distinctive words, phrases
 and authors (weighed as the model's TF-IDF weighs them): each star's in turn, those holding the
 most weight of its heaviest terms, asked only while few enough papers hold them together
-(searchdb/sharing.py: the index's rows read stay bounded). The model is the whole-cache
+(searchdb/sharing.py: the index's rows read stay bounded); with a topic, the most among its
+papers (the index drops the others' rows before taking the best). The model is the whole-cache
 ranking's and every score equals its score for that paper: a paper ranks here when the
 whole-cache ranking would rank it, unless it shares too little with the stars to be a
 candidate (then it ranks low there too).
@@ -192,8 +193,8 @@ def _candidates(
     # Each star's best, taken in turns (its first, then every star's second...) until there are
     # CANDIDATES: twice a share each, as the stars' lists overlap.
     lists = [
-        [pid for pid in best if pid not in leave_out and (among is None or pid in among)]
-        for best in index.most_shared(groups, 2 * share + min(len(leave_out), share))  # room for marked papers, left out
+        [pid for pid in best if pid not in leave_out]
+        for best in index.most_shared(groups, 2 * share + min(len(leave_out), share), among)  # room for marked papers, left out
     ]
     found: dict[str, None] = {}
     for turn in zip_longest(*lists):
