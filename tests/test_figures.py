@@ -284,7 +284,8 @@ def test_an_svg_figure_is_fetched_drawn_by_resvg_in_its_bounded_child_and_kept_a
         ),
         (b'<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "aaaaaaaa">]><svg xmlns="http://www.w3.org/2000/svg">&a;</svg>', "XML entities"),
         (b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="100000"><rect width="1" height="9"/></svg>', "MB to draw; refused"),
-        (b"<svg not a drawing", "an SVG drawing resvg cannot draw"),
+        (b"<svg not a drawing", "an SVG drawing that is not well-formed XML (line 1); not drawn"),
+        (b"<html/>", "an SVG drawing resvg cannot draw"),
     ],
 )
 def test_a_hostile_svg_drawing_is_refused_in_one_line(drawing, reason):
