@@ -384,6 +384,23 @@ def test_text_figures_prefetches_every_image_and_says_why_each_refused_one_is_no
     assert figures_env.max_in_flight == 1
 
 
+def test_text_figures_counts_a_crashed_drawing_as_failed_and_draws_it_on_the_next_run(figures_env, capsys, tmp_path, monkeypatch):
+    paper = figures_env.figure_paper
+    figures_env.documents[f"/html/{paper.id}/assets/x3.svg"] = ({"Content-Type": "image/svg+xml"}, two_bars_svg())
+    crashing = tmp_path / "child.sh"
+    crashing.write_text("#!/bin/sh\nkill -SEGV $$\n")
+    crashing.chmod(0o755)
+    with monkeypatch.context() as patched:
+        patched.setattr(sys, "executable", str(crashing))  # the drawing's child crashes this time
+        code, out, err = run(capsys, "text", paper.id, "--figures")
+    assert code == 1
+    assert "[4/11] Figure 3: Panel 3.: FAILED: the SVG drawer crashed (signal 11); not drawn this time" in err.splitlines()
+    assert out.strip() == f"{paper.id}v{paper.version}: 11 images, 4 kept, 6 refused, 1 failed"
+    code, out, err = run(capsys, "text", paper.id, "--figures")
+    assert code == 0, err
+    assert out.strip() == f"{paper.id}v{paper.version}: 11 images, 5 kept, 6 refused"
+
+
 def test_fig_writes_one_image_to_a_file_and_refuses_in_one_line(figures_env, capsys, data_dir, tmp_path):
     paper = figures_env.figure_paper
     out_file = tmp_path / "board.png"
