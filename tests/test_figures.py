@@ -284,7 +284,8 @@ def test_an_svg_figure_is_fetched_drawn_by_resvg_in_its_bounded_child_and_kept_a
         ),
         (b'<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "aaaaaaaa">]><svg xmlns="http://www.w3.org/2000/svg">&a;</svg>', "XML entities"),
         (b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="100000"><rect width="1" height="9"/></svg>', "MB to draw; refused"),
-        (b"<svg not a drawing", "an SVG drawing resvg cannot draw"),
+        (b"<svg not a drawing", "an SVG drawing that is not well-formed XML (line 1); not drawn"),
+        (b"<html/>", "an SVG drawing resvg cannot draw"),
     ],
 )
 def test_a_hostile_svg_drawing_is_refused_in_one_line(drawing, reason):
@@ -381,6 +382,23 @@ def test_text_figures_prefetches_every_image_and_says_why_each_refused_one_is_no
         assert reason in said, reason
     assert out.strip() == f"{paper.id}v{paper.version}: 11 images, 4 kept, 7 refused"
     assert figures_env.max_in_flight == 1
+
+
+def test_text_figures_counts_a_crashed_drawing_as_failed_and_draws_it_on_the_next_run(figures_env, capsys, tmp_path, monkeypatch):
+    paper = figures_env.figure_paper
+    figures_env.documents[f"/html/{paper.id}/assets/x3.svg"] = ({"Content-Type": "image/svg+xml"}, two_bars_svg())
+    crashing = tmp_path / "child.sh"
+    crashing.write_text("#!/bin/sh\nkill -SEGV $$\n")
+    crashing.chmod(0o755)
+    with monkeypatch.context() as patched:
+        patched.setattr(sys, "executable", str(crashing))  # the drawing's child crashes this time
+        code, out, err = run(capsys, "text", paper.id, "--figures")
+    assert code == 1
+    assert "[4/11] Figure 3: Panel 3.: FAILED: the SVG drawer crashed (signal 11); not drawn this time" in err.splitlines()
+    assert out.strip() == f"{paper.id}v{paper.version}: 11 images, 4 kept, 6 refused, 1 failed"
+    code, out, err = run(capsys, "text", paper.id, "--figures")
+    assert code == 0, err
+    assert out.strip() == f"{paper.id}v{paper.version}: 11 images, 5 kept, 6 refused"
 
 
 def test_fig_writes_one_image_to_a_file_and_refuses_in_one_line(figures_env, capsys, data_dir, tmp_path):

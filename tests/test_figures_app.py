@@ -229,3 +229,36 @@ async def test_an_svg_figure_is_drawn_in_place_from_resvgs_drawing(store, fake_a
         assert len(drawn) == 23  # 91 cells across, half as many pixels down as across, two a row
         cells = [segment for segment in drawn[10] if segment.text == UPPER_HALF]
         assert tuple(cells[0].style.color.triplet) == RED and tuple(cells[-1].style.bgcolor.triplet) == BLUE
+
+
+async def test_an_svg_drawing_whose_child_crashed_says_so_and_f_draws_it_again(store, fake_arxiv, tmp_path, monkeypatch):
+    import sys
+
+    from tests.helpers.figures import two_bars_svg
+
+    crashing = tmp_path / "child.sh"
+    crashing.write_text("#!/bin/sh\nkill -SEGV $$\n")
+    crashing.chmod(0o755)
+    app = full_text_app(store, fake_arxiv.base)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        path = f"/html/{paper.id}v{paper.version}/x1.svg"
+        fake_arxiv.documents[path] = ({"Content-Type": "image/svg+xml"}, two_bars_svg())
+        figure = Block(FIGURE, "Figure 1: Two bars.", images=(fake_arxiv.base + path,))
+        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(TITLE, "T"), figure)))
+        await pilot.press("v")
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, FullTextScreen)
+        with monkeypatch.context() as patched:
+            patched.setattr(sys, "executable", str(crashing))  # the drawing's child crashes this time
+            await pilot.press("f")
+            await _settled(pilot, screen)
+        lines = [line.rstrip() for line in screen.view.lines.texts]
+        assert "  image 1: not shown: the SVG drawer crashed (signal 11); not drawn this time" in lines
+        await pilot.press("f")  # not the drawing's fault, nor kept: asked and drawn again
+        await _settled(pilot, screen)
+        assert len([strip for strip in screen.view.lines.strips if UPPER_HALF in strip.text]) == 23
+        assert [request.path for request in fake_arxiv.requests] == [path, path]

@@ -48,7 +48,7 @@ def prefetch(settings, document) -> int:
     stderr, a summary on stdout; 1 when any could not be fetched (a refused image is no failure)."""
     from reader.errors import ArxivError
     from reader.fulltext.figures import fetch_image
-    from reader.fulltext.picture import ImageRefused
+    from reader.fulltext.picture import ImageNotDrawnNow, ImageRefused
 
     images = document.images
     counts = {"kept": 0, "refused": 0, "failed": 0}
@@ -58,6 +58,10 @@ def prefetch(settings, document) -> int:
             where = f"[{number}/{len(images)}] {figure.text[:60]}"
             try:
                 path = await fetch_image(client, cache, document.id, document.version, number, url)
+            except ImageNotDrawnNow as passing:  # not the image's fault: the next run tries it again
+                counts["failed"] += 1
+                print(f"{where}: FAILED: {passing}", file=sys.stderr)
+                continue
             except ImageRefused as refused:
                 counts["refused"] += 1
                 print(f"{where}: not shown: {refused}", file=sys.stderr)

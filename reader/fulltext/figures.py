@@ -3,8 +3,11 @@
     figures/IDvN/<n>.<ext>    image n of that version (n counts the text's images from 1, in
                               order: Document.images), as arXiv sent it; a version's images
                               never change, so one is fetched once
-    figures/IDvN/<n>.refused  why image n is not shown (not an image, too large, a 404): never
-                              asked again, told in one line
+    figures/IDvN/<n>.refused  why image n is not shown (not an image, too large, an unsafe
+                              drawing, a damaged one, a 404): never asked again, told in one
+                              line. Its first line is REFUSAL_FORMAT: a refusal written under
+                              other rules (an older reader's) is ignored and the image fetched
+                              again. A passing failure (ImageNotDrawnNow) is said, never kept.
 
 An image is fetched by the same client as the page (the configured hosts only, one connection,
 the pause between requests, the User-Agent, retries on 429 and 5xx; a 404 is final), read whole
@@ -25,7 +28,7 @@ from PIL import Image
 from reader.arxiv.client import ArxivClient
 from reader.errors import ArxivNotFoundError, FeedFormatError
 from reader.fulltext.clean import printable
-from reader.fulltext.picture import MAX_BYTES, ImageRefused, is_svg, open_image
+from reader.fulltext.picture import MAX_BYTES, ImageNotDrawnNow, ImageRefused, is_svg, open_image
 from reader.fulltext.store import atomic_file, file_key
 from reader.fulltext.svgdraw import draw_svg
 from reader.store.listing import remove_leftovers
@@ -36,6 +39,9 @@ REFUSED = "refused"
 EXTENSIONS = ("png", "jpg", "gif", "webp")
 ACCEPTED_TYPES = ("image/", "application/octet-stream")  # and none at all: what an image may be sent as
 MAX_REASON = 200  # characters of a remembered refusal
+# The first line of a kept refusal: bumped when what is refused for good changes (SVG drawings
+# were refused as such before resvg drew them), so that older refusals are asked again.
+REFUSAL_FORMAT = "reader refusal 2"
 
 
 def image_extension(data: bytes) -> str:
@@ -77,8 +83,11 @@ class FigureCache:
                     pass
                 return Stored(path=path)
         try:
-            reason = read_regular(folder / f"{number}.{REFUSED}", 4 * MAX_REASON).decode("utf-8", "replace")
+            kept = read_regular(folder / f"{number}.{REFUSED}", 4 * MAX_REASON + 64).decode("utf-8", "replace")
         except (OSError, UnsafeFileError):
+            return None
+        form, _, reason = kept.partition("\n")
+        if form != REFUSAL_FORMAT:  # refused under an older reader's rules: fetched again
             return None
         return Stored(refused=printable(reason)[:MAX_REASON] or "not an image reader shows")
 
@@ -97,11 +106,13 @@ class FigureCache:
     def keep(self, paper_id: str, version: int, number: int, data: bytes) -> Path:
         path = self.folder(paper_id, version) / f"{number}.{image_extension(data)}"
         self._write(path, data)
+        (path.parent / f"{number}.{REFUSED}").unlink(missing_ok=True)  # an older reader's refusal, now drawn
         self.trim()
         return path
 
     def refuse(self, paper_id: str, version: int, number: int, reason: str) -> None:
-        self._write(self.folder(paper_id, version) / f"{number}.{REFUSED}", printable(reason)[:MAX_REASON].encode())
+        kept = f"{REFUSAL_FORMAT}\n{printable(reason)[:MAX_REASON]}"
+        self._write(self.folder(paper_id, version) / f"{number}.{REFUSED}", kept.encode())
 
     def _write(self, path: Path, data: bytes) -> None:
         with atomic_file(path) as handle:
@@ -180,7 +191,8 @@ class _ImageBody:
 
 async def fetch_image(client: ArxivClient, cache: FigureCache, paper_id: str, version: int, number: int, url: str) -> Path:
     """Image `number` of that version, from the cache or fetched and kept; ImageRefused (said in
-    one line, remembered unless it is the address's fault) or an ArxivError otherwise."""
+    one line, remembered unless it is the address's fault or a passing one: ImageNotDrawnNow)
+    or an ArxivError otherwise."""
     stored = await asyncio.to_thread(cache.stored, paper_id, version, number)
     if stored is not None:
         if stored.refused is not None:
@@ -199,10 +211,12 @@ async def fetch_image(client: ArxivClient, cache: FigureCache, paper_id: str, ve
         try:
             if not isinstance(data, ImageRefused):
                 if is_svg(data):  # kept as its drawing: a PNG, shown and written as any other
-                    data = await asyncio.to_thread(draw_svg, data)
+                    data = await asyncio.to_thread(draw_svg, data)  # ImageNotDrawnNow passes through
                     await asyncio.to_thread(open_image, data)
                 return await asyncio.to_thread(cache.keep, paper_id, version, number, data)
             reason = str(data)
+        except ImageNotDrawnNow:
+            raise
         except ImageRefused as error:
             reason = str(error)
     await asyncio.to_thread(cache.refuse, paper_id, version, number, reason)

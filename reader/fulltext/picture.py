@@ -32,6 +32,11 @@ class ImageRefused(ReaderError):
     """Bytes that are not an image reader shows (not an image, too large, truncated)."""
 
 
+class ImageNotDrawnNow(ImageRefused):
+    """An image not shown for a passing reason (a drawing's child ran out of time, could not
+    start, crashed): said, never remembered, tried again next time."""
+
+
 @dataclass(frozen=True, slots=True)
 class Cells:
     """An image as rows of half-block cells: each cell the (upper, lower) pixel colours."""

@@ -404,7 +404,7 @@ class FullTextScreen(Screen):
         """Fetch the images asked for, one after another with one client, each drawn as it comes."""
         from reader.arxiv.client import ArxivClient
         from reader.fulltext.figures import fetch_image
-        from reader.fulltext.picture import ImageRefused
+        from reader.fulltext.picture import ImageNotDrawnNow, ImageRefused
         from reader.sync.types import client_options
 
         images, cache = document.images, self._figure_cache()
@@ -417,8 +417,8 @@ class FullTextScreen(Screen):
                     try:
                         await fetch_image(client, cache, document.id, document.version, number, images[number - 1][1])
                         note = None
-                    except ImageRefused as refused:
-                        note = f"not shown: {refused}"
+                    except ImageRefused as refused:  # a passing failure (not the image's fault): `f` tries it again
+                        note, failed = f"not shown: {refused}", isinstance(refused, ImageNotDrawnNow)
                     except (ReaderError, OSError) as error:  # offline, arXiv's failure, the cache's folder
                         note, failed = f"not fetched: {error}", True
                     self.post_message(FigureFetched(number, note, failed))
