@@ -332,7 +332,7 @@ async def test_in_a_kitty_terminal_a_page_is_sent_as_its_own_pixels_and_drawn_as
     from reader.core.terminal_graphics import KITTY, PLACEHOLDER
 
     sent: list[str] = []
-    monkeypatch.setattr(pdf_pages, "terminal_drawing", lambda images: KITTY)  # as in kitty itself
+    monkeypatch.setattr(pdf_pages, "terminal_drawing", lambda app, images: KITTY)  # as in kitty itself
     monkeypatch.setattr(pdf_pages, "send_to_terminal", lambda app, sequence: sent.append(sequence))
     app = full_text_app(store)
     async with app.run_test(size=(100, 40)) as pilot:

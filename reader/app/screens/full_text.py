@@ -118,7 +118,7 @@ class FullTextScreen(Screen):
         self.unicode = True  # math as Unicode; `t`: as TeX (copying gives what is shown)
         self.layout_now: TextLayout | None = None
         self.pictures: dict[int, str | None] = {}  # image number -> None: drawn; else a line saying why not / that it comes
-        self.drawing = terminal_drawing(service.settings.images)  # half blocks, or the terminal's own pixels (Kitty)
+        self.drawing = terminal_drawing(self.app, service.settings.images)  # half blocks, or the terminal's own pixels (Kitty)
         # (image number, width) -> its strips, made once per width, and its Kitty image's id (half blocks: None)
         self._drawn: dict[tuple[int, int], tuple[list[Strip], int | None]] = {}
         # Kitty images drawn, not sent yet: id -> the escape sequence sending them (dropped once

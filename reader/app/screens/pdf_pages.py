@@ -87,7 +87,7 @@ class PdfPagesScreen(Screen):
         self.shown_page: int | None = None  # the page on screen, once drawn
         self._pdf: Path | None = None
         self._drawn: dict[tuple[int, int, int, bool], Drawn] = {}  # (page, columns, rows, text)
-        self.drawing = terminal_drawing(service.settings.images)  # half blocks, the terminal's own pixels (Kitty), or text
+        self.drawing = terminal_drawing(self.app, service.settings.images)  # half blocks, the terminal's own pixels (Kitty), or text
         self._sent: set[int] = set()  # the Kitty images the terminal holds (freed when the view closes)
         self._child: FetchChild | None = None  # the PDF's fetch under way, if any
 

@@ -17,7 +17,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from reader.core.terminal_graphics import KITTY_MAX_ID, drawing, kitty_colour, kitty_rows
+from reader.core.terminal_graphics import HALFBLOCK, KITTY, KITTY_MAX_ID, drawing, kitty_colour, kitty_rows
 from reader.fulltext.picture import Cells
 
 if TYPE_CHECKING:
@@ -46,10 +46,15 @@ def note_strip(text: str, indent: int = 2) -> Strip:
     return Strip([Segment(" " * indent + text, Style(dim=True))])
 
 
-def terminal_drawing(images: str) -> str:
-    """How this app's terminal draws pictures under the `images` setting (terminal_graphics)."""
+def terminal_drawing(app: App, images: str) -> str:
+    """How this app's terminal draws pictures under the `images` setting (terminal_graphics).
+    Kitty's image id travels in a cell's 24-bit colour: where Textual writes colours otherwise
+    (no COLORTERM, as over ssh: 256 colours) or none (NO_COLOR), half blocks."""
     stdout = sys.__stdout__
-    return drawing(images, os.environ, stdout is not None and stdout.isatty())
+    chosen = drawing(images, os.environ, stdout is not None and stdout.isatty())
+    if chosen == KITTY and (app.console.color_system != "truecolor" or app.no_color):
+        return HALFBLOCK
+    return chosen
 
 
 # Kitty's image ids are the terminal window's, shared with whatever else ran there: the app's
