@@ -360,6 +360,27 @@ async def test_in_a_kitty_terminal_a_page_is_sent_as_its_own_pixels_and_drawn_as
         assert len([sequence for sequence in sent if sequence.startswith("\x1b_Ga=d")]) == 2  # both freed
 
 
+@pytest.mark.slow  # PDFium's child process
+async def test_in_a_kitty_terminal_a_tall_page_on_a_tall_screen_takes_at_most_the_rows_a_placement_numbers(store, monkeypatch):
+    import re
+
+    from reader.app.screens import pdf_pages
+    from reader.core.terminal_graphics import KITTY, KITTY_MAX_CELLS
+
+    sent: list[str] = []
+    monkeypatch.setattr(pdf_pages, "terminal_drawing", lambda app, images: KITTY)
+    monkeypatch.setattr(pdf_pages, "send_to_terminal", lambda app, sequence: sent.append(sequence))
+    app = full_text_app(store)
+    async with app.run_test(size=(100, 330)) as pilot:  # 326 rows for the page: more than kitty numbers
+        await ready(pilot)
+        await open_paper(pilot)
+        keep_read_from_pdf(store.data_dir, app.screen.paper, pdf_page(100, 2000, b"0 0 m 100 2000 l 0 2000 l f"))
+        screen = await full_text_then_pages(pilot)
+        assert screen.problem is None and screen.shown_page == 1
+        rows = int(re.search(r"\x1b_Ga=T[^;]*,r=(\d+)", sent[0])[1])
+        assert rows == KITTY_MAX_CELLS
+
+
 @pytest.mark.slow  # the app in a real terminal, PDFium's child process
 def test_in_a_real_kitty_terminal_p_sends_the_page_once_places_its_cells_and_frees_it(store, papers, data_dir):
     import re

@@ -192,7 +192,8 @@ class PdfPagesScreen(Screen):
         self._pdf = path
         worker = get_current_worker()
         kitty = self.drawing == KITTY
-        columns = min(columns, KITTY_MAX_CELLS) if kitty else columns
+        if kitty:  # a placement numbers its rows and columns with at most KITTY_MAX_CELLS marks
+            columns, rows = min(columns, KITTY_MAX_CELLS), min(rows, KITTY_MAX_CELLS)
         # The terminal's own pixels: about a cell's worth each; half blocks: twice theirs, averaged.
         size = (CELL_PIXELS[0] * columns, CELL_PIXELS[1] * rows) if kitty else (SHARPER * columns, SHARPER * 2 * rows)
         rendered = render_page(path, page, *size, text=text, cancelled=lambda: worker.is_cancelled)
