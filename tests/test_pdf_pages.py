@@ -361,6 +361,38 @@ async def test_in_a_kitty_terminal_a_page_is_sent_as_its_own_pixels_and_drawn_as
 
 
 @pytest.mark.slow  # PDFium's child process
+async def test_in_a_kitty_terminal_a_page_drawn_again_at_a_new_size_frees_the_old_image_and_quitting_frees_all(store, monkeypatch):
+    import re
+
+    from reader.app.screens import pdf_pages
+    from reader.core.terminal_graphics import KITTY
+
+    sent: list[str] = []
+    monkeypatch.setattr(pdf_pages, "terminal_drawing", lambda app, images: KITTY)
+    monkeypatch.setattr(pdf_pages, "send_to_terminal", lambda app, sequence: sent.append(sequence))
+
+    def images() -> list[int]:
+        return [int(found) for sequence in sent for found in re.findall(r"\x1b_Ga=T[^;]*,i=(\d+),", sequence)]
+
+    def freed() -> list[int]:
+        return [int(found) for sequence in sent for found in re.findall(r"\x1b_Ga=d,d=I,i=(\d+),", sequence)]
+
+    app = full_text_app(store)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        keep_read_from_pdf(store.data_dir, app.screen.paper, ARTICLE.read_bytes())
+        await full_text_then_pages(pilot)
+        assert len(images()) == 1 and freed() == []
+        await pilot.resize_terminal(100, 30)  # page 1 drawn again, smaller: a new image
+        await until(pilot, lambda: len(images()) == 2)
+        await ready(pilot)
+        assert freed() == images()[:1]
+        # The app quits from the page view: its image is freed too.
+    assert sorted(freed()) == sorted(images())
+
+
+@pytest.mark.slow  # PDFium's child process
 async def test_in_a_kitty_terminal_a_tall_page_on_a_tall_screen_takes_at_most_the_rows_a_placement_numbers(store, monkeypatch):
     import re
 

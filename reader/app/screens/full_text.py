@@ -25,10 +25,10 @@ from textual.worker import get_current_worker
 
 from reader.app.keys import key
 from reader.app.widgets.footer import KeyFooter
-from reader.app.widgets.picture import cell_strips, new_image_id, placement_strips, send_to_terminal, terminal_drawing
+from reader.app.widgets.picture import TerminalImages, cell_strips, new_image_id, placement_strips, send_to_terminal, terminal_drawing
 from reader.app.widgets.record_view import MATH, RECORD_SCROLL, RecordLines, RecordView, record_width
 from reader.app.widgets.text_layout import TextLayout, text_lines
-from reader.core.terminal_graphics import KITTY, KITTY_MAX_CELLS, OFF, kitty_forget, kitty_image
+from reader.core.terminal_graphics import KITTY, KITTY_MAX_CELLS, OFF, kitty_image
 from reader.errors import ReaderError
 from reader.fulltext.document import Document
 from reader.fulltext.store import TextStore
@@ -88,8 +88,7 @@ class FigureFetched(Message):
 
 
 class FullTextScreen(Screen):
-    """Esc goes back to the detail view (which then reads the paper again: it may cite starred
-    papers now)."""
+    """Esc goes back to the detail view (which then reads the paper again: it may cite starred papers now)."""
 
     # The detail view's ids: a key remapped there (keymap.toml) moves here alike.
     BINDINGS = [
@@ -124,7 +123,7 @@ class FullTextScreen(Screen):
         # Kitty images drawn, not sent yet: id -> the escape sequence sending them (dropped once
         # sent: the terminal keeps the pixels, the app only their cells)
         self._unsent: dict[int, str] = {}
-        self._sent: set[int] = set()  # the Kitty images the terminal holds (freed when the view closes)
+        self._images = TerminalImages(lambda sequence: send_to_terminal(self.app, sequence))
         # Images asked for, not fetched yet: one worker fetches them in turn, taking each under the
         # lock that asking takes too (an image asked for as the worker ends starts another).
         self._pending: list[int] = []
@@ -186,13 +185,13 @@ class FullTextScreen(Screen):
             for image_id in message.images:  # the pixels first, then the cells showing them
                 sequence = self._unsent.pop(image_id, None)
                 if sequence is not None:
-                    send_to_terminal(self.app, sequence)
-                    self._sent.add(image_id)
+                    self._images.send(image_id, sequence)
             self._show(message.document, message.layout)
+            freed = self._images.keep_only(message.images)  # figures drawn at another width before: drawn anew if it comes back
+            self._drawn = {at: drawn for at, drawn in list(self._drawn.items()) if drawn[1] not in freed}
 
     def _pictures(self, width: int) -> tuple[dict[int, Sequence[Strip] | str], tuple[int, ...]]:
-        """In a worker: the images asked for, drawn at `width` (each drawn once per width), and
-        the Kitty images among them."""
+        """In a worker: the images asked for, drawn at `width` (once per width), and the Kitty images among them."""
         from reader.fulltext.picture import ImageRefused
 
         found: dict[int, Sequence[Strip] | str] = {}
@@ -441,9 +440,10 @@ class FullTextScreen(Screen):
     def action_close(self) -> None:
         with self._pending_lock:
             self._pending.clear()  # the image being fetched is the last
-        for image_id in self._sent:  # the terminal's memory, not only the app's
-            send_to_terminal(self.app, kitty_forget(image_id))
         child = self._child
         if child is not None:
             child.stop()
         self.dismiss(self.paper_id)
+
+    def on_unmount(self) -> None:
+        self._images.keep_only(())  # closed, or the app quit from here

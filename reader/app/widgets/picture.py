@@ -10,6 +10,7 @@ import itertools
 import os
 import random
 import sys
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 from rich.color import Color
@@ -17,7 +18,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from reader.core.terminal_graphics import HALFBLOCK, KITTY, KITTY_MAX_ID, drawing, kitty_colour, kitty_rows
+from reader.core.terminal_graphics import HALFBLOCK, KITTY, KITTY_MAX_ID, drawing, kitty_colour, kitty_forget, kitty_rows
 from reader.fulltext.picture import Cells
 
 if TYPE_CHECKING:
@@ -80,3 +81,26 @@ def send_to_terminal(app: App, sequence: str) -> None:
     driver = app._driver
     if driver is not None and not app.is_headless:
         driver.write(sequence)
+
+
+class TerminalImages:
+    """The Kitty images a screen has the terminal hold (its memory, not only the app's): each
+    sent once, freed once no longer shown (drawn again at another size) and when the screen goes."""
+
+    def __init__(self, send: Callable[[str], None]):
+        self._send = send  # writes an escape sequence to the terminal
+        self.held: set[int] = set()
+
+    def send(self, image_id: int, sequence: str) -> None:
+        """Image `image_id` sent by `sequence`, unless the terminal holds it already."""
+        if image_id not in self.held:
+            self._send(sequence)
+            self.held.add(image_id)
+
+    def keep_only(self, image_ids: Collection[int]) -> set[int]:
+        """Every image held but `image_ids` freed; the ones freed."""
+        freed = self.held.difference(image_ids)
+        for image_id in sorted(freed):
+            self._send(kitty_forget(image_id))
+        self.held -= freed
+        return freed
