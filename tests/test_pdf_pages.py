@@ -414,7 +414,12 @@ async def test_in_a_kitty_terminal_a_tall_page_on_a_tall_screen_takes_at_most_th
 
 
 @pytest.mark.slow  # the app in a real terminal, PDFium's child process
-def test_in_a_real_kitty_terminal_p_sends_the_page_once_places_its_cells_and_frees_it(store, papers, data_dir):
+@pytest.mark.parametrize(
+    "leaving",
+    [[("Page 1 of 2", "q"), ("Open figure", "\x11")], [("Page 1 of 2", "\x11")]],  # back, then quit; quit from the page view
+    ids=["closed", "quit"],
+)
+def test_in_a_real_kitty_terminal_p_sends_the_page_once_places_its_cells_and_frees_it(store, papers, data_dir, leaving):
     import re
 
     from reader.core.terminal_graphics import PLACEHOLDER, kitty_colour
@@ -426,7 +431,7 @@ def test_in_a_real_kitty_terminal_p_sends_the_page_once_places_its_cells_and_fre
         [sys.executable, "-m", "reader", "--data-dir", str(data_dir)],
         env={**environ, "TERM": "xterm-kitty", "COLORTERM": "truecolor", "READER_ARXIV_PDF_URL": "http://127.0.0.1:9/pdf/"},
         size=(100, 40),
-        keys=[(" · cs.", "\r"), ("Full text", "v"), ("A paper read from its PDF.", "P"), ("Page 1 of 2", "q"), ("Open figure", "\x11")],
+        keys=[(" · cs.", "\r"), ("Full text", "v"), ("A paper read from its PDF.", "P"), *leaving],
         deadline=90,
     )
     assert run.status == 0, run.output[-2000:]
@@ -437,4 +442,4 @@ def test_in_a_real_kitty_terminal_p_sends_the_page_once_places_its_cells_and_fre
     placed = run.output.split(sent[0][0], 1)[1]
     assert f"38;2;{red};{green};{blue}m" in placed and placed.count(PLACEHOLDER) >= rows  # its cells, in its colour
     freed = f"\x1b_Ga=d,d=I,i={image_id},q=2\x1b\\"
-    assert freed in placed and "▀" not in placed.split(freed, 1)[0]  # no half blocks; freed on leaving the page view
+    assert freed in placed and "▀" not in placed.split(freed, 1)[0]  # no half blocks; freed on leaving the page view or the app
