@@ -360,6 +360,50 @@ async def test_in_a_kitty_terminal_a_page_is_sent_as_its_own_pixels_and_drawn_as
         assert len([sequence for sequence in sent if sequence.startswith("\x1b_Ga=d")]) == 2  # both freed
 
 
+def _stored_at_format_3(data_dir, document: Document) -> None:
+    """The text as stored before format 4 (a PDF's figure captions were paragraphs then)."""
+    path = TextStore(data_dir).save(document)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**data, "format": 3}), encoding="utf-8")
+
+
+def test_a_pdf_text_stored_before_its_figures_were_blocks_is_read_again_from_the_kept_pdf_and_no_text_is_fetched(
+    capsys, texts_env, data_dir
+):
+    from reader.fulltext.document import FIGURE, FORMAT
+    from tests.conftest import run
+
+    html_paper, pdf_paper = texts_env.papers[0], texts_env.papers[1]
+    _stored_at_format_3(data_dir, Document(html_paper.id, html_paper.version, "html", (Block(PARAGRAPH, "An HTML text of format 3."),)))
+    keep_read_from_pdf(data_dir, pdf_paper, ARTICLE.read_bytes())
+    _stored_at_format_3(data_dir, Document(pdf_paper.id, pdf_paper.version, "pdf", (Block(PARAGRAPH, "A PDF text of format 3."),)))
+
+    code, out, err = run(capsys, "text", pdf_paper.id)
+    assert code == 0, err
+    assert "A PDF text of format 3." not in out and "Success probability of the walk" in out
+    stored = TextStore(data_dir).load(pdf_paper.id)
+    assert stored is not None and stored.format == FORMAT
+    assert [block.page for block in stored.blocks if block.kind == FIGURE] == [2]
+    code, out, err = run(capsys, "text", html_paper.id)
+    assert code == 0 and "An HTML text of format 3." in out  # as it was made: no request for it
+    assert texts_env.document_requests() == []
+
+
+async def test_the_app_shows_the_figures_of_a_pdf_text_stored_before_they_were_blocks(store):
+    app = full_text_app(store)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        keep_read_from_pdf(store.data_dir, paper, ARTICLE.read_bytes())
+        _stored_at_format_3(store.data_dir, Document(paper.id, paper.version, "pdf", (Block(PARAGRAPH, "A PDF text of format 3."),)))
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, FullTextScreen) and app.screen.document is not None)
+        lines = [line.rstrip() for line in app.screen.view.lines.texts]
+        caption = lines.index("Figure 1: Success probability of the walk against the number of steps.")
+        assert lines[caption + 1] == "  see page 2 · ⏎: open page 2 of the PDF"
+
+
 @pytest.mark.slow  # PDFium's child process
 async def test_in_a_kitty_terminal_a_page_drawn_again_at_a_new_size_frees_the_old_image_and_quitting_frees_all(store, monkeypatch):
     import re

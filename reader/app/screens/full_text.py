@@ -30,6 +30,7 @@ from reader.app.widgets.record_view import MATH, RECORD_SCROLL, RecordLines, Rec
 from reader.app.widgets.text_layout import TextLayout, text_lines
 from reader.core.terminal_graphics import KITTY, KITTY_MAX_CELLS, OFF, kitty_image
 from reader.errors import ReaderError
+from reader.fulltext.child import reread_in_child
 from reader.fulltext.document import Document
 from reader.fulltext.store import TextStore
 
@@ -120,8 +121,7 @@ class FullTextScreen(Screen):
         self.drawing = terminal_drawing(self.app, service.settings.images)  # half blocks, or the terminal's own pixels (Kitty)
         # (image number, width) -> its strips, made once per width, and its Kitty image's id (half blocks: None)
         self._drawn: dict[tuple[int, int], tuple[list[Strip], int | None]] = {}
-        # Kitty images drawn, not sent yet: id -> the escape sequence sending them (dropped once
-        # sent: the terminal keeps the pixels, the app only their cells)
+        # Kitty images drawn, not sent yet: id -> the escape sequence sending them (dropped once sent: the terminal keeps the pixels)
         self._unsent: dict[int, str] = {}
         self._images = TerminalImages(lambda sequence: send_to_terminal(self.app, sequence))
         # Images asked for, not fetched yet: one worker fetches them in turn, taking each under the
@@ -156,6 +156,7 @@ class FullTextScreen(Screen):
             return
         try:
             document = texts.load(self.paper_id)
+            document = reread_in_child(texts, document) if document is not None else None  # an old PDF text: its figures
         except ReaderError as error:
             self.post_message(TextLaidOut(None, said=f"Cannot read the stored text: {error}"))
             return
