@@ -187,6 +187,54 @@ async def test_in_a_kitty_terminal_f_sends_the_image_once_and_draws_its_placemen
         assert sent[-1] == f"\x1b_Ga=d,d=I,i={image_id},q=2\x1b\\"  # freed in the terminal
 
 
+async def test_in_a_kitty_terminal_a_figure_drawn_again_at_a_new_width_frees_the_old_image_and_quitting_frees_all(
+    store, fake_arxiv, monkeypatch
+):
+    import re
+
+    from reader.app.screens import full_text
+    from reader.core.terminal_graphics import KITTY
+    from tests.helpers.pilot import until
+
+    sent: list[str] = []
+    monkeypatch.setattr(full_text, "send_to_terminal", lambda app, sequence: sent.append(sequence))
+
+    def images() -> list[int]:
+        return [int(found) for sequence in sent for found in re.findall(r"\x1b_Ga=T[^;]*,i=(\d+),", sequence)]
+
+    def freed() -> list[int]:
+        return [int(found) for sequence in sent for found in re.findall(r"\x1b_Ga=d,d=I,i=(\d+),", sequence)]
+
+    app = full_text_app(store, fake_arxiv.base)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        path = f"/html/{paper.id}v{paper.version}/x1.png"
+        fake_arxiv.documents[path] = (PNG, encoded(checkerboard(40, 20, square=4), "PNG"))
+        figure = Block(FIGURE, "Figure 1: A board.", images=(fake_arxiv.base + path,))
+        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(TITLE, "T"), figure)))
+        await pilot.press("v")
+        await ready(pilot)
+        screen = app.screen
+        assert isinstance(screen, FullTextScreen)
+        screen.drawing = KITTY
+        await pilot.press("f")
+        await _settled(pilot, screen)
+        first = images()
+        assert len(first) == 1 and freed() == []
+        await pilot.resize_terminal(120, 30)  # the figure drawn again, wider: a new image
+        await until(pilot, lambda: len(images()) == 2)
+        await ready(pilot)
+        assert freed() == first  # the old one, once the new one is shown
+        await pilot.resize_terminal(100, 30)  # back: drawn anew, not shown by a freed id
+        await until(pilot, lambda: len(images()) == 3)
+        await ready(pilot)
+        assert freed() == images()[:2]
+        # The app quits from the full-text view: its image is freed too.
+    assert freed() == images()
+
+
 async def test_enter_draws_the_figure_at_or_below_the_top_of_the_screen(store, fake_arxiv):
     app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(100, 30)) as pilot:

@@ -169,7 +169,7 @@ def test_stored_texts_keep_the_unicode_and_older_formats_show_tex(tmp_path):
     block = Block(PARAGRAPH, text, maths=spans(text, {"$x^{2}$": "x²", "$$y$$": "y"}))
     path = store.save(Document("2101.00001", 1, "html", (block,)))
     data = json.loads(path.read_text())
-    assert data["format"] == 3 and data["blocks"] == [["paragraph", text, None, {"maths": [[4, 11, "x²"], [16, 21, "y"]]}]]
+    assert data["format"] == 4 and data["blocks"] == [["paragraph", text, None, {"maths": [[4, 11, "x²"], [16, 21, "y"]]}]]
     loaded = store.load("2101.00001")
     assert loaded is not None and loaded.blocks == (block,)
     assert list(lines(loaded, unicode=True)) == ["Let x² and y be."] and list(lines(loaded)) == [text]

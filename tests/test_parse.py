@@ -211,6 +211,19 @@ def test_markup_and_control_characters_are_plain_text():
     assert clean_text("[bold]x[/] [@click=app.quit]y[/]") == "[bold]x[/] [@click=app.quit]y[/]"
 
 
+def test_kittys_image_placeholder_never_comes_through_a_feed_or_a_page():
+    """U+10EEEE with its row and column marks is a cell of an image in a Kitty terminal."""
+    from reader.core.terminal_graphics import DIACRITICS, PLACEHOLDER
+    from reader.fulltext.pdflines import Paragraphs
+
+    cell = PLACEHOLDER + DIACRITICS[0] + DIACRITICS[1]
+    assert PLACEHOLDER not in clean_text(f"Title {cell}here")
+    builder = Paragraphs()
+    builder.page(f"A paragraph with an image{cell} in it.\n")
+    blocks = builder.blocks()
+    assert blocks and not any(PLACEHOLDER in block.text for block in blocks)
+
+
 def test_entity_bomb_is_refused_quickly():
     bomb = (
         b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'

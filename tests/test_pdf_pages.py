@@ -332,7 +332,7 @@ async def test_in_a_kitty_terminal_a_page_is_sent_as_its_own_pixels_and_drawn_as
     from reader.core.terminal_graphics import KITTY, PLACEHOLDER
 
     sent: list[str] = []
-    monkeypatch.setattr(pdf_pages, "terminal_drawing", lambda images: KITTY)  # as in kitty itself
+    monkeypatch.setattr(pdf_pages, "terminal_drawing", lambda app, images: KITTY)  # as in kitty itself
     monkeypatch.setattr(pdf_pages, "send_to_terminal", lambda app, sequence: sent.append(sequence))
     app = full_text_app(store)
     async with app.run_test(size=(100, 40)) as pilot:
@@ -360,8 +360,110 @@ async def test_in_a_kitty_terminal_a_page_is_sent_as_its_own_pixels_and_drawn_as
         assert len([sequence for sequence in sent if sequence.startswith("\x1b_Ga=d")]) == 2  # both freed
 
 
+def _stored_at_format_3(data_dir, document: Document) -> None:
+    """The text as stored before format 4 (a PDF's figure captions were paragraphs then)."""
+    path = TextStore(data_dir).save(document)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**data, "format": 3}), encoding="utf-8")
+
+
+def test_a_pdf_text_stored_before_its_figures_were_blocks_is_read_again_from_the_kept_pdf_and_no_text_is_fetched(
+    capsys, texts_env, data_dir
+):
+    from reader.fulltext.document import FIGURE, FORMAT
+    from tests.conftest import run
+
+    html_paper, pdf_paper = texts_env.papers[0], texts_env.papers[1]
+    _stored_at_format_3(data_dir, Document(html_paper.id, html_paper.version, "html", (Block(PARAGRAPH, "An HTML text of format 3."),)))
+    keep_read_from_pdf(data_dir, pdf_paper, ARTICLE.read_bytes())
+    _stored_at_format_3(data_dir, Document(pdf_paper.id, pdf_paper.version, "pdf", (Block(PARAGRAPH, "A PDF text of format 3."),)))
+
+    code, out, err = run(capsys, "text", pdf_paper.id)
+    assert code == 0, err
+    assert "A PDF text of format 3." not in out and "Success probability of the walk" in out
+    stored = TextStore(data_dir).load(pdf_paper.id)
+    assert stored is not None and stored.format == FORMAT
+    assert [block.page for block in stored.blocks if block.kind == FIGURE] == [2]
+    code, out, err = run(capsys, "text", html_paper.id)
+    assert code == 0 and "An HTML text of format 3." in out  # as it was made: no request for it
+    assert texts_env.document_requests() == []
+
+
+async def test_the_app_shows_the_figures_of_a_pdf_text_stored_before_they_were_blocks(store):
+    app = full_text_app(store)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        paper = app.screen.paper
+        keep_read_from_pdf(store.data_dir, paper, ARTICLE.read_bytes())
+        _stored_at_format_3(store.data_dir, Document(paper.id, paper.version, "pdf", (Block(PARAGRAPH, "A PDF text of format 3."),)))
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, FullTextScreen) and app.screen.document is not None)
+        lines = [line.rstrip() for line in app.screen.view.lines.texts]
+        caption = lines.index("Figure 1: Success probability of the walk against the number of steps.")
+        assert lines[caption + 1] == "  see page 2 · ⏎: open page 2 of the PDF"
+
+
+@pytest.mark.slow  # PDFium's child process
+async def test_in_a_kitty_terminal_a_page_drawn_again_at_a_new_size_frees_the_old_image_and_quitting_frees_all(store, monkeypatch):
+    import re
+
+    from reader.app.screens import pdf_pages
+    from reader.core.terminal_graphics import KITTY
+
+    sent: list[str] = []
+    monkeypatch.setattr(pdf_pages, "terminal_drawing", lambda app, images: KITTY)
+    monkeypatch.setattr(pdf_pages, "send_to_terminal", lambda app, sequence: sent.append(sequence))
+
+    def images() -> list[int]:
+        return [int(found) for sequence in sent for found in re.findall(r"\x1b_Ga=T[^;]*,i=(\d+),", sequence)]
+
+    def freed() -> list[int]:
+        return [int(found) for sequence in sent for found in re.findall(r"\x1b_Ga=d,d=I,i=(\d+),", sequence)]
+
+    app = full_text_app(store)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await ready(pilot)
+        await open_paper(pilot)
+        keep_read_from_pdf(store.data_dir, app.screen.paper, ARTICLE.read_bytes())
+        await full_text_then_pages(pilot)
+        assert len(images()) == 1 and freed() == []
+        await pilot.resize_terminal(100, 30)  # page 1 drawn again, smaller: a new image
+        await until(pilot, lambda: len(images()) == 2)
+        await ready(pilot)
+        assert freed() == images()[:1]
+        # The app quits from the page view: its image is freed too.
+    assert sorted(freed()) == sorted(images())
+
+
+@pytest.mark.slow  # PDFium's child process
+async def test_in_a_kitty_terminal_a_tall_page_on_a_tall_screen_takes_at_most_the_rows_a_placement_numbers(store, monkeypatch):
+    import re
+
+    from reader.app.screens import pdf_pages
+    from reader.core.terminal_graphics import KITTY, KITTY_MAX_CELLS
+
+    sent: list[str] = []
+    monkeypatch.setattr(pdf_pages, "terminal_drawing", lambda app, images: KITTY)
+    monkeypatch.setattr(pdf_pages, "send_to_terminal", lambda app, sequence: sent.append(sequence))
+    app = full_text_app(store)
+    async with app.run_test(size=(100, 330)) as pilot:  # 326 rows for the page: more than kitty numbers
+        await ready(pilot)
+        await open_paper(pilot)
+        keep_read_from_pdf(store.data_dir, app.screen.paper, pdf_page(100, 2000, b"0 0 m 100 2000 l 0 2000 l f"))
+        screen = await full_text_then_pages(pilot)
+        assert screen.problem is None and screen.shown_page == 1
+        rows = int(re.search(r"\x1b_Ga=T[^;]*,r=(\d+)", sent[0])[1])
+        assert rows == KITTY_MAX_CELLS
+
+
 @pytest.mark.slow  # the app in a real terminal, PDFium's child process
-def test_in_a_real_kitty_terminal_p_sends_the_page_once_places_its_cells_and_frees_it(store, papers, data_dir):
+@pytest.mark.parametrize(
+    "leaving",
+    [[("Page 1 of 2", "q"), ("Open figure", "\x11")], [("Page 1 of 2", "\x11")]],  # back, then quit; quit from the page view
+    ids=["closed", "quit"],
+)
+def test_in_a_real_kitty_terminal_p_sends_the_page_once_places_its_cells_and_frees_it(store, papers, data_dir, leaving):
     import re
 
     from reader.core.terminal_graphics import PLACEHOLDER, kitty_colour
@@ -373,7 +475,7 @@ def test_in_a_real_kitty_terminal_p_sends_the_page_once_places_its_cells_and_fre
         [sys.executable, "-m", "reader", "--data-dir", str(data_dir)],
         env={**environ, "TERM": "xterm-kitty", "COLORTERM": "truecolor", "READER_ARXIV_PDF_URL": "http://127.0.0.1:9/pdf/"},
         size=(100, 40),
-        keys=[(" · cs.", "\r"), ("Full text", "v"), ("A paper read from its PDF.", "P"), ("Page 1 of 2", "q"), ("Open figure", "\x11")],
+        keys=[(" · cs.", "\r"), ("Full text", "v"), ("A paper read from its PDF.", "P"), *leaving],
         deadline=90,
     )
     assert run.status == 0, run.output[-2000:]
@@ -384,4 +486,4 @@ def test_in_a_real_kitty_terminal_p_sends_the_page_once_places_its_cells_and_fre
     placed = run.output.split(sent[0][0], 1)[1]
     assert f"38;2;{red};{green};{blue}m" in placed and placed.count(PLACEHOLDER) >= rows  # its cells, in its colour
     freed = f"\x1b_Ga=d,d=I,i={image_id},q=2\x1b\\"
-    assert freed in placed and "▀" not in placed.split(freed, 1)[0]  # no half blocks; freed on leaving the page view
+    assert freed in placed and "▀" not in placed.split(freed, 1)[0]  # no half blocks; freed on leaving the page view or the app

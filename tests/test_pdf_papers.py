@@ -152,6 +152,15 @@ AUTHOR_YEAR_PAGES = (
 )
 
 
+def test_paragraphs_give_each_page_once_and_can_be_asked_again():
+    builder = Paragraphs()
+    builder.page("A first page of text.\n", 1)
+    assert [block.text for block in builder.blocks()] == ["A first page of text."]
+    assert builder.blocks() == []  # given already
+    builder.page("A later page of text.\n", 4)
+    assert [block.text for block in builder.blocks()] == ["A later page of text."]
+
+
 def test_an_author_year_bibliography_has_one_block_per_entry_and_ends_before_the_tables():
     builder = Paragraphs()
     for page in AUTHOR_YEAR_PAGES:

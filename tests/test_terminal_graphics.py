@@ -76,17 +76,27 @@ def test_a_placement_is_written_as_placeholders_numbering_each_cells_row_and_col
     assert _commands(kitty_forget(7)) == [({"a": "d", "d": "I", "i": "7", "q": "2"}, "")]
 
 
+TRUECOLOR = {"COLORTERM": "truecolor"}
+
+
 @pytest.mark.parametrize(
     "environ, is_terminal, expected",
     [
-        ({"TERM": "xterm-kitty"}, True, KITTY),
-        ({"TERM": "xterm-256color"}, True, HALFBLOCK),  # a terminal that says nothing: half blocks
-        ({"TERM": "xterm-kitty"}, False, HALFBLOCK),
+        ({"TERM": "xterm-kitty", **TRUECOLOR}, True, KITTY),
+        ({"TERM": "xterm-256color", **TRUECOLOR}, True, HALFBLOCK),  # a terminal that says nothing: half blocks
+        ({"TERM": "xterm-kitty", **TRUECOLOR}, False, HALFBLOCK),
+        # The image's id is a 24-bit colour: written as 256 colours (no COLORTERM, as over ssh)
+        # or not at all (NO_COLOR), the terminal would look up another image.
+        ({"TERM": "xterm-kitty"}, True, HALFBLOCK),
+        ({"KITTY_WINDOW_ID": "3", "TERM": "xterm-256color"}, True, HALFBLOCK),
+        ({"TERM": "xterm-kitty", **TRUECOLOR, "NO_COLOR": "1"}, True, HALFBLOCK),
     ],
 )
 def test_the_app_asks_its_own_terminal_how_to_draw(monkeypatch, environ, is_terminal, expected):
     import io
     import sys
+
+    from textual.app import App
 
     from reader.app.widgets.picture import terminal_drawing
 
@@ -94,10 +104,11 @@ def test_the_app_asks_its_own_terminal_how_to_draw(monkeypatch, environ, is_term
         def isatty(self) -> bool:
             return is_terminal
 
-    for name in ("TERM", "KITTY_WINDOW_ID", "TERM_PROGRAM", "TMUX"):
+    for name in ("TERM", "KITTY_WINDOW_ID", "TERM_PROGRAM", "TMUX", "COLORTERM", "NO_COLOR", "FORCE_COLOR"):
         monkeypatch.delenv(name, raising=False)
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setattr(sys, "__stdout__", Output())
-    assert terminal_drawing("auto") == expected
-    assert terminal_drawing("off") == OFF
+    app = App()  # its console reads the colours the terminal takes as Textual does
+    assert terminal_drawing(app, "auto") == expected
+    assert terminal_drawing(app, "off") == OFF

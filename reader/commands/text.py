@@ -114,7 +114,12 @@ def cmd_text(args, settings) -> int:
 
     store = open_store(args, settings)
     pid, cached = cached_paper(store, args.id)
-    document = None if args.refresh else TextStore(store.data_dir).load(pid)
+    texts = TextStore(store.data_dir)
+    document = None if args.refresh else texts.load(pid)
+    if document is not None:
+        from reader.fulltext.fetch import reread_pdf_text
+
+        document = reread_pdf_text(texts, document)  # a PDF's text of an older format: its figures, from the kept PDF
     if document is None:
         document = fetch_document(settings, pid, cached, refresh=args.refresh)
     if document.version < cached:

@@ -10,9 +10,10 @@ import re
 # hidden words), the deprecated format controls (U+206A-206F) and interlinear annotations
 # (U+FFF9-FFFB). Zero-width joiners (U+200C, U+200D) stay: Persian, Indic and emoji text need them.
 # Nor a lone surrogate (U+D800-DFFF, from a JSON file's \ud800): no UTF-8 output can print one.
+# Nor U+10EEEE, Kitty's image placeholder: in a Kitty terminal it draws a piece of an image.
 _UNSAFE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u206a-\u206f"
-    "\ufeff\ufff9-\ufffb\U000e0000-\U000e007f\ud800-\udfff]"
+    "\ufeff\ufff9-\ufffb\U000e0000-\U000e007f\ud800-\udfff\U0010eeee]"
 )
 UNSAFE_PATTERN = _UNSAFE.pattern  # the same characters, for reader/fulltext/clean.py
 _INVISIBLE = re.compile("[\ufeff\U000e0000-\U000e007f]")

@@ -2,7 +2,8 @@
 job (a JSON line) on stdin, fetches and stores the text, and writes JSON lines on stdout:
 `{"progress": [what, bytes]}` and `{"notice": ...}` as it goes, then `{"done": source}` or
 `{"error": "..."}`. A job for the PDF alone (`what`: "pdf", the page view's) fetches and keeps the
-PDF, then says `{"done": "pdf"}`. Parsing a page (and a hostile page's worst) costs the child's memory and
+PDF, then says `{"done": "pdf"}`; one to read a PDF's old text again from the kept PDF (`what`:
+"reread", reread_in_child) makes no request and says `{"done": "pdf"}`. Parsing a page (and a hostile page's worst) costs the child's memory and
 GIL, never the app's; the app reads the stored text once it is there. Closing stdin (the app
 quit, or the view closed) stops it: a text is stored whole or not at all."""
 
@@ -18,10 +19,14 @@ import threading
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reader.arxiv.options import ClientOptions
-from reader.errors import ReaderError
+from reader.errors import ReaderError, StoreError
+from reader.fulltext.document import PDF, PDF_FIGURES_FORMAT, Document
+
+if TYPE_CHECKING:
+    from reader.fulltext.store import TextStore
 
 
 def fetch_job(data_dir: Path, paper_id: str, version: int, options: ClientOptions, what: str = "text") -> dict[str, Any]:
@@ -33,6 +38,17 @@ def fetch_job(data_dir: Path, paper_id: str, version: int, options: ClientOption
         "client": dataclasses.asdict(options),
         "log": bool(logging.getLogger("reader").handlers),  # log where the app logs, if it does
     }
+
+
+def reread_in_child(texts: TextStore, document: Document) -> Document:
+    """A PDF's text of an older format read again from the PDF kept for it (fetch.reread_pdf_text)
+    in a child process, as a fetch is; the text as it is when there is nothing to do or it fails."""
+    if document.source != PDF or document.format >= PDF_FIGURES_FORMAT or not texts.pdf_path(document.id, document.version).is_file():
+        return document
+    job = {"what": "reread", "data_dir": str(texts.data_dir), "id": document.id, "version": document.version}
+    outcome = FetchChild({**job, "log": bool(logging.getLogger("reader").handlers)}).run(lambda message: None)
+    fresh = texts.load(document.id) if "done" in outcome else None
+    return fresh if fresh is not None else document
 
 
 class FetchChild:
@@ -93,7 +109,7 @@ def _say(message: dict[str, Any]) -> None:
 
 async def _fetch(job: dict[str, Any]) -> str:
     from reader.arxiv.client import ArxivClient
-    from reader.fulltext.fetch import TextFetcher
+    from reader.fulltext.fetch import TextFetcher, reread_pdf_text
     from reader.fulltext.store import TextStore
 
     last = [0]
@@ -103,6 +119,12 @@ async def _fetch(job: dict[str, Any]) -> str:
             last[0] = received
             _say({"progress": [what, received]})
 
+    if job.get("what") == "reread":  # no client: nothing is fetched
+        texts = TextStore(Path(job["data_dir"]))
+        stored = texts.load(job["id"])
+        if stored is None or stored.version != int(job["version"]):
+            raise StoreError(f"no stored text of {job['id']}v{job['version']} to read again")
+        return (await asyncio.to_thread(reread_pdf_text, texts, stored)).source
     options = ClientOptions(**job["client"])
     async with ArxivClient(options, on_notice=lambda message: _say({"notice": message})) as client:
         fetcher = TextFetcher(client, TextStore(Path(job["data_dir"])))

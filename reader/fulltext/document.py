@@ -22,12 +22,15 @@ TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENC
     "figure",  # a figure's (or a table's with images) label and caption, and its images' addresses (a PDF's: its page)
 )
 KINDS = frozenset((TITLE, AUTHORS, HEADING, PARAGRAPH, MATH, ITEM, FOOTNOTE, ROW, CAPTION, REFERENCE, FIGURE))
-FORMAT = 3  # of the stored JSON (store.py): a text of another format is fetched again
+FORMAT = 4  # of the stored JSON (store.py): a text of another format is fetched again
 # 2: references may carry their number and key (a fourth item). 3: any block may carry its
 # formulas' Unicode (`maths` in that item), and figures are blocks of their own with their images'
-# addresses (`images`). A text of format 1 or 2 is still read as it was made (and searched; its
-# math shows as TeX, its figures as captions); `reader text --refresh` makes it again.
-READABLE_FORMATS = (1, 2, FORMAT)
+# addresses (`images`). 4: a PDF's figure captions are figures that say their page (`page`). A
+# text of an older format is still read as it was made (and searched; its math shows as TeX, its
+# figures as captions), but for a PDF's text made before 4 with its PDF kept: read again from that
+# file (fetch.reread_pdf_text, no request). `reader text --refresh` makes any text again.
+PDF_FIGURES_FORMAT = 4
+READABLE_FORMATS = (1, 2, 3, FORMAT)
 CELL_SEPARATOR = " | "
 # Where a text was read, and how that is said: arXiv's HTML made by LaTeXML; ar5iv's (older
 # papers arXiv has none of: the version ar5iv has, maybe an earlier one); the PDF; or an HTML page
@@ -69,6 +72,7 @@ class Document:
     version: int
     source: str  # a key of SOURCES
     blocks: tuple[Block, ...] = field(default=())
+    format: int = FORMAT  # the format it was stored in (a text just made: this one)
 
     @property
     def references(self) -> list[Block]:

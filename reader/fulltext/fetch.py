@@ -20,7 +20,7 @@ from typing import IO
 from reader.arxiv.client import ArxivClient
 from reader.errors import ArxivError, ArxivNotFoundError, FeedFormatError, ReaderError
 from reader.fulltext.bounded import PageRefused
-from reader.fulltext.document import Block, Document
+from reader.fulltext.document import PDF, PDF_FIGURES_FORMAT, Block, Document
 from reader.fulltext.html import LatexmlText
 from reader.fulltext.index import TextIndex
 from reader.fulltext.store import TextStore
@@ -235,3 +235,24 @@ class TextFetcher:
             log.warning("%s: ar5iv failed (%s); reading the PDF", paper_id, error)
             return None
         return list(page[1]) if page is not None and page[0] == "html" else None
+
+
+def reread_pdf_text(texts: TextStore, document: Document) -> Document:
+    """A PDF's text stored before its figure captions were figures (document.PDF_FIGURES_FORMAT)
+    read again from the PDF kept for it, stored and indexed: no request. Any other text, or one
+    without its PDF kept or readable, as it is."""
+    if document.source != PDF or document.format >= PDF_FIGURES_FORMAT:
+        return document
+    path = texts.stored_pdf(document.id, document.version)
+    if path is None:
+        return document
+    from reader.fulltext.pdf import PdfUnreadable, pdf_blocks  # pypdf is imported only for a PDF
+
+    try:
+        blocks = pdf_blocks(path)
+    except PdfUnreadable as error:
+        log.warning("%sv%d: the kept PDF is not read again: %s", document.id, document.version, error)
+        return document
+    fresh = Document(document.id, document.version, PDF, tuple(blocks))
+    TextIndex(texts.data_dir).index_stored(fresh, texts.save(fresh))
+    return fresh

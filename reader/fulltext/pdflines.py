@@ -190,9 +190,10 @@ class Paragraphs:
         self._pages.append(lines)
 
     def blocks(self) -> list[Block]:
-        pages = _without_running_lines(self._pages)
-        self._pages = []
-        return _Assembly(pages, self._numbers).blocks
+        """The blocks of the pages given since the last call (each page is given once)."""
+        pages, numbers = _without_running_lines(self._pages), self._numbers
+        self._pages, self._numbers, self._text = [], [], 0
+        return _Assembly(pages, numbers).blocks
 
 
 def _shape(line: str) -> str:

@@ -208,7 +208,7 @@ def _document(data: object, path: Path) -> Document | None:
     if not blocks:
         log.warning("%s holds no valid block; ignored", path)
         return None
-    return Document(pid, version, source, tuple(blocks))
+    return Document(pid, version, source, tuple(blocks), data["format"])
 
 
 def _reference_place(value: object) -> tuple[int | None, str | None]:

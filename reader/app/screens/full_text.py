@@ -25,11 +25,12 @@ from textual.worker import get_current_worker
 
 from reader.app.keys import key
 from reader.app.widgets.footer import KeyFooter
-from reader.app.widgets.picture import cell_strips, new_image_id, placement_strips, send_to_terminal, terminal_drawing
+from reader.app.widgets.picture import TerminalImages, cell_strips, new_image_id, placement_strips, send_to_terminal, terminal_drawing
 from reader.app.widgets.record_view import MATH, RECORD_SCROLL, RecordLines, RecordView, record_width
 from reader.app.widgets.text_layout import TextLayout, text_lines
-from reader.core.terminal_graphics import KITTY, KITTY_MAX_CELLS, OFF, kitty_forget, kitty_image
+from reader.core.terminal_graphics import KITTY, KITTY_MAX_CELLS, OFF, kitty_image
 from reader.errors import ReaderError
+from reader.fulltext.child import reread_in_child
 from reader.fulltext.document import Document
 from reader.fulltext.store import TextStore
 
@@ -88,8 +89,7 @@ class FigureFetched(Message):
 
 
 class FullTextScreen(Screen):
-    """Esc goes back to the detail view (which then reads the paper again: it may cite starred
-    papers now)."""
+    """Esc goes back to the detail view (which then reads the paper again: it may cite starred papers now)."""
 
     # The detail view's ids: a key remapped there (keymap.toml) moves here alike.
     BINDINGS = [
@@ -118,13 +118,12 @@ class FullTextScreen(Screen):
         self.unicode = True  # math as Unicode; `t`: as TeX (copying gives what is shown)
         self.layout_now: TextLayout | None = None
         self.pictures: dict[int, str | None] = {}  # image number -> None: drawn; else a line saying why not / that it comes
-        self.drawing = terminal_drawing(service.settings.images)  # half blocks, or the terminal's own pixels (Kitty)
+        self.drawing = terminal_drawing(self.app, service.settings.images)  # half blocks, or the terminal's own pixels (Kitty)
         # (image number, width) -> its strips, made once per width, and its Kitty image's id (half blocks: None)
         self._drawn: dict[tuple[int, int], tuple[list[Strip], int | None]] = {}
-        # Kitty images drawn, not sent yet: id -> the escape sequence sending them (dropped once
-        # sent: the terminal keeps the pixels, the app only their cells)
+        # Kitty images drawn, not sent yet: id -> the escape sequence sending them (dropped once sent: the terminal keeps the pixels)
         self._unsent: dict[int, str] = {}
-        self._sent: set[int] = set()  # the Kitty images the terminal holds (freed when the view closes)
+        self._images = TerminalImages(lambda sequence: send_to_terminal(self.app, sequence))
         # Images asked for, not fetched yet: one worker fetches them in turn, taking each under the
         # lock that asking takes too (an image asked for as the worker ends starts another).
         self._pending: list[int] = []
@@ -157,6 +156,7 @@ class FullTextScreen(Screen):
             return
         try:
             document = texts.load(self.paper_id)
+            document = reread_in_child(texts, document) if document is not None else None  # an old PDF text: its figures
         except ReaderError as error:
             self.post_message(TextLaidOut(None, said=f"Cannot read the stored text: {error}"))
             return
@@ -186,13 +186,13 @@ class FullTextScreen(Screen):
             for image_id in message.images:  # the pixels first, then the cells showing them
                 sequence = self._unsent.pop(image_id, None)
                 if sequence is not None:
-                    send_to_terminal(self.app, sequence)
-                    self._sent.add(image_id)
+                    self._images.send(image_id, sequence)
             self._show(message.document, message.layout)
+            freed = self._images.keep_only(message.images)  # figures drawn at another width before: drawn anew if it comes back
+            self._drawn = {at: drawn for at, drawn in list(self._drawn.items()) if drawn[1] not in freed}
 
     def _pictures(self, width: int) -> tuple[dict[int, Sequence[Strip] | str], tuple[int, ...]]:
-        """In a worker: the images asked for, drawn at `width` (each drawn once per width), and
-        the Kitty images among them."""
+        """In a worker: the images asked for, drawn at `width` (once per width), and the Kitty images among them."""
         from reader.fulltext.picture import ImageRefused
 
         found: dict[int, Sequence[Strip] | str] = {}
@@ -441,9 +441,10 @@ class FullTextScreen(Screen):
     def action_close(self) -> None:
         with self._pending_lock:
             self._pending.clear()  # the image being fetched is the last
-        for image_id in self._sent:  # the terminal's memory, not only the app's
-            send_to_terminal(self.app, kitty_forget(image_id))
         child = self._child
         if child is not None:
             child.stop()
         self.dismiss(self.paper_id)
+
+    def on_unmount(self) -> None:
+        self._images.keep_only(())  # closed, or the app quit from here

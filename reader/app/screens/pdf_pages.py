@@ -22,9 +22,9 @@ from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from reader.app.widgets.footer import KeyFooter
-from reader.app.widgets.picture import send_to_terminal, terminal_drawing
+from reader.app.widgets.picture import TerminalImages, send_to_terminal, terminal_drawing
 from reader.app.widgets.record_view import RecordLines, RecordView
-from reader.core.terminal_graphics import KITTY, KITTY_MAX_CELLS, OFF, kitty_forget, kitty_image
+from reader.core.terminal_graphics import KITTY, KITTY_MAX_CELLS, OFF, kitty_image
 from reader.errors import ReaderError
 from reader.fulltext.clean import printable
 from reader.fulltext.pdfpages import PageRefused, render_page
@@ -87,8 +87,8 @@ class PdfPagesScreen(Screen):
         self.shown_page: int | None = None  # the page on screen, once drawn
         self._pdf: Path | None = None
         self._drawn: dict[tuple[int, int, int, bool], Drawn] = {}  # (page, columns, rows, text)
-        self.drawing = terminal_drawing(service.settings.images)  # half blocks, the terminal's own pixels (Kitty), or text
-        self._sent: set[int] = set()  # the Kitty images the terminal holds (freed when the view closes)
+        self.drawing = terminal_drawing(self.app, service.settings.images)  # half blocks, the terminal's own pixels (Kitty), or text
+        self._images = TerminalImages(lambda sequence: send_to_terminal(self.app, sequence))
         self._child: FetchChild | None = None  # the PDF's fetch under way, if any
 
     @property
@@ -123,9 +123,10 @@ class PdfPagesScreen(Screen):
         child = self._child
         if child is not None:
             child.stop()  # the fetch stops (a PDF is kept whole or not at all)
-        for image_id in self._sent:  # the terminal's memory, not only the app's
-            send_to_terminal(self.app, kitty_forget(image_id))
         self.dismiss()
+
+    def on_unmount(self) -> None:
+        self._images.keep_only(())  # closed, or the app quit from here
 
     def _head(self, page: int) -> str:
         of = f" of {self.pages}" if self.pages is not None else ""
@@ -173,10 +174,14 @@ class PdfPagesScreen(Screen):
     def on_page_drawn(self, message: PageDrawn) -> None:
         if message.drawn is not None:
             page, pages, lines, send = message.drawn
-            if send is not None and send[0] not in self._sent:  # the pixels first, then the cells showing them
-                send_to_terminal(self.app, send[1])
-                self._sent.add(send[0])
+            if send is not None:  # the pixels first, then the cells showing them
+                self._images.send(*send)
             self._show(page, pages, lines)
+            # Pages no longer kept, or kept at another size (the screen's), are freed in the
+            # terminal; kept ones are sent again if shown again.
+            size = self._area()
+            kept = {drawn[3][0] for at, drawn in list(self._drawn.items()) if drawn[3] is not None and at[1:3] == size}
+            self._images.keep_only(kept | ({send[0]} if send is not None else set()))
         else:
             self._fail(message.problem, message.page, message.pages)
 
@@ -192,7 +197,8 @@ class PdfPagesScreen(Screen):
         self._pdf = path
         worker = get_current_worker()
         kitty = self.drawing == KITTY
-        columns = min(columns, KITTY_MAX_CELLS) if kitty else columns
+        if kitty:  # a placement numbers its rows and columns with at most KITTY_MAX_CELLS marks
+            columns, rows = min(columns, KITTY_MAX_CELLS), min(rows, KITTY_MAX_CELLS)
         # The terminal's own pixels: about a cell's worth each; half blocks: twice theirs, averaged.
         size = (CELL_PIXELS[0] * columns, CELL_PIXELS[1] * rows) if kitty else (SHARPER * columns, SHARPER * 2 * rows)
         rendered = render_page(path, page, *size, text=text, cancelled=lambda: worker.is_cancelled)

@@ -10,6 +10,7 @@ import itertools
 import os
 import random
 import sys
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING
 
 from rich.color import Color
@@ -17,7 +18,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from reader.core.terminal_graphics import KITTY_MAX_ID, drawing, kitty_colour, kitty_rows
+from reader.core.terminal_graphics import HALFBLOCK, KITTY, KITTY_MAX_ID, drawing, kitty_colour, kitty_forget, kitty_rows
 from reader.fulltext.picture import Cells
 
 if TYPE_CHECKING:
@@ -46,10 +47,15 @@ def note_strip(text: str, indent: int = 2) -> Strip:
     return Strip([Segment(" " * indent + text, Style(dim=True))])
 
 
-def terminal_drawing(images: str) -> str:
-    """How this app's terminal draws pictures under the `images` setting (terminal_graphics)."""
+def terminal_drawing(app: App, images: str) -> str:
+    """How this app's terminal draws pictures under the `images` setting (terminal_graphics).
+    Kitty's image id travels in a cell's 24-bit colour: where Textual writes colours otherwise
+    (no COLORTERM, as over ssh: 256 colours) or none (NO_COLOR), half blocks."""
     stdout = sys.__stdout__
-    return drawing(images, os.environ, stdout is not None and stdout.isatty())
+    chosen = drawing(images, os.environ, stdout is not None and stdout.isatty())
+    if chosen == KITTY and (app.console.color_system != "truecolor" or app.no_color):
+        return HALFBLOCK
+    return chosen
 
 
 # Kitty's image ids are the terminal window's, shared with whatever else ran there: the app's
@@ -75,3 +81,26 @@ def send_to_terminal(app: App, sequence: str) -> None:
     driver = app._driver
     if driver is not None and not app.is_headless:
         driver.write(sequence)
+
+
+class TerminalImages:
+    """The Kitty images a screen has the terminal hold (its memory, not only the app's): each
+    sent once, freed once no longer shown (drawn again at another size) and when the screen goes."""
+
+    def __init__(self, send: Callable[[str], None]):
+        self._send = send  # writes an escape sequence to the terminal
+        self.held: set[int] = set()
+
+    def send(self, image_id: int, sequence: str) -> None:
+        """Image `image_id` sent by `sequence`, unless the terminal holds it already."""
+        if image_id not in self.held:
+            self._send(sequence)
+            self.held.add(image_id)
+
+    def keep_only(self, image_ids: Collection[int]) -> set[int]:
+        """Every image held but `image_ids` freed; the ones freed."""
+        freed = self.held.difference(image_ids)
+        for image_id in sorted(freed):
+            self._send(kitty_forget(image_id))
+        self.held -= freed
+        return freed
