@@ -17,8 +17,8 @@ from reader.core import feature_file, ranking, shard_counts
 from reader.core.features import FeatureBlock, extended
 from reader.core.query import has_every_field
 from reader.models import Paper
+from reader.safe_files import FileWriteError, read_regular, write_atomic
 from reader.store.store import Store
-from reader.userfiles import FileWriteError, read_regular, write_atomic
 
 log = logging.getLogger("reader.features")
 Stamp = tuple[int, int]  # the shard file's modification time (ns) and size
