@@ -2,7 +2,7 @@
 facade: each file has one owner, which it holds and hands what that owner needs.
 
     user.json        topics, read/starred/hidden marks, settings (small: a key press rewrites only
-                     this): UserState, user.py
+                     this): UserState, user_state.py
     user.json.bak    its copy, rewritten after it on every change: damage to either loses nothing
                      (see mirrored.py)
     library.json     tags, notes and citation keys, mirrored the same way (+ .bak): a file of
@@ -45,8 +45,8 @@ from reader.store.mirrored import MirroredFile
 from reader.store.schema import is_record, without_invisible_text
 from reader.store.shard_files import ShardFiles
 from reader.store.syncstate import SyncFile
-from reader.store.user import UserState, now_ms
-from reader.store.userstate import Marks, Topic, UserDoc, Watch
+from reader.store.user_doc import Marks, Topic, UserDoc, Watch
+from reader.store.user_state import UserState, now_ms
 
 LOCK_WAIT_SECONDS = 10.0
 FEW_RECORDS = 64  # of a shard's ~1,000: decoded one by one (each a search of the shard's bytes)
@@ -366,7 +366,7 @@ class Store:
             self.index_files.save_changes(index.with_changes(changes, arrived), changes, arrived)
         return result
 
-    # --- user.json: topics, watches, marks, visits, settings (user.py) ---
+    # --- user.json: topics, watches, marks, visits, settings (user_state.py) ---
 
     def topics(self) -> list[Topic]:
         return self.user_state.topics()
