@@ -8,7 +8,7 @@ facade: each file has one owner, which it holds and hands what that owner needs.
     library.json     tags, notes and citation keys, mirrored the same way (+ .bak): a file of
                      their own, so a star never rewrites the notes (LibraryState, library_state.py)
     sync.json        when each topic was last synced, arXiv's total for it, the spans of time its
-                     cache holds whole; cached counts of all new arXiv papers (SyncFile, syncstate.py)
+                     cache holds whole; cached counts of all new arXiv papers (SyncFile, sync_file.py)
     index.json       every paper's id, version, v1 day and topics, as columns in display order
                      (what counts, the chart and the list need, without loading any paper), with
                      index.log and index.columns (IndexFiles, index_files.py)
@@ -44,7 +44,7 @@ from reader.store.library_state import LIBRARY_FILES, LibraryState, library_file
 from reader.store.mirrored import MirroredFile
 from reader.store.schema import is_record, without_invisible_text
 from reader.store.shard_files import ShardFiles
-from reader.store.syncstate import SyncFile
+from reader.store.sync_file import SyncFile
 from reader.store.user_doc import Marks, Topic, UserDoc, Watch
 from reader.store.user_state import UserState, now_ms
 
