@@ -13,8 +13,8 @@ import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from reader.safe_files import FileWriteError, write_atomic
 from reader.toml_file import flatten, toml_error, toml_key_lines, toml_limit_problem
-from reader.userfiles import FileWriteError, write_atomic
 
 KEYMAP_FILE_NAME = "keymap.toml"
 MAX_BAD_LINES = 100  # a file that is mostly not TOML is not worth repairing line by line

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from reader.core.importing import read
+from reader.core.import_file import read
 from reader.ids import parse_paper_id
 from reader.store import Store
 from tests.conftest import ROOT, run

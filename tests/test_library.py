@@ -14,7 +14,7 @@ from reader.errors import StoreError
 from reader.service import View
 from reader.store import Store
 from reader.store.firstrun import ensure_example_topics
-from reader.store.library_state import LONGEST_NOTE
+from reader.store.library_doc import LONGEST_NOTE
 from tests.conftest import ROOT, run
 from tests.helpers.kill import DAMAGE, kill_after
 from tests.sample_papers import sample_papers

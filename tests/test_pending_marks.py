@@ -20,7 +20,7 @@ from reader.service.marks_writer import MarksWriter
 from reader.service.writer_thread import WriterThread
 from reader.store import Store
 from reader.store.files import file_lock
-from reader.store.userstate import Marks
+from reader.store.user_doc import Marks
 from tests.helpers.app import card_text, make_app, ready
 from tests.helpers.pilot import reader_cli, until
 from tests.terminal import run_in_terminal

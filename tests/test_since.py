@@ -167,7 +167,7 @@ def test_list_updated_after_a_resync_at_a_later_version(capsys, arxiv_env):
 def test_visits_keep_the_previous_and_the_current_time(data_dir, monkeypatch):
     store, _ = seeded(data_dir, 5)
     clock = iter([1.0, 2.0, 3.0])
-    monkeypatch.setattr("reader.store.user.time.time", lambda: next(clock))
+    monkeypatch.setattr("reader.store.user_state.time.time", lambda: next(clock))
     store.record_visit("app")
     store.record_visit("Kept")
     store.record_visit("app")

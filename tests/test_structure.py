@@ -367,7 +367,7 @@ def test_write_atomic_and_store_files_under_app_or_commands_are_reported(tmp_pat
             "reader/__init__.py": "",
             "reader/store/__init__.py": "from reader.store.files import shard_of, write_atomic\n",
             "reader/store/files.py": "def write_atomic(): ...\ndef shard_of(): ...\n",
-            "reader/store/user.py": "from reader.store.files import write_atomic\n",  # the store itself may
+            "reader/store/user_state.py": "from reader.store.files import write_atomic\n",  # the store itself may
             "reader/app/__init__.py": "",
             "reader/app/screens/export.py": "def save():\n    from reader.store import write_atomic\n",
             "reader/commands/digest.py": "from ..store import files\n",

@@ -72,7 +72,7 @@ def output_file(value: str | None, example: str):
         return None
     from pathlib import Path
 
-    from reader.userfiles import path_problem
+    from reader.safe_files import path_problem
 
     problem = path_problem(value, example=example)
     if problem:
@@ -82,7 +82,7 @@ def output_file(value: str | None, example: str):
 
 def write_output(path, data: bytes) -> None:
     """Bytes written to the user's `-o FILE` atomically (a kill mid-write leaves the old file)."""
-    from reader.userfiles import FileWriteError, write_user_file
+    from reader.safe_files import FileWriteError, write_user_file
 
     try:
         write_user_file(path, data)

@@ -87,7 +87,7 @@ def run(args: argparse.Namespace, settings) -> int:
     from reader.core.citation import exportable
     from reader.core.digest import TopicDigest, html_page, markdown
     from reader.core.momentum import headline
-    from reader.userfiles import path_problem, write_user_file
+    from reader.safe_files import path_problem, write_user_file
 
     if args.output not in (None, "-"):
         problem = path_problem(args.output, example="digest.md")

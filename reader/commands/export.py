@@ -15,7 +15,7 @@ from reader.core.exporting import FORMAT_NAMES, FORMATS, format_of_path, render
 from reader.core.text import plural
 from reader.errors import ReaderError
 from reader.ids import parse_paper_id
-from reader.userfiles import link_target, path_problem
+from reader.safe_files import link_target, path_problem
 
 
 def register(commands) -> None:

@@ -111,7 +111,7 @@ def cmd_fig(args, settings) -> int:
 
     path, what = _run(settings, job)
     from reader.fulltext.picture import MAX_BYTES, open_image
-    from reader.userfiles import UnsafeFileError, read_regular
+    from reader.safe_files import UnsafeFileError, read_regular
 
     try:  # as the view reads a kept image: a regular file within the bound, an image still
         data = read_regular(path, MAX_BYTES)

@@ -57,8 +57,8 @@ def register(commands) -> None:
 
 
 def cmd_import(args, settings) -> int:
-    from reader.core.importing import read
-    from reader.service.importing import match_cached
+    from reader.core.import_file import read
+    from reader.service.import_matching import match_cached
 
     tag = _checked_tag(args.tag)
     raw, name, suffix = _read_bytes(args.file)
@@ -117,7 +117,7 @@ def _fetch_missing(store, settings, matches, *, search_titles: bool) -> bool:
     arXiv could not give all of them."""
     import asyncio
 
-    from reader.service.importing import NOT_CACHED, SEARCH_HINT
+    from reader.service.import_matching import NOT_CACHED, SEARCH_HINT
 
     today = settings.today()
 
@@ -146,7 +146,7 @@ def _fetch_missing(store, settings, matches, *, search_titles: bool) -> bool:
 def _left_by_interrupt(store, matches) -> None:
     """After Ctrl+C: the papers saved before it are cached (and get marked); the others are left
     for the next run, which asks arXiv for them only."""
-    from reader.service.importing import NOT_CACHED
+    from reader.service.import_matching import NOT_CACHED
 
     asked = [m.paper_id for m in matches if m.paper_id is not None and not m.cached]
     saved = store.cached_versions(asked)
@@ -165,7 +165,7 @@ def _refused(paper_id: str) -> str:
 
 
 async def _fetch(store, settings, matches, wanted: list[str], *, search_titles: bool) -> bool:
-    from reader.service.importing import NOT_CACHED, match_fetched
+    from reader.service.import_matching import NOT_CACHED, match_fetched
     from reader.sync.fetching import fetch_ids, find_by_title, keep
     from reader.sync.syncer import client_for
 
@@ -242,7 +242,7 @@ def _mark(store, ids: list[str], *, star: bool, tag: str | None) -> int:
 
 
 def _report(matches, marked: str, *, as_json: bool) -> None:
-    from reader.core.importing import plain_title
+    from reader.core.import_file import plain_title
     from reader.core.sanitize import clean_text
 
     matched = [m for m in matches if m.paper_id is not None]

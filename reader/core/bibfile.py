@@ -7,7 +7,7 @@ ones, comments, @string and @preamble). A paper already in it is found by its ar
 there, also when the user changed that key. New papers are appended under their recorded keys (a
 key given now is unique case-insensitively against every key already in the file too); only a
 recorded key that another entry of the file has already takes a suffix there. `reader import`
-reads .bib files with the same parser (core/importing.py).
+reads .bib files with the same parser (core/import_file.py).
 
 An entry not closed before the next line that starts an entry ends there, as biber and
 bibtexparser recover: it is reported with its line, and the entries after it are read. The parser

@@ -35,7 +35,7 @@ COLUMNS = 1 << BITS
 PACK = 16  # rows compressed together: a reason unpacks its paper's 16, not its shard's thousand
 MAX_PACK_TEXT = 16 << 20  # bytes of a pack's rows unpacked: far beyond PACK abstracts, so more is not ours
 UNPACKED = 128  # packs kept unpacked by a corpus (the ones last read)
-FEATURIZER = 1  # bump when `featurize` counts a row differently: saved features (feature_file.py) then expire
+FEATURIZER = 1  # bump when `featurize` counts a row differently: saved features (features_format.py) then expire
 _MASK = (1 << 64) - 1
 _PAIR = 0x9E3779B97F4A7C15  # combines two word hashes into a phrase's (odd: no information lost)
 _SPREAD = 0xD6E8FEB86659FD93  # multiplicative hashing: the top bits of key * _SPREAD pick the column
@@ -126,7 +126,7 @@ class FeatureBlock:
     matrix: Any  # scipy.sparse.csr_matrix, float32
     sample_keys: Any  # numpy uint64 per paper: the order in which papers join the background
     # The rows PACK at a time as compressed JSON, read back only to name reasons (in memory, or
-    # left in the features file: feature_file.FilePacks).
+    # left in the features file: features_format.FilePacks).
     packed_rows: Sequence[bytes]
 
     def rows_of_pack(self, pack: int) -> list[Row]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from reader.core.features import BITS, COLUMNS, FEATURIZER, FeatureBlock
-from reader.userfiles import open_regular, read_regular
+from reader.safe_files import open_regular, read_regular
 
 MAGIC = b"reader counts 1\n"
 _HEAD = struct.Struct("<IIqqII")  # featurizer, bits, stamp (mtime ns, size), papers, columns counted

@@ -31,8 +31,8 @@ from reader.fulltext.clean import printable
 from reader.fulltext.picture import MAX_BYTES, ImageNotDrawnNow, ImageRefused, is_svg, open_image
 from reader.fulltext.store import atomic_file, file_key
 from reader.fulltext.svgdraw import draw_svg
+from reader.safe_files import UnsafeFileError, read_regular
 from reader.store.listing import remove_leftovers
-from reader.userfiles import UnsafeFileError, read_regular
 
 log = logging.getLogger("reader.fulltext")
 REFUSED = "refused"

@@ -29,8 +29,8 @@ from reader.fulltext.document import FIGURE, FORMAT, KINDS, READABLE_FORMATS, RE
 from reader.fulltext.formulas import checked
 from reader.fulltext.sources import MAX_FIGURE_IMAGES, MAX_IMAGES, is_image_address
 from reader.models import ARXIV_ID, ID_PATTERN
+from reader.safe_files import UnsafeFileError, open_regular, read_regular
 from reader.store.listing import LEFTOVER, own_files, remove_leftovers, skipped
-from reader.userfiles import UnsafeFileError, open_regular, read_regular
 
 log = logging.getLogger("reader.fulltext")
 # A stored text's name: an arXiv id (its `/` written `_`), its version (reader/models.py's ARXIV_ID).

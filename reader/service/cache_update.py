@@ -10,7 +10,7 @@ from reader.paper_index import PaperIndex
 from reader.service.outside import Stamps
 from reader.service.tags_notes import LibraryStateRead
 from reader.store import Topic
-from reader.store.syncstate import TopicSyncState
+from reader.store.sync_file import TopicSyncState
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from reader.core.momentum import Momentum, headline
 from reader.paper_index import PaperIndex
 from reader.service.views import View
 from reader.store import Topic
-from reader.store.syncstate import TopicSyncState, current_spans
+from reader.store.sync_file import TopicSyncState, current_spans
 
 if TYPE_CHECKING:
     from reader.service.demo import DemoSource

@@ -13,8 +13,8 @@ from reader.core.exporting import render
 from reader.core.ownership import Holdings, fingerprints, holdings
 from reader.errors import ReaderError
 from reader.models import Paper
+from reader.safe_files import append_user_file, write_user_file
 from reader.store.written import record_written, written_fingerprints
-from reader.userfiles import append_user_file, write_user_file
 
 if TYPE_CHECKING:
     from reader.config import Settings

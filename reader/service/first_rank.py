@@ -4,7 +4,7 @@ The whole-cache ranking (ranking_corpus.RankingCorpus) reads every shard's featu
 1,000,000 papers. Here, from each shard, only:
 - its document counts, saved beside its features by whoever saved those (core/shard_counts.py):
   summed, they give the IDF the whole-cache ranking computes, to the paper;
-- its features file's header and row offsets (feature_file.RowReader), then the rows of the
+- its features file's header and row offsets (features_format.RowReader), then the rows of the
   marked papers, of the background (the unmarked papers whose ids hash lowest: the same papers
   the whole-cache ranking trains on) and of the candidates.
 The candidates are at most CANDIDATES papers sharing the stars' distinctive words, phrases
@@ -30,8 +30,8 @@ from itertools import zip_longest
 from typing import Any
 
 from reader.core import ranking, shard_counts
-from reader.core.feature_file import RowReader
 from reader.core.features import COLUMNS, PACK, Corpus, FeatureBlock, Row, column_of, named_terms, pack_rows, row_of_paper, sample_keys_of
+from reader.core.features_format import RowReader
 from reader.core.query import Node
 from reader.core.query import term as query_term
 from reader.core.similar import text_node

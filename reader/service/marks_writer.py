@@ -28,7 +28,7 @@ from reader.errors import ReaderError
 from reader.service.writer_thread import WriterThread
 from reader.store import Store
 from reader.store.journal import MARK_KINDS, write_journal
-from reader.store.userstate import Marks
+from reader.store.user_doc import Marks
 
 RETRY_SECONDS = 3.0  # between tries of a write that failed
 

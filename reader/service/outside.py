@@ -26,7 +26,7 @@ from reader.service.writer_thread import WriterThread
 from reader.store import Store, Topic
 from reader.store.files import Stamp, file_stamp
 from reader.store.index_files import index_stamp
-from reader.store.userstate import Marks
+from reader.store.user_doc import Marks
 
 if TYPE_CHECKING:
     from reader.service.cache_update import CacheUpdate

@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from reader.errors import StoreError
 from reader.store import Store
-from reader.store.library_state import LibraryDoc, note_text
+from reader.store.library_doc import LibraryDoc, note_text
 
 T = TypeVar("T")
 LibraryStateRead = tuple[LibraryDoc, dict[str, int]]  # tags and notes, each tag's number of papers

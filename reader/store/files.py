@@ -1,7 +1,7 @@
 """Atomic JSON files in TinyDB's format, and the cross-process lock.
 
 A write goes to a temporary file in the same directory, is flushed to disk, then renamed over
-the old file (reader/userfiles.py): a crash at any moment leaves either the old file or the new
+the old file (reader/safe_files.py): a crash at any moment leaves either the old file or the new
 one, never half of one. A read takes a regular file of bounded size only (`read_file`): anything
 else put in a file's place (a pipe, a link to a device, a file far too large) is damage.
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 from tinydb.storages import Storage
 
-from reader import userfiles
+from reader import safe_files
 from reader.errors import StoreError, StoreLockedError
 from reader.store.schema import ShapeError
 
@@ -58,12 +58,12 @@ def file_stamp(path: Path) -> Stamp | None:
 
 def read_file(path: Path, limit: int = STATE_BYTES) -> bytes | None:
     """The file's bytes, None when it does not exist; CorruptFileError when it is not a regular
-    file or is larger than `limit` (userfiles.open_regular), StoreError when it cannot be read."""
+    file or is larger than `limit` (safe_files.open_regular), StoreError when it cannot be read."""
     try:
-        return userfiles.read_regular(path, limit)
+        return safe_files.read_regular(path, limit)
     except FileNotFoundError:
         return None
-    except userfiles.UnsafeFileError as error:
+    except safe_files.UnsafeFileError as error:
         raise CorruptFileError(path, error.reason) from None
     except OSError as error:
         raise StoreError(f"cannot read {path}: {error.strerror}") from None
@@ -128,7 +128,7 @@ def find_document(path: Path, key: str, value: str) -> dict[str, Any] | None:
 def find_documents(path: Path, key: str, values: list[str]) -> dict[str, dict[str, Any]]:
     """`find_document` for several values, reading the file once: those found."""
     try:
-        raw = uncompressed(userfiles.read_regular(path, STATE_BYTES), path)
+        raw = uncompressed(safe_files.read_regular(path, STATE_BYTES), path)
     except (OSError, StoreError):  # (a file that is not one to read too: the caller's whole read says so)
         return {}
     found = {}
@@ -195,11 +195,11 @@ def write_json_atomic(path: Path, data: Any) -> None:
 
 
 def write_atomic(path: Path, payload: bytes) -> None:
-    """Replace `path` with `payload`, atomically and durably (reader/userfiles.py); StoreError
+    """Replace `path` with `payload`, atomically and durably (reader/safe_files.py); StoreError
     when it cannot be written."""
     try:
-        userfiles.write_atomic(path, payload)
-    except userfiles.FileWriteError as error:
+        safe_files.write_atomic(path, payload)
+    except safe_files.FileWriteError as error:
         raise StoreError(str(error)) from None
 
 

@@ -26,9 +26,9 @@ from pathlib import Path
 
 from reader.packed_ids import PACKED_END_TYPE, PackedIds
 from reader.paper_index import ARRIVED_TYPE, DAY_TYPE, VERSION_TYPE, PaperIndex
+from reader.safe_files import FileWriteError, open_regular, read_regular, write_atomic
 from reader.store.files import INDEX_BYTES
 from reader.store.schema import MAX_ARRIVED, MAX_DAY, MAX_VERSION, MIN_DAY, is_log_token
-from reader.userfiles import FileWriteError, open_regular, read_regular, write_atomic
 
 MAGIC = b"reader index columns 2\n"
 MASK_TYPE = "q"

@@ -13,10 +13,10 @@ from pathlib import Path
 from reader.errors import StoreError
 from reader.packed_ids import PackedIds
 from reader.paper_index import ARRIVED_TYPE, VERSION_TYPE, IndexEntry, PaperIndex
+from reader.safe_files import open_regular, read_regular
 from reader.store import index_columns, index_log
 from reader.store.files import INDEX_BYTES, CorruptFileError, move_aside, parse_json, read_file, write_atomic
 from reader.store.schema import SCHEMA_VERSION, ShapeError, check_index, check_index_order, index_document, log_token, log_token_at_head
-from reader.userfiles import open_regular, read_regular
 
 HEAD_BYTES = 256  # of index.json: its meta, with the log's token
 

@@ -1,143 +1,148 @@
-"""library.json in memory: the user's tags, notes and citation keys, checked on every read.
-
-Kept apart from user.json (and mirrored like it, see mirrored.py) so that a star never rewrites
-the notes, and typing a note never rewrites the marks. On disk, TinyDB's layout:
-
-    meta   {"schema": N}
-    tags   {"name", "ids": [...]}, one per tag, in the order the tags were made
-    notes  {"id", "text"}, one per paper that has a note (Markdown, as the user wrote it)
-    keys   {"id", "key"}, one per paper given a citation key (core/citekeys.py), in the order given
-"""
+"""The user's tags, notes and citation keys, kept in library.json
+(and its current copy, see mirrored.py), a file of their own with a lock of its own: a star
+rewrites only user.json, a note only library.json."""
 
 from __future__ import annotations
 
-import re
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from reader.core.sanitize import clean_multiline, clean_text
+from reader.core.names import tag_name
 from reader.errors import StoreError
 from reader.models import ARXIV_ID
-from reader.store.schema import UserFileDoc, expect, is_str_list, numbered
+from reader.store.files import file_lock
+from reader.store.library_doc import LibraryDoc, note_text
+from reader.store.mirrored import MirroredFile
 
-LIBRARY_SCHEMA = 1
-LONGEST_NOTE = 100_000  # characters: a long essay; a paste of a whole paper is refused
-CITATION_KEY = re.compile(r"[A-Za-z0-9]{1,120}")  # as core/citekeys.py gives them: safe in every format
+if TYPE_CHECKING:
+    from reader.models import Paper
 
-
-def note_text(text: str) -> str:
-    """A note as it is kept: line breaks and tabs stay, other control characters go; blank is
-    no note. Too long a note is a one-line error."""
-    clean = clean_multiline(text)
-    if len(clean) > LONGEST_NOTE:
-        raise StoreError(f"a note can be at most {LONGEST_NOTE:,} characters long (this one has {len(clean):,})")
-    return clean if clean.strip() else ""
+LIBRARY_FILES = frozenset({"library.json", "library.json.bak", ".library.lock"})
 
 
-class LibraryDoc(UserFileDoc):
-    """The parsed file. Mutated only inside `MirroredFile.update`; readers share it."""
+def library_file(data_dir: Path, warn: Callable[[str], None], lock_wait: float) -> MirroredFile[LibraryDoc]:
+    return MirroredFile(
+        data_dir / "library.json",
+        parse=LibraryDoc.parse,
+        dump=LibraryDoc.dump,
+        copy=LibraryDoc.copy,
+        lock=lambda what: file_lock(data_dir / ".library.lock", wait=lock_wait, what=what),
+        warn=warn,
+        holds="tags, notes and citation keys",
+    )
 
-    FILE, SCHEMA, TABLES = "library.json", LIBRARY_SCHEMA, ("tags", "notes", "keys")
-    __slots__ = ("_by_paper", "keys", "notes", "tags")
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: dict[str, dict[str, None]] = {}  # name as first written -> ids (an ordered set)
-        self.notes: dict[str, str] = {}  # paper id -> its note
-        self.keys: dict[str, str] = {}  # paper id -> its citation key, never changed once given
-        self._by_paper: dict[str, tuple[str, ...]] | None = None  # built at the first ask
+class LibraryState:
+    """What library.json holds: its one reader and writer in the store."""
 
-    def read_tables(self, data: dict) -> None:
-        # Names and notes are cleaned as read, like feed text: the file may have been edited by
-        # hand, and what it holds is drawn on the terminal.
-        for tag in data.get("tags", {}).values():
-            name = tag.get("name")
-            expect(type(name) is str and clean_text(name), "tags: a tag without a name")
-            name = clean_text(name)
-            expect(self.find_tag(name) is None, f"tags: two tags named {name!r}")
-            expect(is_str_list(tag.get("ids")), f"tags: the papers of {name!r} are not a list of ids")
-            self.tags[name] = dict.fromkeys(tag["ids"])
-        for note in data.get("notes", {}).values():
-            pid = note.get("id")
-            expect(type(pid) is str and ARXIV_ID.match(pid), "notes: a note without a paper id")
-            expect(type(note.get("text")) is str, f"notes: the note of {pid} is not text")
-            self.notes[pid] = clean_multiline(note["text"])
-        for given in data.get("keys", {}).values():
-            pid, key = given.get("id"), given.get("key")
-            expect(type(pid) is str and ARXIV_ID.match(pid) and pid not in self.keys, "keys: a key without a paper id, or a paper with two")
-            expect(type(key) is str and CITATION_KEY.fullmatch(key), f"keys: the key of {pid} is not ASCII letters and digits")
-            self.keys[pid] = key
-        expect(len({key.lower() for key in self.keys.values()}) == len(self.keys), "keys: one key given to two papers")
-
-    def dump_tables(self) -> dict[str, Any]:
-        return {
-            "tags": numbered({"name": name, "ids": list(ids)} for name, ids in self.tags.items()),
-            "notes": numbered({"id": pid, "text": text} for pid, text in self.notes.items()),
-            "keys": numbered({"id": pid, "key": key} for pid, key in self.keys.items()),
-        }
-
-    def copy_tables(self, doc: LibraryDoc) -> None:
-        doc.tags = {name: dict(ids) for name, ids in self.tags.items()}
-        doc.notes = dict(self.notes)
-        doc.keys = dict(self.keys)
+    def __init__(self, file: MirroredFile[LibraryDoc]):
+        self.file = file
 
     # --- tags ----------------------------------------------------------------------------------
 
-    def find_tag(self, name: str) -> str | None:
-        """The stored spelling of a tag (tags compare ignoring case), None when there is none."""
-        wanted = name.casefold()
-        return next((known for known in self.tags if known.casefold() == wanted), None)
+    def library_doc(self) -> LibraryDoc:
+        """Tags and notes as they are now, as one model: shared with every reader, never to be
+        edited (a change is made on a copy)."""
+        return self.file.read()
 
-    def existing_tag(self, name: str) -> str:
-        found = self.find_tag(name)
-        if found is None:
-            raise StoreError(f"no tag named {name!r}")
-        return found
+    def tags(self) -> dict[str, int]:
+        """Every tag with its number of papers, sorted by name (ignoring case)."""
+        return self.file.read().tag_counts()
 
-    def tag_counts(self) -> dict[str, int]:
-        return {name: len(self.tags[name]) for name in sorted(self.tags, key=_tag_order)}
+    def tags_of(self, ids: Iterable[str] | None = None) -> dict[str, tuple[str, ...]]:
+        """Paper id -> its tags, sorted by name: for every paper that has tags, or for each of
+        `ids` (an empty tuple for a paper without)."""
+        doc = self.file.read()
+        return dict(doc.by_paper()) if ids is None else doc.tags_of(list(ids))
 
-    def tags_of(self, ids: list[str]) -> dict[str, tuple[str, ...]]:
-        """Each paper's tags sorted by name: a look-up per tag, not the whole map of by_paper."""
-        names = sorted(self.tags, key=_tag_order)
-        return {pid: tuple(name for name in names if pid in self.tags[name]) for pid in ids}
+    def papers_tagged(self, name: str) -> list[str]:
+        """The ids of the papers carrying a tag (found ignoring case), in the order tagged."""
+        doc = self.file.read()
+        return list(doc.tags[doc.existing_tag(tag_name(name))])
 
-    def by_paper(self) -> dict[str, tuple[str, ...]]:
-        """Paper id -> its tags sorted by name, for the papers that have any."""
-        if self._by_paper is None:
-            found: dict[str, list[str]] = {}
-            for name in sorted(self.tags, key=_tag_order):
-                for pid in self.tags[name]:
-                    found.setdefault(pid, []).append(name)
-            self._by_paper = {pid: tuple(names) for pid, names in found.items()}
-        return self._by_paper
+    def set_tags(self, ids: Iterable[str], add: Iterable[str] = (), remove: Iterable[str] = ()) -> dict[str, tuple[str, ...]]:
+        """Add and remove tags on papers in one write; a new tag keeps the case it is first
+        written in, an existing one is found ignoring case. Returns the papers' tags after."""
+        ids = _paper_ids(ids)
+        adding, removing = [tag_name(t) for t in add], [tag_name(t) for t in remove]
 
-    def tag(self, ids: list[str], name: str) -> None:
-        stored = self.find_tag(name) or name  # a new tag keeps the case it was first written in
-        marked = self.tags.setdefault(stored, {})
-        for pid in ids:
-            marked.setdefault(pid)
+        def change(doc: LibraryDoc) -> None:
+            for name in removing:
+                doc.untag(ids, name)
+            for name in adding:
+                doc.tag(ids, name)
 
-    def untag(self, ids: list[str], name: str) -> None:
-        stored = self.find_tag(name)
-        if stored is None:
-            return
-        marked = self.tags[stored]
-        for pid in ids:
-            marked.pop(pid, None)
-        if not marked:  # a tag is its papers: with none left, it is gone
-            del self.tags[stored]
+        self.file.update("saving tags", change)
+        return self.tags_of(ids)
 
     def rename_tag(self, old: str, new: str) -> str:
-        """Rename `old` to `new`; when `new` is another tag already, `old`'s papers join it."""
-        old = self.existing_tag(old)
-        ids = self.tags.pop(old)
-        into = self.find_tag(new)
-        if into is None:
-            self.tags[new] = ids
-            return new
-        self.tags[into].update(ids)
-        return into
+        """Rename a tag (its papers keep it); into an existing tag's name, the two become one.
+        Returns the tag's name after."""
+        new = tag_name(new)
+        return self.file.update("renaming a tag", lambda doc: doc.rename_tag(old, new))
+
+    def delete_tag(self, name: str) -> int:
+        """Remove a tag from every paper (the papers stay). Returns how many had it."""
+
+        def change(doc: LibraryDoc) -> int:
+            return len(doc.tags.pop(doc.existing_tag(name)))
+
+        return self.file.update("deleting a tag", change)
+
+    # --- notes ---------------------------------------------------------------------------------
+
+    def note(self, paper_id: str) -> str:
+        """The paper's note, "" when it has none."""
+        return self.file.read().notes.get(paper_id, "")
+
+    def notes(self) -> dict[str, str]:
+        """Paper id -> note, for every paper that has one."""
+        return dict(self.file.read().notes)
+
+    def set_note(self, paper_id: str, text: str) -> str:
+        """Save a paper's note (blank text removes it). Returns the note as kept: control
+        characters other than line breaks and tabs are dropped."""
+        _paper_ids([paper_id])
+        note = note_text(text)
+
+        def change(doc: LibraryDoc) -> None:
+            if note:
+                doc.notes[paper_id] = note
+            else:
+                doc.notes.pop(paper_id, None)
+
+        if note != self.note(paper_id):
+            self.file.update("saving a note", change)
+        return note
+
+    # --- citation keys -------------------------------------------------------------------------
+
+    def citation_keys(self, papers: Sequence[Paper], taken: Iterable[str] = ()) -> dict[str, str]:
+        """Paper id -> citation key, for the papers that can be cited: the key recorded for each,
+        or one given now (core/citekeys.py) and recorded, unique ignoring case among every key
+        given and `taken` (the keys of a file being added to). Given under library.json's lock,
+        so two processes exporting at once never give one key twice."""
+        from reader.core.citation import exportable  # here: every command line imports the store
+        from reader.core.citekeys import assign
+
+        real = exportable(papers)
+        doc = self.file.read()
+        if any(paper.id not in doc.keys for paper in real):
+            taken = list(taken)
+
+            def give(current: LibraryDoc) -> LibraryDoc:
+                current.keys.update(assign(real, current.keys, taken))  # read again under the lock
+                return current
+
+            doc = self.file.update("recording citation keys", give)
+        return {paper.id: doc.keys[paper.id] for paper in real}
 
 
-def _tag_order(name: str) -> tuple[str, str]:
-    return name.casefold(), name
+def _paper_ids(ids: Iterable[str]) -> list[str]:
+    """Ids once each; only arXiv ids are kept in library.json (its check refuses any other)."""
+    ids = list(dict.fromkeys(ids))
+    wrong = [pid for pid in ids if not ARXIV_ID.match(pid)]
+    if wrong:
+        raise StoreError(f"not an arXiv id: {wrong[0]!r}")
+    return ids

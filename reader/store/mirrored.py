@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from reader.errors import StoreError
+from reader.safe_files import open_regular
 from reader.store.files import (
     STATE_BYTES,
     CorruptFileError,
@@ -37,7 +38,6 @@ from reader.store.files import (
     write_atomic,
 )
 from reader.store.schema import ShapeError
-from reader.userfiles import open_regular
 
 T = TypeVar("T")
 _HEAD = 64  # the first bytes of a file: its meta document, with the token of the write that made it

@@ -4,7 +4,7 @@ takes seconds at each start of the app, reading the counts a fraction of that.
 
 A derived file, holding nothing the user could lose: written atomically, trusted only when it
 says it was made from the shard's file as it is now (its modification time and size), and
-counted again when missing, stale or damaged (core/feature_file.py reads it defensively)."""
+counted again when missing, stale or damaged (core/features_format.py reads it defensively)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from reader.core import feature_file, ranking, shard_counts
+from reader.core import features_format, ranking, shard_counts
 from reader.core.features import FeatureBlock, extended
 from reader.core.query import has_every_field
 from reader.models import Paper
+from reader.safe_files import FileWriteError, read_regular, write_atomic
 from reader.store.store import Store
-from reader.userfiles import FileWriteError, read_regular, write_atomic
 
 log = logging.getLogger("reader.features")
 Stamp = tuple[int, int]  # the shard file's modification time (ns) and size
@@ -53,12 +53,12 @@ def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
     else counted from its search texts and saved."""
     path = features_path(store, shard)
     try:
-        block = feature_file.read(path, stamp)
+        block = features_format.read(path, stamp)
     except OSError:
         block = None
     if block is None:
         block = ranking.featurize(_rows(store, shard))
-        payload = feature_file.encode(block, stamp)
+        payload = features_format.encode(block, stamp)
         if payload is not None:
             try:
                 write_atomic(path, payload)
@@ -116,7 +116,7 @@ class FeatureKeeper:
         old = None
         if before is not None:
             try:
-                old = feature_file.decode(read_regular(path, feature_file.FILE_BYTES), before)
+                old = features_format.decode(read_regular(path, features_format.FILE_BYTES), before)
             except OSError:
                 old = None
         papers = list({paper.id: paper for paper in papers}.values())  # a paper on two pages is written twice: the last stays
@@ -126,7 +126,7 @@ class FeatureKeeper:
         rows = [ranking.row_of_paper(Paper.from_json(doc)) for pid, doc in docs.items() if pid not in fresh and pid not in known]
         rows += [ranking.row_of_paper(paper) for paper in papers]
         block = extended(old, set(docs) - fresh, rows) if old is not None else ranking.featurize(rows)
-        payload = feature_file.encode(block, after)
+        payload = features_format.encode(block, after)
         if payload is not None:
             try:
                 write_atomic(path, payload)

@@ -2,13 +2,13 @@
 facade: each file has one owner, which it holds and hands what that owner needs.
 
     user.json        topics, read/starred/hidden marks, settings (small: a key press rewrites only
-                     this): UserState, user.py
+                     this): UserState, user_state.py
     user.json.bak    its copy, rewritten after it on every change: damage to either loses nothing
                      (see mirrored.py)
     library.json     tags, notes and citation keys, mirrored the same way (+ .bak): a file of
-                     their own, so a star never rewrites the notes (LibraryState, library.py)
+                     their own, so a star never rewrites the notes (LibraryState, library_state.py)
     sync.json        when each topic was last synced, arXiv's total for it, the spans of time its
-                     cache holds whole; cached counts of all new arXiv papers (SyncFile, syncstate.py)
+                     cache holds whole; cached counts of all new arXiv papers (SyncFile, sync_file.py)
     index.json       every paper's id, version, v1 day and topics, as columns in display order
                      (what counts, the chart and the list need, without loading any paper), with
                      index.log and index.columns (IndexFiles, index_files.py)
@@ -39,14 +39,14 @@ from reader.paper_index import IndexEntry, PaperIndex
 from reader.store.files import Stamp, file_lock, find_document, find_documents
 from reader.store.index_files import IndexFiles
 from reader.store.journal import apply_journals
-from reader.store.library import LIBRARY_FILES, LibraryState, library_file
-from reader.store.library_state import LibraryDoc
+from reader.store.library_doc import LibraryDoc
+from reader.store.library_state import LIBRARY_FILES, LibraryState, library_file
 from reader.store.mirrored import MirroredFile
 from reader.store.schema import is_record, without_invisible_text
 from reader.store.shard_files import ShardFiles
-from reader.store.syncstate import SyncFile
-from reader.store.user import UserState, now_ms
-from reader.store.userstate import Marks, Topic, UserDoc, Watch
+from reader.store.sync_file import SyncFile
+from reader.store.user_doc import Marks, Topic, UserDoc, Watch
+from reader.store.user_state import UserState, now_ms
 
 LOCK_WAIT_SECONDS = 10.0
 FEW_RECORDS = 64  # of a shard's ~1,000: decoded one by one (each a search of the shard's bytes)
@@ -366,7 +366,7 @@ class Store:
             self.index_files.save_changes(index.with_changes(changes, arrived), changes, arrived)
         return result
 
-    # --- user.json: topics, watches, marks, visits, settings (user.py) ---
+    # --- user.json: topics, watches, marks, visits, settings (user_state.py) ---
 
     def topics(self) -> list[Topic]:
         return self.user_state.topics()
@@ -413,7 +413,7 @@ class Store:
     def set_setting(self, key: str, value: Any) -> None:
         self.user_state.set_setting(key, value)
 
-    # --- library.json: tags, notes, citation keys (library.py) ---
+    # --- library.json: tags, notes, citation keys (library_state.py) ---
 
     def library_doc(self) -> LibraryDoc:
         return self.library_state.library_doc()

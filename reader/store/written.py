@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from reader.errors import StoreError
+from reader.safe_files import UnsafeFileError, read_regular
 from reader.store.files import file_lock, write_json_atomic
-from reader.userfiles import UnsafeFileError, read_regular
 
 WRITTEN_FILE = "written.json"
 LIMIT = 200_000  # fingerprints: about 7 MB, some years of exports

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from reader.arxiv.client import ArxivClient
-from reader.core.importing import shares_author, title_key
+from reader.core.import_file import shares_author, title_key
 from reader.core.query import Term
 from reader.core.text import word_string
 from reader.errors import ArxivBadRequestError, ArxivUnreachableError, ReaderError

@@ -24,8 +24,8 @@ from reader.core.exporting import FORMATS, SUFFIXES
 from reader.core.ownership import Holdings
 from reader.core.text import plural
 from reader.errors import ReaderError
+from reader.safe_files import path_problem
 from reader.service import LibraryService
-from reader.userfiles import path_problem
 
 LARGE_EXPORT = 1_000  # papers: reading their records takes seconds, so the export says it started
 FORMAT_OF_SUFFIX = {suffix: format for format, suffix in SUFFIXES.items()}

@@ -23,11 +23,11 @@ from reader.app.paper_actions import COPY, HIDE, OPEN, PDF, READ, SIMILAR, STAR,
 from reader.app.screens.about import AboutQuery
 from reader.app.screens.cache_reading import CacheReading
 from reader.app.screens.catchup import CatchUp, ListOrder
-from reader.app.screens.collections import Collections
 from reader.app.screens.detail_opening import DetailOpening
 from reader.app.screens.export import ExportActions
 from reader.app.screens.list_filter import FILTER_DELAY, ListFilter
 from reader.app.screens.paper_record import ListPaperRead
+from reader.app.screens.sidebar_names import SidebarNames
 from reader.app.screens.sync import Sync
 from reader.app.screens.triage import Triage
 from reader.app.screens.view_panes import ViewPanes
@@ -46,7 +46,7 @@ from reader.service import ALL, RISING, STARRED, LibraryService, View
 
 class MainScreen(PaperScreen, ExportActions):
     """Draws the panes and holds the view. Its parts keep the state and logic of their concerns
-    (`triage`, `sync`, `collections`, `details`, `list_filter`, `reading`...: see part.py); the
+    (`triage`, `sync`, `sidebar_names`, `details`, `list_filter`, `reading`...: see part.py); the
     screen hands them their keys and messages."""
 
     # In the order the footer shows them: what a narrow footer drops is in the help screen.
@@ -114,7 +114,7 @@ class MainScreen(PaperScreen, ExportActions):
         self.list_filter = ListFilter(self)
         self.triage = Triage(self)
         self.sync = Sync(self)
-        self.collections = Collections(self)
+        self.sidebar_names = SidebarNames(self)
         self.details = DetailOpening(self)
         self.order = ListOrder(self)
         self.catchup = CatchUp(self)
@@ -351,21 +351,21 @@ class MainScreen(PaperScreen, ExportActions):
     def _rising_terms_found(self, message: Triage.RisingTermsFound) -> None:
         self.triage.take_rising_terms(message.topic, message.terms)
 
-    @on(Collections.TopicDeleted)
-    def _topic_deleted(self, message: Collections.TopicDeleted) -> None:
-        self.collections.topic_deleted(message.name, message.update)
+    @on(SidebarNames.TopicDeleted)
+    def _topic_deleted(self, message: SidebarNames.TopicDeleted) -> None:
+        self.sidebar_names.topic_deleted(message.name, message.update)
 
-    @on(Collections.WatchRemoved)
-    def _watch_removed(self, message: Collections.WatchRemoved) -> None:
-        self.collections.watch_removed(message.name)
+    @on(SidebarNames.WatchRemoved)
+    def _watch_removed(self, message: SidebarNames.WatchRemoved) -> None:
+        self.sidebar_names.watch_removed(message.name)
 
-    @on(Collections.TagRenamed)
-    def _tag_renamed(self, message: Collections.TagRenamed) -> None:
-        self.collections.tag_renamed(message.old, message.new, message.merged)
+    @on(SidebarNames.TagRenamed)
+    def _tag_renamed(self, message: SidebarNames.TagRenamed) -> None:
+        self.sidebar_names.tag_renamed(message.old, message.new, message.merged)
 
-    @on(Collections.TagDeleted)
-    def _tag_deleted(self, message: Collections.TagDeleted) -> None:
-        self.collections.tag_deleted(message.name, message.count)
+    @on(SidebarNames.TagDeleted)
+    def _tag_deleted(self, message: SidebarNames.TagDeleted) -> None:
+        self.sidebar_names.tag_deleted(message.name, message.count)
 
     # --- actions -------------------------------------------------------------------------------------
 
@@ -399,7 +399,7 @@ class MainScreen(PaperScreen, ExportActions):
         self.sync.sync_all()
 
     def action_add_topic(self) -> None:
-        self.collections.add_topic()
+        self.sidebar_names.add_topic()
 
     def action_add_paper(self) -> None:
         from reader.app.screens.adding import PaperAdding  # holds no state between two additions
@@ -407,14 +407,14 @@ class MainScreen(PaperScreen, ExportActions):
         PaperAdding(self).open()
 
     def action_add_watch(self) -> None:
-        self.collections.add_watch()
+        self.sidebar_names.add_watch()
 
     def action_rename_tag(self) -> None:
-        self.collections.rename_tag()
+        self.sidebar_names.rename_tag()
 
     def action_delete(self) -> None:
         """d: the selected topic, watch or tag, after asking."""
-        self.collections.delete()
+        self.sidebar_names.delete()
 
     def action_filter(self) -> None:
         self.filter_box.open()

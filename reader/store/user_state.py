@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from reader.core.names import NameTaken, checked_name
 from reader.errors import StoreError
-from reader.store.userstate import Marks, Topic, UserDoc, Watch
+from reader.store.user_doc import Marks, Topic, UserDoc, Watch
 
 if TYPE_CHECKING:
     from reader.paper_index import PaperIndex

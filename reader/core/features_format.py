@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, overload
 
 from reader.core.features import BITS, COLUMNS, FEATURIZER, PACK, FeatureBlock, sample_keys_of
-from reader.userfiles import open_regular
+from reader.safe_files import open_regular
 
 MAGIC = b"reader features 2\n"
 _LENGTH = struct.Struct("<Q")

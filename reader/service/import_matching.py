@@ -1,5 +1,5 @@
 """A researcher's library matched to papers (`reader import`): each citation of the file (see
-core/importing.py) to one arXiv paper, or a reason why not. No fuzzy matching: an id wins; a
+core/import_file.py) to one arXiv paper, or a reason why not. No fuzzy matching: an id wins; a
 citation without one matches only a cached paper with exactly its title (see title_key) that
 shares an author's family name with it, and a title two cached papers share is reported, never
 guessed. Fetching what the cache lacks is the command's (sync/fetching.py)."""
@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from reader.core.importing import Citation, shares_author, title_key
+from reader.core.import_file import Citation, shares_author, title_key
 from reader.core.query import Or, term
 from reader.core.sanitize import clean_text
 from reader.core.text import word_string

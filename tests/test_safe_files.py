@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from reader.userfiles import FileWriteError, write_user_file
+from reader.safe_files import FileWriteError, write_user_file
 from tests.conftest import run
 from tests.helpers.export_cli import entries
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from reader.core import feature_file, features, shard_counts
+from reader.core import features, features_format, shard_counts
 from reader.core.ranking import Ranking
 from reader.service.ranking_corpus import RankingCorpus
 from reader.store import Store
@@ -72,7 +72,7 @@ def test_the_read_back_block_equals_the_counted_one_to_the_bit(store):
     shard = store.shards()[0]
     stamp = saved_features.shard_stamp(store, shard)
     block = saved_features.shard_features(store, shard, stamp)
-    again = feature_file.decode(feature_file.encode(block, stamp) or b"", stamp)
+    again = features_format.decode(features_format.encode(block, stamp) or b"", stamp)
     assert again is not None and again.ids == block.ids and again.packed_rows == block.packed_rows
     for name in ("data", "indices", "indptr"):
         assert getattr(again.matrix, name).dtype == getattr(block.matrix, name).dtype
@@ -85,10 +85,10 @@ def test_a_block_read_from_its_file_leaves_its_packs_there_and_reads_them_back_f
     path = feature_files(store)[0]
     shard = path.name.removesuffix(".features")
     stamp = saved_features.shard_stamp(store, shard)
-    in_memory = feature_file.decode(path.read_bytes(), stamp)
+    in_memory = features_format.decode(path.read_bytes(), stamp)
     left = saved_features.shard_features(store, shard, stamp)
     assert in_memory is not None and isinstance(in_memory.packed_rows, tuple)
-    assert isinstance(left.packed_rows, feature_file.FilePacks) and len(left.packed_rows) == len(in_memory.packed_rows) > 1
+    assert isinstance(left.packed_rows, features_format.FilePacks) and len(left.packed_rows) == len(in_memory.packed_rows) > 1
     assert tuple(left.packed_rows) == in_memory.packed_rows and left.packed_rows[-1] == in_memory.packed_rows[-1]
     assert left.packed_rows[1:] == in_memory.packed_rows[1:]
     assert [left.rows_of_pack(i) for i in range(len(left.packed_rows))] == [
@@ -106,20 +106,20 @@ def test_a_block_read_from_its_file_leaves_its_packs_there_and_reads_them_back_f
 
 
 def header_of(raw: bytes) -> dict:
-    start = len(feature_file.MAGIC) + 8
-    (length,) = struct.unpack_from("<Q", raw, len(feature_file.MAGIC))
+    start = len(features_format.MAGIC) + 8
+    (length,) = struct.unpack_from("<Q", raw, len(features_format.MAGIC))
     return json.loads(raw[start : start + length])
 
 
 def rewritten(raw: bytes, change) -> bytes:
     """`raw` with its header changed by `change` and a checksum that matches: a file crafted to
     pass the checksum, not one damaged at random."""
-    start = len(feature_file.MAGIC) + 8
-    (length,) = struct.unpack_from("<Q", raw, len(feature_file.MAGIC))
+    start = len(features_format.MAGIC) + 8
+    (length,) = struct.unpack_from("<Q", raw, len(features_format.MAGIC))
     header = header_of(raw)
     change(header)
     new = json.dumps(header).encode()
-    body = raw[: len(feature_file.MAGIC)] + struct.pack("<Q", len(new)) + new + raw[start + length : -4]
+    body = raw[: len(features_format.MAGIC)] + struct.pack("<Q", len(new)) + new + raw[start + length : -4]
     return body + struct.pack("<I", zlib.crc32(body))
 
 
@@ -160,21 +160,21 @@ def test_columns_and_counts_out_of_range_are_refused(store):
     path = feature_files(store)[0]
     raw = path.read_bytes()
     stamp = saved_features.shard_stamp(store, path.name.removesuffix(".features"))
-    assert feature_file.decode(raw, stamp) is not None
+    assert features_format.decode(raw, stamp) is not None
     header = header_of(raw)
     packs = -(-len(header["ids"]) // features.PACK)
     tail = header["packed"] + 4 * packs + 2 * header["entries"]  # bytes after the columns: counts, packs
     last_column = tail + 4
-    assert feature_file.decode(with_array_changed(raw, last_column, struct.pack("<i", features.COLUMNS)), stamp) is None
-    assert feature_file.decode(with_array_changed(raw, last_column, struct.pack("<i", -1)), stamp) is None
-    assert feature_file.decode(with_array_changed(raw, header["packed"] + 4 * packs + 2, struct.pack("<H", 0)), stamp) is None
+    assert features_format.decode(with_array_changed(raw, last_column, struct.pack("<i", features.COLUMNS)), stamp) is None
+    assert features_format.decode(with_array_changed(raw, last_column, struct.pack("<i", -1)), stamp) is None
+    assert features_format.decode(with_array_changed(raw, header["packed"] + 4 * packs + 2, struct.pack("<H", 0)), stamp) is None
     first_pack = header["packed"] + 4 * packs
-    assert feature_file.decode(with_array_changed(raw, first_pack, struct.pack("<I", 0)), stamp) is None
+    assert features_format.decode(with_array_changed(raw, first_pack, struct.pack("<I", 0)), stamp) is None
     second_column = tail + 4 * header["entries"] - 4  # a row's columns rise: a repeated one is refused
     first_column = raw[len(raw) - 4 - second_column - 4 : len(raw) - 4 - second_column]
-    assert feature_file.decode(with_array_changed(raw, second_column, first_column), stamp) is None
+    assert features_format.decode(with_array_changed(raw, second_column, first_column), stamp) is None
     first_offset = tail + 4 * header["entries"] + 8 * len(header["ids"])  # the second row's start
-    assert feature_file.decode(with_array_changed(raw, first_offset, struct.pack("<q", -5)), stamp) is None
+    assert features_format.decode(with_array_changed(raw, first_offset, struct.pack("<q", -5)), stamp) is None
 
 
 @pytest.mark.slow
@@ -187,7 +187,7 @@ def test_a_shard_rewritten_since_makes_its_file_stale(store, monkeypatch):
     first = ranking_of(store)
     assert len(counted) == 1
     new_stamp = saved_features.shard_stamp(store, shard)
-    assert feature_file.decode(store.shard_file(shard).with_name(f"{shard}.features").read_bytes(), new_stamp) is not None
+    assert features_format.decode(store.shard_file(shard).with_name(f"{shard}.features").read_bytes(), new_stamp) is not None
     assert ranking_of(store) == first and len(counted) == 1
 
 
@@ -195,8 +195,8 @@ def test_a_header_nested_too_deep_is_refused(store):
     ranking_of(store)
     shard = store.shards()[0]
     header = b"[" * 100_000 + b"]" * 100_000
-    body = feature_file.MAGIC + struct.pack("<Q", len(header)) + header
-    assert feature_file.decode(body + struct.pack("<I", zlib.crc32(body)), saved_features.shard_stamp(store, shard)) is None
+    body = features_format.MAGIC + struct.pack("<Q", len(header)) + header
+    assert features_format.decode(body + struct.pack("<I", zlib.crc32(body)), saved_features.shard_stamp(store, shard)) is None
 
 
 BAD_PACKS = {
@@ -214,10 +214,10 @@ def test_a_crafted_pack_of_rows_costs_its_papers_their_reasons_not_the_ranking(s
     for path in feature_files(store):
         shard = path.name.removesuffix(".features")
         stamp = saved_features.shard_stamp(store, shard)
-        block = feature_file.decode(path.read_bytes(), stamp)
+        block = features_format.decode(path.read_bytes(), stamp)
         assert block is not None
         crafted = replace(block, packed_rows=(BAD_PACKS[bad], *block.packed_rows[1:]))
-        path.write_bytes(feature_file.encode(crafted, stamp) or b"")
+        path.write_bytes(features_format.encode(crafted, stamp) or b"")
     result = RankingCorpus(store).rank(**marks(store))
     assert isinstance(result, Ranking) and (result.ids, result.scores) == (ids, scores)
     first_packs = {pid for path in feature_files(store) for pid in header_of(path.read_bytes())["ids"][: features.PACK]}
@@ -284,7 +284,7 @@ def test_a_sync_leaves_every_shard_it_writes_with_its_features(data_dir, monkeyp
         fake.stop()
     assert len(feature_files(store)) == len(store.shards()) == 2
     for shard in store.shards():
-        saved = feature_file.decode(saved_features.features_path(store, shard).read_bytes(), saved_features.shard_stamp(store, shard))
+        saved = features_format.decode(saved_features.features_path(store, shard).read_bytes(), saved_features.shard_stamp(store, shard))
         counted = features.featurize([features.row_of_paper(p) for p in store.load_papers([shard]).values()])
         assert saved is not None and sorted(saved.ids) == sorted(counted.ids)
         rows = dict(zip(saved.ids, range(len(saved.ids))))

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from reader.app.screens.triage import Triage
 
 
-class CollectionsHost(ScreenHost, Protocol):
+class SidebarNamesHost(ScreenHost, Protocol):
     """What the topics, watches and tags use of their screen: the view, the sidebar, the sync
     (of a topic just added) and the triage (a watch's papers)."""
 
@@ -34,7 +34,7 @@ class CollectionsHost(ScreenHost, Protocol):
     def refresh_everything(self, *, keep: str | None = None) -> None: ...
 
 
-class Collections(ScreenPart[CollectionsHost]):
+class SidebarNames(ScreenPart[SidebarNamesHost]):
     """Adding, renaming and deleting topics, watches and tags. What the workers (and the service's
     writer thread) did comes back as the messages below; the screen's handlers hand each to the
     method of the same name (`topic_deleted`, `watch_removed`, `tag_renamed`, `tag_deleted`)."""
@@ -91,7 +91,7 @@ class Collections(ScreenPart[CollectionsHost]):
         except ReaderError as error:
             self.screen.app.notify(str(error), severity="error")  # thread-safe
             return
-        self.screen.post_message(Collections.TopicDeleted(name, update))
+        self.screen.post_message(SidebarNames.TopicDeleted(name, update))
 
     def topic_deleted(self, name: str, update: CacheUpdate) -> None:
         self.screen.service.apply_update(update)
@@ -122,7 +122,7 @@ class Collections(ScreenPart[CollectionsHost]):
         except ReaderError as error:
             self.screen.app.notify(str(error), severity="error")  # thread-safe
             return
-        self.screen.post_message(Collections.WatchRemoved(name))
+        self.screen.post_message(SidebarNames.WatchRemoved(name))
 
     def watch_removed(self, name: str) -> None:
         self._watch_changed(f"Stopped watching '{name}'.", ALL)
@@ -154,7 +154,7 @@ class Collections(ScreenPart[CollectionsHost]):
                 merged = new.casefold() != old.casefold() and any(t.casefold() == new.casefold() for t in self.screen.service.tags())
                 # Done in the service's writer thread (or at once, if it was already done).
                 self.screen.service.tags_notes.rename_tag(old, new, on_error=self._tag_error).add_done_callback(
-                    lambda future: self.screen.post_message(Collections.TagRenamed(old, future.result(), merged))
+                    lambda future: self.screen.post_message(SidebarNames.TagRenamed(old, future.result(), merged))
                 )
 
         title = f"Rename the tag '{old}' (its papers keep it; an existing tag's name merges the two)"
@@ -201,7 +201,7 @@ class Collections(ScreenPart[CollectionsHost]):
                 self.in_thread(self._delete_watch, name, group="watches")
             else:
                 self.screen.service.tags_notes.delete_tag(name, on_error=self._tag_error).add_done_callback(
-                    lambda future: self.screen.post_message(Collections.TagDeleted(name, future.result()))
+                    lambda future: self.screen.post_message(SidebarNames.TagDeleted(name, future.result()))
                 )
 
         self.screen.app.push_screen(ConfirmDialog(question, yes="Delete"), answered)

@@ -16,10 +16,10 @@ from tinydb import Query, TinyDB
 
 from reader.store.files import AtomicJSONStorage, CorruptFileError, move_aside
 from reader.store.schema import check_sync
-from reader.store.user import now_iso
+from reader.store.user_state import now_iso
 
 if TYPE_CHECKING:
-    from reader.store.userstate import Topic
+    from reader.store.user_doc import Topic
 
 Span = tuple[str, str]
 

@@ -2,7 +2,7 @@
 and Better BibTeX, JabRef and Mendeley write it), RIS, CSL-JSON, or a list of arXiv ids, told
 apart by their content. Each entry becomes a `Citation`: its key, title, authors' family names,
 and the arXiv id it names (with how that was found), if it names one. Matching citations to
-papers (the cache, arXiv) is the service's (service/importing.py); this module reads text only.
+papers (the cache, arXiv) is the service's (service/import_matching.py); this module reads text only.
 
 The file is untrusted: anything that is not text (NULs, bytes that are no encoding's text) is
 refused as a whole, and a malformed entry costs only itself. RIS is read here, not by rispy, which
