@@ -25,7 +25,7 @@ from reader.packed_ids import IdTable
 from reader.searchdb import PARTITIONS, SearchIndex, SearchIndexError, partition
 from reader.searchdb.rows import prose
 from reader.store import Store
-from reader.store.store import shard_of
+from reader.store.data_dir import shard_of
 from tests.sample_papers import sample_papers
 from tests.searchdb_corpus import (
     fixture_papers,

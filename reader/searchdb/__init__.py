@@ -56,7 +56,7 @@ from reader.searchdb.rowmap import RowMap
 from reader.searchdb.rows import Card
 from reader.searchdb.sharing import most_shared
 from reader.store import Store
-from reader.store.store import shard_of
+from reader.store.data_dir import shard_of
 
 if TYPE_CHECKING:
     import subprocess  # imported where a build starts processes: most commands never do
