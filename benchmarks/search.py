@@ -85,7 +85,7 @@ def probe(data_dir: str) -> None:
     assert len(cards) == 50
     size = sum(p.stat().st_size for p in (Path(data_dir) / "search").iterdir())
     from benchmarks.cache import fresh_papers
-    from reader.store.store import shard_of
+    from reader.store.data_dir import shard_of
 
     fresh = fresh_papers(SYNC_PAPERS)
     store.save_papers(fresh, "Fresh")

@@ -639,8 +639,8 @@ async def test_a_valid_retry_after_longer_than_the_backoff_is_honoured(fake_arxi
 
 
 def test_retry_after_values():
-    from reader.arxiv.client import MAX_RETRY_AFTER, _retry_after
+    from reader.arxiv.failures import MAX_RETRY_AFTER, retry_after
 
-    assert [_retry_after(v) for v in ("7", " 7 ", "007", "0", "99999999999999999999")] == [7, 7, 7, 0, MAX_RETRY_AFTER]
-    assert [_retry_after(v) for v in (None, "nan", "inf", "-1", "1e3", "7.0", "٣", "7 s", "Mon")] == [None] * 9
-    assert _retry_after("Thu, 01 Jan 2015 00:00:00 GMT") == 0
+    assert [retry_after(v) for v in ("7", " 7 ", "007", "0", "99999999999999999999")] == [7, 7, 7, 0, MAX_RETRY_AFTER]
+    assert [retry_after(v) for v in (None, "nan", "inf", "-1", "1e3", "7.0", "٣", "7 s", "Mon")] == [None] * 9
+    assert retry_after("Thu, 01 Jan 2015 00:00:00 GMT") == 0

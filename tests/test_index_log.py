@@ -14,8 +14,8 @@ import pytest
 
 from reader.paper_index import PaperIndex
 from reader.store import Store, index_columns, index_log
+from reader.store.data_dir import shard_of
 from reader.store.index_files import IndexFiles
-from reader.store.store import shard_of
 from tests.corpus import recent_papers
 
 

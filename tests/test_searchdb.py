@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import random
 import re
 import sqlite3
@@ -22,10 +23,10 @@ from reader.core.scan import SearchBlock
 from reader.core.text import word_string
 from reader.models import Author
 from reader.packed_ids import IdTable
-from reader.searchdb import PARTITIONS, SearchIndex, SearchIndexError, partition
+from reader.searchdb import PARTITIONS, SearchIndex, SearchIndexError, partition, processes
 from reader.searchdb.rows import prose
 from reader.store import Store
-from reader.store.store import shard_of
+from reader.store.data_dir import shard_of
 from tests.sample_papers import sample_papers
 from tests.searchdb_corpus import (
     fixture_papers,
@@ -332,8 +333,8 @@ def test_closing_while_other_threads_query_and_refresh_stops_them_cleanly(data_d
 
 
 def test_a_large_refresh_builds_partitions_in_processes(data_dir, monkeypatch):
-    monkeypatch.setattr(searchdb, "PARALLEL_BYTES", 0)
-    monkeypatch.setattr(searchdb.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(processes, "PARALLEL_BYTES", 0)
+    monkeypatch.setattr(processes.os, "cpu_count", lambda: 2)
     store = Store(data_dir)
     store.save_papers(sample_papers(400, per_day=1))
     assert len({searchdb.partition_of(s) for s in store.shards()}) > 1
@@ -384,7 +385,7 @@ def test_a_first_build_is_linked_into_place_whole_and_never_replaces_another(dat
     # under way in a live process (here: our parent's pid) is left alone.
     abandoned = path.with_name(path.name + ".new-999999999")
     abandoned.write_bytes(b"half a database")
-    running = path.with_name(f"{path.name}.new-{searchdb.os.getppid()}")
+    running = path.with_name(f"{path.name}.new-{os.getppid()}")
     running.write_bytes(b"a build under way")
     searchdb.partition.remove(path)
     assert searchdb.partition.build_new(path, shards) == sum(len(store.load_papers([s])) for s in shards)
@@ -399,13 +400,13 @@ def test_a_build_gives_each_core_one_process_and_about_the_same_bytes(tmp_path):
     for part, size in enumerate([500, 400, 300, 200, 100]):
         shard = tmp_path / f"shard{part}.json"
         work.append((size, tmp_path / f"part{part}.sqlite3", {f"shard{part}": shard}))
-    shares = searchdb._shares(work, 2)
+    shares = processes.shares(work, 2)
     assert [sorted(Path(path).name for path in share) for share in shares] == [
         ["part0.sqlite3", "part3.sqlite3", "part4.sqlite3"],
         ["part1.sqlite3", "part2.sqlite3"],
     ]
     assert shares[1][str(tmp_path / "part1.sqlite3")] == {"shard1": str(tmp_path / "shard1.json")}
-    assert len(searchdb._shares(work[:1], 2)) == 1
+    assert len(processes.shares(work[:1], 2)) == 1
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 from reader.core.query import parse
 from reader.searchdb import SearchIndex
 from reader.store import Store
+from reader.store.data_dir import shard_of
 from reader.store.files import ZLIB_MAGIC, uncompressed
 from reader.store.shard_files import is_cold
-from reader.store.store import shard_of
 from tests.corpus import recent_papers
 
 

@@ -11,10 +11,10 @@ import pytest
 
 from reader.errors import StoreError, StoreLockedError
 from reader.store import Marks, Store, index_files
+from reader.store.data_dir import shard_of
 from reader.store.files import file_lock, uncompressed
 from reader.store.index_files import IndexFiles
 from reader.store.shard_files import ShardFiles
-from reader.store.store import shard_of
 from tests.corpus import recent_papers
 
 
@@ -342,7 +342,7 @@ def test_load_paper_reads_a_record_longer_than_its_first_bytes(data_dir, monkeyp
     # inside the record: then it reads on): every record comes back whole, as the shard holds it.
     from reader.models import Paper
     from reader.store import files
-    from reader.store.store import shard_of
+    from reader.store.data_dir import shard_of
 
     monkeypatch.setattr(files, "_RECORD_BYTES", cut)
     papers = [dataclasses.replace(p, title="Über ✓ " * (i + 1), abstract="é€😀 " * 50) for i, p in enumerate(recent_papers(3))]

@@ -12,20 +12,18 @@ import asyncio
 import importlib
 import logging
 import re
-import socket
-import ssl
 import sys
 import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC
 from typing import Any, Protocol, Self, TypeVar
 from urllib.parse import quote
 
 import httpx
 
 from reader.arxiv.decode import Decoder
+from reader.arxiv.failures import DEFAULT_PORTS, Retryable, retry_after, transport_failure, where
 from reader.arxiv.options import ClientOptions
 from reader.arxiv.parse import (
     AnnouncementFeed,
@@ -48,20 +46,10 @@ log = logging.getLogger("reader.arxiv")
 Parsed = TypeVar("Parsed")
 
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024  # a full 2000-entry page is ~3.5 MB
-MAX_RETRY_AFTER = 600.0
 MAX_REDIRECTS = 3
 RETRY_STATUSES = {429, 500, 502, 503, 504}
 REDIRECT_STATUSES = {301, 302, 303, 307, 308}
-DEFAULT_PORTS = {"http": 80, "https": 443}
 WEB_SCHEMES = ("http", "https")
-
-
-class _Retryable(Exception):
-    def __init__(self, reason: str, wait: float | None = None, slow_down: bool = False, unreachable: bool = False):
-        super().__init__(reason)
-        self.wait = wait  # what the server asked for (Retry-After), if anything
-        self.slow_down = slow_down  # a 429: back off much longer
-        self.unreachable = unreachable  # no connection at all: one more try, then say so
 
 
 class Receiver(Protocol):
@@ -166,7 +154,7 @@ class ArxivClient:
                 if not deadline.expired():
                     raise
                 log.warning("GET %s: no complete answer within the %g s deadline", url, self.options.deadline)
-                raise _Retryable(f"arXiv did not finish answering within {self.options.deadline:g} s") from None
+                raise Retryable(f"arXiv did not finish answering within {self.options.deadline:g} s") from None
             finally:
                 self._last_end = time.monotonic()
 
@@ -209,7 +197,7 @@ class ArxivClient:
         if target.scheme not in WEB_SCHEMES:
             raise ArxivError(_not_a_web_page(target.scheme))
         if _origin(target) not in self._origins:
-            raise ArxivError(f"arXiv redirected to another host ({_where(target)}); not followed")
+            raise ArxivError(f"arXiv redirected to another host ({where(target)}); not followed")
         return target
 
     async def _request(
@@ -229,7 +217,7 @@ class ArxivClient:
             receiver = stream() if stream is not None else None
             try:
                 return await self._try(url, params, parse, check, receiver)
-            except _Retryable as retry:
+            except Retryable as retry:
                 if receiver is not None:
                     receiver.discard()  # the next try starts afresh
                 log.warning("GET %s failed (try %d of %d): %s", url, attempt + 1, attempts, retry)
@@ -261,16 +249,16 @@ class ArxivClient:
         check: Callable[[Parsed], str | None] | None,
         receiver: Receiver | None,
     ) -> Parsed:
-        """One try of `_request`: the answer parsed, or why not (_Retryable when another try may help)."""
+        """One try of `_request`: the answer parsed, or why not (Retryable when another try may help)."""
         try:
             response = await self._get(url, params, receiver)
         except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, zlib.error) as error:
-            raise _transport_failure(error, url, self.options) from None
+            raise transport_failure(error, url, self.options) from None
         status = response.status
         if status == 404 and receiver is not None:
-            raise ArxivNotFoundError(f"arXiv has nothing at {_where(url)}{httpx.URL(url).path}")
+            raise ArxivNotFoundError(f"arXiv has nothing at {where(url)}{httpx.URL(url).path}")
         if status in RETRY_STATUSES:
-            raise _Retryable(f"arXiv answered HTTP {status}", _retry_after(response.retry_after), status == 429)
+            raise Retryable(f"arXiv answered HTTP {status}", retry_after(response.retry_after), status == 429)
         if status >= 400:
             message = parse_error_body(response.body) or f"arXiv answered HTTP {status}"
             if status == 400:
@@ -279,14 +267,14 @@ class ArxivClient:
         try:
             result = await asyncio.to_thread(parse, response.body if receiver is None else receiver)
         except FeedFormatError as error:
-            raise _Retryable(str(error)) from None
+            raise Retryable(str(error)) from None
         except ArxivError:  # arXiv's own error feed: final
             raise
         except Exception:  # a parser library's own failure: logged in full, told in one line
             log.exception("parsing the answer to %s failed", url)
-            raise _Retryable("arXiv's response could not be read") from None
+            raise Retryable("arXiv's response could not be read") from None
         if check is not None and (problem := check(result)):
-            raise _Retryable(problem)
+            raise Retryable(problem)
         return result
 
     # --- API calls ---------------------------------------------------------------------------------
@@ -390,72 +378,3 @@ def _allowed_origins(urls: list[str]) -> set[tuple[str, str, int | None]]:
         if url.scheme == "http":
             origins.add(("https", url.host, 443 if url.port in (None, 80) else url.port))
     return origins
-
-
-def _where(url: str | httpx.URL) -> str:
-    """`export.arxiv.org`, or `host:port` when the port is not the usual one."""
-    try:
-        parsed = httpx.URL(url)
-    except (httpx.InvalidURL, ValueError, TypeError):
-        return "the configured host"
-    place = clean_text(parsed.host)[:60] or "the configured host"
-    return place if parsed.port in (None, DEFAULT_PORTS.get(parsed.scheme)) else f"{place}:{parsed.port}"
-
-
-def _transport_failure(error: Exception, url: str, options: ClientOptions) -> Exception:  # noqa: C901 (one branch per kind of failure, each with its own message)
-    """A one-line message a person can act on, never the library's or the OS's wording (that
-    goes to the log). Retryable unless retrying cannot help."""
-    causes: list[BaseException] = []
-    link: BaseException | None = error
-    while link is not None and len(causes) < 10:
-        causes.append(link)
-        link = link.__cause__ or link.__context__
-    log.warning("GET %s: %s", url, " <- ".join(f"{type(c).__name__}: {c}" for c in causes))
-    host = _where(url)
-    if isinstance(error, httpx.ConnectTimeout):
-        return _Retryable(f"arXiv cannot be reached ({host} did not answer; no network?)", unreachable=True)
-    if isinstance(error, httpx.TimeoutException):
-        return _Retryable(f"arXiv did not answer in time (nothing for {options.timeout:g} s)")
-    if isinstance(error, httpx.ConnectError):
-        if any(isinstance(c, socket.gaierror) for c in causes):
-            reason = f"the name {host} cannot be looked up; no network?"
-        elif any(isinstance(c, ConnectionRefusedError) for c in causes):
-            reason = f"{host} refused the connection"
-        elif any(isinstance(c, ssl.SSLError) for c in causes):
-            return _Retryable(f"the secure connection to {host} failed (a proxy, or a wrong clock?)", unreachable=True)
-        else:
-            reason = "no network?"
-        return _Retryable(f"arXiv cannot be reached ({reason})", unreachable=True)
-    if isinstance(error, (httpx.DecodingError, zlib.error)):
-        return _Retryable("arXiv's response could not be decompressed")
-    if isinstance(error, httpx.RemoteProtocolError) and any(isinstance(c, httpx.InvalidURL) for c in causes):
-        # httpx reads a redirect's Location even when it is not to follow it.
-        return ArxivError("arXiv redirected to an invalid address; not followed")
-    if isinstance(error, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
-        return _Retryable("the connection to arXiv broke off mid-answer")
-    if isinstance(error, (httpx.UnsupportedProtocol, httpx.InvalidURL, httpx.LocalProtocolError)):
-        return ArxivError("the arXiv address in the settings cannot be used (is it an http(s) URL?)")
-    if isinstance(error, httpx.TooManyRedirects):
-        return ArxivError("arXiv redirected too many times; stopped")
-    return _Retryable("a network error interrupted the request")
-
-
-def _retry_after(header: str | None) -> float | None:
-    """Seconds from a Retry-After header: a whole number of seconds or an HTTP date (one in the
-    past is 0). None for anything else (nan, inf, -1, 1e3, 1.5, text): it counts as absent."""
-    if header is None:
-        return None
-    header = header.strip()
-    if header.isascii() and header.isdigit():
-        seconds = header.lstrip("0")
-        # Five digits or more is past MAX_RETRY_AFTER anyway (and int() of thousands is slow).
-        return MAX_RETRY_AFTER if len(seconds) > 4 else min(float(seconds or 0), MAX_RETRY_AFTER)
-    from email.utils import parsedate_to_datetime
-
-    try:
-        moment = parsedate_to_datetime(header)
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    if moment.tzinfo is None:  # "-0000": HTTP dates are in GMT
-        moment = moment.replace(tzinfo=UTC)
-    return min(max(moment.timestamp() - time.time(), 0.0), MAX_RETRY_AFTER)

@@ -22,8 +22,8 @@ from reader.errors import StoreError, StoreLockedError
 from reader.meaning.model import FIT_SAMPLE, MIN_PAPERS, Model, Words, fit, paper_text
 from reader.meaning.vectors import BUILDING_NOTE, DIRECTORY, FORMAT, LOCK, MeaningIndex, Status, files, too_small_note
 from reader.packed_ids import PackedIds, gather
+from reader.store.data_dir import shard_of
 from reader.store.files import file_lock, write_atomic
-from reader.store.store import shard_of
 
 if TYPE_CHECKING:
     import numpy as np

@@ -29,54 +29,42 @@ skips shards another one brought up to date while it waited.
 
 from __future__ import annotations
 
-import json
-import os
 import sqlite3
-import sys
 import threading
 import zlib
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
-from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 from reader.core.query import Node, Term, text_terms
 from reader.errors import ReaderError
 from reader.packed_ids import ROW_TYPE, IdRows, IdTable, gather
 from reader.searchdb import partition
 from reader.searchdb.match import Matcher
-from reader.searchdb.newest import newest_first, partition_rows
+from reader.searchdb.newest import first_row, head_then_rest, newest_first, partition_rows
+from reader.searchdb.processes import build_in_processes, bytes_of, worth_processes
 from reader.searchdb.ranked import matched_positions, pick
 from reader.searchdb.rowmap import RowMap
 from reader.searchdb.rows import Card
 from reader.searchdb.sharing import most_shared
 from reader.store import Store
-from reader.store.store import shard_of
+from reader.store.data_dir import shard_of
 
 if TYPE_CHECKING:
     import subprocess  # imported where a build starts processes: most commands never do
 
     import numpy as np  # For you's filters import it (ranked.py); others never do
 
-T = TypeVar("T")
-
 __all__ = ["PARTITIONS", "Card", "SearchIndex", "SearchIndexError"]
 
 PARTITIONS = 4
-# A refresh this large (bytes of shards to read) runs partitions in parallel processes.
-PARALLEL_BYTES = 32 * 1024 * 1024
-# With `offload`, a refresh reading more than this (a shard is ~2 MB) runs in child processes.
-OFFLOAD_BYTES = 1024 * 1024
 # How long `close` waits for a running query or refresh to notice it was interrupted.
 CLOSE_WAIT_SECONDS = 5.0
-# Not a database, damaged pages, or tables that are not ours (SQLITE_ERROR: "no such table"):
-# rebuilt. Locks, a full disk or an unwritable directory are errors to report instead.
-_DAMAGED = (sqlite3.SQLITE_ERROR, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_MISMATCH)
 
 
 class SearchIndexError(ReaderError):
@@ -85,35 +73,6 @@ class SearchIndexError(ReaderError):
 
 def partition_of(shard: str) -> int:
     return zlib.crc32(shard.encode("utf-8")) % PARTITIONS
-
-
-def _damaged(error: Exception) -> bool:
-    if isinstance(error, KeyError):  # our meta rows are missing
-        return True
-    return (getattr(error, "sqlite_errorcode", 0) & 0xFF) in _DAMAGED or "malformed" in str(error)
-
-
-def _shares(work: list[tuple[int, Path, dict[str, Path]]], processes: int) -> list[dict[str, dict[str, str]]]:
-    """Partitions' work (bytes to read, partition file, {shard: shard file}) split among at most
-    `processes` children: each partition, the largest first, goes to the child with the fewest
-    bytes so far. Each share is {partition file: {shard: shard file}}."""
-    loads = [0] * min(processes, len(work))
-    shares: list[dict[str, dict[str, str]]] = [{} for _ in loads]
-    for size, path, stale in sorted(work, key=lambda job: -job[0]):
-        child = loads.index(min(loads))
-        loads[child] += size
-        shares[child][str(path)] = {shard: str(file) for shard, file in stale.items()}
-    return shares
-
-
-def _bytes(files: Iterable[Path]) -> int:
-    total = 0
-    for path in files:
-        try:
-            total += path.stat().st_size
-        except OSError:
-            pass  # gone meanwhile: nothing to read
-    return total
 
 
 class SearchIndex:
@@ -230,7 +189,7 @@ class SearchIndex:
                     partition.reset(db)
                 return db
             except (sqlite3.DatabaseError, KeyError) as error:
-                if attempt == 2 or not _damaged(error):
+                if attempt == 2 or not partition.damaged(error):
                     raise SearchIndexError(f"search index {self.paths[part].name}: {error}") from None
                 partition.remove(self.paths[part])
             except OSError as error:
@@ -265,9 +224,10 @@ class SearchIndex:
             if stale or gone:
                 work[part] = (stale, gone)
         # Each file's size read once: in a thread, every system call waits for the GIL again.
-        sizes = {part: _bytes(stale.values()) for part, (stale, _) in work.items()}
-        if self._worth_processes(list(sizes.values()), offload):
-            self._build_in_processes(work, sizes)
+        sizes = {part: bytes_of(stale.values()) for part, (stale, _) in work.items()}
+        if worth_processes(list(sizes.values()), offload):
+            jobs = [(sizes[part], self.paths[part], stale) for part, (stale, _) in work.items() if stale]
+            build_in_processes(jobs, self._lock, self._children, lambda: self._closed)
             self._check_open()  # a child that `close` ended left work not to be done here
         done = 0
         for part, (stale, gone) in work.items():  # what the processes did is skipped as fresh
@@ -276,7 +236,7 @@ class SearchIndex:
                     done += partition.build_new(self.paths[part], stale)
                 done += partition.update(self._db(part), stale, gone)
             except (sqlite3.DatabaseError, KeyError) as error:
-                if not _damaged(error):
+                if not partition.damaged(error):
                     raise SearchIndexError(f"search index {self.paths[part].name}: {error}") from None
                 self._damaged_parts.add(part)
                 everything = {s: store.shard_file(s) for s in store.shards() if partition_of(s) == part}
@@ -284,30 +244,6 @@ class SearchIndex:
             except OSError as error:
                 raise SearchIndexError(f"cannot write {self.paths[part]}: {error.strerror}") from None
         return done
-
-    @staticmethod
-    def _worth_processes(sizes: list[int], offload: bool) -> bool:
-        if offload:
-            return sum(sizes) > OFFLOAD_BYTES
-        return (os.cpu_count() or 1) > 1 and sum(1 for s in sizes if s) > 1 and sum(sizes) > PARALLEL_BYTES
-
-    def _build_in_processes(self, work: dict[int, tuple[dict[str, Path], list[str]]], sizes: dict[int, int]) -> None:
-        """Run partitions' updates in child processes, one per core, each given about the same
-        bytes to read. A child that fails leaves its work to the caller (done in this process)."""
-        import subprocess
-
-        running: list[subprocess.Popen] = []
-        for share in _shares([(sizes[part], self.paths[part], stale) for part, (stale, _) in work.items() if stale], os.cpu_count() or 1):
-            argv = [sys.executable, "-m", "reader.searchdb.build", json.dumps(share)]
-            with self._lock:  # so that `close` can end them
-                if self._closed:
-                    break
-                running.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-                self._children.append(running[-1])
-        for child in running:
-            child.wait()
-            with self._lock:
-                self._children.remove(child)
 
     def set_notes(self, store: Store, notes: Mapping[str, str]) -> int:
         """Index the user's notes (paper id -> text; all of them: a note left out is removed).
@@ -414,14 +350,14 @@ class SearchIndex:
         # Each partition's first page read at once, from threads of their own (SQLite lets go of
         # the GIL), started now: the caller may read something else meanwhile (`reader list`
         # reads the library's index); the merge takes a row of each before it gives the first.
-        heads = [self._readers().submit(_first, run) for run in runs]
-        return newest_first(_after(head, run) for head, run in zip(heads, runs))
+        heads = [self._readers().submit(first_row, run) for run in runs]
+        return newest_first(head_then_rest(head, run) for head, run in zip(heads, runs))
 
     def sort_values(self, sort: str) -> Iterator[tuple[list[str], list[str]]]:
         """Every paper's id and the card value `sort` orders by (core/sorting.py's KEYED), a page
         at a time: each partition's pages read in one transaction, so they are of one state."""
         for part in range(PARTITIONS):
-            yield from self._read_now(part, partial(_sort_pages, sort))
+            yield from self._read_now(part, partial(partition.sort_pages, sort))
 
     def _read_now(self, part: int, reading):
         with self._in_use():
@@ -505,29 +441,6 @@ class SearchIndex:
         try:
             return reading(self._db(part))
         except sqlite3.DatabaseError as error:
-            if _damaged(error):
+            if partition.damaged(error):
                 self._damaged_parts.add(part)
             raise SearchIndexError(f"search index {self.paths[part].name}: {error}") from None
-
-
-def _sort_pages(sort: str, db: sqlite3.Connection) -> list[tuple[list[str], list[str]]]:
-    pages = []
-    db.execute("BEGIN")
-    try:
-        ids, values, after = partition.sort_values(db, sort, 0)
-        while ids:
-            pages.append((ids, values))
-            ids, values, after = partition.sort_values(db, sort, after)
-    finally:
-        db.execute("ROLLBACK")
-    return pages
-
-
-def _first(run: Iterator[T]) -> list[T]:
-    return list(islice(run, 1))
-
-
-def _after(head: Future[list[T]], rest: Iterator[T]) -> Iterator[T]:
-    """The head's items once it is done, then the rest's."""
-    yield from head.result()
-    yield from rest

@@ -14,9 +14,11 @@ from __future__ import annotations
 import heapq
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future
 from datetime import date
 from functools import partial
-from itertools import groupby
+from itertools import groupby, islice
+from typing import TypeVar
 
 from reader.core.query import Node, Term
 from reader.searchdb.match import NOTHING, Matcher, fts_expression
@@ -26,6 +28,8 @@ from reader.searchdb.match import NOTHING, Matcher, fts_expression
 WALK_FROM = 2000
 FIRST_PAGE = 256
 LARGEST_PAGE = 8192
+
+T = TypeVar("T")
 
 Row = tuple[str, str]  # (date key YYYYMMDDHHMM, paper id)
 # Runs `read(connection)` on a partition (the caller's thread's connection; errors mapped).
@@ -103,3 +107,14 @@ def newest_first(runs: Iterable[Iterator[Row]]) -> Iterator[tuple[str, int]]:
         ordinal = date(int(day[:4]), int(day[4:6]), int(day[6:8])).toordinal()
         for pid in sorted((pid for _, pid in rows), reverse=True):
             yield pid, ordinal
+
+
+def first_row(run: Iterator[T]) -> list[T]:
+    """The run's first item, if any (read in a thread of its own while the caller goes on)."""
+    return list(islice(run, 1))
+
+
+def head_then_rest(head: Future[list[T]], rest: Iterator[T]) -> Iterator[T]:
+    """The head's items once it is done, then the rest's."""
+    yield from head.result()
+    yield from rest

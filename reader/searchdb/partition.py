@@ -347,3 +347,29 @@ def cards(db: sqlite3.Connection, ids: list[str]) -> dict[str, Card]:
             affiliation_count,
         )
     return found
+
+
+def sort_pages(sort: str, db: sqlite3.Connection) -> list[tuple[list[str], list[str]]]:
+    """Every row's id and sort value, a page at a time, read in one transaction (one state)."""
+    pages = []
+    db.execute("BEGIN")
+    try:
+        ids, values, after = sort_values(db, sort, 0)
+        while ids:
+            pages.append((ids, values))
+            ids, values, after = sort_values(db, sort, after)
+    finally:
+        db.execute("ROLLBACK")
+    return pages
+
+
+# Not a database, damaged pages, or tables that are not ours (SQLITE_ERROR: "no such table"):
+# rebuilt. Locks, a full disk or an unwritable directory are errors to report instead.
+DAMAGED = (sqlite3.SQLITE_ERROR, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_MISMATCH)
+
+
+def damaged(error: Exception) -> bool:
+    """The error says the file is damaged (rebuilt from the shards), not locked or unwritable."""
+    if isinstance(error, KeyError):  # our meta rows are missing
+        return True
+    return (getattr(error, "sqlite_errorcode", 0) & 0xFF) in DAMAGED or "malformed" in str(error)

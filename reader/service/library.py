@@ -47,7 +47,7 @@ from reader.service.triage import Triage, TriageSets
 from reader.service.views import FOR_YOU, HIDDEN, STARRED, View
 from reader.service.writer_thread import WriterThread
 from reader.store import Store, Topic
-from reader.store.store import shard_of
+from reader.store.data_dir import shard_of
 
 if TYPE_CHECKING:
     from reader.service.demo import DemoSource

@@ -24,7 +24,7 @@ from reader.searchdb import Card, SearchIndex, SearchIndexError
 from reader.searchdb.rows import card_of
 from reader.service.search_texts import shard_stems
 from reader.store import Store
-from reader.store.store import shard_of
+from reader.store.data_dir import shard_of
 
 
 class SearchNotReady(ReaderError):

@@ -19,7 +19,7 @@ from reader.paper_index import PaperIndex
 from reader.service.search_texts import shard_texts
 from reader.service.views import View
 from reader.store import Store, Topic, Watch
-from reader.store.store import shard_of
+from reader.store.data_dir import shard_of
 
 if TYPE_CHECKING:
     from reader.service.demo import DemoSource

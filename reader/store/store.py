@@ -36,11 +36,12 @@ from typing import Any
 from reader.errors import StoreError, StoreLockedError
 from reader.models import Paper
 from reader.paper_index import IndexEntry, PaperIndex
+from reader.store.data_dir import refuse_foreign_directory, shard_of
 from reader.store.files import Stamp, file_lock, find_document, find_documents
 from reader.store.index_files import IndexFiles
 from reader.store.journal import apply_journals
 from reader.store.library_doc import LibraryDoc
-from reader.store.library_state import LIBRARY_FILES, LibraryState, library_file
+from reader.store.library_state import LibraryState, library_file
 from reader.store.mirrored import MirroredFile
 from reader.store.schema import is_record, without_invisible_text
 from reader.store.shard_files import ShardFiles
@@ -50,48 +51,6 @@ from reader.store.user_state import UserState, now_ms
 
 LOCK_WAIT_SECONDS = 10.0
 FEW_RECORDS = 64  # of a shard's ~1,000: decoded one by one (each a search of the shard's bytes)
-
-
-def shard_of(arxiv_id: str) -> str:
-    """The id's month and thousand: `2609.12345` -> `2609.12`, `hep-th/9901001` -> `9901.0`."""
-    if "/" in arxiv_id:
-        number = arxiv_id.split("/", 1)[1]
-        return f"{number[:4]}.{number[4]}"
-    month, _, number = arxiv_id.partition(".")
-    return f"{month}.{number[:-3]}"
-
-
-# What a data directory holds: a directory with other files and none of these is not one.
-OWN_NAMES = (
-    frozenset(
-        {
-            "user.json",
-            "user.json.bak",
-            "sync.json",
-            "index.json",
-            "index.log",
-            "index.columns",
-            "papers",
-            "keymap.toml",
-            ".lock",
-            ".user.lock",
-            ".sync.lock",
-        }
-    )
-    | LIBRARY_FILES
-)
-
-
-def _refuse_foreign_directory(data_dir: Path) -> None:
-    """A mistyped --data-dir (`/`, a home or project folder) must not fill it with cache files."""
-    try:
-        names = {entry.name for entry in os.scandir(data_dir)}
-    except (FileNotFoundError, NotADirectoryError):
-        return  # created below (or refused there, with the system's reason)
-    except OSError as error:
-        raise StoreError(f"cannot read the data directory {data_dir}: {error.strerror}") from None
-    if names and not names & OWN_NAMES:
-        raise StoreError(f"{data_dir} is not a reader data directory (it holds other files): give a new or empty directory")
 
 
 # Told of a shard just written: its name, every record it now holds (id -> JSON), the papers
@@ -116,7 +75,7 @@ class Store:
         taking its locks to do it again would only delay a star, with nobody to read a warning."""
         self.data_dir = Path(data_dir)
         self.warnings: list[str] = []  # what was repaired on the way, for the user to read
-        _refuse_foreign_directory(self.data_dir)
+        refuse_foreign_directory(self.data_dir)
         try:
             (self.data_dir / "papers").mkdir(parents=True, exist_ok=True)
         except OSError as error:

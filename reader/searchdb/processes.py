@@ -1,0 +1,74 @@
+"""A large refresh's partitions built in child processes (`python -m reader.searchdb.build`), one
+per core, each given about the same bytes of shards to read: parsing holds the GIL, and a
+process of its own lets the app's event loop (and the other partitions) run meanwhile."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import subprocess  # imported where a build starts processes: most commands never do
+
+# A refresh this large (bytes of shards to read) runs partitions in parallel processes.
+PARALLEL_BYTES = 32 * 1024 * 1024
+# With `offload`, a refresh reading more than this (a shard is ~2 MB) runs in child processes.
+OFFLOAD_BYTES = 1024 * 1024
+
+# A partition's work: bytes to read, its file, {shard: shard file}.
+Job = tuple[int, Path, dict[str, Path]]
+
+
+def worth_processes(sizes: list[int], offload: bool) -> bool:
+    """Whether partitions reading `sizes` bytes are built in child processes."""
+    if offload:
+        return sum(sizes) > OFFLOAD_BYTES
+    return (os.cpu_count() or 1) > 1 and sum(1 for s in sizes if s) > 1 and sum(sizes) > PARALLEL_BYTES
+
+
+def shares(work: list[Job], processes: int) -> list[dict[str, dict[str, str]]]:
+    """Partitions' work split among at most `processes` children: each partition, the largest
+    first, goes to the child with the fewest bytes so far. Each share is {partition file:
+    {shard: shard file}}."""
+    loads = [0] * min(processes, len(work))
+    split: list[dict[str, dict[str, str]]] = [{} for _ in loads]
+    for size, path, stale in sorted(work, key=lambda job: -job[0]):
+        child = loads.index(min(loads))
+        loads[child] += size
+        split[child][str(path)] = {shard: str(file) for shard, file in stale.items()}
+    return split
+
+
+def bytes_of(files: Iterable[Path]) -> int:
+    total = 0
+    for path in files:
+        try:
+            total += path.stat().st_size
+        except OSError:
+            pass  # gone meanwhile: nothing to read
+    return total
+
+
+def build_in_processes(work: list[Job], lock: threading.Lock, children: list[subprocess.Popen], closed: Callable[[], bool]) -> None:
+    """Run partitions' updates in child processes and wait for them. Each child is in `children`
+    while it runs (under `lock`), so that the index's `close` can end it; none starts once
+    `closed()`. A child that fails leaves its work to the caller (done in this process)."""
+    import subprocess
+
+    running: list[subprocess.Popen] = []
+    for share in shares(work, os.cpu_count() or 1):
+        argv = [sys.executable, "-m", "reader.searchdb.build", json.dumps(share)]
+        with lock:
+            if closed():
+                break
+            running.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            children.append(running[-1])
+    for child in running:
+        child.wait()
+        with lock:
+            children.remove(child)
