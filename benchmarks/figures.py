@@ -96,8 +96,8 @@ def main() -> None:
         size_kb = path.stat().st_size // 1024
 
         plain = _median_ms(lambda: text_lines(document, args.width, set(), set(), set()), args.runs)
-        drawn = _median_ms(lambda: cell_strips(half_blocks(cache.read(path), args.width - 3, 60), indent=2), args.runs)
-        strips = cell_strips(half_blocks(cache.read(path), args.width - 3, 60), indent=2)
+        drawn = _median_ms(lambda: cell_strips(half_blocks(cache.read_with_bytes(path)[0], args.width - 3, 60), indent=2), args.runs)
+        strips = cell_strips(half_blocks(cache.read_with_bytes(path)[0], args.width - 3, 60), indent=2)
         pictures = {number: strips for number in range(1, args.figures + 1)}
         every = _median_ms(lambda: text_lines(document, args.width, set(), set(), set(), pictures), args.runs)
         layout = text_lines(document, args.width, set(), set(), set(), pictures)

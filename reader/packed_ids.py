@@ -9,7 +9,7 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
-from itertools import accumulate, compress
+from itertools import compress
 from operator import itemgetter, ne, not_
 from typing import TYPE_CHECKING, TypeVar, cast, overload
 
@@ -45,10 +45,16 @@ class PackedIds(Sequence[str]):
         blob = "\n".join(ids).encode("utf-8")
         if blob.count(b"\n") != max(len(ids) - 1, 0) or len(blob) >= 1 << 32:
             return None
-        lengths = list(map(len, ids))
-        if sum(lengths) + len(lengths) - 1 != len(blob):  # ids that are not all ASCII: their bytes counted
-            lengths = [len(pid.encode("utf-8")) for pid in ids]
-        return cls(memoryview(blob), array(PACKED_END_TYPE, [end - 1 for end in accumulate(length + 1 for length in lengths)]))
+        return cls.lines(blob) if ids else cls(memoryview(blob), array(PACKED_END_TYPE))
+
+    @classmethod
+    def lines(cls, blob: bytes) -> PackedIds:
+        """The ids of `blob`, one a line (as `pack` joins them, or a file holds them): each ends
+        at a newline, found by numpy (a million ids in tens of milliseconds)."""
+        import numpy as np
+
+        ends = np.flatnonzero(np.frombuffer(blob, dtype=np.uint8) == ord("\n"))
+        return cls(memoryview(blob), array(PACKED_END_TYPE, np.append(ends, len(blob)).astype(np.uint32).tobytes()))
 
     def __reduce__(self):
         return _packed_ids, (bytes(self.blob), self.ends)  # (a memoryview does not pickle: For you's come from its process)

@@ -180,6 +180,17 @@ def packed(ids: list[str]) -> PackedIds:
     return PackedIds(memoryview(blob), array("I", [end - 1 for end in accumulate(len(pid.encode()) + 1 for pid in ids)]))
 
 
+def test_ids_packed_from_a_list_are_those_read_from_their_lines():
+    for ids in (["2101.00001"], ["2101.00001", "math.GT/0309136", "hep-th/9901001"], ["é.1", "2101.00002", "ß/∂"]):
+        expected = packed(ids)
+        for column in (PackedIds.pack(ids), PackedIds.lines("\n".join(ids).encode())):
+            assert column is not None and bytes(column.blob) == bytes(expected.blob) and column.ends == expected.ends
+            assert list(column) == ids
+    empty = PackedIds.pack([])
+    assert empty is not None and len(empty) == 0 and list(empty) == []
+    assert PackedIds.pack(["2101.00001", "a\nb"]) is None
+
+
 def test_packed_ids_give_runs_rows_and_iteration_as_the_list_does():
     ids = [f"26{m:02d}.{n:05d}" for m in range(12, 0, -1) for n in range(2100, 0, -1)] + ["math.GT/0309136", "hep-th/9901001"]
     column = packed(ids)

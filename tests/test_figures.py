@@ -267,7 +267,7 @@ def test_an_svg_figure_is_fetched_drawn_by_resvg_in_its_bounded_child_and_kept_a
 
     path = asyncio.run(fetch())
     assert path == tmp_path / "figures" / "2301.00001v1" / "1.png"
-    drawing = cache.read(path)
+    drawing = cache.read_with_bytes(path)[0]
     assert drawing.size == (1600, 800)  # DRAWN_WIDTH across, its shape kept
     assert drawing.getpixel((400, 400)) == RED and drawing.getpixel((1200, 400)) == BLUE
     cells = half_blocks(drawing, 8)

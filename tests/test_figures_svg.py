@@ -146,7 +146,7 @@ def test_a_refusal_kept_by_an_older_reader_is_asked_again(fake_arxiv, tmp_path):
     assert cache.stored("2301.00001", 1, 1) is None
     path = _fetch(fake_arxiv, cache)
     assert path == folder / "1.png" and not (folder / "1.refused").exists()
-    assert cache.read(path).getpixel((400, 400)) == RED
+    assert cache.read_with_bytes(path)[0].getpixel((400, 400)) == RED
 
 
 def test_a_refusal_that_is_the_images_fault_is_kept_and_never_asked_again(fake_arxiv, tmp_path, secret):

@@ -274,7 +274,7 @@ def test_neighbours_of_a_paper_are_its_field(cache):
 
 def test_a_folder_of_the_users_in_the_meaning_directory_neither_stops_a_build_nor_its_status(cache):
     (cache.data_dir / "meaning" / "notes").mkdir(parents=True)  # not reader's: left alone, never swept
-    state = build.update(cache)
+    state, _ = build.update(cache)
     assert state.ready and state.size > 0
     assert (cache.data_dir / "meaning" / "notes").is_dir()
     assert vectors.stored(cache.data_dir).size == state.size

@@ -1,5 +1,5 @@
 """The fast paths of search by meaning answer as the full computation does: likeness that asks a
-common term's papers only among the rarer terms' best (core/similar.py's BOUNDED), on 400 real
+common term's papers only among the rarer terms' best (core/similar.py's `bounded`), on 400 real
 papers (tests/helpers/meaning.py), through `reader find`, `reader similar` and the app's service,
 with the meaning index built and without it (another process building: words answer)."""
 
@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import shutil
+from contextlib import contextmanager
+from functools import partial
 
 import pytest
 
@@ -59,10 +61,18 @@ def answers(capsys) -> list[list[tuple]]:
     return found
 
 
+@contextmanager
+def unbounded(monkeypatch):
+    """Likeness lists every term's papers whole, wherever it is asked for (the full computation)."""
+    with monkeypatch.context() as patched:
+        patched.setattr(similar, "like_paper", partial(similar.like_paper, bounded=False))
+        patched.setattr(similar, "like_text", partial(similar.like_text, bounded=False))
+        yield
+
+
 def both_ways(monkeypatch, capsys) -> tuple[list, list]:
-    monkeypatch.setattr(similar, "BOUNDED", False)
-    full = answers(capsys)
-    monkeypatch.setattr(similar, "BOUNDED", True)
+    with unbounded(monkeypatch):
+        full = answers(capsys)
     return full, answers(capsys)
 
 
@@ -113,15 +123,11 @@ def test_likeness_asks_a_common_terms_papers_only_among_the_best_and_answers_the
     try:
         for limit in (5, 20, 200):
             for text in QUERIES:
-                monkeypatch.setattr(similar, "BOUNDED", False)
-                full = similar.like_text(terms, text, limit=limit, leave_out={"2103.13887"})
-                monkeypatch.setattr(similar, "BOUNDED", True)
+                full = similar.like_text(terms, text, limit=limit, leave_out={"2103.13887"}, bounded=False)
                 assert similar.like_text(terms, text, limit=limit, leave_out={"2103.13887"}) == full
             for pid in PAPERS:
                 paper: Paper = papers[pid]
-                monkeypatch.setattr(similar, "BOUNDED", False)
-                full_like = similar.like_paper(terms, paper, limit=limit)
-                monkeypatch.setattr(similar, "BOUNDED", True)
+                full_like = similar.like_paper(terms, paper, limit=limit, bounded=False)
                 assert similar.like_paper(terms, paper, limit=limit) == full_like
     finally:
         terms.close()
@@ -149,9 +155,8 @@ def test_the_apps_service_answers_as_the_full_computation(cache, monkeypatch):
         return found
 
     try:
-        monkeypatch.setattr(similar, "BOUNDED", False)
-        full = answers()
-        monkeypatch.setattr(similar, "BOUNDED", True)
+        with unbounded(monkeypatch):
+            full = answers()
         assert answers() == full and full[0][0] == "meaning and words"
     finally:
         service.close()

@@ -79,7 +79,7 @@ def cmd_find(args, settings) -> int:
 
     text = _text(args.text)
     store = open_store(args, settings)
-    state, index = build.current(store, progress=_progress)
+    state, index = build.update(store, progress=_progress)
     if index is None:
         print_warning(f"meaning: {state.note}")
     marks = store.marks()
@@ -161,7 +161,7 @@ def cmd_index(args, settings) -> int:
     from reader.meaning import build, vectors
 
     store = open_store(args, settings)
-    state = build.update(store, rebuild=True, progress=_progress) if args.rebuild else vectors.status(store)
+    state = build.update(store, rebuild=True, progress=_progress)[0] if args.rebuild else vectors.status(store)
     if args.json:
         print_json(status_json(state))
         return 0

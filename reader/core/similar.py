@@ -37,7 +37,6 @@ REASONS = 3
 # What a score is made of: the share of the distinctive terms' weight, of the authors and of the
 # categories (they break ties between papers sharing the same terms more than they lead).
 TEXT_SHARE, AUTHOR_SHARE, CATEGORY_SHARE = 0.9, 0.07, 0.03
-BOUNDED = True  # list a common term's papers only among the rarer terms' (False: all of them, as a check)
 MARGIN = 1e-9  # a score must pass the commoner terms' best by this much to be sure of its place (sums round)
 
 
@@ -110,8 +109,9 @@ def distinctive_terms(
     return chosen
 
 
-def like_paper(index: TermIndex, paper: Paper, *, limit: int, leave_out: Collection[str] = ()) -> Likeness:
-    """The papers most like a cached paper (never itself, nor those in `leave_out`)."""
+def like_paper(index: TermIndex, paper: Paper, *, limit: int, leave_out: Collection[str] = (), bounded: bool = True) -> Likeness:
+    """The papers most like a cached paper (never itself, nor those in `leave_out`). Without
+    `bounded`, every term's papers are listed whole (the same answer, slower: tests compare them)."""
     chosen = distinctive_terms(index, word_string(paper.title) + word_string(paper.abstract), indexed=True)
     shared: list[tuple[str, float, Node]] = []  # (reason, its share of the score, the query of the papers that have it)
     authors = [a.name for a in paper.authors[:AUTHORS_ASKED] if word_string(a.name).split()]
@@ -120,22 +120,30 @@ def like_paper(index: TermIndex, paper: Paper, *, limit: int, leave_out: Collect
     categories = [c for c in dict.fromkeys([paper.primary_category, *paper.categories]) if fold(c).split()]
     for category in categories:
         shared.append((category, CATEGORY_SHARE / len(categories), _term("cat", fold(category).split())))
-    return _ranked(index, chosen, shared, limit=limit, leave_out={paper.id, *leave_out})
+    return _ranked(index, chosen, shared, limit=limit, leave_out={paper.id, *leave_out}, bounded=bounded)
 
 
-def like_text(index: TermIndex, text: str, *, limit: int, leave_out: Collection[str] = ()) -> Likeness:
-    """The papers most like a piece of text (a draft's abstract, say)."""
+def like_text(index: TermIndex, text: str, *, limit: int, leave_out: Collection[str] = (), bounded: bool = True) -> Likeness:
+    """The papers most like a piece of text (a draft's abstract, say); `bounded` as like_paper's."""
     chosen = distinctive_terms(index, word_string(text), indexed=False)
-    return _ranked(index, chosen, [], limit=limit, leave_out=set(leave_out))
+    return _ranked(index, chosen, [], limit=limit, leave_out=set(leave_out), bounded=bounded)
 
 
 def _ranked(
-    index: TermIndex, chosen: list[tuple[str, float]], extra: list[tuple[str, float, Node]], *, limit: int, leave_out: set[str]
+    index: TermIndex,
+    chosen: list[tuple[str, float]],
+    extra: list[tuple[str, float, Node]],
+    *,
+    limit: int,
+    leave_out: set[str],
+    bounded: bool,
 ) -> Likeness:
     total = sum(weight for _, weight in chosen)
     shares = [TEXT_SHARE * weight / total for _, weight in chosen]
     reasons: dict[str, list[tuple[float, str]]] = {}  # paper -> (share, reason) of what it shares
-    for (term, _), share, holders in zip(chosen, shares, _matched(index, chosen, shares, extra, limit=limit, leave_out=leave_out)):
+    for (term, _), share, holders in zip(
+        chosen, shares, _matched(index, chosen, shares, extra, limit=limit, leave_out=leave_out, bounded=bounded)
+    ):
         for pid in holders:
             reasons.setdefault(pid, []).append((share, term))
     # Authors and categories rank the papers that share a term; they add none (a name said twice
@@ -164,13 +172,14 @@ def _matched(
     *,
     limit: int,
     leave_out: set[str],
+    bounded: bool,
 ) -> list[set[str]]:
     """Each chosen term's papers, as far as the `limit` best papers need them. The terms are
     listed rarest first; once `limit` papers of those listed score, on those terms alone, above
     the most a paper holding none of them can (every commoner term and every extra reason), the
     best are among them: the commoner terms are asked only of those papers."""
     nodes = [text_node(term) for term, _ in chosen]
-    if not BOUNDED or len(nodes) < 2:
+    if not bounded or len(nodes) < 2:
         return [index.matching(node) for node in nodes]
     counts = index.document_counts(nodes)
     rarest_first = sorted(range(len(nodes)), key=lambda i: (counts[i], i))

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from reader.arxiv.options import ClientOptions
 from reader.errors import ReaderError, StoreError
 from reader.fulltext.document import PDF, PDF_FIGURES_FORMAT, Document
+from reader.fulltext.limits import limit_child, stopped_for_cpu
 
 if TYPE_CHECKING:
     from reader.fulltext.store import TextStore
@@ -141,27 +142,10 @@ MAX_CPU_SECONDS = 60
 STOPPED_FOR_CPU = f"reading it took more than {MAX_CPU_SECONDS} s of CPU; stopped"
 
 
-def _limit_cpu() -> None:
-    try:
-        import resource
-    except ImportError:  # Windows has no such limit
-        return
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    soft = MAX_CPU_SECONDS if hard == resource.RLIM_INFINITY else min(MAX_CPU_SECONDS, hard)
-    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-
-
-def stopped_for_cpu(returncode: int | None) -> bool:
-    """The child was killed for passing its CPU limit (SIGXCPU)."""
-    import signal
-
-    return returncode is not None and returncode == -getattr(signal, "SIGXCPU", 0) != 0
-
-
 def main() -> int:
     from reader import logs
 
-    _limit_cpu()
+    limit_child(MAX_CPU_SECONDS)  # no memory limit: a big page's parse may take what it needs
     job = json.loads(sys.stdin.readline())
     with logs.logging_to(logs.log_file()) if job.get("log") else nullcontext():
         return _run(job)

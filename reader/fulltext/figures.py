@@ -91,12 +91,9 @@ class FigureCache:
             return None
         return Stored(refused=printable(reason)[:MAX_REASON] or "not an image reader shows")
 
-    def read(self, path: Path) -> Image.Image:
-        """A kept image, read again as untrusted bytes (the file may have been replaced)."""
-        return self.read_with_bytes(path)[0]
-
     def read_with_bytes(self, path: Path) -> tuple[Image.Image, bytes]:
-        """A kept image as read (`read`), and its file's bytes, which Pillow has read whole."""
+        """A kept image, read again as untrusted bytes (the file may have been replaced), and its
+        file's bytes, which Pillow has read whole."""
         try:
             data = read_regular(path, MAX_BYTES)
         except (OSError, UnsafeFileError) as error:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reader.errors import ReaderError
+from reader.fulltext.limits import limit_child, stopped_for_cpu
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -138,26 +138,12 @@ def _json(line: bytes) -> dict[str, Any]:
 
 
 def _died(returncode: int, limits: Limits) -> str:
-    if returncode == -getattr(signal, "SIGXCPU", 0):
+    if stopped_for_cpu(returncode):
         return f"the page takes more than {limits.cpu_seconds} s to draw; refused"
     return f"the page needs more than {limits.memory // 2**20} MB to draw; refused"
 
 
 # --- the child ----------------------------------------------------------------------------------
-
-
-def limit_child(cpu_seconds: int, memory: int) -> None:
-    """In a child process: the kernel's limits on its CPU time and address space."""
-    try:
-        import resource
-    except ImportError:  # Windows has no such limits
-        return
-    for which, value in ((resource.RLIMIT_CPU, cpu_seconds), (resource.RLIMIT_AS, memory)):
-        _, hard = resource.getrlimit(which)
-        try:
-            resource.setrlimit(which, (value if hard == resource.RLIM_INFINITY else min(value, hard), hard))
-        except (ValueError, OSError):  # a system that refuses this limit (macOS may, for RLIMIT_AS)
-            pass
 
 
 def _say(header: dict[str, Any], body: bytes = b"") -> None:

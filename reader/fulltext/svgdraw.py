@@ -26,7 +26,7 @@ import tempfile
 from typing import Any
 from xml.parsers import expat
 
-from reader.fulltext.pdfpages import limit_child
+from reader.fulltext.limits import limit_child, stopped_for_cpu
 from reader.fulltext.picture import ImageNotDrawnNow, ImageRefused
 
 DRAWN_WIDTH = 1600  # pixels across: more than a view's cells show, in half blocks or Kitty's pixels
@@ -145,9 +145,7 @@ def draw_svg(data: bytes) -> bytes:
         raise ImageRefused(str(said["error"])[:200])
     if child.returncode == 0 and isinstance(said, dict) and said.get("png") == len(png):
         return png
-    import signal
-
-    if child.returncode == -getattr(signal, "SIGXCPU", 0):
+    if stopped_for_cpu(child.returncode):
         raise ImageRefused(f"an SVG drawing that takes more than {MAX_CPU_SECONDS} s to draw; refused")
     if child.returncode == _OUT_OF_MEMORY or _RUST_OUT_OF_MEMORY in err[-4096:]:
         raise ImageRefused(f"an SVG drawing that needs more than {MAX_MEMORY // 2**20} MB to draw; refused")

@@ -38,15 +38,6 @@ Progress = Callable[[str, int, int], None]
 
 
 def update(
-    store: Store, *, rebuild: bool = False, progress: Progress | None = None, now: datetime | None = None, wait: float = 0
-) -> Status:
-    """Bring the meaning index up to date with the cache: fold in the papers that arrived, or
-    build it whole (`rebuild`, none yet, or the words drifted). A cache of fewer than MIN_PAPERS
-    papers gets none (Status.note says so). Another process building: see `current`."""
-    return current(store, rebuild=rebuild, progress=progress, now=now, wait=wait)[0]
-
-
-def current(
     store: Store,
     *,
     rebuild: bool = False,
@@ -54,9 +45,11 @@ def current(
     now: datetime | None = None,
     wait: float = 0,
 ) -> tuple[Status, MeaningIndex | None]:
-    """update's Status and the index as it left it (None: words answer), opened once. When
-    another process is building (its lock held longer than `wait` seconds), the index as stored
-    answers, and the Status says so."""
+    """Bring the meaning index up to date with the cache: fold in the papers that arrived, or
+    build it whole (`rebuild`, none yet, or the words drifted). A cache of fewer than MIN_PAPERS
+    papers gets none (Status.note says so). Returns the Status and the index as it left it
+    (None: words answer), opened once. When another process is building (its lock held longer
+    than `wait` seconds), the index as stored answers, and the Status says so."""
     cached_ids = store.index_order().ids
     cached = len(cached_ids)
     if cached < MIN_PAPERS:
@@ -249,7 +242,7 @@ def keep_current(store: Store, progress: Progress | None = None, *, wait: float 
     from reader import logs
 
     try:
-        return update(store, progress=progress, wait=wait)
+        return update(store, progress=progress, wait=wait)[0]
     except StoreError as error:
         logs.log.warning("meaning index not updated: %s", error)
         return None

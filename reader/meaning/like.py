@@ -15,7 +15,7 @@ from reader.core import similar
 from reader.core.similar import Like, Likeness, TermIndex
 from reader.core.text import word_string
 from reader.meaning.find import DEPTH, REASONS, fuse
-from reader.meaning.model import Model, tokens
+from reader.meaning.model import Model, Words
 from reader.meaning.vectors import BLOCK, MeaningIndex
 from reader.models import Paper
 
@@ -52,8 +52,9 @@ def _directions(model: Model, text: str) -> tuple[list[str], np.ndarray]:
 
     column = model.column()
     written: dict[str, str] = {}
+    words = Words(model.stop)  # one for the text: a word said again is stemmed once
     for word in word_string(text).split():
-        stems = tokens(word, model.stop)
+        stems = words.tokens(word)
         if len(word) >= MIN_WORD and len(stems) == 1 and stems[0] in column:
             written.setdefault(stems[0], word)
     columns = [column[stem] for stem in written]

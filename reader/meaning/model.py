@@ -48,18 +48,14 @@ def paper_text(title: str, abstract: str) -> str:
     return f"{title} {title} {abstract}"
 
 
-def tokens(text: str, stop: frozenset[str]) -> list[str]:
-    """Stemmed, folded words of `text`, without stop words and bare numbers."""
-    return [word for word in stem_string(word_string(text)).split() if word not in stop and not word.isdigit() and len(word) > 1]
-
-
 UNKNOWN = -1  # the code of a token the vocabulary does not hold
 
 
 class Words:
-    """`tokens` for many texts (a build's): each folded word's token (or None: a stop word, a
-    number) remembered, and its column in a vocabulary, so a word met a million times is stemmed
-    and filtered once. Equal to `tokens` word for word; made for one build, then dropped."""
+    """The tokens of texts: their stemmed, folded words without stop words and bare numbers.
+    Each folded word's token (or None: a stop word, a number) is remembered, and its column in a
+    vocabulary, so a word a build meets a million times is stemmed and filtered once; made for
+    one build (or one text: `tokens`), then dropped."""
 
     def __init__(self, stop: frozenset[str]):
         self.stop = stop
@@ -68,6 +64,7 @@ class Words:
         self._column: dict[str, int] | None = None
 
     def tokens(self, text: str) -> list[str]:
+        """The tokens of `text`, in order."""
         words = word_string(text).split()
         try:
             found = list(map(self._token.__getitem__, words))
@@ -100,6 +97,11 @@ class Words:
         stop = self.stop
         for word, stem in zip(new, stem_string(" ".join(new)).split(" "), strict=True):
             self._token[word] = None if stem in stop or stem.isdigit() or len(stem) <= 1 else stem
+
+
+def tokens(text: str, stop: frozenset[str]) -> list[str]:
+    """Stemmed, folded words of `text`, without stop words and bare numbers (one text's Words)."""
+    return Words(stop).tokens(text)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import re
 import zipfile
-from array import array
 from collections.abc import Collection, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from reader.errors import StoreError, StoreLockedError
 from reader.meaning.model import MIN_PAPERS, Model
-from reader.packed_ids import PACKED_END_TYPE, PackedIds
+from reader.packed_ids import PackedIds
 from reader.store.files import file_lock
 
 if TYPE_CHECKING:
@@ -91,13 +90,8 @@ def files(directory: Path, stamp: str) -> tuple[Path, Path, Path]:
 
 def _packed(blob: bytes) -> PackedIds | None:
     """The ids of an ids file (one a line), packed; None when it is no such list."""
-    import numpy as np
-
     blob.decode("utf-8")  # (UnicodeDecodeError, a ValueError, when damaged: asked later, it would stop a query)
-    if not blob:
-        return None
-    ends = np.flatnonzero(np.frombuffer(blob, dtype=np.uint8) == ord("\n"))
-    return PackedIds(memoryview(blob), array(PACKED_END_TYPE, np.append(ends, len(blob)).astype(np.uint32).tobytes()))
+    return PackedIds.lines(blob) if blob else None
 
 
 class MeaningIndex:

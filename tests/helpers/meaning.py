@@ -63,5 +63,5 @@ def meaning_store(data_dir: Path, count: int = 400, *, build: bool = True) -> St
     store.set_setting("examples_added", True)
     store.save_papers(real_papers(count), TOPIC)
     if build:
-        assert meaning_build.update(store).ready
+        assert meaning_build.update(store)[0].ready
     return store
