@@ -389,6 +389,23 @@ def test_a_pdf_text_stored_before_its_figures_were_blocks_is_read_again_from_the
     assert texts_env.document_requests() == []
 
 
+def test_a_pdf_text_read_again_is_shown_when_it_cannot_be_stored(capsys, texts_env, data_dir, monkeypatch):
+    from reader.errors import StoreError
+    from tests.conftest import run
+
+    pdf_paper = texts_env.papers[1]
+    keep_read_from_pdf(data_dir, pdf_paper, ARTICLE.read_bytes())
+    _stored_at_format_3(data_dir, Document(pdf_paper.id, pdf_paper.version, "pdf", (Block(PARAGRAPH, "A PDF text of format 3."),)))
+
+    def full_disk(self, document):
+        raise StoreError("cannot write the full text: No space left on device")
+
+    monkeypatch.setattr(TextStore, "save", full_disk)
+    code, out, err = run(capsys, "text", pdf_paper.id)
+    assert code == 0, err
+    assert "Success probability of the walk" in out  # the text read again, shown though not kept
+
+
 async def test_the_app_shows_the_figures_of_a_pdf_text_stored_before_they_were_blocks(store):
     app = full_text_app(store)
     async with app.run_test(size=(100, 40)) as pilot:

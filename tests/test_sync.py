@@ -281,3 +281,19 @@ async def test_a_sync_ends_with_the_search_index_current(fake_arxiv, store, smal
         assert index.refresh(store) == 0  # every shard was indexed as it is now
     finally:
         index.close()
+
+
+async def test_a_search_index_that_cannot_be_kept_during_a_sync_leaves_the_sync_whole(fake_arxiv, store, small_pages, monkeypatch):
+    import sqlite3
+
+    from reader.searchdb import SearchIndex
+    from reader.sync import indexing
+
+    def locked(self, *args, **kwargs):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(indexing, "BATCH_SHARDS", 2)
+    monkeypatch.setattr(SearchIndex, "refresh", locked)  # derived: the next refresh (app, list --query) does it
+    fake_arxiv.queries[QUERY] = recent_papers(300, per_day=5)
+    (result,) = (await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])).topics
+    assert result.error is None and len(stored(store)) == 300

@@ -16,10 +16,10 @@ _UNSAFE = re.compile(
     "\ufeff\ufff9-\ufffb\U000e0000-\U000e007f\ud800-\udfff\U0010eeee]"
 )
 UNSAFE_PATTERN = _UNSAFE.pattern  # the same characters, for reader/fulltext/clean.py
-_INVISIBLE = re.compile("[\ufeff\U000e0000-\U000e007f]")
-# The same invisible characters as UTF-8 bytes, found in a file without decoding it: text cached
-# before clean_text dropped them (U+FEFF; U+E0000-E007F all start F3 A0 80 or F3 A0 81).
-INVISIBLE_UTF8 = (b"\xef\xbb\xbf", b"\xf3\xa0\x80", b"\xf3\xa0\x81")
+_INVISIBLE = re.compile("[\ufeff\U000e0000-\U000e007f\U0010eeee]")
+# The same characters as UTF-8 bytes, found in a file without decoding it: text cached before
+# clean_text dropped them (U+FEFF; U+E0000-E007F all start F3 A0 80 or F3 A0 81; U+10EEEE).
+INVISIBLE_UTF8 = (b"\xef\xbb\xbf", b"\xf3\xa0\x80", b"\xf3\xa0\x81", b"\xf4\x8e\xbb\xae")
 
 
 def clean_text(text: str | None) -> str:
@@ -35,8 +35,8 @@ def clean_text(text: str | None) -> str:
 
 
 def has_invisible(text: str | None) -> bool:
-    """Whether text holds a byte order mark or a tag character (dropped by clean_text only
-    since December 2026: older caches may hold them)."""
+    """Whether text holds a byte order mark, a tag character or Kitty's image placeholder
+    (dropped by clean_text only since December 2026: older caches may hold them)."""
     return text is not None and _INVISIBLE.search(text) is not None
 
 

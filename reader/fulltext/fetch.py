@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
@@ -254,5 +255,8 @@ def reread_pdf_text(texts: TextStore, document: Document) -> Document:
         log.warning("%sv%d: the kept PDF is not read again: %s", document.id, document.version, error)
         return document
     fresh = Document(document.id, document.version, PDF, tuple(blocks))
-    TextIndex(texts.data_dir).index_stored(fresh, texts.save(fresh))
+    try:
+        TextIndex(texts.data_dir).index_stored(fresh, texts.save(fresh))
+    except (ReaderError, OSError, sqlite3.Error) as error:  # shown all the same; read again next time
+        log.warning("%sv%d: the text read again is not stored: %s", document.id, document.version, error)
     return fresh

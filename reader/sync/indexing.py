@@ -9,6 +9,7 @@ this process's GIL, which the sync's fetching and saving need."""
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -55,7 +56,7 @@ class SearchKeeper:
         index = SearchIndex.open(self.store.data_dir)
         try:
             index.refresh(self.store, shards, offload=True)
-        except ReaderError as error:  # derived: the next refresh (the app, `list --query`) does it
+        except (ReaderError, OSError, sqlite3.Error) as error:  # derived: the next refresh (the app, `list --query`) does it
             log.warning("search index not brought up to date: %s", error)
         finally:
             index.close()
