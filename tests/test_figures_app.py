@@ -22,6 +22,23 @@ async def _settled(pilot, screen: FullTextScreen) -> None:
     await ready(pilot)
 
 
+async def _text_with_one_figure(pilot, store, fake_arxiv, name: str, served: tuple, caption: str) -> tuple[FullTextScreen, str]:
+    """The first paper's full text opened (`v`), stored as a title and one figure whose image
+    `name` the loopback arXiv serves as `served` (headers, body); the screen and the image's path."""
+    await ready(pilot)
+    await open_paper(pilot)
+    paper = pilot.app.screen.paper
+    path = f"/html/{paper.id}v{paper.version}/{name}"
+    fake_arxiv.documents[path] = served
+    figure = Block(FIGURE, caption, images=(fake_arxiv.base + path,))
+    TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(TITLE, "T"), figure)))
+    await pilot.press("v")
+    await ready(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, FullTextScreen)
+    return screen, path
+
+
 async def test_f_draws_the_next_figure_in_place_and_F_every_figure_keeping_the_top_line(store, fake_arxiv):
     app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -88,17 +105,9 @@ async def test_an_image_arxiv_failed_to_send_says_so_in_place_and_f_asks_again(s
 
     app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        await open_paper(pilot)
-        paper = app.screen.paper
-        path = f"/html/{paper.id}v{paper.version}/x1.png"
-        fake_arxiv.documents[path] = (PNG, encoded(checkerboard(4, 4, square=2), "PNG"))
-        figure = Block(FIGURE, "Figure 1: A board.", images=(fake_arxiv.base + path,))
-        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(TITLE, "T"), figure)))
-        await pilot.press("v")
-        await ready(pilot)
-        screen = app.screen
-        assert isinstance(screen, FullTextScreen)
+        screen, path = await _text_with_one_figure(
+            pilot, store, fake_arxiv, "x1.png", (PNG, encoded(checkerboard(4, 4, square=2), "PNG")), "Figure 1: A board."
+        )
         fake_arxiv.faults.append(Fault("status", status=503))
         await pilot.press("f")
         await _settled(pilot, screen)
@@ -145,17 +154,9 @@ async def test_in_a_kitty_terminal_f_sends_the_image_once_and_draws_its_placemen
     monkeypatch.setattr(full_text, "send_to_terminal", lambda app, sequence: sent.append(sequence))
     app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        await open_paper(pilot)
-        paper = app.screen.paper
-        path = f"/html/{paper.id}v{paper.version}/x1.png"
-        fake_arxiv.documents[path] = (PNG, encoded(checkerboard(40, 20, square=4), "PNG"))  # 160 x 80 pixels
-        figure = Block(FIGURE, "Figure 1: A board.", images=(fake_arxiv.base + path,))
-        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(TITLE, "T"), figure)))
-        await pilot.press("v")
-        await ready(pilot)
-        screen = app.screen
-        assert isinstance(screen, FullTextScreen)
+        screen, path = await _text_with_one_figure(
+            pilot, store, fake_arxiv, "x1.png", (PNG, encoded(checkerboard(40, 20, square=4), "PNG")), "Figure 1: A board."
+        )  # 160 x 80 pixels
         screen.drawing = KITTY  # as in kitty itself (the tests' output is no terminal)
         await pilot.press("f")
         await _settled(pilot, screen)
@@ -207,17 +208,9 @@ async def test_in_a_kitty_terminal_a_figure_drawn_again_at_a_new_width_frees_the
 
     app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        await open_paper(pilot)
-        paper = app.screen.paper
-        path = f"/html/{paper.id}v{paper.version}/x1.png"
-        fake_arxiv.documents[path] = (PNG, encoded(checkerboard(40, 20, square=4), "PNG"))
-        figure = Block(FIGURE, "Figure 1: A board.", images=(fake_arxiv.base + path,))
-        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(TITLE, "T"), figure)))
-        await pilot.press("v")
-        await ready(pilot)
-        screen = app.screen
-        assert isinstance(screen, FullTextScreen)
+        screen, path = await _text_with_one_figure(
+            pilot, store, fake_arxiv, "x1.png", (PNG, encoded(checkerboard(40, 20, square=4), "PNG")), "Figure 1: A board."
+        )
         screen.drawing = KITTY
         await pilot.press("f")
         await _settled(pilot, screen)
@@ -238,17 +231,9 @@ async def test_in_a_kitty_terminal_a_figure_drawn_again_at_a_new_width_frees_the
 async def test_enter_draws_the_figure_at_or_below_the_top_of_the_screen(store, fake_arxiv):
     app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        await open_paper(pilot)
-        paper = app.screen.paper
-        path = f"/html/{paper.id}v{paper.version}/x1.png"
-        fake_arxiv.documents[path] = (PNG, encoded(checkerboard(4, 4, square=2), "PNG"))
-        figure = Block(FIGURE, "Figure 1: A board.", images=(fake_arxiv.base + path,))
-        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(TITLE, "T"), figure)))
-        await pilot.press("v")
-        await ready(pilot)
-        screen = app.screen
-        assert isinstance(screen, FullTextScreen)
+        screen, path = await _text_with_one_figure(
+            pilot, store, fake_arxiv, "x1.png", (PNG, encoded(checkerboard(4, 4, square=2), "PNG")), "Figure 1: A board."
+        )
         await pilot.press("enter")
         await _settled(pilot, screen)
         assert len([strip for strip in screen.view.lines.strips if UPPER_HALF in strip.text]) == 4
@@ -260,17 +245,9 @@ async def test_an_svg_figure_is_drawn_in_place_from_resvgs_drawing(store, fake_a
 
     app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        await open_paper(pilot)
-        paper = app.screen.paper
-        path = f"/html/{paper.id}v{paper.version}/x1.svg"
-        fake_arxiv.documents[path] = ({"Content-Type": "image/svg+xml"}, two_bars_svg())
-        figure = Block(FIGURE, "Figure 1: Two bars.", images=(fake_arxiv.base + path,))
-        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(TITLE, "T"), figure)))
-        await pilot.press("v")
-        await ready(pilot)
-        screen = app.screen
-        assert isinstance(screen, FullTextScreen)
+        screen, path = await _text_with_one_figure(
+            pilot, store, fake_arxiv, "x1.svg", ({"Content-Type": "image/svg+xml"}, two_bars_svg()), "Figure 1: Two bars."
+        )
         await pilot.press("f")
         await _settled(pilot, screen)
         drawn = [strip for strip in screen.view.lines.strips if UPPER_HALF in strip.text]
@@ -289,17 +266,9 @@ async def test_an_svg_drawing_whose_child_crashed_says_so_and_f_draws_it_again(s
     crashing.chmod(0o755)
     app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(100, 30)) as pilot:
-        await ready(pilot)
-        await open_paper(pilot)
-        paper = app.screen.paper
-        path = f"/html/{paper.id}v{paper.version}/x1.svg"
-        fake_arxiv.documents[path] = ({"Content-Type": "image/svg+xml"}, two_bars_svg())
-        figure = Block(FIGURE, "Figure 1: Two bars.", images=(fake_arxiv.base + path,))
-        TextStore(store.data_dir).save(Document(paper.id, paper.version, "html", (Block(TITLE, "T"), figure)))
-        await pilot.press("v")
-        await ready(pilot)
-        screen = app.screen
-        assert isinstance(screen, FullTextScreen)
+        screen, path = await _text_with_one_figure(
+            pilot, store, fake_arxiv, "x1.svg", ({"Content-Type": "image/svg+xml"}, two_bars_svg()), "Figure 1: Two bars."
+        )
         with monkeypatch.context() as patched:
             patched.setattr(sys, "executable", str(crashing))  # the drawing's child crashes this time
             await pilot.press("f")
