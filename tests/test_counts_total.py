@@ -14,7 +14,8 @@ from reader.service import first_rank
 from reader.service.ranking_corpus import RankingCorpus
 from reader.store import Store
 from reader.store import shard_features as saved
-from tests.test_first_rank import _ranked, three_themes
+from tests.helpers.first_rank import ranked as _ranked
+from tests.helpers.first_rank import three_themes
 from tests.themes import theme_papers
 
 

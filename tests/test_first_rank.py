@@ -10,46 +10,19 @@ import logging
 
 import pytest
 
-from reader.core import ranking
 from reader.core.ranking import NeedsStars, Ranking
 from reader.searchdb import SearchIndex
 from reader.service import first_rank
-from reader.service.first_rank import rank_from_candidates
 from reader.service.ranking_corpus import RankingCorpus
-from reader.store import Store
 from reader.store.shard_features import counts_path, total_path
 from tests.conftest import run
-from tests.corpus import TODAY
-from tests.themes import rising_papers, theme_papers
+from tests.helpers.first_rank import ranked as _ranked
+from tests.helpers.first_rank import three_themes
 
 
 @pytest.fixture
 def cache(data_dir, monkeypatch):
     return three_themes(data_dir, monkeypatch)
-
-
-def three_themes(data_dir, monkeypatch):
-    """Three themes in three topics, a background and a bound on the candidates far below the
-    cache (at their real sizes a cache this small would be read whole)."""
-    monkeypatch.setenv("READER_TODAY", TODAY.isoformat())
-    monkeypatch.setattr(ranking, "BACKGROUND", 12)
-    monkeypatch.setattr(first_rank, "CANDIDATES", 60)  # the starred theme's unread papers (54), and a few more
-    store = Store(data_dir)
-    store.set_setting("examples_added", True)
-    papers = theme_papers(60)
-    for name, members in [("Agents", papers["agents"]), ("Proteins", papers["proteins"]), ("Language", rising_papers())]:
-        store.add_topic(name, f"ti:{name.lower()}")
-        store.save_papers(members, name)
-    return store, papers["agents"], papers["proteins"]
-
-
-def _ranked(store: Store, **marks) -> Ranking | NeedsStars | None:
-    index = SearchIndex.open(store.data_dir)
-    index.refresh(store)
-    try:
-        return rank_from_candidates(store, index, **marks)
-    finally:
-        index.close()
 
 
 def test_candidates_get_the_whole_cache_rankings_scores_and_its_best_papers(cache):
