@@ -16,7 +16,7 @@ from reader.store import Store
 from reader.store import shard_features as saved
 from tests.helpers.first_rank import ranked as _ranked
 from tests.helpers.first_rank import three_themes
-from tests.themes import theme_papers
+from tests.themes import rising_papers, theme_papers
 
 
 @pytest.fixture
@@ -46,7 +46,7 @@ def assert_sums_every_shard(store: Store) -> None:
     ids = [pid for shard in store.shards() for pid in store.load_papers([shard])]
     keys = sample_keys_of(ids)
     assert total.sampled == {pid: int(key) for pid, key in zip(ids, keys.tolist()) if key < total.bound}
-    assert len(total.sampled) >= 30
+    assert len(total.sampled) >= counts_total.SAMPLED
 
 
 def test_the_first_rank_keeps_the_total_and_the_next_reads_no_shards_counts(cache):
@@ -110,3 +110,16 @@ def test_a_damaged_total_is_summed_again(cache):
     again = _ranked(store, **marks)
     assert isinstance(first, Ranking) and isinstance(again, Ranking) and again.ids == first.ids
     assert_sums_every_shard(store)
+
+
+def test_a_sync_into_an_empty_data_directory_leaves_the_total_it_ranks_from(data_dir, monkeypatch):
+    monkeypatch.setattr(counts_total, "SAMPLED", 10)  # its bound lowered as the papers come
+    store = Store(data_dir)
+    keeper = saved.FeatureKeeper(store)
+    papers = [p for group in theme_papers(60).values() for p in group] + rising_papers()  # two months: two shards
+    for start in range(0, len(papers), 25):
+        store.save_papers(papers[start : start + 25], None, on_shard=keeper.on_shard)
+    keeper.wait()
+    assert len(store.shards()) >= 2
+    assert_sums_every_shard(store)
+    assert len(current(store).sampled) <= 2 * 10

@@ -62,6 +62,13 @@ class CountsTotal:
         kept = np.flatnonzero(keys < np.uint64(bound))
         return cls(shards, documents, {ids[i]: int(keys[i]) for i in kept.tolist()}, bound)
 
+    @classmethod
+    def empty(cls) -> CountsTotal:
+        """Of no shard yet (a sync into an empty data directory starts one)."""
+        import numpy as np
+
+        return cls({}, np.zeros(COLUMNS, dtype=np.uint32), {}, _EVERY)
+
     @property
     def papers(self) -> int:
         return sum(papers for _, papers in self.shards.values())
@@ -94,6 +101,9 @@ class CountsTotal:
         for pid in (*old_ids, *ids):
             self.sampled.pop(pid, None)
         self.sampled.update((pid, int(key)) for pid, key in zip(ids, keys.tolist()) if key < self.bound)
+        if len(self.sampled) > 2 * SAMPLED:  # a lower bound: every paper below it is still kept
+            self.bound = sorted(self.sampled.values())[SAMPLED]
+            self.sampled = {pid: key for pid, key in self.sampled.items() if key < self.bound}
         return True
 
     def background(self, count: int, marked: Collection[str]) -> list[str] | None:

@@ -119,6 +119,7 @@ class FeatureKeeper:
         self._jobs: list[Future] = []
         self._total: CountsTotal | None = None  # the counts total as the shards written so far leave it
         self._total_read = self._total_changed = False
+        self._first = not store.shards()  # a sync into an empty data directory: its total starts empty
         self._worker = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="reader-features"
         )  # in order: a shard's jobs build on each other
@@ -148,6 +149,8 @@ class FeatureKeeper:
         counts again."""
         if not self._total_read:
             self._total, self._total_read = read_total(self.store), True
+            if self._total is None and self._first:
+                self._total = CountsTotal.empty()  # every shard there is comes through this keeper
         if self._total is not None:
             was = None if old is None else shard_counts.ShardCounts.of_block(old)
             new = shard_counts.ShardCounts.of_block(block)
