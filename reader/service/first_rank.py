@@ -3,7 +3,8 @@
 The whole-cache ranking (ranking_corpus.RankingCorpus) reads every shard's features: 1.26 GB at
 1,000,000 papers. Here, from each shard, only:
 - its document counts, saved beside its features by whoever saved those (core/shard_counts.py):
-  summed, they give the IDF the whole-cache ranking computes, to the paper;
+  summed, they give the IDF the whole-cache ranking computes, to the paper (read from their
+  running total, papers/total.counts, while it names every shard as it is: core/counts_total.py);
 - its features file's header and row offsets (features_format.RowReader), then the rows of the
   marked papers, of the background (the unmarked papers whose ids hash lowest: the same papers
   the whole-cache ranking trains on) and of the candidates.
