@@ -392,8 +392,30 @@ def test_an_index_damaged_in_any_file_reads_as_absent_never_a_crash(cache, damag
     assert vectors.MeaningIndex.open(cache.data_dir) is None
 
 
+def test_papers_folded_in_between_stored_ones_keep_the_ids_in_order_each_with_its_own_vector(cache):
+    build.update(cache)
+    before = vectors.MeaningIndex.open(cache.data_dir)
+    assert before is not None and before.meta["sorted"] is True and list(before.ids) == sorted(before.ids)
+    kept = {pid: np.array(before.vectors[row]) for row, pid in enumerate(before.ids)}
+    arrived = field_papers("agents", 30, 10000, seed=2)  # their ids sort among the stored ones
+    cache.save_papers(arrived, None)
+    build.update(cache)
+    index = vectors.MeaningIndex.open(cache.data_dir)
+    assert index is not None and index.model.fitted_on == 221 and len(index.ids) == 251  # folded in
+    assert list(index.ids) == sorted(index.ids)
+    assert all(np.array_equal(index.vectors[index.row(pid)], vector) for pid, vector in kept.items())
+    again, _ = index.model.embed([f"{p.title} {p.title} {p.abstract}" for p in arrived])
+    assert np.allclose(np.stack([index.vector(p.id) for p in arrived]), again, atol=2e-3)
+    assert index._rows is None  # each row found by a binary search: no table of every id made
+    assert [index.row(pid) for pid in index.ids] == list(range(251)) and index.row("2612.10000x") is None
+
+
 def test_a_papers_row_is_found_by_search_then_by_table_alike(cache):
     build.update(cache)
+    meta_file = cache.data_dir / "meaning" / "meta.json"
+    meta = json.loads(meta_file.read_text())
+    del meta["sorted"]  # an index written before its ids were kept in order
+    meta_file.write_text(json.dumps(meta))
     ids = list(vectors.MeaningIndex.open(cache.data_dir).ids)
     searched = vectors.MeaningIndex.open(cache.data_dir)
     asked = [ids[0], ids[-1], ids[len(ids) // 2], "2601.99999", ids[1][:-1], *ids[2 : vectors.SEARCHED - 3]]

@@ -150,6 +150,9 @@ def _save(
     each copy of them is 512 MB)."""
     import numpy as np
 
+    order = _id_order(ids)
+    if order is not None:
+        ids = gather(ids, order.tolist())
     stamp = os.urandom(8).hex()  # (secrets would cost a query ~30 ms to import)
     model_file, vectors_file, ids_file = files(directory, stamp)
     try:
@@ -163,7 +166,7 @@ def _save(
             components=np.asarray(model.components, dtype=np.float16),
         )
         write_atomic(model_file, model_bytes.getvalue())
-        write_atomic(vectors_file, _npy_parts(vectors, model.dimensions))
+        write_atomic(vectors_file, _npy_parts(vectors, model.dimensions, order))
         write_atomic(ids_file, "\n".join(ids).encode())
         meta = {
             "format": FORMAT,
@@ -172,6 +175,7 @@ def _save(
             "built": built,
             "updated": updated or built,
             "rows": len(ids),
+            "sorted": True,  # the ids in order: a paper's row is found by a binary search (vectors.py)
             "cache": fingerprint,
             "fitted_on": model.fitted_on,
             "unknown_share": model.unknown_share,
@@ -192,20 +196,42 @@ def _save(
         logs.log.warning("meaning index: old files not removed from %s: %s", directory, error.strerror or error)
 
 
-def _npy_parts(parts: list[np.ndarray], dimensions: int) -> Iterator[bytes | memoryview]:
-    """An .npy file of the parts' rows (float16), its header first, each part a block of rows
-    at a time."""
+def _id_order(ids: list[str]) -> np.ndarray | None:
+    """The rows of `ids` in the ids' sorted order (None: they are in order already)."""
+    import numpy as np
+
+    keys = np.array([pid.encode() for pid in ids], dtype=bytes)  # (UTF-8 bytes sort as their strings do)
+    if len(keys) < 2 or bool(np.all(keys[:-1] <= keys[1:])):
+        return None
+    return np.argsort(keys, kind="stable")
+
+
+def _npy_parts(parts: list[np.ndarray], dimensions: int, order: np.ndarray | None) -> Iterator[bytes | memoryview]:
+    """An .npy file of the parts' rows (float16), one part after the other, or taken in `order`
+    (rows of the parts as one): its header, then a block of rows at a time."""
     import numpy as np
 
     header = io.BytesIO()
-    shape = (sum(len(part) for part in parts), dimensions)
-    np.lib.format.write_array_header_1_0(
-        header, {"descr": np.lib.format.dtype_to_descr(np.dtype(np.float16)), "fortran_order": False, "shape": shape}
-    )
+    rows = sum(len(part) for part in parts)
+    descr = np.lib.format.dtype_to_descr(np.dtype(np.float16))
+    np.lib.format.write_array_header_1_0(header, {"descr": descr, "fortran_order": False, "shape": (rows, dimensions)})
     yield header.getvalue()
-    for part in parts:
-        for start in range(0, len(part), WRITE_ROWS):
-            yield np.ascontiguousarray(part[start : start + WRITE_ROWS], dtype=np.float16).data.cast("B")
+    if order is None:
+        for part in parts:
+            for start in range(0, len(part), WRITE_ROWS):
+                yield np.ascontiguousarray(part[start : start + WRITE_ROWS], dtype=np.float16).data.cast("B")
+        return
+    firsts = np.cumsum([0] + [len(part) for part in parts])
+    for start in range(0, rows, WRITE_ROWS):
+        wanted = order[start : start + WRITE_ROWS]
+        block = np.empty((len(wanted), dimensions), dtype=np.float16)
+        which = np.searchsorted(firsts, wanted, side="right") - 1
+        for i, part in enumerate(parts):
+            places = np.flatnonzero(which == i)
+            local = wanted[places] - firsts[i]
+            ascending = np.argsort(local)  # a part's rows read in file order (a mapped file's pages once)
+            block[places[ascending]] = part[local[ascending]]
+        yield block.data.cast("B")
 
 
 def keep_current(store: Store, progress: Progress | None = None, *, wait: float = BUILD_WAIT) -> Status | None:
