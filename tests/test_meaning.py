@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import socket
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -423,3 +424,26 @@ def test_a_papers_row_is_found_by_search_then_by_table_alike(cache):
     assert searched._rows is None  # no table yet: each was searched for
     assert by_search == [0, len(ids) - 1, len(ids) // 2, None, None, *range(2, vectors.SEARCHED - 3)]
     assert [searched.row(pid) for pid in asked] == by_search and searched._rows is not None
+
+
+def _resident_kb(path) -> int:
+    """This process's resident memory of its maps of `path` (Linux's /proc/self/smaps)."""
+    total, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        if "-" in line.split(" ", 1)[0] and not line.split(" ", 1)[0].endswith(":"):  # a mapping's first line
+            inside = line.endswith(str(path))
+        elif inside and line.startswith("Rss:"):
+            total += int(line.split()[1])
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads Linux's /proc/self/smaps")
+def test_a_scan_of_every_vector_leaves_none_of_them_resident(cache):
+    build.update(cache)
+    index = vectors.MeaningIndex.open(cache.data_dir)
+    assert index is not None
+    query = index.vector(index.ids[0])
+    path = stored_file(cache, "vectors").resolve()
+    scores = index.scores(query)
+    assert scores.shape == (221,) and float(scores.max()) > 0.99  # the paper itself, read through the map
+    assert _resident_kb(path) == 0  # its pages left to the page cache (at 1,000,000 papers, 512 MB)
