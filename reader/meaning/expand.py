@@ -17,7 +17,6 @@ benchmarks/meaning.py (docs/ranking.md, "How the candidates compare").
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Collection
 from typing import TYPE_CHECKING
 
@@ -56,7 +55,9 @@ def words_of(terms: TermIndex, text: str, *, limit: int, leave_out: Collection[s
             scores[pid] = scores.get(pid, 0.0) + share
     # scored as "more like this" scores a paper's terms (core/similar.py), so the two read alike;
     # only the best `limit` sorted (at 1,000,000 papers the rarest words' holders are ~200,000)
-    best = heapq.nsmallest(limit, ((-score, pid) for pid, score in scores.items() if pid not in leave_out))
+    for pid in leave_out:
+        scores.pop(pid, None)
+    best = sorted(((-score, pid) for pid, score in _best(scores, limit)))[:limit]
     papers = [
         Like(
             pid,
@@ -69,6 +70,22 @@ def words_of(terms: TermIndex, text: str, *, limit: int, leave_out: Collection[s
         for negative, pid in best
     ]
     return Likeness(tuple(term for term, _ in chosen), papers)
+
+
+def _best(scores: dict[str, float], limit: int) -> list[tuple[str, float]]:
+    """The (paper, score) pairs of the `limit` best scores, with every pair tied with the last
+    of them (the caller orders them, ties by id): numpy picks them from 200,000 in milliseconds."""
+    import numpy as np
+
+    if limit <= 0:
+        return []
+    if len(scores) <= limit:
+        return list(scores.items())
+    values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
+    cut = np.partition(values, len(values) - limit)[len(values) - limit]  # the limit-th best
+    kept = np.flatnonzero(values >= cut)
+    pids = list(scores)
+    return [(pids[i], float(values[i])) for i in kept.tolist()]
 
 
 def feedback(index: MeaningIndex, query: np.ndarray, first: list[str], candidates: Collection[str]) -> list[tuple[str, float]]:
