@@ -29,6 +29,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--papers", type=int, default=100_000)
     parser.add_argument("--data", type=Path, help="a data directory with its meaning index built (used as it is; its first topic is asked)")
+    parser.add_argument("--rounds", type=int, default=3, help="times each query is asked")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         if args.data is not None:
@@ -56,7 +57,7 @@ def main() -> None:
             ask()
             timings[name].append((time.perf_counter() - started, time.process_time() - cpu))
 
-        for _ in range(3):
+        for _ in range(args.rounds):
             for query in QUERIES:
                 for name, view in (("all papers", ALL), ("one topic", View.of_topic(topic))):
                     timed(name, lambda query=query, view=view: service.meaning.about(query, view))
