@@ -35,18 +35,10 @@ PAPERS = ["2103.13887", "2005.10622"]  # asked for the papers like them
 TOP = 20
 
 
-@pytest.fixture(scope="module")
-def learned(tmp_path_factory):
-    data_dir = tmp_path_factory.mktemp("learned") / "data"
-    meaning_store(data_dir)
-    return data_dir
-
-
 @pytest.fixture
-def cache(learned, data_dir, monkeypatch):
-    shutil.copytree(learned, data_dir)
-    monkeypatch.setenv("READER_DATA_DIR", str(data_dir))
-    return data_dir
+def cache(learned_data_dir, monkeypatch):
+    monkeypatch.setenv("READER_DATA_DIR", str(learned_data_dir))
+    return learned_data_dir
 
 
 def answers(capsys) -> list[list[tuple]]:

@@ -21,7 +21,7 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from reader.core.query import And, Node, Or
-from reader.core.similar import REASONS, TEXT_SHARE, Like, Likeness, TermIndex, distinctive_terms, text_node
+from reader.core.similar import TEXT_SHARE, Likeness, TermIndex, best_likes, distinctive_terms, text_node
 from reader.core.text import word_string
 
 if TYPE_CHECKING:
@@ -44,48 +44,12 @@ def words_of(terms: TermIndex, text: str, *, limit: int, leave_out: Collection[s
     rare = [term for term, _ in chosen[:RARE_WORDS]]
     any_rare: Node | None = Or(tuple(text_node(term) for term in rare)) if len(rare) > 1 else text_node(rare[0]) if rare else None
     total = sum(weight for _, weight in chosen)
-    held: list[tuple[float, str, set[str]]] = []  # (share, word, the papers holding it)
-    scores: dict[str, float] = {}  # paper -> the shares of the words it holds, added in the words' order
+    held: dict[str, list[tuple[float, str]]] = {}  # paper -> (share, word) of the words it holds
     for term, weight in chosen:
         node = text_node(term) if term in rare or any_rare is None else And((text_node(term), any_rare))
-        share = TEXT_SHARE * weight / total
-        found = terms.matching(node)
-        held.append((share, term, found))
-        for pid in found:
-            scores[pid] = scores.get(pid, 0.0) + share
-    # scored as "more like this" scores a paper's terms (core/similar.py), so the two read alike;
-    # only the best `limit` sorted (at 1,000,000 papers the rarest words' holders are ~200,000)
-    for pid in leave_out:
-        scores.pop(pid, None)
-    best = sorted(((-score, pid) for pid, score in _best(scores, limit)))[:limit]
-    papers = [
-        Like(
-            pid,
-            round(min(-negative, 1.0), 4),
-            tuple(
-                word
-                for _, word in sorted(((share, word) for share, word, found in held if pid in found), key=lambda w: (-w[0], w[1]))[:REASONS]
-            ),
-        )
-        for negative, pid in best
-    ]
-    return Likeness(tuple(term for term, _ in chosen), papers)
-
-
-def _best(scores: dict[str, float], limit: int) -> list[tuple[str, float]]:
-    """The (paper, score) pairs of the `limit` best scores, with every pair tied with the last
-    of them (the caller orders them, ties by id): numpy picks them from 200,000 in milliseconds."""
-    import numpy as np
-
-    if limit <= 0:
-        return []
-    if len(scores) <= limit:
-        return list(scores.items())
-    values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
-    cut = np.partition(values, len(values) - limit)[len(values) - limit]  # the limit-th best
-    kept = np.flatnonzero(values >= cut)
-    pids = list(scores)
-    return [(pids[i], float(values[i])) for i in kept.tolist()]
+        for pid in terms.matching(node):
+            held.setdefault(pid, []).append((TEXT_SHARE * weight / total, term))
+    return Likeness(tuple(term for term, _ in chosen), best_likes(held, limit=limit, leave_out=leave_out))
 
 
 def feedback(index: MeaningIndex, query: np.ndarray, first: list[str], candidates: Collection[str]) -> list[tuple[str, float]]:
