@@ -176,8 +176,8 @@ def best_likes(held: Sequence[tuple[float, str, AbstractSet[str]]], *, limit: in
     for share, _, holders in held:
         # one addition per holder in `held`'s order: the same float sums as adding a paper's shares one by one
         scores[np.fromiter(map(row.__getitem__, holders), dtype=np.intp, count=len(holders))] += share
-    left_out = [i for pid in leave_out if (i := row.get(pid)) is not None]
-    scores[left_out] = -np.inf
+    left_out = {i for pid in leave_out if (i := row.get(pid)) is not None}
+    scores[list(left_out)] = -np.inf
     wanted = min(limit, len(papers) - len(left_out))
     if wanted <= 0:
         return []
