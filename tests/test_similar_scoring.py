@@ -4,9 +4,11 @@ same scores and reasons. The cache: the recorded fixture's hundred real arXiv pa
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from reader.core.similar import distinctive_terms, like_text
+from reader.core.similar import REASONS, Like, best_likes, distinctive_terms, like_text
 from reader.core.text import word_string
 from reader.meaning.expand import RARE_WORDS, words_of
 from reader.searchdb import SearchIndex
@@ -40,3 +42,45 @@ def test_more_like_this_and_a_meaning_querys_words_score_the_same_terms_alike(ca
     assert like.papers == words.papers
     assert like.papers[0].id == paper.id and like.papers[0].score == 0.9  # it holds every term: their whole share
     assert len(like.papers) > 1
+
+
+def _reference_likes(held, *, limit, leave_out):
+    """best_likes said plainly: a list of reasons per paper, their shares added one by one, every
+    paper sorted (best first, ties by id)."""
+    reasons: dict[str, list[tuple[float, str]]] = {}
+    for share, reason, holders in held:
+        for pid in holders:
+            reasons.setdefault(pid, []).append((share, reason))
+    scored = []
+    for pid, found in reasons.items():
+        if pid not in leave_out:
+            score = 0.0
+            for share, _ in found:
+                score += share
+            scored.append((score, pid, found))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return [
+        Like(pid, round(min(score, 1.0), 4), tuple(reason for _, reason in sorted(found, key=lambda r: (-r[0], r[1]))[:REASONS]))
+        for score, pid, found in scored[:limit]
+    ]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_best_likes_equals_a_plain_ranking_of_every_paper(seed):
+    # Few papers, few distinct shares and reasons (some said twice): many papers tie, and sums of
+    # the same shares in another order differ in their last bit
+    rng = random.Random(seed)
+    papers = [f"{rng.randrange(10**4):04d}.{n:05d}" for n in range(rng.randrange(1, 300))]
+    shares = [0.1, 0.2, 0.3, 0.07 / 3, 0.015, rng.random() * 0.5]
+    held = [
+        (
+            rng.choice(shares),
+            rng.choice(["graph", "agent", "Ada Lovelace", "cs.LG", "agent"]),
+            set(rng.sample(papers, rng.randrange(len(papers) + 1))),
+        )
+        for _ in range(rng.randrange(0, 12))
+    ]
+    leave_out = set(rng.sample(papers, rng.randrange(len(papers) // 2 + 1))) | {"not.a.paper"}
+    for limit in (0, 1, 2, 5, 30, len(papers), len(papers) + 5):
+        for left in (set(), leave_out, [*leave_out, *leave_out]):
+            assert best_likes(held, limit=limit, leave_out=left) == _reference_likes(held, limit=limit, leave_out=left)

@@ -44,11 +44,14 @@ def words_of(terms: TermIndex, text: str, *, limit: int, leave_out: Collection[s
     rare = [term for term, _ in chosen[:RARE_WORDS]]
     any_rare: Node | None = Or(tuple(text_node(term) for term in rare)) if len(rare) > 1 else text_node(rare[0]) if rare else None
     total = sum(weight for _, weight in chosen)
-    held: dict[str, list[tuple[float, str]]] = {}  # paper -> (share, word) of the words it holds
-    for term, weight in chosen:
-        node = text_node(term) if term in rare or any_rare is None else And((text_node(term), any_rare))
-        for pid in terms.matching(node):
-            held.setdefault(pid, []).append((TEXT_SHARE * weight / total, term))
+    held = [
+        (
+            TEXT_SHARE * weight / total,
+            term,
+            terms.matching(text_node(term) if term in rare or any_rare is None else And((text_node(term), any_rare))),
+        )
+        for term, weight in chosen
+    ]
     return Likeness(tuple(term for term, _ in chosen), best_likes(held, limit=limit, leave_out=leave_out))
 
 
