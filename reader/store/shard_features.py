@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import logging
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 from reader.core import features_format, ranking, shard_counts
-from reader.core.features import FeatureBlock, extended
+from reader.core.features import FeatureBlock, extended, row_of_texts
 from reader.core.query import has_every_field
 from reader.models import Paper
 from reader.safe_files import FileWriteError, read_regular, write_atomic
@@ -22,6 +23,7 @@ from reader.store.store import Store
 
 log = logging.getLogger("reader.features")
 Stamp = tuple[int, int]  # the shard file's modification time (ns) and size
+PROCESS_AFTER = 3000  # papers counted between two waits past which FeatureKeeper counts in a process (its start: ~0.5 s of CPU)
 
 
 def shard_stamp(store: Store, shard: str) -> Stamp:
@@ -41,10 +43,23 @@ def counts_path(store: Store, shard: str) -> Path:
 def save_counts(store: Store, shard: str, block: FeatureBlock, stamp: Stamp) -> None:
     """The block's document counts saved beside its features, without flushing them to the disk
     (a derived file its reader checks: the sync pays ~1.5 ms a shard, not another two fsyncs)."""
+    _write_counts(counts_path(store, shard), block, stamp)
+
+
+def _write_counts(path: Path, block: FeatureBlock, stamp: Stamp) -> None:
     try:
-        write_atomic(counts_path(store, shard), shard_counts.encode(shard_counts.ShardCounts.of_block(block), stamp), durable=False)
+        write_atomic(path, shard_counts.encode(shard_counts.ShardCounts.of_block(block), stamp), durable=False)
     except FileWriteError:
         pass  # counted again from the features by the first ranking that needs them
+
+
+def _write_features(path: Path, block: FeatureBlock, stamp: Stamp) -> None:
+    payload = features_format.encode(block, stamp)
+    if payload is not None:
+        try:
+            write_atomic(path, payload)
+        except FileWriteError:
+            pass  # a cache: counted again next time
 
 
 def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
@@ -58,12 +73,7 @@ def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
         block = None
     if block is None:
         block = ranking.featurize(_rows(store, shard))
-        payload = features_format.encode(block, stamp)
-        if payload is not None:
-            try:
-                write_atomic(path, payload)
-            except FileWriteError:
-                pass  # a cache: counted again next time
+        _write_features(path, block, stamp)
         save_counts(store, shard, block, stamp)
     elif not shard_counts.is_current(counts_path(store, shard), stamp):  # features saved before counts were
         save_counts(store, shard, block, stamp)
@@ -89,7 +99,13 @@ class FeatureKeeper:
     The counting runs in a thread of its own, while the sync fetches its next pages (a sync of
     10,000 papers spent a second counting with its fetching stopped); `wait` returns once every
     shard written so far has its features. What a job reads and writes is tagged with the shard's
-    state under the save's lock, so a shard changed meanwhile only makes its features stale."""
+    state under the save's lock, so a shard changed meanwhile only makes its features stale.
+
+    Once PROCESS_AFTER papers are counted between two waits (a large sync), that thread hands
+    the counting to a process of its own (`_count_apart`): counting held this process's GIL for
+    a third of a first sync's CPU, which the parsing and saving need, and the process counts on
+    another core. A job it cannot do alone (papers of the shard counted by no features file) is
+    counted here, as before."""
 
     def __init__(self, store: Store):
         self.store = store
@@ -97,6 +113,9 @@ class FeatureKeeper:
         self._worker = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="reader-features"
         )  # in order: a shard's jobs build on each other
+        self._counted = 0  # papers counted since the last wait (by the worker thread only)
+        self._apart: ProcessPoolExecutor | None = None  # (used by the worker thread only)
+        self._apart_failed = False  # it could not start, or died: counted here until the next wait
 
     def on_shard(self, shard: str, docs: dict[str, dict], papers: list[Paper], before: os.stat_result | None) -> None:
         after = shard_stamp(self.store, shard)  # under the save's lock: the shard as `docs` hold it
@@ -110,8 +129,25 @@ class FeatureKeeper:
                 job.result()
             except Exception:  # a cache: the first ranking counts what is missing
                 log.exception("could not save For you's features of a shard")
+        self._worker.submit(self._rest).result()
+
+    def _rest(self) -> None:
+        """The counting process ended (a sync's next topic starts one again if it is large)."""
+        self._counted, self._apart_failed = 0, False
+        if self._apart is not None:
+            self._apart.shutdown()
+            self._apart = None
 
     def _count(self, shard: str, docs: dict[str, dict], papers: list[Paper], before: Stamp | None, after: Stamp) -> None:
+        papers = list({paper.id: paper for paper in papers}.values())  # a paper on two pages is written twice: the last stays
+        fresh = {paper.id for paper in papers}
+        self._counted += len(papers)
+        if (
+            self._counted >= PROCESS_AFTER
+            and not self._apart_failed
+            and self._counted_apart(shard, [pid for pid in docs if pid not in fresh], papers, before, after)
+        ):
+            return
         path = features_path(self.store, shard)
         old = None
         if before is not None:
@@ -119,17 +155,47 @@ class FeatureKeeper:
                 old = features_format.decode(read_regular(path, features_format.FILE_BYTES), before)
             except OSError:
                 old = None
-        papers = list({paper.id: paper for paper in papers}.values())  # a paper on two pages is written twice: the last stays
-        fresh = {paper.id for paper in papers}
         known = set(old.ids) if old is not None else set()
         # Papers neither written now nor counted before (a shard from before features were kept).
         rows = [ranking.row_of_paper(Paper.from_json(doc)) for pid, doc in docs.items() if pid not in fresh and pid not in known]
         rows += [ranking.row_of_paper(paper) for paper in papers]
         block = extended(old, set(docs) - fresh, rows) if old is not None else ranking.featurize(rows)
-        payload = features_format.encode(block, after)
-        if payload is not None:
-            try:
-                write_atomic(path, payload)
-            except FileWriteError:
-                pass  # counted again at the first ranking
+        _write_features(path, block, after)
         save_counts(self.store, shard, block, after)
+
+    def _counted_apart(self, shard: str, kept: list[str], papers: list[Paper], before: Stamp | None, after: Stamp) -> bool:
+        """The job done by the counting process; False when it must be done here."""
+        if self._apart is None:
+            import multiprocessing
+
+            # Spawned, not forked: this process runs threads (the event loop's, the saves').
+            self._apart = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        texts = [(p.id, p.title, p.abstract, tuple(a.name for a in p.authors), tuple(p.categories)) for p in papers]
+        try:
+            return self._apart.submit(
+                _count_apart, features_path(self.store, shard), counts_path(self.store, shard), kept, texts, before, after
+            ).result()
+        except (BrokenProcessPool, OSError):  # the process could not start or died: counted here
+            self._apart.shutdown(wait=False)
+            self._apart, self._apart_failed = None, True
+            return False
+
+
+def _count_apart(path: Path, counts: Path, kept: list[str], texts: list[tuple], before: Stamp | None, after: Stamp) -> bool:
+    """In the counting process: a shard's features after a save, from the features saved
+    before it (`before`) and the texts of the papers written (id, title, abstract, author
+    names, categories), as FeatureKeeper._count makes them; False, with nothing written, when
+    some papers `kept` in the shard are in no features file (their records are needed)."""
+    old = None
+    if before is not None:
+        try:
+            old = features_format.decode(read_regular(path, features_format.FILE_BYTES), before)
+        except OSError:
+            old = None
+    if kept and (old is None or not set(kept) <= set(old.ids)):
+        return False
+    rows = [row_of_texts(*text) for text in texts]
+    block = extended(old, set(kept), rows) if old is not None else ranking.featurize(rows)
+    _write_features(path, block, after)
+    _write_counts(counts, block, after)
+    return True
