@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 import os
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+import pickle
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from reader.core import features_format, ranking, shard_counts
@@ -19,6 +19,7 @@ from reader.core.features import FeatureBlock, extended, row_of_texts
 from reader.core.query import has_every_field
 from reader.models import Paper
 from reader.safe_files import FileWriteError, read_regular, write_atomic
+from reader.store import features_child
 from reader.store.store import Store
 
 log = logging.getLogger("reader.features")
@@ -102,7 +103,7 @@ class FeatureKeeper:
     state under the save's lock, so a shard changed meanwhile only makes its features stale.
 
     Once PROCESS_AFTER papers are counted between two waits (a large sync), that thread hands
-    the counting to a process of its own (`_count_apart`): counting held this process's GIL for
+    the counting to a process of its own (store/features_child.py): counting held this process's GIL for
     a third of a first sync's CPU, which the parsing and saving need, and the process counts on
     another core. A job it cannot do alone (papers of the shard counted by no features file) is
     counted here, as before."""
@@ -114,7 +115,7 @@ class FeatureKeeper:
             max_workers=1, thread_name_prefix="reader-features"
         )  # in order: a shard's jobs build on each other
         self._counted = 0  # papers counted since the last wait (by the worker thread only)
-        self._apart: ProcessPoolExecutor | None = None  # (used by the worker thread only)
+        self._apart: features_child.Counter | None = None  # (used by the worker thread only)
         self._apart_failed = False  # it could not start, or died: counted here until the next wait
 
     def on_shard(self, shard: str, docs: dict[str, dict], papers: list[Paper], before: os.stat_result | None) -> None:
@@ -135,7 +136,7 @@ class FeatureKeeper:
         """The counting process ended (a sync's next topic starts one again if it is large)."""
         self._counted, self._apart_failed = 0, False
         if self._apart is not None:
-            self._apart.shutdown()
+            self._apart.close()
             self._apart = None
 
     def _count(self, shard: str, docs: dict[str, dict], papers: list[Paper], before: Stamp | None, after: Stamp) -> None:
@@ -165,23 +166,20 @@ class FeatureKeeper:
 
     def _counted_apart(self, shard: str, kept: list[str], papers: list[Paper], before: Stamp | None, after: Stamp) -> bool:
         """The job done by the counting process; False when it must be done here."""
-        if self._apart is None:
-            import multiprocessing
-
-            # Spawned, not forked: this process runs threads (the event loop's, the saves').
-            self._apart = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         texts = [(p.id, p.title, p.abstract, tuple(a.name for a in p.authors), tuple(p.categories)) for p in papers]
+        job = (features_path(self.store, shard), counts_path(self.store, shard), kept, texts, before, after)
         try:
-            return self._apart.submit(
-                _count_apart, features_path(self.store, shard), counts_path(self.store, shard), kept, texts, before, after
-            ).result()
-        except (BrokenProcessPool, OSError):  # the process could not start or died: counted here
-            self._apart.shutdown(wait=False)
+            if self._apart is None:
+                self._apart = features_child.Counter()
+            return self._apart.count(job)
+        except (OSError, EOFError, pickle.UnpicklingError):  # the process could not start or died: counted here
+            if self._apart is not None:
+                self._apart.close()
             self._apart, self._apart_failed = None, True
             return False
 
 
-def _count_apart(path: Path, counts: Path, kept: list[str], texts: list[tuple], before: Stamp | None, after: Stamp) -> bool:
+def count_apart(path: Path, counts: Path, kept: list[str], texts: list[tuple], before: Stamp | None, after: Stamp) -> bool:
     """In the counting process: a shard's features after a save, from the features saved
     before it (`before`) and the texts of the papers written (id, title, abstract, author
     names, categories), as FeatureKeeper._count makes them; False, with nothing written, when
