@@ -10,7 +10,14 @@ import pickle
 import signal
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
+
+from reader.core import features_format, ranking, shard_counts
+from reader.core.features import FeatureBlock, extended, row_of_texts
+from reader.safe_files import FileWriteError, read_regular, write_atomic
+
+Stamp = tuple[int, int]  # a shard file's modification time (ns) and size
 
 
 class Counter:
@@ -41,9 +48,43 @@ class Counter:
         self._process.wait()
 
 
-def main() -> int:
-    from reader.store.shard_features import count_apart
+def write_counts(path: Path, block: FeatureBlock, stamp: Stamp) -> None:
+    try:
+        write_atomic(path, shard_counts.encode(shard_counts.ShardCounts.of_block(block), stamp), durable=False)
+    except FileWriteError:
+        pass  # counted again from the features by the first ranking that needs them
 
+
+def write_features(path: Path, block: FeatureBlock, stamp: Stamp) -> None:
+    payload = features_format.encode(block, stamp)
+    if payload is not None:
+        try:
+            write_atomic(path, payload)
+        except FileWriteError:
+            pass  # a cache: counted again next time
+
+
+def count_apart(path: Path, counts: Path, kept: list[str], texts: list[tuple], before: Stamp | None, after: Stamp) -> bool:
+    """In the counting process: a shard's features after a save, from the features saved
+    before it (`before`) and the texts of the papers written (id, title, abstract, author
+    names, categories), as FeatureKeeper._count makes them; False, with nothing written, when
+    some papers `kept` in the shard are in no features file (their records are needed)."""
+    old = None
+    if before is not None:
+        try:
+            old = features_format.decode(read_regular(path, features_format.FILE_BYTES), before)
+        except OSError:
+            old = None
+    if kept and (old is None or not set(kept) <= set(old.ids)):
+        return False
+    rows = [row_of_texts(*text) for text in texts]
+    block = extended(old, set(kept), rows) if old is not None else ranking.featurize(rows)
+    write_features(path, block, after)
+    write_counts(counts, block, after)
+    return True
+
+
+def main() -> int:
     # Ctrl+C is the sync's to answer (it says what was kept); this process ends with its stdin.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     jobs, answers = sys.stdin.buffer, sys.stdout.buffer

@@ -15,15 +15,15 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from reader.core import features_format, ranking, shard_counts
-from reader.core.features import FeatureBlock, extended, row_of_texts
+from reader.core.features import FeatureBlock, extended
 from reader.core.query import has_every_field
 from reader.models import Paper
-from reader.safe_files import FileWriteError, read_regular, write_atomic
+from reader.safe_files import read_regular
 from reader.store import features_child
+from reader.store.features_child import Stamp
 from reader.store.store import Store
 
 log = logging.getLogger("reader.features")
-Stamp = tuple[int, int]  # the shard file's modification time (ns) and size
 PROCESS_AFTER = 3000  # papers counted between two waits past which FeatureKeeper counts in a process (its start: ~0.5 s of CPU)
 
 
@@ -44,23 +44,7 @@ def counts_path(store: Store, shard: str) -> Path:
 def save_counts(store: Store, shard: str, block: FeatureBlock, stamp: Stamp) -> None:
     """The block's document counts saved beside its features, without flushing them to the disk
     (a derived file its reader checks: the sync pays ~1.5 ms a shard, not another two fsyncs)."""
-    _write_counts(counts_path(store, shard), block, stamp)
-
-
-def _write_counts(path: Path, block: FeatureBlock, stamp: Stamp) -> None:
-    try:
-        write_atomic(path, shard_counts.encode(shard_counts.ShardCounts.of_block(block), stamp), durable=False)
-    except FileWriteError:
-        pass  # counted again from the features by the first ranking that needs them
-
-
-def _write_features(path: Path, block: FeatureBlock, stamp: Stamp) -> None:
-    payload = features_format.encode(block, stamp)
-    if payload is not None:
-        try:
-            write_atomic(path, payload)
-        except FileWriteError:
-            pass  # a cache: counted again next time
+    features_child.write_counts(counts_path(store, shard), block, stamp)
 
 
 def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
@@ -74,7 +58,7 @@ def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
         block = None
     if block is None:
         block = ranking.featurize(_rows(store, shard))
-        _write_features(path, block, stamp)
+        features_child.write_features(path, block, stamp)
         save_counts(store, shard, block, stamp)
     elif not shard_counts.is_current(counts_path(store, shard), stamp):  # features saved before counts were
         save_counts(store, shard, block, stamp)
@@ -161,7 +145,7 @@ class FeatureKeeper:
         rows = [ranking.row_of_paper(Paper.from_json(doc)) for pid, doc in docs.items() if pid not in fresh and pid not in known]
         rows += [ranking.row_of_paper(paper) for paper in papers]
         block = extended(old, set(docs) - fresh, rows) if old is not None else ranking.featurize(rows)
-        _write_features(path, block, after)
+        features_child.write_features(path, block, after)
         save_counts(self.store, shard, block, after)
 
     def _counted_apart(self, shard: str, kept: list[str], papers: list[Paper], before: Stamp | None, after: Stamp) -> bool:
@@ -177,23 +161,3 @@ class FeatureKeeper:
                 self._apart.close()
             self._apart, self._apart_failed = None, True
             return False
-
-
-def count_apart(path: Path, counts: Path, kept: list[str], texts: list[tuple], before: Stamp | None, after: Stamp) -> bool:
-    """In the counting process: a shard's features after a save, from the features saved
-    before it (`before`) and the texts of the papers written (id, title, abstract, author
-    names, categories), as FeatureKeeper._count makes them; False, with nothing written, when
-    some papers `kept` in the shard are in no features file (their records are needed)."""
-    old = None
-    if before is not None:
-        try:
-            old = features_format.decode(read_regular(path, features_format.FILE_BYTES), before)
-        except OSError:
-            old = None
-    if kept and (old is None or not set(kept) <= set(old.ids)):
-        return False
-    rows = [row_of_texts(*text) for text in texts]
-    block = extended(old, set(kept), rows) if old is not None else ranking.featurize(rows)
-    _write_features(path, block, after)
-    _write_counts(counts, block, after)
-    return True
