@@ -98,7 +98,7 @@ class FeatureKeeper:
         self._worker = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="reader-features"
         )  # in order: a shard's jobs build on each other
-        self._counted = 0  # papers counted since the last wait (by the worker thread only)
+        self._counted = 0  # papers counted or expected since the last wait (by the worker thread only)
         self._apart: features_child.Counter | None = None  # (used by the worker thread only)
         self._apart_failed = False  # it could not start, or died: counted here until the next wait
 
@@ -106,6 +106,15 @@ class FeatureKeeper:
         after = shard_stamp(self.store, shard)  # under the save's lock: the shard as `docs` hold it
         was = (before.st_mtime_ns, before.st_size) if before is not None else None
         self._jobs.append(self._worker.submit(self._count, shard, docs, papers, was, after))
+
+    def expect(self, papers: int) -> None:
+        """A save of this many papers follows: they count towards PROCESS_AFTER at once, so that a
+        large save is counted apart from its first shard on (this process then neither counts
+        its first thousands of papers nor imports numpy and scipy to count them)."""
+        self._jobs.append(self._worker.submit(self._expect, papers))
+
+    def _expect(self, papers: int) -> None:
+        self._counted += papers
 
     def wait(self) -> None:
         jobs, self._jobs = self._jobs, []
