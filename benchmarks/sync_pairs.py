@@ -4,7 +4,9 @@ benchmarks.sync_pairs --against DIR [--papers N] [--pairs K]`.
 One loopback arXiv (benchmarks.million's field: N synthetic papers of one query, arXiv's
 10,000-result cap, delay 0) serves both. Each run syncs the topic into a fresh data directory
 with `reader sync --topic` and prints its wall time and the CPU time (user + sys) of its whole
-process tree: the command, its threads and the child processes it waits for (the search index's).
+process tree: the command, its threads and the child processes it waits for (the search index's,
+the features' counting), and the share of it spent in the command's own process, whose threads
+share one GIL: on a machine with a core to spare, what bounds the wall time.
 The meaning vectors' background update, which the command leaves running, is not started: it is
 not part of the sync, and it would load the next run. On a shared machine the CPU is the figure
 to compare; the runs alternate so that a noisy moment touches both.
@@ -28,9 +30,13 @@ from benchmarks.million import HORIZON_WEEKS, QUERY, TODAY, TOPIC
 
 # The command as `reader` runs it, without the meaning vectors' update it would leave running.
 DRIVER = """
-import sys
+import atexit, json, resource, sys
 from reader.meaning import later
 later.start = lambda data_dir: None
+def own_cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"own_cpu_s": usage.ru_utime + usage.ru_stime}), file=sys.stderr)
+atexit.register(own_cpu)
 from reader.cli import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -67,7 +73,8 @@ def sync_once(checkout: Path, api_url: str, work: Path) -> dict:
     wall, cpu = time.perf_counter() - started, children_cpu() - cpu
     if done.returncode != 0:
         raise SystemExit(f"sync failed in {checkout} ({done.returncode}):\n{done.stderr[-3000:]}")
-    return {"wall_s": wall, "cpu_s": cpu, "summary": done.stdout.strip().splitlines()[0]}
+    own = json.loads(done.stderr.strip().splitlines()[-1])["own_cpu_s"]
+    return {"wall_s": wall, "cpu_s": cpu, "own_cpu_s": own, "summary": done.stdout.strip().splitlines()[0]}
 
 
 def main() -> None:
@@ -99,7 +106,8 @@ def main() -> None:
                 runs.append(figures)
                 print(
                     f"{name}: {figures['wall_s']:.1f} s wall ({figures['papers_per_s_wall']:,.0f} papers/s), "
-                    f"{figures['cpu_s']:.1f} s CPU ({args.papers / figures['cpu_s'] * 2:,.0f} papers/s on two busy cores); "
+                    f"{figures['cpu_s']:.1f} s CPU ({args.papers / figures['cpu_s'] * 2:,.0f} papers/s on two busy cores), "
+                    f"{figures['own_cpu_s']:.1f} s of it in the command's own process (one GIL); "
                     f"load {os.getloadavg()[0]:.1f}; {figures['summary']}",
                     flush=True,
                 )
