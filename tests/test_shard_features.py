@@ -334,3 +334,21 @@ def test_a_large_syncs_features_are_counted_in_a_process_of_their_own(data_dir, 
         assert saved is not None and sorted(saved.ids) == sorted(counted.ids)
         rows = dict(zip(saved.ids, range(len(saved.ids))))
         assert all((saved.matrix[rows[pid]] != counted.matrix[i]).nnz == 0 for i, pid in enumerate(counted.ids))
+
+
+def test_a_counting_process_that_cannot_start_leaves_the_counting_to_the_thread(data_dir, monkeypatch):
+    """The sync's features are kept whole when the counting process cannot start (no such
+    executable, no process left): its jobs are counted in the keeper's thread."""
+    from reader.store import features_child
+
+    store = Store(data_dir)
+    papers = [p for group in theme_papers(20).values() for p in group][:30]
+    monkeypatch.setattr(saved_features, "PROCESS_AFTER", 1)
+    monkeypatch.setattr(features_child.sys, "executable", str(data_dir / "no-python-here"))
+    keeper = saved_features.FeatureKeeper(store)
+    for start in range(0, 30, 10):
+        store.save_papers(papers[start : start + 10], None, on_shard=keeper.on_shard)
+    keeper.wait()
+    for shard in store.shards():
+        saved = features_format.decode(saved_features.features_path(store, shard).read_bytes(), saved_features.shard_stamp(store, shard))
+        assert saved is not None and sorted(saved.ids) == sorted(p.id for p in store.load_papers([shard]).values())
