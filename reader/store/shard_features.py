@@ -14,11 +14,12 @@ import pickle
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from reader.core import features_format, ranking, shard_counts
+from reader.core import counts_total, features_format, ranking, shard_counts
+from reader.core.counts_total import CountsTotal
 from reader.core.features import FeatureBlock, extended
 from reader.core.query import has_every_field
 from reader.models import Paper
-from reader.safe_files import read_regular
+from reader.safe_files import FileWriteError, read_regular, write_atomic
 from reader.store import features_child
 from reader.store.features_child import Stamp
 from reader.store.store import Store
@@ -39,6 +40,28 @@ def features_path(store: Store, shard: str) -> Path:
 def counts_path(store: Store, shard: str) -> Path:
     """Where the shard's document counts are saved (core/shard_counts.py)."""
     return store.shard_file(shard).with_name(f"{shard}.counts")
+
+
+def total_path(store: Store) -> Path:
+    """Where every shard's counts are kept summed (core/counts_total.py)."""
+    return store.data_dir / "papers" / "total.counts"
+
+
+def read_total(store: Store) -> CountsTotal | None:
+    try:
+        return counts_total.decode(read_regular(total_path(store), counts_total.FILE_BYTES))
+    except OSError:
+        return None
+
+
+def save_total(store: Store, total: CountsTotal) -> None:
+    """Written without flushing (derived and checked, as the shards' counts are)."""
+    payload = counts_total.encode(total)
+    if payload is not None:
+        try:
+            write_atomic(total_path(store), payload, durable=False)
+        except FileWriteError:
+            pass  # summed again from the shards' counts by the next first ranking
 
 
 def save_counts(store: Store, shard: str, block: FeatureBlock, stamp: Stamp) -> None:
@@ -95,6 +118,9 @@ class FeatureKeeper:
     def __init__(self, store: Store):
         self.store = store
         self._jobs: list[Future] = []
+        self._total: CountsTotal | None = None  # the counts total as the shards written so far leave it
+        self._total_read = self._total_changed = False
+        self._first = not store.shards()  # a sync into an empty data directory: its total starts empty
         self._worker = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="reader-features"
         )  # in order: a shard's jobs build on each other
@@ -123,14 +149,37 @@ class FeatureKeeper:
                 job.result()
             except Exception:  # a cache: the first ranking counts what is missing
                 log.exception("could not save For you's features of a shard")
-        self._worker.submit(self._rest).result()
+        self._worker.submit(self._rest).result()  # in the worker's turn: no job changes the total meanwhile
 
     def _rest(self) -> None:
-        """The counting process ended (a sync's next topic starts one again if it is large)."""
+        """The counts total saved; the counting process ended (a sync's next topic starts one
+        again if it is large)."""
+        if self._total is not None and self._total_changed:
+            save_total(self.store, self._total)
+        self._total, self._total_read, self._total_changed = None, False, False  # read again by the next batch
         self._counted, self._apart_failed = 0, False
         if self._apart is not None:
             self._apart.close()
             self._apart = None
+
+    def _total_kept(self) -> CountsTotal | None:
+        """The counts total this keeper keeps current, if any."""
+        if not self._total_read:
+            self._total, self._total_read = read_total(self.store), True
+            if self._total is None and self._first:
+                self._total = CountsTotal.empty()  # every shard there is comes through this keeper
+        return self._total
+
+    def _count_in_total(self, shard: str, before: Stamp | None, counted: features_child.Counted) -> None:
+        """The counts total updated for the shard (in memory; written by `wait`), when it held the
+        shard as it was: else it stays stale for it, and the first ranking sums every shard's
+        counts again."""
+        if self._total_kept() is not None:
+            assert self._total is not None
+            held = before if counted.old is not None else None
+            self._total_changed |= self._total.replace(
+                shard, held, counted.old, counted.old_ids, counted.stamp, counted.new, counted.ids, counted.keys
+            )
 
     def _count(self, shard: str, docs: dict[str, dict], papers: list[Paper], before: Stamp | None, after: Stamp) -> None:
         papers = list({paper.id: paper for paper in papers}.values())  # a paper on two pages is written twice: the last stays
@@ -156,6 +205,8 @@ class FeatureKeeper:
         block = extended(old, set(docs) - fresh, rows) if old is not None else ranking.featurize(rows)
         features_child.write_features(path, block, after)
         save_counts(self.store, shard, block, after)
+        if self._total_kept() is not None:
+            self._count_in_total(shard, before, features_child.Counted.of(old, after, block))
 
     def _counted_apart(self, shard: str, kept: list[str], papers: list[Paper], before: Stamp | None, after: Stamp) -> bool:
         """The job done by the counting process; False when it must be done here."""
@@ -164,9 +215,13 @@ class FeatureKeeper:
         try:
             if self._apart is None:
                 self._apart = features_child.Counter()
-            return self._apart.count(job)
+            counted = self._apart.count(job)
         except (OSError, EOFError, pickle.UnpicklingError):  # the process could not start or died: counted here
             if self._apart is not None:
                 self._apart.close()
             self._apart, self._apart_failed = None, True
             return False
+        if counted is None:
+            return False
+        self._count_in_total(shard, before, counted)
+        return True
