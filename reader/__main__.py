@@ -1,3 +1,4 @@
 from reader.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # (not when a spawned process imports this module as its parent's main)
+    raise SystemExit(main())

@@ -64,8 +64,12 @@ def test_the_first_rank_keeps_the_total_and_the_next_reads_no_shards_counts(cach
     assert not any(saved.counts_path(store, shard).exists() for shard in store.shards())  # none was needed
 
 
-def test_a_sync_keeps_the_total_current_and_the_ranking_equal_to_the_whole_caches(cache, monkeypatch):
+@pytest.mark.parametrize("apart", [False, True], ids=["in-thread", "in-a-process"])
+def test_a_sync_keeps_the_total_current_and_the_ranking_equal_to_the_whole_caches(cache, monkeypatch, apart):
+    """`apart`: a large sync's counting, done by a process of its own, keeps the total alike."""
     store, agents, proteins = cache
+    if apart:
+        monkeypatch.setattr(saved, "PROCESS_AFTER", 1)
     monkeypatch.setattr(first_rank, "CANDIDATES", 200)  # every paper sharing a term: the counts alone are tested here
     marks = {"starred": {p.id for p in agents[:5]}, "read": set(), "hidden": {proteins[1].id}}
     RankingCorpus(store).corpus()
@@ -112,8 +116,11 @@ def test_a_damaged_total_is_summed_again(cache):
     assert_sums_every_shard(store)
 
 
-def test_a_sync_into_an_empty_data_directory_leaves_the_total_it_ranks_from(data_dir, monkeypatch):
+@pytest.mark.parametrize("apart", [False, True], ids=["in-thread", "in-a-process"])
+def test_a_sync_into_an_empty_data_directory_leaves_the_total_it_ranks_from(data_dir, monkeypatch, apart):
     monkeypatch.setattr(counts_total, "SAMPLED", 10)  # its bound lowered as the papers come
+    if apart:
+        monkeypatch.setattr(saved, "PROCESS_AFTER", 1)
     store = Store(data_dir)
     keeper = saved.FeatureKeeper(store)
     papers = [p for group in theme_papers(60).values() for p in group] + rising_papers()  # two months: two shards

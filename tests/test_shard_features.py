@@ -243,10 +243,13 @@ def test_features_counted_from_the_records_rank_as_those_from_saved_search_texts
     assert [[word_string(r).strip() for r in reasons] for reasons in from_records[2]] == [list(reasons) for reasons in from_texts[2]]
 
 
-def test_a_sync_leaves_every_shard_it_writes_with_its_features(data_dir, monkeypatch):
+@pytest.mark.parametrize("apart", [False, True], ids=["in-thread", "in-a-process"])
+def test_a_sync_leaves_every_shard_it_writes_with_its_features(data_dir, monkeypatch, apart):
     """Saved through a sync's FeatureKeeper (in batches, some papers twice in one, a paper
     replaced by a newer version, a shard that held papers from before features were kept), every shard's file reads back as
-    what counting its records gives; the first ranking counts nothing."""
+    what counting its records gives; the first ranking counts nothing. `apart`: a large sync's
+    counting, done by a process of its own (and here only for the shard holding papers counted
+    by no features file)."""
     import asyncio
     import random
 
@@ -261,6 +264,8 @@ def test_a_sync_leaves_every_shard_it_writes_with_its_features(data_dir, monkeyp
     papers = [p for group in theme_papers(40).values() for p in group]
     random.Random(3).shuffle(papers)
     store.save_papers(papers[:10], None)  # before features were kept: no file beside its shard
+    if apart:
+        monkeypatch.setattr(saved_features, "PROCESS_AFTER", 1)
     keeper = saved_features.FeatureKeeper(store)
     for start in range(10, 80, 25):
         store.save_papers(papers[start : start + 25], None, on_shard=keeper.on_shard)
@@ -302,3 +307,48 @@ def test_a_sync_leaves_every_shard_it_writes_with_its_features(data_dir, monkeyp
     counting = counted_shards(monkeypatch)
     result = RankingCorpus(store).rank(starred=set(sorted(store.index().ids)[:4]), read=set(), hidden=set())
     assert isinstance(result, Ranking) and counting == []
+
+
+def test_a_large_syncs_features_are_counted_in_a_process_of_their_own(data_dir, monkeypatch):
+    """Past PROCESS_AFTER papers (expected or counted), the keeper's jobs are counted out of this process (whose GIL
+    the sync's parsing and saving need): counting here is made to fail, and every shard still
+    has its features, equal to counting its records."""
+    store = Store(data_dir)
+    papers = [p for group in theme_papers(40).values() for p in group][:60]
+    monkeypatch.setattr(saved_features, "PROCESS_AFTER", 50)
+    keeper = saved_features.FeatureKeeper(store)
+    keeper.expect(60)  # a sync's large save says so first: its first shard is counted apart too
+
+    def not_here(*_args, **_kwargs):
+        raise AssertionError("counted in the sync's own process")
+
+    monkeypatch.setattr(saved_features, "extended", not_here)
+    monkeypatch.setattr(saved_features.ranking, "featurize", not_here)
+    for start in range(0, 60, 20):  # the later saves extend the features the first ones left
+        store.save_papers(papers[start : start + 20], None, on_shard=keeper.on_shard)
+    keeper.wait()
+    monkeypatch.undo()
+    for shard in store.shards():
+        saved = features_format.decode(saved_features.features_path(store, shard).read_bytes(), saved_features.shard_stamp(store, shard))
+        counted = features.featurize([features.row_of_paper(p) for p in store.load_papers([shard]).values()])
+        assert saved is not None and sorted(saved.ids) == sorted(counted.ids)
+        rows = dict(zip(saved.ids, range(len(saved.ids))))
+        assert all((saved.matrix[rows[pid]] != counted.matrix[i]).nnz == 0 for i, pid in enumerate(counted.ids))
+
+
+def test_a_counting_process_that_cannot_start_leaves_the_counting_to_the_thread(data_dir, monkeypatch):
+    """The sync's features are kept whole when the counting process cannot start (no such
+    executable, no process left): its jobs are counted in the keeper's thread."""
+    from reader.store import features_child
+
+    store = Store(data_dir)
+    papers = [p for group in theme_papers(20).values() for p in group][:30]
+    monkeypatch.setattr(saved_features, "PROCESS_AFTER", 1)
+    monkeypatch.setattr(features_child.sys, "executable", str(data_dir / "no-python-here"))
+    keeper = saved_features.FeatureKeeper(store)
+    for start in range(0, 30, 10):
+        store.save_papers(papers[start : start + 10], None, on_shard=keeper.on_shard)
+    keeper.wait()
+    for shard in store.shards():
+        saved = features_format.decode(saved_features.features_path(store, shard).read_bytes(), saved_features.shard_stamp(store, shard))
+        assert saved is not None and sorted(saved.ids) == sorted(p.id for p in store.load_papers([shard]).values())

@@ -53,12 +53,12 @@ class Row:
 
 
 def row_of_paper(paper: Paper) -> Row:
-    return Row(
-        paper.id,
-        word_string(paper.title) + word_string(paper.abstract),
-        tuple(author.name for author in paper.authors),
-        tuple(paper.categories),
-    )
+    return row_of_texts(paper.id, paper.title, paper.abstract, tuple(author.name for author in paper.authors), tuple(paper.categories))
+
+
+def row_of_texts(paper_id: str, title: str, abstract: str, authors: tuple[str, ...], categories: tuple[str, ...]) -> Row:
+    """A paper's row from its fields as written (what `row_of_paper` reads of its record)."""
+    return Row(paper_id, word_string(title) + word_string(abstract), authors, categories)
 
 
 def rows_of_search_texts(texts: Mapping[str, str], papers: Mapping[str, Paper] | None = None) -> list[Row]:

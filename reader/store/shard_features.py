@@ -10,19 +10,22 @@ from __future__ import annotations
 
 import logging
 import os
+import pickle
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from reader.core import counts_total, features_format, ranking, shard_counts
 from reader.core.counts_total import CountsTotal
-from reader.core.features import FeatureBlock, extended, sample_keys_of
+from reader.core.features import FeatureBlock, extended
 from reader.core.query import has_every_field
 from reader.models import Paper
 from reader.safe_files import FileWriteError, read_regular, write_atomic
+from reader.store import features_child
+from reader.store.features_child import Stamp
 from reader.store.store import Store
 
 log = logging.getLogger("reader.features")
-Stamp = tuple[int, int]  # the shard file's modification time (ns) and size
+PROCESS_AFTER = 3000  # papers counted between two waits past which FeatureKeeper counts in a process (its start: ~0.5 s of CPU)
 
 
 def shard_stamp(store: Store, shard: str) -> Stamp:
@@ -64,10 +67,7 @@ def save_total(store: Store, total: CountsTotal) -> None:
 def save_counts(store: Store, shard: str, block: FeatureBlock, stamp: Stamp) -> None:
     """The block's document counts saved beside its features, without flushing them to the disk
     (a derived file its reader checks: the sync pays ~1.5 ms a shard, not another two fsyncs)."""
-    try:
-        write_atomic(counts_path(store, shard), shard_counts.encode(shard_counts.ShardCounts.of_block(block), stamp), durable=False)
-    except FileWriteError:
-        pass  # counted again from the features by the first ranking that needs them
+    features_child.write_counts(counts_path(store, shard), block, stamp)
 
 
 def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
@@ -81,12 +81,7 @@ def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
         block = None
     if block is None:
         block = ranking.featurize(_rows(store, shard))
-        payload = features_format.encode(block, stamp)
-        if payload is not None:
-            try:
-                write_atomic(path, payload)
-            except FileWriteError:
-                pass  # a cache: counted again next time
+        features_child.write_features(path, block, stamp)
         save_counts(store, shard, block, stamp)
     elif not shard_counts.is_current(counts_path(store, shard), stamp):  # features saved before counts were
         save_counts(store, shard, block, stamp)
@@ -112,7 +107,13 @@ class FeatureKeeper:
     The counting runs in a thread of its own, while the sync fetches its next pages (a sync of
     10,000 papers spent a second counting with its fetching stopped); `wait` returns once every
     shard written so far has its features. What a job reads and writes is tagged with the shard's
-    state under the save's lock, so a shard changed meanwhile only makes its features stale."""
+    state under the save's lock, so a shard changed meanwhile only makes its features stale.
+
+    Once PROCESS_AFTER papers are counted between two waits (a large sync), that thread hands
+    the counting to a process of its own (store/features_child.py): counting held this process's GIL for
+    a third of a first sync's CPU, which the parsing and saving need, and the process counts on
+    another core. A job it cannot do alone (papers of the shard counted by no features file) is
+    counted here, as before."""
 
     def __init__(self, store: Store):
         self.store = store
@@ -123,11 +124,23 @@ class FeatureKeeper:
         self._worker = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="reader-features"
         )  # in order: a shard's jobs build on each other
+        self._counted = 0  # papers counted or expected since the last wait (by the worker thread only)
+        self._apart: features_child.Counter | None = None  # (used by the worker thread only)
+        self._apart_failed = False  # it could not start, or died: counted here until the next wait
 
     def on_shard(self, shard: str, docs: dict[str, dict], papers: list[Paper], before: os.stat_result | None) -> None:
         after = shard_stamp(self.store, shard)  # under the save's lock: the shard as `docs` hold it
         was = (before.st_mtime_ns, before.st_size) if before is not None else None
         self._jobs.append(self._worker.submit(self._count, shard, docs, papers, was, after))
+
+    def expect(self, papers: int) -> None:
+        """A save of this many papers follows: they count towards PROCESS_AFTER at once, so that a
+        large save is counted apart from its first shard on (this process then neither counts
+        its first thousands of papers nor imports numpy and scipy to count them)."""
+        self._jobs.append(self._worker.submit(self._expect, papers))
+
+    def _expect(self, papers: int) -> None:
+        self._counted += papers
 
     def wait(self) -> None:
         jobs, self._jobs = self._jobs, []
@@ -136,30 +149,48 @@ class FeatureKeeper:
                 job.result()
             except Exception:  # a cache: the first ranking counts what is missing
                 log.exception("could not save For you's features of a shard")
-        self._worker.submit(self._save_total).result()  # in the worker's turn: no job changes it meanwhile
+        self._worker.submit(self._rest).result()  # in the worker's turn: no job changes the total meanwhile
 
-    def _save_total(self) -> None:
+    def _rest(self) -> None:
+        """The counts total saved; the counting process ended (a sync's next topic starts one
+        again if it is large)."""
         if self._total is not None and self._total_changed:
             save_total(self.store, self._total)
         self._total, self._total_read, self._total_changed = None, False, False  # read again by the next batch
+        self._counted, self._apart_failed = 0, False
+        if self._apart is not None:
+            self._apart.close()
+            self._apart = None
 
-    def _count_in_total(self, shard: str, before: Stamp | None, old: FeatureBlock | None, after: Stamp, block: FeatureBlock) -> None:
-        """The counts total updated for the shard (in memory; written by `wait`), when it held the
-        shard as it was: else it stays stale for it, and the first ranking sums every shard's
-        counts again."""
+    def _total_kept(self) -> CountsTotal | None:
+        """The counts total this keeper keeps current, if any."""
         if not self._total_read:
             self._total, self._total_read = read_total(self.store), True
             if self._total is None and self._first:
                 self._total = CountsTotal.empty()  # every shard there is comes through this keeper
-        if self._total is not None:
-            was = None if old is None else shard_counts.ShardCounts.of_block(old)
-            new = shard_counts.ShardCounts.of_block(block)
-            held = before if old is not None else None
+        return self._total
+
+    def _count_in_total(self, shard: str, before: Stamp | None, counted: features_child.Counted) -> None:
+        """The counts total updated for the shard (in memory; written by `wait`), when it held the
+        shard as it was: else it stays stale for it, and the first ranking sums every shard's
+        counts again."""
+        if self._total_kept() is not None:
+            assert self._total is not None
+            held = before if counted.old is not None else None
             self._total_changed |= self._total.replace(
-                shard, held, was, old.ids if old is not None else [], after, new, block.ids, sample_keys_of(block.ids)
+                shard, held, counted.old, counted.old_ids, counted.stamp, counted.new, counted.ids, counted.keys
             )
 
     def _count(self, shard: str, docs: dict[str, dict], papers: list[Paper], before: Stamp | None, after: Stamp) -> None:
+        papers = list({paper.id: paper for paper in papers}.values())  # a paper on two pages is written twice: the last stays
+        fresh = {paper.id for paper in papers}
+        self._counted += len(papers)
+        if (
+            self._counted >= PROCESS_AFTER
+            and not self._apart_failed
+            and self._counted_apart(shard, [pid for pid in docs if pid not in fresh], papers, before, after)
+        ):
+            return
         path = features_path(self.store, shard)
         old = None
         if before is not None:
@@ -167,18 +198,30 @@ class FeatureKeeper:
                 old = features_format.decode(read_regular(path, features_format.FILE_BYTES), before)
             except OSError:
                 old = None
-        papers = list({paper.id: paper for paper in papers}.values())  # a paper on two pages is written twice: the last stays
-        fresh = {paper.id for paper in papers}
         known = set(old.ids) if old is not None else set()
         # Papers neither written now nor counted before (a shard from before features were kept).
         rows = [ranking.row_of_paper(Paper.from_json(doc)) for pid, doc in docs.items() if pid not in fresh and pid not in known]
         rows += [ranking.row_of_paper(paper) for paper in papers]
         block = extended(old, set(docs) - fresh, rows) if old is not None else ranking.featurize(rows)
-        payload = features_format.encode(block, after)
-        if payload is not None:
-            try:
-                write_atomic(path, payload)
-            except FileWriteError:
-                pass  # counted again at the first ranking
+        features_child.write_features(path, block, after)
         save_counts(self.store, shard, block, after)
-        self._count_in_total(shard, before, old, after, block)
+        if self._total_kept() is not None:
+            self._count_in_total(shard, before, features_child.Counted.of(old, after, block))
+
+    def _counted_apart(self, shard: str, kept: list[str], papers: list[Paper], before: Stamp | None, after: Stamp) -> bool:
+        """The job done by the counting process; False when it must be done here."""
+        texts = [(p.id, p.title, p.abstract, tuple(a.name for a in p.authors), tuple(p.categories)) for p in papers]
+        job = (features_path(self.store, shard), counts_path(self.store, shard), kept, texts, before, after)
+        try:
+            if self._apart is None:
+                self._apart = features_child.Counter()
+            counted = self._apart.count(job)
+        except (OSError, EOFError, pickle.UnpicklingError):  # the process could not start or died: counted here
+            if self._apart is not None:
+                self._apart.close()
+            self._apart, self._apart_failed = None, True
+            return False
+        if counted is None:
+            return False
+        self._count_in_total(shard, before, counted)
+        return True

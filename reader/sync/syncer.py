@@ -339,6 +339,7 @@ class _Run:
         if self.pending:
             batch = list(self.pending)
             self.pending.clear()
+            self.syncer.features.expect(len(batch))
             saved = await asyncio.to_thread(store.save_papers, batch, self.topic.name, on_shard=self.syncer.on_shard)
             result.new += saved.new
             result.updated += saved.updated
