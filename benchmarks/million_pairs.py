@@ -6,7 +6,8 @@ checkout (the code before a change, e.g. `git worktree add DIR main`). Each roun
 this checkout then from DIR: the app's start in tmux (newest card, CPU quiet, tree RSS once
 quiet: benchmarks.million's `app_run`), `reader list --query` with a field query and with words
 matching nothing, and `reader star` then `reader unstar` of one paper (the cache is left as it
-was). Prints each measure's median and range for both, with the machine's load: on the shared
+was); with --rank, `reader rank --limit 50 --json` too (five or more stars: it saves the
+derived counts it finds missing beside the shards, and says whether both top lists agree). Prints each measure's median and range for both, with the machine's load: on the shared
 machine only figures taken in turn compare.
 """
 
@@ -49,6 +50,7 @@ def main() -> None:
     parser.add_argument("--against", type=Path, required=True, help="the other checkout, measured in turn with this one")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--no-app", action="store_true", help="the commands only")
+    parser.add_argument("--rank", action="store_true", help="the first `reader rank` too")
     args = parser.parse_args()
     as_installed()
     import compileall
@@ -68,6 +70,7 @@ def main() -> None:
     listed = json.loads(command(ROOT, args.data, env, "list", "--limit", "500", "--json")[2])
     paper = listed[-1]["id"]
     samples: dict[tuple[str, str], list[float]] = {}
+    ranked: dict[str, list[str]] = {}
 
     def keep(which: str, measure: str, value: float | None) -> None:
         samples.setdefault((measure, which), []).append(float("nan") if value is None else value)
@@ -88,8 +91,16 @@ def main() -> None:
                 wall, cpu, _ = command(root, args.data, env, verb, paper)
                 keep(which, f"{verb} wall s", wall)
                 keep(which, f"{verb} CPU s", cpu)
+            if args.rank:
+                wall, cpu, out = command(root, args.data, env, "rank", "--limit", "50", "--json")
+                keep(which, "rank wall s", wall)
+                keep(which, "rank CPU s", cpu)
+                ranked[which] = [row["id"] for row in json.loads(out)]
     for (measure, which), values in sorted(samples.items()):
         print(f"{measure:34} {which}: median {statistics.median(values):.3f}  range {min(values):.3f}-{max(values):.3f}")
+    if ranked:
+        same = ranked["new"] == ranked["old"]
+        print(f"rank: top {len(ranked['new'])} {'the same, in the same order' if same else 'differ'} (the last round's)")
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import compress
 from operator import itemgetter, ne, not_
 from typing import TYPE_CHECKING, TypeVar, cast, overload
@@ -90,6 +90,12 @@ class PackedIds(Sequence[str]):
     def __iter__(self) -> Iterator[str]:
         for start in range(0, len(self), POSITIONS_SLICE):
             yield from self._run(start, start + POSITIONS_SLICE)
+
+    def holding(self, ids: Iterable[str]) -> set[str]:
+        """Those of `ids` that are here, each found by a search of the buffer's bytes: for a
+        few ids, where an id table (~0.15 s at a million) would be made for nothing else."""
+        blob = b"\n" + bytes(self.blob) + b"\n"
+        return {pid for pid in ids if pid and "\n" not in pid and b"\n" + pid.encode() + b"\n" in blob}
 
     def joined(self, rows: Sequence[int] | np.ndarray) -> bytes:
         """The ids at `rows` as "\\n".join(self.take(rows)) encodes them, gathered from the

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Container, Sequence
+from collections.abc import Collection, Container, Sequence
 from dataclasses import dataclass
 from datetime import date
 from itertools import compress
@@ -33,6 +33,7 @@ class IndexEntry:
 # ordinals as int32, arrival times (milliseconds since 1970) as int64.
 VERSION_TYPE, DAY_TYPE, ARRIVED_TYPE = "i", "i", "q"
 JSON_SLICE = 20_000  # a column's values encoded by one call
+FEW_IDS = 100  # ids looked for in the packed bytes, one search each, rather than by making the id table
 
 
 def _json_list(values: Sequence) -> str:
@@ -271,6 +272,13 @@ class PaperIndex:
 
     def __contains__(self, paper_id: str) -> bool:
         return paper_id in (self._present if self._present is not None else self.positions())
+
+    def holding(self, ids: Collection[str]) -> set[str]:
+        """Those of `ids` the index holds; for a few ids with no id table made yet (a command
+        counting the stars), by a search of the packed ids' bytes rather than by making it."""
+        if self._present is None and self._positions is None and isinstance(self.ids, PackedIds) and len(ids) <= FEW_IDS:
+            return self.ids.holding(ids)
+        return {pid for pid in ids if pid in self}
 
     def __iter__(self):
         return iter(self.ids)

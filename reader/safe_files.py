@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -109,8 +110,9 @@ def path_problem(text: str, example: str = "starred.bib") -> str | None:
     return None
 
 
-def write_atomic(path: Path, payload: bytes, *, durable: bool = True) -> None:
+def write_atomic(path: Path, payload: bytes | Iterable[bytes | memoryview], *, durable: bool = True) -> None:
     """Replace `path` with `payload` (a new file gets the umask's mode); FileWriteError names it.
+    `payload` may be parts written one after the other (a large file never joined in memory).
     A link to a regular file (or to none yet) stays a link: the file it points at is replaced.
     Any other link (to a device, a pipe, a loop) is replaced itself, by the file. `durable=False`
     skips the flushes to the disk (two fsyncs, ~15 ms): for a small derived file its reader
@@ -173,12 +175,13 @@ def link_target(path: Path) -> Path | None:
     return None if target.is_symlink() else target
 
 
-def _replace(path: Path, payload: bytes, *, like: os.stat_result | None, durable: bool = True) -> None:
+def _replace(path: Path, payload: bytes | Iterable[bytes | memoryview], *, like: os.stat_result | None, durable: bool = True) -> None:
     """A temporary file beside `path`, given `like`'s mode, owner and group, flushed, renamed."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as handle:
-            handle.write(payload)
+            for part in (payload,) if isinstance(payload, bytes) else payload:
+                handle.write(part)
             handle.flush()
             if like is not None:
                 _take_ownership_of(handle.fileno(), like)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,24 @@ def fake_arxiv():
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     return tmp_path / "data"
+
+
+@pytest.fixture(scope="session")
+def learned_cache(tmp_path_factory) -> Path:
+    """A data directory of 400 real papers with their meaning index built (tests/helpers/meaning.py):
+    built once, a few seconds; a test takes a copy (`learned_data_dir`), never this one."""
+    from tests.helpers.meaning import meaning_store
+
+    data_dir = tmp_path_factory.mktemp("learned") / "data"
+    meaning_store(data_dir)
+    return data_dir
+
+
+@pytest.fixture
+def learned_data_dir(learned_cache, data_dir) -> Path:
+    """The test's own copy of `learned_cache`, in its `data_dir`."""
+    shutil.copytree(learned_cache, data_dir)
+    return data_dir
 
 
 @pytest.fixture

@@ -23,6 +23,7 @@ from reader.config import Source
 from reader.service import ALL, STARRED, View
 from reader.store import Store
 from tests.helpers.app import QUERY, card_text, make_app, open_paper, ready, settings
+from tests.helpers.pilot import filter_says
 from tests.helpers.timing import scaled
 from tests.sample_papers import sample_papers as recent_papers
 
@@ -234,21 +235,12 @@ async def test_filter_with_words_and_queries(store, papers):
         await ready(pilot)
         await pilot.press("slash")
         await pilot.press(*"ti:testing")
-        box = app.query_one("#filter")
-        for _ in range(100):  # the filter runs once typing pauses: on a loaded machine, later
-            await ready(pilot)
-            if "match" in str(box.border_subtitle):
-                break
-            await pilot.pause(0.05)
+        box = await filter_says(pilot, "match")
         expected = [p.id for p in papers if "testing" in p.title.lower().replace(":", " ").split()]
         assert expected and list(app.main.paper_list.ids) == expected
         assert box.border_subtitle.startswith(f"{len(expected)} match")
         box.value = "ti:(a b)"  # at once, as pasted: typed on a loaded machine, "ti" alone would be the last good filter
-        for _ in range(100):
-            await ready(pilot)
-            if "not arXiv syntax" in str(box.border_subtitle):
-                break
-            await pilot.pause(0.05)
+        await filter_says(pilot, "not arXiv syntax")
         assert "not arXiv syntax" in box.border_subtitle
         assert list(app.main.paper_list.ids) == expected  # the last good filter stays
         await pilot.press("escape")
@@ -263,12 +255,7 @@ async def test_filter_box_says_once_that_lower_case_operators_are_words(store, p
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("slash", *"testing and agents and tools")
-        box = app.query_one("#filter")
-        for _ in range(100):  # the filter runs once typing pauses
-            await ready(pilot)
-            if "match" in str(box.border_subtitle):
-                break
-            await pilot.pause(0.05)
+        box = await filter_says(pilot, "match")
         note = '"and" is searched as a word: operators are AND, OR, ANDNOT in capitals'
         assert str(box.border_subtitle).endswith(f" · {note}") and str(box.border_subtitle).count("AND, OR") == 1
         assert box.value == "testing and agents and tools"  # the query stays as typed
@@ -975,12 +962,7 @@ async def test_a_query_error_quoting_brackets_shows_them_as_typed(store, papers)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("slash", *"([b]agents")
-        box = app.query_one("#filter")
-        for _ in range(100):  # the filter runs once typing pauses
-            await ready(pilot)
-            if "never closed" in str(box.border_subtitle):
-                break
-            await pilot.pause(0.05)
+        box = await filter_says(pilot, "never closed")
         assert "never closed" in str(box.border_subtitle)
         shown = app.export_screenshot()
         assert "column&#160;1:&#160;&#x27;([b]agents&#x27;)" in shown  # as typed: no markup made of it

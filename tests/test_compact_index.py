@@ -175,6 +175,16 @@ def test_the_index_answers_membership_and_rows_from_its_id_table_without_a_map(d
     assert index.row("2601.00001", date(2026, 1, 5).toordinal()) == 1  # held under another day: the table finds it
 
 
+def test_the_few_ids_a_command_counts_are_found_in_the_packed_bytes_without_an_id_table():
+    ids = ["2601.00002", "2601.00001", "hep-th/9901001", "2512.00009"]
+    built = PaperIndex.build({pid: IndexEntry(1, "2026-01-02", ["t"]) for pid in ids})
+    index = PaperIndex.of_columns(built.topics, packed(list(built.ids)), built.versions, built.days, built.masks, built.arrived)
+    asked = ["2601.00001", "2512.00009", "hep-th/9901001", "2601.0000", "601.00001", "2601.00001\n2512", "", "2601.00003"]
+    assert index.holding(asked) == {"2601.00001", "2512.00009", "hep-th/9901001"}  # never a part of one, or two
+    assert not index.has_positions
+    assert index.holding(asked) == {pid for pid in asked if pid in index}  # as the id table answers
+
+
 def packed(ids: list[str]) -> PackedIds:
     blob = "\n".join(ids).encode()
     return PackedIds(memoryview(blob), array("I", [end - 1 for end in accumulate(len(pid.encode()) + 1 for pid in ids)]))

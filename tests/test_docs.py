@@ -65,3 +65,40 @@ def test_no_issue_number_or_commit_hash_in_user_facing_text(page):
     text = page.read_text(encoding="utf-8")
     assert ISSUE.findall(text) == []
     assert COMMIT.findall(text) == []
+
+
+def _section(page: Path, title: str) -> str:
+    text = page.read_text(encoding="utf-8")
+    start = text.index(f"\n## {title}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end >= 0 else len(text)]
+
+
+def test_the_messages_the_architecture_page_names_are_the_apps():
+    """A message moved into a part (or renamed) is named as the code names it now."""
+    import ast
+
+    classes: set[str] = set()
+    for path in (ROOT / "reader" / "app").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for outer in ast.walk(tree):
+            if isinstance(outer, ast.ClassDef):
+                classes.add(outer.name)
+                classes.update(f"{outer.name}.{inner.name}" for inner in outer.body if isinstance(inner, ast.ClassDef))
+    section = _section(ROOT / "docs" / "architecture.md", "How a worker reports back")
+    # `TextLaidOut`, `Triage.Ranked`: a class name of two words or more, or one in its part
+    named = {
+        name for name in re.findall(r"`([A-Z][A-Za-z]+(?:\.[A-Z][A-Za-z]+)?)`", section) if "." in name or re.search(r"[a-z][A-Z]", name)
+    }
+    assert named and sorted(named - classes) == []
+
+
+def test_the_files_on_disk_name_the_derived_files_of_the_shards():
+    from types import SimpleNamespace
+
+    from reader.store.shard_features import counts_path, features_path, total_path
+
+    store = SimpleNamespace(data_dir=ROOT, shard_file=lambda shard: ROOT / "papers" / f"{shard}.json")
+    section = _section(ROOT / "docs" / "architecture.md", "Files on disk")
+    for path in (features_path(store, "YYMM.NN"), counts_path(store, "YYMM.NN"), total_path(store)):
+        assert f"`papers/{path.name}`" in section

@@ -16,7 +16,8 @@ async def _settled(pilot, screen: FullTextScreen) -> None:
     """The fetching worker done, and the layout it asked for shown."""
     for _ in range(100):
         await ready(pilot)
-        if not screen._fetching and all(note is None or not note.startswith("fetching") for note in screen.pictures.values()):
+        figures = screen.figures
+        if not figures._fetching and all(note is None or not note.startswith("fetching") for note in figures.pictures.values()):
             break
         await pilot.pause(0.05)
     await ready(pilot)
@@ -147,17 +148,17 @@ async def test_in_a_kitty_terminal_f_sends_the_image_once_and_draws_its_placemen
 
     from PIL import Image
 
-    from reader.app.screens import full_text
+    from reader.app.screens import full_text_figures
     from reader.core.terminal_graphics import DIACRITICS, KITTY, PLACEHOLDER, kitty_colour
 
     sent: list[str] = []
-    monkeypatch.setattr(full_text, "send_to_terminal", lambda app, sequence: sent.append(sequence))
+    monkeypatch.setattr(full_text_figures, "send_to_terminal", lambda app, sequence: sent.append(sequence))
     app = full_text_app(store, fake_arxiv.base)
     async with app.run_test(size=(100, 30)) as pilot:
         screen, path = await _text_with_one_figure(
             pilot, store, fake_arxiv, "x1.png", (PNG, encoded(checkerboard(40, 20, square=4), "PNG")), "Figure 1: A board."
         )  # 160 x 80 pixels
-        screen.drawing = KITTY  # as in kitty itself (the tests' output is no terminal)
+        screen.figures.drawing = KITTY  # as in kitty itself (the tests' output is no terminal)
         await pilot.press("f")
         await _settled(pilot, screen)
 
@@ -193,12 +194,12 @@ async def test_in_a_kitty_terminal_a_figure_drawn_again_at_a_new_width_frees_the
 ):
     import re
 
-    from reader.app.screens import full_text
+    from reader.app.screens import full_text_figures
     from reader.core.terminal_graphics import KITTY
     from tests.helpers.pilot import until
 
     sent: list[str] = []
-    monkeypatch.setattr(full_text, "send_to_terminal", lambda app, sequence: sent.append(sequence))
+    monkeypatch.setattr(full_text_figures, "send_to_terminal", lambda app, sequence: sent.append(sequence))
 
     def images() -> list[int]:
         return [int(found) for sequence in sent for found in re.findall(r"\x1b_Ga=T[^;]*,i=(\d+),", sequence)]
@@ -211,7 +212,7 @@ async def test_in_a_kitty_terminal_a_figure_drawn_again_at_a_new_width_frees_the
         screen, path = await _text_with_one_figure(
             pilot, store, fake_arxiv, "x1.png", (PNG, encoded(checkerboard(40, 20, square=4), "PNG")), "Figure 1: A board."
         )
-        screen.drawing = KITTY
+        screen.figures.drawing = KITTY
         await pilot.press("f")
         await _settled(pilot, screen)
         first = images()

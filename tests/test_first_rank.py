@@ -10,42 +10,19 @@ import logging
 
 import pytest
 
-from reader.core import ranking
 from reader.core.ranking import NeedsStars, Ranking
 from reader.searchdb import SearchIndex
 from reader.service import first_rank
-from reader.service.first_rank import rank_from_candidates
 from reader.service.ranking_corpus import RankingCorpus
-from reader.store import Store
-from reader.store.shard_features import counts_path
+from reader.store.shard_features import counts_path, total_path
 from tests.conftest import run
-from tests.corpus import TODAY
-from tests.themes import rising_papers, theme_papers
+from tests.helpers.first_rank import ranked as _ranked
+from tests.helpers.first_rank import three_themes
 
 
 @pytest.fixture
 def cache(data_dir, monkeypatch):
-    """Three themes in three topics, a background and a bound on the candidates far below the
-    cache (at their real sizes a cache this small would be read whole)."""
-    monkeypatch.setenv("READER_TODAY", TODAY.isoformat())
-    monkeypatch.setattr(ranking, "BACKGROUND", 12)
-    monkeypatch.setattr(first_rank, "CANDIDATES", 60)  # the starred theme's unread papers (54), and a few more
-    store = Store(data_dir)
-    store.set_setting("examples_added", True)
-    papers = theme_papers(60)
-    for name, members in [("Agents", papers["agents"]), ("Proteins", papers["proteins"]), ("Language", rising_papers())]:
-        store.add_topic(name, f"ti:{name.lower()}")
-        store.save_papers(members, name)
-    return store, papers["agents"], papers["proteins"]
-
-
-def _ranked(store: Store, **marks) -> Ranking | NeedsStars | None:
-    index = SearchIndex.open(store.data_dir)
-    index.refresh(store)
-    try:
-        return rank_from_candidates(store, index, **marks)
-    finally:
-        index.close()
+    return three_themes(data_dir, monkeypatch)
 
 
 def test_candidates_get_the_whole_cache_rankings_scores_and_its_best_papers(cache):
@@ -89,6 +66,7 @@ def test_a_shard_without_counts_is_read_whole_and_counted_and_many_leave_it_to_t
     assert counts_path(store, first).exists() and damaged.read_bytes()[-1:] != b"\x00"  # counted again and saved
     monkeypatch.setattr(first_rank, "MISSING_MOST", 0.25)
     counts_path(store, first).unlink()
+    total_path(store).unlink()  # (the counts total, which the ranking above kept, would do without it)
     with caplog.at_level(logging.INFO, logger="reader.features"):
         assert _ranked(store, **marks) is None  # every features file would be read: the caller ranks the whole cache
     assert "have no document counts saved yet" in caplog.text

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import socket
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -392,8 +393,30 @@ def test_an_index_damaged_in_any_file_reads_as_absent_never_a_crash(cache, damag
     assert vectors.MeaningIndex.open(cache.data_dir) is None
 
 
+def test_papers_folded_in_between_stored_ones_keep_the_ids_in_order_each_with_its_own_vector(cache):
+    build.update(cache)
+    before = vectors.MeaningIndex.open(cache.data_dir)
+    assert before is not None and before.meta["sorted"] is True and list(before.ids) == sorted(before.ids)
+    kept = {pid: np.array(before.vectors[row]) for row, pid in enumerate(before.ids)}
+    arrived = field_papers("agents", 30, 10000, seed=2)  # their ids sort among the stored ones
+    cache.save_papers(arrived, None)
+    build.update(cache)
+    index = vectors.MeaningIndex.open(cache.data_dir)
+    assert index is not None and index.model.fitted_on == 221 and len(index.ids) == 251  # folded in
+    assert list(index.ids) == sorted(index.ids)
+    assert all(np.array_equal(index.vectors[index.row(pid)], vector) for pid, vector in kept.items())
+    again, _ = index.model.embed([f"{p.title} {p.title} {p.abstract}" for p in arrived])
+    assert np.allclose(np.stack([index.vector(p.id) for p in arrived]), again, atol=2e-3)
+    assert index._rows is None  # each row found by a binary search: no table of every id made
+    assert [index.row(pid) for pid in index.ids] == list(range(251)) and index.row("2612.10000x") is None
+
+
 def test_a_papers_row_is_found_by_search_then_by_table_alike(cache):
     build.update(cache)
+    meta_file = cache.data_dir / "meaning" / "meta.json"
+    meta = json.loads(meta_file.read_text())
+    del meta["sorted"]  # an index written before its ids were kept in order
+    meta_file.write_text(json.dumps(meta))
     ids = list(vectors.MeaningIndex.open(cache.data_dir).ids)
     searched = vectors.MeaningIndex.open(cache.data_dir)
     asked = [ids[0], ids[-1], ids[len(ids) // 2], "2601.99999", ids[1][:-1], *ids[2 : vectors.SEARCHED - 3]]
@@ -401,3 +424,26 @@ def test_a_papers_row_is_found_by_search_then_by_table_alike(cache):
     assert searched._rows is None  # no table yet: each was searched for
     assert by_search == [0, len(ids) - 1, len(ids) // 2, None, None, *range(2, vectors.SEARCHED - 3)]
     assert [searched.row(pid) for pid in asked] == by_search and searched._rows is not None
+
+
+def _resident_kb(path) -> int:
+    """This process's resident memory of its maps of `path` (Linux's /proc/self/smaps)."""
+    total, inside = 0, False
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        if "-" in line.split(" ", 1)[0] and not line.split(" ", 1)[0].endswith(":"):  # a mapping's first line
+            inside = line.endswith(str(path))
+        elif inside and line.startswith("Rss:"):
+            total += int(line.split()[1])
+    return total
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads Linux's /proc/self/smaps")
+def test_a_scan_of_every_vector_leaves_none_of_them_resident(cache):
+    build.update(cache)
+    index = vectors.MeaningIndex.open(cache.data_dir)
+    assert index is not None
+    query = index.vector(index.ids[0])
+    path = stored_file(cache, "vectors").resolve()
+    scores = index.scores(query)
+    assert scores.shape == (221,) and float(scores.max()) > 0.99  # the paper itself, read through the map
+    assert _resident_kb(path) == 0  # its pages left to the page cache (at 1,000,000 papers, 512 MB)

@@ -15,7 +15,6 @@ from reader.meaning.vectors import DIRECTORY
 from reader.store import Store
 from tests.conftest import run
 from tests.helpers.app import card_text, make_app, ready
-from tests.helpers.meaning import meaning_store
 from tests.helpers.pilot import screen_text, until
 
 QUERY = "agents that learn from their mistakes"
@@ -23,18 +22,9 @@ ADVERSARIAL_IMITATION = "2103.13887"  # "Adversarial Imitation Learning with Tra
 TRIPLE_GAIL = "2005.10622"  # "Triple-GAIL: A Multi-Modal Imitation Learning Framework with Generative Adversarial Nets"
 
 
-@pytest.fixture(scope="module")
-def learned(tmp_path_factory):
-    """A cache of real papers with its meaning index built (once for the module: a few seconds)."""
-    data_dir = tmp_path_factory.mktemp("learned") / "data"
-    meaning_store(data_dir)
-    return data_dir
-
-
 @pytest.fixture
-def learned_store(learned, data_dir) -> Store:
-    shutil.copytree(learned, data_dir)
-    return Store(data_dir)
+def learned_store(learned_data_dir) -> Store:
+    return Store(learned_data_dir)
 
 
 async def type_meaning(pilot, text: str) -> None:

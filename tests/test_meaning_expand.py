@@ -125,3 +125,16 @@ def test_an_exact_phrase_of_a_paper_still_comes_first(cache):
     phrase = "a sequence-to-sequence classification problem"
     hits = find.about(cache.index, cache.terms, phrase, limit=5).hits
     assert hits[0].id == "1809.10932" and hits[0].exact and not any(hit.exact for hit in hits[1:])
+
+
+@pytest.mark.parametrize("limit", [1, 10, find.DEPTH])
+def test_the_words_rank_keeps_the_first_papers_of_the_whole_ranking(cache, limit):
+    # only the best `limit` holders are sorted: they are the whole ranking's first, with its scores and reasons
+    hidden = {like.id for like in expand.words_of(cache.terms, "agents that plan and use tools", limit=3).papers}
+    for text in ("agents that learn from their mistakes", "segmenting organs in medical scans", "agents that plan and use tools"):
+        for leave_out in (set(), hidden):
+            whole = expand.words_of(cache.terms, text, limit=10**6, leave_out=leave_out)
+            first = expand.words_of(cache.terms, text, limit=limit, leave_out=leave_out)
+            assert len(whole.papers) > 10 and first.papers == whole.papers[:limit] and first.terms == whole.terms
+            assert [like.score for like in whole.papers] == sorted((like.score for like in whole.papers), reverse=True)
+            assert not {like.id for like in whole.papers} & leave_out

@@ -6,15 +6,17 @@ with the meaning index built and without it (another process building: words ans
 from __future__ import annotations
 
 import json
+import multiprocessing
 import shutil
 from contextlib import contextmanager
 from functools import partial
 
+import numpy as np
 import pytest
 
 from reader.core import similar
-from reader.meaning import find
-from reader.meaning.vectors import DIRECTORY, LOCK
+from reader.meaning import build, find, place
+from reader.meaning.vectors import DIRECTORY, LOCK, MeaningIndex
 from reader.store.files import file_lock
 from tests.conftest import run
 from tests.helpers.meaning import meaning_store
@@ -33,18 +35,10 @@ PAPERS = ["2103.13887", "2005.10622"]  # asked for the papers like them
 TOP = 20
 
 
-@pytest.fixture(scope="module")
-def learned(tmp_path_factory):
-    data_dir = tmp_path_factory.mktemp("learned") / "data"
-    meaning_store(data_dir)
-    return data_dir
-
-
 @pytest.fixture
-def cache(learned, data_dir, monkeypatch):
-    shutil.copytree(learned, data_dir)
-    monkeypatch.setenv("READER_DATA_DIR", str(data_dir))
-    return data_dir
+def cache(learned_data_dir, monkeypatch):
+    monkeypatch.setenv("READER_DATA_DIR", str(learned_data_dir))
+    return learned_data_dir
 
 
 def answers(capsys) -> list[list[tuple]]:
@@ -178,3 +172,24 @@ def test_find_and_similar_never_import_scipy_or_scikit_learn(cache):
         [sys.executable, "-c", script], env=dict(os.environ, READER_DATA_DIR=str(cache)), capture_output=True, text=True, check=True
     )
     assert done.stdout.splitlines()[-1] == "[]", done.stderr
+
+
+def _built(data_dir) -> tuple[list[str], object, object]:
+    index = MeaningIndex.open(data_dir)
+    assert index is not None
+    return list(index.ids), np.asarray(index.vectors), index.model
+
+
+def test_a_build_in_worker_processes_stores_what_one_process_does(tmp_path, monkeypatch):
+    store = meaning_store(tmp_path / "data", build=False)
+    monkeypatch.setattr(place, "BATCH", 60)  # several tasks, each a few shards, shared by the workers
+    build.update(store)
+    alone = _built(store.data_dir)
+    monkeypatch.setattr(place, "PARALLEL_FROM", 0)  # the workers read, and place, even 400 papers
+    started = list(multiprocessing.active_children())
+    build.update(store, rebuild=True)
+    ids, vectors, model = _built(store.data_dir)
+    assert ids == alone[0] and len(ids) == 400
+    assert np.array_equal(vectors, alone[1])  # each paper's vector is its own words' alone: bit for bit
+    assert np.array_equal(model.components, alone[2].components) and model.unknown_share == alone[2].unknown_share
+    assert list(multiprocessing.active_children()) == started  # the workers ended with the build

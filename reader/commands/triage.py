@@ -42,8 +42,8 @@ def cmd_rank(args: argparse.Namespace, settings) -> int:
 
     store = open_store(args, settings)
     topic = topic_name(store, args.topic)
-    lib = library(store)
-    stars = sum(pid in lib.index for pid in lib.starred)
+    lib = library(store, order_only=True)  # (ids, days and masks: what counting the stars and a topic need)
+    stars = len(lib.index.holding(lib.starred))
     if stars < ranking.MIN_STARS:  # said before any paper is read
         return _needs_stars(ranking.NeedsStars(stars), args.json)
 

@@ -4,35 +4,51 @@ gives a meaning to. Read both ways: escaping text (core/latex.py) and decoding T
 
 from __future__ import annotations
 
-# Combining marks -> the accent command that draws them.
-ACCENTS = {
-    "\u0300": "`",
-    "\u0301": "'",
-    "\u0302": "^",
-    "\u0303": "~",
-    "\u0304": "=",
-    "\u0306": "u",
-    "\u0307": ".",
-    "\u0308": '"',
-    "\u030a": "r",
-    "\u030b": "H",
-    "\u030c": "v",
-    "\u0327": "c",
-    "\u0328": "k",
-    "\u0323": "d",
-    "\u0331": "b",
+import unicodedata
+
+# Each table: a command's name -> the Unicode it stands for, the shape core/texmath.py's are in;
+# escaping reads them the other way round.
+# Text accents -> the combining mark each draws (`\"u` -> u + U+0308).
+ACCENT_COMMANDS = {
+    "`": "\u0300",
+    "'": "\u0301",
+    "^": "\u0302",
+    "~": "\u0303",
+    "=": "\u0304",
+    "u": "\u0306",
+    ".": "\u0307",
+    '"': "\u0308",
+    "r": "\u030a",
+    "H": "\u030b",
+    "v": "\u030c",
+    "c": "\u0327",
+    "k": "\u0328",
+    "d": "\u0323",
+    "b": "\u0331",
 }
+# Letters with a text command of their own (`{\o}` -> ø).
+LETTER_COMMANDS = {
+    "o": "ø",
+    "O": "Ø",
+    "l": "ł",
+    "L": "Ł",
+    "ss": "ß",
+    "ae": "æ",
+    "AE": "Æ",
+    "oe": "œ",
+    "OE": "Œ",
+    "aa": "å",
+    "AA": "Å",
+    "i": "ı",
+    "j": "ȷ",
+}
+_READ_ONLY = frozenset({"aa", "AA", "j"})  # read, never written: å by its accent (`\r{a}`), ȷ as j
+
+# Combining marks -> the accent command that draws them.
+ACCENTS = {mark: command for command, mark in ACCENT_COMMANDS.items()}
+# Characters -> how text writes them.
 LETTERS = {
-    "ø": r"{\o}",
-    "Ø": r"{\O}",
-    "ß": r"{\ss}",
-    "æ": r"{\ae}",
-    "Æ": r"{\AE}",
-    "œ": r"{\oe}",
-    "Œ": r"{\OE}",
-    "ł": r"{\l}",
-    "Ł": r"{\L}",
-    "ı": r"{\i}",
+    **{letter: f"{{\\{command}}}" for command, letter in LETTER_COMMANDS.items() if command not in _READ_ONLY},
     "đ": "d",
     "Đ": "D",
     "ð": "d",
@@ -148,3 +164,8 @@ TEXT_SPECIALS = {
     "{": r"\textbraceleft{}",
     "}": r"\textbraceright{}",
 }
+
+
+def with_mark(base: str, mark: str) -> str:
+    """`base` with a combining mark, composed where Unicode has the letter (`u` + U+0308 -> ü)."""
+    return unicodedata.normalize("NFC", base + mark)

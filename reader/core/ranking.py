@@ -5,11 +5,11 @@ not starred weak negatives, and a fixed sample of unmarked papers stands for the
 so the model learns what sets the stars apart from everything else (arxiv-sanity's recipe).
 Features are TF-IDF weights of the words and two-word phrases of title and abstract, plus each
 author and category as a feature of its own (core/features.py); the model is a logistic
-regression (scikit-learn). A `Corpus` is built when papers change; `rank` fits and scores in
+regression (scikit-learn's, fitted through scipy: core/logistic.py). A `Corpus` is built when papers change; `rank` fits and scores in
 about a second at 100,000 papers, after each change of marks.
 
-Plain data in and out, so it can run in a worker thread; numpy, scipy and scikit-learn are
-imported inside functions: the app never pays for them at start-up.
+Plain data in and out, so it can run in a worker thread; numpy and scipy are imported inside
+functions: the app never pays for them at start-up.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from threading import Thread
 from typing import Any
 
+from reader.core import logistic
 from reader.core.features import (
     COLUMNS,
     Corpus,
@@ -148,11 +149,11 @@ class Ranking:
 
 
 def import_model_meanwhile() -> None:
-    """Start importing the model's library in a thread (scikit-learn and the SciPy it imports:
-    ~1.8 s, most of it Python) while the caller reads the features (files, zlib and numpy, which
-    let the GIL go): `rank`'s own import then waits only for what is left. numpy and SciPy's
-    sparse matrices, which the features need too, are imported here first, so that the thread
-    imports no module the caller's threads also import."""
+    """Start importing the model's fit (scipy.optimize: ~0.3 s, most of it Python) in a thread
+    while the caller reads the features (files, zlib and numpy, which let the GIL go): `rank`'s
+    own import then waits only for what is left. numpy and SciPy's sparse matrices, which the
+    features need too, are imported here first, so that the thread imports no module the
+    caller's threads also import."""
     import numpy  # noqa: F401
     from scipy import sparse  # type: ignore[import-untyped, unused-ignore]  # noqa: F401
 
@@ -160,7 +161,7 @@ def import_model_meanwhile() -> None:
 
 
 def _import_model() -> None:
-    from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped, unused-ignore]  # noqa: F401
+    from scipy import optimize  # type: ignore[import-untyped, unused-ignore]  # noqa: F401
 
 
 def rank(
@@ -176,7 +177,6 @@ def rank(
     The same corpus and marks give the same order, whatever order the blocks came in."""
     import numpy as np
     from scipy.sparse import csr_matrix  # type: ignore[import-untyped, unused-ignore]
-    from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped, unused-ignore]
 
     stars = corpus.rows_of(starred)
     if len(stars) < MIN_STARS:
@@ -197,11 +197,10 @@ def rank(
     # Only the columns the training rows use: a small problem, and every other weight is 0.
     columns, local = np.unique(train.indices, return_inverse=True)
     compact = csr_matrix((train.data, local.ravel(), train.indptr), shape=(len(rows), len(columns)))
-    model = LogisticRegression(C=C, max_iter=1000, random_state=0)
-    model.fit(compact, labels, sample_weight=weights)
+    coef, intercept = logistic.fit(compact, labels, weights, C)
     column_weights = np.zeros(COLUMNS)
-    column_weights[columns] = model.coef_[0] * corpus.idf[columns]
-    decision = corpus.decisions(column_weights) + model.intercept_[0]
+    column_weights[columns] = coef * corpus.idf[columns]
+    decision = corpus.decisions(column_weights) + intercept
 
     ids = np.array(corpus.ids, dtype=object)[chosen]
     order = np.lexsort((ids.astype(str), -decision[chosen]))

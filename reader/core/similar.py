@@ -19,7 +19,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -152,16 +152,23 @@ def _ranked(
         for pid in index.matching_among(node, reasons.keys()) if reasons else ():
             if all(named != reason for _, named in reasons[pid]):
                 reasons[pid].append((share, reason))
+    return Likeness(tuple(term for term, _ in chosen), best_likes(reasons, limit=limit, leave_out=leave_out))
+
+
+def best_likes(reasons: Mapping[str, list[tuple[float, str]]], *, limit: int, leave_out: Collection[str] = ()) -> list[Like]:
+    """The `limit` papers whose reasons' shares sum highest, best first (ties by id), each scored
+    by that sum and said by its REASONS weightiest reasons: how "more like this" and a meaning
+    query's words (meaning/expand.py) score the papers holding their terms, so the two read alike.
+    `reasons`: paper -> (share of the score, reason) of each term, author or category it holds."""
     scored = heapq.nsmallest(
         limit,
         ((sum(share for share, _ in found), pid, found) for pid, found in reasons.items() if pid not in leave_out),
         key=lambda item: (-item[0], item[1]),
     )
-    papers = [
+    return [
         Like(pid, round(min(score, 1.0), 4), tuple(reason for _, reason in sorted(found, key=lambda r: (-r[0], r[1]))[:REASONS]))
-        for score, pid, found in scored[:limit]
+        for score, pid, found in scored
     ]
-    return Likeness(tuple(term for term, _ in chosen), papers)
 
 
 def _matched(

@@ -8,38 +8,23 @@ unknown command with its argument (`\\input{x}` -> nothing) and the braces BibTe
 from __future__ import annotations
 
 import re
-import unicodedata
 
-from reader.core.latex_chars import ACCENTS
+from reader.core.latex_chars import ACCENT_COMMANDS, LETTER_COMMANDS, with_mark
 
 # TeX that arXiv authors write in titles and names, decoded to Unicode before escaping.
 # An accent command and its letter, optionally inside one pair of braces: `\"u`, `{\'e}`, `\c{c}`,
 # `\c c`. A letter accent needs a brace or a space before its letter: `\csname` is one control
 # word, not `\c` + `s`, and stays as typed (then escaped as text).
 _ACCENTED_LETTER = r"(?:\\[ij](?![A-Za-z])|[A-Za-z])"
+_SIGN_ACCENTS = re.escape("".join(command for command in ACCENT_COMMANDS if not command.isalpha()))  # `\"u`, `\'e`
+_LETTER_ACCENTS = "".join(command for command in ACCENT_COMMANDS if command.isalpha())  # `\c{c}`, `\v s`
 _TEX_ACCENT = re.compile(
-    r"(\{)?\\(?:([`'^\"~=.])\s*|([uvHckrdb])(?=[\s{\\])\s*)"
+    rf"(\{{)?\\(?:([{_SIGN_ACCENTS}])\s*|([{_LETTER_ACCENTS}])(?=[\s{{\\])\s*)"
     rf"(?:\{{\s*({_ACCENTED_LETTER})\s*\}}|({_ACCENTED_LETTER}))(?(1)\}})"
 )
-_TEX_LETTER = re.compile(r"(\{)?\\(o|O|l|L|ss|ae|AE|oe|OE|aa|AA|i|j)(?![A-Za-z])(?(1)\s*\})")
+_TEX_LETTER = re.compile(rf"(\{{)?\\({'|'.join(LETTER_COMMANDS)})(?![A-Za-z])(?(1)\s*\}})")
 _TEX_STYLE = re.compile(r"\\(?:emph|textit|textbf|textsc|texttt|textrm|mathrm)\s*\{([^{}]*)\}")
 _TEX_ESCAPED = re.compile(r"\\([&%$#_{}])")
-_TEX_LETTERS = {
-    "o": "ø",
-    "O": "Ø",
-    "l": "ł",
-    "L": "Ł",
-    "ss": "ß",
-    "ae": "æ",
-    "AE": "Æ",
-    "oe": "œ",
-    "OE": "Œ",
-    "aa": "å",
-    "AA": "Å",
-    "i": "ı",
-    "j": "ȷ",
-}
-_ACCENT_MARKS = {cmd: mark for mark, cmd in ACCENTS.items()}
 
 
 def decode_tex(text: str) -> str:
@@ -49,9 +34,9 @@ def decode_tex(text: str) -> str:
 
     def accent(match: re.Match) -> str:
         letter = (match.group(4) or match.group(5)).lstrip("\\")
-        return unicodedata.normalize("NFC", letter + _ACCENT_MARKS[match.group(2) or match.group(3)])
+        return with_mark(letter, ACCENT_COMMANDS[match.group(2) or match.group(3)])
 
     text = _TEX_STYLE.sub(r"\1", text)
     text = _TEX_ACCENT.sub(accent, text)
-    text = _TEX_LETTER.sub(lambda m: _TEX_LETTERS[m.group(2)], text)
+    text = _TEX_LETTER.sub(lambda m: LETTER_COMMANDS[m.group(2)], text)
     return _TEX_ESCAPED.sub(r"\1", text)

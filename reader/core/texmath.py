@@ -16,6 +16,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from reader.core.latex_chars import with_mark
 from reader.core.sanitize import clean_text
 from reader.core.script_forms import subscript, superscript
 from reader.core.tex_decode import decode_tex
@@ -27,6 +28,7 @@ MAX_DEPTH = 12  # nested braces in a span; deeper stays TeX (pylatexenc recurses
 # Escaped `\$` is text; `$$` opens display math; a `$` left open (a card's abstract is cut) stays.
 _SPAN = re.compile(r"(?<!\\)\$\$(?P<d>[^$]+?)(?<!\\)\$\$|(?<!\\)\$(?P<i>[^$]+?)(?<!\\)\$|\\\((?P<p>.+?)\\\)|\\\[(?P<b>.+?)\\\]")
 
+# Math accents -> the combining mark each draws (the shape of core/latex_chars.py's tables).
 ACCENTS = {
     "hat": "\u0302",
     "widehat": "\u0302",
@@ -354,9 +356,9 @@ class _Writer:
         if name in PLAIN and len(args) == 1:
             return _Atom(parts[0].text, parts[0].single, word=name == "operatorname")
         if name in ACCENTS and len(args) == 1 and len(parts[0].text) == 1:
-            return _Atom(unicodedata.normalize("NFC", parts[0].text + ACCENTS[name]), True)
+            return _Atom(with_mark(parts[0].text, ACCENTS[name]), True)
         if name == "not" and len(args) == 1 and len(parts[0].text.strip()) == 1:
-            negated = unicodedata.normalize("NFC", parts[0].text.strip() + "\u0338")
+            negated = with_mark(parts[0].text.strip(), "\u0338")
             return _Atom(f" {negated} ", False)
         if name in FRACTIONS and len(args) == 2:
             return _Atom(f"{_operand(parts[0])}/{_operand(parts[1])}", False)

@@ -12,17 +12,17 @@ import json
 import os
 import random
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reader.errors import StoreError, StoreLockedError
-from reader.meaning.model import FIT_SAMPLE, MIN_PAPERS, Model, Words, fit, paper_text
+from reader.meaning import place
+from reader.meaning.model import FIT_SAMPLE, MIN_PAPERS, Model, fit
 from reader.meaning.vectors import BUILDING_NOTE, DIRECTORY, FORMAT, LOCK, MeaningIndex, Status, files, too_small_note
 from reader.packed_ids import PackedIds, gather
-from reader.store.data_dir import shard_of
 from reader.store.files import file_lock, write_atomic
 
 if TYPE_CHECKING:
@@ -30,11 +30,11 @@ if TYPE_CHECKING:
 
     from reader.store import Store
 
+WRITE_ROWS = 65_536  # vectors written at a time (16 MB)
 DRIFT = 0.10  # new papers with this much more unknown words than the fit's sample: fit again
-BATCH = 5_000  # papers embedded at a time (and a progress step)
 BUILD_WAIT = 3600.0  # seconds a sync's update waits for another process's build (a first one at 1,000,000 papers)
 
-Progress = Callable[[str, int, int], None]
+Progress = place.Progress
 
 
 def update(
@@ -112,58 +112,14 @@ def _build_lock(data_dir: Path, wait: float) -> Iterator[None]:
         yield
 
 
-def _texts(store: Store, ids: list[str]) -> Iterable[tuple[str, str]]:
-    """(id, paper_text) of these papers, a shard at a time (ids whose record is lost are skipped).
-    The records are read as stored, never made Papers: only their titles and abstracts count."""
-    by_shard: dict[str, list[str]] = {}
-    for pid in ids:
-        by_shard.setdefault(shard_of(pid), []).append(pid)
-    for shard, wanted in by_shard.items():
-        docs = store.shard_files.read_docs(shard)
-        for pid in wanted:
-            doc = docs.get(pid)
-            if doc is not None:
-                yield pid, paper_text(doc["title"], doc["abstract"])
-
-
-def _embed_all(model: Model, store: Store, ids: list[str], progress: Progress | None, what: str) -> tuple[list[str], np.ndarray, float]:
-    import numpy as np
-
-    column = model.column()
-    words = Words(model.stop)
-    done_ids: list[str] = []
-    parts: list[np.ndarray] = []
-    unknown_words = 0.0
-    batch: list[tuple[str, str]] = []
-
-    def flush() -> None:
-        nonlocal unknown_words
-        vectors, unknown = model.embed([text for _, text in batch], column, words=words)
-        parts.append(vectors.astype(np.float16))
-        done_ids.extend(pid for pid, _ in batch)
-        unknown_words += unknown * len(batch)
-        batch.clear()
-        if progress is not None:
-            progress(what, len(done_ids), len(ids))
-
-    for item in _texts(store, ids):
-        batch.append(item)
-        if len(batch) >= BATCH:
-            flush()
-    if batch:
-        flush()
-    vectors = np.concatenate(parts) if parts else np.zeros((0, model.dimensions), dtype=np.float16)
-    return done_ids, vectors, unknown_words / len(done_ids) if done_ids else 0.0
-
-
 def _build(store: Store, cached: list[str], fingerprint: str, when: str, progress: Progress | None) -> None:
     ids = sorted(cached)
     sample = ids if len(ids) <= FIT_SAMPLE else sorted(random.Random(0).sample(ids, FIT_SAMPLE))
     if progress is not None:
         progress("learning meaning from a sample of papers", 0, len(sample))
-    model = fit([text for _, text in _texts(store, sample)], when)
-    done, vectors, _ = _embed_all(model, store, ids, progress, "placing papers in meaning")
-    _save(store.data_dir / DIRECTORY, model, done, vectors, fingerprint, when)
+    model = fit([text for _, text in place.texts(store, sample)], when)
+    done, vectors, _ = place.place(model, store, ids, progress, "placing papers in meaning")
+    _save(store.data_dir / DIRECTORY, model, done, [vectors], fingerprint, when)
 
 
 def _fold_in(
@@ -173,23 +129,30 @@ def _fold_in(
     their words have drifted from the model's (a fit is due)."""
     import numpy as np
 
-    done, vectors, unknown = _embed_all(index.model, store, arrived, progress, "placing new papers in meaning")
+    done, vectors, unknown = place.place(index.model, store, arrived, progress, "placing new papers in meaning")
     if len(done) >= 1_000 and unknown > index.model.unknown_share + DRIFT:
         return None
     kept = [row for row, pid in enumerate(index.ids) if pid in present]
     ids = gather(index.ids, kept) + done
-    kept_vectors = np.asarray(index.vectors[kept] if len(kept) < len(index.ids) else index.vectors, dtype=np.float16)
-    _save(index.directory, index.model, ids, np.concatenate([kept_vectors, vectors]), fingerprint, index.meta["built"], updated=when)
+    kept_vectors = (
+        np.asarray(index.vectors[kept]) if len(kept) < len(index.ids) else index.vectors
+    )  # (all kept: read from the map as written)
+    _save(index.directory, index.model, ids, [kept_vectors, vectors], fingerprint, index.meta["built"], updated=when)
     return True
 
 
 def _save(
-    directory: Path, model: Model, ids: list[str], vectors: np.ndarray, fingerprint: str, built: str, *, updated: str | None = None
+    directory: Path, model: Model, ids: list[str], vectors: list[np.ndarray], fingerprint: str, built: str, *, updated: str | None = None
 ) -> None:
     """Write a build's files under a new stamp, then the meta naming it (the build is whole from
-    that moment), then sweep away every other build's files and what a killed write left."""
+    that moment), then sweep away every other build's files and what a killed write left.
+    `vectors`: float16 parts, rows one after the other, written as they are (at 1,000,000 papers
+    each copy of them is 512 MB)."""
     import numpy as np
 
+    order = _id_order(ids)
+    if order is not None:
+        ids = gather(ids, order.tolist())
     stamp = os.urandom(8).hex()  # (secrets would cost a query ~30 ms to import)
     model_file, vectors_file, ids_file = files(directory, stamp)
     try:
@@ -203,9 +166,7 @@ def _save(
             components=np.asarray(model.components, dtype=np.float16),
         )
         write_atomic(model_file, model_bytes.getvalue())
-        vector_bytes = io.BytesIO()
-        np.save(vector_bytes, np.ascontiguousarray(vectors, dtype=np.float16))
-        write_atomic(vectors_file, vector_bytes.getvalue())
+        write_atomic(vectors_file, _npy_parts(vectors, model.dimensions, order))
         write_atomic(ids_file, "\n".join(ids).encode())
         meta = {
             "format": FORMAT,
@@ -214,6 +175,7 @@ def _save(
             "built": built,
             "updated": updated or built,
             "rows": len(ids),
+            "sorted": True,  # the ids in order: a paper's row is found by a binary search (vectors.py)
             "cache": fingerprint,
             "fitted_on": model.fitted_on,
             "unknown_share": model.unknown_share,
@@ -232,6 +194,44 @@ def _save(
         from reader import logs
 
         logs.log.warning("meaning index: old files not removed from %s: %s", directory, error.strerror or error)
+
+
+def _id_order(ids: list[str]) -> np.ndarray | None:
+    """The rows of `ids` in the ids' sorted order (None: they are in order already)."""
+    import numpy as np
+
+    keys = np.array([pid.encode() for pid in ids], dtype=bytes)  # (UTF-8 bytes sort as their strings do)
+    if len(keys) < 2 or bool(np.all(keys[:-1] <= keys[1:])):
+        return None
+    return np.argsort(keys, kind="stable")
+
+
+def _npy_parts(parts: list[np.ndarray], dimensions: int, order: np.ndarray | None) -> Iterator[bytes | memoryview]:
+    """An .npy file of the parts' rows (float16), one part after the other, or taken in `order`
+    (rows of the parts as one): its header, then a block of rows at a time."""
+    import numpy as np
+
+    header = io.BytesIO()
+    rows = sum(len(part) for part in parts)
+    descr = np.lib.format.dtype_to_descr(np.dtype(np.float16))
+    np.lib.format.write_array_header_1_0(header, {"descr": descr, "fortran_order": False, "shape": (rows, dimensions)})
+    yield header.getvalue()
+    if order is None:
+        for part in parts:
+            for start in range(0, len(part), WRITE_ROWS):
+                yield np.ascontiguousarray(part[start : start + WRITE_ROWS], dtype=np.float16).data.cast("B")
+        return
+    firsts = np.cumsum([0] + [len(part) for part in parts])
+    for start in range(0, rows, WRITE_ROWS):
+        wanted = order[start : start + WRITE_ROWS]
+        block = np.empty((len(wanted), dimensions), dtype=np.float16)
+        which = np.searchsorted(firsts, wanted, side="right") - 1
+        for i, part in enumerate(parts):
+            places = np.flatnonzero(which == i)
+            local = wanted[places] - firsts[i]
+            ascending = np.argsort(local)  # a part's rows read in file order (a mapped file's pages once)
+            block[places[ascending]] = part[local[ascending]]
+        yield block.data.cast("B")
 
 
 def keep_current(store: Store, progress: Progress | None = None, *, wait: float = BUILD_WAIT) -> Status | None:

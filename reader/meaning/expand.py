@@ -21,7 +21,7 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from reader.core.query import And, Node, Or
-from reader.core.similar import REASONS, TEXT_SHARE, Like, Likeness, TermIndex, distinctive_terms, text_node
+from reader.core.similar import TEXT_SHARE, Likeness, TermIndex, best_likes, distinctive_terms, text_node
 from reader.core.text import word_string
 
 if TYPE_CHECKING:
@@ -49,16 +49,7 @@ def words_of(terms: TermIndex, text: str, *, limit: int, leave_out: Collection[s
         node = text_node(term) if term in rare or any_rare is None else And((text_node(term), any_rare))
         for pid in terms.matching(node):
             held.setdefault(pid, []).append((TEXT_SHARE * weight / total, term))
-    # scored as "more like this" scores a paper's terms (core/similar.py), so the two read alike
-    scored = sorted(
-        ((sum(share for share, _ in words), pid, words) for pid, words in held.items() if pid not in leave_out),
-        key=lambda item: (-item[0], item[1]),
-    )
-    papers = [
-        Like(pid, round(min(score, 1.0), 4), tuple(word for _, word in sorted(words, key=lambda w: (-w[0], w[1]))[:REASONS]))
-        for score, pid, words in scored[:limit]
-    ]
-    return Likeness(tuple(term for term, _ in chosen), papers)
+    return Likeness(tuple(term for term, _ in chosen), best_likes(held, limit=limit, leave_out=leave_out))
 
 
 def feedback(index: MeaningIndex, query: np.ndarray, first: list[str], candidates: Collection[str]) -> list[tuple[str, float]]:

@@ -133,7 +133,8 @@ class Model:
         aside, not in the vocabulary (stop words never are: a query need not name them, and
         need not import scikit-learn's list). `words`: a build's, kept from batch to batch."""
         column = column if column is not None else self.column()
-        return _weights(texts, column, self.idf, words if words is not None else Words(stop))
+        rows, unknown, total = _weights(texts, column, self.idf, words if words is not None else Words(stop))
+        return rows, unknown / total if total else 0.0
 
     def embed(
         self, texts: Sequence[str], column: dict[str, int] | None = None, *, stop: frozenset[str] = frozenset(), words: Words | None = None
@@ -141,13 +142,22 @@ class Model:
         """Unit vectors (float32, len(texts) x dimensions) of the texts, folded into the fitted
         directions, and the share of their words the model did not know (see weights). A text
         with no known word is the zero vector (it is near nothing)."""
+        vectors, unknown, total = self.embed_counted(texts, column, stop=stop, words=words)
+        return vectors, unknown / total if total else 0.0
+
+    def embed_counted(
+        self, texts: Sequence[str], column: dict[str, int] | None = None, *, stop: frozenset[str] = frozenset(), words: Words | None = None
+    ) -> tuple[np.ndarray, int, int]:
+        """embed's vectors, with the count of the texts' words the model did not know and of
+        their words (a build adds them up over its batches)."""
         import numpy as np
 
-        rows, unknown = self.weights(texts, column, stop=stop, words=words)
+        column = column if column is not None else self.column()
+        rows, unknown, total = _weights(texts, column, self.idf, words if words is not None else Words(stop))
         used = np.unique(rows.indices)  # a query touches a few of the stored directions' columns
         if used.size == 0:
-            return np.zeros((rows.shape[0], self.dimensions), dtype=np.float32), unknown
-        return _unit(rows[:, used] @ np.asarray(self.components[:, used], dtype=np.float32).T), unknown
+            return np.zeros((rows.shape[0], self.dimensions), dtype=np.float32), unknown, total
+        return _unit(rows[:, used] @ np.asarray(self.components[:, used], dtype=np.float32).T), unknown, total
 
     def embed_query(self, text: str) -> np.ndarray:
         """The unit vector of one text, as embed gives it, with numpy alone: a query's few
@@ -203,7 +213,9 @@ class Model:
         return known[word]
 
 
-def _weights(texts: Iterable[str], column: dict[str, int], idf: np.ndarray, words: Words) -> tuple[csr_matrix, float]:
+def _weights(texts: Iterable[str], column: dict[str, int], idf: np.ndarray, words: Words) -> tuple[csr_matrix, int, int]:
+    """The texts' TF-IDF rows (L2-normalised), how many of their words the vocabulary does not
+    hold and how many words they have."""
     import numpy as np
     from scipy.sparse import csr_matrix
 
@@ -228,7 +240,7 @@ def _weights(texts: Iterable[str], column: dict[str, int], idf: np.ndarray, word
     norms[norms == 0] = 1.0
     rows = csr_matrix(rows.multiply(1.0 / norms[:, None]))
     total = len(flat)
-    return rows, (1.0 - int(known.sum()) / total) if total else 0.0
+    return rows, total - int(known.sum()), total
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
@@ -255,11 +267,11 @@ def fit(texts: Sequence[str], built: str, *, dimensions: int = DIMENSIONS, seed:
     vocabulary = sorted(word for word, count in documents.items() if MIN_DOCUMENTS <= count <= most)
     idf = np.array([math.log((1 + len(texts)) / (1 + documents[word])) + 1.0 for word in vocabulary], dtype=np.float32)
     column = {word: i for i, word in enumerate(vocabulary)}
-    rows, unknown = _weights(texts, column, idf, words)
+    rows, unknown, total = _weights(texts, column, idf, words)
     # Directions must be far fewer than papers: as many as papers reproduce the words themselves
     # (a paper is near only those sharing its words); a sixteenth generalises on the tests' fields
     # and gives the 256 measured best at 4,000 real papers.
     dimensions = max(1, min(dimensions, len(texts) // PAPERS_PER_DIMENSION, len(vocabulary) - 1))
     svd = TruncatedSVD(n_components=dimensions, algorithm="randomized", n_iter=5, random_state=seed)
     svd.fit(rows)
-    return Model(vocabulary, idf, svd.components_.astype(np.float32), built, len(texts), unknown, stop)
+    return Model(vocabulary, idf, svd.components_.astype(np.float32), built, len(texts), unknown / total if total else 0.0, stop)

@@ -3,7 +3,8 @@
 The whole-cache ranking (ranking_corpus.RankingCorpus) reads every shard's features: 1.26 GB at
 1,000,000 papers. Here, from each shard, only:
 - its document counts, saved beside its features by whoever saved those (core/shard_counts.py):
-  summed, they give the IDF the whole-cache ranking computes, to the paper;
+  summed, they give the IDF the whole-cache ranking computes, to the paper (read from their
+  running total, papers/total.counts, while it names every shard as it is: core/counts_total.py);
 - its features file's header and row offsets (features_format.RowReader), then the rows of the
   marked papers, of the background (the unmarked papers whose ids hash lowest: the same papers
   the whole-cache ranking trains on) and of the candidates.
@@ -30,6 +31,7 @@ from itertools import zip_longest
 from typing import Any
 
 from reader.core import ranking, shard_counts
+from reader.core.counts_total import CountsTotal
 from reader.core.features import COLUMNS, PACK, Corpus, FeatureBlock, Row, column_of, named_terms, pack_rows, row_of_paper, sample_keys_of
 from reader.core.features_format import RowReader
 from reader.core.query import Node
@@ -41,7 +43,7 @@ from reader.meaning.kept import KeptIndex
 from reader.models import Paper
 from reader.searchdb import SearchIndex
 from reader.store import Store
-from reader.store.shard_features import counts_path, features_path, save_counts, shard_features, shard_stamp
+from reader.store.shard_features import Stamp, counts_path, features_path, read_total, save_counts, save_total, shard_features, shard_stamp
 
 log = logging.getLogger("reader.features")
 
@@ -58,9 +60,15 @@ class _Shard:
     features file, or from a block read whole when its counts were missing)."""
 
     def __init__(
-        self, ids: list[str], counts: shard_counts.ShardCounts, reader: RowReader | None = None, block: FeatureBlock | None = None
+        self,
+        ids: list[str],
+        counts: shard_counts.ShardCounts | None,
+        stamp: Stamp,
+        reader: RowReader | None = None,
+        block: FeatureBlock | None = None,
     ):
-        self.ids, self.counts, self._reader, self._block = ids, counts, reader, block
+        # (counts: None when the counts total is current, which holds them summed)
+        self.ids, self.counts, self.stamp, self._reader, self._block = ids, counts, stamp, reader, block
 
     def rows(self, positions: list[int]) -> Any | None:
         if self._block is not None:
@@ -90,18 +98,27 @@ def rank_from_candidates(
     if len(stars) < ranking.MIN_STARS:
         return ranking.NeedsStars(len(stars))
     ranking.import_model_meanwhile()
-    shards = _open(store)
-    if shards is None:
+    opened = _open(store)
+    if opened is None:
         return None
+    names, shards, total = opened
     try:
-        papers, documents = shard_counts.summed([shard.counts for shard in shards])
-        idf = np.log((1 + papers) / (1 + documents)) + 1
         marked = {*stars, *hidden, *read}
-        candidates = _candidates(index, list(stars.values()), idf, documents, leave_out=marked, among=None if among is None else set(among))
         ids = [pid for shard in shards for pid in shard.ids]
-        keys = sample_keys_of(ids)  # in one go: a call per shard cost ~0.5 s more at 1,000,000 papers
-        wanted = marked | candidates | _background(ids, keys, marked)
-        block = _read_rows(shards, ids, keys, wanted, stars)
+        kept = None if total is None else total.background(ranking.BACKGROUND, marked)
+        background = set(kept) if kept is not None else None
+        if total is None or background is None:
+            keys = sample_keys_of(ids)  # in one go: a call per shard cost ~0.5 s more at 1,000,000 papers
+            background = _background(ids, keys, marked)
+        if total is None:
+            total = CountsTotal.of(
+                ((name, shard.stamp, shard.counts) for name, shard in zip(names, shards) if shard.counts is not None), ids, keys
+            )
+            save_total(store, total)
+        papers, documents = total.papers, total.documents
+        idf = np.log((1 + papers) / (1 + documents)) + 1
+        candidates = _candidates(index, list(stars.values()), idf, documents, leave_out=marked, among=None if among is None else set(among))
+        block = _read_rows(shards, ids, marked | candidates | background, stars)
     finally:
         for shard in shards:
             shard.close()
@@ -125,24 +142,31 @@ def rank_from_candidates(
     return result
 
 
-def _open(store: Store) -> list[_Shard] | None:
-    """Every shard opened, its counts read; None (closing what was opened) when too many lack
-    their counts or features, which only the whole-cache ranking then reads and saves."""
+def _open(store: Store) -> tuple[list[str], list[_Shard], CountsTotal | None] | None:
+    """Every shard opened (names, shards) and the counts total when it is current; else each
+    shard's counts read. None (closing what was opened) when too many lack their counts or
+    features, which only the whole-cache ranking then reads and saves."""
+    names = store.shards()
+    stamps = {name: shard_stamp(store, name) for name in names}  # before reading: a shard changed meanwhile reads as stale
+    total = read_total(store)
+    if total is not None and not total.is_of(stamps):
+        total = None
 
     def opened(shard: str) -> tuple[str, _Shard | None]:
-        stamp = shard_stamp(store, shard)
+        stamp = stamps[shard]
         try:
             reader = RowReader.open(features_path(store, shard), stamp)
         except OSError:
             reader = None
+        if reader is not None and total is not None:
+            return shard, _Shard(reader.ids, None, stamp, reader=reader)
         counts = shard_counts.read(counts_path(store, shard), stamp) if reader is not None else None
         if reader is not None and counts is not None:
-            return shard, _Shard(reader.ids, counts, reader=reader)
+            return shard, _Shard(reader.ids, counts, stamp, reader=reader)
         if reader is not None:
             reader.close()
         return shard, None
 
-    names = store.shards()
     with ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="reader-features") as pool:
         found = dict(pool.map(opened, names))
     missing = [name for name, shard in found.items() if shard is None]
@@ -153,12 +177,12 @@ def _open(store: Store) -> list[_Shard] | None:
         log.info("For you: %d of %d shards have no document counts saved yet: every paper's features are read", len(missing), len(names))
         return None
     for name in missing:  # read whole (or counted), their counts saved for the next ranking
-        stamp = shard_stamp(store, name)
+        stamp = stamps[name]
         block = shard_features(store, name, stamp)  # (saves counts it finds missing, not damaged ones)
         if shard_counts.read(counts_path(store, name), stamp) is None:
             save_counts(store, name, block, stamp)
-        found[name] = _Shard(block.ids, shard_counts.ShardCounts.of_block(block), block=block)
-    return [shard for name in names if (shard := found[name]) is not None]
+        found[name] = _Shard(block.ids, shard_counts.ShardCounts.of_block(block), stamp, block=block)
+    return names, [shard for name in names if (shard := found[name]) is not None], total
 
 
 def _candidates(
@@ -220,7 +244,7 @@ def _background(ids: list[str], keys: Any, marked: set[str]) -> set[str]:
     return set([pid for pid in map(ids.__getitem__, lowest.tolist()) if pid not in marked][: ranking.BACKGROUND])
 
 
-def _read_rows(shards: list[_Shard], ids: list[str], keys: Any, wanted: set[str], stars: dict[str, Paper]) -> FeatureBlock | None:
+def _read_rows(shards: list[_Shard], ids: list[str], wanted: set[str], stars: dict[str, Paper]) -> FeatureBlock | None:
     """The wanted papers' rows as one block (in the shards' order); None when a file reads out
     of shape. Only the stars' rows keep their words (a reason names the terms the model learned
     from theirs; the command reads the others' records for their reasons)."""
@@ -249,4 +273,4 @@ def _read_rows(shards: list[_Shard], ids: list[str], keys: Any, wanted: set[str]
     matrix.indices = matrix.indices.astype(np.int32)
     texts = [row_of_paper(stars[pid]) if pid in stars else Row(pid, "") for pid in chosen]
     packed = tuple(pack_rows(texts[start : start + PACK]) for start in range(0, len(texts), PACK))
-    return FeatureBlock(chosen, matrix, keys[at], packed)
+    return FeatureBlock(chosen, matrix, sample_keys_of(chosen), packed)

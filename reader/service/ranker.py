@@ -1,5 +1,5 @@
 """For you's model in a process of its own. The features of every paper (hundreds of MB at
-100,000 papers), scikit-learn and the training never share the app's memory or its GIL, so the
+100,000 papers), SciPy and the training never share the app's memory or its GIL, so the
 list stays responsive while a ranking is made. The process lives while the app does: a ranking
 after a mark reuses the features of the shards that did not change."""
 

@@ -13,7 +13,7 @@ import json
 import os
 import time
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -194,7 +194,7 @@ def write_json_atomic(path: Path, data: Any) -> None:
     write_atomic(path, encode_json(data))
 
 
-def write_atomic(path: Path, payload: bytes) -> None:
+def write_atomic(path: Path, payload: bytes | Iterable[bytes | memoryview]) -> None:
     """Replace `path` with `payload`, atomically and durably (reader/safe_files.py); StoreError
     when it cannot be written."""
     try:

@@ -13,8 +13,9 @@ import os
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from reader.core import features_format, ranking, shard_counts
-from reader.core.features import FeatureBlock, extended
+from reader.core import counts_total, features_format, ranking, shard_counts
+from reader.core.counts_total import CountsTotal
+from reader.core.features import FeatureBlock, extended, sample_keys_of
 from reader.core.query import has_every_field
 from reader.models import Paper
 from reader.safe_files import FileWriteError, read_regular, write_atomic
@@ -36,6 +37,28 @@ def features_path(store: Store, shard: str) -> Path:
 def counts_path(store: Store, shard: str) -> Path:
     """Where the shard's document counts are saved (core/shard_counts.py)."""
     return store.shard_file(shard).with_name(f"{shard}.counts")
+
+
+def total_path(store: Store) -> Path:
+    """Where every shard's counts are kept summed (core/counts_total.py)."""
+    return store.data_dir / "papers" / "total.counts"
+
+
+def read_total(store: Store) -> CountsTotal | None:
+    try:
+        return counts_total.decode(read_regular(total_path(store), counts_total.FILE_BYTES))
+    except OSError:
+        return None
+
+
+def save_total(store: Store, total: CountsTotal) -> None:
+    """Written without flushing (derived and checked, as the shards' counts are)."""
+    payload = counts_total.encode(total)
+    if payload is not None:
+        try:
+            write_atomic(total_path(store), payload, durable=False)
+        except FileWriteError:
+            pass  # summed again from the shards' counts by the next first ranking
 
 
 def save_counts(store: Store, shard: str, block: FeatureBlock, stamp: Stamp) -> None:
@@ -94,6 +117,9 @@ class FeatureKeeper:
     def __init__(self, store: Store):
         self.store = store
         self._jobs: list[Future] = []
+        self._total: CountsTotal | None = None  # the counts total as the shards written so far leave it
+        self._total_read = self._total_changed = False
+        self._first = not store.shards()  # a sync into an empty data directory: its total starts empty
         self._worker = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="reader-features"
         )  # in order: a shard's jobs build on each other
@@ -110,6 +136,28 @@ class FeatureKeeper:
                 job.result()
             except Exception:  # a cache: the first ranking counts what is missing
                 log.exception("could not save For you's features of a shard")
+        self._worker.submit(self._save_total).result()  # in the worker's turn: no job changes it meanwhile
+
+    def _save_total(self) -> None:
+        if self._total is not None and self._total_changed:
+            save_total(self.store, self._total)
+        self._total, self._total_read, self._total_changed = None, False, False  # read again by the next batch
+
+    def _count_in_total(self, shard: str, before: Stamp | None, old: FeatureBlock | None, after: Stamp, block: FeatureBlock) -> None:
+        """The counts total updated for the shard (in memory; written by `wait`), when it held the
+        shard as it was: else it stays stale for it, and the first ranking sums every shard's
+        counts again."""
+        if not self._total_read:
+            self._total, self._total_read = read_total(self.store), True
+            if self._total is None and self._first:
+                self._total = CountsTotal.empty()  # every shard there is comes through this keeper
+        if self._total is not None:
+            was = None if old is None else shard_counts.ShardCounts.of_block(old)
+            new = shard_counts.ShardCounts.of_block(block)
+            held = before if old is not None else None
+            self._total_changed |= self._total.replace(
+                shard, held, was, old.ids if old is not None else [], after, new, block.ids, sample_keys_of(block.ids)
+            )
 
     def _count(self, shard: str, docs: dict[str, dict], papers: list[Paper], before: Stamp | None, after: Stamp) -> None:
         path = features_path(self.store, shard)
@@ -133,3 +181,4 @@ class FeatureKeeper:
             except FileWriteError:
                 pass  # counted again at the first ranking
         save_counts(self.store, shard, block, after)
+        self._count_in_total(shard, before, old, after, block)

@@ -33,9 +33,11 @@ from reader.store.schema import SCHEMA_VERSION, ShapeError, check_search_texts, 
 SHARD_SLICE = 200  # records encoded by one call when a shard is written
 
 # papers/: a shard's records (what shard_of names them), and beside them reader's other files:
-# search texts, features, document counts, a damaged file moved aside, a write's temporary file.
+# search texts, features, document counts (and their total), a damaged file moved aside, a write's temporary file.
 _SHARD_FILE = re.compile(r"(?P<shard>\d{4}\.\d+)\.json")
-_SHARD_OTHERS = re.compile(rf"\d{{4}}\.\d+\.(?:search\.json|stems\.json|features|counts|json\.damaged-[\d-]+)|{LEFTOVER.pattern}")
+_SHARD_OTHERS = re.compile(
+    rf"\d{{4}}\.\d+\.(?:search\.json|stems\.json|features|counts|json\.damaged-[\d-]+)|total\.counts|{LEFTOVER.pattern}"
+)
 
 
 def _shard_sort_key(shard: str) -> str:

@@ -25,6 +25,18 @@ async def reader_cli(data_dir, *args: str) -> None:
     await asyncio.to_thread(subprocess.run, argv, check=True, capture_output=True, timeout=scaled(60))
 
 
+async def filter_says(pilot, said: str):
+    """The filter box, once its subtitle says `said` or a while has passed (the tests assert on it):
+    the filter runs once typing pauses, on a loaded machine later."""
+    box = pilot.app.query_one("#filter")
+    for _ in range(100):
+        await ready(pilot)
+        if said in str(box.border_subtitle):
+            break
+        await pilot.pause(0.05)
+    return box
+
+
 async def until(pilot, shown) -> None:
     """Wait, pressing nothing, until `shown()` holds."""
     deadline = time.monotonic() + HANG

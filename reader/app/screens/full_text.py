@@ -4,31 +4,26 @@ the view says how far it got, or in one line why it cannot. The text is plain (e
 cleaned when the page was read, and is drawn as text, never as markup), wrapped to the screen,
 scrolled with the detail view's keys; references to papers in the cache are marked. A figure is
 its caption and a hint: `f` (or Enter) shows the figure at or below the top of the screen, `F`
-every figure, each image fetched (reader/fulltext/figures.py) and drawn in a worker, in place, in
-half-blocks or a Kitty terminal's own pixels, the lines at the top of the screen staying there. A
-figure of a text read from a PDF says its page, and Enter opens the page view there."""
+every figure, drawn in place, the lines at the top of the screen staying there (the screen's part
+full_text_figures.py fetches and draws them). A figure of a text read from a PDF says its page,
+and Enter opens the page view there."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
-from textual.strip import Strip
 from textual.worker import get_current_worker
 
 from reader.app.keys import key
+from reader.app.screens.full_text_figures import FullTextFigures
 from reader.app.widgets.footer import KeyFooter
-from reader.app.widgets.picture import TerminalImages, cell_strips, new_image_id, placement_strips, send_to_terminal, terminal_drawing
 from reader.app.widgets.record_view import MATH, RECORD_SCROLL, RecordLines, RecordView, record_width
 from reader.app.widgets.text_layout import TextLayout, text_lines
-from reader.core.terminal_graphics import KITTY, KITTY_MAX_CELLS, OFF, kitty_image
 from reader.errors import ReaderError
 from reader.fulltext.child import reread_in_child
 from reader.fulltext.document import Document
@@ -55,7 +50,6 @@ FIGURE_KEYS = [
     Binding("f", "figure", "Figure", id="detail.figure", tooltip="Show the figure at or below the top of the screen"),
     Binding("F", "all_figures", "All figures", show=False, id="detail.figures", tooltip="Show every figure of the paper"),
 ]
-MAX_PICTURE_ROWS = 60  # an image's rows at most, whatever its shape (a tall one is narrowed)
 
 
 class TextLaidOut(Message):
@@ -76,16 +70,6 @@ class FetchProgress(Message):
     def __init__(self, text: str):
         super().__init__()
         self.text = text
-
-
-class FigureFetched(Message):
-    """The figures' worker fetched image `number` (`note`: why it is not shown; `failed`: asked again)."""
-
-    def __init__(self, number: int, note: str | None, failed: bool):
-        super().__init__()
-        self.number = number
-        self.note = note
-        self.failed = failed
 
 
 class FullTextScreen(Screen):
@@ -117,19 +101,7 @@ class FullTextScreen(Screen):
         self._child: FetchChild | None = None  # the fetch under way, if any
         self.unicode = True  # math as Unicode; `t`: as TeX (copying gives what is shown)
         self.layout_now: TextLayout | None = None
-        self.pictures: dict[int, str | None] = {}  # image number -> None: drawn; else a line saying why not / that it comes
-        self.drawing = terminal_drawing(self.app, service.settings.images)  # half blocks, or the terminal's own pixels (Kitty)
-        # (image number, width) -> its strips, made once per width, and its Kitty image's id (half blocks: None)
-        self._drawn: dict[tuple[int, int], tuple[list[Strip], int | None]] = {}
-        # Kitty images drawn, not sent yet: id -> the escape sequence sending them (dropped once sent: the terminal keeps the pixels)
-        self._unsent: dict[int, str] = {}
-        self._images = TerminalImages(lambda sequence: send_to_terminal(self.app, sequence))
-        # Images asked for, not fetched yet: one worker fetches them in turn, taking each under the
-        # lock that asking takes too (an image asked for as the worker ends starts another).
-        self._pending: list[int] = []
-        self._fetching = False
-        self._pending_lock = threading.Lock()
-        self._failed: set[int] = set()  # images that could not be fetched (not refused): `f` tries them again
+        self.figures = FullTextFigures(self)  # `f`, `F`, Enter: the figures fetched, drawn and sent to the terminal
 
     @property
     def view(self) -> RecordView:
@@ -171,7 +143,7 @@ class FullTextScreen(Screen):
         index = library.index
         cached = {block.arxiv_id for block in document.references if block.arxiv_id is not None and block.arxiv_id in index}
         width = record_width(self.app.size.width)
-        pictures, images = self._pictures(width - 3)
+        pictures, images = self.figures.drawn_at(width - 3)
         one, every, enter = (key(self.app, f"detail.{name}") for name in ("figure", "figures", "open_figure"))  # as the keymap leaves them
         lines = text_lines(document, width, cached, library.starred, library.read, pictures, (one, every, enter), unicode=self.unicode)
         if not get_current_worker().is_cancelled:
@@ -183,64 +155,9 @@ class FullTextScreen(Screen):
         elif message.document is None or message.layout is None:
             self.fetch()
         else:
-            for image_id in message.images:  # the pixels first, then the cells showing them
-                sequence = self._unsent.pop(image_id, None)
-                if sequence is not None:
-                    self._images.send(image_id, sequence)
+            self.figures.send(message.images)  # the pixels first, then the cells showing them
             self._show(message.document, message.layout)
-            freed = self._images.keep_only(message.images)  # figures drawn at another width before: drawn anew if it comes back
-            self._drawn = {at: drawn for at, drawn in list(self._drawn.items()) if drawn[1] not in freed}
-
-    def _pictures(self, width: int) -> tuple[dict[int, Sequence[Strip] | str], tuple[int, ...]]:
-        """In a worker: the images asked for, drawn at `width` (once per width), and the Kitty images among them."""
-        from reader.fulltext.picture import ImageRefused
-
-        found: dict[int, Sequence[Strip] | str] = {}
-        images = []
-        for number, note in list(self.pictures.items()):
-            if note is not None:
-                found[number] = note
-                continue
-            drawn = self._drawn.get((number, width))
-            if drawn is None:
-                stored = self._figure_cache().stored(self.paper_id, self.document_version(), number)
-                try:
-                    if stored is None or stored.path is None:
-                        raise ImageRefused(
-                            stored.refused if stored is not None and stored.refused else "no longer kept: f fetches it again"
-                        )
-                    image, data = self._figure_cache().read_with_bytes(stored.path)
-                    drawn = self._drawn[(number, width)] = self._draw(image, data, width)
-                except ImageRefused as refused:
-                    found[number] = str(refused)
-                    continue
-            found[number] = drawn[0]
-            if drawn[1] is not None:
-                images.append(drawn[1])
-        return found, tuple(images)
-
-    def _draw(self, image, data: bytes, width: int) -> tuple[list[Strip], int | None]:
-        """An image (and its file's bytes) as strips at `width`, as the terminal draws pictures,
-        and its Kitty image's id (its escape sequence left in `_unsent`)."""
-        from reader.fulltext.picture import half_blocks, terminal_pixels
-
-        rows = max(8, min(MAX_PICTURE_ROWS, self.app.size.height - 4))
-        if self.drawing == KITTY:
-            pixels = terminal_pixels(image, min(width, KITTY_MAX_CELLS), rows, data)
-            image_id = new_image_id()
-            self._unsent[image_id] = kitty_image(pixels.png, image_id, pixels.columns, pixels.rows)
-            return placement_strips(image_id, pixels.columns, pixels.rows, indent=2), image_id
-        return cell_strips(half_blocks(image, width, rows), indent=2), None
-
-    def document_version(self) -> int:
-        return self.document.version if self.document is not None else self.version
-
-    def _figure_cache(self):
-        from reader.fulltext.figures import FigureCache
-
-        texts = self._texts()
-        assert texts is not None
-        return FigureCache(texts.data_dir, self.service.settings.figure_cache_mb)
+            self.figures.keep_only(message.images)
 
     def _show(self, document: Document, layout: TextLayout) -> None:
         first = self.document is None
@@ -322,108 +239,20 @@ class FullTextScreen(Screen):
     def action_scroll(self, where: str) -> None:
         getattr(self.view, f"scroll_{where}")(animate=False)
 
-    # --- figures -------------------------------------------------------------------------------
+    # --- figures: the part's --------------------------------------------------------------------
 
     def action_figure(self) -> None:
-        """The first figure with images at or below the top of the screen, not shown yet."""
-        layout, top = self.layout_now, self.view.scroll_offset.y
-        if layout is None:
-            self.app.notify("No figures before the text is read.")
-            return
-        for last, numbers, _ in layout.figures:
-            if last >= top and numbers and any(self._askable(number) for number in numbers):
-                self._ask([number for number in numbers if self._askable(number)])
-                return
-        if any(page is not None for _, _, page in layout.figures):
-            self.app.notify(
-                f"This text was read from the PDF: its figures are on their pages ({key(self.app, 'detail.open_figure')} opens one)."
-            )
-            return
-        self.app.notify("No figure to show below the top of the screen (F shows every figure).")
+        self.figures.show_one()
 
     def action_open_figure(self) -> None:
-        """Enter: the figure at or below the top of the screen, as it can be seen: a PDF's on its
-        page in the page view, else drawn in place (as `f`)."""
-        layout, top = self.layout_now, self.view.scroll_offset.y
-        figure = next((figure for figure in layout.figures if figure[0] >= top), None) if layout is not None else None
-        if figure is not None and figure[2] is not None:
-            self.action_pdf_pages(figure[2])
-        else:
-            self.action_figure()
+        self.figures.open_at_top()
 
     def action_all_figures(self) -> None:
-        layout = self.layout_now
-        numbers = [number for _, numbers, _ in (layout.figures if layout else ()) for number in numbers if self._askable(number)]
-        if layout is None or not layout.figures:
-            self.app.notify("This text has no figures." if layout is not None else "No figures before the text is read.")
-        elif numbers:
-            self._ask(numbers)
-        elif any(page is not None for _, _, page in layout.figures):
-            self.action_figure()  # says where a PDF text's figures are
+        self.figures.show_all()
 
-    def _askable(self, number: int) -> bool:
-        """Not shown yet, or not fetched (offline, arXiv failed): asked again. A refused image never is."""
-        return number not in self.pictures or number in self._failed
-
-    def _ask(self, numbers: list[int]) -> None:
-        if self._texts() is None or self.document is None:
-            return
-        if self.drawing == OFF:  # the caption and the image's link, nothing fetched
-            images = self.document.images  # (made from the blocks: once, not per image)
-            for number in numbers:
-                self.pictures[number] = f"not shown (images = off): {images[number - 1][1]}"
-            self.relayout(self.document)
-            return
-        for number in numbers:
-            self.pictures[number] = "fetching…"
-            self._failed.discard(number)
-        with self._pending_lock:
-            self._pending.extend(numbers)
-            start, self._fetching = not self._fetching, True
-        self.relayout(self.document)
-        if start:
-            self.fetch_figures(self.document)
-
-    def _next_pending(self) -> int | None:
-        """In the fetching worker: the next image to fetch, or None (the worker ends)."""
-        with self._pending_lock:
-            if self._pending:
-                return self._pending.pop(0)
-            self._fetching = False
-            return None
-
-    def on_figure_fetched(self, message: FigureFetched) -> None:
-        self.pictures[message.number] = message.note
-        if message.failed:
-            self._failed.add(message.number)
-        if self.document is not None:
-            self.relayout(self.document)
-
-    @work(thread=True, exclusive=True, group="full-text-figures")
-    def fetch_figures(self, document: Document) -> None:
-        """Fetch the images asked for, one after another with one client, each drawn as it comes."""
-        from reader.arxiv.client import ArxivClient
-        from reader.fulltext.figures import fetch_image
-        from reader.fulltext.picture import ImageNotDrawnNow, ImageRefused
-        from reader.sync.types import client_options
-
-        images, cache = document.images, self._figure_cache()
-        options = self.client_options or client_options(self.service.settings)
-
-        async def fetch_all() -> None:
-            async with ArxivClient(options) as client:
-                while (number := self._next_pending()) is not None:
-                    failed = False
-                    try:
-                        await fetch_image(client, cache, document.id, document.version, number, images[number - 1][1])
-                        note = None
-                    except ImageRefused as refused:  # a passing failure (not the image's fault): `f` tries it again
-                        note, failed = f"not shown: {refused}", isinstance(refused, ImageNotDrawnNow)
-                    except (ReaderError, OSError) as error:  # offline, arXiv's failure, the cache's folder
-                        note, failed = f"not fetched: {error}", True
-                    self.post_message(FigureFetched(number, note, failed))
-
-        asyncio.run(fetch_all())
+    @on(FullTextFigures.Fetched)
+    def _figure_fetched(self, message: FullTextFigures.Fetched) -> None:
+        self.figures.take_fetched(message)
 
     def action_references(self) -> None:
         from reader.app.screens.references import REFERENCES_OF, PaperLinksScreen
@@ -439,12 +268,11 @@ class FullTextScreen(Screen):
         self.app.push_screen(PdfPagesScreen(self.service, self.paper_id, self.version, self.client_options, page=page))
 
     def action_close(self) -> None:
-        with self._pending_lock:
-            self._pending.clear()  # the image being fetched is the last
+        self.figures.stop()
         child = self._child
         if child is not None:
             child.stop()
         self.dismiss(self.paper_id)
 
     def on_unmount(self) -> None:
-        self._images.keep_only(())  # closed, or the app quit from here
+        self.figures.free_all()  # closed, or the app quit from here
