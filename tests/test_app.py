@@ -18,6 +18,7 @@ from reader.app.screens.help import HelpScreen
 from reader.app.screens.main import MainScreen
 from reader.app.widgets.chart import MomentumChart
 from reader.app.widgets.footer import KeyFooter
+from reader.app.widgets.outside_watch import OutsideWatch
 from reader.config import Source
 from reader.service import ALL, STARRED, View
 from reader.store import Store
@@ -60,10 +61,26 @@ async def test_the_status_line_shows_each_message_across_its_width(store):
         status = app.main.status
         shown = []
         for message in ("Syncing 1 topic…", "Agents: fetched 2,000 of 9,381 papers, saving them to the cache now", "Synced"):
-            status.say(message)
+            app.main.status_text = message  # the screen's state, bound down to the line
             await pilot.pause()
             shown.append("".join(segment.text for segment in status.render_line(0)).strip())
         assert shown == ["Syncing 1 topic…", "Agents: fetched 2,000 of 9,381 papers, saving them to the cache now", "Synced"]
+
+
+async def test_the_sync_state_flows_down_from_the_screen_to_the_widgets_showing_it(store):
+    # The screen owns whether its sync runs and what the status line says; the status line and the
+    # outside watch (which leaves the sync's files alone meanwhile) are bound to it.
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        watch = app.main.query_one(OutsideWatch)
+        app.main.syncing, app.main.status_text = True, "Syncing 2 topics…"
+        await pilot.pause()
+        assert app.main.status.syncing and watch.syncing
+        assert "".join(segment.text for segment in app.main.status.render_line(0)).strip() == "Syncing 2 topics…"
+        app.main.syncing = False
+        await pilot.pause()
+        assert not app.main.status.syncing and not watch.syncing
 
 
 async def test_cursor_keys(store):

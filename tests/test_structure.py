@@ -17,7 +17,9 @@ it needs). And for tests/: no module imports a test module (tests/**/test_*.py);
 tests/helpers/, shared fixtures in tests/conftest.py. And no module under reader/ is over MAX_LINES
 lines: one that grows is split by meaning, each part named for what it holds. And a worker's result
 comes back as a message its screen or widget handles: no `call_from_thread` under reader/app/ but in
-the methods CALLS_FROM_THREAD names, each with why.
+the methods CALLS_FROM_THREAD names, each with why. And a part of a screen (a `ScreenPart`) reaches
+no private member of its screen (`self.screen._x`): it uses what its host Protocol names, or posts
+a message.
 """
 
 from __future__ import annotations
@@ -770,4 +772,92 @@ def test_a_call_from_a_thread_outside_the_list_is_reported(tmp_path):
     assert calls_from_thread(root, {}) == [
         "reader/app/screens/full_text.py:3: reader.app.screens.full_text.FullTextScreen.fetch calls call_from_thread",
         *calls_from_thread(root, allowed),
+    ]
+
+
+# --- a screen's part reaches its screen through public members alone ---------------------------------
+
+
+def private_host_calls(root: Path) -> list[str]:
+    """Where a part of a screen (a class deriving from `ScreenPart`) reaches a private member of
+    its host (`self.screen._x`, or `screen._x` where `screen` was bound to `self.screen`): what a
+    part needs of its screen is public and named in its host Protocol, or comes as a message."""
+    problems = []
+    for module, path in modules(root).items():
+        if not _within(module, ("reader.app",)):
+            continue
+        for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+            if isinstance(node, ast.ClassDef) and any(_base_name(base) == "ScreenPart" for base in node.bases):
+                for line, reached in _private_host_members(node):
+                    problems.append(f"{path.relative_to(root).as_posix()}:{line}: {module}.{node.name} reaches the host's {reached}")
+    return _by_place(problems)
+
+
+def _base_name(base: ast.expr) -> str:
+    """`ScreenPart` for `ScreenPart`, `ScreenPart[Host]` and `part.ScreenPart[Host]`."""
+    if isinstance(base, ast.Subscript):
+        base = base.value
+    return base.attr if isinstance(base, ast.Attribute) else base.id if isinstance(base, ast.Name) else ""
+
+
+def _private_host_members(part: ast.ClassDef) -> Iterator[tuple[int, str]]:
+    def is_host(node: ast.expr, aliases: set[str]) -> bool:
+        self_screen = isinstance(node, ast.Attribute) and node.attr == "screen" and isinstance(node.value, ast.Name)
+        return (self_screen and node.value.id == "self") or (isinstance(node, ast.Name) and node.id in aliases)  # type: ignore[union-attr]
+
+    for function in ast.walk(part):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        aliases: set[str] = set()  # local names bound to self.screen (`screen = self.screen`, unpacked too)
+        for node in ast.walk(function):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    pairs = (
+                        zip(target.elts, node.value.elts)
+                        if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple)
+                        else [(target, node.value)]
+                    )
+                    aliases |= {name.id for name, value in pairs if isinstance(name, ast.Name) and is_host(value, set())}
+        for node in ast.walk(function):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and is_host(node.value, aliases)
+            ):
+                yield node.lineno, node.attr
+
+
+def test_no_part_reaches_a_private_member_of_its_screen():
+    problems = private_host_calls(ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_part_calling_a_private_method_of_its_screen_is_reported(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "reader/__init__.py": "",
+            "reader/app/screens/sync.py": (
+                "class Sync(ScreenPart[SyncHost]):\n"
+                "    def done(self):\n"
+                "        self.screen._refresh_everything()\n"
+                "        screen, service = self.screen, self.screen.service\n"
+                "        screen._say('x')\n"
+                "        self.screen.refresh_list()\n"  # public: named in the host Protocol
+                "        self._finished()\n"  # the part's own
+                "        self.screen.__class__\n"
+                "\n"
+                "\n"
+                "class Other(part.ScreenPart):\n"
+                "    def run(self):\n"
+                "        return self.screen._worker\n"
+            ),
+            "reader/app/screens/main.py": "class MainScreen(Screen):\n    def x(self):\n        self.screen._own()\n",  # not a part
+        },
+    )
+    assert private_host_calls(root) == [
+        "reader/app/screens/sync.py:3: reader.app.screens.sync.Sync reaches the host's _refresh_everything",
+        "reader/app/screens/sync.py:5: reader.app.screens.sync.Sync reaches the host's _say",
+        "reader/app/screens/sync.py:13: reader.app.screens.sync.Other reaches the host's _worker",
     ]

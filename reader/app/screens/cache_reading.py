@@ -6,8 +6,7 @@ the messages below, which the screen hands to `opened`, `counted` and `search_pr
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from textual.message import Message
 from textual.worker import Worker, WorkerState
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
     from reader.app.screens.sync import Sync
     from reader.app.screens.triage import Triage
     from reader.app.widgets.paper_list import PaperList
-    from reader.app.widgets.status import StatusLine
     from reader.paper_index import PaperIndex
 
 FIRST_PAINT_WAIT = 2.0  # seconds the opening worker waits for the first cards to be drawn before counting
@@ -41,6 +39,8 @@ class ReadingHost(ScreenHost, Protocol):
     view: View
     sync_on_start: bool
     loaded: bool
+    syncing: bool
+    status_text: str
     sync: Sync
     triage: Triage
     details: DetailOpening
@@ -48,14 +48,6 @@ class ReadingHost(ScreenHost, Protocol):
 
     @property
     def paper_list(self) -> PaperList: ...
-    @property
-    def status(self) -> StatusLine: ...
-    def call_after_refresh(self, callback: Callable[..., object], *args: Any, **kwargs: Any) -> bool: ...
-    def empty_message(self) -> str: ...
-    def refresh_list(self, *, keep: str | None = None) -> None: ...
-    def refresh_sidebar(self) -> None: ...
-    def refresh_chart(self) -> None: ...
-    def refresh_everything(self, *, keep: str | None = None) -> None: ...
 
 
 class CacheReading(ScreenPart[ReadingHost]):
@@ -116,15 +108,10 @@ class CacheReading(ScreenPart[ReadingHost]):
     def opened(self, message: CacheReading.Opened) -> None:
         screen = self.screen
         screen.loaded = screen.service.search_ready  # (the cache's index, once the demo gave way, is not yet)
-        screen.paper_list.set_library(message.library)
-        screen.paper_list.empty_message = screen.empty_message()
-        screen.refresh_list()
-        screen.refresh_sidebar()
-        screen.refresh_chart()
-        screen.call_after_refresh(message.painted.set)
+        self.redraw_all()
         self.show_warnings(screen.service.take_warnings())
         if (notice := screen.service.notice()) is not None:
-            screen.status.say(f"{notice} · {key(screen.app, 'app.sync')} syncs your topics" if screen.service.is_demo else notice)
+            screen.status_text = f"{notice} · {key(screen.app, 'app.sync')} syncs your topics" if screen.service.is_demo else notice
         if message.sync_due:
             screen.sync.sync_all()
 
@@ -133,8 +120,7 @@ class CacheReading(ScreenPart[ReadingHost]):
         library.take_counts(message.counts, message.version)
         if not library.counted_already:  # a mark came meanwhile (rare): counted again, here
             library.counts()
-        self.screen.refresh_sidebar()
-        self.screen.refresh_chart()
+        self.redraw(sidebar=True, chart=True)
 
     def prepare_search(self, changed: list[str] | None, index: PaperIndex | None = None) -> None:
         """In a worker: the search index brought up to date with the cache (or with the papers a
@@ -152,15 +138,15 @@ class CacheReading(ScreenPart[ReadingHost]):
         screen = self.screen
         screen.loaded = screen.service.search_ready
         if screen.loaded and screen.order.owed:  # shown newest first while the index was being built
-            screen.refresh_list()
+            self.redraw(papers=True)
         self.show_warnings(message.warnings)
         keep_loaded()
 
     def show_warnings(self, warnings: list[str]) -> None:
         for warning in warnings:
             self.screen.app.notify(warning, title="Cache repaired", severity="warning", timeout=20)
-        if warnings and not self.screen.status.syncing:  # the last one stays there once its notice is gone
-            self.screen.status.say(warnings[-1])
+        if warnings and not self.screen.syncing:  # the last one stays there once its notice is gone
+            self.screen.status_text = warnings[-1]
 
     # --- changes made elsewhere ------------------------------------------------------------------------
 
@@ -191,9 +177,9 @@ class CacheReading(ScreenPart[ReadingHost]):
         if "index.json" in update.changed:
             screen.paper_list.forget_cards()  # papers synced elsewhere: their cards are fetched again
         if (gone := self._view_gone()) is not None:
-            screen.status.say(f"The {screen.view.kind} {gone!r} shown was removed by another process: All papers shown instead.")
+            screen.status_text = f"The {screen.view.kind} {gone!r} shown was removed by another process: All papers shown instead."
             screen.view = ALL
-        screen.refresh_everything(keep=keep)
+        self.redraw_all(keep=keep)
         if update.cache is not None:
             keep_loaded()  # the new index and counts: out of the collector's full passes
         screen.triage.marks_touched()

@@ -32,8 +32,6 @@ class CatchUpHost(ScreenHost, Protocol):
     def paper_list(self) -> PaperList: ...
 
     def show_now(self, ids: Sequence[str], keep: str | None) -> None: ...
-    def refresh_list(self, *, keep: str | None = None) -> None: ...
-    def marks_changed(self) -> None: ...
 
 
 class ListOrder(ScreenPart[CatchUpHost]):
@@ -72,7 +70,7 @@ class ListOrder(ScreenPart[CatchUpHost]):
         now = service.list_order.sort_of(view)
         chosen = sorts[(sorts.index(now) + 1) % len(sorts)]
         service.list_order.choose_sort(view, chosen, on_error=lambda message: self.screen.app.notify(message, severity="warning"))
-        self.screen.refresh_list()
+        self.redraw(papers=True)
         self.screen.app.notify(f"Sorted by {SORT_NAMES[chosen]}", timeout=3)
 
     def arrange(self, ids: Sequence[str], keep: str | None) -> None:
@@ -160,6 +158,4 @@ class CatchUp(ScreenPart[CatchUpHost]):
         self._changed()
 
     def _changed(self) -> None:
-        self.screen.marks_changed()
-        if self.screen.unread_only:
-            self.screen.refresh_list()
+        self.redraw(marks=True, papers=self.screen.unread_only)

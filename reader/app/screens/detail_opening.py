@@ -30,7 +30,6 @@ class DetailHost(ScreenHost, Protocol):
 
     @property
     def paper_list(self) -> PaperList: ...
-    def marks_changed(self) -> None: ...
     def set_marks(self, paper_id: str, *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None) -> None: ...
 
 
@@ -85,7 +84,7 @@ class DetailOpening(ScreenPart[DetailHost]):
 
     def _detail_closed(self, paper_id: str | None) -> None:
         paper_list = self.screen.paper_list
-        self.screen.marks_changed()
+        self.redraw(marks=True)
         if paper_id is not None:
             paper_list.show(paper_list.ids, keep=paper_id)
             paper_list.set_cursor(paper_list.cursor)  # the whole card in view, wherever [ ] led

@@ -44,7 +44,6 @@ class FilterHost(ScreenHost, Protocol):
 
     @property
     def filter_box(self) -> FilterBox: ...
-    def refresh_list(self, *, keep: str | None = None) -> None: ...
     def show_now(self, ids: Sequence[str], keep: str | None) -> None: ...
 
 
@@ -156,7 +155,7 @@ class ListFilter(ScreenPart[FilterHost]):
         box = screen.filter_box
         if ids is None:
             box.border_subtitle = ""
-            screen.refresh_list(keep=keep)
+            self.redraw(papers=True, keep=keep)
             return
         screen.order.arrange(ids, keep)
         note = "" if screen.loaded else " (search index not ready: scanned the cache)"

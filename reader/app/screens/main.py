@@ -1,10 +1,10 @@
 """The main screen: the sidebar, the momentum chart, the paper list and the filter.
 
-It owns the view's state (`view`, `unread_only`) as reactive vars bound down to its widgets;
-widgets post messages up. Disk work runs in thread workers through the library service; its
-parts (part.py) keep the state and logic of their concerns, and their workers' results come back
-as messages this screen handles, each handed to the part it belongs to (the table in
-docs/architecture.md)."""
+It owns the view's state (`view`, `unread_only`, `syncing`, `status_text`) as reactive vars bound
+down to its widgets; widgets post messages up. Disk work runs in thread workers through the library
+service; its parts (part.py) keep the state and logic of their concerns, say what they changed with
+`Redraw`, and their workers' results come back as messages this screen handles, each handed to the
+part it belongs to (the table in docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -12,21 +12,22 @@ from collections.abc import Sequence
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.widgets import Header
 from textual.worker import Worker
 
 from reader.app.keys import key
-from reader.app.paper_actions import COPY, HIDE, OPEN, PDF, READ, SIMILAR, STAR, PaperScreen
+from reader.app.paper_actions import PaperScreen
 from reader.app.screens.about import AboutQuery
 from reader.app.screens.cache_reading import CacheReading
 from reader.app.screens.catchup import CatchUp, ListOrder
 from reader.app.screens.detail_opening import DetailOpening
 from reader.app.screens.export import ExportActions
 from reader.app.screens.list_filter import FILTER_DELAY, ListFilter
+from reader.app.screens.main_bindings import MAIN_BINDINGS
 from reader.app.screens.paper_record import ListPaperRead
+from reader.app.screens.part import Redraw
 from reader.app.screens.sidebar_names import SidebarNames
 from reader.app.screens.sync import Sync
 from reader.app.screens.triage import Triage
@@ -37,7 +38,7 @@ from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.outside_watch import OutsideWatch
 from reader.app.widgets.paper_list import PaperList
 from reader.app.widgets.rising import RisingTable
-from reader.app.widgets.sidebar import TopicSidebar
+from reader.app.widgets.sidebar import SidebarEntry, TopicSidebar
 from reader.app.widgets.status import StatusLine
 from reader.core.text import plural
 from reader.paper_index import PaperIndex
@@ -49,60 +50,15 @@ class MainScreen(PaperScreen, ExportActions):
     (`triage`, `sync`, `sidebar_names`, `details`, `list_filter`, `reading`...: see part.py); the
     screen hands them their keys and messages."""
 
-    # In the order the footer shows them: what a narrow footer drops is in the help screen.
-    BINDINGS = [
-        STAR,
-        READ,
-        Binding("n", "next_unread", "Next", id="app.next_unread", tooltip="Next unread paper"),
-        # A priority binding runs before the keys typed after it are handed on, so they land in
-        # the filter box rather than on the list's single-key actions.
-        Binding("slash", "filter", "Filter", id="app.filter", priority=True),
-        Binding("R", "sync", "Sync", id="app.sync"),
-        Binding("e", "export", "Export", id="app.export"),
-        Binding("question_mark", "app.help", "Help", id="app.help"),
-        OPEN,
-        Binding("u", "toggle_unread_only", "Unread", id="app.unread_only"),
-        Binding("q", "app.quit", "Quit", id="app.quit"),
-        PDF,
-        COPY,
-        HIDE,
-        SIMILAR,
-        Binding("escape", "clear_filter", "Clear filter", show=False, id="app.clear_filter"),
-        Binding("f", "for_you_scope", "For you", show=False, id="app.for_you", tooltip="For you: every topic, or the last topic only"),
-        Binding("a", "add_topic", "Add topic", show=False, id="app.add_topic"),
-        Binding(
-            "plus",
-            "add_paper",
-            "Add a paper",
-            show=False,
-            id="app.add_paper",
-            tooltip="Add a paper by its arXiv id or link: fetched, kept and shown",
-        ),
-        Binding(
-            "w",
-            "add_watch",
-            "Add watch",
-            show=False,
-            id="app.add_watch",
-            tooltip="Add a watch: names and words to spot in the cache, e.g. au:levine",
-        ),
-        Binding(
-            "d", "delete", "Delete", show=False, id="app.delete_topic", tooltip="Delete the selected topic, watch or tag (papers stay)"
-        ),
-        Binding("f2", "rename_tag", "Rename tag", show=False, id="app.rename_tag"),
-        Binding(
-            "S", "sort", "Sort", show=False, id="app.sort", tooltip="Sort: newest first, last updated, title, first author, For you score"
-        ),
-        Binding("A", "mark_all_read", "All read", show=False, id="app.mark_all_read", tooltip="Mark every paper shown read (asks first)"),
-        Binding(
-            "U", "undo_read", "Undo all read", show=False, id="app.undo_read", tooltip="Undo the last marking of every paper shown read"
-        ),
-    ]
+    BINDINGS = MAIN_BINDINGS
     HORIZONTAL_BREAKPOINTS = [(0, "-very-narrow"), (70, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-small"), (32, "-tall")]
 
     view: var[View] = var(ALL, init=False)
     unread_only: var[bool] = var(False, init=False)
+    syncing: var[bool] = var(False, init=False)  # a sync of ours runs (set by the sync part)
+    status_text: var[str] = var("", init=False)  # what the status line says
+    sidebar_entries: var[tuple[SidebarEntry, ...]] = var((), init=False)  # the views with their counts
 
     def __init__(self, service: LibraryService, *, sync_on_start: bool = True, client_options=None):
         super().__init__(service)
@@ -123,15 +79,15 @@ class MainScreen(PaperScreen, ExportActions):
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="main"):
-            yield TopicSidebar(id="sidebar").data_bind(MainScreen.view)
+            yield TopicSidebar(id="sidebar").data_bind(MainScreen.view, entries=MainScreen.sidebar_entries)
             with Vertical(id="content"):
                 yield MomentumChart(id="chart")
                 yield PaperList(self.service.library, self._fetch_cards, math=self.service.settings.math, id="papers")
                 yield RisingTable(id="rising")
                 yield FilterBox(id="filter")
-        yield StatusLine(id="status")
+        yield StatusLine(id="status").data_bind(MainScreen.syncing, text=MainScreen.status_text)
         yield KeyFooter(compact=True)
-        yield OutsideWatch(self.service, self.reading.take_outside, busy=self.reading.reading, syncing=lambda: self.status.syncing)
+        yield OutsideWatch(self.service, busy=self.reading.reading).data_bind(MainScreen.syncing)
 
     @property
     def paper_list(self) -> PaperList:
@@ -144,6 +100,11 @@ class MainScreen(PaperScreen, ExportActions):
     @property
     def status(self) -> StatusLine:
         return self.query_one("#status", StatusLine)
+
+    @property
+    def status_shown(self) -> bool:
+        """Whether the status line shows (a short terminal hides it: what it says is notified)."""
+        return self.status.display
 
     @property
     def rising_table(self) -> RisingTable:
@@ -194,7 +155,7 @@ class MainScreen(PaperScreen, ExportActions):
         self.refresh_list(keep=keep)
 
     def refresh_sidebar(self) -> None:
-        self.sidebar.set_entries(self.panes.sidebar_entries())
+        self.sidebar_entries = tuple(self.panes.sidebar_entries())
 
     def refresh_chart(self) -> None:
         self.panes.draw_chart(self.query_one("#chart", MomentumChart))
@@ -289,11 +250,31 @@ class MainScreen(PaperScreen, ExportActions):
     def _filter_done(self) -> None:
         self.paper_list.focus()
 
-    # --- what the workers found: each message to the part it belongs to ------------------------------
+    @on(OutsideWatch.Changed)
+    def _outside_changed(self, message: OutsideWatch.Changed) -> None:
+        self.reading.take_outside(message.update)
+
+    # --- what the parts changed, and what their workers found: each to the part it belongs to ----------
+
+    @on(Redraw)
+    def _redraw(self, panes: Redraw) -> None:
+        if panes.marks:
+            self.marks_changed()  # the cards and the sidebar too
+        elif panes.cards:
+            self.paper_list.refresh_cards()
+        if panes.sidebar and not panes.marks:
+            self.refresh_sidebar()
+        if panes.chart:
+            self.refresh_chart()
+        if panes.papers:
+            self.refresh_list(keep=panes.keep)
 
     @on(CacheReading.Opened)
     def _cache_opened(self, message: CacheReading.Opened) -> None:
+        self.paper_list.set_library(message.library)
+        self.paper_list.empty_message = self.empty_message()
         self.reading.opened(message)
+        self.call_after_refresh(message.painted.set)  # once the panes the part asked for are drawn
 
     @on(CacheReading.Counted)
     def _cache_counted(self, message: CacheReading.Counted) -> None:
@@ -345,7 +326,8 @@ class MainScreen(PaperScreen, ExportActions):
 
     @on(Triage.RisingRanked)
     def _rising_ranked(self, message: Triage.RisingRanked) -> None:
-        self.triage.show_rising(message.trends)
+        self.rising_table.show(message.trends)
+        self.triage.take_rising(message.trends)
 
     @on(Triage.RisingTermsFound)
     def _rising_terms_found(self, message: Triage.RisingTermsFound) -> None:

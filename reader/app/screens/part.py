@@ -1,10 +1,12 @@
 """A part of a screen: the state and logic of one concern (triage, sync, topics and tags, the
 detail view's opening) in a class of its own, which reaches its screen only through the public
-members its host Protocol names. The screen holds its parts, hands them the keys and messages
-that are theirs, and they call back what they need; their workers and timers run on the screen
-(they end with it, and a worker group is the screen's, as with `@work`). A part's worker hands its
-result back as a message (one of the part's own, `Triage.SetsRead`) posted to the screen, whose
-handler gives it to the part on the UI's thread."""
+members its host Protocol names (the service, and the screen's state: reactive vars the widgets
+are bound to). The screen holds its parts and hands them the keys and messages that are theirs;
+what a part changed goes up as a message (`Redraw`: the panes to draw again), never as a call to
+the screen's drawing. Their workers and timers run on the screen (they end with it, and a worker
+group is the screen's, as with `@work`). A part's worker hands its result back as a message (one
+of the part's own, `Triage.SetsRead`) posted to the screen, whose handler gives it to the part on
+the UI's thread."""
 
 from __future__ import annotations
 
@@ -43,12 +45,40 @@ class ScreenHost(Protocol):
     ) -> Timer: ...
 
 
+class Redraw(Message):
+    """A part changed what these panes show: the screen draws them again (`cards`: what the
+    cards say on their last line; `marks`: marks were set, so the cards, the sidebar's counts and
+    For you's ranking follow; `papers`: which papers the list shows, the cursor kept on `keep`,
+    else on the paper under it when drawn)."""
+
+    def __init__(
+        self,
+        *,
+        sidebar: bool = False,
+        chart: bool = False,
+        papers: bool = False,
+        cards: bool = False,
+        marks: bool = False,
+        keep: str | None = None,
+    ):
+        super().__init__()
+        self.sidebar, self.chart, self.papers, self.cards, self.marks, self.keep = sidebar, chart, papers, cards, marks, keep
+
+
 H = TypeVar("H", bound=ScreenHost)
 
 
 class ScreenPart(Generic[H]):
     def __init__(self, screen: H):
         self.screen = screen
+
+    def redraw(self, **panes: Any) -> None:
+        """Tell the screen (a message, handled after what runs now) which panes to draw again:
+        the `Redraw` named."""
+        self.screen.post_message(Redraw(**panes))
+
+    def redraw_all(self, *, keep: str | None = None) -> None:
+        self.redraw(sidebar=True, chart=True, papers=True, keep=keep)
 
     def in_thread(self, function: Callable[..., object], *args: Any, group: str, exclusive: bool = False) -> Worker[Any]:
         """`function(*args)` in a thread worker of the screen (what `@work(thread=True)` does for

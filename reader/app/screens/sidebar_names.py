@@ -22,16 +22,13 @@ if TYPE_CHECKING:
 
 
 class SidebarNamesHost(ScreenHost, Protocol):
-    """What the topics, watches and tags use of their screen: the view, the sidebar, the sync
-    (of a topic just added) and the triage (a watch's papers)."""
+    """What the topics, watches and tags use of their screen: the view, the sync (of a topic
+    just added) and the triage (a watch's papers)."""
 
     service: LibraryService
     view: View
     sync: Sync
     triage: Triage
-
-    def refresh_sidebar(self) -> None: ...
-    def refresh_everything(self, *, keep: str | None = None) -> None: ...
 
 
 class SidebarNames(ScreenPart[SidebarNamesHost]):
@@ -76,9 +73,8 @@ class SidebarNames(ScreenPart[SidebarNamesHost]):
 
     def _topic_added(self, topic: Topic, filled: int, update: CacheUpdate) -> None:
         self.screen.service.apply_update(update)
-        self.screen.refresh_sidebar()
         self.screen.view = View.of_topic(topic.name)
-        self.screen.refresh_everything()
+        self.redraw_all()
         found = f"Added '{topic.name}': {plural(filled, 'cached paper', thousands=True)} match{'es' if filled == 1 else ''} it."
         syncing = self.screen.sync.running
         self.screen.app.notify(found if syncing else f"{found} Syncing it now.")
@@ -97,7 +93,7 @@ class SidebarNames(ScreenPart[SidebarNamesHost]):
         self.screen.service.apply_update(update)
         self.screen.triage.topic_removed(name)
         self.screen.view = ALL
-        self.screen.refresh_everything()
+        self.redraw_all()
         self.screen.app.notify(f"Deleted '{name}'. Its papers, stars and read marks stay in the cache.")
 
     # --- watches ------------------------------------------------------------------------------------
@@ -163,7 +159,7 @@ class SidebarNames(ScreenPart[SidebarNamesHost]):
     def tag_renamed(self, old: str, new: str | None, merged: bool) -> None:
         if new is not None:
             self.screen.view = View.of_tag(new)
-            self.screen.refresh_sidebar()
+            self.redraw(sidebar=True)
             self.screen.app.notify(f"Renamed the tag '{old}' to '{new}'." + (" The two tags are now one." if merged else ""))
 
     def _tag_error(self, message: str) -> None:
@@ -172,7 +168,7 @@ class SidebarNames(ScreenPart[SidebarNamesHost]):
     def tag_deleted(self, name: str, count: int | None) -> None:
         if count is not None:
             self.screen.view = ALL
-            self.screen.refresh_sidebar()
+            self.redraw(sidebar=True)
             self.screen.app.notify(f"Deleted the tag '{name}' ({count} papers had it; they stay).")
 
     # --- deleting what is selected -------------------------------------------------------------------

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
     from reader.app.screens.triage import Triage
     from reader.app.widgets.paper_list import PaperList
-    from reader.app.widgets.status import StatusLine
     from reader.arxiv.options import ClientOptions
     from reader.paper_index import PaperIndex
     from reader.store import Topic
@@ -30,17 +29,19 @@ if TYPE_CHECKING:
 
 class SyncHost(ScreenHost, Protocol):
     """What the sync uses of its screen: the service (the app's one, which leaves the demo set
-    for the cache once papers arrive), the status line, and the reading of the cache after a sync."""
+    for the cache once papers arrive), the sync's state and the status line's text (reactive: the
+    widgets showing them follow), and the reading of the cache after a sync."""
 
     service: LibraryService
     client_options: ClientOptions | None  # tests' loopback arXiv; None: the settings'
     triage: Triage
+    syncing: bool
+    status_text: str
 
     @property
-    def status(self) -> StatusLine: ...
+    def status_shown(self) -> bool: ...
     @property
     def paper_list(self) -> PaperList: ...
-    def refresh_everything(self, *, keep: str | None = None) -> None: ...
     def open_cache(self) -> object: ...
     def prepare_search(self, changed: list[str] | None, index: PaperIndex | None = None) -> None: ...
 
@@ -74,7 +75,7 @@ class Sync(ScreenPart[SyncHost]):
 
     @property
     def running(self) -> bool:
-        return self.screen.status.syncing
+        return self.screen.syncing
 
     def sync_all(self) -> None:
         topics = self.screen.service.topics
@@ -84,29 +85,28 @@ class Sync(ScreenPart[SyncHost]):
         self.start(topics)
 
     def start(self, topics: list[Topic]) -> None:
-        status = self.screen.status
-        if status.syncing:
-            self.screen.app.notify("A sync is already running.")
+        screen = self.screen
+        if screen.syncing:
+            screen.app.notify("A sync is already running.")
             return
-        status.syncing = True
-        status.say(f"Syncing {plural(len(topics), 'topic', thousands=True)}…")
+        screen.syncing = True
+        self._say(f"Syncing {plural(len(topics), 'topic', thousands=True)}…")
         self.in_loop(self._run, topics, group="sync", exclusive=True)
         keep_loaded()  # a sync at start may come before the loaded cache is kept (see memory.py)
 
     async def _run(self, topics: list[Topic]) -> None:
-        status = self.screen.status
         report: SyncReport | None = None
         error: str | None = None
         try:
             report = await self.screen.service.topic_sync.sync(
-                topics, self.screen.client_options, on_event=self._event, on_notice=status.say
+                topics, self.screen.client_options, on_event=self._event, on_notice=self._say
             )
         except StoreLockedError:
             error = OTHER_SYNC
         except ReaderError as problem:
             error = str(problem)
         finally:
-            status.syncing = False
+            self.screen.syncing = False
         self._finished(report, error)
 
     def _await_other_sync(self) -> None:
@@ -118,31 +118,33 @@ class Sync(ScreenPart[SyncHost]):
                 return
 
     def other_sync_ended(self) -> None:
-        status = self.screen.status
-        if not status.syncing and str(status.render()) == OTHER_SYNC:
-            status.say("")
+        if not self.screen.syncing and self.screen.status_text == OTHER_SYNC:
+            self._say("")
+
+    def _say(self, text: str) -> None:
+        self.screen.status_text = text
 
     def _event(self, event: SyncEvent) -> None:
-        self.screen.status.say(event.message[:1].upper() + event.message[1:])
+        self._say(event.message[:1].upper() + event.message[1:])
 
     def _finished(self, report: SyncReport | None, error: str | None) -> None:
-        app, status, service = self.screen.app, self.screen.status, self.screen.service
+        app, screen, service = self.screen.app, self.screen, self.screen.service
         if error == OTHER_SYNC:  # not a failure: said until that sync ends
-            status.say(OTHER_SYNC)
-            if not status.display:  # a short terminal hides the status line
+            self._say(OTHER_SYNC)
+            if not screen.status_shown:  # a short terminal hides the status line
                 app.notify(OTHER_SYNC)
             self.in_thread(self._await_other_sync, group="other-sync", exclusive=True)
             return
         if report is None:
             app.notify(f"Sync failed: {error}", severity="error", timeout=15)
-            status.say(f"Sync failed: {error}")
+            self._say(f"Sync failed: {error}")
             return
         if report.offline:  # said once: in the status line, or where it is hidden (a short terminal) in a toast
             message = (
                 f"Offline: arXiv cannot be reached (no network?). Showing {'the demo set' if service.is_demo else 'the cached papers'}."
             )
-            status.say(message)
-            if not status.display and not self._offline_told:
+            self._say(message)
+            if not screen.status_shown and not self._offline_told:
                 app.notify(message, severity="warning", timeout=10)
                 self._offline_told = True
             return
@@ -151,7 +153,7 @@ class Sync(ScreenPart[SyncHost]):
         summary = f"Synced: {report.new:,} new, {report.updated:,} updated"
         if report.failed:
             summary += f"; {plural(len(report.failed), 'topic', thousands=True)} failed"
-        status.say(summary)
+        self._say(summary)
         if report.changed_ids or service.is_demo:
             self.reload(report.changed_ids)
 
@@ -189,4 +191,4 @@ class Sync(ScreenPart[SyncHost]):
         keep = screen.paper_list.current
         screen.service.apply_update(update)
         screen.paper_list.forget_cards(changed_ids)
-        screen.refresh_everything(keep=keep)
+        self.redraw_all(keep=keep)

@@ -22,25 +22,20 @@ from reader.service.triage import TriageSets
 
 if TYPE_CHECKING:
     from reader.app.widgets.paper_list import PaperList
-    from reader.app.widgets.rising import RisingTable
 
 RERANK_DELAY = 2.0  # seconds of marking quiet before For you is ranked again
 RECOUNT_DELAY = 0.3  # seconds after a mark before the sidebar counts For you's papers left again
 
 
 class TriageHost(ScreenHost, Protocol):
-    """What the triage uses of its screen: the view, the panes it draws on."""
+    """What the triage uses of its screen: the view, and the cards the list has read (their
+    authors as written, in For you's reasons)."""
 
     service: LibraryService
     view: View
 
     @property
     def paper_list(self) -> PaperList: ...
-    @property
-    def rising_table(self) -> RisingTable: ...
-    def refresh_sidebar(self) -> None: ...
-    def refresh_chart(self) -> None: ...
-    def refresh_list(self, *, keep: str | None = None) -> None: ...
 
 
 class Triage(ScreenPart[TriageHost]):
@@ -144,11 +139,9 @@ class Triage(ScreenPart[TriageHost]):
     def take_sets(self, triage: TriageSets) -> None:
         screen = self.screen
         screen.service.triage.sets = triage
-        screen.refresh_sidebar()
-        screen.paper_list.refresh_cards()
-        if screen.view.kind in ("new", "updated", "watch"):
-            screen.refresh_list()
-            screen.refresh_chart()  # a watch's header shows its query, known from now on
+        # The cards' marks (◆ a watch's), and a watch's header shows its query, known from now on.
+        shown_here = screen.view.kind in ("new", "updated", "watch")
+        self.redraw(sidebar=True, cards=True, papers=shown_here, chart=shown_here)
 
     # --- For you ---------------------------------------------------------------------------------------
 
@@ -172,7 +165,7 @@ class Triage(ScreenPart[TriageHost]):
         ranking = self.screen.service.for_you
         left = ranking.unmarked(library.read, library.hidden, library.starred) if isinstance(ranking, RankedList) else 0
         self._ranked_left = (library.marks_version, left)
-        self.screen.refresh_sidebar()
+        self.redraw(sidebar=True)
 
     def headline(self) -> str:
         """What For you's chart header says."""
@@ -193,7 +186,7 @@ class Triage(ScreenPart[TriageHost]):
 
     def start_ranking(self) -> None:
         self.ranking_pending = True
-        self.screen.refresh_chart()
+        self.redraw(chart=True)
         self.in_thread(self._rank, self.screen.service.ranker.marks(self.for_you_topic), group="rank", exclusive=True)
 
     def _rank(self, marks: dict) -> None:
@@ -214,7 +207,7 @@ class Triage(ScreenPart[TriageHost]):
 
     def ranking_failed(self, message: str) -> None:
         self.ranking_pending = False
-        self.screen.refresh_chart()
+        self.redraw(chart=True)
         self.screen.app.notify(f"Cannot rank the papers: {message}", severity="error")
 
     def take_ranking(self, result: RankedList | NeedsStars, version: int, left: int) -> None:
@@ -225,10 +218,8 @@ class Triage(ScreenPart[TriageHost]):
         keep_loaded()  # the ranking and its order stay until the next one
         self.ranked_version, self.ranking_pending = version, False
         self._reasons.clear()
-        screen.refresh_sidebar()
-        if screen.view == FOR_YOU:
-            screen.refresh_chart()
-            screen.refresh_list()
+        for_you = screen.view == FOR_YOU
+        self.redraw(sidebar=True, chart=for_you, papers=for_you)
 
     def for_you_scope(self) -> None:
         """For you: the papers of every topic, or of the topic viewed last."""
@@ -297,11 +288,11 @@ class Triage(ScreenPart[TriageHost]):
         trends = self.screen.service.rising_topics()
         self.screen.post_message(Triage.RisingRanked(trends))
 
-    def show_rising(self, trends: list[TopicTrend]) -> None:
-        self.screen.rising_table.show(trends)
+    def take_rising(self, trends: list[TopicTrend]) -> None:
+        """The topics by momentum, ranked (the screen shows them in its Rising table)."""
         self.rising_unsynced = any(trend.last4 is None or trend.prev4 is None for trend in trends)
         if self.screen.view == RISING:
-            self.screen.refresh_chart()
+            self.redraw(chart=True)
 
     def find_rising_terms(self, topic: str) -> None:
         self.in_thread(self._find_rising_terms, topic, group="rising-terms")
@@ -316,4 +307,4 @@ class Triage(ScreenPart[TriageHost]):
     def take_rising_terms(self, topic: str, terms: list[RisingTerm]) -> None:
         self._rising_terms[topic] = terms
         if self.screen.view.topic == topic:
-            self.screen.refresh_chart()
+            self.redraw(chart=True)

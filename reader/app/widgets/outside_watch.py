@@ -1,6 +1,6 @@
 """Changes other processes make to the data directory, looked for about once a second: a topic
 added with `reader topics add` in another terminal shows in the sidebar within seconds, with no
-key pressed. Nothing to see: it hands what it read to the screen."""
+key pressed. Nothing to see: what it read goes up to the screen as a message."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from textual import work
 from textual.message import Message
+from textual.reactive import var
 from textual.widget import Widget
 
 from reader.errors import ReaderError
@@ -19,25 +20,23 @@ LOOK_EVERY = 1.0  # seconds: a stat of four files each time (microseconds), so i
 
 class OutsideWatch(Widget):
     """Looks at the data directory's files (see reader/service/outside.py), reads what changed in
-    a worker, and hands it to `take` on the UI's thread. It does not look while `busy()` (the
-    screen reads the cache itself: what it reads is taken in with it), nor at the files a sync
-    writes while `syncing()` (the app's own sync: taken in when it ends)."""
+    a worker, and posts it up as `Read` (the screen takes it in). It does not look while `busy()`
+    (the screen reads the cache itself: what it reads is taken in with it), nor at the files a
+    sync writes while `syncing` (bound from the screen: the app's own sync, taken in when it ends)."""
 
     DEFAULT_CSS = "OutsideWatch { display: none; }"
+
+    syncing: var[bool] = var(False)
 
     def __init__(
         self,
         service: LibraryService,
-        take: Callable[[OutsideUpdate], None],
         *,
         busy: Callable[[], bool],
-        syncing: Callable[[], bool],
     ):
         super().__init__()
         self.service = service
-        self.take = take
         self.busy = busy
-        self.syncing = syncing
         self.reads = 0  # readings started: changes found (the app's own writes start none)
         self._reading = False
 
@@ -48,7 +47,7 @@ class OutsideWatch(Widget):
         if self._reading or self.busy():
             return
         changed = self.service.outside.changed()
-        if self.syncing():
+        if self.syncing:
             changed -= PAPER_FILES
         if changed:
             self._reading = True
@@ -70,8 +69,15 @@ class OutsideWatch(Widget):
             super().__init__()
             self.update = update
 
+    class Changed(Message):
+        """What other processes changed, read: for the screen to take in."""
+
+        def __init__(self, update: OutsideUpdate):
+            super().__init__()
+            self.update = update
+
     def on_outside_watch_read(self, message: Read) -> None:
         message.stop()
         self._reading = False
         if message.update is not None:
-            self.take(message.update)
+            self.post_message(self.Changed(message.update))

@@ -34,7 +34,8 @@ class SidebarEntry:
 
 
 class TopicSidebar(OptionList, inherit_bindings=False):
-    """Shows `view` highlighted (bound from the screen); posts `ViewChosen` when the user moves.
+    """Shows `entries` with `view` highlighted (both bound from the screen); posts `ViewChosen`
+    when the user moves.
     Its keys stop at either end (a wrap from All papers to the last tag switched views) and
     pass over the sections' headings; each can be remapped by its id."""
 
@@ -49,6 +50,7 @@ class TopicSidebar(OptionList, inherit_bindings=False):
     ]
 
     view: var[View] = var(ALL)
+    entries: var[tuple[SidebarEntry, ...]] = var(())
 
     class ViewChosen(Message):
         def __init__(self, view: View):
@@ -60,7 +62,10 @@ class TopicSidebar(OptionList, inherit_bindings=False):
         self._views: list[View | None] = []  # per option; None for a heading
         self._entries: tuple[list[SidebarEntry], tuple[bool, int]] | None = None  # as last shown, and the fit
 
-    def set_entries(self, entries: list[SidebarEntry]) -> None:
+    def watch_entries(self, entries: tuple[SidebarEntry, ...]) -> None:
+        self._show_entries(list(entries))
+
+    def _show_entries(self, entries: list[SidebarEntry]) -> None:
         """Replace the entries (names and counts), keeping the view highlighted. A star changes
         a few counts: only those prompts are replaced (building the list anew took most of the
         time a star's key press took)."""
@@ -84,7 +89,7 @@ class TopicSidebar(OptionList, inherit_bindings=False):
 
     def on_resize(self) -> None:
         if self._entries is not None and self._entries[1] != self._fit():
-            self.set_entries(self._entries[0])
+            self._show_entries(self._entries[0])
 
     def watch_view(self) -> None:
         with self.prevent(OptionList.OptionHighlighted):
