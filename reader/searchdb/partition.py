@@ -28,6 +28,7 @@ from reader.errors import StoreError
 from reader.searchdb.rows import COLUMNS, LIST_MARK, Card, Row, prose, row_of
 from reader.store.files import parse_json, uncompressed
 from reader.store.schema import is_record, without_invisible_text
+from reader.store.shard_files import merged, twin_of
 
 FORMAT = 3  # bump when rows.py or the schema changes: every partition is then rebuilt
 BUSY_SECONDS = 60.0  # another process's first build of a partition may hold the write lock
@@ -159,7 +160,19 @@ def indexed_stamps(db: sqlite3.Connection) -> dict[str, Stamp]:
 
 
 def _shard_docs(path: Path) -> list[dict]:
-    """The shard's records; a damaged or missing shard has none (the store repairs it)."""
+    """The shard's records, its twin's merged in (store/shard_files.py); a damaged or missing
+    shard has none (the store repairs it)."""
+    twin = twin_of(path)
+    if not twin.exists():
+        return _file_docs(path)
+    return list(merged(_records_by_id(_file_docs(twin)), _records_by_id(_file_docs(path))).values())
+
+
+def _records_by_id(docs: list[dict]) -> dict[str, dict]:
+    return {doc["id"]: doc for doc in docs if is_record(doc)}
+
+
+def _file_docs(path: Path) -> list[dict]:
     try:
         raw = uncompressed(path.read_bytes(), path)
         data = parse_json(raw, path)
