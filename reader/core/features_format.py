@@ -114,10 +114,11 @@ class FilePacks(Sequence[bytes]):
     whole file), each read back when asked for. A file replaced since (a sync saved the shard's
     features again) gives empty packs: their papers keep their scores and have no reasons."""
 
-    __slots__ = ("_ends", "_source")
+    __slots__ = ("_ends", "_source", "older_version")
 
-    def __init__(self, source: FileSource, ends: list[int]):
+    def __init__(self, source: FileSource, ends: list[int], older_version: bool = False):
         self._source, self._ends = source, ends  # where each pack starts, then where the last ends
+        self.older_version = older_version  # the file is of version 2: its keeper writes it again
 
     def __len__(self) -> int:
         return len(self._ends) - 1
@@ -190,7 +191,7 @@ def _decode(raw: bytes, stamp: tuple[int, int], source: FileSource | None) -> Fe
     if source is None:
         packed_rows = tuple(body[begin:end] for begin, end in zip([offset, *ends], ends))
     else:
-        packed_rows = FilePacks(source, [offset, *ends])
+        packed_rows = FilePacks(source, [offset, *ends], raw.startswith(OLD_MAGIC))
     if indptr[0] != 0 or indptr[-1] != entries or np.any(np.diff(indptr) < 0):
         return None
     if entries and (indices.min() < 0 or indices.max() >= COLUMNS or counts.min() < 1):
