@@ -4,8 +4,8 @@ partition's cards table: they were most of it (127 of its 180 MB at 1,000,000 pa
 Each is deflated alone, so a screenful of cards unpacks only its own (~6 µs a card), with a
 preset dictionary: the abstracts of the first rows the partition was given, kept in its
 `card_dictionary` row. Five hundred characters of one abstract alone deflate to ~0.59 of their
-size; with a dictionary of other real abstracts to ~0.38 (benchmarks/data's papers), to ~0.25 on
-the benchmarks' synthetic field, whose abstracts repeat."""
+size; with a dictionary of other real abstracts to ~0.48 (benchmarks/data's papers, LEVEL below),
+to ~0.3 on the benchmarks' synthetic field, whose abstracts repeat."""
 
 from __future__ import annotations
 
@@ -16,7 +16,10 @@ from collections.abc import Iterable
 from reader.searchdb.rows import CARD_ABSTRACT_CHARS
 
 DICTIONARY_BYTES = 32 * 1024  # what deflate can look back over
-LEVEL = 6  # 9 packs no smaller; 1 leaves them ~20% larger
+# Deflate's fastest level with a small hash table (the state copied for each abstract): ~20 µs
+# an abstract, for 0.48 of its size (real abstracts); level 6 made them 0.38 for ~55 µs, which
+# at 1,000,000 papers was 55 s more of the sync's CPU for ~50 MB.
+LEVEL, MEMORY_LEVEL = 1, 4
 _RAW = -15  # raw deflate: no header nor checksum (the table is derived; damage reads as no abstract)
 _MOST_BYTES = 4 * CARD_ABSTRACT_CHARS  # an abstract unpacked: UTF-8 takes at most 4 bytes a character
 
@@ -27,7 +30,7 @@ class Packer:
     """Packs abstracts with a partition's dictionary (one deflate state made, copied for each)."""
 
     def __init__(self, dictionary: bytes):
-        self._base = zlib.compressobj(LEVEL, zlib.DEFLATED, _RAW, 9, zlib.Z_DEFAULT_STRATEGY, dictionary)
+        self._base = zlib.compressobj(LEVEL, zlib.DEFLATED, _RAW, MEMORY_LEVEL, zlib.Z_DEFAULT_STRATEGY, dictionary)
 
     def pack(self, abstract: str) -> bytes:
         packer = self._base.copy()
