@@ -89,3 +89,15 @@ def test_a_shard_compressed_under_the_plain_name_takes_the_compressed_name_at_th
         assert not (folder / f"{shard}.json").exists()
         assert zlib.decompress((folder / f"{shard}.json.zlib").read_bytes())
     assert {pid for pid in Store(data_dir).load_papers()} == {p.id for p in papers}
+
+
+def test_a_twin_written_after_the_listing_is_still_merged(data_dir):
+    papers, cold = _cold_cache(data_dir)
+    shard = cold[0]
+    in_shard = [p for p in papers if shard_of(p.id) == shard]
+    store = Store(data_dir)
+    assert shard in store.shards()  # listed while it had one file
+    newer = dataclasses.replace(in_shard[0], version=in_shard[0].version + 1, title="A newer version")
+    (data_dir / "papers" / f"{shard}.json").write_bytes(_plain_shard([newer]))
+    loaded = store.load_papers([shard])
+    assert set(loaded) == {p.id for p in in_shard} and loaded[newer.id].title == "A newer version"

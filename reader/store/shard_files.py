@@ -87,10 +87,16 @@ class ShardFiles:
         self._locked = locked
         self._warn = warn
         self._swept = False  # papers/ cleared of a killed write's temporary files
+        # Each shard's one file as `names` last listed papers/ (a shard with a twin is not in it):
+        # `path` then needs no stat (a refresh of the search index asks it of every shard).
+        self._listed: dict[str, str] = {}
 
     def path(self, shard: str) -> Path:
         """Where a shard's records live (derived indexes read it and stamp what they read): the
         file written last when it has a twin (`twin_of`), the name a write gives it when it has none."""
+        listed = self._listed.get(shard)
+        if listed is not None:
+            return self._dir / listed
         named = self._dir / f"{shard}{PACKED if is_cold(shard) else PLAIN}"
         twin = twin_of(named)
         try:
@@ -111,10 +117,14 @@ class ShardFiles:
     def names(self) -> list[str]:
         """Shard names, newest arXiv month first (a shard and its twin are one)."""
         try:
-            names = {entry.name.removesuffix(PACKED).removesuffix(PLAIN) for entry in own_files(self._dir, _SHARD_FILE, _SHARD_OTHERS)}
+            entries = own_files(self._dir, _SHARD_FILE, _SHARD_OTHERS)
         except OSError:
             return []
-        return sorted(names, key=_shard_sort_key, reverse=True)
+        files: dict[str, list[str]] = {}
+        for entry in entries:
+            files.setdefault(entry.name.removesuffix(PACKED).removesuffix(PLAIN), []).append(entry.name)
+        self._listed = {shard: names[0] for shard, names in files.items() if len(names) == 1}
+        return sorted(files, key=_shard_sort_key, reverse=True)
 
     def read_docs(self, shard: str) -> dict[str, dict]:
         """A shard's records by id, its twin's merged in (`merged`). A damaged file is moved aside;
@@ -123,6 +133,9 @@ class ShardFiles:
         path = self.path(shard)
         twin = twin_of(path)
         if twin.exists():
+            self._listed.pop(shard, None)
+            path = self.path(shard)  # the later of the two, by a stat of each
+            twin = twin_of(path)
             (older, older_damaged), (docs, damaged) = self._read_file(twin), self._read_file(path)
             docs, damaged = merged(older, docs), older_damaged or damaged
         else:
@@ -177,6 +190,7 @@ class ShardFiles:
             os.unlink(twin_of(path))
         except FileNotFoundError:
             pass
+        self._listed[shard] = path.name
 
     def _rename_packed(self) -> None:
         """Shards compressed under the plain name (as builds before `.json.zlib` kept them) take
@@ -190,6 +204,7 @@ class ShardFiles:
                     packed = file.read(len(ZLIB_MAGIC)) == ZLIB_MAGIC
                 if packed:
                     os.rename(path, twin_of(path))
+                    self._listed.pop(path.name.removesuffix(PLAIN), None)
             except OSError:
                 pass  # read as it is; renamed by a later sync
 
