@@ -181,7 +181,7 @@ def _decode(raw: bytes, stamp: tuple[int, int], source: FileSource | None) -> Fe
         return array
 
     indptr = take("<i8", papers + 1)
-    indices = columns_of(take("u1", column_bytes * entries).tobytes(), column_bytes)
+    indices = columns_of(take("u1", column_bytes * entries), column_bytes)
     counts = take(_COUNT_TYPES[count_bytes], entries)
     pack_lengths = take("<u4", packs).astype(np.int64)
     if packs and (pack_lengths.min() < 1 or pack_lengths.sum() != packed):
@@ -217,15 +217,16 @@ def _widths(magic: bytes, header: dict) -> tuple[int, int] | None:
     return (COLUMN_BYTES, count_bytes) if type(count_bytes) is int and count_bytes in _COUNT_TYPES else None
 
 
-def columns_of(raw: bytes, column_bytes: int) -> Any:
-    """Columns kept in `column_bytes` little-endian bytes each, as int32 (a copy)."""
+def columns_of(raw: Any, column_bytes: int) -> Any:
+    """Columns kept in `column_bytes` little-endian bytes each (bytes, or a uint8 array), as int32
+    (a copy: never a view of a file's bytes)."""
     import numpy as np
 
     if column_bytes == 4:
         return np.frombuffer(raw, dtype="<i4").astype(np.int32)
     wide = np.zeros((len(raw) // column_bytes, 4), dtype=np.uint8)
     wide[:, :column_bytes] = np.frombuffer(raw, dtype=np.uint8).reshape(-1, column_bytes)
-    return wide.view("<i4").ravel().astype(np.int32)
+    return wide.view("<i4").ravel().astype(np.int32, copy=False)
 
 
 def _weights(counts: Any) -> Any:
