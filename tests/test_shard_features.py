@@ -163,17 +163,18 @@ def test_columns_and_counts_out_of_range_are_refused(store):
     assert features_format.decode(raw, stamp) is not None
     header = header_of(raw)
     packs = -(-len(header["ids"]) // features.PACK)
-    tail = header["packed"] + 4 * packs + 2 * header["entries"]  # bytes after the columns: counts, packs
-    last_column = tail + 4
-    assert features_format.decode(with_array_changed(raw, last_column, struct.pack("<i", features.COLUMNS)), stamp) is None
-    assert features_format.decode(with_array_changed(raw, last_column, struct.pack("<i", -1)), stamp) is None
-    assert features_format.decode(with_array_changed(raw, header["packed"] + 4 * packs + 2, struct.pack("<H", 0)), stamp) is None
+    width, count_bytes = features_format.COLUMN_BYTES, header["count_bytes"]
+    tail = header["packed"] + 4 * packs + count_bytes * header["entries"]  # bytes after the columns: counts, packs
+    last_column = tail + width
+    assert features_format.decode(with_array_changed(raw, last_column, struct.pack("<I", features.COLUMNS)[:width]), stamp) is None
+    assert features_format.decode(with_array_changed(raw, last_column, b"\xff" * width), stamp) is None
+    assert features_format.decode(with_array_changed(raw, header["packed"] + 4 * packs + count_bytes, bytes(count_bytes)), stamp) is None
     first_pack = header["packed"] + 4 * packs
     assert features_format.decode(with_array_changed(raw, first_pack, struct.pack("<I", 0)), stamp) is None
-    second_column = tail + 4 * header["entries"] - 4  # a row's columns rise: a repeated one is refused
-    first_column = raw[len(raw) - 4 - second_column - 4 : len(raw) - 4 - second_column]
+    second_column = tail + width * header["entries"] - width  # a row's columns rise: a repeated one is refused
+    first_column = raw[len(raw) - 4 - second_column - width : len(raw) - 4 - second_column]
     assert features_format.decode(with_array_changed(raw, second_column, first_column), stamp) is None
-    first_offset = tail + 4 * header["entries"] + 8 * len(header["ids"])  # the second row's start
+    first_offset = tail + width * header["entries"] + 8 * len(header["ids"])  # the second row's start
     assert features_format.decode(with_array_changed(raw, first_offset, struct.pack("<q", -5)), stamp) is None
 
 
@@ -352,3 +353,61 @@ def test_a_counting_process_that_cannot_start_leaves_the_counting_to_the_thread(
     for shard in store.shards():
         saved = features_format.decode(saved_features.features_path(store, shard).read_bytes(), saved_features.shard_stamp(store, shard))
         assert saved is not None and sorted(saved.ids) == sorted(p.id for p in store.load_papers([shard]).values())
+
+
+def as_version_2(raw: bytes) -> bytes:
+    """The file as builds before narrower entries wrote it: int32 columns, uint16 counts."""
+    header = header_of(raw)
+    start = len(features_format.MAGIC) + 8 + len(json.dumps(header).encode())
+    papers, entries, width = len(header["ids"]), header["entries"], header.pop("count_bytes")
+    offsets_end = start + 8 * (papers + 1)
+    columns_end = offsets_end + features_format.COLUMN_BYTES * entries
+    columns = features_format.columns_of(raw[offsets_end:columns_end], features_format.COLUMN_BYTES)
+    counts = np.frombuffer(raw, dtype="u1" if width == 1 else "<u2", count=entries, offset=columns_end)
+    new = json.dumps(header).encode()
+    body = b"".join(
+        (
+            features_format.OLD_MAGIC,
+            struct.pack("<Q", len(new)),
+            new,
+            raw[start:offsets_end],
+            columns.astype("<i4").tobytes(),
+            counts.astype("<u2").tobytes(),
+            raw[columns_end + width * entries : -4],
+        )
+    )
+    return body + struct.pack("<I", zlib.crc32(body))
+
+
+def test_entries_take_four_bytes_and_an_older_builds_file_reads_the_same(store, tmp_path):
+    shard = store.shards()[0]
+    stamp = saved_features.shard_stamp(store, shard)
+    block = saved_features.shard_features(store, shard, stamp)
+    raw = features_format.encode(block, stamp) or b""
+    old = as_version_2(raw)
+    entries = header_of(raw)["entries"]
+    # 6 bytes an entry before, 4 now (the header names the counts' width)
+    assert entries > 100 and len(old) - len(raw) == 2 * entries - len(', "count_bytes": 1')
+    for version in (raw, old):
+        again = features_format.decode(version, stamp)
+        assert again is not None and again.ids == block.ids
+        for name in ("data", "indices", "indptr"):
+            assert np.array_equal(getattr(again.matrix, name), getattr(block.matrix, name))
+        path = tmp_path / f"{len(version)}.features"
+        path.write_bytes(version)
+        reader = features_format.RowReader.open(path, stamp)
+        assert reader is not None
+        try:
+            for positions in ([2, 0], list(range(len(block.ids)))):  # a few rows read alone, many read whole
+                rows = reader.rows(positions)
+                assert rows is not None and (rows != block.matrix[positions]).nnz == 0
+        finally:
+            reader.close()
+
+
+def test_a_file_an_older_build_wrote_is_written_again_in_this_version_and_reads_the_same(store):
+    first = ranking_of(store)
+    path = feature_files(store)[0]
+    path.write_bytes(as_version_2(path.read_bytes()))
+    assert ranking_of(store) == first  # reasons included: its packs read from the file written again
+    assert path.read_bytes().startswith(features_format.MAGIC)

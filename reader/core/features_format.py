@@ -10,8 +10,11 @@ block read back equals the one written, to the bit: counts are stored as integer
 `featurize` weighs them.
 
 Layout: MAGIC, the header's length (8 bytes), a JSON header, the rows' offsets (int64), their
-columns (int32), their counts (uint16), the lengths of the packs of rows (uint32), the packs,
-and a CRC-32 of all before it."""
+columns (3 bytes each, little-endian: a column is under 2**BITS), their counts (one byte each, two
+when one passes 255: the header's `count_bytes`), the lengths of the packs of rows (uint32), the
+packs, and a CRC-32 of all before it. Version 2 (OLD_MAGIC), which builds before this one write,
+is read too: int32 columns, uint16 counts (its rows took 6 bytes an entry, 1.26 GB of features
+at 1,000,000 papers; 4 now)."""
 
 from __future__ import annotations
 
@@ -27,7 +30,9 @@ from typing import Any, overload
 from reader.core.features import BITS, COLUMNS, FEATURIZER, PACK, FeatureBlock, sample_keys_of
 from reader.safe_files import open_regular
 
-MAGIC = b"reader features 2\n"
+MAGIC = b"reader features 3\n"
+OLD_MAGIC = b"reader features 2\n"  # the same length
+COLUMN_BYTES = 3
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
 FILE_BYTES = 256 * 1024 * 1024  # the most a features file is read (a shard's is a few MB): else it is counted again
@@ -44,7 +49,7 @@ def encode(block: FeatureBlock, stamp: tuple[int, int]) -> bytes | None:
     counts = np.rint(np.exp(matrix.data.astype(np.float64) - 1))
     if counts.size and counts.max() > MAX_COUNT:
         return None
-    counts = counts.astype("<u2")
+    counts = counts.astype("<u2" if counts.size and counts.max() > 255 else "u1")
     if not np.array_equal(_weights(counts), matrix.data):
         return None
     header = json.dumps(
@@ -55,6 +60,7 @@ def encode(block: FeatureBlock, stamp: tuple[int, int]) -> bytes | None:
             "ids": block.ids,
             "entries": int(matrix.nnz),
             "packed": sum(map(len, block.packed_rows)),
+            "count_bytes": counts.itemsize,
         }
     ).encode()
     pack_lengths = np.array([len(pack) for pack in block.packed_rows], dtype="<u4")
@@ -64,7 +70,7 @@ def encode(block: FeatureBlock, stamp: tuple[int, int]) -> bytes | None:
             _LENGTH.pack(len(header)),
             header,
             matrix.indptr.astype("<i8").tobytes(),
-            matrix.indices.astype("<i4").tobytes(),
+            matrix.indices.astype("<u4").view("u1").reshape(-1, 4)[:, :COLUMN_BYTES].tobytes(),
             counts.tobytes(),
             pack_lengths.tobytes(),
             *block.packed_rows,
@@ -108,10 +114,11 @@ class FilePacks(Sequence[bytes]):
     whole file), each read back when asked for. A file replaced since (a sync saved the shard's
     features again) gives empty packs: their papers keep their scores and have no reasons."""
 
-    __slots__ = ("_ends", "_source")
+    __slots__ = ("_ends", "_source", "older_version")
 
-    def __init__(self, source: FileSource, ends: list[int]):
+    def __init__(self, source: FileSource, ends: list[int], older_version: bool = False):
         self._source, self._ends = source, ends  # where each pack starts, then where the last ends
+        self.older_version = older_version  # the file is of version 2: its keeper writes it again
 
     def __len__(self) -> int:
         return len(self._ends) - 1
@@ -141,7 +148,7 @@ def _decode(raw: bytes, stamp: tuple[int, int], source: FileSource | None) -> Fe
     import numpy as np
     from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
 
-    if not raw.startswith(MAGIC) or len(raw) < len(MAGIC) + _LENGTH.size + _CRC.size:
+    if not raw.startswith((MAGIC, OLD_MAGIC)) or len(raw) < len(MAGIC) + _LENGTH.size + _CRC.size:
         return None
     body, (crc,) = raw[: -_CRC.size], _CRC.unpack(raw[-_CRC.size :])
     if zlib.crc32(body) != crc:
@@ -158,9 +165,13 @@ def _decode(raw: bytes, stamp: tuple[int, int], source: FileSource | None) -> Fe
         return None
     if type(entries) is not int or type(packed) is not int or entries < 0 or packed < 0:
         return None
+    widths = _widths(raw[: len(MAGIC)], header)
+    if widths is None:
+        return None
+    column_bytes, count_bytes = widths
     papers, offset = len(ids), start + header_length
     packs = -(-papers // PACK)
-    if len(body) != offset + 8 * (papers + 1) + 6 * entries + 4 * packs + packed:
+    if len(body) != offset + 8 * (papers + 1) + (column_bytes + count_bytes) * entries + 4 * packs + packed:
         return None
 
     def take(dtype: str, count: int) -> Any:
@@ -169,7 +180,9 @@ def _decode(raw: bytes, stamp: tuple[int, int], source: FileSource | None) -> Fe
         offset += array.nbytes
         return array
 
-    indptr, indices, counts = take("<i8", papers + 1), take("<i4", entries), take("<u2", entries)
+    indptr = take("<i8", papers + 1)
+    indices = columns_of(take("u1", column_bytes * entries), column_bytes)
+    counts = take(_COUNT_TYPES[count_bytes], entries)
     pack_lengths = take("<u4", packs).astype(np.int64)
     if packs and (pack_lengths.min() < 1 or pack_lengths.sum() != packed):
         return None
@@ -178,7 +191,7 @@ def _decode(raw: bytes, stamp: tuple[int, int], source: FileSource | None) -> Fe
     if source is None:
         packed_rows = tuple(body[begin:end] for begin, end in zip([offset, *ends], ends))
     else:
-        packed_rows = FilePacks(source, [offset, *ends])
+        packed_rows = FilePacks(source, [offset, *ends], raw.startswith(OLD_MAGIC))
     if indptr[0] != 0 or indptr[-1] != entries or np.any(np.diff(indptr) < 0):
         return None
     if entries and (indices.min() < 0 or indices.max() >= COLUMNS or counts.min() < 1):
@@ -191,6 +204,29 @@ def _decode(raw: bytes, stamp: tuple[int, int], source: FileSource | None) -> Fe
     # Copies, not views of `raw`: a view would keep the whole file (its packs too) in memory.
     matrix = sparse.csr_matrix((_weights(counts), indices.astype(np.int32), indptr.copy()), shape=(papers, COLUMNS))
     return FeatureBlock(ids, matrix, sample_keys_of(ids), packed_rows)
+
+
+_COUNT_TYPES = {1: "u1", 2: "<u2"}
+
+
+def _widths(magic: bytes, header: dict) -> tuple[int, int] | None:
+    """The bytes of a column and of a count in a file of this version, None when out of shape."""
+    if magic == OLD_MAGIC:
+        return 4, 2
+    count_bytes = header.get("count_bytes")
+    return (COLUMN_BYTES, count_bytes) if type(count_bytes) is int and count_bytes in _COUNT_TYPES else None
+
+
+def columns_of(raw: Any, column_bytes: int) -> Any:
+    """Columns kept in `column_bytes` little-endian bytes each (bytes, or a uint8 array), as int32
+    (a copy: never a view of a file's bytes)."""
+    import numpy as np
+
+    if column_bytes == 4:
+        return np.frombuffer(raw, dtype="<i4").astype(np.int32)
+    wide = np.zeros((len(raw) // column_bytes, 4), dtype=np.uint8)
+    wide[:, :column_bytes] = np.frombuffer(raw, dtype=np.uint8).reshape(-1, column_bytes)
+    return wide.view("<i4").ravel().astype(np.int32, copy=False)
 
 
 def _weights(counts: Any) -> Any:
@@ -207,9 +243,10 @@ class RowReader:
     so it is not checked here: every offset, column and count read is (a damaged file gives
     wrong counts at worst, never a crash); None when the file is not this shard's as it is now."""
 
-    def __init__(self, file: Any, ids: list[str], indptr: Any, indices_at: int, counts_at: int):
+    def __init__(self, file: Any, ids: list[str], indptr: Any, indices_at: int, counts_at: int, widths: tuple[int, int]):
         self.ids = ids
         self._file, self._indptr, self._indices_at, self._counts_at = file, indptr, indices_at, counts_at
+        self._column_bytes, self._count_bytes = widths
 
     @classmethod
     def open(cls, path: Path, stamp: tuple[int, int]) -> RowReader | None:
@@ -220,7 +257,7 @@ class RowReader:
         try:
             size = os.fstat(file.fileno()).st_size
             head = file.read(len(MAGIC) + _LENGTH.size)
-            if not head.startswith(MAGIC) or len(head) != len(MAGIC) + _LENGTH.size:
+            if not head.startswith((MAGIC, OLD_MAGIC)) or len(head) != len(MAGIC) + _LENGTH.size:
                 raise ValueError("not a features file")
             (header_length,) = _LENGTH.unpack_from(head, len(MAGIC))
             if header_length > size:
@@ -233,8 +270,15 @@ class RowReader:
             ids, entries, packed = header.get("ids"), header.get("entries"), header.get("packed")
             if type(ids) is not list or not all(type(pid) is str for pid in ids) or type(entries) is not int or type(packed) is not int:
                 raise ValueError("a header out of shape")
-            papers, start = len(ids), len(head) + header_length
-            if entries < 0 or packed < 0 or size != start + 8 * (papers + 1) + 6 * entries + 4 * -(-papers // PACK) + packed + _CRC.size:
+            widths = _widths(head[: len(MAGIC)], header)
+            if widths is None:
+                raise ValueError("a header out of shape")
+            papers, start, entry_bytes = len(ids), len(head) + header_length, sum(widths)
+            if (
+                entries < 0
+                or packed < 0
+                or size != start + 8 * (papers + 1) + entry_bytes * entries + 4 * -(-papers // PACK) + packed + _CRC.size
+            ):
                 raise ValueError("a size out of shape")
             indptr = np.frombuffer(file.read(8 * (papers + 1)), dtype="<i8")
             if len(indptr) != papers + 1 or indptr[0] != 0 or indptr[-1] != entries or np.any(np.diff(indptr) < 0):
@@ -246,7 +290,7 @@ class RowReader:
             file.close()
             raise
         indices_at = start + 8 * (papers + 1)
-        return cls(file, ids, indptr, indices_at, indices_at + 4 * entries)
+        return cls(file, ids, indptr, indices_at, indices_at + widths[0] * entries, widths)
 
     def close(self) -> None:
         self._file.close()
@@ -257,25 +301,28 @@ class RowReader:
         import numpy as np
         from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
 
-        fd = self._file.fileno()
+        fd, column_bytes, count_bytes = self._file.fileno(), self._column_bytes, self._count_bytes
         lengths = [int(self._indptr[i + 1] - self._indptr[i]) for i in positions]
         total = sum(lengths)
         if len(positions) * MANY_ROWS > len(self.ids):  # many rows: both columns read whole, then taken
             entries = int(self._indptr[-1])
-            every_column = np.frombuffer(os.pread(fd, 4 * entries, self._indices_at), dtype="<i4")
-            every_count = np.frombuffer(os.pread(fd, 2 * entries, self._counts_at), dtype="<u2")
-            if len(every_column) != entries or len(every_count) != entries:
+            every_column = os.pread(fd, column_bytes * entries, self._indices_at)
+            every_count = np.frombuffer(os.pread(fd, count_bytes * entries, self._counts_at), dtype=_COUNT_TYPES[count_bytes])
+            if len(every_column) != column_bytes * entries or len(every_count) != entries:
                 return None
             spans = np.concatenate([np.arange(self._indptr[i], self._indptr[i + 1]) for i in positions] or [np.zeros(0, np.int64)])
-            columns, values = every_column[spans], every_count[spans]
+            columns, values = columns_of(every_column, column_bytes)[spans], every_count[spans]
         else:
             indices, counts = [], []
             for i, length in zip(positions, lengths):
                 at = int(self._indptr[i])
-                indices.append(os.pread(fd, 4 * length, self._indices_at + 4 * at))
-                counts.append(os.pread(fd, 2 * length, self._counts_at + 2 * at))
-            columns = np.frombuffer(b"".join(indices), dtype="<i4")
-            values = np.frombuffer(b"".join(counts), dtype="<u2")
+                indices.append(os.pread(fd, column_bytes * length, self._indices_at + column_bytes * at))
+                counts.append(os.pread(fd, count_bytes * length, self._counts_at + count_bytes * at))
+            joined = b"".join(indices)
+            if len(joined) != column_bytes * total:
+                return None
+            columns = columns_of(joined, column_bytes)
+            values = np.frombuffer(b"".join(counts), dtype=_COUNT_TYPES[count_bytes])
         if len(columns) != total or len(values) != total:
             return None
         if total and (columns.min() < 0 or columns.max() >= COLUMNS or values.min() < 1):

@@ -4,6 +4,8 @@
     papers   num (the full-text row), id, shard, fingerprint, date key, card columns
     words    FTS5, contentless: the words of ti abs au co jr cat id note, rowid = papers.num;
              stemmed by FTS5's porter tokenizer (as core/stem.py stems them for the scan)
+    cards    num -> what a card shows; its abstract deflated with the partition's dictionary,
+             card_dictionary (abstracts.py)
     notes    id -> the note last indexed (a copy: user state is the record)
     meta     next_num (row numbers are never reused), stale (rows of replaced papers), and
              generation: a new random number whenever papers' rows change (rowmap.py keys on it)
@@ -25,11 +27,13 @@ from pathlib import Path
 
 from reader.core.sanitize import INVISIBLE_UTF8, clean_text, has_invisible
 from reader.errors import StoreError
+from reader.searchdb import abstracts
 from reader.searchdb.rows import COLUMNS, LIST_MARK, Card, Row, prose, row_of
 from reader.store.files import parse_json, uncompressed
 from reader.store.schema import is_record, without_invisible_text
+from reader.store.shard_files import merged, twin_of
 
-FORMAT = 3  # bump when rows.py or the schema changes: every partition is then rebuilt
+FORMAT = 4  # bump when rows.py or the schema changes: every partition is then rebuilt
 BUSY_SECONDS = 60.0  # another process's first build of a partition may hold the write lock
 BUILD_HASH_BYTES = 128 * 1024 * 1024  # FTS5 keeps this much in memory before writing a segment
 Stamp = str
@@ -45,19 +49,20 @@ CREATE TABLE papers(
     fingerprint INTEGER NOT NULL, date TEXT NOT NULL);
 CREATE TABLE cards(
     num INTEGER PRIMARY KEY, version INTEGER NOT NULL, primary_category TEXT NOT NULL,
-    published TEXT NOT NULL, title TEXT NOT NULL, abstract TEXT NOT NULL, authors TEXT NOT NULL,
+    published TEXT NOT NULL, title TEXT NOT NULL, abstract BLOB NOT NULL, authors TEXT NOT NULL,
     author_count INTEGER NOT NULL, affiliations TEXT NOT NULL, affiliation_count INTEGER NOT NULL,
     updated TEXT NOT NULL);
 CREATE INDEX papers_shard ON papers(shard);
 CREATE INDEX papers_date ON papers(date);
 CREATE TABLE notes(id TEXT PRIMARY KEY, note TEXT NOT NULL);
 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+{abstracts.SCHEMA};
 INSERT INTO meta VALUES ('next_num', 1), ('stale', 0), ('live', 0), ('generation', random());
 CREATE VIRTUAL TABLE words USING fts5({", ".join(COLUMNS)}, content='', tokenize='porter ascii', columnsize=0);
 INSERT INTO words(words, rank) VALUES ('hashsize', {BUILD_HASH_BYTES});
 PRAGMA user_version = {FORMAT};
 """
-_TABLES = ("shards", "papers", "cards", "notes", "meta", "words")
+_TABLES = ("shards", "papers", "cards", "card_dictionary", "notes", "meta", "words")
 _BUILDING = ".new-"  # partN.sqlite3.new-PID: a first build under way in process PID
 _CARD_COLUMNS = "id, version, primary_category, published, title, abstract, authors, author_count, affiliations, affiliation_count"
 _INSERT_CARD = "INSERT INTO cards VALUES (?,?,?,?,?,?,?,?,?,?,?)"
@@ -159,7 +164,19 @@ def indexed_stamps(db: sqlite3.Connection) -> dict[str, Stamp]:
 
 
 def _shard_docs(path: Path) -> list[dict]:
-    """The shard's records; a damaged or missing shard has none (the store repairs it)."""
+    """The shard's records, its twin's merged in (store/shard_files.py); a damaged or missing
+    shard has none (the store repairs it)."""
+    twin = twin_of(path)
+    if not twin.exists():
+        return _file_docs(path)
+    return list(merged(_records_by_id(_file_docs(twin)), _records_by_id(_file_docs(path))).values())
+
+
+def _records_by_id(docs: list[dict]) -> dict[str, dict]:
+    return {doc["id"]: doc for doc in docs if is_record(doc)}
+
+
+def _file_docs(path: Path) -> list[dict]:
     try:
         raw = uncompressed(path.read_bytes(), path)
         data = parse_json(raw, path)
@@ -254,7 +271,9 @@ def _insert(db: sqlite3.Connection, dropped: list[int], papers: list[tuple], car
     db.executemany("DELETE FROM cards WHERE num = ?", ((num,) for num in dropped))
     dropped.clear()
     db.executemany("INSERT INTO papers VALUES (?,?,?,?,?)", papers)
-    db.executemany(_INSERT_CARD, cards)
+    if cards:
+        pack = abstracts.packer(db, (card[5] for card in cards)).pack
+        db.executemany(_INSERT_CARD, ((*card[:5], pack(card[5]), *card[6:]) for card in cards))
     db.executemany(f"INSERT INTO words(rowid, {', '.join(COLUMNS)}) VALUES (?,?,?,?,?,?,?,?,?)", words)
     inserted = len(papers)
     papers.clear()
@@ -329,7 +348,9 @@ def cards(db: sqlite3.Connection, ids: list[str]) -> dict[str, Card]:
         (_json_list(ids),),
     )
     found = {}
-    for pid, version, primary, published, title, abstract, authors, author_count, affiliations, affiliation_count in rows:
+    dictionary = abstracts.stored_dictionary(db)
+    for pid, version, primary, published, title, packed, authors, author_count, affiliations, affiliation_count in rows:
+        abstract = abstracts.unpacked(packed, dictionary)
         if has_invisible(title + abstract + authors + affiliations):  # a row made before clean_text dropped them
             title, abstract, authors, affiliations = (
                 LIST_MARK.join(clean_text(part) for part in text.split(LIST_MARK)) for text in (title, abstract, authors, affiliations)

@@ -83,9 +83,25 @@ def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
         block = ranking.featurize(_rows(store, shard))
         features_child.write_features(path, block, stamp)
         save_counts(store, shard, block, stamp)
-    elif not shard_counts.is_current(counts_path(store, shard), stamp):  # features saved before counts were
-        save_counts(store, shard, block, stamp)
+    else:
+        if isinstance(block.packed_rows, features_format.FilePacks) and block.packed_rows.older_version:
+            block = _written_again(path, block, stamp)
+        if not shard_counts.is_current(counts_path(store, shard), stamp):  # features saved before counts were
+            save_counts(store, shard, block, stamp)
     return block
+
+
+def _written_again(path: Path, block: FeatureBlock, stamp: Stamp) -> FeatureBlock:
+    """A block read from a file of the older version, saved in this one (a third smaller), and
+    read back from it: its packs are left in the file they are read from."""
+    payload = features_format.encode(block, stamp)
+    if payload is None:
+        return block
+    try:
+        write_atomic(path, payload)
+        return features_format.read(path, stamp) or block
+    except (FileWriteError, OSError):
+        return block
 
 
 def _rows(store: Store, shard: str) -> list[ranking.Row]:

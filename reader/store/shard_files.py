@@ -1,7 +1,14 @@
 """The papers' records, one file per thousand arXiv ids (papers/YYMM.NN.json: `2609.12345` lives
-in `2609.12.json`), written only by sync: small files load and save in milliseconds, so neither
-a sync nor the app's loader holds the GIL for long. Beside each, its derived search texts. ShardFiles
-is their one reader and writer; which records count is the index's to say (store.py)."""
+in `2609.12.json`; a past month's kept compressed as `2609.12.json.zlib`), written only by sync:
+small files load and save in milliseconds, so neither a sync nor the app's loader holds the GIL
+for long. Beside each, its derived search texts. ShardFiles is their one reader and writer; which
+records count is the index's to say (store.py).
+
+A compressed shard has a name of its own because a build from before compression lists
+`*.json` alone and would take zlib's bytes for a damaged file and move it aside: such a build
+passes over `.json.zlib`. It may still write a plain twin of a compressed shard (it saw no
+records there); while both are there they are one shard, read merged (`twin_of`, `merged`), and
+the next write of that shard leaves one file."""
 
 from __future__ import annotations
 
@@ -16,6 +23,7 @@ from reader.core.sanitize import INVISIBLE_UTF8
 from reader.core.text import plural
 from reader.errors import StoreError
 from reader.store.files import (
+    ZLIB_MAGIC,
     CorruptFileError,
     compressed,
     encode_json,
@@ -34,9 +42,10 @@ SHARD_SLICE = 200  # records encoded by one call when a shard is written
 
 # papers/: a shard's records (what shard_of names them), and beside them reader's other files:
 # search texts, features, document counts (and their total), a damaged file moved aside, a write's temporary file.
-_SHARD_FILE = re.compile(r"(?P<shard>\d{4}\.\d+)\.json")
+PLAIN, PACKED = ".json", ".json.zlib"  # a shard's two names: this month's, a past month's (compressed)
+_SHARD_FILE = re.compile(r"(?P<shard>\d{4}\.\d+)\.json(?:\.zlib)?")
 _SHARD_OTHERS = re.compile(
-    rf"\d{{4}}\.\d+\.(?:search\.json|stems\.json|features|counts|json\.damaged-[\d-]+)|total\.counts|{LEFTOVER.pattern}"
+    rf"\d{{4}}\.\d+\.(?:search\.json|stems\.json|features|counts|json(?:\.zlib)?\.damaged-[\d-]+)|total\.counts|{LEFTOVER.pattern}"
 )
 
 
@@ -53,6 +62,22 @@ def is_cold(shard: str, now: datetime | None = None) -> bool:
     return _shard_sort_key(shard)[:6] < (now or datetime.now(UTC)).strftime("%Y%m")
 
 
+def twin_of(path: Path) -> Path:
+    """The shard's file under its other name (compressed or plain)."""
+    return path.with_name(path.name.removesuffix(PACKED) + PLAIN if path.name.endswith(PACKED) else path.name + PACKED[len(PLAIN) :])
+
+
+def merged(older: dict[str, dict], newer: dict[str, dict]) -> dict[str, dict]:
+    """The records of a shard's two files by id: of each paper, the higher version, and on a tie the
+    file written last's."""
+    docs = dict(older)
+    for pid, doc in newer.items():
+        kept = docs.get(pid)
+        if kept is None or not doc.get("version", 0) < kept.get("version", 0):
+            docs[pid] = doc
+    return docs
+
+
 class ShardFiles:
     """The files of papers/. Writes of search texts take the store's lock (`locked`); a shard
     is written under it by the caller."""
@@ -62,10 +87,26 @@ class ShardFiles:
         self._locked = locked
         self._warn = warn
         self._swept = False  # papers/ cleared of a killed write's temporary files
+        # Each shard's one file as `names` last listed papers/ (a shard with a twin is not in it):
+        # `path` then needs no stat (a refresh of the search index asks it of every shard).
+        self._listed: dict[str, str] = {}
 
     def path(self, shard: str) -> Path:
-        """Where a shard's records live (derived indexes read it and stamp what they read)."""
-        return self._dir / f"{shard}.json"
+        """Where a shard's records live (derived indexes read it and stamp what they read): the
+        file written last when it has a twin (`twin_of`), the name a write gives it when it has none."""
+        listed = self._listed.get(shard)
+        if listed is not None:
+            return self._dir / listed
+        named = self._dir / f"{shard}{PACKED if is_cold(shard) else PLAIN}"
+        twin = twin_of(named)
+        try:
+            written = named.stat().st_mtime_ns
+        except OSError:
+            return twin if twin.exists() else named
+        try:
+            return twin if twin.stat().st_mtime_ns > written else named
+        except OSError:
+            return named
 
     def stat(self, shard: str) -> os.stat_result | None:
         try:
@@ -74,27 +115,47 @@ class ShardFiles:
             return None
 
     def names(self) -> list[str]:
-        """Shard names, newest arXiv month first."""
+        """Shard names, newest arXiv month first (a shard and its twin are one)."""
         try:
-            names = [entry.name.removesuffix(".json") for entry in own_files(self._dir, _SHARD_FILE, _SHARD_OTHERS)]
+            entries = own_files(self._dir, _SHARD_FILE, _SHARD_OTHERS)
         except OSError:
             return []
-        return sorted(names, key=_shard_sort_key, reverse=True)
+        files: dict[str, list[str]] = {}
+        for entry in entries:
+            files.setdefault(entry.name.removesuffix(PACKED).removesuffix(PLAIN), []).append(entry.name)
+        self._listed = {shard: names[0] for shard, names in files.items() if len(names) == 1}
+        return sorted(files, key=_shard_sort_key, reverse=True)
 
     def read_docs(self, shard: str) -> dict[str, dict]:
-        """A shard's records by id. A damaged file is moved aside; when only some records are
-        damaged, the good ones are written back (the others are fetched at the next sync)."""
+        """A shard's records by id, its twin's merged in (`merged`). A damaged file is moved aside;
+        when only some records are damaged, the good ones are written back (the others are
+        fetched at the next sync)."""
         path = self.path(shard)
+        twin = twin_of(path)
+        if twin.exists():
+            self._listed.pop(shard, None)
+            path = self.path(shard)  # the later of the two, by a stat of each
+            twin = twin_of(path)
+            (older, older_damaged), (docs, damaged) = self._read_file(twin), self._read_file(path)
+            docs, damaged = merged(older, docs), older_damaged or damaged
+        else:
+            docs, damaged = self._read_file(path)
+        if damaged:  # (after the merge: the write removes the twin)
+            self.write(shard, docs)
+        return docs
+
+    def _read_file(self, path: Path) -> tuple[dict[str, dict], bool]:
+        """A file's good records by id, and whether it had damaged ones (then moved aside)."""
         try:
             raw = read_file(path)
             if raw is None:
-                return {}
+                return {}, False
             raw = uncompressed(raw, path)
             data = parse_json(raw, path)
         except CorruptFileError as error:
             aside = move_aside(path)
             self._warn(f"{error}: moved to {aside.name}; its papers are fetched again at the next sync")
-            return {}
+            return {}, False
         invisible = any(marker in raw for marker in INVISIBLE_UTF8)  # rare: a bytes search spares cleaning every record
         good: dict[str, dict] = {}
         damaged = 0
@@ -105,12 +166,11 @@ class ShardFiles:
                 damaged += 1
         if damaged:
             aside = move_aside(path)
-            self.write(shard, good)
             self._warn(
                 f"papers/{path.name} had {plural(damaged, 'damaged record')}: moved to {aside.name}; "
                 f"kept its {len(good)} good papers (the others are fetched again at the next sync)"
             )
-        return good
+        return good, damaged > 0
 
     def write(self, shard: str, docs: dict[str, dict]) -> None:
         """The shard as one TinyDB table numbered from 1, encoded a slice of records at a time
@@ -121,8 +181,32 @@ class ShardFiles:
         if not self._swept:  # a killed sync's half-written shards: once, before the first write
             self._swept = True
             remove_leftovers(self._dir)
+            self._rename_packed()
         payload = head + b',"papers":{' + b",".join(slices) + b"}}"
-        write_atomic(self.path(shard), compressed(payload) if is_cold(shard) else payload)
+        cold = is_cold(shard)
+        path = self._dir / f"{shard}{PACKED if cold else PLAIN}"
+        write_atomic(path, compressed(payload) if cold else payload)
+        try:  # the records of a twin were read into `docs` (read_docs): one file is the shard again
+            os.unlink(twin_of(path))
+        except FileNotFoundError:
+            pass
+        self._listed[shard] = path.name
+
+    def _rename_packed(self) -> None:
+        """Shards compressed under the plain name (as builds before `.json.zlib` kept them) take
+        the compressed name, which builds before compression pass over (module docstring)."""
+        for entry in own_files(self._dir, _SHARD_FILE, _SHARD_OTHERS):
+            path = Path(entry.path)
+            if path.suffix != PLAIN or twin_of(path).exists():
+                continue
+            try:
+                with open(path, "rb") as file:
+                    packed = file.read(len(ZLIB_MAGIC)) == ZLIB_MAGIC
+                if packed:
+                    os.rename(path, twin_of(path))
+                    self._listed.pop(path.name.removesuffix(PLAIN), None)
+            except OSError:
+                pass  # read as it is; renamed by a later sync
 
     # --- derived search texts: papers/YYMM.NN.search.json beside each shard, and their stemmed
     # form, YYMM.NN.stems.json (a file of its own: the scan reads only it, the ranking only the
