@@ -17,7 +17,7 @@ from pathlib import Path
 from reader.arxiv.parse import parse_api_page
 from reader.core import texmath
 from reader.errors import ReaderError
-from reader.searchdb.rows import CARD_ABSTRACT_CHARS
+from reader.search_index.rows import CARD_ABSTRACT_CHARS
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = [ROOT / "tests" / "fixtures" / "arxiv", Path("/work/shared/fixtures/arxiv")]

@@ -31,8 +31,8 @@ def build(data_dir: Path, papers: int, texts: int) -> str:
     """The cache and its stored, indexed texts; the id the most texts cite."""
     from benchmarks.cache import build_cache, model_papers
     from reader.fulltext.document import HEADING, PARAGRAPH, REFERENCE, Block, Document
-    from reader.fulltext.index import TextIndex
     from reader.fulltext.store import TextStore
+    from reader.fulltext.text_index import TextIndex
 
     cached = build_cache(data_dir, papers, TODAY)
     abstracts = [paper.abstract for paper in model_papers()]
@@ -66,7 +66,7 @@ def main() -> None:
     add_against(parser)
     args = parser.parse_args()
     as_installed()
-    from reader.fulltext.index import TextIndex
+    from reader.fulltext.text_index import TextIndex
 
     with tempfile.TemporaryDirectory() as tmp:
         data_dir = Path(tmp) / "data"

@@ -23,9 +23,9 @@ from datetime import date
 from pathlib import Path
 
 from benchmarks.cache import build_cache
-from reader.core.library import Library
+from reader.core.catalog import Catalog
 from reader.core.ranking import Ranking
-from reader.searchdb import SearchIndex
+from reader.search_index import SearchIndex
 from reader.service import first_rank
 from reader.service.ranking_corpus import RankingCorpus
 from reader.store import Store
@@ -58,7 +58,7 @@ def main() -> None:
         if not data.exists():
             build_cache(data, args.papers, TODAY)
         store = Store(data)
-        chosen = Library(store.index(), set(), set(), set()).select()[:2000][3::400][: args.stars]
+        chosen = Catalog(store.index(), set(), set(), set()).select()[:2000][3::400][: args.stars]
     marks = store.marks()
     store.set_marks(marks.starred | marks.read | marks.hidden, starred=False, read=False, hidden=False)
     store.set_marks(chosen, starred=True)
@@ -66,7 +66,7 @@ def main() -> None:
     RankingCorpus(store).corpus()  # every shard's features and counts saved, as a sync leaves them
     index = SearchIndex.open(data)
     index.refresh(store)
-    among = Library(store.index(), marks.read, marks.starred, marks.hidden).select(topic=args.topic) if args.topic else None
+    among = Catalog(store.index(), marks.read, marks.starred, marks.hidden).select(topic=args.topic) if args.topic else None
     topic = f", ranked among the {len(among):,} of {args.topic}" if among is not None else ""
     print(f"{len(store.index().ids):,} papers, {len(marks.starred)} stars{topic}")
     whole_s, fast_s = [], []

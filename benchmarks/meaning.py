@@ -136,7 +136,7 @@ def candidates(store, papers: list[Paper]) -> dict[str, tuple[Ranker, Neighbours
     from reader.core.similar import like_paper, like_text
     from reader.meaning import build, expand, find, model, vectors
     from reader.meaning.like import like_paper as fused_like
-    from reader.searchdb import SearchIndex
+    from reader.search_index import SearchIndex
 
     terms = SearchIndex.open(store.data_dir)
     terms.refresh(store)
@@ -167,7 +167,7 @@ def candidates(store, papers: list[Paper]) -> dict[str, tuple[Ranker, Neighbours
     except ImportError:
         print("wordllama not installed: its row is left out", file=sys.stderr)
     build.update(store, rebuild=True)
-    index = vectors.MeaningIndex.open(store.data_dir)
+    index = vectors.MeaningVectors.open(store.data_dir)
     found["stored LSA: reader find; nearest by meaning alone"] = (
         lambda text: [hit.id for hit in find.about(index, terms, text, limit=TOP).hits],
         lambda paper: [pid for pid, _ in index.nearest(index.vector(paper.id), TOP, leave_out={paper.id})],
@@ -196,11 +196,11 @@ def query_cost(store, asked: list[tuple[str, str]]) -> None:
 
     from reader.core.similar import like_text
     from reader.meaning import expand, find, vectors
-    from reader.searchdb import SearchIndex
+    from reader.search_index import SearchIndex
 
     terms = SearchIndex.open(store.data_dir)
     terms.refresh(store)
-    index = vectors.MeaningIndex.open(store.data_dir)  # None: the feedback is not timed
+    index = vectors.MeaningVectors.open(store.data_dir)  # None: the feedback is not timed
     times: dict[str, list[float]] = {"five terms": [], "every word": [], "feedback": []}
     for _, text in asked:
         for name, rank in (("five terms", like_text), ("every word", expand.words_of)):

@@ -34,7 +34,7 @@ from reader.core.similar import TEXT_SHARE, distinctive_terms, text_node
 from reader.core.stem import stem_string
 from reader.core.text import word_string
 from reader.meaning import build, expand, find, model, vectors
-from reader.searchdb import SearchIndex
+from reader.search_index import SearchIndex
 
 Ranker = Callable[[str], list[str]]
 
@@ -267,7 +267,7 @@ def main() -> None:
         terms = SearchIndex.open(store.data_dir)
         terms.refresh(store)
         build.update(store, rebuild=True)
-        index = vectors.MeaningIndex.open(store.data_dir)
+        index = vectors.MeaningVectors.open(store.data_dir)
         assert index is not None
         print(f"| variant | {' | '.join(sets)} |")
         print("|---" * (len(sets) + 1) + "|")
@@ -316,7 +316,7 @@ def main() -> None:
                         build.update(Store(copy), rebuild=True)
                     finally:
                         model.fit.__kwdefaults__["dimensions"] = model.DIMENSIONS
-                wider = vectors.MeaningIndex.open(copy)
+                wider = vectors.MeaningVectors.open(copy)
                 assert wider is not None
                 wide_terms = SearchIndex.open(copy)
                 evaluate(

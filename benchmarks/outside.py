@@ -79,7 +79,7 @@ async def probe(data_dir: str, runs: int) -> None:
         cls.render_line = render_line
 
     watching(TopicSidebar, "topic", lambda sidebar, topic: any(view.name == topic for view in sidebar.views))
-    watching(PaperList, "star", lambda plist, paper_id: paper_id in plist.library.starred)
+    watching(PaperList, "star", lambda plist, paper_id: paper_id in plist.catalog.starred)
 
     async def cli(*args: str) -> float:
         """Run `reader ARGS` as another terminal would; when it exited."""
@@ -111,7 +111,7 @@ async def probe(data_dir: str, runs: int) -> None:
         async with LoopWatch() as watch:
             for run in range(runs):
                 topics.append(await until_drawn("topic", f"Bench {run}", "topics", "add", f"Bench {run}", f"ti:bench{run}"))
-                paper_id = next(pid for pid in main.paper_list.ids[run:] if pid not in main.service.library.starred)  # on screen
+                paper_id = next(pid for pid in main.paper_list.ids[run:] if pid not in main.service.catalog.starred)  # on screen
                 stars.append(await until_drawn("star", paper_id, "star", paper_id))
         await asyncio.sleep(3)
         started = time.process_time()

@@ -153,7 +153,7 @@ async def interact(data_dir: str) -> None:
         ranking = RankedList(PackedIds.pack(ranked) or ranked, array("d", bytes(8 * len(ranked))), {})  # as it comes from its process
         main.service.for_you = ranking
         main.service.select(FOR_YOU, query=parse(CLI_QUERIES[0], implicit_and=True))
-        main.triage.take_ranking(ranking, main.service.library.marks_version, len(ranked))  # taken in as the app takes one
+        main.triage.take_ranking(ranking, main.service.catalog.marks_version, len(ranked))  # taken in as the app takes one
         cases = [(ALL, text, text) for text in QUERIES.values()] + [(FOR_YOU, f"For you: {text}", text) for text in CLI_QUERIES]
         for view, name, template in cases:
             text = template.replace("{middle}", plist.ids[len(plist.ids) // 2])
@@ -261,7 +261,7 @@ async def contended(data_dir: str, count: int) -> None:
                 while main.status.syncing and len(stars) < 50:
                     started = time.perf_counter()
                     paper_id = plist.current
-                    future = main.service.set_marks(paper_id, starred=paper_id not in main.service.library.starred)
+                    future = main.service.set_marks(paper_id, starred=paper_id not in main.service.catalog.starred)
                     for y in range(plist.size.height):
                         plist.render_line(y)
                     await asyncio.wrap_future(future)

@@ -55,7 +55,7 @@ async def until_ranked(main: Any, moves: list[float]) -> float:
     (and rendering the list) every 50 ms meanwhile: `moves` gets how long each move took."""
     started = time.perf_counter()
     await asyncio.sleep(0.05)
-    while main.triage.ranking_pending or main.triage.ranked_version != main.service.library.marks_version:
+    while main.triage.ranking_pending or main.triage.ranked_version != main.service.catalog.marks_version:
         moved = time.perf_counter()
         main.paper_list.action_cursor_down()
         for y in range(main.paper_list.size.height):

@@ -55,7 +55,7 @@ SYNC_PAPERS = 10_000  # papers a sync adds before the index is brought up to dat
 def probe(data_dir: str) -> None:
     """In this (fresh) process: first build, refresh, filters, cards; prints one JSON line."""
     from reader.core.query import parse
-    from reader.searchdb import SearchIndex
+    from reader.search_index import SearchIndex
     from reader.store import Store
 
     store = Store(Path(data_dir))

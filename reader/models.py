@@ -1,5 +1,5 @@
 """The paper record shared by every layer, and its JSON form in the cache; arXiv ids, versions
-and links. The cache index's packed columns are in paper_index.py."""
+and links. The cache index's packed columns are in cache_index.py."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Paper ids kept without an object each, for indexes of a million papers: ids packed in one
 UTF-8 buffer (PackedIds), a view of a list as int32 rows of an id column (IdRows), a paper id ->
 row table (IdTable), ids sorted for binary search (SortedIds), and the C-speed helpers that pick
-rows of a column (rows_passing, gather). The cache index (paper_index.py) holds its ids in them;
+rows of a column (rows_passing, gather). The cache index (cache_index.py) holds its ids in them;
 the search index and the service keep rows and tables of them."""
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def _packed_ids(blob: bytes, ends: array) -> PackedIds:
 
 
 class IdRows(Sequence[str]):
-    """Some rows of an id column (the library's index, newest first, or a ranking, best
+    """Some rows of an id column (the catalog's index, newest first, or a ranking, best
     first), ascending: what a view of the list shows, as 4 bytes a paper (int32 rows, or a
     range) rather than a list of strings. `find` gives an id's row in the column (its id
     table), so that the list finds a paper it shows without comparing every id."""

@@ -513,7 +513,7 @@ async def test_the_screen_stays_responsive_while_arxiv_hangs(store, fake_arxiv):
         assert app.main.status.syncing
         started = time.monotonic()
         await pilot.press("j", "j", "s")
-        assert app.main.paper_list.cursor == 2 and app.main.paper_list.current in app.service.library.starred
+        assert app.main.paper_list.cursor == 2 and app.main.paper_list.current in app.service.catalog.starred
         assert time.monotonic() - started < scaled(1.0)
         assert app.main.status.syncing  # still waiting on arXiv
 
@@ -559,7 +559,7 @@ async def test_keymap_file_remaps_keys_says_which_line_is_wrong_and_moves_beside
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("z")
-        assert app.main.paper_list.current in app.service.library.starred
+        assert app.main.paper_list.current in app.service.catalog.starred
         assert any(keys == "z" and what == "Star" for keys, what in app.help_sections()[1][1])
         await pilot.press("j")  # line 2 was ignored: j still moves down
         assert app.main.paper_list.cursor == 1
@@ -579,7 +579,7 @@ async def test_a_keymap_nested_thousands_deep_starts_the_app_with_the_default_ke
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(pilot)
         await pilot.press("s")  # the default key, not line 1's z: the whole file is ignored
-        assert app.main.paper_list.current in app.service.library.starred
+        assert app.main.paper_list.current in app.service.catalog.starred
     assert any(
         "keymap.toml" in m and "line 2: nested more than 8 levels deep" in m and "the whole file is ignored" in m for m in app.message_log
     ), app.message_log
@@ -596,7 +596,7 @@ async def test_every_action_is_in_the_command_palette(store, papers):
         await pilot.pause(0.5)
         await pilot.press("enter")
         await pilot.pause(0.2)
-        assert papers[0].id in app.service.library.starred
+        assert papers[0].id in app.service.catalog.starred
 
 
 @pytest.mark.slow
@@ -624,7 +624,7 @@ async def test_list_actions_stay_off_dialogs_and_the_detail_view(store):
         await pilot.press("slash", "n")
         assert isinstance(app.screen, DetailScreen) and not app.query_one("#filter").display
         await pilot.press("s")
-        assert app.screen.paper_id in app.service.library.starred
+        assert app.screen.paper_id in app.service.catalog.starred
 
 
 async def test_a_slash_inside_the_filter_is_a_character(store):
@@ -826,7 +826,7 @@ async def test_empty_states_say_what_is_empty_and_what_to_do(store):
 def test_cards_shorten_affiliations_and_drop_whole_tags():
     from reader.app.widgets.card_text import affiliation_line, tag_line
     from reader.models import Author
-    from reader.searchdb.rows import card_of
+    from reader.search_index.rows import card_of
 
     paper = dataclasses.replace(
         recent_papers(1)[0],

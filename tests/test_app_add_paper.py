@@ -46,7 +46,7 @@ async def test_a_pasted_link_is_fetched_shown_and_starred_with_s(two_topics, fak
         await paste_into_dialog(pilot, LINK)
         await settled(pilot, lambda: isinstance(app.screen, DetailScreen))
         assert app.screen.paper_id == SENT.id
-        assert SENT.id in app.service.library.index  # in the list's cache, for counts and stars
+        assert SENT.id in app.service.catalog.index  # in the list's cache, for counts and stars
         await pilot.press("s")
         await ready(pilot)
         app.service.flush()

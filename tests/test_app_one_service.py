@@ -50,7 +50,7 @@ async def test_each_mark_key_in_each_view_is_saved_after_the_demo_gave_way(demo_
         # On the demo: a star (kept in memory only), the detail view opened and closed (it is
         # kept for the next opening), its full text asked for.
         await pilot.press("s")
-        demo_starred = set(service.library.starred)
+        demo_starred = set(service.catalog.starred)
         assert demo_starred
         await open_paper(pilot)
         await pilot.press("v")

@@ -11,8 +11,8 @@ from reader.app.screens.detail import DetailScreen
 from reader.app.screens.full_text import FullTextScreen
 from reader.app.screens.references import PaperLinksScreen
 from reader.fulltext.document import HEADING, PARAGRAPH, REFERENCE, Block, Document
-from reader.fulltext.index import TextIndex
 from reader.fulltext.store import TextStore
+from reader.fulltext.text_index import TextIndex
 from reader.store import Store
 from tests.helpers.add import SENT
 from tests.helpers.app import make_app, open_paper, ready
@@ -79,7 +79,7 @@ async def test_references_open_on_enter_esc_returns_a_key_adds_one_and_cited_by_
         await ready(pilot)
         assert app.screen is links and fake_arxiv.requests == []
         await pilot.press("a")
-        await settled(pilot, lambda: SENT.id in app.service.library.index)
+        await settled(pilot, lambda: SENT.id in app.service.catalog.index)
         assert [r.params["id_list"] for r in fake_arxiv.requests] == [SENT.id]
         assert Store(store.data_dir).load_paper(SENT.id).title == SENT.title
         assert rows(links)[1].endswith(f"◆ arXiv:{SENT.id} in your cache: ⏎ reads it")

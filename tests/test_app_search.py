@@ -17,7 +17,7 @@ from reader.store import Store
 from tests.helpers.app import make_app, ready
 from tests.helpers.pilot import filter_by
 from tests.sample_papers import sample_papers
-from tests.searchdb_corpus import fixture_papers, generated_queries, made_papers
+from tests.search_index_corpus import fixture_papers, generated_queries, made_papers
 
 QUERIES = [
     "learning",
@@ -151,7 +151,7 @@ async def test_a_sync_keeps_the_index_current(store, fake_arxiv):
 
 
 @pytest.mark.slow
-async def test_for_you_filters_a_ranking_older_than_the_library(store, fake_arxiv):
+async def test_for_you_filters_a_ranking_older_than_the_catalog(store, fake_arxiv):
     """A ranking made before a sync: ids the cache no longer holds are never shown, papers
     the sync brought are not ranked yet; filters in All papers between stay right."""
     newer = sample_papers(5, id_base=60000)
@@ -176,7 +176,7 @@ async def test_for_you_filters_a_ranking_older_than_the_library(store, fake_arxi
         await pilot.press("R")
         await ready(pilot)
         await ready(pilot)
-        assert newer[0].id in service.library.index
+        assert newer[0].id in service.catalog.index
         check(ranked)  # the papers the sync brought are not in this ranking
         zebrafish = parse("zebrafish", implicit_and=True)
         assert newer[0].id in service.select(ALL, query=zebrafish) and newer[0].id not in service.select(FOR_YOU, query=zebrafish)

@@ -62,7 +62,7 @@ async def test_for_you_asks_for_stars_then_ranks_the_starred_theme_first_and_say
 
         store.set_marks([p.id for p in agents[:5]], starred=True)
         for paper in agents[:5]:
-            app.service.library.starred.add(paper.id)
+            app.service.catalog.starred.add(paper.id)
         app.main.start_ranking()
         await ready(pilot)
         shown = app.main.paper_list.ids

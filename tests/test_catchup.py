@@ -11,9 +11,9 @@ import random
 import pytest
 
 from reader.app.screens.dialogs import ConfirmDialog
-from reader.core.library import Library
+from reader.cache_index import CacheIndex
+from reader.core.catalog import Catalog
 from reader.models import Author
-from reader.paper_index import PaperIndex
 from reader.store import Store
 from reader.store.firstrun import ensure_example_topics
 from tests.conftest import run
@@ -57,7 +57,7 @@ def test_every_order_equals_sorting_by_its_key_ties_newest_first(papers):
     """The numpy orders against Python's sort of the same keys, on every view of a random subset."""
     from reader.core.sorting import keyed_order, sorted_view
 
-    index = PaperIndex.build({p.id: _entry(p) for p in papers})
+    index = CacheIndex.build({p.id: _entry(p) for p in papers})
     by_id = {p.id: p for p in papers}
     keys = {
         UPDATED: lambda pid: -int(by_id[pid].updated.replace("-", "").replace(":", "").replace("T", "")[:14]),
@@ -69,7 +69,7 @@ def test_every_order_equals_sorting_by_its_key_ties_newest_first(papers):
         pieces = [(list(by_id), [_value(by_id[pid], sort) for pid in by_id])]
         order = keyed_order(index, sort, pieces)
         for _ in range(5):
-            view = Library(index).select()
+            view = Catalog(index).select()
             chosen = sorted(rng.sample(range(len(index)), 12))
             subset = [view[i] for i in chosen]
             expected = sorted(subset, key=lambda pid: (key(pid), index.ids.index(pid)))
@@ -78,7 +78,7 @@ def test_every_order_equals_sorting_by_its_key_ties_newest_first(papers):
 
 
 def _entry(paper):
-    from reader.paper_index import IndexEntry
+    from reader.cache_index import IndexEntry
 
     return IndexEntry(paper.version, paper.published[:10], ["Kept"])
 
@@ -155,12 +155,12 @@ async def test_a_marks_exactly_the_filtered_papers_read_and_u_undoes_it(store, d
         await ready(pilot)
         app.service.flush()
         assert Store(data_dir).marks().read == matching
-        assert app.service.library.counts() == (len(papers), len(papers) - 3)  # the sidebar's counts follow
+        assert app.service.catalog.counts() == (len(papers), len(papers) - 3)  # the sidebar's counts follow
         await pilot.press("U")
         await ready(pilot)
         app.service.flush()
         assert Store(data_dir).marks().read == set()
-        assert app.service.library.counts() == (len(papers), len(papers))
+        assert app.service.catalog.counts() == (len(papers), len(papers))
         await pilot.press("A")
         await ready(pilot)
         await pilot.press("n")  # asked again, and refused: nothing changes

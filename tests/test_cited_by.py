@@ -10,7 +10,7 @@ import sqlite3
 import subprocess
 import sys
 
-from reader.fulltext import index as text_index
+from reader.fulltext import text_index
 from reader.fulltext.document import HEADING, PARAGRAPH, REFERENCE, Block, Document
 from reader.fulltext.store import TextStore
 from reader.store import Store

@@ -1,4 +1,4 @@
-"""The index keeps its number columns as machine-integer arrays (PaperIndex): what it holds must
+"""The index keeps its number columns as machine-integer arrays (CacheIndex): what it holds must
 equal the columns worked out here from the papers saved, in order, topics, versions, counts and
 the days a chart counts, after syncs, a topic's removal and a repair of a damaged index.json."""
 
@@ -18,9 +18,9 @@ from itertools import accumulate
 
 import pytest
 
-from reader.core.library import HIDDEN, STARRED, Library
+from reader.cache_index import CacheIndex, IndexEntry
+from reader.core.catalog import HIDDEN, STARRED, Catalog
 from reader.packed_ids import IdRows, IdTable, PackedIds, gather
-from reader.paper_index import IndexEntry, PaperIndex
 from reader.service.ranker import RankedList, ranked_list
 from reader.store import Store
 from reader.store.index_files import IndexFiles
@@ -161,7 +161,7 @@ def test_the_id_table_checks_packed_ids_as_bytes_without_decoding_them(monkeypat
 
 
 def test_the_index_answers_membership_and_rows_from_its_id_table_without_a_map(data_dir):
-    index = PaperIndex.build(
+    index = CacheIndex.build(
         {
             pid: IndexEntry(1, day, ["t"])
             for pid, day in (("2601.00001", "2026-01-02"), ("2601.00002", "2026-01-02"), ("2512.00009", "2025-12-30"))
@@ -177,8 +177,8 @@ def test_the_index_answers_membership_and_rows_from_its_id_table_without_a_map(d
 
 def test_the_few_ids_a_command_counts_are_found_in_the_packed_bytes_without_an_id_table():
     ids = ["2601.00002", "2601.00001", "hep-th/9901001", "2512.00009"]
-    built = PaperIndex.build({pid: IndexEntry(1, "2026-01-02", ["t"]) for pid in ids})
-    index = PaperIndex.of_columns(built.topics, packed(list(built.ids)), built.versions, built.days, built.masks, built.arrived)
+    built = CacheIndex.build({pid: IndexEntry(1, "2026-01-02", ["t"]) for pid in ids})
+    index = CacheIndex.of_columns(built.topics, packed(list(built.ids)), built.versions, built.days, built.masks, built.arrived)
     asked = ["2601.00001", "2512.00009", "hep-th/9901001", "2601.0000", "601.00001", "2601.00001\n2512", "", "2601.00003"]
     assert index.holding(asked) == {"2601.00001", "2512.00009", "hep-th/9901001"}  # never a part of one, or two
     assert not index.has_positions
@@ -228,18 +228,18 @@ def test_a_view_holds_rows_and_finds_its_ids_by_the_id_table():
         view.index(ids[2])
 
 
-def reference_select(lib: Library, *, topic=None, starred=False, unread=False, hidden=False, among=None, within=None) -> list[str]:
-    """Library.select worked out id by id over lists."""
-    index = lib.index
+def reference_select(catalog: Catalog, *, topic=None, starred=False, unread=False, hidden=False, among=None, within=None) -> list[str]:
+    """Catalog.select worked out id by id over lists."""
+    index = catalog.index
     among = None if among is None else set(among)
     bit = index.bit(topic) if topic is not None else None
     chosen = []
     for pid, mask in zip(list(index.ids), list(index.masks)):
         if (bit is not None and not mask & bit) or (among is not None and pid not in among) or (within is not None and pid not in within):
             continue
-        if (hidden is True and pid not in lib.hidden) or (hidden is False and pid in lib.hidden):
+        if (hidden is True and pid not in catalog.hidden) or (hidden is False and pid in catalog.hidden):
             continue
-        if (starred and pid not in lib.starred) or (unread and pid in lib.read):
+        if (starred and pid not in catalog.starred) or (unread and pid in catalog.read):
             continue
         chosen.append(pid)
     return chosen
@@ -259,7 +259,7 @@ def test_views_of_the_packed_index_select_and_count_as_filtering_every_id_does(d
     assert isinstance(index.ids, PackedIds) and isinstance(index.masks, array) and list(index.ids) == [p.id for p in papers]
     rng = random.Random(3)
     ids = [p.id for p in papers]
-    lib = Library(index, read=rng.sample(ids, 900), starred=rng.sample(ids, 40), hidden=rng.sample(ids, 60))
+    catalog = Catalog(index, read=rng.sample(ids, 900), starred=rng.sample(ids, 40), hidden=rng.sample(ids, 60))
     among = IdRows(index.ids, array("i", sorted(rng.sample(range(len(ids)), 1000))), index.position)
     few, many = set(rng.sample(ids, 25)) | {"2601.99999"}, set(rng.sample(ids, 2000))
     for table_made in (False, True):  # a pass over the ids (before the id table is made), then numpy over rows
@@ -271,19 +271,19 @@ def test_views_of_the_packed_index_select_and_count_as_filtering_every_id_does(d
                 (False, True), (False, True), (False, True, None), (None, among), (None, few, many)
             ):
                 filters = {"topic": topic, "starred": starred, "unread": unread, "hidden": hidden, "among": chosen_among, "within": within}
-                view = lib.select(**filters)
-                assert isinstance(view, IdRows) and list(view) == reference_select(lib, **filters), (table_made, filters)
+                view = catalog.select(**filters)
+                assert isinstance(view, IdRows) and list(view) == reference_select(catalog, **filters), (table_made, filters)
         assert index.has_positions == table_made
-    assert isinstance(lib.select(hidden=None).rows, range)  # every paper: no row stored at all
-    assert list(lib.select(among=list(among))) == reference_select(lib, among=set(among))  # ids in a list: found by the id table
-    counts = lib._count_all()
+    assert isinstance(catalog.select(hidden=None).rows, range)  # every paper: no row stored at all
+    assert list(catalog.select(among=list(among))) == reference_select(catalog, among=set(among))  # ids in a list: found by the id table
+    counts = catalog._count_all()
     for topic in (None, "Agents", "Games", "Robots"):
-        shown = reference_select(lib, topic=topic)
-        assert counts[topic] == [len(shown), sum(pid not in lib.read for pid in shown)], topic
-    starred = reference_select(lib, starred=True)
-    hidden = reference_select(lib, hidden=True)
-    assert counts[STARRED] == [len(starred), sum(pid not in lib.read for pid in starred)]
-    assert counts[HIDDEN] == [len(hidden), sum(pid not in lib.read for pid in hidden)]
+        shown = reference_select(catalog, topic=topic)
+        assert counts[topic] == [len(shown), sum(pid not in catalog.read for pid in shown)], topic
+    starred = reference_select(catalog, starred=True)
+    hidden = reference_select(catalog, hidden=True)
+    assert counts[STARRED] == [len(starred), sum(pid not in catalog.read for pid in starred)]
+    assert counts[HIDDEN] == [len(hidden), sum(pid not in catalog.read for pid in hidden)]
     assert index.count_in("Games") == len(index.in_topic("Games", index.ids)) == 1400
 
 
@@ -293,11 +293,11 @@ def test_a_view_keeps_a_few_bytes_a_paper_not_a_string(data_dir):
     store.add_topic("Agents", "ti:agents")
     store.save_papers(recent_papers(20_000, per_day=100), "Agents")
     store.settle_index()
-    lib = Library(Store(data_dir).index(), read=["x"], hidden=[recent_papers(20_000, per_day=100)[5].id])
-    lib.index.positions()
+    catalog = Catalog(Store(data_dir).index(), read=["x"], hidden=[recent_papers(20_000, per_day=100)[5].id])
+    catalog.index.positions()
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
-    views = [lib.select(topic="Agents", unread=True), lib.select()]
+    views = [catalog.select(topic="Agents", unread=True), catalog.select()]
     kept = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()
     assert [len(view) for view in views] == [19_999, 19_999]

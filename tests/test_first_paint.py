@@ -7,8 +7,8 @@ from __future__ import annotations
 import threading
 
 from reader.app.widgets.chart import MomentumChart
-from reader.core.library import Library
-from reader.paper_index import PaperIndex
+from reader.cache_index import CacheIndex
+from reader.core.catalog import Catalog
 from tests.helpers.app import card_text, make_app
 from tests.helpers.timing import scaled
 
@@ -18,14 +18,14 @@ HANG = scaled(30.0)
 async def test_the_newest_cards_show_while_the_papers_are_still_counted(store, papers, monkeypatch):  # noqa: F811
     release = threading.Event()
     counting = []
-    counted = Library.counted
+    counted = Catalog.counted
 
-    def held_back(self, index: PaperIndex) -> dict:
+    def held_back(self, index: CacheIndex) -> dict:
         counting.append(threading.current_thread() is threading.main_thread())
         assert release.wait(HANG), "never released"
         return counted(self, index)
 
-    monkeypatch.setattr(Library, "counted", held_back)
+    monkeypatch.setattr(Catalog, "counted", held_back)
     app = make_app(store)
     async with app.run_test(size=(120, 40)) as pilot:
         main = app.main
@@ -39,10 +39,10 @@ async def test_the_newest_cards_show_while_the_papers_are_still_counted(store, p
         assert sidebar[0] == "All papers\ncounting…" and "Agents\ncounting…" in sidebar
         chart = app.query_one(MomentumChart)
         assert chart.headline == "Counting the papers' weeks…"
-        assert not app.service.library.counted_already
+        assert not app.service.catalog.counted_already
         release.set()
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert str(main.sidebar.get_option_at_index(0).prompt).startswith("All papers\n40 papers")
         assert chart.headline.startswith("40 papers in the last four weeks")
-        assert app.service.library.counted_already
+        assert app.service.catalog.counted_already

@@ -11,7 +11,7 @@ import logging
 import pytest
 
 from reader.core.ranking import NeedsStars, Ranking
-from reader.searchdb import SearchIndex
+from reader.search_index import SearchIndex
 from reader.service import first_rank
 from reader.service.ranking_corpus import RankingCorpus
 from reader.store.shard_features import counts_path, total_path
@@ -92,7 +92,7 @@ def test_the_cli_ranks_from_candidates_once_the_search_index_is_built(capsys, ca
 
 
 def test_the_index_gives_the_papers_holding_the_most_weight_of_each_group_of_terms(cache):
-    """searchdb/sharing.py against the reference: each term's matches (`matching`), their
+    """search_index/sharing.py against the reference: each term's matches (`matching`), their
     weights summed, the best first, ties by id."""
     from reader.core.similar import text_node
 
@@ -164,7 +164,7 @@ def test_the_cli_ranks_the_whole_cache_when_the_search_index_is_locked(capsys, c
     the whole-cache ranking, said in the log, instead of failing."""
     import sqlite3
 
-    from reader.searchdb import partition
+    from reader.search_index import partition
 
     store, agents, _ = cache
     store.set_marks([p.id for p in agents[:5]], starred=True)

@@ -44,7 +44,7 @@ async def test_v_shows_a_stored_text_offline_and_the_detail_view_counts_starred_
         assert isinstance(detail, DetailScreen)
         paper, cited = detail.paper, papers[5].id  # a cached paper, starred
         store.set_marks([cited], starred=True)
-        app.service.library.starred.add(cited)
+        app.service.catalog.starred.add(cited)
         TextStore(store.data_dir).save(
             Document(
                 paper.id,

@@ -14,9 +14,9 @@ import pytest
 from reader.arxiv.options import USER_AGENT
 from reader.core.query import parse
 from reader.core.scan import SearchBlock
-from reader.fulltext.index import stored_words
 from reader.fulltext.store import TextStore
-from reader.searchdb import SearchIndex
+from reader.fulltext.text_index import stored_words
+from reader.search_index import SearchIndex
 from reader.service.search_texts import shard_texts
 from reader.store import Store
 from tests.arxiv_server import Fault

@@ -13,11 +13,11 @@ import pytest
 from reader.core.citedids import cited_id
 from reader.core.query import parse
 from reader.core.scan import SearchBlock
-from reader.fulltext.index import stored_words
 from reader.fulltext.refs import arxiv_id_in_text
 from reader.fulltext.store import TextStore
+from reader.fulltext.text_index import stored_words
 from reader.ids import PaperIdError, parse_paper_id
-from reader.searchdb import SearchIndex
+from reader.search_index import SearchIndex
 from reader.service.search_texts import shard_texts
 from reader.store import Store
 from tests.conftest import run

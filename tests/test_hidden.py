@@ -8,7 +8,7 @@ import json
 import pytest
 
 from reader.config import Settings
-from reader.core.library import Library
+from reader.core.catalog import Catalog
 from reader.errors import StoreError
 from reader.service import ALL, LibraryService
 from reader.store import Store
@@ -107,22 +107,22 @@ def test_sigkill_while_hiding_loses_nothing_acknowledged(data_dir):
     assert seen  # the loop did get to write
 
 
-def test_library_leaves_hidden_papers_out_of_selections_and_counts(data_dir):
+def test_catalog_leaves_hidden_papers_out_of_selections_and_counts(data_dir):
     store, ids = seeded(data_dir, 10)
-    library = Library(store.index(), read=ids[:2], starred=ids[:4], hidden=ids[1:3])
-    assert list(library.select()) == [pid for pid in store.index().ids if pid not in ids[1:3]]
-    assert set(library.select(starred=True)) == {ids[0], ids[3]}
-    assert set(library.select(hidden=True)) == set(ids[1:3])
-    assert len(library.select(hidden=None)) == 10
-    assert library.counts() == (8, 7) and library.counts("Kept") == (8, 7)
-    assert library.counts(starred=True) == (2, 1) and library.counts(hidden=True) == (2, 1)
+    catalog = Catalog(store.index(), read=ids[:2], starred=ids[:4], hidden=ids[1:3])
+    assert list(catalog.select()) == [pid for pid in store.index().ids if pid not in ids[1:3]]
+    assert set(catalog.select(starred=True)) == {ids[0], ids[3]}
+    assert set(catalog.select(hidden=True)) == set(ids[1:3])
+    assert len(catalog.select(hidden=None)) == 10
+    assert catalog.counts() == (8, 7) and catalog.counts("Kept") == (8, 7)
+    assert catalog.counts(starred=True) == (2, 1) and catalog.counts(hidden=True) == (2, 1)
     # Marks changed in memory keep every count as a recount would give it.
     for change in ({"hidden": True}, {"read": True}, {"starred": False}, {"hidden": False}, {"read": False}):
         for pid in (ids[0], ids[2], ids[6]):
-            library.set_marks(pid, **change)
-            recount = Library(store.index(), library.read, library.starred, library.hidden)
+            catalog.set_marks(pid, **change)
+            recount = Catalog(store.index(), catalog.read, catalog.starred, catalog.hidden)
             for key in ({}, {"topic": "Kept"}, {"starred": True}, {"hidden": True}):
-                assert library.counts(**key) == recount.counts(**key), (change, pid, key)
+                assert catalog.counts(**key) == recount.counts(**key), (change, pid, key)
 
 
 def test_service_hides_at_once_and_keeps_a_mark_whose_write_fails(data_dir, monkeypatch):
@@ -142,7 +142,7 @@ def test_service_hides_at_once_and_keeps_a_mark_whose_write_fails(data_dir, monk
     monkeypatch.setattr(store, "apply_marks", full)
     service.set_marks(ids[1], hidden=True).result()
     service.set_marks(ids[2], starred=True).result()
-    assert ids[1] not in service.select(ALL) and ids[1] in service.library.hidden and ids[2] in service.library.starred
+    assert ids[1] not in service.select(ALL) and ids[1] in service.catalog.hidden and ids[2] in service.catalog.starred
     assert told == [
         (
             "Not saved yet: cannot write user.json: No space left on device. The mark is kept, "

@@ -88,11 +88,11 @@ def test_an_ris_record_without_its_end_is_reported_and_the_next_one_is_read(caps
 
 
 def test_titles_are_looked_up_together_not_one_search_each(capsys, library, arxiv, tmp_path, monkeypatch):
-    from reader.service.search import LibrarySearch
+    from reader.service.search import CacheSearch
 
     searches = []
-    original = LibrarySearch.matching
-    monkeypatch.setattr(LibrarySearch, "matching", lambda self, query: searches.append(query) or original(self, query))
+    original = CacheSearch.matching
+    monkeypatch.setattr(CacheSearch, "matching", lambda self, query: searches.append(query) or original(self, query))
     path = tmp_path / "titles.bib"
     path.write_text(
         "".join(f"@book{{b{i}, title = {{A Book Not on arXiv {i}}}, author = {{Doe, Jane}}}}\n" for i in range(60))

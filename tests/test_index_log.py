@@ -12,7 +12,7 @@ import zlib
 
 import pytest
 
-from reader.paper_index import PaperIndex
+from reader.cache_index import CacheIndex
 from reader.store import Store, index_columns, index_log
 from reader.store.data_dir import shard_of
 from reader.store.index_files import IndexFiles
@@ -70,12 +70,12 @@ def test_a_save_into_a_cache_twenty_times_larger_writes_about_as_much(tmp_path, 
     assert len(index) == 20_050 and all(pid in index for pid in (p.id for p in batch()))
 
 
-def whole(store: Store) -> PaperIndex:
+def whole(store: Store) -> CacheIndex:
     """The index read back by another process, from the files alone."""
     return Store(store.data_dir).index()
 
 
-def columns(index: PaperIndex):
+def columns(index: CacheIndex):
     return index.topics, list(index.ids), list(index.versions), list(index.days), list(index.masks), list(index.arrived)
 
 
@@ -172,7 +172,7 @@ def test_folded_log_entries_equal_taking_them_one_by_one(data_dir, share, monkey
 # --- index.columns: index.json's columns as machine arrays, read instead of its JSON -------------
 
 
-def from_json(data_dir) -> PaperIndex:
+def from_json(data_dir) -> CacheIndex:
     """The index as index.json (and the log) hold it, index.columns set aside."""
     columns = data_dir / "index.columns"
     kept = columns.read_bytes() if columns.exists() else None

@@ -103,7 +103,7 @@ async def test_the_app_shows_no_invisible_characters(invisible_cache, data_dir):
 
 def test_cards_made_before_the_change_are_cleaned_too(data_dir, tmp_path, monkeypatch):
     """A search index built by an older reader holds the characters in its cards."""
-    from reader.searchdb import partition
+    from reader.search_index import partition
 
     cached_before(data_dir)
     pid = invisible_papers()[0].id

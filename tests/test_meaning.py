@@ -208,12 +208,12 @@ def test_index_and_config_name_the_model(capsys, cache):
 
 def test_papers_that_arrive_are_folded_in_as_a_full_build_places_them(cache):
     build.update(cache)
-    first = vectors.MeaningIndex.open(cache.data_dir)
+    first = vectors.MeaningVectors.open(cache.data_dir)
     assert first is not None and len(first.ids) == 221
     arrived = field_papers("agents", 30, 29000, seed=2)
     cache.save_papers(arrived, None)
     build.update(cache)
-    index = vectors.MeaningIndex.open(cache.data_dir)
+    index = vectors.MeaningVectors.open(cache.data_dir)
     assert index is not None and len(index.ids) == 251 and index.model.fitted_on == 221  # folded in, not fitted again
     texts = [f"{p.title} {p.title} {p.abstract}" for p in arrived]
     again, _ = index.model.embed(texts)
@@ -222,7 +222,7 @@ def test_papers_that_arrive_are_folded_in_as_a_full_build_places_them(cache):
     # A full build over the same papers finds the same field for the new papers' text.
     incremental = {pid for pid, _ in index.nearest(again[0], 20)}
     build.update(cache, rebuild=True)
-    rebuilt = vectors.MeaningIndex.open(cache.data_dir)
+    rebuilt = vectors.MeaningVectors.open(cache.data_dir)
     assert rebuilt is not None and rebuilt.model.fitted_on == 251
     whole = {pid for pid, _ in rebuilt.nearest(rebuilt.vector(arrived[0].id), 20)}
     agents = {p.id for p in field_papers("agents", 40, 20000)} | {p.id for p in arrived} | {UNWORDED.id}
@@ -233,10 +233,10 @@ def test_a_damaged_index_reads_as_absent_and_is_built_again(capsys, cache):
     build.update(cache)
     path = stored_file(cache, "vectors")
     path.write_bytes(path.read_bytes()[:1000])
-    assert vectors.MeaningIndex.open(cache.data_dir) is None
+    assert vectors.MeaningVectors.open(cache.data_dir) is None
     rows, _ = found(capsys, QUERY, "--limit", "45")
     assert UNWORDED.id in [row["id"] for row in rows]
-    assert vectors.MeaningIndex.open(cache.data_dir) is not None
+    assert vectors.MeaningVectors.open(cache.data_dir) is not None
 
 
 def test_the_model_loads_and_answers_with_sockets_blocked(cache, monkeypatch):
@@ -248,7 +248,7 @@ def test_the_model_loads_and_answers_with_sockets_blocked(cache, monkeypatch):
 
     monkeypatch.setattr(socket, "socket", Blocked)
     monkeypatch.setattr(socket, "create_connection", Blocked)
-    index = vectors.MeaningIndex.open(cache.data_dir)
+    index = vectors.MeaningVectors.open(cache.data_dir)
     assert index is not None
     hits = [pid for pid, _ in index.nearest(index.embed(QUERY), 45)]
     assert UNWORDED.id in hits
@@ -265,7 +265,7 @@ def test_fusion_puts_a_paper_first_in_both_lists_first_and_weighs_weak_matches_l
 
 def test_neighbours_of_a_paper_are_its_field(cache):
     build.update(cache)
-    index = vectors.MeaningIndex.open(cache.data_dir)
+    index = vectors.MeaningVectors.open(cache.data_dir)
     assert index is not None
     paper = field_papers("magnetar", 40, 21000)[0]
     near = [pid for pid, _ in index.nearest(index.vector(paper.id), 10, leave_out={paper.id})]
@@ -283,7 +283,7 @@ def test_a_folder_of_the_users_in_the_meaning_directory_neither_stops_a_build_no
 
 def test_a_build_killed_half_way_leaves_the_last_whole_index_in_use(cache, monkeypatch):
     build.update(cache)
-    before = vectors.MeaningIndex.open(cache.data_dir)
+    before = vectors.MeaningVectors.open(cache.data_dir)
     assert before is not None
     cache.save_papers(field_papers("agents", 30, 29000, seed=2), None)
     write = build.write_atomic
@@ -299,10 +299,10 @@ def test_a_build_killed_half_way_leaves_the_last_whole_index_in_use(cache, monke
     monkeypatch.setattr(build, "write_atomic", write)
     directory = cache.data_dir / "meaning"
     assert len(list(directory.glob("vectors-*.npy"))) == 2  # the killed build's file is there, never named
-    kept = vectors.MeaningIndex.open(cache.data_dir)
+    kept = vectors.MeaningVectors.open(cache.data_dir)
     assert kept is not None and list(kept.ids) == list(before.ids) and np.array_equal(kept.vectors, before.vectors)
     build.update(cache)
-    after = vectors.MeaningIndex.open(cache.data_dir)
+    after = vectors.MeaningVectors.open(cache.data_dir)
     assert after is not None and len(after.ids) == 251
     meta = json.loads((directory / "meta.json").read_text())
     assert sorted(path.name for path in directory.iterdir()) == sorted(
@@ -320,9 +320,9 @@ def test_files_of_two_builds_are_never_read_as_one(cache):
     second = json.loads((directory / "meta.json").read_text())
     # The new build's vectors replaced by the old build's (a copy by hand, a restore from a backup):
     vectors.files(directory, second["stamp"])[1].write_bytes(first_files[1])
-    assert vectors.MeaningIndex.open(cache.data_dir) is None
+    assert vectors.MeaningVectors.open(cache.data_dir) is None
     build.update(cache)  # built again, whole
-    index = vectors.MeaningIndex.open(cache.data_dir)
+    index = vectors.MeaningVectors.open(cache.data_dir)
     assert index is not None and len(index.ids) == 251
 
 
@@ -337,7 +337,7 @@ def test_a_sync_that_brings_papers_leaves_the_vectors_current(capsys, arxiv_env,
     # follow in a process of its own (a first sync of 100,000 papers waited 417 s for them).
     assert "brought up to date in the background" in err
     assert later.started.pop().wait(timeout=120) == 0
-    index = vectors.MeaningIndex.open(data_dir)
+    index = vectors.MeaningVectors.open(data_dir)
     assert index is not None and len(index.ids) == 240
 
 
@@ -355,9 +355,9 @@ def test_reader_sync_never_waits_for_a_build_another_process_is_at(capsys, arxiv
         assert "brought up to date in the background" in err and "placing papers in meaning" not in err
         updater = later.started.pop()
         assert updater.poll() is None  # waiting for the other build, in a process of its own
-        assert vectors.MeaningIndex.open(data_dir) is None
+        assert vectors.MeaningVectors.open(data_dir) is None
     assert updater.wait(timeout=120) == 0  # then it folds the papers in
-    index = vectors.MeaningIndex.open(data_dir)
+    index = vectors.MeaningVectors.open(data_dir)
     assert index is not None and len(index.ids) == 240
 
 
@@ -390,18 +390,18 @@ def test_an_index_damaged_in_any_file_reads_as_absent_never_a_crash(cache, damag
         np.save(stream, np.full(rows, "x"))
         content = stream.getvalue()
     (directory / name if name == "meta.json" else stored_file(cache, name)).write_bytes(content)
-    assert vectors.MeaningIndex.open(cache.data_dir) is None
+    assert vectors.MeaningVectors.open(cache.data_dir) is None
 
 
 def test_papers_folded_in_between_stored_ones_keep_the_ids_in_order_each_with_its_own_vector(cache):
     build.update(cache)
-    before = vectors.MeaningIndex.open(cache.data_dir)
+    before = vectors.MeaningVectors.open(cache.data_dir)
     assert before is not None and before.meta["sorted"] is True and list(before.ids) == sorted(before.ids)
     kept = {pid: np.array(before.vectors[row]) for row, pid in enumerate(before.ids)}
     arrived = field_papers("agents", 30, 10000, seed=2)  # their ids sort among the stored ones
     cache.save_papers(arrived, None)
     build.update(cache)
-    index = vectors.MeaningIndex.open(cache.data_dir)
+    index = vectors.MeaningVectors.open(cache.data_dir)
     assert index is not None and index.model.fitted_on == 221 and len(index.ids) == 251  # folded in
     assert list(index.ids) == sorted(index.ids)
     assert all(np.array_equal(index.vectors[index.row(pid)], vector) for pid, vector in kept.items())
@@ -417,8 +417,8 @@ def test_a_papers_row_is_found_by_search_then_by_table_alike(cache):
     meta = json.loads(meta_file.read_text())
     del meta["sorted"]  # an index written before its ids were kept in order
     meta_file.write_text(json.dumps(meta))
-    ids = list(vectors.MeaningIndex.open(cache.data_dir).ids)
-    searched = vectors.MeaningIndex.open(cache.data_dir)
+    ids = list(vectors.MeaningVectors.open(cache.data_dir).ids)
+    searched = vectors.MeaningVectors.open(cache.data_dir)
     asked = [ids[0], ids[-1], ids[len(ids) // 2], "2601.99999", ids[1][:-1], *ids[2 : vectors.SEARCHED - 3]]
     by_search = [searched.row(pid) for pid in asked]
     assert searched._rows is None  # no table yet: each was searched for
@@ -440,7 +440,7 @@ def _resident_kb(path) -> int:
 @pytest.mark.skipif(not Path("/proc/self/smaps").exists(), reason="reads Linux's /proc/self/smaps")
 def test_a_scan_of_every_vector_leaves_none_of_them_resident(cache):
     build.update(cache)
-    index = vectors.MeaningIndex.open(cache.data_dir)
+    index = vectors.MeaningVectors.open(cache.data_dir)
     assert index is not None
     query = index.vector(index.ids[0])
     path = stored_file(cache, "vectors").resolve()

@@ -117,13 +117,13 @@ def test_for_you_is_fused_with_nearness_in_meaning_to_the_stars(learned_store):
     """The same candidates, reordered: the ten nearest the stars in meaning rise; the model's
     reasons stay."""
     from reader.meaning.like import nearest_any
-    from reader.meaning.vectors import MeaningIndex
+    from reader.meaning.vectors import MeaningVectors
     from reader.service.ranking_corpus import RankingCorpus
 
     data_dir = learned_store.data_dir
     speech = ["2102.07259", "2001.00378", "1909.09116"]  # three speech-recognition papers starred
     fused = RankingCorpus(Store(data_dir)).rank(starred=set(speech), read=set(), hidden=set())
-    index = MeaningIndex.open(data_dir)
+    index = MeaningVectors.open(data_dir)
     assert index is not None
     nearness = nearest_any(index, speech)
     assert nearness is not None
@@ -157,9 +157,9 @@ async def test_m_in_the_app_fuses_meaning_and_says_the_words_nearest_in_meaning(
 
 
 def test_the_kept_index_is_opened_once_and_again_when_an_update_rewrites_it(learned_store):
-    from reader.meaning.kept import KeptIndex
+    from reader.meaning.kept import KeptVectors
 
-    kept = KeptIndex(learned_store.data_dir)
+    kept = KeptVectors(learned_store.data_dir)
     first = kept.get()
     assert first is not None and kept.get() is first
     meta = learned_store.data_dir / DIRECTORY / "meta.json"

@@ -17,7 +17,7 @@ import pytest
 from reader.core.similar import like_text
 from reader.meaning import build, expand, find, vectors
 from reader.models import Author, Paper
-from reader.searchdb import SearchIndex
+from reader.search_index import SearchIndex
 from reader.store import Store
 
 DATA = Path(__file__).resolve().parent.parent / "benchmarks" / "data"
@@ -64,7 +64,7 @@ def real_papers() -> list[Paper]:
 
 @dataclasses.dataclass
 class Cache:
-    index: vectors.MeaningIndex
+    index: vectors.MeaningVectors
     terms: SearchIndex
 
 
@@ -75,7 +75,7 @@ def cache(tmp_path_factory) -> Cache:
     store.add_topic("All", "cat:cs.LG")
     store.save_papers(real_papers(), "All")
     build.update(store)
-    index = vectors.MeaningIndex.open(data_dir)
+    index = vectors.MeaningVectors.open(data_dir)
     assert index is not None
     terms = SearchIndex.open(data_dir)
     terms.refresh(store)

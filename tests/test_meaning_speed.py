@@ -16,7 +16,7 @@ import pytest
 
 from reader.core import similar
 from reader.meaning import build, find, place
-from reader.meaning.vectors import DIRECTORY, LOCK, MeaningIndex
+from reader.meaning.vectors import DIRECTORY, LOCK, MeaningVectors
 from reader.store.files import file_lock
 from tests.conftest import run
 from tests.helpers.meaning import meaning_store
@@ -74,7 +74,7 @@ def both_ways(monkeypatch, capsys) -> tuple[list, list]:
 @pytest.mark.parametrize("depth", [find.DEPTH, 20])  # 20: most papers of 400 never listed for a common term
 def test_the_command_lines_answer_as_the_full_computation_with_and_without_an_index(capsys, cache, monkeypatch, depth):
     monkeypatch.setattr(find, "DEPTH", depth)
-    from reader.searchdb import SearchIndex
+    from reader.search_index import SearchIndex
 
     asked = []
 
@@ -99,7 +99,7 @@ def test_the_command_lines_answer_as_the_full_computation_with_and_without_an_in
 
 def test_likeness_asks_a_common_terms_papers_only_among_the_best_and_answers_the_same(cache, monkeypatch):
     from reader.models import Paper
-    from reader.searchdb import SearchIndex
+    from reader.search_index import SearchIndex
     from reader.store import Store
 
     store = Store(cache)
@@ -175,7 +175,7 @@ def test_find_and_similar_never_import_scipy_or_scikit_learn(cache):
 
 
 def _built(data_dir) -> tuple[list[str], object, object]:
-    index = MeaningIndex.open(data_dir)
+    index = MeaningVectors.open(data_dir)
     assert index is not None
     return list(index.ids), np.asarray(index.vectors), index.model
 

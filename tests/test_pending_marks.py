@@ -77,8 +77,8 @@ async def test_a_pending_star_survives_a_change_made_by_another_process(store, p
         await pilot.press("s")
         await until(pilot, lambda: any(m.startswith(FAILED) for m in app.message_log))
         await reader_cli(data_dir, "star", papers[5].id)  # user.json changed elsewhere: read again
-        await until(pilot, lambda: papers[5].id in app.service.library.starred)
-        assert app.service.library.starred == {papers[0].id, papers[5].id}
+        await until(pilot, lambda: papers[5].id in app.service.catalog.starred)
+        assert app.service.catalog.starred == {papers[0].id, papers[5].id}
         assert "★" in card_text(app, 0) and str(app.main.sidebar.get_option_at_index(1).prompt).startswith("Starred\n2 papers")
         monkeypatch.setattr(store.user_state.file, "update", saving)  # the disk has room again
         await until(pilot, lambda: SAVED in app.message_log)

@@ -3,7 +3,7 @@
 same answer), also walked a few rows at a time and before the search indexes exist; the app's
 filter, from the search index and from the scan; a topic and a watch with the query where
 arXiv's syntax allows it. Each gives the reference: the scan evaluator over the records, the
-notes and the stored full texts, in the library's order (so every path equals every other)."""
+notes and the stored full texts, in the catalog's order (so every path equals every other)."""
 
 from __future__ import annotations
 
@@ -18,19 +18,19 @@ from reader.core.query import MAX_DEPTH, parse, search_text
 from reader.core.scan import SearchBlock
 from reader.errors import QueryError
 from reader.fulltext.document import PARAGRAPH, TITLE, Block, Document
-from reader.fulltext.index import stored_words
 from reader.fulltext.store import TextStore
-from reader.searchdb import newest
+from reader.fulltext.text_index import stored_words
+from reader.search_index import newest
 from reader.store import Store
 from tests.conftest import run
 from tests.helpers.app import make_app, ready
 from tests.helpers.pilot import filter_by
 from tests.helpers.queries import alternating
 from tests.sample_papers import sample_papers
-from tests.searchdb_corpus import fixture_papers, made_papers
+from tests.search_index_corpus import fixture_papers, made_papers
 
 FORMS = [
-    # field queries: test_query, test_app_search, test_searchdb, test_cli, test_watches
+    # field queries: test_query, test_app_search, test_search_index, test_cli, test_watches
     "ti:testing",
     "ti:learning",
     "ti:DEEP",
@@ -52,7 +52,7 @@ FORMS = [
     "all:cs.ai",
     "ti:credit",
     "ti:assignment",
-    # operators and parentheses: test_query, test_searchdb, test_index_log, test_topic_fill, test_cli
+    # operators and parentheses: test_query, test_search_index, test_index_log, test_topic_fill, test_cli
     "au:del_maestro ANDNOT (ti:checkerboard OR ti:Pyrochlore)",
     "cat:cs.SE OR cat:cs.SC AND cat:cs.LG",
     "(cat:cs.SE OR cat:cs.SC) AND cat:cs.LG",
@@ -68,14 +68,14 @@ FORMS = [
     "cat:cs OR cat:math OR cat:cond OR cat:quant OR cat:stat",
     'ti:testing AND all:"and" AND agents',
     "((ti:agents))",
-    # dates and what matches nothing: test_app_search, searchdb_corpus
+    # dates and what matches nothing: test_app_search, search_index_corpus
     "submittedDate:[202401 TO 202612] AND abs:model",
     "submittedDate:[2016 TO 2017] OR ti:testing",
     "rn:ABC-1",
     "rn:ABC-1 OR ti:testing",
     "zebrafish",
     "ti:zyzzyva",
-    # plain words (the filter's implicit AND): test_cli, test_query, test_app_search, test_searchdb
+    # plain words (the filter's implicit AND): test_cli, test_query, test_app_search, test_search_index
     "learning",
     "testing",
     "credit assignment",
@@ -86,7 +86,7 @@ FORMS = [
     'ti:testing AND "tools and agents"',
     "schrodinger",
     "量子",
-    # notes: test_searchdb, test_library, test_app_search
+    # notes: test_search_index, test_library, test_app_search
     "note:zurich",
     "seminar",
     'all:"zurich seminar"',
@@ -127,7 +127,7 @@ FORMS = [
     "text:rewarding",
     'text:"sparse reward"',
     'text:"agent that calls tool"',
-    # deeper than FTS5 takes: searchdb_corpus, test_deep_queries
+    # deeper than FTS5 takes: search_index_corpus, test_deep_queries
     "(" * 40 + "ti:the" + " OR abs:learning)" * 40,
     alternating(MAX_DEPTH - 1),
     alternating(20, "text:toolformer"),
@@ -185,7 +185,7 @@ def cache(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def answers(cache) -> dict[str, list[str]]:
     """Each form's reference answer: the scan over the records, notes and stored texts, in the
-    library's order (the paths below never change what a query matches)."""
+    catalog's order (the paths below never change what a query matches)."""
     store = Store(cache)
     block = SearchBlock({pid: search_text(p) for pid, p in store.load_papers().items()}, store.notes(), stored_words(cache))
     order = store.index().ids

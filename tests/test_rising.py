@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from reader.cache_index import CacheIndex, IndexEntry
+from reader.core.catalog import Catalog
 from reader.core.coverage import Coverage, day_end, day_start
-from reader.core.library import Library
 from reader.core.rising import RisingTerm, rising_terms, rising_topics
 from reader.core.text import word_string
-from reader.paper_index import IndexEntry, PaperIndex
 from tests.corpus import TODAY
 from tests.themes import rising_papers
 
@@ -56,23 +56,23 @@ def test_topics_ranked_by_change_with_their_share():
         days += [TODAY - timedelta(days=28 + d % 28) for d in range(prev4)]
         return {f"{topic}-{i}": IndexEntry(1, day.isoformat(), [topic]) for i, day in enumerate(days)}
 
-    index = PaperIndex.build(entries("Steady", 6, 6) | entries("Up", 10, 5) | entries("New", 3, 0) | entries("Down", 4, 8))
-    found = rising_topics(Library(index), ["Down", "New", "Steady", "Up", "Empty"], TODAY, None, total_new_last4=1000)
+    index = CacheIndex.build(entries("Steady", 6, 6) | entries("Up", 10, 5) | entries("New", 3, 0) | entries("Down", 4, 8))
+    found = rising_topics(Catalog(index), ["Down", "New", "Steady", "Up", "Empty"], TODAY, None, total_new_last4=1000)
     # A topic with papers now and none before is new: it rises most of all, though no ratio says so.
     assert [t.topic for t in found] == ["New", "Up", "Steady", "Down", "Empty"]
     assert found[1].to_json() == {"topic": "Up", "last4": 10, "prev4": 5, "change_pct": 100.0, "share_pct": 1.0}
     assert found[3].change_pct == -50.0 and found[0].change_pct is None
-    assert rising_topics(Library(index), ["Up"], TODAY, None)[0].share_pct is None  # no total known
-    assert rising_topics(Library(index), ["Up"], date(2027, 3, 1), None)[0].last4 == 0
+    assert rising_topics(Catalog(index), ["Up"], TODAY, None)[0].share_pct is None  # no total known
+    assert rising_topics(Catalog(index), ["Up"], date(2027, 3, 1), None)[0].last4 == 0
 
 
 def test_a_window_not_synced_has_no_figure_as_in_the_topics_chart():
     days = [TODAY - timedelta(days=d) for d in range(56)]
-    index = PaperIndex.build({f"p{i}": IndexEntry(1, day.isoformat(), ["Up"]) for i, day in enumerate(days)})
-    never_synced = rising_topics(Library(index), ["Up"], TODAY, {"Up": ()})[0]
+    index = CacheIndex.build({f"p{i}": IndexEntry(1, day.isoformat(), ["Up"]) for i, day in enumerate(days)})
+    never_synced = rising_topics(Catalog(index), ["Up"], TODAY, {"Up": ()})[0]
     assert never_synced.last4 is None and never_synced.prev4 is None and never_synced.change_pct is None
     synced = {"Up": ((day_start(TODAY - timedelta(days=60)), day_end(TODAY)),)}
-    assert rising_topics(Library(index), ["Up"], TODAY, synced)[0].to_json() == {
+    assert rising_topics(Catalog(index), ["Up"], TODAY, synced)[0].to_json() == {
         "topic": "Up",
         "last4": 28,
         "prev4": 28,

@@ -1,4 +1,4 @@
-"""The cards' abstracts kept deflated with each partition's dictionary (searchdb/abstracts.py):
+"""The cards' abstracts kept deflated with each partition's dictionary (search_index/abstracts.py):
 every card reads back as its record makes it, in well under the text's size; a row that does not
 unpack shows no abstract rather than failing the list."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import sqlite3
 
-from reader.searchdb import SearchIndex
-from reader.searchdb.rows import card_of
+from reader.search_index import SearchIndex
+from reader.search_index.rows import card_of
 from reader.store import Store
 from tests.corpus import recent_papers
 

@@ -8,7 +8,7 @@ import zlib
 from datetime import UTC, datetime
 
 from reader.core.query import parse
-from reader.searchdb import SearchIndex
+from reader.search_index import SearchIndex
 from reader.store import Store
 from reader.store.data_dir import shard_of
 from reader.store.files import ZLIB_MAGIC, uncompressed

@@ -11,7 +11,7 @@ import re
 import zlib
 
 from reader.core.query import parse
-from reader.searchdb import SearchIndex
+from reader.search_index import SearchIndex
 from reader.store import Store
 from reader.store.data_dir import shard_of
 from reader.store.files import ZLIB_MAGIC

@@ -207,7 +207,7 @@ async def test_m_on_the_list_opens_like_with_reasons_and_esc_returns(cache):
         reason = screen.paper_list.annotate(shown[0])
         assert reason[0][0].startswith(f"{screen.likes[shown[0]].score:.2f} · because: ") and "magnetar" in reason[0][0]
         await pilot.press("s")  # the paper keys work here too
-        assert shown[0] in app.service.library.starred
+        assert shown[0] in app.service.catalog.starred
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, MainScreen) and main.paper_list.current == TARGET
@@ -233,7 +233,7 @@ async def test_m_in_the_detail_view_and_enter_in_like_then_esc_back_each_step(ca
         await pilot.press("enter")
         await ready(pilot)
         assert isinstance(app.screen, DetailScreen) and app.screen is not detail and app.screen.paper_id == first
-        assert first in app.service.library.read
+        assert first in app.service.catalog.read
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is like

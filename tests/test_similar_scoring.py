@@ -11,7 +11,7 @@ import pytest
 from reader.core.similar import REASONS, Like, best_likes, distinctive_terms, like_text
 from reader.core.text import word_string
 from reader.meaning.expand import RARE_WORDS, words_of
-from reader.searchdb import SearchIndex
+from reader.search_index import SearchIndex
 from reader.store import Store
 from tests.corpus import recent_papers
 

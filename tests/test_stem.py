@@ -10,11 +10,11 @@ import threading
 from reader.core.query import parse
 from reader.core.stem import stem, stem_string
 from reader.core.text import word_string
-from reader.fulltext import index as text_index
+from reader.fulltext import text_index
 from reader.fulltext.document import PARAGRAPH, Block, Document
-from reader.fulltext.index import TextIndex
 from reader.fulltext.store import TextStore
-from tests.searchdb_corpus import fixture_papers
+from reader.fulltext.text_index import TextIndex
+from tests.search_index_corpus import fixture_papers
 
 
 def fts5_stems(words: list[str]) -> list[str]:
@@ -78,7 +78,7 @@ def test_the_scan_reads_each_shards_stems_saved_beside_it(data_dir, monkeypatch)
     from reader.core import scan as scan_module
     from reader.core.query import search_text
     from reader.core.scan import SearchBlock
-    from reader.service.search import LibrarySearch
+    from reader.service.search import CacheSearch
     from reader.store import Store
 
     store = Store(data_dir)
@@ -87,17 +87,17 @@ def test_the_scan_reads_each_shards_stems_saved_beside_it(data_dir, monkeypatch)
     query = parse("ti:liquids", implicit_and=True)
     reference = SearchBlock({p.id: search_text(p) for p in papers}).matching(query)
     assert {"liquid", "liquids"} <= {w for p in papers if p.id in reference for w in word_string(p.title).split()}
-    assert LibrarySearch(store).matching(query) == reference  # not refreshed: the scan answers
+    assert CacheSearch(store).matching(query) == reference  # not refreshed: the scan answers
     stems = [data_dir / "papers" / f"{shard}.stems.json" for shard in store.shards()]
     assert all(path.exists() for path in stems)
 
     stemmed: list[str] = []
     monkeypatch.setattr(scan_module, "stem_string", lambda text: stemmed.append(text) or stem_string(text))
-    assert LibrarySearch(store).matching(query) == reference and stemmed == []  # read back, no word stemmed
+    assert CacheSearch(store).matching(query) == reference and stemmed == []  # read back, no word stemmed
 
     renamed = dataclasses.replace(papers[0], version=papers[0].version + 1, title="Zebrafishes navigating")
     store.save_papers([renamed], "T")
-    assert LibrarySearch(store).matching(parse("ti:zebrafish navigated", implicit_and=True)) == {renamed.id}
+    assert CacheSearch(store).matching(parse("ti:zebrafish navigated", implicit_and=True)) == {renamed.id}
     stems[0].write_text("{not json")
-    assert LibrarySearch(store).matching(query) == reference
+    assert CacheSearch(store).matching(query) == reference
     assert json.loads(stems[0].read_text())["texts"]  # made again

@@ -370,11 +370,11 @@ def test_index_json_decoded_a_column_at_a_time_equals_it_decoded_whole(data_dir)
 
 
 def test_files_encoded_a_slice_at_a_time_are_the_bytes_of_one_encoding(data_dir, monkeypatch):
-    import reader.paper_index
+    import reader.cache_index
     import reader.store.shard_files
 
     monkeypatch.setattr(reader.store.shard_files, "SHARD_SLICE", 4)  # 30 papers: many slices per shard
-    monkeypatch.setattr(reader.paper_index, "JSON_SLICE", 7)  # and per index column
+    monkeypatch.setattr(reader.cache_index, "JSON_SLICE", 7)  # and per index column
     store = filled(data_dir, 30)
     files = [data_dir / "index.json", *sorted((data_dir / "papers").glob("*.json"))]
     assert len(files) > 1

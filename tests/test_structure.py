@@ -8,9 +8,9 @@ The rules (docs/architecture.md, Layout), for every module of reader/ and benchm
    outside its package.
 3. App and CLI code (reader/app/, reader/commands/, reader/cli.py) imports nothing from
    reader/store/files.py, nor `write_atomic` or `shard_of` from any module of reader/store/.
-And the layering: nothing under arxiv/, store/, core/, searchdb/, sync/, service/ imports textual,
+And the layering: nothing under arxiv/, store/, core/, search_index/, sync/, service/ imports textual,
 reader.app, reader.commands or reader.cli (under TYPE_CHECKING neither); nothing under the layers
-the service stands on (arxiv/, store/, core/, searchdb/, fulltext/) nor sync/ imports reader.service.
+the service stands on (arxiv/, store/, core/, search_index/, fulltext/) nor sync/ imports reader.service.
 And composition over mixins: no class under reader/service/ or reader/store/ inherits from a
 `*Methods` mixin (a mixin redeclares its host's private members; a collaborator is given what
 it needs). And for tests/: no module imports a test module (tests/**/test_*.py); shared helpers live in
@@ -33,10 +33,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("reader", "benchmarks")
 APP_AND_CLI = ("reader.app", "reader.commands", "reader.cli")
 STORAGE_INTERNALS = ("write_atomic", "shard_of")
-LOWER_LAYERS = tuple(f"reader.{layer}" for layer in ("arxiv", "store", "core", "searchdb", "meaning", "sync", "service"))
+LOWER_LAYERS = tuple(f"reader.{layer}" for layer in ("arxiv", "store", "core", "search_index", "meaning", "sync", "service"))
 UPPER_LAYERS = ("textual", "reader.app", "reader.commands", "reader.cli")
 # What the service uses, and sync, which the service runs: none of them reaches back up into it.
-BELOW_THE_SERVICE = tuple(f"reader.{layer}" for layer in ("arxiv", "store", "core", "searchdb", "fulltext", "sync"))
+BELOW_THE_SERVICE = tuple(f"reader.{layer}" for layer in ("arxiv", "store", "core", "search_index", "fulltext", "sync"))
 
 
 @dataclass(frozen=True)

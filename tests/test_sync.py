@@ -267,10 +267,10 @@ async def test_a_sync_leaves_the_index_whole_in_index_json_and_its_columns(fake_
 
 async def test_a_sync_ends_with_the_search_index_current(fake_arxiv, store, small_pages, monkeypatch):
     from reader.core.query import parse
-    from reader.searchdb import SearchIndex
-    from reader.sync import indexing
+    from reader.search_index import SearchIndex
+    from reader.sync import search_keeper
 
-    monkeypatch.setattr(indexing, "BATCH_SHARDS", 2)  # batches indexed while the sync goes on, then the rest
+    monkeypatch.setattr(search_keeper, "BATCH_SHARDS", 2)  # batches indexed while the sync goes on, then the rest
     fake_arxiv.queries[QUERY] = recent_papers(900, per_day=5)
     (result,) = (await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])).topics
     assert result.error is None and len(store.shards()) > 2
@@ -286,13 +286,13 @@ async def test_a_sync_ends_with_the_search_index_current(fake_arxiv, store, smal
 async def test_a_search_index_that_cannot_be_kept_during_a_sync_leaves_the_sync_whole(fake_arxiv, store, small_pages, monkeypatch):
     import sqlite3
 
-    from reader.searchdb import SearchIndex
-    from reader.sync import indexing
+    from reader.search_index import SearchIndex
+    from reader.sync import search_keeper
 
     def locked(self, *args, **kwargs):
         raise sqlite3.OperationalError("database is locked")
 
-    monkeypatch.setattr(indexing, "BATCH_SHARDS", 2)
+    monkeypatch.setattr(search_keeper, "BATCH_SHARDS", 2)
     monkeypatch.setattr(SearchIndex, "refresh", locked)  # derived: the next refresh (app, list --query) does it
     fake_arxiv.queries[QUERY] = recent_papers(300, per_day=5)
     (result,) = (await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])).topics

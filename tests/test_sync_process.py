@@ -81,13 +81,13 @@ async def test_the_report_comes_before_the_meaning_vectors_which_follow_in_the_b
     with file_lock(data_dir / vectors.DIRECTORY / vectors.LOCK, wait=0, what="a build"):
         report = await sync_in_child(job_for(store, fake_arxiv, [Topic("Agents", QUERY)]), lambda event: None, lambda message: None)
         assert report.topics[0].new == 300
-        assert vectors.MeaningIndex.open(data_dir) is None and vectors.building(data_dir)
-        cached = SimpleNamespace(index=range(300))  # what the service's note asks of its library
-        meaning = Meaning(data_dir, library=lambda: cached, search=None, demo=lambda: None, select=None, load_paper=None)  # type: ignore[arg-type]
-        assert meaning.meaning_index() == (None, "Meaning is being learned in the background (after a sync); showing word matches")
+        assert vectors.MeaningVectors.open(data_dir) is None and vectors.building(data_dir)
+        cached = SimpleNamespace(index=range(300))  # what the service's note asks of its catalog
+        meaning = Meaning(data_dir, catalog=lambda: cached, search=None, demo=lambda: None, select=None, load_paper=None)  # type: ignore[arg-type]
+        assert meaning.meaning_vectors() == (None, "Meaning is being learned in the background (after a sync); showing word matches")
     deadline = time.monotonic() + 120
-    while vectors.building(data_dir) or vectors.MeaningIndex.open(data_dir) is None:  # the child takes the lock, builds, lets go
+    while vectors.building(data_dir) or vectors.MeaningVectors.open(data_dir) is None:  # the child takes the lock, builds, lets go
         assert time.monotonic() < deadline, "the child never built the meaning vectors"
         await asyncio.sleep(0.05)
-    index = vectors.MeaningIndex.open(data_dir)
+    index = vectors.MeaningVectors.open(data_dir)
     assert index is not None and len(index.ids) == 300

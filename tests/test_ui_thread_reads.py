@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 
 from reader.app.screens.tags import TagDialog
-from reader.core.library import Library
+from reader.core.catalog import Catalog
 from reader.service import LibraryService, View
 from tests.helpers.app import card_text, choose, make_app, ready
 
@@ -27,7 +27,7 @@ def record_threads(monkeypatch, reads: list[tuple[type, str]]) -> dict[str, list
 
 async def test_cards_chart_and_records_are_read_off_the_ui_thread(store, papers, monkeypatch):
     # The cards from the search index, a view's weeks counted over the index, a paper's record.
-    calls = record_threads(monkeypatch, [(LibraryService, "cards"), (Library, "momentum"), (LibraryService, "load_paper")])
+    calls = record_threads(monkeypatch, [(LibraryService, "cards"), (Catalog, "momentum"), (LibraryService, "load_paper")])
     opened: list[str] = []
     monkeypatch.setattr("webbrowser.open", lambda url: opened.append(url) or True)
     app = make_app(store)

@@ -107,17 +107,17 @@ class PaperScreen(Screen):
 
     def action_toggle_star(self) -> None:
         if (paper_id := self.current_paper_id()) is not None:
-            self.set_marks(paper_id, starred=paper_id not in self.service.library.starred)
+            self.set_marks(paper_id, starred=paper_id not in self.service.catalog.starred)
 
     def action_toggle_read(self) -> None:
         if (paper_id := self.current_paper_id()) is not None:
-            self.set_marks(paper_id, read=paper_id not in self.service.library.read)
+            self.set_marks(paper_id, read=paper_id not in self.service.catalog.read)
 
     def action_toggle_hidden(self) -> None:
         """Not interested: the paper leaves every view (but Hidden) the next time a list is drawn,
         and teaches For you; until then it stays in place, so x again undoes it."""
         if (paper_id := self.current_paper_id()) is not None:
-            hide = paper_id not in self.service.library.hidden
+            hide = paper_id not in self.service.catalog.hidden
             self.set_marks(paper_id, hidden=hide)
             self.app.notify(f"Hidden: not shown again ({key(self.app, 'app.hide')} brings it back)." if hide else "Shown again.")
 

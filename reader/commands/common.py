@@ -151,25 +151,25 @@ def cached_paper(store, ref: str) -> tuple[str, int]:
     return pid, version
 
 
-def library(store, *, order_only: bool = False):
+def read_catalog(store, *, order_only: bool = False):
     """The papers with the user's marks; `order_only`: over Store.index_order (enough to select
     ids, not for versions, days or arrivals)."""
-    from reader.core.library import Library
+    from reader.core.catalog import Catalog
 
     marks = store.marks()
-    return Library(store.index_order() if order_only else store.index(), marks.read, marks.starred, marks.hidden)
+    return Catalog(store.index_order() if order_only else store.index(), marks.read, marks.starred, marks.hidden)
 
 
-def selected_papers(store, lib, *, query=None, limit: int | None = None, only: set[str] | None = None, **filters) -> list[Paper]:
+def selected_papers(store, catalog, *, query=None, limit: int | None = None, only: set[str] | None = None, **filters) -> list[Paper]:
     """Papers newest first (of the ids in `only`, when given). Only the records shown are read from
     disk; a text query is answered by the search index."""
     with search_index(store) if query is not None else nullcontext() as index:
-        ids = selected_ids(lib, query=query, index=index, limit=limit, only=only, **filters)
-    return records(store, lib, ids)
+        ids = selected_ids(catalog, query=query, index=index, limit=limit, only=only, **filters)
+    return records(store, catalog, ids)
 
 
 def selected_ids(
-    lib, *, query=None, index=None, limit: int | None = None, only: set[str] | None = None, newest=None, **filters
+    catalog, *, query=None, index=None, limit: int | None = None, only: set[str] | None = None, newest=None, **filters
 ) -> list[str]:
     """Ids newest first (of the ids in `only`, when given); a text query is answered by `index`
     (see search_index). A query with a limit reads its matches newest first and stops there:
@@ -177,9 +177,9 @@ def selected_ids(
     `newest`: index.newest(query), when the caller started it already."""
     if query is not None and limit is not None:
         found = newest if newest is not None else index.newest(query)
-        admitted = (pid for pid, day in found if (only is None or pid in only) and lib.admits(pid, day, **filters))
+        admitted = (pid for pid, day in found if (only is None or pid in only) and catalog.admits(pid, day, **filters))
         return list(islice(admitted, limit))
-    ids = lib.select(**filters)
+    ids = catalog.select(**filters)
     if only is not None:
         ids = [pid for pid in ids if pid in only]
     if query is not None:
@@ -188,18 +188,18 @@ def selected_ids(
     return ids[:limit]
 
 
-def records(store, lib, ids: list[str]) -> list[Paper]:
+def records(store, catalog, ids: list[str]) -> list[Paper]:
     """The full records of `ids`, in that order (only their shards are read)."""
-    lib.add_papers(store.papers_by_id(ids).values())
+    catalog.add_papers(store.papers_by_id(ids).values())
     print_warnings(store)
-    return [lib.papers[pid] for pid in ids if pid in lib.papers]
+    return [catalog.papers[pid] for pid in ids if pid in catalog.papers]
 
 
 @contextmanager
 def search_index(store) -> Iterator:
     """The search index, brought up to date with the shards and the user's notes (which costs
     little when nothing changed)."""
-    from reader.searchdb import SearchIndex
+    from reader.search_index import SearchIndex
 
     index = SearchIndex.open(store.data_dir)
     try:
@@ -246,7 +246,7 @@ def sort_choices() -> tuple[str, ...]:
     return SORTS
 
 
-def in_order(store, lib, ids: list[str], sort: str, index=None) -> list[str]:
+def in_order(store, catalog, ids: list[str], sort: str, index=None) -> list[str]:
     """`ids` (newest first) in the list's order `sort`, as the app sorts them (core/sorting.py):
     text orders from the search index's cards (`index`: open, for them), For you's from a
     ranking made now (as `reader rank` makes it)."""
@@ -258,10 +258,10 @@ def in_order(store, lib, ids: list[str], sort: str, index=None) -> list[str]:
         from reader.core.ranking import NeedsStars
         from reader.service.ranking_corpus import RankingCorpus
 
-        result = RankingCorpus(store).rank(starred=lib.starred, read=lib.read, hidden=lib.hidden)
+        result = RankingCorpus(store).rank(starred=catalog.starred, read=catalog.read, hidden=catalog.hidden)
         if isinstance(result, NeedsStars):
             raise ReaderError(f"cannot sort by For you's score: {result.message}")
-        order = sorting.ranked_order(lib.index, result.ids)
+        order = sorting.ranked_order(catalog.index, result.ids)
     else:
-        order = sorting.keyed_order(lib.index, sort, index.sort_values(sort))
-    return list(sorting.sorted_view(order, lib.index, ids))
+        order = sorting.keyed_order(catalog.index, sort, index.sort_values(sort))
+    return list(sorting.sorted_view(order, catalog.index, ids))

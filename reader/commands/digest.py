@@ -10,7 +10,7 @@ import sys
 from datetime import date, timedelta
 from pathlib import Path
 
-from reader.commands.common import library, open_store, topic_name
+from reader.commands.common import open_store, read_catalog, topic_name
 from reader.core.text import plural
 from reader.errors import ReaderError
 
@@ -104,20 +104,20 @@ def run(args: argparse.Namespace, settings) -> int:
     names = [str(topic_name(store, n)) for n in args.topic] if args.topic else [t.name for t in store.topics()]
     if not names:
         raise ReaderError("no topics yet: add one with `reader topics add NAME QUERY`")
-    lib = library(store)
-    index = lib.index
+    catalog = read_catalog(store)
+    index = catalog.index
     first_day = since.toordinal()
     chosen: dict[str, list[str]] = {}
     for name in names:
         days = zip(index.in_topic(name, index.ids), index.in_topic(name, index.days))
-        chosen[name] = [pid for pid, day in days if day >= first_day and pid not in lib.hidden]
+        chosen[name] = [pid for pid, day in days if day >= first_day and pid not in catalog.hidden]
     wanted = {pid for ids in chosen.values() for pid in ids}
     papers = {p.id: p for p in exportable(store.papers_by_id(wanted).values())}
     total, spans = store.sync_file.total_new_last4(today), store.sync_file.coverage_spans()
     digests = [
         TopicDigest(
             name,
-            headline(lib.momentum(today, topic=name, total_new_last4=total, spans=spans)),
+            headline(catalog.momentum(today, topic=name, total_new_last4=total, spans=spans)),
             [papers[pid] for pid in ids if pid in papers],
         )
         for name, ids in chosen.items()

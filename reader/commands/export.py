@@ -8,7 +8,16 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from reader.commands.common import cached_ids, library, open_store, print_warning, selected_papers, tagged_ids, topic_name, validated_query
+from reader.commands.common import (
+    cached_ids,
+    open_store,
+    print_warning,
+    read_catalog,
+    selected_papers,
+    tagged_ids,
+    topic_name,
+    validated_query,
+)
 from reader.commands.completion import completes_names
 from reader.commands.marks import ID_HELP
 from reader.core.exporting import FORMAT_NAMES, FORMATS, format_of_path, render
@@ -115,12 +124,12 @@ def run(args: argparse.Namespace, settings) -> int:
     store = open_store(args, settings)
     wanted = set(cached_ids(store, args.ids)) if args.ids else None
     query = validated_query(args.query, for_arxiv=False) if args.query else None
-    lib = library(store)
+    catalog = read_catalog(store)
     tagged = tagged_ids(store, args.tag)
     only = wanted if tagged is None else tagged if wanted is None else wanted & tagged
     papers = selected_papers(
         store,
-        lib,
+        catalog,
         query=query,
         topic=topic_name(store, args.topic),
         starred=args.starred,

@@ -7,10 +7,10 @@ from contextlib import nullcontext
 
 from reader.commands.common import (
     in_order,
-    library,
     open_store,
     positive_int,
     print_json,
+    read_catalog,
     records,
     search_index,
     selected_ids,
@@ -71,19 +71,19 @@ def cmd_list(args, settings) -> int:
         if index is not None and watched is not None:  # (the index is open whenever a watch is asked for)
             only = _narrowed(only, index.matching(watched))
         # The newest matches' first pages are read by the search index's threads while the
-        # library's index is read here. A query's papers need only the index's order and days:
+        # catalog's index is read here. A query's papers need only the index's order and days:
         # lines come from the search index's cards, JSON rows from the few records listed
         # (their topics found by binary search).
         limit = args.limit if args.sort == "newest" else None  # another order sorts every match first
         newest = index.newest(query) if index is not None and query is not None and limit is not None else None
-        lib = library(store, order_only=index is not None)
-        ids = selected_ids(lib, query=query, index=index, limit=limit, only=only, newest=newest, **filters)
-        ids = in_order(store, lib, ids, args.sort, index)[: args.limit]
+        catalog = read_catalog(store, order_only=index is not None)
+        ids = selected_ids(catalog, query=query, index=index, limit=limit, only=only, newest=newest, **filters)
+        ids = in_order(store, catalog, ids, args.sort, index)[: args.limit]
         if args.json:
             tags, notes, read_versions = store.tags_of(ids), store.notes(), store.read_versions()
             rows = [
-                paper_json(p, lib, tags=tags[p.id], note=notes.get(p.id), read_version=read_versions.get(p.id))
-                for p in records(store, lib, ids)
+                paper_json(p, catalog, tags=tags[p.id], note=notes.get(p.id), read_version=read_versions.get(p.id))
+                for p in records(store, catalog, ids)
             ]
             print_json(rows)
             return 0
@@ -91,15 +91,15 @@ def cmd_list(args, settings) -> int:
             cards = index.cards(ids)
             lines = [_line_of(cards[pid]) for pid in ids if pid in cards]
         else:
-            lines = [_line_of(paper) for paper in records(store, lib, ids)]
+            lines = [_line_of(paper) for paper in records(store, catalog, ids)]
     if not lines:
-        print("no papers match" if lib.index else "the cache is empty: run `reader sync`", file=sys.stderr)
+        print("no papers match" if catalog.index else "the cache is empty: run `reader sync`", file=sys.stderr)
     # Titles' math as Unicode for a person at a terminal; a script reading a pipe gets arXiv's TeX.
     from reader.core.texmath import tex_to_unicode  # (with its LaTeX tables: only for a listing)
 
     shown = tex_to_unicode if settings.math == "unicode" and sys.stdout.isatty() else str
     for published, pid, version, category, title, names, count in lines:
-        marks = ("*" if pid in lib.starred else " ") + (" " if pid in lib.read else "N")
+        marks = ("*" if pid in catalog.starred else " ") + (" " if pid in catalog.read else "N")
         authors = ", ".join(names) + (f" +{count - 3}" if count > 3 else "")
         print(f"{published}  {marks}  {pid}v{version}  [{category}]  {shown(title)}")
         print(f"{'':16}{authors}")
@@ -120,7 +120,7 @@ def _line_of(item) -> tuple[str, str, int, str, str, list[str], int]:
     return item.published, item.id, item.version, item.primary_category, item.title, list(item.authors[:3]), item.author_count
 
 
-def paper_json(paper: Paper, lib, *, tags: tuple[str, ...] = (), note: str | None = None, read_version: int | None = None) -> dict:
+def paper_json(paper: Paper, catalog, *, tags: tuple[str, ...] = (), note: str | None = None, read_version: int | None = None) -> dict:
     return {
         "id": paper.id,
         "version": paper.version,
@@ -134,11 +134,11 @@ def paper_json(paper: Paper, lib, *, tags: tuple[str, ...] = (), note: str | Non
         "comment": paper.comment,
         "journal_ref": paper.journal_ref,
         "doi": paper.doi,
-        "topics": lib.topics_of(paper.id, paper.published),
-        "read": paper.id in lib.read,
-        "starred": paper.id in lib.starred,
-        "read_version": read_version if paper.id in lib.read else None,
-        "hidden": paper.id in lib.hidden,
+        "topics": catalog.topics_of(paper.id, paper.published),
+        "read": paper.id in catalog.read,
+        "starred": paper.id in catalog.starred,
+        "read_version": read_version if paper.id in catalog.read else None,
+        "hidden": paper.id in catalog.hidden,
         "tags": list(tags),
         "note": note,
     }

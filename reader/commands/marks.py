@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
-from reader.commands.common import cached_ids, library, open_store, search_index, selected_ids, tagged_ids, topic_name, validated_query
+from reader.commands.common import cached_ids, open_store, read_catalog, search_index, selected_ids, tagged_ids, topic_name, validated_query
 from reader.commands.completion import completes_names
 from reader.commands.watches import watch_query
 from reader.core.text import plural
@@ -77,8 +77,8 @@ def cmd_read(args, settings) -> int:
         if index is not None and watched is not None:  # (the index is open whenever a watch is asked for)
             matched = index.matching(watched)
             only = matched if only is None else only & matched
-        lib = library(store, order_only=True)
-        ids = selected_ids(lib, query=query, index=index, only=only, topic=topic_name(store, args.topic), unread=True)
+        catalog = read_catalog(store, order_only=True)
+        ids = selected_ids(catalog, query=query, index=index, only=only, topic=topic_name(store, args.topic), unread=True)
     if ids:
         store.set_marks(ids, read=True)  # one write of user state
     print(f"read: {plural(len(ids), 'paper', thousands=True)} marked read" if ids else "read: no unread papers there: nothing changed")

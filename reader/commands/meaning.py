@@ -6,11 +6,11 @@ from __future__ import annotations
 import sys
 
 from reader.commands.common import (
-    library,
     open_store,
     positive_int,
     print_json,
     print_warning,
+    read_catalog,
     search_index,
     tagged_ids,
     topic_name,
@@ -85,8 +85,8 @@ def cmd_find(args, settings) -> int:
     marks = store.marks()
     among = None
     if args.topic is not None or args.tag is not None or args.unread or args.starred:
-        lib = library(store, order_only=True)
-        among = set(lib.select(topic=topic_name(store, args.topic), starred=args.starred, unread=args.unread))
+        catalog = read_catalog(store, order_only=True)
+        among = set(catalog.select(topic=topic_name(store, args.topic), starred=args.starred, unread=args.unread))
         tagged = tagged_ids(store, args.tag)
         if tagged is not None:
             among &= tagged

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reader.commands.common import library, open_store, print_json, topic_name
+from reader.commands.common import open_store, print_json, read_catalog, topic_name
 from reader.config import parse_day
 
 
@@ -20,7 +20,7 @@ def cmd_momentum(args, settings) -> int:
     store = open_store(args, settings)
     topic = topic_name(store, args.topic)
     as_of = parse_day(args.as_of, "--as-of") if args.as_of else settings.today()
-    result = library(store).momentum(
+    result = read_catalog(store).momentum(
         as_of, topic=topic, total_new_last4=store.sync_file.total_new_last4(as_of), spans=store.sync_file.coverage_spans()
     )
     if args.json:

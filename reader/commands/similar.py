@@ -33,7 +33,7 @@ def register(commands) -> None:
 def cmd_similar(args, settings) -> int:
     from reader.core.similar import Like, Likeness, like_text
     from reader.meaning import find, like
-    from reader.meaning.vectors import MeaningIndex
+    from reader.meaning.vectors import MeaningVectors
 
     if (args.id is None) == (args.text is None):
         raise ReaderError("give one paper's ID, or --text TEXT (not both)")
@@ -48,7 +48,7 @@ def cmd_similar(args, settings) -> int:
         if paper is None:  # its shard was lost since the index was read
             raise ReaderError(f"cannot read {paper_id} in the cache: `reader add {paper_id}` fetches it again")
     marks = store.marks()
-    meaning = MeaningIndex.open(store.data_dir)  # None until a sync or `reader index` builds it: likeness alone
+    meaning = MeaningVectors.open(store.data_dir)  # None until a sync or `reader index` builds it: likeness alone
     with search_index(store) as index:
         if paper is not None:
             found = like.like_paper(meaning, index, paper, limit=args.limit, leave_out=marks.hidden)

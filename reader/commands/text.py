@@ -9,11 +9,11 @@ from pathlib import Path
 
 from reader.commands.common import (
     cached_paper,
-    library,
     open_store,
     output_file,
     print_json,
     print_warning,
+    read_catalog,
     selected_ids,
     topic_name,
     write_output,
@@ -214,10 +214,10 @@ def cmd_fetch_text(args, settings) -> int:
         pid, version = cached_paper(store, ref)
         wanted[pid] = version
     if args.topic or args.starred:
-        lib = library(store)
-        index = lib.index
+        catalog = read_catalog(store)
+        index = catalog.index
         for name in args.topic or [None]:
-            selected = selected_ids(lib, topic=topic_name(store, name), starred=args.starred)
+            selected = selected_ids(catalog, topic=topic_name(store, name), starred=args.starred)
             for pid, row in zip(selected, index.positions().rows_of(selected, -1).tolist()):
                 wanted.setdefault(pid, index.versions[row])
     stored = TextStore(store.data_dir).stored_versions()
@@ -321,7 +321,7 @@ def reference_rows(store, document) -> list[dict]:
 def _cited_by(store, args) -> int:
     """`reader refs ID --cited-by`: one line per cached paper whose stored text cites ID (read from
     the full-text index, brought up to date first: no text is read unless it changed)."""
-    from reader.fulltext.index import TextIndex
+    from reader.fulltext.text_index import TextIndex
     from reader.ids import parse_paper_id
 
     pid, _ = parse_paper_id(args.id)
@@ -352,7 +352,7 @@ def _cards(store, ids: list[str]) -> dict:
     """The cards of these papers (id, version, title) from the search index, brought up to date for
     their shards only (a stat of each); from their records when the index cannot answer. Neither
     the library service nor a refresh of every shard: they cost more than the lookup itself."""
-    from reader.searchdb import SearchIndex, SearchIndexError
+    from reader.search_index import SearchIndex, SearchIndexError
 
     index = SearchIndex.open(store.data_dir)
     try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
-from reader.commands.common import add_list_command, library, open_store, print_list, search_index, validated_query
+from reader.commands.common import add_list_command, open_store, print_list, read_catalog, search_index, validated_query
 from reader.commands.completion import completes_names
 from reader.core.text import plural
 
@@ -70,7 +70,7 @@ def _list_topics(store, *, as_json: bool) -> None:
         )
 
     def lines() -> Iterator[str]:
-        papers = library(store)
+        papers = read_catalog(store)
         for row in rows:
             total, unread = papers.counts(row["name"])
             on_arxiv = f" ({row['arxiv_total']:,} on arXiv)" if row["arxiv_total"] is not None else ""

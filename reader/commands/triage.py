@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from reader.commands.common import library, open_store, positive_int, print_json, print_warnings, search_index, topic_name
+from reader.commands.common import open_store, positive_int, print_json, print_warnings, read_catalog, search_index, topic_name
 from reader.core.text import plural
 
 DEFAULT_LIMIT = 20
@@ -42,16 +42,16 @@ def cmd_rank(args: argparse.Namespace, settings) -> int:
 
     store = open_store(args, settings)
     topic = topic_name(store, args.topic)
-    lib = library(store, order_only=True)  # (ids, days and masks: what counting the stars and a topic need)
-    stars = len(lib.index.holding(lib.starred))
+    catalog = read_catalog(store, order_only=True)  # (ids, days and masks: what counting the stars and a topic need)
+    stars = len(catalog.index.holding(catalog.starred))
     if stars < ranking.MIN_STARS:  # said before any paper is read
         return _needs_stars(ranking.NeedsStars(stars), args.json)
 
-    candidates = lib.select(topic=topic) if topic is not None else None
-    result = _ranked_from_candidates(store, lib, candidates, args.limit)
+    candidates = catalog.select(topic=topic) if topic is not None else None
+    result = _ranked_from_candidates(store, catalog, candidates, args.limit)
     if result is None:
         # The whole cache is the corpus (word weights and the background need it), whatever the topic.
-        result = RankingCorpus(store).rank(starred=lib.starred, read=lib.read, hidden=lib.hidden, candidates=candidates)
+        result = RankingCorpus(store).rank(starred=catalog.starred, read=catalog.read, hidden=catalog.hidden, candidates=candidates)
     if isinstance(result, ranking.NeedsStars):  # starred papers whose records are missing
         return _needs_stars(result, args.json)
     best = list(zip(result.ids[: args.limit], result.scores[: args.limit]))
@@ -75,7 +75,7 @@ def cmd_rank(args: argparse.Namespace, settings) -> int:
     return 0
 
 
-def _ranked_from_candidates(store, lib, among, limit: int):
+def _ranked_from_candidates(store, catalog, among, limit: int):
     """The papers sharing the stars' distinctive terms ranked, reading only their features
     (service/first_rank.py); None when the whole cache must be ranked instead (said in the log):
     no search index yet or one that cannot be refreshed, document counts missing for many
@@ -85,7 +85,7 @@ def _ranked_from_candidates(store, lib, among, limit: int):
 
     from reader.core.ranking import NeedsStars
     from reader.errors import ReaderError
-    from reader.searchdb import SearchIndex
+    from reader.search_index import SearchIndex
     from reader.service.first_rank import rank_from_candidates
 
     log = logging.getLogger("reader.features")
@@ -94,7 +94,7 @@ def _ranked_from_candidates(store, lib, among, limit: int):
         return None
     try:
         with search_index(store) as index:
-            result = rank_from_candidates(store, index, starred=lib.starred, read=lib.read, hidden=lib.hidden, among=among)
+            result = rank_from_candidates(store, index, starred=catalog.starred, read=catalog.read, hidden=catalog.hidden, among=among)
     except (ReaderError, sqlite3.Error) as error:
         # The index locked by another writer (the app refreshing after a sync), or a read-only
         # data directory: the whole-cache ranking needs no index.
@@ -121,10 +121,10 @@ def cmd_rising(args: argparse.Namespace, settings) -> int:
     store = open_store(args, settings)
     topic = topic_name(store, args.topic)
     as_of = settings.today()
-    lib = library(store)
+    catalog = read_catalog(store)
     if topic is None:
         trends = rising.rising_topics(
-            lib, [t.name for t in store.topics()], as_of, store.sync_file.coverage_spans(), store.sync_file.total_new_last4(as_of)
+            catalog, [t.name for t in store.topics()], as_of, store.sync_file.coverage_spans(), store.sync_file.total_new_last4(as_of)
         )
         if args.json:
             print_json([trend.to_json() for trend in trends])
@@ -133,7 +133,7 @@ def cmd_rising(args: argparse.Namespace, settings) -> int:
             print(f"{trend.topic}\t{_change(trend)}")
         return 0
     coverage = view_coverage(store.sync_file.coverage_spans(), topic)
-    terms = rising.rising_terms(recent_words(store, lib.index, topic, as_of), as_of, limit=args.limit, coverage=coverage)
+    terms = rising.rising_terms(recent_words(store, catalog.index, topic, as_of), as_of, limit=args.limit, coverage=coverage)
     if args.json:
         print_json([term.to_json() for term in terms])
         return 0

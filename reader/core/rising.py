@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from reader.core.catalog import Catalog
 from reader.core.coverage import Coverage, Span
-from reader.core.library import Library
 from reader.core.momentum import WINDOW_DAYS, last4_window
 from reader.core.terms import Distinct, carries_subject, terms
 
@@ -55,7 +55,7 @@ class RisingTerm:
 
 
 def rising_topics(
-    library: Library, topics: Iterable[str], as_of: date, spans: dict[str, tuple[Span, ...]] | None, total_new_last4: int | None = None
+    catalog: Catalog, topics: Iterable[str], as_of: date, spans: dict[str, tuple[Span, ...]] | None, total_new_last4: int | None = None
 ) -> list[TopicTrend]:
     """Topics by change, largest rise first: a topic with papers now and none in the four weeks
     before (covered, so truly none) first of all; topics with nothing to compare with last.
@@ -63,7 +63,7 @@ def rising_topics(
     synced has no figure, as in the topic's chart; None counts every day (the demo set)."""
     trends = []
     for topic in topics:
-        m = library.momentum(as_of, topic=topic, total_new_last4=total_new_last4, spans=spans)
+        m = catalog.momentum(as_of, topic=topic, total_new_last4=total_new_last4, spans=spans)
         trends.append(TopicTrend(topic, m.last4, m.prev4, m.change_pct, m.share_pct))
 
     def order(t: TopicTrend) -> tuple:

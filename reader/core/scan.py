@@ -80,7 +80,7 @@ def stemmed_texts(texts: dict[str, SearchText]) -> dict[str, SearchText]:
 class SearchBlock:
     """The papers of one group, searchable. `notes` (paper id -> the user's note) are searched by
     `note:` and by `all:`; they live beside the papers' own fields because they change apart.
-    `bodies` (paper id -> the words of its stored full text, fulltext/index.body_words) are
+    `bodies` (paper id -> the words of its stored full text, fulltext/text_index.body_words) are
     searched by `text:` alone. `stemmed`: the texts' words are stems already (`stemmed_texts`)."""
 
     __slots__ = ("dates", "fields", "ids")

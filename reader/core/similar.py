@@ -42,7 +42,7 @@ MARGIN = 1e-9  # a score must pass the commoner terms' best by this much to be s
 
 
 class TermIndex(Protocol):
-    """What likeness asks of the search index (searchdb, or service/search.py's wrappers)."""
+    """What likeness asks of the search index (search_index, or service/search.py's wrappers)."""
 
     def matching(self, node: Node) -> set[str]: ...
 

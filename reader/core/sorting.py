@@ -1,6 +1,6 @@
 """The list's orders other than newest first: last updated, title, first author, For you's score.
 
-An order is made once per library index (and ranking) as a permutation of the index's rows,
+An order is made once per cache index (and ranking) as a permutation of the index's rows,
 in numpy: a key per row, one stable argsort (rows are newest first, so equal keys stay newest
 first). A view of the list (IdRows: ascending rows of the index) is then put in that order by
 one gather and one sort of int32s: no string compared per paper. Text keys are folded (lower
@@ -14,9 +14,9 @@ from array import array
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from reader.cache_index import CacheIndex
 from reader.core.text import fold
 from reader.packed_ids import POSITIONS_SLICE, ROW_TYPE, IdRows, SortedIds
-from reader.paper_index import PaperIndex
 
 if TYPE_CHECKING:
     import numpy as np
@@ -70,7 +70,7 @@ def _timestamps(values: list[str]) -> np.ndarray:
 class SortOrder:
     """Every row of `index` in one order: `rank[row]` is the row's place in it."""
 
-    def __init__(self, index: PaperIndex, rank: np.ndarray):
+    def __init__(self, index: CacheIndex, rank: np.ndarray):
         import numpy as np
 
         self.index = index
@@ -80,7 +80,7 @@ class SortOrder:
         self.column = SortedIds(index.ids, order)
 
     @classmethod
-    def by_key(cls, index: PaperIndex, keys: np.ndarray, *, descending: bool = False) -> SortOrder:
+    def by_key(cls, index: CacheIndex, keys: np.ndarray, *, descending: bool = False) -> SortOrder:
         """The order of a key per row (ascending; `descending` for numbers), ties newest first."""
         import numpy as np
 
@@ -101,7 +101,7 @@ class SortOrder:
         return IdRows(self.column, array(ROW_TYPE, placed.astype(np.int32).tobytes()), self.find)
 
 
-def rows_of_view(index: PaperIndex, ids: Sequence[str]) -> np.ndarray:
+def rows_of_view(index: CacheIndex, ids: Sequence[str]) -> np.ndarray:
     """The index rows of a view's papers (its own rows when it is a view of the index)."""
     import numpy as np
 
@@ -112,7 +112,7 @@ def rows_of_view(index: PaperIndex, ids: Sequence[str]) -> np.ndarray:
     return found[found >= 0]
 
 
-def keyed_order(index: PaperIndex, sort: str, pieces: Iterable[tuple[list[str], list[str]]]) -> SortOrder:
+def keyed_order(index: CacheIndex, sort: str, pieces: Iterable[tuple[list[str], list[str]]]) -> SortOrder:
     """The order `sort` (one of KEYED) of every row of `index`, from (ids, raw values) pieces:
     updated timestamps, titles or first authors. Papers with no value go last."""
     import numpy as np
@@ -134,7 +134,7 @@ def keyed_order(index: PaperIndex, sort: str, pieces: Iterable[tuple[list[str], 
     return SortOrder.by_key(index, keys, descending=numeric)
 
 
-def ranked_order(index: PaperIndex, ranked_ids: Sequence[str]) -> SortOrder:
+def ranked_order(index: CacheIndex, ranked_ids: Sequence[str]) -> SortOrder:
     """For you's order over every row: the ranked papers best first, then the others newest first."""
     import numpy as np
 
@@ -145,7 +145,7 @@ def ranked_order(index: PaperIndex, ranked_ids: Sequence[str]) -> SortOrder:
     return SortOrder.by_key(index, keys)
 
 
-def sorted_view(order: SortOrder | None, index: PaperIndex, ids: Sequence[str]) -> Sequence[str]:
+def sorted_view(order: SortOrder | None, index: CacheIndex, ids: Sequence[str]) -> Sequence[str]:
     """A view's papers in `order` (None: newest first, the index's own)."""
     import numpy as np
 

@@ -1,7 +1,7 @@
 """English stems, so that a word matches its inflections (`agents` finds `agent`, `learned` finds
 `learning`), as arXiv's own search does.
 
-The search indexes (reader/searchdb, reader/fulltext/index.py) stem with SQLite FTS5's `porter`
+The search indexes (reader/search_index, reader/fulltext/text_index.py) stem with SQLite FTS5's `porter`
 tokenizer, in C, as they index and as they read a query. The scan evaluator (core/scan.py) must
 find exactly the same papers, so its stems come from the same code: each word not met before is
 stemmed by an in-memory FTS5 table with that tokenizer, and remembered. Python stemmers were

@@ -9,16 +9,16 @@ from datetime import date
 from importlib import resources
 from urllib.parse import urlencode
 
+from reader.cache_index import CacheIndex, IndexEntry
 from reader.core.sanitize import clean_text
 from reader.models import Author, Paper
-from reader.paper_index import IndexEntry, PaperIndex
 
 
 @dataclass(frozen=True, slots=True)
 class DemoSet:
     topic: str
     papers: dict[str, Paper]
-    index: PaperIndex
+    index: CacheIndex
     as_of: date  # the day the page was captured: the demo chart is drawn as of then
     headline_figures: dict  # last4, change_pct, share_pct, latest_papers as the page showed them
 
@@ -52,4 +52,4 @@ def load_demo() -> DemoSet:
         )
         index[paper_id] = IndexEntry(1, item["published"], list(item.get("topics", [])))
     # The page was captured in the chart's last week, the day after its newest paper.
-    return DemoSet(page["topic"], papers, PaperIndex.build(index), date.fromisoformat(page["chart_last_week"]), page)
+    return DemoSet(page["topic"], papers, CacheIndex.build(index), date.fromisoformat(page["chart_last_week"]), page)

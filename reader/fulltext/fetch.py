@@ -23,8 +23,8 @@ from reader.errors import ArxivError, ArxivNotFoundError, FeedFormatError, Reade
 from reader.fulltext.bounded import PageRefused
 from reader.fulltext.document import PDF, PDF_FIGURES_FORMAT, Block, Document
 from reader.fulltext.html import LatexmlText
-from reader.fulltext.index import TextIndex
 from reader.fulltext.store import TextStore
+from reader.fulltext.text_index import TextIndex
 from reader.store.listing import remove_leftovers
 
 log = logging.getLogger("reader.fulltext")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from reader.errors import StoreError, StoreLockedError
 from reader.meaning import place
 from reader.meaning.model import FIT_SAMPLE, MIN_PAPERS, Model, fit
-from reader.meaning.vectors import BUILDING_NOTE, DIRECTORY, FORMAT, LOCK, MeaningIndex, Status, files, too_small_note
+from reader.meaning.vectors import BUILDING_NOTE, DIRECTORY, FORMAT, LOCK, MeaningVectors, Status, files, too_small_note
 from reader.packed_ids import PackedIds, gather
 from reader.store.files import file_lock, write_atomic
 
@@ -44,7 +44,7 @@ def update(
     progress: Progress | None = None,
     now: datetime | None = None,
     wait: float = 0,
-) -> tuple[Status, MeaningIndex | None]:
+) -> tuple[Status, MeaningVectors | None]:
     """Bring the meaning index up to date with the cache: fold in the papers that arrived, or
     build it whole (`rebuild`, none yet, or the words drifted). A cache of fewer than MIN_PAPERS
     papers gets none (Status.note says so). Returns the Status and the index as it left it
@@ -55,12 +55,12 @@ def update(
     if cached < MIN_PAPERS:
         return Status(0, cached, None, 0, 0, 0, 0, too_small_note(cached)), None
     fingerprint = _fingerprint(cached_ids)
-    index = None if rebuild else MeaningIndex.open(store.data_dir)
+    index = None if rebuild else MeaningVectors.open(store.data_dir)
     if index is not None and index.meta.get("cache") == fingerprint:  # made from these very papers: no set of ids needed
         return index.status(cached), index
     try:
         with _build_lock(store.data_dir, wait):
-            index = None if rebuild else MeaningIndex.open(store.data_dir)  # (another process may have just built it)
+            index = None if rebuild else MeaningVectors.open(store.data_dir)  # (another process may have just built it)
             _bring_up_to_date(
                 store, index, list(cached_ids), fingerprint, (now or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ"), progress
             )
@@ -68,7 +68,7 @@ def update(
         if index is None:
             return Status(0, cached, None, 0, 0, 0, 0, BUILDING_NOTE), None
         return dataclasses.replace(index.status(cached), note=BUILDING_NOTE), index
-    index = MeaningIndex.open(store.data_dir)
+    index = MeaningVectors.open(store.data_dir)
     return (
         (index.status(cached), index)
         if index is not None
@@ -77,7 +77,7 @@ def update(
 
 
 def _bring_up_to_date(
-    store: Store, index: MeaningIndex | None, cached: list[str], fingerprint: str, when: str, progress: Progress | None
+    store: Store, index: MeaningVectors | None, cached: list[str], fingerprint: str, when: str, progress: Progress | None
 ) -> None:
     if index is None:
         _build(store, cached, fingerprint, when, progress)
@@ -123,7 +123,7 @@ def _build(store: Store, cached: list[str], fingerprint: str, when: str, progres
 
 
 def _fold_in(
-    store: Store, index: MeaningIndex, arrived: list[str], present: set[str], fingerprint: str, when: str, progress: Progress | None
+    store: Store, index: MeaningVectors, arrived: list[str], present: set[str], fingerprint: str, when: str, progress: Progress | None
 ) -> bool | None:
     """Add the arrived papers' vectors (and drop those of papers no longer cached); None when
     their words have drifted from the model's (a fit is due)."""

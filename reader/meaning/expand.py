@@ -27,7 +27,7 @@ from reader.core.text import word_string
 if TYPE_CHECKING:
     import numpy as np
 
-    from reader.meaning.vectors import MeaningIndex
+    from reader.meaning.vectors import MeaningVectors
 
 QUERY_WORDS = 12  # words of a query ranked (its most distinctive first): a typed query rarely says more
 RARE_WORDS = 3  # the rarest of them find the papers; the others weigh only among those
@@ -55,7 +55,7 @@ def words_of(terms: TermIndex, text: str, *, limit: int, leave_out: Collection[s
     return Likeness(tuple(term for term, _ in chosen), best_likes(held, limit=limit, leave_out=leave_out))
 
 
-def feedback(index: MeaningIndex, query: np.ndarray, first: list[str], candidates: Collection[str]) -> list[tuple[str, float]]:
+def feedback(index: MeaningVectors, query: np.ndarray, first: list[str], candidates: Collection[str]) -> list[tuple[str, float]]:
     """The candidates by their cosine with the query moved towards the `first` papers' mean
     vector, best first (ties by id); the query alone when none of them has a vector."""
     import numpy as np

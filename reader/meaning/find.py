@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from reader.core.similar import TermIndex, text_node
 from reader.core.text import word_string
 from reader.meaning.expand import FEEDBACK_PAPERS, feedback, words_of
-from reader.meaning.vectors import MeaningIndex
+from reader.meaning.vectors import MeaningVectors
 
 K = 60  # the usual reciprocal-rank constant: rank 1 and rank 10 differ by ~13%, not tenfold
 DEPTH = 200  # papers taken from each list before fusing
@@ -69,7 +69,7 @@ def _exact(terms: TermIndex, text: str) -> set[str]:
 
 
 def about(
-    index: MeaningIndex | None,
+    index: MeaningVectors | None,
     terms: TermIndex,
     text: str,
     *,

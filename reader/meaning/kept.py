@@ -7,18 +7,18 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from reader.meaning.vectors import DIRECTORY, MeaningIndex
+from reader.meaning.vectors import DIRECTORY, MeaningVectors
 
 Stamp = tuple[int, int] | None  # meta.json's modification time and size (None: there is none)
 
 
-class KeptIndex:
+class KeptVectors:
     def __init__(self, data_dir: Path):
         self.data_dir = data_dir
-        self._kept: tuple[Stamp, MeaningIndex | None] | None = None
+        self._kept: tuple[Stamp, MeaningVectors | None] | None = None
         self._lock = threading.Lock()
 
-    def get(self) -> MeaningIndex | None:
+    def get(self) -> MeaningVectors | None:
         """The index as stored now (None: not built, or damaged)."""
         try:
             info = (self.data_dir / DIRECTORY / "meta.json").stat()
@@ -27,5 +27,5 @@ class KeptIndex:
             stamp = None
         with self._lock:
             if self._kept is None or self._kept[0] != stamp:
-                self._kept = (stamp, MeaningIndex.open(self.data_dir) if stamp is not None else None)
+                self._kept = (stamp, MeaningVectors.open(self.data_dir) if stamp is not None else None)
             return self._kept[1]

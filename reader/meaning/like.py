@@ -16,7 +16,7 @@ from reader.core.similar import Like, Likeness, TermIndex
 from reader.core.text import word_string
 from reader.meaning.find import DEPTH, REASONS, fuse
 from reader.meaning.model import Model, Words
-from reader.meaning.vectors import BLOCK, MeaningIndex
+from reader.meaning.vectors import BLOCK, MeaningVectors
 from reader.models import Paper
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ MIN_WORD = 3  # shorter words ("rl", "of") say little as a reason
 SHARED = 0.05  # a word's cosine with both papers must pass this to be named
 
 
-def like_paper(index: MeaningIndex | None, terms: TermIndex, paper: Paper, *, limit: int, leave_out: Collection[str] = ()) -> Likeness:
+def like_paper(index: MeaningVectors | None, terms: TermIndex, paper: Paper, *, limit: int, leave_out: Collection[str] = ()) -> Likeness:
     """The papers most like a cached paper (never itself, nor those in `leave_out`): likeness
     fused with meaning when `index` holds the paper's vector, likeness alone otherwise."""
     likeness = similar.like_paper(terms, paper, limit=DEPTH, leave_out=leave_out)
@@ -76,7 +76,7 @@ def _shared_meaning(words: list[str], directions: np.ndarray, mine: np.ndarray, 
     return tuple(words[i] for i in best if both[i] > SHARED)
 
 
-def nearest_any(index: MeaningIndex, starred: Sequence[str]) -> np.ndarray | None:
+def nearest_any(index: MeaningVectors, starred: Sequence[str]) -> np.ndarray | None:
     """Each stored paper's cosine with the starred paper nearest it (row order), or None when no
     starred paper has a vector: a paper near any one of several interests counts."""
     import numpy as np
@@ -92,7 +92,7 @@ def nearest_any(index: MeaningIndex, starred: Sequence[str]) -> np.ndarray | Non
 
 
 def fused_order(
-    index: MeaningIndex | None, ids: Sequence[str], scores: Sequence[float], starred: Sequence[str]
+    index: MeaningVectors | None, ids: Sequence[str], scores: Sequence[float], starred: Sequence[str]
 ) -> list[tuple[str, float]] | None:
     """For you's ranked `ids` (with their `scores`) fused with their nearness in meaning to the starred papers, best
     first with the fused scores; None when there is no index or no starred paper in it (the

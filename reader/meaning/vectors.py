@@ -96,7 +96,7 @@ def _packed(blob: bytes) -> PackedIds | None:
     return PackedIds.lines(blob) if blob else None
 
 
-class MeaningIndex:
+class MeaningVectors:
     """The stored vectors and model, read-only; `update` makes a new one."""
 
     def __init__(self, directory: Path, model: Model, ids: PackedIds, vectors: np.ndarray, meta: dict, mapping: mmap.mmap | None = None):
@@ -110,7 +110,7 @@ class MeaningIndex:
         self._searched = 0  # rows found by searching the ids' bytes, before a table is made
 
     @classmethod
-    def open(cls, data_dir: Path) -> MeaningIndex | None:
+    def open(cls, data_dir: Path) -> MeaningVectors | None:
         """The stored index, or None when there is none whole (never built, damaged, another format)."""
         import numpy as np
 
@@ -292,7 +292,7 @@ def stored(data_dir: Path) -> Status:
 
 def status(store: Store) -> Status:
     cached = len(store.index_order().ids)
-    index = MeaningIndex.open(store.data_dir)
+    index = MeaningVectors.open(store.data_dir)
     if index is None:
         if cached < MIN_PAPERS:
             note = too_small_note(cached)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from reader.paper_index import PaperIndex
+from reader.cache_index import CacheIndex
 from reader.service.outside import Stamps
 from reader.service.tags_notes import LibraryStateRead
 from reader.store import Topic
@@ -17,11 +17,11 @@ from reader.store.sync_file import TopicSyncState
 class CacheUpdate:
     """The cache's state, read and counted in a worker thread, for the UI's thread to take."""
 
-    index: PaperIndex
+    index: CacheIndex
     topics: list[Topic]
     total_new_last4: int | None
     sync_states: dict[str, TopicSyncState] = dataclasses.field(default_factory=dict)
-    counts: dict | None = None  # Library.counted, with the marks of `marks_version`
+    counts: dict | None = None  # Catalog.counted, with the marks of `marks_version`
     marks_version: int = -1
     momenta: dict = dataclasses.field(default_factory=dict)  # view's topic -> Momentum
     library_state: LibraryStateRead | None = None  # tags and notes, as the service keeps them

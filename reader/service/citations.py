@@ -9,21 +9,21 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reader.fulltext.document import Block
-from reader.fulltext.index import TextIndex
 from reader.fulltext.store import TextStore
+from reader.fulltext.text_index import TextIndex
 
 if TYPE_CHECKING:
-    from reader.core.library import Library
+    from reader.core.catalog import Catalog
     from reader.service.demo import DemoSource
 
 
 class Citations:
-    """Given the data directory and how to reach the service's library and demo set (they change
+    """Given the data directory and how to reach the service's catalog and demo set (they change
     when the demo gives way to the cache)."""
 
-    def __init__(self, data_dir: Path, *, library: Callable[[], Library], demo: Callable[[], DemoSource | None]):
+    def __init__(self, data_dir: Path, *, catalog: Callable[[], Catalog], demo: Callable[[], DemoSource | None]):
         self._data_dir = data_dir
-        self._library = library
+        self._catalog = catalog
         self._demo = demo
 
     def references(self, paper_id: str) -> list[Block] | None:
@@ -41,5 +41,5 @@ class Citations:
         if self._demo() is not None:
             return []
         citing = TextIndex(self._data_dir).cited_by(paper_id, quick=quick)
-        index = self._library().index  # a text outlives its paper's removal from the cache
+        index = self._catalog().index  # a text outlives its paper's removal from the cache
         return None if citing is None else [pid for pid in citing if pid in index]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import date
 
-from reader.core.library import Library
+from reader.core.catalog import Catalog
 from reader.core.momentum import Momentum, headline
 from reader.core.ranking import NeedsStars
 from reader.core.rising import RisingTerm, rising_terms
@@ -30,14 +30,14 @@ class DemoSource:
     def as_of(self) -> date:
         return self.set.as_of  # the day the page was captured
 
-    def library(self) -> Library:
-        return Library(self.set.index)
+    def catalog(self) -> Catalog:
+        return Catalog(self.set.index)
 
     def load_paper(self, paper_id: str) -> Paper | None:
         return self.set.papers.get(paper_id)
 
-    def momentum(self, library: Library, topic: str | None) -> Momentum:
-        return library.momentum(self.set.as_of, topic=topic)  # as of the day the page was captured
+    def momentum(self, catalog: Catalog, topic: str | None) -> Momentum:
+        return catalog.momentum(self.set.as_of, topic=topic)  # as of the day the page was captured
 
     def chart(self, momentum: Momentum, view: View) -> tuple[Momentum, str, str]:
         """The page's own headline figures for its topic, said apart from the bars: the bars

@@ -11,7 +11,7 @@ The whole-cache ranking (ranking_corpus.RankingCorpus) reads every shard's featu
 The candidates are at most CANDIDATES papers sharing the stars' distinctive words, phrases
 and authors (weighed as the model's TF-IDF weighs them): each star's in turn, those holding the
 most weight of its heaviest terms, asked only while few enough papers hold them together
-(searchdb/sharing.py: the index's rows read stay bounded); with a topic, the most among its
+(search_index/sharing.py: the index's rows read stay bounded); with a topic, the most among its
 papers (the index drops the others' rows before taking the best). The model is the whole-cache
 ranking's and every score equals its score for that paper: a paper ranks here when the
 whole-cache ranking would rank it, unless it shares too little with the stars to be a
@@ -39,9 +39,9 @@ from reader.core.query import term as query_term
 from reader.core.similar import text_node
 from reader.core.text import word_string
 from reader.meaning import like
-from reader.meaning.kept import KeptIndex
+from reader.meaning.kept import KeptVectors
 from reader.models import Paper
-from reader.searchdb import SearchIndex
+from reader.search_index import SearchIndex
 from reader.store import Store
 from reader.store.shard_features import Stamp, counts_path, features_path, read_total, save_counts, save_total, shard_features, shard_stamp
 
@@ -130,7 +130,7 @@ def rank_from_candidates(
     ranked = None if among is None else candidates  # (the background is ranked too, unless a topic is asked for)
     result = ranking.rank(corpus, starred=starred, read=read, hidden=hidden, candidates=ranked)
     if isinstance(result, ranking.Ranking):
-        fused = like.fused_order(KeptIndex(store.data_dir).get(), result.ids, result.scores, sorted(starred))
+        fused = like.fused_order(KeptVectors(store.data_dir).get(), result.ids, result.scores, sorted(starred))
         result = result.reordered(fused) if fused is not None else result
     log.info(
         "For you from %d candidates: %d papers' features read in %.2f s, ranked in %.2f s",

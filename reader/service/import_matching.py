@@ -10,18 +10,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from reader.cache_index import CacheIndex
 from reader.core.import_file import Citation, shares_author, title_key
 from reader.core.query import Or, term
 from reader.core.sanitize import clean_text
 from reader.core.text import word_string
 from reader.errors import ReaderError
 from reader.models import Paper
-from reader.paper_index import PaperIndex
-from reader.searchdb.rows import Card
+from reader.search_index.rows import Card
 from reader.store import Store
 
 if TYPE_CHECKING:
-    from reader.service.search import LibrarySearch
+    from reader.service.search import CacheSearch
 
 NO_TITLE = "no arXiv id and no title"
 NOT_CACHED = "no arXiv id, and no cached paper has this title"
@@ -61,7 +61,7 @@ class TitleLookup:
 
     def __init__(self, store: Store):
         self.store = store
-        self._search: LibrarySearch | None = None
+        self._search: CacheSearch | None = None
         self._found: dict[str, list[tuple[str, list[str]]]] = {}  # title_key -> (id, author names)
 
     def papers(self, title: str) -> list[tuple[str, list[str]]]:
@@ -119,9 +119,9 @@ class TitleLookup:
 
     def _opened(self):
         if self._search is None:
-            from reader.service.search import LibrarySearch  # the search index: only when a title is looked up
+            from reader.service.search import CacheSearch  # the search index: only when a title is looked up
 
-            self._search = LibrarySearch(self.store)
+            self._search = CacheSearch(self.store)
             try:
                 self._search.refresh()
             except ReaderError:
@@ -133,7 +133,7 @@ class TitleLookup:
             self._search.close()
 
 
-def match_cached(store: Store, index: PaperIndex, citations: Iterable[Citation]) -> list[Match]:
+def match_cached(store: Store, index: CacheIndex, citations: Iterable[Citation]) -> list[Match]:
     """Each citation matched against the cache: by its id (a paper the cache lacks is marked to
     be fetched), else by its exact title."""
     citations = list(citations)
@@ -145,7 +145,7 @@ def match_cached(store: Store, index: PaperIndex, citations: Iterable[Citation])
         titles.close()
 
 
-def _match(citation: Citation, index: PaperIndex, titles: TitleLookup) -> Match:
+def _match(citation: Citation, index: CacheIndex, titles: TitleLookup) -> Match:
     if citation.problem is not None:
         return Match(citation, reason=citation.problem)
     if citation.arxiv_id is not None:

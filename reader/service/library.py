@@ -1,6 +1,6 @@
 """The library service: the one way the app reaches the cache (and the demo set).
 
-It holds the in-memory `Library` (index and marks: counts, chart and list order) that screens
+It holds the in-memory `Catalog` (index and marks: counts, chart and list order) that screens
 draw from, answers filters and cards from the search index (search.py) rather than
 holding every record, and does every disk access for them: reads run in the caller's worker
 thread (cards, a few at a time, on any thread); writes of user state go,
@@ -18,8 +18,9 @@ from datetime import date
 from itertools import compress
 from typing import TYPE_CHECKING, TypeVar
 
+from reader.cache_index import CacheIndex
 from reader.config import Settings
-from reader.core.library import Library
+from reader.core.catalog import Catalog
 from reader.core.momentum import Momentum
 from reader.core.query import Node, parse
 from reader.core.ranking import NeedsStars
@@ -28,8 +29,7 @@ from reader.errors import ReaderError, StoreError
 from reader.fulltext.store import TextStore
 from reader.models import Paper
 from reader.packed_ids import IdRows, IdTable, PackedIds
-from reader.paper_index import PaperIndex
-from reader.searchdb import Card
+from reader.search_index import Card
 from reader.service.adding import Adding
 from reader.service.cache_update import CacheUpdate
 from reader.service.charts import Charts
@@ -40,7 +40,7 @@ from reader.service.marks_writer import MarksWriter
 from reader.service.meaning import Meaning
 from reader.service.outside import PAPER_FILES, OutsideChanges, OutsideReader, OutsideUpdate
 from reader.service.ranker import ForYouRanker, RankedList
-from reader.service.search import LibrarySearch, MemorySearch
+from reader.service.search import CacheSearch, MemorySearch
 from reader.service.tags_notes import TagsNotes
 from reader.service.topic_sync import TopicSync
 from reader.service.triage import Triage, TriageSets
@@ -69,35 +69,35 @@ class LibraryService:
         self.store = store
         self.settings = settings
         self.demo = demo  # None: the cache's papers (for good, once the demo gave way)
-        self.library = Library(PaperIndex())
-        self.search: LibrarySearch | MemorySearch = LibrarySearch(store) if demo is None else demo.search
+        self.catalog = Catalog(CacheIndex())
+        self.search: CacheSearch | MemorySearch = CacheSearch(store) if demo is None else demo.search
         self.topics: list[Topic] = []
-        # Runs a function on the UI's thread (the app sets it); the library is only changed there.
+        # Runs a function on the UI's thread (the app sets it); the catalog is only changed there.
         self.run_on_ui: Callable[[Callable[[], None]], None] = lambda function: function()
         # One thread writes user state, in the order the user acted.
         self._writer = WriterThread()
         self.marks = MarksWriter(store, self._writer)  # marks pending until saved, never dropped
         self.for_you: RankedList | NeedsStars | None = None  # the latest ranking, set on the UI's thread
-        # For you's filter order: (ranking, library index, ids of both, id -> position in them)
-        self._ranked: tuple[RankedList, PaperIndex, Sequence[str], IdTable] | None = None
+        # For you's filter order: (ranking, cache index, ids of both, id -> position in them)
+        self._ranked: tuple[RankedList, CacheIndex, Sequence[str], IdTable] | None = None
         # The data directory's files as last taken in: what other processes change is news.
         self.outside = OutsideChanges(store.data_dir)
         store.on_own_write(self.outside.writing)
         # What changes when the demo gives way, for the collaborators to reach as it is now.
-        library_now, search_now, demo_now = (lambda: self.library), (lambda: self.search), (lambda: self.demo)
-        self.charts = Charts(settings, library=library_now, topics=lambda: self.topics, demo=demo_now)
+        catalog_now, search_now, demo_now = (lambda: self.catalog), (lambda: self.search), (lambda: self.demo)
+        self.charts = Charts(settings, catalog=catalog_now, topics=lambda: self.topics, demo=demo_now)
         self.tags_notes = TagsNotes(store, self._write, notes_changed=lambda: self.search.update_notes())
-        self.triage = Triage(store, self._write, library=library_now, search=search_now, demo=demo_now)
-        self.ranker = ForYouRanker(store.data_dir, library=library_now, demo=demo_now)
+        self.triage = Triage(store, self._write, catalog=catalog_now, search=search_now, demo=demo_now)
+        self.ranker = ForYouRanker(store.data_dir, catalog=catalog_now, demo=demo_now)
         self.list_order = ListOrder(
-            store, self.set_setting, library=library_now, search=search_now, for_you=lambda: self.for_you, demo=demo_now
+            store, self.set_setting, catalog=catalog_now, search=search_now, for_you=lambda: self.for_you, demo=demo_now
         )
         self.exports = Exports(store, settings, self._writer, self.tags_notes, demo_now)
         self.adding = Adding(store, settings)
-        self.citations = Citations(store.data_dir, library=library_now, demo=demo_now)
+        self.citations = Citations(store.data_dir, catalog=catalog_now, demo=demo_now)
         self.topic_sync = TopicSync(store, settings)
         self.meaning = Meaning(
-            store.data_dir, library=library_now, search=search_now, demo=demo_now, select=self.select, load_paper=self.load_paper
+            store.data_dir, catalog=catalog_now, search=search_now, demo=demo_now, select=self.select, load_paper=self.load_paper
         )
         self._outside_reader = OutsideReader(self, self._writer, self.outside)
 
@@ -114,7 +114,7 @@ class LibraryService:
         has papers): what was the demo's is dropped, its marks too (they were never saved).
         Then `open` reads the cache, as at the start."""
         self.demo = None
-        self.search = LibrarySearch(self.store)
+        self.search = CacheSearch(self.store)
         self.for_you = None
         self._ranked = None
         self.triage.sets = TriageSets()
@@ -123,7 +123,7 @@ class LibraryService:
 
     # --- reading --------------------------------------------------------------------------------
 
-    def open(self) -> Library:
+    def open(self) -> Catalog:
         """Index, marks and topics (~30 ms at 100,000 papers): counts, chart and list order are
         right before any record is read; the first paint waits for nothing more (counting for
         it then takes the UI's thread once; later updates are counted in `read_update`). Then
@@ -131,14 +131,14 @@ class LibraryService:
         self.outside.taken(self.outside.stamps())  # before reading: a change meanwhile is read again
         if self.demo is not None:
             self.topics = self.store.topics()
-            self.library = self.demo.library()
-            return self.library
+            self.catalog = self.demo.catalog()
+            return self.catalog
         index, marks = self.store.index(), self.store.marks()
         self.topics = self.store.topics()
         self.charts.take(self.store.sync_file.total_new_last4(self.settings.today()), self.store.sync_file.sync_states())
         self.tags_notes.state = self.tags_notes.read()
-        self.library = Library(index, marks.read, marks.starred, marks.hidden)
-        return self.library
+        self.catalog = Catalog(index, marks.read, marks.starred, marks.hidden)
+        return self.catalog
 
     def take_warnings(self) -> list[str]:
         """What the store repaired since last asked (a damaged file moved aside, state restored)."""
@@ -150,14 +150,14 @@ class LibraryService:
         """Begin `prepare_search`'s work at once, in the background (the app, as it starts)."""
         self.search.start()
 
-    def prepare_search(self, changed: Iterable[str] | None = None, index: PaperIndex | None = None) -> None:
+    def prepare_search(self, changed: Iterable[str] | None = None, index: CacheIndex | None = None) -> None:
         """Bring the search index up to date with the cache (or with the papers a sync changed),
         in a worker thread: ~20 ms when nothing changed, seconds for a first build of a large
         cache, meanwhile filters and cards come from the shards. Raises ReaderError when the
         index cannot be written (they keep coming from the shards). Filters are then ready to
-        answer in the order of `index` (the library's when None; a sync's next one)."""
+        answer in the order of `index` (the catalog's when None; a sync's next one)."""
         self.search.refresh(None if changed is None else sorted({shard_of(pid) for pid in changed}))
-        index = index or self.library.index
+        index = index or self.catalog.index
         self.search.prepare_order(index.ids, index.positions())
 
     @property
@@ -184,7 +184,7 @@ class LibraryService:
     def select(self, view: View, *, unread: bool = False, query: Node | None = None) -> Sequence[str]:
         """Ids in the view's order (newest first, or best first For you): what the list shows (the
         view's papers, unread ones if asked, those matching the query if given). A view in the
-        library's order is a view of its index's rows (IdRows), no string per paper."""
+        catalog's order is a view of its index's rows (IdRows), no string per paper."""
         if view == FOR_YOU:
             ranking = self.for_you
             if not isinstance(ranking, RankedList):
@@ -193,7 +193,7 @@ class LibraryService:
                 return self._narrow(IdRows(ranking.ids, range(len(ranking)), ranking.table().get), unread=unread)
             order, position = self._ranked_order(ranking)
             return self._narrow(self.search.ordered(query, order, position, ranked=True), unread=unread)
-        # The query's matches first, in the library's order (see SearchIndex.ordered), then the
+        # The query's matches first, in the catalog's order (see SearchIndex.ordered), then the
         # view's own filters over them.
         matched = None if query is None else self._matching_in_order(query)
         within: Collection[str] | None = None
@@ -204,19 +204,19 @@ class LibraryService:
                 within = self.store.papers_tagged(view.name or "")
             except StoreError:  # a tag deleted meanwhile
                 within = ()
-        return self.library.select(
+        return self.catalog.select(
             topic=view.topic, starred=view == STARRED, hidden=view == HIDDEN, unread=unread, among=matched, within=within
         )
 
     def _matching_in_order(self, query: Node) -> IdRows:
-        index = self.library.index
+        index = self.catalog.index
         return self.search.ordered(query, index.ids, index.positions())
 
     def _ranked_order(self, ranking: RankedList) -> tuple[Sequence[str], IdTable]:
-        """The ranked papers the library holds (a sync may have removed some since), best first,
+        """The ranked papers the catalog holds (a sync may have removed some since), best first,
         and each one's position: what `ordered` answers a filter For you in. Made once per
-        ranking and library index (~20 ms at 100,000 papers), in the ranking's worker when it can."""
-        index = self.library.index
+        ranking and cache index (~20 ms at 100,000 papers), in the ranking's worker when it can."""
+        index = self.catalog.index
         made = self._ranked
         if made is None or made[0] is not ranking or made[1] is not index:
             held = index.positions().rows_of(ranking.ids, -1) >= 0
@@ -231,7 +231,7 @@ class LibraryService:
 
     def _narrow(self, ids: IdRows, *, unread: bool) -> IdRows:
         """A ranking's `ids` in their order, less the hidden ones and the read ones (if asked)."""
-        marked = (self.library.hidden | self.library.read) if unread else self.library.hidden
+        marked = (self.catalog.hidden | self.catalog.read) if unread else self.catalog.hidden
         return ids.keeping(marked.__contains__, keep=False) if marked else ids
 
     def _as_of(self) -> date:
@@ -248,8 +248,8 @@ class LibraryService:
         index, topics, states = self.store.index(), self.store.topics(), self.store.sync_file.sync_states()
         total = self.store.sync_file.total_new_last4(self.settings.today())
         index.positions()  # its id table, made here rather than on the UI's thread
-        version = self.library.marks_version
-        counts = self.library.counted(index)
+        version = self.catalog.marks_version
+        counts = self.catalog.counted(index)
         momenta = self.charts.counted(index, topics, states, total)
         writes = self.tags_notes.writes
         return CacheUpdate(index, topics, total, states, counts, version, momenta, self.tags_notes.read(), writes, stamps)
@@ -260,8 +260,8 @@ class LibraryService:
         self.topics = update.topics
         if self.demo is not None:
             return  # the demo's papers stay as they are
-        fresh = update.marks_version == self.library.marks_version
-        self.library.reindex(update.index, update.counts if fresh else None)
+        fresh = update.marks_version == self.catalog.marks_version
+        self.catalog.reindex(update.index, update.counts if fresh else None)
         self.charts.take(update.total_new_last4, update.sync_states, update.momenta)
         if update.library_state is not None:
             self.tags_notes.keep(update.library_state, update.library_writes)
@@ -272,23 +272,23 @@ class LibraryService:
     def set_marks(self, paper_id: str, *, read: bool | None = None, starred: bool | None = None, hidden: bool | None = None) -> Future:
         """Change marks in memory now and on disk in the writer thread; one whose write fails
         stays, and is saved later (marks_writer.py says how, and when the user is told)."""
-        library = self.library
+        catalog = self.catalog
         if read:
             self.triage.sets.updated.discard(paper_id)  # read again: at the version the cache holds
         changes = {"read": read, "starred": starred, "hidden": hidden}
         before = {
             kind: paper_id in marked
-            for kind, marked in (("read", library.read), ("starred", library.starred), ("hidden", library.hidden))
+            for kind, marked in (("read", catalog.read), ("starred", catalog.starred), ("hidden", catalog.hidden))
             if changes[kind] is not None
         }
-        library.set_marks(paper_id, read=read, starred=starred, hidden=hidden)
+        catalog.set_marks(paper_id, read=read, starred=starred, hidden=hidden)
         return self._save_marks({paper_id: (before, {kind: value for kind, value in changes.items() if value is not None})})
 
     def set_read_many(self, paper_ids: Collection[str], read: bool) -> Future:
         """Mark these papers read (or unread again), as `set_marks` does, in one write."""
-        library, ids = self.library, list(paper_ids)
-        before = {paper_id: paper_id in library.read for paper_id in ids}
-        library.set_read_many(ids, read)
+        catalog, ids = self.catalog, list(paper_ids)
+        before = {paper_id: paper_id in catalog.read for paper_id in ids}
+        catalog.set_read_many(ids, read)
         return self._save_marks({paper_id: ({"read": before[paper_id]}, {"read": read}) for paper_id in ids})
 
     def _save_marks(self, changes: dict[str, tuple[dict[str, bool], dict[str, bool]]]) -> Future:

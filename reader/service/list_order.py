@@ -1,7 +1,7 @@
 """The list's order (newest first, last updated, title, first author, For you's score), remembered
 per view, for the library service.
 
-Orders are made in the caller's worker thread (see core/sorting.py), once per library index
+Orders are made in the caller's worker thread (see core/sorting.py), once per cache index
 (and ranking), then a view is sorted by numpy in tens of milliseconds at 1,000,000 papers."""
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ from reader.service.ranker import RankedList
 from reader.service.views import FOR_YOU, View
 
 if TYPE_CHECKING:
-    from reader.core.library import Library
+    from reader.core.catalog import Catalog
     from reader.core.ranking import NeedsStars
     from reader.service.demo import DemoSource
-    from reader.service.search import LibrarySearch, MemorySearch
+    from reader.service.search import CacheSearch, MemorySearch
     from reader.store import Store
 
 SORTS_SETTING = "list_sorts"  # user state: view key -> its order, for views not in their own
@@ -28,21 +28,21 @@ SORTS_SETTING = "list_sorts"  # user state: view key -> its order, for views not
 
 class ListOrder:
     """Given the store, a way to save a setting (in the writer thread), and how to reach the
-    service's library, search, ranking and demo set (each changes under it)."""
+    service's catalog, search, ranking and demo set (each changes under it)."""
 
     def __init__(
         self,
         store: Store,
         save_setting: Callable[[str, object, Callable[[str], None] | None], Future],
         *,
-        library: Callable[[], Library],
-        search: Callable[[], LibrarySearch | MemorySearch],
+        catalog: Callable[[], Catalog],
+        search: Callable[[], CacheSearch | MemorySearch],
         for_you: Callable[[], RankedList | NeedsStars | None],
         demo: Callable[[], DemoSource | None],
     ):
         self._store = store
         self._save_setting = save_setting
-        self._library = library
+        self._catalog = catalog
         self._search = search
         self._for_you = for_you
         self._demo = demo
@@ -96,13 +96,13 @@ class ListOrder:
         Raises SearchNotReady for a text key before the search index's first build."""
         if sort == self.default_sort(view):
             return ids
-        index = self._library().index
+        index = self._catalog().index
         if sort == NEWEST:
             return sorted_view(None, index, ids)
         return sorted_view(self._order(sort), index, ids)
 
     def _order(self, sort: str) -> SortOrder:
-        index = self._library().index
+        index = self._catalog().index
         ranking = self._for_you()
         with self._orders_lock:
             key: object = ranking if sort == SCORE else None

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 from reader.core.similar import Likeness
 from reader.errors import ReaderError
 from reader.meaning import find, like
-from reader.meaning.kept import KeptIndex
+from reader.meaning.kept import KeptVectors
 from reader.meaning.model import MIN_PAPERS
-from reader.meaning.vectors import MeaningIndex, building
+from reader.meaning.vectors import MeaningVectors, building
 from reader.models import Paper
 from reader.service.views import ALL, HIDDEN, View
 
@@ -22,40 +22,40 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from reader.core.library import Library
+    from reader.core.catalog import Catalog
     from reader.service.demo import DemoSource
-    from reader.service.search import LibrarySearch, MemorySearch
+    from reader.service.search import CacheSearch, MemorySearch
 
 ABOUT_SHOWN = 100  # papers a `~` query lists: the best, far more than anyone reads down
 
 
 class Meaning:
-    """The service's meaning: given how to reach the library, the search index and the demo set as
+    """The service's meaning: given how to reach the catalog, the search index and the demo set as
     they are now (the demo gives way to the cache), and the service's selection of a view."""
 
     def __init__(
         self,
         data_dir: Path,
         *,
-        library: Callable[[], Library],
-        search: Callable[[], LibrarySearch | MemorySearch],
+        catalog: Callable[[], Catalog],
+        search: Callable[[], CacheSearch | MemorySearch],
         demo: Callable[[], DemoSource | None],
         select: Callable[..., Sequence[str]],
         load_paper: Callable[[str], Paper | None],
     ):
         self._data_dir = data_dir
-        self._kept = KeptIndex(data_dir)
-        self._library, self._search, self._demo = library, search, demo
+        self._kept = KeptVectors(data_dir)
+        self._catalog, self._search, self._demo = catalog, search, demo
         self._select, self._load_paper = select, load_paper
 
-    def meaning_index(self) -> tuple[MeaningIndex | None, str]:
+    def meaning_vectors(self) -> tuple[MeaningVectors | None, str]:
         """The meaning index as stored now, or None and why words alone answer (a short line)."""
         if self._demo() is not None:
             return None, "Meaning is learned from your own cache; showing word matches"
         index = self._kept.get()
         if index is not None:
             return index, ""
-        papers = len(self._library().index)
+        papers = len(self._catalog().index)
         if papers < MIN_PAPERS:
             return None, f"Meaning needs ≥ {MIN_PAPERS:,} papers (this cache has {papers:,}); showing word matches"
         if building(self._data_dir):
@@ -66,9 +66,9 @@ class Meaning:
         """The papers of the view most about `text`, best first: meaning fused with words (see
         meaning/find.py), words alone when there is no meaning index (`About.note` says why).
         SearchNotReady before the search index's first build is done."""
-        index, note = self.meaning_index()
+        index, note = self.meaning_vectors()
         among = None if view == ALL and not unread else set(self._select(view, unread=unread))
-        leave_out: Collection[str] = () if view == HIDDEN else self._library().hidden
+        leave_out: Collection[str] = () if view == HIDDEN else self._catalog().hidden
         return find.about(index, self._search(), text, limit=limit, among=among, leave_out=leave_out, note=note)
 
     def similar(self, paper_id: str, *, limit: int, leave_out: set[str]) -> tuple[Paper, Likeness]:
@@ -78,5 +78,5 @@ class Meaning:
         paper = self._load_paper(paper_id)
         if paper is None:
             raise ReaderError("this paper is no longer in the cache")
-        index, _ = self.meaning_index()
+        index, _ = self.meaning_vectors()
         return paper, like.like_paper(index, self._search(), paper, limit=limit, leave_out=leave_out)

@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from reader.core.library import Library
+from reader.cache_index import CacheIndex
+from reader.core.catalog import Catalog
 from reader.errors import ReaderError
-from reader.paper_index import PaperIndex
 from reader.service.marks_writer import MarksWriter
 from reader.service.triage import Triage, TriageSets
 from reader.service.writer_thread import WriterThread
@@ -106,7 +106,7 @@ class OutsideUpdate:
     marks: Marks | None = None
     marks_written: int = -1  # the app's own mark changes saved before the marks were read
     counts: dict | None = None  # every count with `marks`, of `index`
-    index: PaperIndex | None = None
+    index: CacheIndex | None = None
     library_state: LibraryStateRead | None = None  # tags and notes
     library_writes: int = -1
     triage: TriageSets | None = None
@@ -117,7 +117,7 @@ class CacheHolder(Protocol):
     """What the outside reader uses of the library service: its public members only."""
 
     store: Store
-    library: Library
+    catalog: Catalog
     topics: list[Topic]
     marks: MarksWriter  # the app's marks not saved yet, and how many changes were
     tags_notes: TagsNotes
@@ -127,7 +127,7 @@ class CacheHolder(Protocol):
     def is_demo(self) -> bool: ...
     def read_update(self) -> CacheUpdate: ...
     def apply_update(self, update: CacheUpdate) -> None: ...
-    def prepare_search(self, changed: Iterable[str] | None = None, index: PaperIndex | None = None) -> None: ...
+    def prepare_search(self, changed: Iterable[str] | None = None, index: CacheIndex | None = None) -> None: ...
     def take_warnings(self) -> list[str]: ...
 
 
@@ -181,8 +181,8 @@ class OutsideReader:
             library_stamp, found["library_state"], found["library_writes"] = self._in_writer_order(read_library)
             stamps.update(library_stamp)
         if (taken := found.get("marks")) is not None:
-            index = found["cache"].index if papers else service.library.index
-            found.update(index=index, counts=Library.counted_with(index, taken.read, taken.starred, taken.hidden))
+            index = found["cache"].index if papers else service.catalog.index
+            found.update(index=index, counts=Catalog.counted_with(index, taken.read, taken.starred, taken.hidden))
         if changed & {"user.json", "index.json"}:  # watches, visits, read versions: new, updated, watched
             found["triage"] = service.triage.read()
         return OutsideUpdate(**found, warnings=service.take_warnings())
@@ -204,8 +204,8 @@ class OutsideReader:
         if update.cache is not None:
             service.apply_update(update.cache)
         if update.marks is not None:
-            counts = update.counts if update.index is service.library.index else None
-            service.library.replace_marks(update.marks.read, update.marks.starred, update.marks.hidden, counts)
+            counts = update.counts if update.index is service.catalog.index else None
+            service.catalog.replace_marks(update.marks.read, update.marks.starred, update.marks.hidden, counts)
         if update.library_state is not None:
             service.tags_notes.keep(update.library_state, update.library_writes)
         if update.triage is not None:

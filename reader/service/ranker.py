@@ -22,7 +22,7 @@ from reader.packed_ids import IdTable, PackedIds
 if TYPE_CHECKING:
     from multiprocessing.pool import Pool
 
-    from reader.core.library import Library
+    from reader.core.catalog import Catalog
     from reader.service.demo import DemoSource
     from reader.service.ranking_corpus import RankingCorpus
 
@@ -142,25 +142,25 @@ class RankerProcess:
 class ForYouRanker:
     """For you as the service makes it: the marks a ranking trains on, and the ranking, by the
     ranking's process (started at the first ranking) or, for the demo set, in memory. Given the
-    data directory and how to reach the service's library and demo set (they change when the
+    data directory and how to reach the service's catalog and demo set (they change when the
     demo gives way to the cache)."""
 
-    def __init__(self, data_dir: Path, *, library: Callable[[], Library], demo: Callable[[], DemoSource | None]):
+    def __init__(self, data_dir: Path, *, catalog: Callable[[], Catalog], demo: Callable[[], DemoSource | None]):
         self._data_dir = data_dir
-        self._library = library
+        self._catalog = catalog
         self._demo = demo
         self._process: RankerProcess | None = None
 
     def marks(self, topic: str | None = None) -> dict:
         """What a ranking trains on and ranks, as of now: taken on the UI's thread (which alone
         changes the marks) and handed to `rank` in a worker."""
-        library = self._library()
+        catalog = self._catalog()
         return {
-            "version": library.marks_version,
-            "starred": set(library.starred),
-            "read": set(library.read),
-            "hidden": set(library.hidden),
-            "candidates": list(library.select(topic=topic)) if topic is not None else None,  # (to the ranking's process)
+            "version": catalog.marks_version,
+            "starred": set(catalog.starred),
+            "read": set(catalog.read),
+            "hidden": set(catalog.hidden),
+            "candidates": list(catalog.select(topic=topic)) if topic is not None else None,  # (to the ranking's process)
         }
 
     def rank(self, marks: dict) -> RankedList | NeedsStars:
@@ -168,7 +168,7 @@ class ForYouRanker:
         (seconds at 100,000 papers; this worker thread waits, the UI does not)."""
         marks = dict(marks)
         marks.pop("version")
-        index = self._library().index
+        index = self._catalog().index
         stars = sum(paper_id in index for paper_id in marks["starred"])
         if stars < MIN_STARS:  # said at once, without starting the ranking process
             return NeedsStars(stars)

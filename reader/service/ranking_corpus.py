@@ -10,7 +10,7 @@ from reader.core import ranking
 from reader.core.features import Corpus, FeatureBlock
 from reader.logs import log
 from reader.meaning import like
-from reader.meaning.kept import KeptIndex
+from reader.meaning.kept import KeptVectors
 from reader.store import Store
 from reader.store.shard_features import Stamp, shard_features, shard_stamp
 
@@ -26,7 +26,7 @@ class RankingCorpus:
         self.store = store
         self._blocks: dict[str, tuple[tuple[int, int], FeatureBlock]] = {}
         self._corpus: Corpus | None = None  # kept while no shard changed: its IDF and the stars' terms too
-        self._meaning = KeptIndex(store.data_dir)  # fused in when built (meaning/like.py)
+        self._meaning = KeptVectors(store.data_dir)  # fused in when built (meaning/like.py)
 
     def corpus(self) -> Corpus:
         blocks, changed = {}, self._corpus is None

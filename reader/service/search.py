@@ -1,6 +1,6 @@
 """What the app's filter matches and what its list's cards show, without holding every record.
 
-Both come from the search index (reader/searchdb) once it is current. Before its first build is
+Both come from the search index (reader/search_index) once it is current. Before its first build is
 done, and whenever it cannot be written or read, they come from the shards themselves: the
 scan evaluator (core/scan.py, the reference the index is tested against) over each shard's
 search texts, and cards made from the records. Either way the user's notes are searched too.
@@ -17,11 +17,11 @@ from itertools import compress
 from reader.core.query import Node, search_text, text_terms
 from reader.core.scan import SearchBlock
 from reader.errors import ReaderError
-from reader.fulltext.index import stored_words
+from reader.fulltext.text_index import stored_words
 from reader.models import Paper
 from reader.packed_ids import ROW_TYPE, IdRows, IdTable
-from reader.searchdb import Card, SearchIndex, SearchIndexError
-from reader.searchdb.rows import card_of
+from reader.search_index import Card, SearchIndex, SearchIndexError
+from reader.search_index.rows import card_of
 from reader.service.search_texts import shard_stems
 from reader.store import Store
 from reader.store.data_dir import shard_of
@@ -34,7 +34,7 @@ class SearchNotReady(ReaderError):
 SHARDS_KEPT = 8  # shards' cards kept while the index is not ready (a screen shows one or two)
 
 
-class LibrarySearch:
+class CacheSearch:
     def __init__(self, store: Store):
         self.store = store
         self.index = SearchIndex.open(store.data_dir)

@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
+from reader.cache_index import CacheIndex
 from reader.core import ranking, rising
+from reader.core.catalog import Catalog
 from reader.core.coverage import Span, view_coverage
-from reader.core.library import Library
 from reader.core.query import parse
 from reader.core.rising import RisingTerm, TopicTrend, rising_terms, rising_topics
 from reader.errors import QueryError
-from reader.paper_index import PaperIndex
 from reader.service.search_texts import shard_texts
 from reader.service.views import View
 from reader.store import Store, Topic, Watch
@@ -23,7 +23,7 @@ from reader.store.data_dir import shard_of
 
 if TYPE_CHECKING:
     from reader.service.demo import DemoSource
-    from reader.service.search import LibrarySearch, MemorySearch
+    from reader.service.search import CacheSearch, MemorySearch
     from reader.service.tags_notes import Write
 
 
@@ -42,20 +42,20 @@ class TriageSets:
 
 class Triage:
     """Given the store, the service's way to write, and how to reach what the service shows now
-    (its library, search and demo set change when the demo gives way to the cache)."""
+    (its catalog, search and demo set change when the demo gives way to the cache)."""
 
     def __init__(
         self,
         store: Store,
         write: Write,
         *,
-        library: Callable[[], Library],
-        search: Callable[[], LibrarySearch | MemorySearch],
+        catalog: Callable[[], Catalog],
+        search: Callable[[], CacheSearch | MemorySearch],
         demo: Callable[[], DemoSource | None],
     ):
         self._store = store
         self._write = write
-        self._library = library
+        self._catalog = catalog
         self._search = search
         self._demo = demo
         self.sets = TriageSets()  # read in a worker, taken on the UI's thread
@@ -71,9 +71,9 @@ class Triage:
 
     def count(self, members: set[str]) -> tuple[int, int]:
         """(total, unread) of these papers, as the sidebar counts a view: hidden ones left out."""
-        library = self._library()
-        shown = [pid for pid in members if pid in library.index and pid not in library.hidden]
-        return len(shown), sum(pid not in library.read for pid in shown)
+        catalog = self._catalog()
+        shown = [pid for pid in members if pid in catalog.index and pid not in catalog.hidden]
+        return len(shown), sum(pid not in catalog.read for pid in shown)
 
     def read(self, *, visit: bool = False) -> TriageSets:
         """New papers (since the previous visit: `visit` records this one, once per app start),
@@ -114,7 +114,7 @@ class Triage:
 
     def rising_topics(self, topics: list[Topic], as_of: date, total_new_last4: int | None) -> list[TopicTrend]:
         """The topics by momentum, largest rise first (a loop over the index per topic)."""
-        return rising_topics(self._library(), [t.name for t in topics], as_of, self._coverage_spans(), total_new_last4)
+        return rising_topics(self._catalog(), [t.name for t in topics], as_of, self._coverage_spans(), total_new_last4)
 
     def _coverage_spans(self) -> dict[str, tuple[Span, ...]] | None:
         """What each topic's syncs fetched whole (a disk read: call it from a worker); None for the
@@ -129,11 +129,11 @@ class Triage:
             return demo.rising_terms(limit)
         spans = self._coverage_spans()
         coverage = None if spans is None else view_coverage(spans, topic)
-        words = recent_words(self._store, self._library().index, topic, as_of)
+        words = recent_words(self._store, self._catalog().index, topic, as_of)
         return rising_terms(words, as_of, limit=limit, coverage=coverage)
 
 
-def recent_words(store: Store, index: PaperIndex, topic: str, as_of: date) -> list[tuple[date, str]]:
+def recent_words(store: Store, index: CacheIndex, topic: str, as_of: date) -> list[tuple[date, str]]:
     """(v1 date, words of title and abstract) of the topic's papers of the last twelve weeks:
     what `rising.rising_terms` compares."""
     first = (as_of - timedelta(days=rising.WINDOW_DAYS + rising.EARLIER_DAYS)).toordinal()

@@ -24,8 +24,8 @@ import zlib
 from array import array
 from pathlib import Path
 
+from reader.cache_index import ARRIVED_TYPE, DAY_TYPE, VERSION_TYPE, CacheIndex
 from reader.packed_ids import PACKED_END_TYPE, PackedIds
-from reader.paper_index import ARRIVED_TYPE, DAY_TYPE, VERSION_TYPE, PaperIndex
 from reader.safe_files import FileWriteError, open_regular, read_regular, write_atomic
 from reader.store.files import INDEX_BYTES
 from reader.store.schema import MAX_ARRIVED, MAX_DAY, MAX_VERSION, MIN_DAY, is_log_token
@@ -44,7 +44,7 @@ _MADE_FROM = re.compile(rb'\{"token": "([0-9a-f]{8,32})", "source": \[([0-9]{1,2
 Source = tuple[int, int]  # index.json's modification time (ns) and size when the columns were made
 
 
-def encode(token: str, source: Source, index: PaperIndex) -> bytes | None:
+def encode(token: str, source: Source, index: CacheIndex) -> bytes | None:
     """The index's columns as bytes (None when they do not fit: too many topics, an id holding
     a newline)."""
     if len(index.topics) > MAX_TOPICS:
@@ -79,7 +79,7 @@ def encode(token: str, source: Source, index: PaperIndex) -> bytes | None:
     return body + _CRC.pack(zlib.crc32(body))
 
 
-def write(path: Path, token: str, source: Source, index: PaperIndex) -> None:
+def write(path: Path, token: str, source: Source, index: CacheIndex) -> None:
     """Write the columns of `index`, read from or written to index.json as `source` says it
     was (a cache: failing to write them is not an error)."""
     payload = encode(token, source, index)
@@ -90,21 +90,21 @@ def write(path: Path, token: str, source: Source, index: PaperIndex) -> None:
             pass
 
 
-def read(path: Path, token: str, source: Source) -> PaperIndex | None:
+def read(path: Path, token: str, source: Source) -> CacheIndex | None:
     """The index the file holds when it was made from index.json as it is now (`token`,
     `source`) and is intact, else None. Its ids stay packed and its masks an array: no object
     per paper."""
     return _read(path, token, source, whole=True)
 
 
-def read_order(path: Path, token: str, source: Source) -> PaperIndex | None:
+def read_order(path: Path, token: str, source: Source) -> CacheIndex | None:
     """`read`'s topics, ids, days and masks alone (versions left empty, arrivals 0), the ids
     left packed (packed_ids.PackedIds): what a listing filters on and finds papers by, with no
     object made per paper."""
     return _read(path, token, source, whole=False)
 
 
-def _read(path: Path, token: str, source: Source, *, whole: bool) -> PaperIndex | None:
+def _read(path: Path, token: str, source: Source, *, whole: bool) -> CacheIndex | None:
     try:
         raw = read_regular(path, INDEX_BYTES)
     except OSError:  # (not a file to read too: index.json is read, and the columns written again)
@@ -129,7 +129,7 @@ def made_from(path: Path) -> tuple[str, Source] | None:
     return (found.group(1).decode(), (int(found.group(2)), int(found.group(3)))) if found is not None else None
 
 
-def _decode(raw: bytes, token: str, source: Source, whole: bool) -> PaperIndex | None:  # noqa: C901 (a hostile file: one check per field of the format, in its order)
+def _decode(raw: bytes, token: str, source: Source, whole: bool) -> CacheIndex | None:  # noqa: C901 (a hostile file: one check per field of the format, in its order)
     if not raw.startswith(MAGIC) or len(raw) < len(MAGIC) + _LENGTH.size + _CRC.size:
         return None
     # Views, not copies: a copy of every column at once stayed in the heap after use (glibc
@@ -173,7 +173,7 @@ def _decode(raw: bytes, token: str, source: Source, whole: bool) -> PaperIndex |
         # Read in part, days are only compared and masks only tested bit by bit: a value out
         # of range harms nothing there, so they are not checked (two passes over a million
         # rows each, a sixth of a listing's time); the whole index's become dates and are.
-        return PaperIndex.of_columns(topics, PackedIds(blob, ends), versions, days, masks, array(ARRIVED_TYPE, bytes(8 * papers)))
+        return CacheIndex.of_columns(topics, PackedIds(blob, ends), versions, days, masks, array(ARRIVED_TYPE, bytes(8 * papers)))
     if papers and not (min(days) >= MIN_DAY and max(days) <= MAX_DAY and min(masks) >= 0 and max(masks) < 1 << len(topics)):
         return None
     # One id between two newlines, none empty (int32 versions are at most MAX_VERSION and
@@ -184,4 +184,4 @@ def _decode(raw: bytes, token: str, source: Source, whole: bool) -> PaperIndex |
     if papers and not (min(versions) >= 1 and min(arrived) >= 0):
         return None
     # The ids' bytes copied out of the file's: the app keeps them, not the whole file's.
-    return PaperIndex.of_columns(topics, PackedIds(memoryview(bytes(blob)), ends), versions, days, masks, arrived)
+    return CacheIndex.of_columns(topics, PackedIds(memoryview(bytes(blob)), ends), versions, days, masks, arrived)

@@ -10,9 +10,9 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 
+from reader.cache_index import ARRIVED_TYPE, VERSION_TYPE, CacheIndex, IndexEntry
 from reader.errors import StoreError
 from reader.packed_ids import PackedIds
-from reader.paper_index import ARRIVED_TYPE, VERSION_TYPE, IndexEntry, PaperIndex
 from reader.safe_files import open_regular, read_regular
 from reader.store import index_columns, index_log
 from reader.store.files import INDEX_BYTES, CorruptFileError, move_aside, parse_json, read_file, write_atomic
@@ -56,24 +56,24 @@ class IndexFiles:
         self._index_path = data_dir / "index.json"
         self._log_path = data_dir / "index.log"
         self._columns_path = data_dir / "index.columns"
-        self._index: PaperIndex | None = None
+        self._index: CacheIndex | None = None
         self._index_stamp: IndexStamp | None = None
         self._log_token: str | None = None  # of the log following the loaded index.json
         self._log_offset = 0  # bytes of the log taken in
         self._log_rows = 0  # rows of the log taken in
         self._appended = 0  # rows this store appended to the log (settle)
-        self._order: PaperIndex | None = None  # order()'s, while index.json stays as it was
+        self._order: CacheIndex | None = None  # order()'s, while index.json stays as it was
         self._order_stamp: IndexStamp | None = None
 
     @property
-    def loaded(self) -> PaperIndex | None:
+    def loaded(self) -> CacheIndex | None:
         """The whole index as last read, without looking at the files again (None: not read yet)."""
         return self._index
 
     def _stamp(self) -> IndexStamp:
         return index_stamp(self._data_dir)
 
-    def order(self) -> PaperIndex:
+    def order(self) -> CacheIndex:
         """The index's topics, ids, days and topic masks alone (versions and arrivals left
         empty): what a listing filters on and finds papers by, read several times faster than
         index(); from index.columns, in part (ids packed), when they are current and no log
@@ -106,7 +106,7 @@ class IndexFiles:
                 return order
         return self.load()
 
-    def load(self, force: bool = False) -> PaperIndex:
+    def load(self, force: bool = False) -> CacheIndex:
         stamp = self._stamp()
         if self._index is not None and not force and stamp == self._index_stamp:
             return self._index
@@ -121,7 +121,7 @@ class IndexFiles:
         if index is None:
             try:
                 data = self._read_index_json()
-                index = check_index(data) if data else PaperIndex()
+                index = check_index(data) if data else CacheIndex()
             except (CorruptFileError, ShapeError) as error:
                 problem = str(error) if isinstance(error, CorruptFileError) else f"index.json is damaged ({error})"
                 aside = move_aside(self._index_path)
@@ -162,7 +162,7 @@ class IndexFiles:
             return b""
         return raw or b""
 
-    def _take_log(self, raw: bytes, index: PaperIndex) -> PaperIndex:
+    def _take_log(self, raw: bytes, index: CacheIndex) -> CacheIndex:
         """`index` with the log's whole lines in `raw` (read from _log_offset on) taken in: the
         loaded index from now on."""
         whole = raw[: raw.rfind(b"\n") + 1]  # a line being written is read next time
@@ -184,7 +184,7 @@ class IndexFiles:
             document = None
         return document if document is not None else parse_json(raw, self._index_path)
 
-    def write(self, index: PaperIndex) -> None:
+    def write(self, index: CacheIndex) -> None:
         """index.json written whole, following a new log: the old log's lines are ignored from
         now on (should the log's removal not happen), and it is removed."""
         token = index_log.new_token()
@@ -216,7 +216,7 @@ class IndexFiles:
                 self.write(index)
         self._appended = 0
 
-    def save_changes(self, index: PaperIndex, changes: dict[str, tuple[int, int, str | None]], arrived: int) -> None:
+    def save_changes(self, index: CacheIndex, changes: dict[str, tuple[int, int, str | None]], arrived: int) -> None:
         """Make `index` (the loaded one with `changes`) the saved one: the changes appended to the
         log, a few hundred bytes per paper; index.json written whole instead when the log would
         hold more than one row per index_log.SHARE papers (and index_log.MIN_ROWS), or when it
@@ -236,8 +236,8 @@ class IndexFiles:
         self._log_offset = self._log_path.stat().st_size
         self._index_stamp = self._stamp()
 
-    def _rebuild_index(self) -> PaperIndex:
+    def _rebuild_index(self) -> CacheIndex:
         """Rebuild from the shards. Topic memberships are lost; the next sync restores them."""
-        index = PaperIndex.build(self._entries_from_shards())
+        index = CacheIndex.build(self._entries_from_shards())
         self.write(index)
         return index

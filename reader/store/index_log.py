@@ -57,7 +57,7 @@ def entries(raw: bytes, token: str) -> Iterator[tuple[int, Changes]]:
 
 
 def folded(entries: Iterable[tuple[int, Changes]]) -> dict[str, tuple[int, int, tuple[str, ...], int]]:
-    """The entries as one change per paper (PaperIndex.with_rows), as taking them in one after
+    """The entries as one change per paper (CacheIndex.with_rows), as taking them in one after
     the other would leave it: the highest version, every topic, the day and arrival time of the
     first (a paper's row keeps those once it is in)."""
     rows: dict[str, tuple[int, int, tuple[str, ...], int]] = {}

@@ -15,15 +15,15 @@ from collections.abc import Callable, Iterable
 from datetime import date, datetime
 from typing import Any, ClassVar, Self
 
+from reader.cache_index import CacheIndex
 from reader.core.sanitize import clean_multiline, clean_text, has_invisible
 from reader.errors import StoreError
 from reader.models import ARXIV_ID
-from reader.paper_index import PaperIndex
 
 SCHEMA_VERSION = 1  # of the paper cache's files (written in each one's meta)
 MIN_DAY = date(1986, 1, 1).toordinal()  # before arXiv (1991), with room for old preprints
 MAX_DAY = date(9999, 12, 31).toordinal()
-MAX_VERSION = 2**31 - 1  # the index keeps versions as int32 (PaperIndex)
+MAX_VERSION = 2**31 - 1  # the index keeps versions as int32 (CacheIndex)
 MAX_ARRIVED = 2**63 - 1  # and arrival times as int64
 
 
@@ -123,11 +123,11 @@ def _real_minute(text: str) -> bool:
 # --- index.json --------------------------------------------------------------------------------
 
 
-def check_index(data: dict) -> PaperIndex:
+def check_index(data: dict) -> CacheIndex:
     """The index held by index.json (empty when the file has none)."""
     doc = only_doc(data, "index")
     if doc is None:
-        return PaperIndex()
+        return CacheIndex()
     topics = doc.get("topics", [])
     expect(is_str_list(topics), "index: topic names that are not a list of names")
     expect(is_str_list(doc.get("ids")), "index: ids that are not a list of ids")
@@ -147,7 +147,7 @@ def check_index(data: dict) -> PaperIndex:
         arrived is None or (is_int_list(arrived, 0, MAX_ARRIVED) and len(arrived) == n),
         "index: arrival times that are not whole numbers, one per paper",
     )
-    return PaperIndex(topics, ids, doc["versions"], doc["days"], doc["masks"], arrived)
+    return CacheIndex(topics, ids, doc["versions"], doc["days"], doc["masks"], arrived)
 
 
 # index.json as the store writes it: compact, its columns in this order.
@@ -215,7 +215,7 @@ def is_log_token(value: object) -> bool:
     return type(value) is str and 8 <= len(value) <= 32 and all(c in "0123456789abcdef" for c in value)
 
 
-def check_index_order(text: str) -> tuple[str | None, PaperIndex] | None:
+def check_index_order(text: str) -> tuple[str | None, CacheIndex] | None:
     """The topics, ids, days and topic masks of index.json's text (what a listing filters on,
     and finds a paper by with a binary search), without decoding the other columns: 100,000
     papers' numbers take most of a whole read. Versions and arrivals are left empty (arrivals
@@ -229,7 +229,7 @@ def check_index_order(text: str) -> tuple[str | None, PaperIndex] | None:
     days, masks = json.loads(tail.group(2)), json.loads(tail.group(3))
     if not (is_int_list(days, MIN_DAY, MAX_DAY) and is_int_list(masks, 0, (1 << len(topics)) - 1)):
         return None
-    return token, PaperIndex(topics, ids, days=days, masks=masks)
+    return token, CacheIndex(topics, ids, days=days, masks=masks)
 
 
 def _how_many(numbers: str) -> int | None:

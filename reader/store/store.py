@@ -33,9 +33,9 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from reader.cache_index import CacheIndex, IndexEntry
 from reader.errors import StoreError, StoreLockedError
 from reader.models import Paper
-from reader.paper_index import IndexEntry, PaperIndex
 from reader.store.data_dir import refuse_foreign_directory, shard_of
 from reader.store.files import Stamp, file_lock, find_document, find_documents
 from reader.store.index_files import IndexFiles
@@ -139,7 +139,7 @@ class Store:
             for entry in entries.values():
                 if topic.name in entry.topics:
                     entry.topics.remove(topic.name)
-            self.index_files.write(PaperIndex.build(entries))
+            self.index_files.write(CacheIndex.build(entries))
         return topic
 
     def add_to_topic(self, name: str, ids: Iterable[str]) -> int:
@@ -159,11 +159,11 @@ class Store:
 
     # --- the paper index (index_files.py) ------------------------------------------------------
 
-    def index(self) -> PaperIndex:
+    def index(self) -> CacheIndex:
         """Every cached paper, newest first (re-read when another process changed it)."""
         return self.index_files.load()
 
-    def index_order(self) -> PaperIndex:
+    def index_order(self) -> CacheIndex:
         """The index's topics, ids, days and topic masks alone (versions and arrivals left
         empty): what a listing filters on and finds papers by, read several times faster than
         index() (IndexFiles.order)."""
@@ -197,7 +197,7 @@ class Store:
     def save_search_texts(self, shard: str, texts: dict[str, str], *, stemmed: bool = False) -> None:
         self.shard_files.save_search_texts(shard, texts, stemmed=stemmed)
 
-    def _read_shard_papers(self, shard: str, index: PaperIndex | None) -> list[Paper]:
+    def _read_shard_papers(self, shard: str, index: CacheIndex | None) -> list[Paper]:
         return [
             Paper.from_json(doc)
             for pid, doc in self.shard_files.read_docs(shard).items()
@@ -282,7 +282,7 @@ class Store:
             entries = self.index_files.load(force=True).entries()
             for pid in ids:
                 entries.pop(pid, None)
-            self.index_files.write(PaperIndex.build(entries))
+            self.index_files.write(CacheIndex.build(entries))
 
     def save_papers(
         self, papers: Iterable[Paper], topic: str | None = None, *, news: bool = True, on_shard: ShardWritten | None = None

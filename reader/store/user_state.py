@@ -13,7 +13,7 @@ from reader.errors import StoreError
 from reader.store.user_doc import Marks, Topic, UserDoc, Watch
 
 if TYPE_CHECKING:
-    from reader.paper_index import PaperIndex
+    from reader.cache_index import CacheIndex
     from reader.store.mirrored import MirroredFile
 
 
@@ -30,7 +30,7 @@ def now_ms() -> int:
 class UserState:
     """What the user made in user.json: its one reader and writer in the store."""
 
-    def __init__(self, file: MirroredFile[UserDoc], index: Callable[[], PaperIndex]):
+    def __init__(self, file: MirroredFile[UserDoc], index: Callable[[], CacheIndex]):
         self.file = file
         self.index = index  # the paper cache's index: the versions of papers marked read
 

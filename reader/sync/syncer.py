@@ -21,7 +21,7 @@ from reader.errors import ArxivError, ArxivUnreachableError, ReaderError
 from reader.models import Paper
 from reader.store import Store, Topic
 from reader.store.shard_features import FeatureKeeper
-from reader.sync.indexing import SearchKeeper
+from reader.sync.search_keeper import SearchKeeper
 from reader.sync.types import SyncEvent, SyncReport, TopicResult, client_options
 
 PAGE_SIZE = 200  # the first page of a sync: most syncs need no more

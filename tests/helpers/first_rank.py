@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from reader.core import ranking
 from reader.core.ranking import NeedsStars, Ranking
-from reader.searchdb import SearchIndex
+from reader.search_index import SearchIndex
 from reader.service import first_rank
 from reader.service.first_rank import rank_from_candidates
 from reader.store import Store

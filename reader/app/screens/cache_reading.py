@@ -14,7 +14,7 @@ from textual.worker import Worker, WorkerState
 from reader.app.keys import key
 from reader.app.memory import give_back_freed, keep_loaded
 from reader.app.screens.part import ScreenHost, ScreenPart
-from reader.core.library import Library
+from reader.core.catalog import Catalog
 from reader.core.texmath import warm as warm_math
 from reader.errors import ReaderError
 from reader.service import ALL, RISING, LibraryService, View
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from reader.app.screens.sync import Sync
     from reader.app.screens.triage import Triage
     from reader.app.widgets.paper_list import PaperList
-    from reader.paper_index import PaperIndex
+    from reader.cache_index import CacheIndex
 
 FIRST_PAINT_WAIT = 2.0  # seconds the opening worker waits for the first cards to be drawn before counting
 
@@ -57,16 +57,16 @@ class CacheReading(ScreenPart[ReadingHost]):
         """Index, marks and topics read (`sync_due`: a sync is due at the start); `painted` is
         set once the first cards are drawn."""
 
-        def __init__(self, library: Library, sync_due: bool, painted: threading.Event):
+        def __init__(self, catalog: Catalog, sync_due: bool, painted: threading.Event):
             super().__init__()
-            self.library, self.sync_due, self.painted = library, sync_due, painted
+            self.catalog, self.sync_due, self.painted = catalog, sync_due, painted
 
     class Counted(Message):
-        """Every count of `library`, made in the worker with the marks at `version`."""
+        """Every count of `catalog`, made in the worker with the marks at `version`."""
 
-        def __init__(self, library: Library, counts: dict, version: int):
+        def __init__(self, catalog: Catalog, counts: dict, version: int):
             super().__init__()
-            self.library, self.counts, self.version = library, counts, version
+            self.catalog, self.counts, self.version = catalog, counts, version
 
     class SearchPrepared(Message):
         """The search index brought up to date (or not: the filters scan the shards); `warnings`:
@@ -84,7 +84,7 @@ class CacheReading(ScreenPart[ReadingHost]):
         search index is brought up to date (the cards and filters meanwhile read the shards)."""
         screen, service = self.screen, self.screen.service
         try:
-            library = service.open()
+            catalog = service.open()
             due = screen.sync_on_start and bool(service.topics) and service.topic_sync.sync_due()
         except ReaderError as error:
             screen.app.notify(f"Cannot read the cache: {error}", severity="error", timeout=30)  # thread-safe
@@ -92,14 +92,14 @@ class CacheReading(ScreenPart[ReadingHost]):
         # The newest cards first; the counts and the chart's weeks (a pass over every paper:
         # ~0.5 s at 1,000,000) are made here meanwhile, never on the UI's thread, and follow.
         painted = threading.Event()
-        screen.post_message(CacheReading.Opened(library, due, painted))
+        screen.post_message(CacheReading.Opened(catalog, due, painted))
         painted.wait(FIRST_PAINT_WAIT)  # the UI's thread draws the cards first, not sharing the GIL with the count
-        version = library.marks_version
-        counts = library.counted(library.index)
+        version = catalog.marks_version
+        counts = catalog.counted(catalog.index)
         view = screen.view
         if view.kind in ("all", "topic"):
             service.momentum(view)
-        screen.post_message(CacheReading.Counted(library, counts, version))
+        screen.post_message(CacheReading.Counted(catalog, counts, version))
         self.prepare_search(None)
         screen.triage.read(visit=True)
         if screen.paper_list.math == "unicode":
@@ -116,13 +116,13 @@ class CacheReading(ScreenPart[ReadingHost]):
             screen.sync.sync_all()
 
     def counted(self, message: CacheReading.Counted) -> None:
-        library = message.library
-        library.take_counts(message.counts, message.version)
-        if not library.counted_already:  # a mark came meanwhile (rare): counted again, here
-            library.counts()
+        catalog = message.catalog
+        catalog.take_counts(message.counts, message.version)
+        if not catalog.counted_already:  # a mark came meanwhile (rare): counted again, here
+            catalog.counts()
         self.redraw(sidebar=True, chart=True)
 
-    def prepare_search(self, changed: list[str] | None, index: PaperIndex | None = None) -> None:
+    def prepare_search(self, changed: list[str] | None, index: CacheIndex | None = None) -> None:
         """In a worker: the search index brought up to date with the cache (or with the papers a
         sync changed, ready for filters in `index`'s order); when it cannot be, filters and
         cards keep reading the shards."""

@@ -123,7 +123,7 @@ class CatchUp(ScreenPart[CatchUpHost]):
         self.in_thread(self._find_unread, self.screen.paper_list.ids, group="catchup", exclusive=True)
 
     def _find_unread(self, ids: Sequence[str]) -> None:
-        read = self.screen.service.library.read
+        read = self.screen.service.catalog.read
         unread = list(ids.keeping(read.__contains__, keep=False)) if isinstance(ids, IdRows) else [pid for pid in ids if pid not in read]
         self.screen.post_message(CatchUp.UnreadFound(unread))
 

@@ -139,13 +139,13 @@ class FullTextScreen(Screen):
 
     def _lay_out(self, document: Document) -> None:
         """In a worker: the document's lines at the screen's width, then shown."""
-        library = self.service.library
-        index = library.index
+        catalog = self.service.catalog
+        index = catalog.index
         cached = {block.arxiv_id for block in document.references if block.arxiv_id is not None and block.arxiv_id in index}
         width = record_width(self.app.size.width)
         pictures, images = self.figures.drawn_at(width - 3)
         one, every, enter = (key(self.app, f"detail.{name}") for name in ("figure", "figures", "open_figure"))  # as the keymap leaves them
-        lines = text_lines(document, width, cached, library.starred, library.read, pictures, (one, every, enter), unicode=self.unicode)
+        lines = text_lines(document, width, cached, catalog.starred, catalog.read, pictures, (one, every, enter), unicode=self.unicode)
         if not get_current_worker().is_cancelled:
             self.post_message(TextLaidOut(document, lines, images=images))
 

@@ -40,8 +40,8 @@ from reader.app.widgets.paper_list import PaperList
 from reader.app.widgets.rising import RisingTable
 from reader.app.widgets.sidebar import SidebarEntry, TopicSidebar
 from reader.app.widgets.status import StatusLine
+from reader.cache_index import CacheIndex
 from reader.core.text import plural
-from reader.paper_index import PaperIndex
 from reader.service import ALL, RISING, STARRED, LibraryService, View
 
 
@@ -82,7 +82,7 @@ class MainScreen(PaperScreen, ExportActions):
             yield TopicSidebar(id="sidebar").data_bind(MainScreen.view, entries=MainScreen.sidebar_entries)
             with Vertical(id="content"):
                 yield MomentumChart(id="chart")
-                yield PaperList(self.service.library, self._fetch_cards, math=self.service.settings.math, id="papers")
+                yield PaperList(self.service.catalog, self._fetch_cards, math=self.service.settings.math, id="papers")
                 yield RisingTable(id="rising")
                 yield FilterBox(id="filter")
         yield StatusLine(id="status").data_bind(MainScreen.syncing, text=MainScreen.status_text)
@@ -144,7 +144,7 @@ class MainScreen(PaperScreen, ExportActions):
         """Read the cache in a worker (returned), as at the start."""
         return self.reading.open()
 
-    def prepare_search(self, changed: list[str] | None, index: PaperIndex | None = None) -> None:
+    def prepare_search(self, changed: list[str] | None, index: CacheIndex | None = None) -> None:
         self.reading.prepare_search(changed, index)
 
     # --- drawing the panes -----------------------------------------------------------------------
@@ -271,7 +271,7 @@ class MainScreen(PaperScreen, ExportActions):
 
     @on(CacheReading.Opened)
     def _cache_opened(self, message: CacheReading.Opened) -> None:
-        self.paper_list.set_library(message.library)
+        self.paper_list.set_catalog(message.catalog)
         self.paper_list.empty_message = self.empty_message()
         self.reading.opened(message)
         self.call_after_refresh(message.painted.set)  # once the panes the part asked for are drawn
@@ -352,7 +352,7 @@ class MainScreen(PaperScreen, ExportActions):
     # --- actions -------------------------------------------------------------------------------------
 
     def action_next_unread(self) -> None:
-        read = self.service.library.read
+        read = self.service.catalog.read
         if not self.paper_list.next_matching(lambda pid: pid not in read):
             self.app.notify("No unread papers here.")
 

@@ -97,14 +97,14 @@ def record_look(
     """How a record looks now (`read`: as it will be once the view has marked it; `keys`: those
     listing its references and the papers citing it, as bound now; `math`: "unicode" or "tex",
     None for the setting's)."""
-    library = service.library
-    read = paper_id in library.read if read is None else read
-    stored = "v reads it: " + full_text.describe(library.starred) if full_text else "v fetches it from arXiv and keeps it"
+    catalog = service.catalog
+    read = paper_id in catalog.read if read is None else read
+    stored = "v reads it: " + full_text.describe(catalog.starred) if full_text else "v fetches it from arXiv and keeps it"
     return RecordLook(
         record_width(screen_width),
         read,
-        paper_id in library.starred,
-        tuple(library.topics_of(paper_id)),
+        paper_id in catalog.starred,
+        tuple(catalog.topics_of(paper_id)),
         tags,
         note,
         "" if service.is_demo else stored,

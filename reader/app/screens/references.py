@@ -154,7 +154,7 @@ class PaperLinksScreen(Screen):
         text = Text(row.text)  # the page's text: never markup
         if row.arxiv_id is None:
             return text
-        if row.arxiv_id in self.service.library.index:
+        if row.arxiv_id in self.service.catalog.index:
             text.append(f"  ◆ arXiv:{row.arxiv_id} in your cache: ⏎ reads it", style="bold")
         elif row.arxiv_id in self.adding:
             text.append(f"  arXiv:{row.arxiv_id}: adding…", style="dim")
@@ -182,7 +182,7 @@ class PaperLinksScreen(Screen):
             return
         if row.arxiv_id is None:
             self.app.notify("This reference names no arXiv paper.")
-        elif row.arxiv_id not in self.service.library.index:
+        elif row.arxiv_id not in self.service.catalog.index:
             self.app.notify(f"arXiv:{row.arxiv_id} is not in your cache: {key(self.app, 'detail.add_reference')} adds it.")
         else:
             self.open_paper(row.arxiv_id)
@@ -195,7 +195,7 @@ class PaperLinksScreen(Screen):
         row = self._current()
         if row is None or row.arxiv_id is None:
             self.app.notify("This reference names no arXiv paper to add.")
-        elif row.arxiv_id in self.service.library.index:
+        elif row.arxiv_id in self.service.catalog.index:
             self.app.notify(f"arXiv:{row.arxiv_id} is in your cache already: ⏎ reads it.")
         elif row.arxiv_id not in self.adding:
             self.adding.add(row.arxiv_id)

@@ -55,7 +55,7 @@ class SimilarScreen(PaperScreen):
     def compose(self) -> ComposeResult:
         yield Static(id="like-title")
         yield Static(id="like-about")
-        yield PaperList(self.service.library, self.service.cards, math=self.service.settings.math, id="like-papers")
+        yield PaperList(self.service.catalog, self.service.cards, math=self.service.settings.math, id="like-papers")
         yield KeyFooter()
 
     @property
@@ -67,7 +67,7 @@ class SimilarScreen(PaperScreen):
         self.paper_list.empty_message = "Finding the papers most like this one…"
         self.query_one("#like-title", Static).update(Text("Like: …"))
         self.paper_list.focus()
-        self.find(set(self.service.library.hidden))
+        self.find(set(self.service.catalog.hidden))
 
     @work(thread=True, exclusive=True, group="similar")
     def find(self, hidden: set[str]) -> None:
@@ -104,7 +104,7 @@ class SimilarScreen(PaperScreen):
     def _because(self, paper_id: str) -> tuple[tuple[str, str], ...]:
         """A card's last line: its score, what it shares (authors as the card writes them) and the
         paper's words nearest it in meaning."""
-        if paper_id in self.service.library.hidden:
+        if paper_id in self.service.catalog.hidden:
             return (("✕ hidden: left out of your views from now on · x brings it back", "paper-list--updated"),)
         like = self.likes.get(paper_id)
         if like is None:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from reader.app.screens.triage import Triage
     from reader.app.widgets.paper_list import PaperList
     from reader.arxiv.options import ClientOptions
-    from reader.paper_index import PaperIndex
+    from reader.cache_index import CacheIndex
     from reader.store import Topic
     from reader.sync.types import SyncEvent, SyncReport
 
@@ -43,7 +43,7 @@ class SyncHost(ScreenHost, Protocol):
     @property
     def paper_list(self) -> PaperList: ...
     def open_cache(self) -> object: ...
-    def prepare_search(self, changed: list[str] | None, index: PaperIndex | None = None) -> None: ...
+    def prepare_search(self, changed: list[str] | None, index: CacheIndex | None = None) -> None: ...
 
 
 OTHER_SYNC = "Another process is syncing (reader sync): its papers show here as they arrive"

@@ -100,7 +100,7 @@ class Triage(ScreenPart[TriageHost]):
             service.triage.visit_topic(view.topic)
             if view.topic not in self._rising_terms:
                 self.find_rising_terms(view.topic)
-        if view == FOR_YOU and self.ranked_version != service.library.marks_version:
+        if view == FOR_YOU and self.ranked_version != service.catalog.marks_version:
             self.start_ranking()
 
     def topic_removed(self, name: str) -> None:
@@ -112,7 +112,7 @@ class Triage(ScreenPart[TriageHost]):
             self.start_ranking()
 
     def marks_touched(self) -> None:
-        if self.screen.view == FOR_YOU and self.ranked_version != self.screen.service.library.marks_version:
+        if self.screen.view == FOR_YOU and self.ranked_version != self.screen.service.catalog.marks_version:
             # Retrain once the marking pauses, so a run of stars costs one ranking.
             if self._rerank_timer is not None:
                 self._rerank_timer.stop()
@@ -154,22 +154,22 @@ class Triage(ScreenPart[TriageHost]):
             # Those still to read: marks made since count against it, counted a moment after the
             # marking (the sidebar is drawn at every mark; the count follows once it pauses).
             version, left = self._ranked_left
-            if version != self.screen.service.library.marks_version and self._recount_timer is None:
+            if version != self.screen.service.catalog.marks_version and self._recount_timer is None:
                 self._recount_timer = self.screen.set_timer(RECOUNT_DELAY, self._recount_ranked)
             return f"{left:,} ranked"
         return "by your stars"
 
     def _recount_ranked(self) -> None:
         self._recount_timer = None
-        library = self.screen.service.library
+        catalog = self.screen.service.catalog
         ranking = self.screen.service.for_you
-        left = ranking.unmarked(library.read, library.hidden, library.starred) if isinstance(ranking, RankedList) else 0
-        self._ranked_left = (library.marks_version, left)
+        left = ranking.unmarked(catalog.read, catalog.hidden, catalog.starred) if isinstance(ranking, RankedList) else 0
+        self._ranked_left = (catalog.marks_version, left)
         self.redraw(sidebar=True)
 
     def headline(self) -> str:
         """What For you's chart header says."""
-        library = self.screen.service.library
+        catalog = self.screen.service.catalog
         scope = f"the unread papers of {self.for_you_topic}" if self.for_you_topic else "the unread papers of every topic"
         scope_key = key(self.screen.app, "app.for_you")
         scope += f" · {scope_key}: every topic" if self.for_you_topic else (f" · {scope_key}: this topic only" if self.last_topic else "")
@@ -178,7 +178,7 @@ class Triage(ScreenPart[TriageHost]):
         if isinstance(ranking, NeedsStars):  # no ranking yet: the header says so, not "Ranked by"
             return f"Not ranked yet: {ranking.stars} of {ranking.needed} stars so far{stale}"
         marks = (
-            f"{plural(len(library.starred), 'star', thousands=True)} and {plural(len(library.read), 'read paper', thousands=True)}: {scope}"
+            f"{plural(len(catalog.starred), 'star', thousands=True)} and {plural(len(catalog.read), 'read paper', thousands=True)}: {scope}"
         )
         if ranking is None:  # the first ranking is being made
             return f"Ranking by {marks}…"
@@ -238,19 +238,19 @@ class Triage(ScreenPart[TriageHost]):
         """A card's last line: that it was just hidden; else a newer version than the one read,
         the watches it matches, the user's tags, a note, and (For you) why it is ranked there."""
         service, view = self.screen.service, self.screen.view  # runs for every card drawn: the key is asked only when said
-        if paper_id in service.library.hidden and view != HIDDEN:
+        if paper_id in service.catalog.hidden and view != HIDDEN:
             return (
                 (
                     f"✕ hidden: left out of your views from now on · {key(self.screen.app, 'app.hide')} brings it back",
                     "paper-list--updated",
                 ),
             )
-        if view == HIDDEN and paper_id not in service.library.hidden:
+        if view == HIDDEN and paper_id not in service.catalog.hidden:
             return ((f"↩ shown again in your views · {key(self.screen.app, 'app.hide')} hides it again", "paper-list--updated"),)
         parts: list[tuple[str, str]] = []
         triage = service.triage.sets
         if paper_id in triage.updated:
-            index = service.library.index
+            index = service.catalog.index
             position = index.position(paper_id)
             version = index.versions[position] if position is not None else "?"
             parts.append(

@@ -1,6 +1,6 @@
 """What the main screen's panes say of the view shown: the sidebar's entries with their counts,
 the chart's title and headline (or its bars), and what an empty list says to do. Nothing here
-reads the disk: the counts are the library's in memory, a view's first chart is counted in the
+reads the disk: the counts are the catalog's in memory, a view's first chart is counted in the
 chart's worker."""
 
 from __future__ import annotations
@@ -40,12 +40,12 @@ class ViewPanes(ScreenPart[PanesHost]):
 
     def sidebar_entries(self) -> list[SidebarEntry]:
         screen = self.screen
-        library, service, triage = screen.service.library, screen.service, screen.service.triage.sets
-        if not library.counted_already:  # while the opening worker counts
+        catalog, service, triage = screen.service.catalog, screen.service, screen.service.triage.sets
+        if not catalog.counted_already:  # while the opening worker counts
             return self._uncounted_entries()
         entries = [
-            SidebarEntry(ALL, self.label(ALL), *library.counts()),
-            SidebarEntry(STARRED, "Starred", *library.counts(starred=True)),
+            SidebarEntry(ALL, self.label(ALL), *catalog.counts()),
+            SidebarEntry(STARRED, "Starred", *catalog.counts(starred=True)),
             SidebarEntry(FOR_YOU, "For you", detail=screen.triage.sidebar_detail()),
             SidebarEntry(NEW, "New", *service.count(triage.new), detail=None if triage.new else "nothing new"),
             SidebarEntry(UPDATED, "Updated", *service.count(triage.updated), detail=None if triage.updated else "no new versions"),
@@ -55,7 +55,7 @@ class ViewPanes(ScreenPart[PanesHost]):
             entries.append(SidebarEntry.heading("Topics"))
         for topic in service.topics:
             new = service.count(triage.new_by_topic.get(topic.name, set()))[0]
-            entries.append(SidebarEntry(View.of_topic(topic.name), topic.name, *library.counts(topic.name), new=new))
+            entries.append(SidebarEntry(View.of_topic(topic.name), topic.name, *catalog.counts(topic.name), new=new))
         if triage.watches:
             entries.append(SidebarEntry.heading("Watches"))
             entries += [
@@ -64,7 +64,7 @@ class ViewPanes(ScreenPart[PanesHost]):
         if tags := service.tags():
             entries.append(SidebarEntry.heading("Tags"))
             entries += [SidebarEntry(View.of_tag(name), name, count) for name, count in tags.items()]
-        hidden = library.counts(hidden=True)
+        hidden = catalog.counts(hidden=True)
         if hidden[0] or screen.view == HIDDEN:
             entries += [SidebarEntry.heading("Not interested"), SidebarEntry(HIDDEN, "Hidden", *hidden)]
         return entries
@@ -96,7 +96,7 @@ class ViewPanes(ScreenPart[PanesHost]):
         screen, service = self.screen, self.screen.service
         view, app = screen.view, screen.app
         if view == STARRED:
-            chart.show(None, "Starred", plural(service.library.counts(starred=True)[0], "starred paper", thousands=True))
+            chart.show(None, "Starred", plural(service.catalog.counts(starred=True)[0], "starred paper", thousands=True))
         elif view == FOR_YOU:
             chart.show(None, "For you", screen.triage.headline())
         elif view == NEW:
@@ -117,7 +117,7 @@ class ViewPanes(ScreenPart[PanesHost]):
         elif view == RISING:
             missing = f" · — means not synced ({key(app, 'app.sync')} syncs)" if screen.triage.rising_unsynced else ""
             chart.show(None, "Rising", f"Topics by their last four weeks against the four before · Enter opens one{missing}")
-        elif not service.charted_already(view) and not service.library.counted_already:  # the opening worker counts
+        elif not service.charted_already(view) and not service.catalog.counted_already:  # the opening worker counts
             chart.show(None, view.topic or self.label(ALL), COUNTING)
         elif not service.charted_already(view):  # a first count of the view's weeks: in the chart's worker
             chart.count(view.topic or self.label(ALL), lambda: service.chart(view), self._rising_title(view))
@@ -161,7 +161,7 @@ class ViewPanes(ScreenPart[PanesHost]):
         if isinstance(ranking, NeedsStars):
             return ranking.message
         if ranking is None:  # the first ranking since the start: it reads every paper's words
-            papers = len(self.screen.service.library.index)
+            papers = len(self.screen.service.catalog.index)
             # Measured at 100,000 papers: 4 s from the counts saved by an earlier ranking, 18 s without.
             wait = (
                 " (the first after a start reads every paper: seconds; the first time, up to a second per 5,000 papers)"

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from rich.cells import cell_len, set_cell_size
 from rich.style import Style
 
-from reader.searchdb import Card
+from reader.search_index import Card
 
 
 def author_line(card: Card, shown: int = 3) -> str:

@@ -25,9 +25,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from reader.app.widgets.card_text import affiliation_line, author_line, fit_parts, tag_line
-from reader.core.library import Library
+from reader.core.catalog import Catalog
 from reader.core.texmath import tex_to_unicode
-from reader.searchdb import Card
+from reader.search_index import Card
 
 CARD_HEIGHT = 7  # meta, title, two lines of abstract, authors, a notes line (or a blank one), a blank line
 MARGIN = 2
@@ -95,7 +95,7 @@ class PaperList(ScrollView, can_focus=True):
 
     def __init__(
         self,
-        library: Library,
+        catalog: Catalog,
         fetch_cards: Callable[[list[str]], dict[str, Card]],
         *,
         math: str = "unicode",
@@ -104,16 +104,16 @@ class PaperList(ScrollView, can_focus=True):
     ):
         """`math`: "unicode" shows the TeX of titles and abstracts as Unicode, "tex" as arXiv wrote it."""
         super().__init__(name=name, id=id)
-        self.library = library
+        self.catalog = catalog
         self.fetch_cards = fetch_cards
         self.math = math
-        self.ids: Sequence[str] = []  # a view of the library's rows (packed_ids.IdRows) or a list
+        self.ids: Sequence[str] = []  # a view of the catalog's rows (packed_ids.IdRows) or a list
         self.card_height = CARD_HEIGHT
         self.empty_message = "No papers"
         # Drawn cards, by all that a card's look depends on but its place in the list: kept
         # when the ids shown change (a filter's results mostly start with the same newest papers).
         self._cards: LRUCache[tuple, list[Strip]] = LRUCache(256)
-        self._drawn_index = library.index  # the index the drawn cards' topic labels come from
+        self._drawn_index = catalog.index  # the index the drawn cards' topic labels come from
         self._card_data: LRUCache[str, Card] = LRUCache(CARDS_KEPT)
         self._unavailable: set[str] = set()  # asked for, not there (not indexed yet)
         self._asked: set[str] = set()  # asked of the fetching worker, not arrived yet
@@ -152,12 +152,12 @@ class PaperList(ScrollView, can_focus=True):
     def current(self) -> str | None:
         return self.ids[self.cursor] if 0 <= self.cursor < len(self.ids) else None
 
-    def set_library(self, library: Library) -> None:
-        self.library = library
+    def set_catalog(self, catalog: Catalog) -> None:
+        self.catalog = catalog
         self.refresh_cards()
 
     def refresh_cards(self) -> None:
-        """Redraw after marks or the library changed."""
+        """Redraw after marks or the catalog changed."""
         self._cards.clear()
         self._notes.clear()
         self.refresh()
@@ -312,17 +312,17 @@ class PaperList(ScrollView, can_focus=True):
         if index >= len(self.ids):
             return Strip.blank(width, self.rich_style)
         paper_id = self.ids[index]
-        library = self.library
-        if library.index is not self._drawn_index:  # a topic gone or renamed: the cards' labels change
+        catalog = self.catalog
+        if catalog.index is not self._drawn_index:  # a topic gone or renamed: the cards' labels change
             self._cards.clear()
-            self._drawn_index = library.index
+            self._drawn_index = catalog.index
         data = self._card(index)
         notes = self._notes.get(paper_id) if row else None
         if notes is None:  # worked out at a card's first line, not at each line of it
             notes = self._notes[paper_id] = self.annotate(paper_id)
             if len(self._notes) > 4 * self._page() + 8:
                 self._notes = {paper_id: notes}
-        key = (paper_id, width, index == self.cursor, paper_id in library.read, paper_id in library.starred, data is not None, notes)
+        key = (paper_id, width, index == self.cursor, paper_id in catalog.read, paper_id in catalog.starred, data is not None, notes)
         card = self._cards.get(key)
         if card is None:
             card = self._draw_card(paper_id, data, width, index == self.cursor, notes)
@@ -337,8 +337,8 @@ class PaperList(ScrollView, can_focus=True):
     def _draw_card(
         self, paper_id: str, paper: Card | None, width: int, is_cursor: bool, notes: tuple[tuple[str, str], ...] = ()
     ) -> list[Strip]:
-        library = self.library
-        read = paper_id in library.read
+        catalog = self.catalog
+        read = paper_id in catalog.read
 
         style = self._part_style
         base = self.get_component_rich_style("paper-list--cursor") if is_cursor else self.rich_style
@@ -355,7 +355,7 @@ class PaperList(ScrollView, can_focus=True):
             plain.truncate(max(room, 1), overflow="ellipsis")
             return plain.plain
 
-        star = ("★ ", style("paper-list--star")) if paper_id in library.starred else ("  ", Style())
+        star = ("★ ", style("paper-list--star")) if paper_id in catalog.starred else ("  ", Style())
         unread = ("● ", style("paper-list--unread")) if not read else ("  ", Style())
         if paper is None:  # its card is on its way (the id alone: finding its date by id would make a map of every id)
             return [
@@ -367,7 +367,7 @@ class PaperList(ScrollView, can_focus=True):
         ident = "demo paper" if paper.demo else f"{paper.id}v{paper.version}"
         meta = f"{paper.published} · {paper.primary_category} · "
         # Tags stay right-aligned; whole tags are dropped (with "+N") rather than one cut.
-        tag_text = tag_line(library.topics_of(paper_id, paper.published), inner - 4 - len(meta) - len(ident) - 2)
+        tag_text = tag_line(catalog.topics_of(paper_id, paper.published), inner - 4 - len(meta) - len(ident) - 2)
         gap = max(1, inner - 4 - len(meta) - len(ident) - len(tag_text))
         abstract = Text(paper.abstract).wrap(self.app.console, inner, overflow="fold")
         abstract_lines = [l.plain for l in abstract[:2]]

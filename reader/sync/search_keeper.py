@@ -51,7 +51,7 @@ class SearchKeeper:
             self._refresh(written)
 
     def _refresh(self, shards: set[str]) -> None:
-        from reader.searchdb import SearchIndex
+        from reader.search_index import SearchIndex
 
         index = SearchIndex.open(self.store.data_dir)
         try:

@@ -13,7 +13,7 @@ import sqlite3
 import zlib
 from collections.abc import Iterable
 
-from reader.searchdb.rows import CARD_ABSTRACT_CHARS
+from reader.search_index.rows import CARD_ABSTRACT_CHARS
 
 DICTIONARY_BYTES = 32 * 1024  # what deflate can look back over
 # Deflate's fastest level with a small hash table (the state copied for each abstract): ~20 µs

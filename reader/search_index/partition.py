@@ -27,8 +27,8 @@ from pathlib import Path
 
 from reader.core.sanitize import INVISIBLE_UTF8, clean_text, has_invisible
 from reader.errors import StoreError
-from reader.searchdb import abstracts
-from reader.searchdb.rows import COLUMNS, LIST_MARK, Card, Row, prose, row_of
+from reader.search_index import abstracts
+from reader.search_index.rows import COLUMNS, LIST_MARK, Card, Row, prose, row_of
 from reader.store.files import parse_json, uncompressed
 from reader.store.schema import is_record, without_invisible_text
 from reader.store.shard_files import merged, twin_of

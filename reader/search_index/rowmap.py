@@ -8,7 +8,7 @@ numpy lookups, itemgetter gathers, one sort of a few long runs) rather than a Py
 
 A map is kept while the partition's generation (partition.py's meta) is the one it was read at
 and while the list is the same object (those of the last ORDERS_KEPT lists: the
-library's and For you's ranking), also as a numpy array when For you asked (see ranked.py);
+catalog's and For you's ranking), also as a numpy array when For you asked (see ranked.py);
 the caller reads the generation, the map and the matches in one read transaction, so they are
 of one state.
 """
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from reader.packed_ids import IdTable
-from reader.searchdb.ranked import positions_array
+from reader.search_index.ranked import positions_array
 
 if TYPE_CHECKING:
     import numpy as np

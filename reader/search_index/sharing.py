@@ -18,7 +18,7 @@ import sqlite3
 from collections.abc import Collection, Sequence
 
 from reader.core.query import Node
-from reader.searchdb.match import fts_expression
+from reader.search_index.match import fts_expression
 
 
 def most_shared(

@@ -1,4 +1,4 @@
-"""The cache index in memory (PaperIndex): every cached paper as parallel columns, newest first,
+"""The cache index in memory (CacheIndex): every cached paper as parallel columns, newest first,
 read and written by the store (index.json, index.log, index.columns), counted and ordered by
 core, and one row per paper of what the cache knows without loading it (IndexEntry)."""
 
@@ -46,7 +46,7 @@ def _json_list(values: Sequence) -> str:
     return "[" + ",".join(pieces) + "]"
 
 
-class PaperIndex:
+class CacheIndex:
     """Every cached paper as parallel columns, newest first: ids, versions, v1 days (ordinals),
     topic bitmasks and arrival times (see IndexEntry.arrived; all 0 in an index written before
     they were kept). Counting or charting 100,000 papers is a loop in C over two columns. No
@@ -72,7 +72,7 @@ class PaperIndex:
     @classmethod
     def of_columns(
         cls, topics: list[str], ids: list[str] | PackedIds, versions: array, days: array, masks: list[int] | array, arrived: array
-    ) -> PaperIndex:
+    ) -> CacheIndex:
         """An index holding these columns themselves (not copies: they were made for it). Ids
         packed and masks as an array keep no object per paper: lookups, binary searches and
         views work on them; changing the index (with_rows) makes lists again."""
@@ -82,7 +82,7 @@ class PaperIndex:
         return index
 
     @classmethod
-    def build(cls, entries: dict[str, IndexEntry]) -> PaperIndex:
+    def build(cls, entries: dict[str, IndexEntry]) -> CacheIndex:
         topics = sorted({t for e in entries.values() for t in e.topics})
         bits = {t: 1 << i for i, t in enumerate(topics)}
         order = sorted(entries, key=lambda pid: (entries[pid].published, pid), reverse=True)
@@ -95,14 +95,14 @@ class PaperIndex:
             [entries[pid].arrived for pid in order],
         )
 
-    def with_changes(self, changes: dict[str, tuple[int, int, str | None]], arrived: int = 0) -> PaperIndex:
+    def with_changes(self, changes: dict[str, tuple[int, int, str | None]], arrived: int = 0) -> CacheIndex:
         """A new index with papers added or updated: id -> (version, v1 day ordinal, topic or None).
         A topic adds to a paper's topics; papers new to the index arrived at `arrived`."""
         return self.with_rows(
             {pid: (version, day, () if topic is None else (topic,), arrived) for pid, (version, day, topic) in changes.items()}
         )
 
-    def with_rows(self, rows: dict[str, tuple[int, int, tuple[str, ...], int]]) -> PaperIndex:
+    def with_rows(self, rows: dict[str, tuple[int, int, tuple[str, ...], int]]) -> CacheIndex:
         """A new index with papers added or updated: id -> (version, v1 day ordinal, topics to
         add, arrival time if new). Cheap at any size: rows are found by binary search (no map of
         every id), the new ones merge in as one more sorted run, copied between them a slice at
@@ -126,11 +126,11 @@ class PaperIndex:
                 masks[i] |= bit
         present, self._present = self._present, None
         if not added:
-            same = PaperIndex(topics, self.ids, versions, self.days, masks, self.arrived)
+            same = CacheIndex(topics, self.ids, versions, self.days, masks, self.arrived)
             same._present = present
             return same
         added.sort(reverse=True)
-        merged = PaperIndex(topics)
+        merged = CacheIndex(topics)
         out_ids: list[str] = []
         out_days, out_versions, out_masks = merged.days, merged.versions, merged.masks
         out_arrived = merged.arrived

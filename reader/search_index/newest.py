@@ -1,6 +1,6 @@
 """A query's matches newest first, read only as far as they are taken (`reader list --limit`).
 
-The library lists papers by v1 day, then id, both descending. Each partition's matches come in
+The catalog lists papers by v1 day, then id, both descending. Each partition's matches come in
 pages, newest minute first, from the `papers_date` index: a text query whose matches are many
 (a common phrase can match a third of the cache) is walked down that index, each row checked
 against the words' matches, so that ten papers cost a few pages, not the whole answer. A text
@@ -21,7 +21,7 @@ from itertools import groupby, islice
 from typing import TypeVar
 
 from reader.core.query import Node, Term
-from reader.searchdb.match import NOTHING, Matcher, fts_expression
+from reader.search_index.match import NOTHING, Matcher, fts_expression
 
 # Text queries with at least this many matches in a partition are walked down the date index;
 # fewer are read whole (cheaper than walking a long index for a handful).
@@ -100,7 +100,7 @@ def _fetch(sql: str, values: tuple, db: sqlite3.Connection) -> list:
 
 
 def newest_first(runs: Iterable[Iterator[Row]]) -> Iterator[tuple[str, int]]:
-    """The partitions' runs as the library orders them: (id, v1 day ordinal), by day, then id,
+    """The partitions' runs as the catalog orders them: (id, v1 day ordinal), by day, then id,
     both descending."""
     merged = heapq.merge(*runs, key=lambda row: row[0], reverse=True)
     for day, rows in groupby(merged, key=lambda row: row[0][:8]):

@@ -16,19 +16,19 @@ from pathlib import Path
 
 import pytest
 
-from reader import searchdb
+from reader import search_index
 from reader.cli import main
 from reader.core.query import parse, search_text
 from reader.core.scan import SearchBlock
 from reader.core.text import word_string
 from reader.models import Author
 from reader.packed_ids import IdTable
-from reader.searchdb import PARTITIONS, SearchIndex, SearchIndexError, partition, processes
-from reader.searchdb.rows import prose
+from reader.search_index import PARTITIONS, SearchIndex, SearchIndexError, partition, processes
+from reader.search_index.rows import prose
 from reader.store import Store
 from reader.store.data_dir import shard_of
 from tests.sample_papers import sample_papers
-from tests.searchdb_corpus import (
+from tests.search_index_corpus import (
     fixture_papers,
     generated_queries,
     made_papers,
@@ -91,9 +91,9 @@ def test_generated_queries_over_every_field_and_operator_match_as_the_scan_does(
     assert [q for q, got, expected in answers if got != expected] == []
     # in a list's order, also a list of some of the papers only (the others are left out), and
     # in a ranking's order, unrelated to the rows' (For you's: answered by numpy, not sorted)
-    library = store.index().ids
-    shuffled = random.Random(3).sample(library, len(library))
-    for order, ranked in ((library, False), (library[::3], False), (shuffled, False), (shuffled, True), (shuffled[::3], True)):
+    catalog = store.index().ids
+    shuffled = random.Random(3).sample(catalog, len(catalog))
+    for order, ranked in ((catalog, False), (catalog[::3], False), (shuffled, False), (shuffled, True), (shuffled[::3], True)):
         differ = [q for q, _, expected in answers if ordered(index, q, order, ranked) != [pid for pid in order if pid in expected]]
         assert differ == []
     # the comparison is not vacuous: many queries match something, few match everything
@@ -297,7 +297,7 @@ def test_readers_in_other_threads_see_the_old_or_the_new_answer(data_dir):
     assert errors == [] and seen and new < old
 
     def part(found, n):
-        return {pid for pid in found if searchdb.partition_of(shard_of(pid)) == n}
+        return {pid for pid in found if search_index.partition_of(shard_of(pid)) == n}
 
     # A refresh shows partition by partition (as a sync writes shard by shard), each all at once.
     for found in set(seen):
@@ -340,7 +340,7 @@ def test_a_large_refresh_builds_partitions_in_processes(data_dir, monkeypatch):
     monkeypatch.setattr(processes.os, "cpu_count", lambda: 2)
     store = Store(data_dir)
     store.save_papers(sample_papers(400, per_day=1))
-    assert len({searchdb.partition_of(s) for s in store.shards()}) > 1
+    assert len({search_index.partition_of(s) for s in store.shards()}) > 1
     index = SearchIndex.open(data_dir)
     assert index.refresh(store) == 0  # every paper indexed by a child process
     papers = store.load_papers()
@@ -379,10 +379,10 @@ def test_a_first_build_is_linked_into_place_whole_and_never_replaces_another(dat
     # Built without a journal, then switched to WAL so that readers and writers can share it.
     assert all(sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal" for path in index.paths)
     path = index.paths[0]
-    shards = {s: store.shard_file(s) for s in store.shards() if searchdb.partition_of(s) == 0}
+    shards = {s: store.shard_file(s) for s in store.shards() if search_index.partition_of(s) == 0}
     # A partition that appeared while this build ran (another process's) is kept as it is.
     before = (path.stat().st_ino, path.read_bytes())
-    assert searchdb.partition.build_new(path, shards) == 0
+    assert search_index.partition.build_new(path, shards) == 0
     assert (path.stat().st_ino, path.read_bytes()) == before
     # A build whose process died leaves a half-written file: the next build removes it; a build
     # under way in a live process (here: our parent's pid) is left alone.
@@ -390,8 +390,8 @@ def test_a_first_build_is_linked_into_place_whole_and_never_replaces_another(dat
     abandoned.write_bytes(b"half a database")
     running = path.with_name(f"{path.name}.new-{os.getppid()}")
     running.write_bytes(b"a build under way")
-    searchdb.partition.remove(path)
-    assert searchdb.partition.build_new(path, shards) == sum(len(store.load_papers([s])) for s in shards)
+    search_index.partition.remove(path)
+    assert search_index.partition.build_new(path, shards) == sum(len(store.load_papers([s])) for s in shards)
     assert not abandoned.exists() and running.exists()
     assert sorted(p.name for p in index.directory.iterdir() if ".new-" in p.name) == [running.name]
     assert ids(index, "ti:testing") == scan(store.load_papers(), "ti:testing")
@@ -430,23 +430,23 @@ def test_a_word_column_holds_the_words_the_scan_sees(text):
     assert re.findall("[a-z0-9]+", in_column.lower()) == word_string(text).split()
 
 
-def _library(store, hidden=(), starred=(), order_only=False):
-    from reader.core.library import Library
+def _catalog(store, hidden=(), starred=(), order_only=False):
+    from reader.core.catalog import Catalog
 
-    return Library(store.index_order() if order_only else store.index(), (), starred, hidden)
+    return Catalog(store.index_order() if order_only else store.index(), (), starred, hidden)
 
 
 @pytest.mark.slow
-def test_a_limited_query_is_the_first_n_of_the_scan_in_library_order(corpus, monkeypatch):
+def test_a_limited_query_is_the_first_n_of_the_scan_in_catalog_order(corpus, monkeypatch):
     """`reader list --query Q --limit N`: every query of the test suite, a few limits and
     filters, each answered whole in the partitions and walked down the date index."""
     from reader.commands.common import selected_ids
-    from reader.searchdb import newest
+    from reader.search_index import newest
 
     store, index, papers = corpus
     order = store.index().ids
     hidden, starred = set(order[1::9]), set(order[::4])
-    plain, marked, by_map = _library(store), _library(store, hidden, starred), _library(store, hidden, starred, order_only=True)
+    plain, marked, by_map = _catalog(store), _catalog(store, hidden, starred), _catalog(store, hidden, starred, order_only=True)
     shown_starred, only_hidden = marked.select(starred=True), marked.select(hidden=True)
     answers = [(parse(q, implicit_and=True), [pid for pid in order if pid in scan(papers, q)]) for q in suite_queries()]
     for walked in (False, True):
@@ -460,17 +460,17 @@ def test_a_limited_query_is_the_first_n_of_the_scan_in_library_order(corpus, mon
                 differ.append((node, 1))
             if selected_ids(plain, query=node, index=index, limit=25) != expected[:25]:
                 differ.append((node, 25))
-            lib = by_map if walked else marked
-            if selected_ids(lib, query=node, index=index, limit=7, starred=True) != [p for p in shown_starred if p in matched][:7]:
+            catalog = by_map if walked else marked
+            if selected_ids(catalog, query=node, index=index, limit=7, starred=True) != [p for p in shown_starred if p in matched][:7]:
                 differ.append((node, "starred"))
-            if selected_ids(lib, query=node, index=index, limit=5, hidden=True) != [p for p in only_hidden if p in matched][:5]:
+            if selected_ids(catalog, query=node, index=index, limit=5, hidden=True) != [p for p in only_hidden if p in matched][:5]:
                 differ.append((node, "hidden"))
         assert differ == []
     assert sum(1 for _, expected in answers if len(expected) > 25) > 50  # limits that cut
 
 
 def test_a_limited_query_reads_only_the_pages_it_needs(corpus, monkeypatch):
-    from reader.searchdb import newest
+    from reader.search_index import newest
 
     monkeypatch.setattr(newest, "WALK_FROM", 1)
     monkeypatch.setattr(newest, "FIRST_PAGE", 2)
@@ -530,7 +530,7 @@ def test_a_first_build_killed_midway_keeps_the_finished_partitions(data_dir, mon
     again = SearchIndex.open(data_dir)
     indexed = again.refresh(store)
     finished_parts = {int(path.name.removeprefix("part").split(".")[0]) for path in finished}
-    assert indexed == sum(1 for p in papers if searchdb.partition_of(shard_of(p.id)) not in finished_parts) < len(papers)
+    assert indexed == sum(1 for p in papers if search_index.partition_of(shard_of(p.id)) not in finished_parts) < len(papers)
     assert {path: path.stat().st_mtime_ns for path in built} == finished  # the finished ones untouched
     assert not list(data_dir.glob("search/*.new-*"))  # the dead process's half partition removed
     assert ids(again, "ti:the OR abs:the") == scan({p.id: p for p in papers}, "ti:the OR abs:the")

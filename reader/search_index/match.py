@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from reader.core.query import CODE_FIELDS, And, DateRange, Node, Or, Term
-from reader.searchdb.rows import code
+from reader.search_index.rows import code
 
 # FTS5's parser gives up near 32 nested groups; deeper groups are combined in Python.
 FTS_MAX_DEPTH = 16
@@ -87,7 +87,7 @@ class Matcher:
     """Evaluates queries against one partition's connection."""
 
     db: sqlite3.Connection
-    texts: Mapping[Term, set[str]] = field(default_factory=dict)  # `text:` terms -> ids (fulltext/index.py)
+    texts: Mapping[Term, set[str]] = field(default_factory=dict)  # `text:` terms -> ids (fulltext/text_index.py)
 
     def ids(self, node: Node) -> list[str]:
         """Ids of the papers that satisfy `node` (rows the text index still holds for papers

@@ -1,5 +1,5 @@
 """A child process that brings partitions up to date, one after the other: `python -m
-reader.searchdb.build JSON`, JSON = {partition file: {shard: shard file}} (run by
+reader.search_index.build JSON`, JSON = {partition file: {shard: shard file}} (run by
 SearchIndex.refresh, one per core: a process's start is paid once per core, not per partition)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from reader.searchdb import partition
+from reader.search_index import partition
 
 
 def main(argv: list[str]) -> int:

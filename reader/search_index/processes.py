@@ -1,4 +1,4 @@
-"""A large refresh's partitions built in child processes (`python -m reader.searchdb.build`), one
+"""A large refresh's partitions built in child processes (`python -m reader.search_index.build`), one
 per core, each given about the same bytes of shards to read: parsing holds the GIL, and a
 process of its own lets the app's event loop (and the other partitions) run meanwhile."""
 
@@ -62,7 +62,7 @@ def build_in_processes(work: list[Job], lock: threading.Lock, children: list[sub
 
     running: list[subprocess.Popen] = []
     for share in shares(work, os.cpu_count() or 1):
-        argv = [sys.executable, "-m", "reader.searchdb.build", json.dumps(share)]
+        argv = [sys.executable, "-m", "reader.search_index.build", json.dumps(share)]
         with lock:
             if closed():
                 break

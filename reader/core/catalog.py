@@ -13,13 +13,13 @@ from itertools import compress
 from operator import or_
 from typing import TYPE_CHECKING
 
+from reader.cache_index import CacheIndex
 from reader.core import momentum
 from reader.core.coverage import Span, unsynced_topics, view_coverage
 from reader.core.query import Node, SearchText, search_text
 from reader.core.scan import SearchBlock
 from reader.models import Paper
 from reader.packed_ids import ROW_TYPE, IdRows, rows_passing
-from reader.paper_index import PaperIndex
 
 if TYPE_CHECKING:
     import numpy as np
@@ -29,10 +29,10 @@ HIDDEN = object()
 RECOUNT_OVER = 2000  # papers marked at once past which every count is made again rather than changed
 
 
-class Library:
+class Catalog:
     """Hidden ("not interested") papers are left out of every selection and count but their own."""
 
-    def __init__(self, index: PaperIndex, read: Iterable[str] = (), starred: Iterable[str] = (), hidden: Iterable[str] = ()):
+    def __init__(self, index: CacheIndex, read: Iterable[str] = (), starred: Iterable[str] = (), hidden: Iterable[str] = ()):
         self.read = set(read)
         self.starred = set(starred)
         self.hidden = set(hidden)
@@ -42,18 +42,18 @@ class Library:
         self._unsearchable: dict[str, Paper] = {}  # added without texts: built at the first query
         self.reindex(index)
 
-    def reindex(self, index: PaperIndex, counts: dict | None = None) -> None:
+    def reindex(self, index: CacheIndex, counts: dict | None = None) -> None:
         """Take a newer index (after a sync), with its `counted` counts when made already."""
         self.index = index
         self._counts: dict | None = counts
 
-    def counted(self, index: PaperIndex) -> dict:
+    def counted(self, index: CacheIndex) -> dict:
         """Every count of `index` with the marks as they are now, for `reindex`: 100,000 papers
         take tens of milliseconds, so a worker thread counts (copying the marks, changing nothing)."""
-        return Library(index, self.read, self.starred, self.hidden)._count_all()
+        return Catalog(index, self.read, self.starred, self.hidden)._count_all()
 
     @classmethod
-    def counted_with(cls, index: PaperIndex, read: Iterable[str], starred: Iterable[str], hidden: Iterable[str]) -> dict:
+    def counted_with(cls, index: CacheIndex, read: Iterable[str], starred: Iterable[str], hidden: Iterable[str]) -> dict:
         """Every count of `index` with these marks (for `replace_marks`; in a worker thread)."""
         return cls(index, read, starred, hidden)._count_all()
 
@@ -267,7 +267,7 @@ class Library:
         topic: str | None = None,
         total_new_last4: int | None = None,
         spans: dict[str, tuple[Span, ...]] | None = None,
-        index: PaperIndex | None = None,
+        index: CacheIndex | None = None,
     ) -> momentum.Momentum:
         """Weekly counts of the papers (of one topic, all when None), of `index` when given (a
         newer one), and their share of `total_new_last4`, all new arXiv papers. `spans`: what
@@ -294,7 +294,7 @@ def _as_rows(rows: np.ndarray) -> array:
     return array(ROW_TYPE, rows.astype("int32").tobytes())
 
 
-def _masks(index: PaperIndex) -> np.ndarray:
+def _masks(index: CacheIndex) -> np.ndarray:
     """The index's topic masks in numpy: int64 (Python ints past 62 topics, which int64 cannot hold)."""
     import numpy as np
 

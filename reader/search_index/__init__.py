@@ -44,14 +44,14 @@ from typing import TYPE_CHECKING
 from reader.core.query import Node, Term, text_terms
 from reader.errors import ReaderError
 from reader.packed_ids import ROW_TYPE, IdRows, IdTable, gather
-from reader.searchdb import partition
-from reader.searchdb.match import Matcher
-from reader.searchdb.newest import first_row, head_then_rest, newest_first, partition_rows
-from reader.searchdb.processes import build_in_processes, bytes_of, worth_processes
-from reader.searchdb.ranked import matched_positions, pick
-from reader.searchdb.rowmap import RowMap
-from reader.searchdb.rows import Card
-from reader.searchdb.sharing import most_shared
+from reader.search_index import partition
+from reader.search_index.match import Matcher
+from reader.search_index.newest import first_row, head_then_rest, newest_first, partition_rows
+from reader.search_index.processes import build_in_processes, bytes_of, worth_processes
+from reader.search_index.ranked import matched_positions, pick
+from reader.search_index.rowmap import RowMap
+from reader.search_index.rows import Card
+from reader.search_index.sharing import most_shared
 from reader.store import Store
 from reader.store.data_dir import shard_of
 
@@ -322,7 +322,7 @@ class SearchIndex:
         `order` to its index). Equal to filtering `order` by `matching`, at a fraction of the
         cost when many match; the first call (and the first after the index or `order`
         changed) also reads every paper's row number. A view of `order`'s positions (IdRows: 4
-        bytes a match, no string). `ranked`: `order` is a ranking's, not the library's: its
+        bytes a match, no string). `ranked`: `order` is a ranking's, not the catalog's: its
         matches are marked with numpy (ranked.py), not sorted."""
         texts = self._texts(node)
         with self._in_use():
@@ -337,19 +337,19 @@ class SearchIndex:
         positions: list[int] = []
         for part in found:
             positions += part
-        positions.sort()  # the library's order: a few long runs (rows are numbered about in date order), merged
+        positions.sort()  # the catalog's order: a few long runs (rows are numbered about in date order), merged
         del positions[bisect_left(positions, len(order)) :]  # stale rows, papers not in `order`
         return IdRows(order, array(ROW_TYPE, positions), position.get)
 
     def newest(self, node: Node, pages: list[int] | None = None) -> Iterator[tuple[str, int]]:
-        """The ids that satisfy the query with their v1 day ordinals, in the library's order
+        """The ids that satisfy the query with their v1 day ordinals, in the catalog's order
         (day, then id, both descending), read from the partitions only as far as the caller
         takes them (see newest.py; `pages`: each page's size read is appended to it)."""
         texts = self._texts(node)
         runs = [partition_rows(partial(self._read_now, part), node, texts, pages) for part in range(PARTITIONS)]
         # Each partition's first page read at once, from threads of their own (SQLite lets go of
         # the GIL), started now: the caller may read something else meanwhile (`reader list`
-        # reads the library's index); the merge takes a row of each before it gives the first.
+        # reads the catalog's index); the merge takes a row of each before it gives the first.
         heads = [self._readers().submit(first_row, run) for run in runs]
         return newest_first(head_then_rest(head, run) for head, run in zip(heads, runs))
 
@@ -375,11 +375,11 @@ class SearchIndex:
 
     def _texts(self, node: Node) -> dict[Term, set[str]]:
         """The papers whose stored full text holds each of the query's `text:` terms (searched in
-        the full texts' own index, beside this one: reader/fulltext/index.py)."""
+        the full texts' own index, beside this one: reader/fulltext/text_index.py)."""
         terms = text_terms(node)
         if not terms:
             return {}
-        from reader.fulltext.index import TextIndex
+        from reader.fulltext.text_index import TextIndex
 
         try:
             return TextIndex(self.directory.parent).matching(terms)
@@ -414,7 +414,7 @@ class SearchIndex:
     def _readers(self) -> ThreadPoolExecutor:
         with self._lock:
             if self._pool is None:
-                self._pool = ThreadPoolExecutor(PARTITIONS, thread_name_prefix="searchdb")
+                self._pool = ThreadPoolExecutor(PARTITIONS, thread_name_prefix="search_index")
             return self._pool
 
     def cards(self, ids: Iterable[str]) -> dict[str, Card]:
