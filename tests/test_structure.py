@@ -19,7 +19,8 @@ lines: one that grows is split by meaning, each part named for what it holds. An
 comes back as a message its screen or widget handles: no `call_from_thread` under reader/app/ but in
 the methods CALLS_FROM_THREAD names, each with why. And a part of a screen (a `ScreenPart`) reaches
 no private member of its screen (`self.screen._x`): it uses what its host Protocol names, or posts
-a message.
+a message. And one meaning per word: no module or class under reader/core/ is named for
+"library" (the papers worked on are the catalog, core/catalog.py).
 """
 
 from __future__ import annotations
@@ -589,6 +590,51 @@ def test_a_class_inheriting_from_a_mixin_is_reported(tmp_path):
         "reader/service/library.py:2: reader.service.library.Service inherits from the mixin TagsMethods",
         "reader/service/library.py:2: reader.service.library.Service inherits from the mixin NotesMethods",
         "reader/store/store.py:1: reader.store.store.Store inherits from the mixin UserMethods",
+    ]
+
+
+# --- one meaning per word: "library" ----------------------------------------------------------------
+
+
+def libraries_in_core(root: Path) -> list[str]:
+    """A module or class under reader/core/ named for "library": the papers a screen or command
+    works on are the catalog (core/catalog.py); "library" is the library service and library.json."""
+    problems = []
+    for module, path in modules(root).items():
+        if not _within(module, ("reader.core",)):
+            continue
+        relative = path.relative_to(root).as_posix()
+        if "library" in module.rsplit(".", 1)[-1].lower():
+            problems.append(f"{relative}:1: module {module} is named library (the papers worked on are the catalog)")
+        for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+            if isinstance(node, ast.ClassDef) and "library" in node.name.lower():
+                problems.append(
+                    f"{relative}:{node.lineno}: class {module}.{node.name} is named library (the papers worked on are the catalog)"
+                )
+    return _by_place(problems)
+
+
+def test_nothing_in_core_is_named_library():
+    problems = libraries_in_core(ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_library_module_or_class_in_core_is_reported(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "reader/__init__.py": "",
+            "reader/core/__init__.py": "",
+            "reader/core/library.py": "class Library:\n    pass\n",
+            "reader/core/catalog.py": "class Catalog:\n    pass\n\n\nclass UserLibrary(Catalog):\n    pass\n",
+            "reader/service/library.py": "class LibraryService:\n    pass\n",  # the library service: its word
+            "reader/store/library_state.py": "class LibraryState:\n    pass\n",  # library.json's owner
+        },
+    )
+    assert libraries_in_core(root) == [
+        "reader/core/catalog.py:5: class reader.core.catalog.UserLibrary is named library (the papers worked on are the catalog)",
+        "reader/core/library.py:1: module reader.core.library is named library (the papers worked on are the catalog)",
+        "reader/core/library.py:1: class reader.core.library.Library is named library (the papers worked on are the catalog)",
     ]
 
 
