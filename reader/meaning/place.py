@@ -11,13 +11,16 @@ the directions depend on that paper's words alone (tests/test_meaning_speed.py c
 from __future__ import annotations
 
 import os
+import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from reader.errors import StoreError
 from reader.meaning.model import Model, Words, paper_text
 from reader.store.data_dir import shard_of
 
@@ -32,6 +35,7 @@ WORKERS = 2  # the machine's cores reader is made for; fewer when it has fewer
 
 Progress = Callable[[str, int, int], None]
 Task = list[tuple[str, list[str]]]  # (shard, the ids wanted of it)
+R = TypeVar("R")
 
 
 def _tasks(ids: Iterable[str]) -> list[Task]:
@@ -104,9 +108,11 @@ def _place_task(task: Task) -> tuple[list[str], bytes, int, int]:
 
 
 @contextmanager
-def _workers(store: Store, papers: int, model: Model | None) -> Iterator[Executor | None]:
+def _workers(store: Store, papers: int, model: Model | None) -> Iterator[ProcessPoolExecutor | None]:
     """Worker processes (spawned: the caller may hold threads, a fork would copy their locks) for
-    a job of `papers` papers; None when it is small or the machine has one core."""
+    a job of `papers` papers; None when it is small or the machine has one core. Their tasks are
+    handed out by `_handed_out`. Interrupted (Ctrl+C) or failing, the tasks not started are
+    dropped; a worker that died (killed, out of memory) is a StoreError, not a traceback."""
     cores = min(WORKERS, os.cpu_count() or 1)
     if papers < PARALLEL_FROM or cores < 2:
         yield None
@@ -114,10 +120,29 @@ def _workers(store: Store, papers: int, model: Model | None) -> Iterator[Executo
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(
-        cores, mp_context=context, initializer=_start_worker, initargs=(str(store.data_dir), os.getpid(), model)
-    ) as pool:
+    pool = ProcessPoolExecutor(cores, mp_context=context, initializer=_start_worker, initargs=(str(store.data_dir), os.getpid(), model))
+    try:
         yield pool
+    except BrokenProcessPool:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise StoreError("a worker process of the meaning build stopped (killed, or out of memory?): nothing was written") from None
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)  # (the running tasks end; the others never start)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _handed_out(pool: ProcessPoolExecutor, function: Callable[[Task], R], tasks: list[Task]) -> Iterator[R]:
+    """`pool.map(function, tasks)`, its workers started with Ctrl+C's signal blocked (a spawned
+    process keeps the mask of the thread that started it): Ctrl+C is this process's to answer;
+    a worker it reached printed its KeyboardInterrupt's traceback over the terminal."""
+    blocking = hasattr(signal, "pthread_sigmask")
+    mask: Any = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if blocking else None
+    try:
+        return pool.map(function, tasks)  # every task submitted now: the workers start in this call
+    finally:
+        if blocking:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def texts(store: Store, ids: list[str]) -> list[tuple[str, str]]:
@@ -126,7 +151,7 @@ def texts(store: Store, ids: list[str]) -> list[tuple[str, str]]:
     with _workers(store, len(ids), None) as pool:
         if pool is None:
             return [item for task in tasks for item in _read(store, task)]
-        return [item for found in pool.map(_read_task, tasks) for item in found]
+        return [item for found in _handed_out(pool, _read_task, tasks) for item in found]
 
 
 def place(model: Model, store: Store, ids: list[str], progress: Progress | None, what: str) -> tuple[list[str], np.ndarray, float]:
@@ -145,7 +170,7 @@ def place(model: Model, store: Store, ids: list[str], progress: Progress | None,
                 _embed(model, column, words, list(_read(store, task))) for task in tasks
             )
         else:
-            results = pool.map(_place_task, tasks)
+            results = _handed_out(pool, _place_task, tasks)
         for placed, blob, words_seen, words_unknown in results:
             vectors[len(done) : len(done) + len(placed)] = np.frombuffer(blob, dtype=np.float16).reshape(len(placed), model.dimensions)
             done.extend(placed)

@@ -6,6 +6,7 @@ again in it."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import signal
 import subprocess
@@ -114,14 +115,18 @@ def main() -> int:
     while True:
         try:
             job = pickle.load(jobs)
-        except EOFError:
+        except (EOFError, pickle.UnpicklingError):  # its stdin closed: the sync ended, or died writing a job
             return 0
         try:
             done: Counted | None | str = count(*job)
         except Exception as error:  # told to the sync, which logs it: the first ranking counts that shard
             done = f"{type(error).__name__}: {error}"
-        pickle.dump(done, answers)
-        answers.flush()
+        try:
+            pickle.dump(done, answers)
+            answers.flush()
+        except BrokenPipeError:  # the sync died before reading it: nobody to answer, nothing to say on its terminal
+            os.dup2(os.open(os.devnull, os.O_WRONLY), answers.fileno())  # (what is left to flush at exit goes nowhere)
+            return 0
 
 
 if __name__ == "__main__":
