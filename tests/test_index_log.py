@@ -345,3 +345,7 @@ def test_index_columns_of_the_format_before_are_still_read(data_dir, capsys):
     order = index_columns.read_order(path, *made_from)
     assert order is not None and list(order.ids) == expected[1]
     assert run(capsys, "list", "--query", "abs:learning", "--limit", "7", "--json")[:2] == (code, out) and code == 0
+    assert index_columns.of_format_before(path)
+    assert columns(Store(data_dir).index()) == expected  # the whole read writes it again in the new format
+    assert not index_columns.of_format_before(path) and index_columns.made_from(path) == made_from
+    assert columns(index_columns.read(path, *made_from)) == expected

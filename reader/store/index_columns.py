@@ -165,6 +165,15 @@ def _read_3(file: BinaryIO, length: int, token: str, source: Source, whole: bool
     return header, sections
 
 
+def of_format_before(path: Path) -> bool:
+    """Whether the file is of the format before (read whole, even by a listing: worth writing again)."""
+    try:
+        with open_regular(path, INDEX_BYTES) as file:
+            return file.read(len(MAGIC_2)) == MAGIC_2
+    except OSError:
+        return False
+
+
 def made_from(path: Path) -> tuple[str, Source] | None:
     """The token and source the file's header names (its first bytes read alone), if any."""
     try:
@@ -237,7 +246,8 @@ def _checked(header: dict, sections, whole: bool) -> CacheIndex | None:
     ends, versions, days, masks, arrived = columns.values()
     if papers and (ends[-1] != id_bytes or ends[0] < 1):
         return None
-    text = str(blob, "utf-8")  # every id decodes when asked for (UnicodeDecodeError: read from JSON instead)
+    if whole or not (isinstance(blob, bytes) and blob.isascii()):  # (ASCII, every id is: a pass, not a decoding)
+        text = str(blob, "utf-8")  # every id decodes when asked for (UnicodeDecodeError: read from JSON instead)
     if not whole:
         # Read in part, days are only compared and masks only tested bit by bit: a value out
         # of range harms nothing there, so they are not checked (two passes over a million
