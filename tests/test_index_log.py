@@ -349,3 +349,35 @@ def test_index_columns_of_the_format_before_are_still_read(data_dir, capsys):
     assert columns(Store(data_dir).index()) == expected  # the whole read writes it again in the new format
     assert not index_columns.of_format_before(path) and index_columns.made_from(path) == made_from
     assert columns(index_columns.read(path, *made_from)) == expected
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ("--query", "abs:learning AND cat:cs.SE"),
+        ("--query", "abs:learning AND cat:cs.SE", "--limit", "5"),
+        ("--query", "learning"),
+        ("--query", "learning", "--limit", "3", "--topic", "Games"),
+        ("--query", "zebra xylophone", "--limit", "10"),
+        ("--limit", "4"),
+    ],
+    ids=["field", "field-limit", "words", "words-topic-limit", "nothing", "no-query"],
+)
+def test_a_listing_answers_alike_from_either_format_of_the_columns_and_from_json(data_dir, capsys, words):
+    from tests.conftest import run
+
+    store = cache_of(data_dir, 150)
+    store.add_topic("Games", "ti:games")
+    store.add_to_topic("Games", [p.id for p in recent_papers(150, per_day=40)[::5]])  # written whole: no log
+    path = data_dir / "index.columns"
+    format_3 = path.read_bytes()
+    answers = []
+    for columns_file in (format_3, format_2(format_3), None):  # format 3 read in part, format 2 whole, index.json alone
+        if columns_file is None:
+            path.unlink()
+        else:
+            path.write_bytes(columns_file)
+        code, out, err = run(capsys, "list", *words, "--json")
+        assert code == 0, err
+        answers.append(json.loads(out))
+    assert answers[0] == answers[1] == answers[2] and bool(answers[0]) == ("zebra xylophone" not in words)

@@ -116,7 +116,7 @@ def _read(path: Path, token: str, source: Source, *, whole: bool) -> CacheIndex 
         with open_regular(path, INDEX_BYTES) as file:
             head = file.read(len(MAGIC) + _LENGTH.size)
             if head.startswith(MAGIC_2):
-                return _decode_2(head + read_regular(path, INDEX_BYTES)[len(head) :], token, source, whole)
+                return _decode_2(read_regular(path, INDEX_BYTES), token, source, whole)  # (read again whole: no copy)
             if not head.startswith(MAGIC) or len(head) != len(MAGIC) + _LENGTH.size:
                 return None
             read = _read_3(file, _LENGTH.unpack_from(head, len(MAGIC))[0], token, source, whole)
@@ -240,7 +240,7 @@ def _checked(header: dict, sections, whole: bool) -> CacheIndex | None:
     columns: dict[str, array] = {}
     for name, typecode in COLUMNS:
         column = array(typecode)
-        if name in sections:
+        if whole or name in ORDER_COLUMNS:  # (format 2 hands every column, as views)
             column.frombytes(sections[name])
         columns[name] = column
     ends, versions, days, masks, arrived = columns.values()
