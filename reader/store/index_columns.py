@@ -27,8 +27,9 @@ import struct
 import sys
 import zlib
 from array import array
+from io import BufferedReader
 from pathlib import Path
-from typing import BinaryIO
+from typing import cast
 
 from reader.cache_index import ARRIVED_TYPE, DAY_TYPE, VERSION_TYPE, CacheIndex
 from reader.packed_ids import PACKED_END_TYPE, PackedIds
@@ -119,7 +120,7 @@ def _read(path: Path, token: str, source: Source, *, whole: bool) -> CacheIndex 
                 return _decode_2(read_regular(path, INDEX_BYTES), token, source, whole)  # (read again whole: no copy)
             if not head.startswith(MAGIC) or len(head) != len(MAGIC) + _LENGTH.size:
                 return None
-            read = _read_3(file, _LENGTH.unpack_from(head, len(MAGIC))[0], token, source, whole)
+            read = _read_3(cast(BufferedReader, file), _LENGTH.unpack_from(head, len(MAGIC))[0], token, source, whole)
     except OSError:  # (not a file to read too: index.json is read, and the columns written again)
         return None
     except (ValueError, TypeError, KeyError, struct.error, RecursionError):
@@ -132,7 +133,7 @@ def _read(path: Path, token: str, source: Source, *, whole: bool) -> CacheIndex 
         return None
 
 
-def _read_3(file: BinaryIO, length: int, token: str, source: Source, whole: bool) -> tuple[dict, dict[str, bytes]] | None:
+def _read_3(file: BufferedReader, length: int, token: str, source: Source, whole: bool) -> tuple[dict, dict[str, bytes | array]] | None:
     """The header and the sections wanted of a file of this format, past its MAGIC and header's
     length, each checked against its CRC."""
     size = os.fstat(file.fileno()).st_size
@@ -152,13 +153,16 @@ def _read_3(file: BinaryIO, length: int, token: str, source: Source, whole: bool
         return None
     # Each column read and checked alone: a listing skips the versions and arrivals (a third of
     # the file).
-    sections: dict[str, bytes] = {}
+    sections: dict[str, bytes | array] = {}
     for name, itemsize in (("ids", 1), *((name, array(code).itemsize) for name, code in COLUMNS)):
         length = itemsize * (papers if name != "ids" else id_bytes)
         if whole or name in ORDER_COLUMNS:
             file.seek(offset)
-            data = file.read(length)
-            if len(data) != length or zlib.crc32(data) != crcs.get(name):
+            # The numbers read straight into their array: no copy of them left in the heap.
+            data = file.read(length) if name == "ids" else array(dict(COLUMNS)[name], bytes(itemsize)) * papers
+            if name != "ids" and file.readinto(memoryview(data).cast("B")) != length:
+                return None
+            if len(data) * itemsize != length or zlib.crc32(data) != crcs.get(name):
                 return None
             sections[name] = data
         offset += length
@@ -240,7 +244,9 @@ def _checked(header: dict, sections, whole: bool) -> CacheIndex | None:
     columns: dict[str, array] = {}
     for name, typecode in COLUMNS:
         column = array(typecode)
-        if whole or name in ORDER_COLUMNS:  # (format 2 hands every column, as views)
+        if isinstance(sections.get(name), array):  # (format 3: read into its array)
+            column = sections[name]
+        elif whole or name in ORDER_COLUMNS:  # (format 2 hands every column, as views)
             column.frombytes(sections[name])
         columns[name] = column
     ends, versions, days, masks, arrived = columns.values()
