@@ -48,6 +48,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("data", type=Path, help="a data directory of benchmarks.million (it is left as it was)")
     parser.add_argument("--against", type=Path, required=True, help="the other checkout, measured in turn with this one")
+    parser.add_argument(
+        "--against-data",
+        type=Path,
+        help="the other checkout's own copy of DATA_DIR (when a derived file's format changed, each reads its own: "
+        "one would otherwise read the other's as stale)",
+    )
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--no-app", action="store_true", help="the commands only")
     parser.add_argument("--rank", action="store_true", help="the first `reader rank` too")
@@ -66,6 +72,8 @@ def main() -> None:
         "READER_ARXIV_RSS_URL": UNREACHABLE,
     }
     roots = {"new": ROOT, "old": args.against.resolve()}
+    datas = {"new": args.data, "old": args.against_data or args.data}
+    answers: dict[tuple[str, str], str] = {}
     newest_title = field_papers(1)[0].title[:40]
     listed = json.loads(command(ROOT, args.data, env, "list", "--limit", "500", "--json")[2])
     paper = listed[-1]["id"]
@@ -77,27 +85,31 @@ def main() -> None:
 
     for _ in range(args.rounds):
         for which, root in roots.items():
+            data = datas[which]
             if not args.no_app:
-                run = app_run(env, args.data, newest_title, watch_s=0.0, settle_s=2.0, longest_s=60.0, root=root)
+                run = app_run(env, data, newest_title, watch_s=0.0, settle_s=2.0, longest_s=60.0, root=root)
                 keep(which, "app: newest card s", run["card_s"])
                 keep(which, "app: CPU quiet s", run["quiet_s"])
                 keep(which, "app: tree CPU until quiet s", run["quiet_cpu_s"])
                 keep(which, "app: tree RSS once quiet MB", run["quiet_mb"])
             for name, query in QUERIES.items():
-                wall, cpu, _ = command(root, args.data, env, "list", "--query", query, "--limit", "10", "--json")
+                wall, cpu, answers[(name, which)] = command(root, data, env, "list", "--query", query, "--limit", "10", "--json")
                 keep(which, f"list --query ({name}) wall s", wall)
                 keep(which, f"list --query ({name}) CPU s", cpu)
             for verb in ("star", "unstar"):
-                wall, cpu, _ = command(root, args.data, env, verb, paper)
+                wall, cpu, _ = command(root, data, env, verb, paper)
                 keep(which, f"{verb} wall s", wall)
                 keep(which, f"{verb} CPU s", cpu)
             if args.rank:
-                wall, cpu, out = command(root, args.data, env, "rank", "--limit", "50", "--json")
+                wall, cpu, out = command(root, data, env, "rank", "--limit", "50", "--json")
                 keep(which, "rank wall s", wall)
                 keep(which, "rank CPU s", cpu)
                 ranked[which] = [row["id"] for row in json.loads(out)]
     for (measure, which), values in sorted(samples.items()):
         print(f"{measure:34} {which}: median {statistics.median(values):.3f}  range {min(values):.3f}-{max(values):.3f}")
+    for name in QUERIES:
+        same = answers[(name, "new")] == answers[(name, "old")]
+        print(f"list --query ({name}): {'the same answer' if same else 'answers differ'} (the last round's)")
     if ranked:
         same = ranked["new"] == ranked["old"]
         print(f"rank: top {len(ranked['new'])} {'the same, in the same order' if same else 'differ'} (the last round's)")

@@ -201,18 +201,46 @@ def damaged_columns(raw: bytes) -> bytes:
     return raw[:-40] + bytes([raw[-40] ^ 1]) + raw[-39:]
 
 
-def crafted_day(raw: bytes) -> bytes:
-    """A day out of range, with its CRC made right (a file written by someone else)."""
+def header_of(raw: bytes) -> tuple[dict, int]:
+    """(index.columns' header, where its columns start)."""
     magic = index_columns.MAGIC
-    body = raw[:-4]
-    (length,) = struct.unpack_from("<Q", body, len(magic))
-    header = json.loads(body[len(magic) + 8 : len(magic) + 8 + length])
-    days_at = len(magic) + 8 + length + header["ids"] + 8 * header["papers"]  # after the ids' ends and the versions
-    body = body[:days_at] + struct.pack("<i", 0) + body[days_at + 4 :]
+    (length,) = struct.unpack_from("<Q", raw, len(magic))
+    return json.loads(raw[len(magic) + 8 : len(magic) + 8 + length]), len(magic) + 8 + length + 4
+
+
+def with_header(raw: bytes, header: dict) -> bytes:
+    """`raw` with another header, its length and CRC made right."""
+    magic, (_, start) = index_columns.MAGIC, header_of(raw)
+    text = json.dumps(header).encode()
+    return magic + struct.pack("<Q", len(text)) + text + struct.pack("<I", zlib.crc32(text)) + raw[start:]
+
+
+def crafted_day(raw: bytes) -> bytes:
+    """A day out of range, with its column's CRC made right (a file written by someone else)."""
+    header, start = header_of(raw)
+    days_at = start + header["ids"] + 8 * header["papers"]  # after the ids' ends and the versions
+    raw = raw[:days_at] + struct.pack("<i", 0) + raw[days_at + 4 :]
+    header["crcs"]["days"] = zlib.crc32(raw[days_at : days_at + 4 * header["papers"]])
+    return with_header(raw, header)
+
+
+def spoiled_version(raw: bytes) -> bytes:
+    """A byte of the versions' column changed, its CRC left as it was."""
+    header, start = header_of(raw)
+    at = start + header["ids"] + 4 * header["papers"] + 5
+    return raw[:at] + bytes([raw[at] ^ 1]) + raw[at + 1 :]
+
+
+def format_2(raw: bytes) -> bytes:
+    """The same columns in the format before: no CRCs in the header, one CRC of all after them."""
+    header, start = header_of(raw)
+    del header["crcs"]
+    text = json.dumps(header).encode()
+    body = index_columns.MAGIC_2 + struct.pack("<Q", len(text)) + text + raw[start:]
     return body + struct.pack("<I", zlib.crc32(body))
 
 
-@pytest.mark.parametrize("spoil", [damaged_columns, crafted_day], ids=["damaged", "crafted"])
+@pytest.mark.parametrize("spoil", [damaged_columns, crafted_day, spoiled_version], ids=["damaged", "crafted", "version"])
 def test_damaged_or_crafted_index_columns_are_ignored_and_made_again(data_dir, spoil):
     cache_of(data_dir, 100)
     expected = columns(from_json(data_dir))
@@ -278,3 +306,78 @@ def test_a_listing_reads_the_index_columns_in_part_and_answers_as_from_json(data
         answers.append(json.loads(out))
         (data_dir / "index.columns").unlink(missing_ok=True)
     assert answers[0] == answers[1] and len(answers[0]) > 5
+
+
+def test_a_listing_reads_only_the_columns_it_needs_each_checked_alone(data_dir, monkeypatch):
+    """Each column has its CRC: a listing's read leaves the versions and arrivals unread (a
+    damaged version does not stop it), the whole read still refuses them; a damaged column a
+    listing reads is refused by it too."""
+    cache_of(data_dir, 100)
+    path = data_dir / "index.columns"
+    made_from = index_columns.made_from(path)
+    assert made_from is not None
+    whole = index_columns.read(path, *made_from)
+    raw = path.read_bytes()
+    path.write_bytes(spoiled_version(raw))
+    order = index_columns.read_order(path, *made_from)
+    assert order is not None and (list(order.ids), list(order.days), list(order.masks)) == (
+        list(whole.ids),
+        list(whole.days),
+        list(whole.masks),
+    )
+    assert index_columns.read(path, *made_from) is None
+    header, start = header_of(raw)
+    masks_at = start + header["ids"] + 12 * header["papers"] + 3
+    path.write_bytes(raw[:masks_at] + bytes([raw[masks_at] ^ 1]) + raw[masks_at + 1 :])
+    assert index_columns.read_order(path, *made_from) is None
+
+
+def test_index_columns_of_the_format_before_are_still_read(data_dir, capsys):
+    from tests.conftest import run
+
+    cache_of(data_dir, 120)
+    path = data_dir / "index.columns"
+    made_from = index_columns.made_from(path)
+    expected = columns(index_columns.read(path, *made_from))
+    code, out, _ = run(capsys, "list", "--query", "abs:learning", "--limit", "7", "--json")
+    path.write_bytes(format_2(path.read_bytes()))
+    assert index_columns.made_from(path) == made_from and columns(index_columns.read(path, *made_from)) == expected
+    order = index_columns.read_order(path, *made_from)
+    assert order is not None and list(order.ids) == expected[1]
+    assert run(capsys, "list", "--query", "abs:learning", "--limit", "7", "--json")[:2] == (code, out) and code == 0
+    assert index_columns.of_format_before(path)
+    assert columns(Store(data_dir).index()) == expected  # the whole read writes it again in the new format
+    assert not index_columns.of_format_before(path) and index_columns.made_from(path) == made_from
+    assert columns(index_columns.read(path, *made_from)) == expected
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ("--query", "abs:learning AND cat:cs.SE"),
+        ("--query", "abs:learning AND cat:cs.SE", "--limit", "5"),
+        ("--query", "learning"),
+        ("--query", "learning", "--limit", "3", "--topic", "Games"),
+        ("--query", "zebra xylophone", "--limit", "10"),
+        ("--limit", "4"),
+    ],
+    ids=["field", "field-limit", "words", "words-topic-limit", "nothing", "no-query"],
+)
+def test_a_listing_answers_alike_from_either_format_of_the_columns_and_from_json(data_dir, capsys, words):
+    from tests.conftest import run
+
+    store = cache_of(data_dir, 150)
+    store.add_topic("Games", "ti:games")
+    store.add_to_topic("Games", [p.id for p in recent_papers(150, per_day=40)[::5]])  # written whole: no log
+    path = data_dir / "index.columns"
+    format_3 = path.read_bytes()
+    answers = []
+    for columns_file in (format_3, format_2(format_3), None):  # format 3 read in part, format 2 whole, index.json alone
+        if columns_file is None:
+            path.unlink()
+        else:
+            path.write_bytes(columns_file)
+        code, out, err = run(capsys, "list", *words, "--json")
+        assert code == 0, err
+        answers.append(json.loads(out))
+    assert answers[0] == answers[1] == answers[2] and bool(answers[0]) == ("zebra xylophone" not in words)

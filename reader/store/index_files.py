@@ -118,6 +118,8 @@ class IndexFiles:
                 return self._take_log(log[self._log_offset :], self._index)
         token, source = self._index_head()
         index = index_columns.read(self._columns_path, token, source) if token is not None and source is not None else None
+        if index is not None and token is not None and source is not None and index_columns.of_format_before(self._columns_path):
+            index_columns.write(self._columns_path, token, source, index)  # so that listings read it in part
         if index is None:
             try:
                 data = self._read_index_json()
