@@ -41,6 +41,7 @@ from reader.app.widgets.rising import RisingTable
 from reader.app.widgets.sidebar import SidebarEntry, TopicSidebar
 from reader.app.widgets.status import StatusLine
 from reader.cache_index import CacheIndex
+from reader.core.catalog import Catalog
 from reader.core.text import plural
 from reader.service import ALL, RISING, STARRED, LibraryService, View
 
@@ -59,9 +60,11 @@ class MainScreen(PaperScreen, ExportActions):
     syncing: var[bool] = var(False, init=False)  # a sync of ours runs (set by the sync part)
     status_text: var[str] = var("", init=False)  # what the status line says
     sidebar_entries: var[tuple[SidebarEntry, ...]] = var((), init=False)  # the views with their counts
+    catalog: var[Catalog] = var(lambda: Catalog(CacheIndex()), init=False)  # the papers and marks the list draws (the cache's once read)
 
     def __init__(self, service: LibraryService, *, sync_on_start: bool = True, client_options=None):
         super().__init__(service)
+        self.set_reactive(MainScreen.catalog, service.catalog)
         self.sync_on_start = sync_on_start
         self.client_options = client_options
         self.loaded = False  # the search index is current (until then, filters scan the shards)
@@ -82,7 +85,7 @@ class MainScreen(PaperScreen, ExportActions):
             yield TopicSidebar(id="sidebar").data_bind(MainScreen.view, entries=MainScreen.sidebar_entries)
             with Vertical(id="content"):
                 yield MomentumChart(id="chart")
-                yield PaperList(self.service.catalog, self._fetch_cards, math=self.service.settings.math, id="papers")
+                yield PaperList(self.catalog, self._fetch_cards, math=self.service.settings.math, id="papers").data_bind(MainScreen.catalog)
                 yield RisingTable(id="rising")
                 yield FilterBox(id="filter")
         yield StatusLine(id="status").data_bind(MainScreen.syncing, text=MainScreen.status_text)
@@ -271,7 +274,7 @@ class MainScreen(PaperScreen, ExportActions):
 
     @on(CacheReading.Opened)
     def _cache_opened(self, message: CacheReading.Opened) -> None:
-        self.paper_list.set_catalog(message.catalog)
+        self.catalog = message.catalog
         self.paper_list.empty_message = self.empty_message()
         self.reading.opened(message)
         self.call_after_refresh(message.painted.set)  # once the panes the part asked for are drawn

@@ -1,0 +1,24 @@
+"""The main screen's state flows down: the list's catalog, the chart's data and the papers a
+part arranged are the screen's, bound to (or handed to) the widgets that show them."""
+
+from __future__ import annotations
+
+from reader.core.catalog import Catalog
+from tests.helpers.app import card_text, make_app, ready
+
+
+async def test_the_lists_catalog_is_the_screens_bound_down(store):
+    # The screen owns the catalog the cards are drawn from: a new one set on the screen (as the
+    # cache once read) reaches the list, whose cards are drawn again with its marks.
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        plist = app.main.paper_list
+        first = plist.ids[0]
+        assert plist.catalog is app.main.catalog
+        assert "★" not in card_text(app, 0)
+        marked = Catalog(app.main.catalog.index, starred=[first])
+        app.main.catalog = marked
+        await pilot.pause()
+        assert plist.catalog is marked
+        assert "★" in card_text(app, 0)
