@@ -3,8 +3,12 @@ part arranged are the screen's, bound to (or handed to) the widgets that show th
 
 from __future__ import annotations
 
+import threading
+
+from reader.app.widgets.chart import COUNTING, ChartData, MomentumChart
 from reader.core.catalog import Catalog
 from tests.helpers.app import card_text, make_app, ready
+from tests.helpers.timing import scaled
 
 
 async def test_the_lists_catalog_is_the_screens_bound_down(store):
@@ -22,3 +26,30 @@ async def test_the_lists_catalog_is_the_screens_bound_down(store):
         await pilot.pause()
         assert plist.catalog is marked
         assert "★" in card_text(app, 0)
+
+
+async def test_the_charts_data_is_the_screens_bound_down(store):
+    # The screen owns what the chart shows: data set on it is drawn by the chart, and a count
+    # asked for is made in the chart's worker, "Counting…" shown meanwhile.
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        chart = app.main.query_one(MomentumChart)
+        momentum = chart.momentum
+        assert momentum is not None
+        app.main.chart_data = ChartData(None, "Somewhere", "Nothing to count here")
+        await pilot.pause()
+        assert (chart.momentum, chart.title, chart.headline) == (None, "Somewhere", "Nothing to count here")
+        assert "Nothing to count here" in chart.render().plain
+        counted = threading.Event()
+
+        def count():
+            counted.wait(timeout=scaled(10))
+            return momentum, "Counted", "Its headline"
+
+        app.main.chart_data = ChartData(None, "Counted", COUNTING, count, " · rising")
+        await pilot.pause()
+        assert (chart.title, chart.headline) == ("Counted", COUNTING)
+        counted.set()
+        await ready(pilot)
+        assert (chart.momentum, chart.title, chart.headline) == (momentum, "Counted · rising", "Its headline")

@@ -32,7 +32,7 @@ from reader.app.screens.sidebar_names import SidebarNames
 from reader.app.screens.sync import Sync
 from reader.app.screens.triage import Triage
 from reader.app.screens.view_panes import ViewPanes
-from reader.app.widgets.chart import MomentumChart
+from reader.app.widgets.chart import ChartData, MomentumChart
 from reader.app.widgets.filter_box import FilterBox
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.outside_watch import OutsideWatch
@@ -60,6 +60,7 @@ class MainScreen(PaperScreen, ExportActions):
     syncing: var[bool] = var(False, init=False)  # a sync of ours runs (set by the sync part)
     status_text: var[str] = var("", init=False)  # what the status line says
     sidebar_entries: var[tuple[SidebarEntry, ...]] = var((), init=False)  # the views with their counts
+    chart_data: var[ChartData] = var(ChartData(None, "", ""), init=False)  # the view's chart, or its count to make
     catalog: var[Catalog] = var(lambda: Catalog(CacheIndex()), init=False)  # the papers and marks the list draws (the cache's once read)
 
     def __init__(self, service: LibraryService, *, sync_on_start: bool = True, client_options=None):
@@ -84,7 +85,7 @@ class MainScreen(PaperScreen, ExportActions):
         with Horizontal(id="main"):
             yield TopicSidebar(id="sidebar").data_bind(MainScreen.view, entries=MainScreen.sidebar_entries)
             with Vertical(id="content"):
-                yield MomentumChart(id="chart")
+                yield MomentumChart(id="chart").data_bind(data=MainScreen.chart_data)
                 yield PaperList(self.catalog, self._fetch_cards, math=self.service.settings.math, id="papers").data_bind(MainScreen.catalog)
                 yield RisingTable(id="rising")
                 yield FilterBox(id="filter")
@@ -161,7 +162,7 @@ class MainScreen(PaperScreen, ExportActions):
         self.sidebar_entries = tuple(self.panes.sidebar_entries())
 
     def refresh_chart(self) -> None:
-        self.panes.draw_chart(self.query_one("#chart", MomentumChart))
+        self.chart_data = self.panes.chart_data()
 
     def sidebar_label(self, view: View) -> str:
         return self.panes.label(view)
