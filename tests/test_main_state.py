@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+from reader.app.screens.part import PapersArranged
 from reader.app.widgets.chart import COUNTING, ChartData, MomentumChart
 from reader.core.catalog import Catalog
 from tests.helpers.app import card_text, make_app, ready
@@ -53,3 +54,26 @@ async def test_the_charts_data_is_the_screens_bound_down(store):
         counted.set()
         await ready(pilot)
         assert (chart.momentum, chart.title, chart.headline) == (momentum, "Counted · rising", "Its headline")
+
+
+async def test_a_parts_arranged_papers_come_up_as_a_message_the_screen_shows(store):
+    # The order part never draws the list: the papers it sorted go up as PapersArranged, and the
+    # screen's handler shows them.
+    posted: list[PapersArranged] = []
+    app = make_app(store)
+
+    def hook(message):
+        if isinstance(message, PapersArranged) and message not in posted:  # seen again as it bubbles
+            posted.append(message)
+
+    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
+        await ready(pilot)
+        plist = app.main.paper_list
+        newest = list(plist.ids)
+        posted.clear()
+        await pilot.press("S")  # sorted by last updated, in a worker
+        await ready(pilot)
+        assert [list(message.ids) for message in posted] == [list(plist.ids)]
+        app.main.post_message(PapersArranged(newest[2:0:-1], newest[1]))
+        await pilot.pause()
+        assert list(plist.ids) == newest[2:0:-1] and plist.current == newest[1]

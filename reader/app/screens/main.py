@@ -1,7 +1,7 @@
 """The main screen: the sidebar, the momentum chart, the paper list and the filter.
 
-It owns the view's state (`view`, `unread_only`, `syncing`, `status_text`) as reactive vars bound
-down to its widgets; widgets post messages up. Disk work runs in thread workers through the library
+It owns the view's state (`view`, `unread_only`, `syncing`, `status_text`, the list's `catalog`,
+the `chart_data`) as reactive vars bound down to its widgets; widgets post messages up. Disk work runs in thread workers through the library
 service; its parts (part.py) keep the state and logic of their concerns, say what they changed with
 `Redraw`, and their workers' results come back as messages this screen handles, each handed to the
 part it belongs to (the table in docs/architecture.md)."""
@@ -27,7 +27,7 @@ from reader.app.screens.export import ExportActions
 from reader.app.screens.list_filter import FILTER_DELAY, ListFilter
 from reader.app.screens.main_bindings import MAIN_BINDINGS
 from reader.app.screens.paper_record import ListPaperRead
-from reader.app.screens.part import Redraw
+from reader.app.screens.part import PapersArranged, Redraw
 from reader.app.screens.sidebar_names import SidebarNames
 from reader.app.screens.sync import Sync
 from reader.app.screens.triage import Triage
@@ -178,7 +178,7 @@ class MainScreen(PaperScreen, ExportActions):
             return
         self.order.arrange(self.service.select(self.view, unread=self.unread_only), keep)  # sorted in a worker if need be
 
-    def show_now(self, ids: Sequence[str], keep: str | None) -> None:
+    def _show_papers(self, ids: Sequence[str], keep: str | None) -> None:
         self.paper_list.empty_message = self.empty_message()
         self.paper_list.show(ids, keep=keep)
         unread = (
@@ -272,6 +272,10 @@ class MainScreen(PaperScreen, ExportActions):
             self.refresh_chart()
         if panes.papers:
             self.refresh_list(keep=panes.keep)
+
+    @on(PapersArranged)
+    def _papers_arranged(self, message: PapersArranged) -> None:
+        self._show_papers(message.ids, message.keep)
 
     @on(CacheReading.Opened)
     def _cache_opened(self, message: CacheReading.Opened) -> None:
