@@ -1,10 +1,11 @@
 """The main screen: the sidebar, the momentum chart, the paper list and the filter.
 
 It owns the view's state (`view`, `unread_only`, `syncing`, `status_text`, the list's `catalog`,
-the `chart_data`) as reactive vars bound down to its widgets; widgets post messages up. Disk work runs in thread workers through the library
-service; its parts (part.py) keep the state and logic of their concerns, say what they changed with
-`Redraw`, and their workers' results come back as messages this screen handles, each handed to the
-part it belongs to (the table in docs/architecture.md)."""
+the `chart_data`) as reactive vars bound down to its widgets; widgets post messages up. Disk work
+runs in thread workers through the library service; its parts (part.py) keep the state and logic
+of their concerns, say what they changed with `Redraw` (and the papers they arranged for the list
+with `PapersArranged`), and their workers' results come back as messages this screen handles, each
+handed to the part it belongs to (the table in docs/architecture.md)."""
 
 from __future__ import annotations
 
