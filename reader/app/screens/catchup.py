@@ -31,8 +31,6 @@ class CatchUpHost(ScreenHost, Protocol):
     @property
     def paper_list(self) -> PaperList: ...
 
-    def show_now(self, ids: Sequence[str], keep: str | None) -> None: ...
-
 
 class ListOrder(ScreenPart[CatchUpHost]):
     """The order each view is shown in. The sorting worker's result comes back as `Sorted`, which
@@ -80,7 +78,7 @@ class ListOrder(ScreenPart[CatchUpHost]):
         service, view = self.screen.service, self.screen.view
         sort = service.list_order.sort_of(view)
         if sort == service.list_order.default_sort(view):
-            self.screen.show_now(ids, keep)
+            self.show_papers(ids, keep)
             return
         self.in_thread(self._sort, ids, keep, view, sort, self._shown, group="sort", exclusive=True)
 
@@ -100,7 +98,7 @@ class ListOrder(ScreenPart[CatchUpHost]):
         if result.shown != self._shown:
             return  # a newer list was asked for meanwhile
         self.owed = result.owed
-        self.screen.show_now(result.ids, result.keep)
+        self.show_papers(result.ids, result.keep)
         if result.problem:
             self.screen.app.notify(f"Shown newest first: {result.problem}", severity="warning")
 

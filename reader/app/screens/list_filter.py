@@ -44,7 +44,6 @@ class FilterHost(ScreenHost, Protocol):
 
     @property
     def filter_box(self) -> FilterBox: ...
-    def show_now(self, ids: Sequence[str], keep: str | None) -> None: ...
 
 
 class ListFilter(ScreenPart[FilterHost]):
@@ -143,7 +142,7 @@ class ListFilter(ScreenPart[FilterHost]):
         self.text, self.query = typed, None
         ids = about.take(text, found)
         screen.order.drop_pending()
-        screen.show_now(ids, keep if again and keep in ids else (ids[0] if ids else None))  # best first: never re-sorted
+        self.show_papers(ids, keep if again and keep in ids else (ids[0] if ids else None))  # best first: never re-sorted
         screen.filter_box.border_subtitle = about.subtitle()
 
     def apply(self, text: str, query: Node | None, ids: Sequence[str] | None, keep: str | None) -> None:

@@ -1,10 +1,11 @@
 """The main screen: the sidebar, the momentum chart, the paper list and the filter.
 
-It owns the view's state (`view`, `unread_only`, `syncing`, `status_text`) as reactive vars bound
-down to its widgets; widgets post messages up. Disk work runs in thread workers through the library
-service; its parts (part.py) keep the state and logic of their concerns, say what they changed with
-`Redraw`, and their workers' results come back as messages this screen handles, each handed to the
-part it belongs to (the table in docs/architecture.md)."""
+It owns the view's state (`view`, `unread_only`, `syncing`, `status_text`, the list's `catalog`,
+the `chart_data`) as reactive vars bound down to its widgets; widgets post messages up. Disk work
+runs in thread workers through the library service; its parts (part.py) keep the state and logic
+of their concerns, say what they changed with `Redraw` (and the papers they arranged for the list
+with `PapersArranged`), and their workers' results come back as messages this screen handles, each
+handed to the part it belongs to (the table in docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -27,12 +28,12 @@ from reader.app.screens.export import ExportActions
 from reader.app.screens.list_filter import FILTER_DELAY, ListFilter
 from reader.app.screens.main_bindings import MAIN_BINDINGS
 from reader.app.screens.paper_record import ListPaperRead
-from reader.app.screens.part import Redraw
+from reader.app.screens.part import PapersArranged, Redraw
 from reader.app.screens.sidebar_names import SidebarNames
 from reader.app.screens.sync import Sync
 from reader.app.screens.triage import Triage
 from reader.app.screens.view_panes import ViewPanes
-from reader.app.widgets.chart import MomentumChart
+from reader.app.widgets.chart import ChartData, MomentumChart
 from reader.app.widgets.filter_box import FilterBox
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.outside_watch import OutsideWatch
@@ -41,6 +42,7 @@ from reader.app.widgets.rising import RisingTable
 from reader.app.widgets.sidebar import SidebarEntry, TopicSidebar
 from reader.app.widgets.status import StatusLine
 from reader.cache_index import CacheIndex
+from reader.core.catalog import Catalog
 from reader.core.text import plural
 from reader.service import ALL, RISING, STARRED, LibraryService, View
 
@@ -59,9 +61,12 @@ class MainScreen(PaperScreen, ExportActions):
     syncing: var[bool] = var(False, init=False)  # a sync of ours runs (set by the sync part)
     status_text: var[str] = var("", init=False)  # what the status line says
     sidebar_entries: var[tuple[SidebarEntry, ...]] = var((), init=False)  # the views with their counts
+    chart_data: var[ChartData] = var(ChartData(None, "", ""), init=False)  # the view's chart, or its count to make
+    catalog: var[Catalog] = var(lambda: Catalog(CacheIndex()), init=False)  # the papers and marks the list draws (the cache's once read)
 
     def __init__(self, service: LibraryService, *, sync_on_start: bool = True, client_options=None):
         super().__init__(service)
+        self.set_reactive(MainScreen.catalog, service.catalog)
         self.sync_on_start = sync_on_start
         self.client_options = client_options
         self.loaded = False  # the search index is current (until then, filters scan the shards)
@@ -81,8 +86,8 @@ class MainScreen(PaperScreen, ExportActions):
         with Horizontal(id="main"):
             yield TopicSidebar(id="sidebar").data_bind(MainScreen.view, entries=MainScreen.sidebar_entries)
             with Vertical(id="content"):
-                yield MomentumChart(id="chart")
-                yield PaperList(self.service.catalog, self._fetch_cards, math=self.service.settings.math, id="papers")
+                yield MomentumChart(id="chart").data_bind(data=MainScreen.chart_data)
+                yield PaperList(self.catalog, self._fetch_cards, math=self.service.settings.math, id="papers").data_bind(MainScreen.catalog)
                 yield RisingTable(id="rising")
                 yield FilterBox(id="filter")
         yield StatusLine(id="status").data_bind(MainScreen.syncing, text=MainScreen.status_text)
@@ -158,7 +163,7 @@ class MainScreen(PaperScreen, ExportActions):
         self.sidebar_entries = tuple(self.panes.sidebar_entries())
 
     def refresh_chart(self) -> None:
-        self.panes.draw_chart(self.query_one("#chart", MomentumChart))
+        self.chart_data = self.panes.chart_data()
 
     def sidebar_label(self, view: View) -> str:
         return self.panes.label(view)
@@ -174,7 +179,7 @@ class MainScreen(PaperScreen, ExportActions):
             return
         self.order.arrange(self.service.select(self.view, unread=self.unread_only), keep)  # sorted in a worker if need be
 
-    def show_now(self, ids: Sequence[str], keep: str | None) -> None:
+    def _show_papers(self, ids: Sequence[str], keep: str | None) -> None:
         self.paper_list.empty_message = self.empty_message()
         self.paper_list.show(ids, keep=keep)
         unread = (
@@ -269,9 +274,13 @@ class MainScreen(PaperScreen, ExportActions):
         if panes.papers:
             self.refresh_list(keep=panes.keep)
 
+    @on(PapersArranged)
+    def _papers_arranged(self, message: PapersArranged) -> None:
+        self._show_papers(message.ids, message.keep)
+
     @on(CacheReading.Opened)
     def _cache_opened(self, message: CacheReading.Opened) -> None:
-        self.paper_list.set_catalog(message.catalog)
+        self.catalog = message.catalog
         self.paper_list.empty_message = self.empty_message()
         self.reading.opened(message)
         self.call_after_refresh(message.painted.set)  # once the panes the part asked for are drawn

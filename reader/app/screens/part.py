@@ -10,7 +10,7 @@ the UI's thread."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Sequence
 from functools import partial
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -65,6 +65,15 @@ class Redraw(Message):
         self.sidebar, self.chart, self.papers, self.cards, self.marks, self.keep = sidebar, chart, papers, cards, marks, keep
 
 
+class PapersArranged(Message):
+    """A part arranged the papers the list is to show, in their order (the view's sorted, a
+    filter's answer, a meaning query's best first): the screen shows them, the cursor on `keep`."""
+
+    def __init__(self, ids: Sequence[str], keep: str | None):
+        super().__init__()
+        self.ids, self.keep = ids, keep
+
+
 H = TypeVar("H", bound=ScreenHost)
 
 
@@ -76,6 +85,10 @@ class ScreenPart(Generic[H]):
         """Tell the screen (a message, handled after what runs now) which panes to draw again:
         the `Redraw` named."""
         self.screen.post_message(Redraw(**panes))
+
+    def show_papers(self, ids: Sequence[str], keep: str | None) -> None:
+        """Have the screen show these papers in this order (`PapersArranged`, handled after what runs now)."""
+        self.screen.post_message(PapersArranged(ids, keep))
 
     def redraw_all(self, *, keep: str | None = None) -> None:
         self.redraw(sidebar=True, chart=True, papers=True, keep=keep)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from reader.app.keys import key
 from reader.app.screens.part import ScreenHost, ScreenPart
-from reader.app.widgets.chart import COUNTING, MomentumChart
+from reader.app.widgets.chart import COUNTING, ChartData
 from reader.app.widgets.sidebar import SidebarEntry
 from reader.core.ranking import NeedsStars
 from reader.core.text import plural
@@ -92,38 +92,40 @@ class ViewPanes(ScreenPart[PanesHost]):
             return "All papers (demo)" if self.screen.service.is_demo else "All papers"
         return VIEW_LABELS.get(view.kind, view.name or view.kind)
 
-    def draw_chart(self, chart: MomentumChart) -> None:
+    def chart_data(self) -> ChartData:
+        """What the chart shows for the view (a first count of a topic's weeks: made in the chart's worker)."""
         screen, service = self.screen, self.screen.service
         view, app = screen.view, screen.app
         if view == STARRED:
-            chart.show(None, "Starred", plural(service.catalog.counts(starred=True)[0], "starred paper", thousands=True))
+            return ChartData(None, "Starred", plural(service.catalog.counts(starred=True)[0], "starred paper", thousands=True))
         elif view == FOR_YOU:
-            chart.show(None, "For you", screen.triage.headline())
+            return ChartData(None, "For you", screen.triage.headline())
         elif view == NEW:
-            chart.show(None, "New", "Papers that arrived since your last visit (a topic's first sync is not new)")
+            return ChartData(None, "New", "Papers that arrived since your last visit (a topic's first sync is not new)")
         elif view == UPDATED:
-            chart.show(None, "Updated", "Papers you read that arXiv has since revised: opening one shows the new version")
+            return ChartData(None, "Updated", "Papers you read that arXiv has since revised: opening one shows the new version")
         elif view.kind == "watch":
             query = next((w.query for w in service.triage.sets.watches if w.name == view.name), "")
-            chart.show(None, f"Watch · {view.name}", f"Papers matching {query}")
+            return ChartData(None, f"Watch · {view.name}", f"Papers matching {query}")
         elif view.kind == "tag":
-            chart.show(None, f"Tag · {view.name}", f"{plural(len(service.select(view)), 'paper', thousands=True)} you tagged {view.name}")
+            return ChartData(
+                None, f"Tag · {view.name}", f"{plural(len(service.select(view)), 'paper', thousands=True)} you tagged {view.name}"
+            )
         elif view == HIDDEN:
-            chart.show(
+            return ChartData(
                 None,
                 "Hidden",
                 f"Papers you are not interested in: left out of every other view · {key(app, 'app.hide')} shows one again",
             )
         elif view == RISING:
             missing = f" · — means not synced ({key(app, 'app.sync')} syncs)" if screen.triage.rising_unsynced else ""
-            chart.show(None, "Rising", f"Topics by their last four weeks against the four before · Enter opens one{missing}")
+            return ChartData(None, "Rising", f"Topics by their last four weeks against the four before · Enter opens one{missing}")
         elif not service.charted_already(view) and not service.catalog.counted_already:  # the opening worker counts
-            chart.show(None, view.topic or self.label(ALL), COUNTING)
+            return ChartData(None, view.topic or self.label(ALL), COUNTING)
         elif not service.charted_already(view):  # a first count of the view's weeks: in the chart's worker
-            chart.count(view.topic or self.label(ALL), lambda: service.chart(view), self._rising_title(view))
-        else:
-            momentum, title, headline = service.chart(view)
-            chart.show(momentum, title + self._rising_title(view), headline)
+            return ChartData(None, view.topic or self.label(ALL), COUNTING, lambda: service.chart(view), self._rising_title(view))
+        momentum, title, headline = service.chart(view)
+        return ChartData(momentum, title + self._rising_title(view), headline)
 
     def _rising_title(self, view: View) -> str:
         return self.screen.triage.rising_title(view.topic) if view.topic else ""

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import reactive, var
 from textual.widget import Widget
 
 from reader.core.momentum import Momentum
@@ -18,6 +19,19 @@ BLOCKS = " ▁▂▃▄▅▆▇█"
 UNCOVERED = "╱"  # a week the cache does not hold whole: hatched to full height, never a low bar
 LEGEND = f"{UNCOVERED} not synced yet"
 COUNTING = "Counting the papers' weeks…"
+
+
+@dataclass(frozen=True)
+class ChartData:
+    """What the chart is asked to show: its bars (None: the title and headline alone), or, with
+    `count`, "Counting…" under `title` while its worker makes them (bars, title, headline; the title
+    then followed by `suffix`)."""
+
+    momentum: Momentum | None
+    title: str
+    headline: str
+    count: Callable[[], tuple[Momentum, str, str]] | None = None
+    suffix: str = ""
 
 
 class MomentumChart(Widget):
@@ -37,6 +51,7 @@ class MomentumChart(Widget):
     momentum: reactive[Momentum | None] = reactive(None)
     title: reactive[str] = reactive("")
     headline: reactive[str] = reactive("")
+    data: var[ChartData] = var(ChartData(None, "", ""), init=False)  # bound to the main screen's chart_data
 
     class Counted(Message):
         """The chart's worker counted a view's weeks: `shown` the chart's showing it was asked for."""
@@ -46,6 +61,12 @@ class MomentumChart(Widget):
             self.chart = chart
             self.suffix = suffix
             self.shown = shown
+
+    def watch_data(self, data: ChartData) -> None:
+        if data.count is None:
+            self.show(data.momentum, data.title, data.headline)
+        else:
+            self.count(data.title, data.count, data.suffix)
 
     _shown = 0  # how many times the chart was given something to show: a count for an older one is dropped
 

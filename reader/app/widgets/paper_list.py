@@ -20,11 +20,12 @@ from textual.binding import Binding
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
-from textual.reactive import reactive
+from textual.reactive import reactive, var
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from reader.app.widgets.card_text import affiliation_line, author_line, fit_parts, tag_line
+from reader.cache_index import CacheIndex
 from reader.core.catalog import Catalog
 from reader.core.texmath import tex_to_unicode
 from reader.search_index import Card
@@ -71,6 +72,8 @@ class PaperList(ScrollView, can_focus=True):
     }
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
+    # The papers' marks and rows the cards are drawn from (bound to the main screen's; set in __init__).
+    catalog: var[Catalog] = var(lambda: Catalog(CacheIndex()), init=False)
 
     class Opened(Message):
         def __init__(self, paper_id: str):
@@ -104,7 +107,7 @@ class PaperList(ScrollView, can_focus=True):
     ):
         """`math`: "unicode" shows the TeX of titles and abstracts as Unicode, "tex" as arXiv wrote it."""
         super().__init__(name=name, id=id)
-        self.catalog = catalog
+        self.set_reactive(PaperList.catalog, catalog)
         self.fetch_cards = fetch_cards
         self.math = math
         self.ids: Sequence[str] = []  # a view of the catalog's rows (packed_ids.IdRows) or a list
@@ -152,9 +155,8 @@ class PaperList(ScrollView, can_focus=True):
     def current(self) -> str | None:
         return self.ids[self.cursor] if 0 <= self.cursor < len(self.ids) else None
 
-    def set_catalog(self, catalog: Catalog) -> None:
-        self.catalog = catalog
-        self.refresh_cards()
+    def watch_catalog(self) -> None:
+        self.refresh_cards()  # the marks the cards show are the new catalog's
 
     def refresh_cards(self) -> None:
         """Redraw after marks or the catalog changed."""
