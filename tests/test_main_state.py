@@ -77,3 +77,18 @@ async def test_a_parts_arranged_papers_come_up_as_a_message_the_screen_shows(sto
         app.main.post_message(PapersArranged(newest[2:0:-1], newest[1]))
         await pilot.pause()
         assert list(plist.ids) == newest[2:0:-1] and plist.current == newest[1]
+
+
+async def test_a_list_redrawn_keeps_the_paper_the_cursor_is_on_when_shown_not_when_asked(store):
+    # A redraw asked for (a mark, a sync) arranges the papers and shows them a message later: a
+    # paper the cursor was put on meanwhile (the detail view closed on another one) keeps it.
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        plist = app.main.paper_list
+        ids = list(plist.ids)
+        assert plist.current == ids[0]
+        app.main.refresh_list()  # the view's own order: shown as PapersArranged is handled
+        plist.show(plist.ids, keep=ids[3])  # as the detail view's closing does, at once
+        await ready(pilot)
+        assert plist.current == ids[3]

@@ -13,7 +13,7 @@ from textual.worker import get_current_worker
 
 from reader.app.keys import key
 from reader.app.screens.dialogs import ConfirmDialog
-from reader.app.screens.part import ScreenHost, ScreenPart
+from reader.app.screens.part import Keep, ScreenHost, ScreenPart
 from reader.app.widgets.paper_list import PaperList
 from reader.core.sorting import SORT_NAMES
 from reader.core.text import plural
@@ -40,7 +40,7 @@ class ListOrder(ScreenPart[CatchUpHost]):
         """The `shown`-th list asked for, in its order (`problem`: why it is shown newest first
         instead; `owed`: it is sorted once the search index is ready)."""
 
-        def __init__(self, ids: Sequence[str], keep: str | None, shown: int, problem: str = "", owed: bool = False):
+        def __init__(self, ids: Sequence[str], keep: Keep, shown: int, problem: str = "", owed: bool = False):
             super().__init__()
             self.ids, self.keep, self.shown, self.problem, self.owed = ids, keep, shown, problem, owed
 
@@ -71,7 +71,7 @@ class ListOrder(ScreenPart[CatchUpHost]):
         self.redraw(papers=True)
         self.screen.app.notify(f"Sorted by {SORT_NAMES[chosen]}", timeout=3)
 
-    def arrange(self, ids: Sequence[str], keep: str | None) -> None:
+    def arrange(self, ids: Sequence[str], keep: Keep) -> None:
         """Show `ids` (in the view's own order, as selected) in the order chosen for the view:
         at once when it is the view's own, else once a worker has sorted them."""
         self._shown += 1
@@ -82,7 +82,7 @@ class ListOrder(ScreenPart[CatchUpHost]):
             return
         self.in_thread(self._sort, ids, keep, view, sort, self._shown, group="sort", exclusive=True)
 
-    def _sort(self, ids: Sequence[str], keep: str | None, view: View, sort: str, shown: int) -> None:
+    def _sort(self, ids: Sequence[str], keep: Keep, view: View, sort: str, shown: int) -> None:
         try:
             arranged = self.screen.service.list_order.sorted(view, ids, sort)
         except SearchNotReady as error:  # sorted again once the index is ready (MainScreen)

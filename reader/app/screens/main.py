@@ -28,7 +28,7 @@ from reader.app.screens.export import ExportActions
 from reader.app.screens.list_filter import FILTER_DELAY, ListFilter
 from reader.app.screens.main_bindings import MAIN_BINDINGS
 from reader.app.screens.paper_record import ListPaperRead
-from reader.app.screens.part import PapersArranged, Redraw
+from reader.app.screens.part import KEEP_CURRENT, PapersArranged, Redraw
 from reader.app.screens.sidebar_names import SidebarNames
 from reader.app.screens.sync import Sync
 from reader.app.screens.triage import Triage
@@ -173,11 +173,11 @@ class MainScreen(PaperScreen, ExportActions):
 
     def refresh_list(self, *, keep: str | None = None) -> None:
         """Recompute which papers the list shows (view, unread only, filter), keeping the cursor."""
-        keep = keep or self.paper_list.current
         if self.filtering:
-            self.list_filter.run(self.list_filter.text, keep)
+            self.list_filter.run(self.list_filter.text, keep or self.paper_list.current)
             return
-        self.order.arrange(self.service.select(self.view, unread=self.unread_only), keep)  # sorted in a worker if need be
+        # (sorted in a worker if need be; shown a message later, on the paper the cursor is on then)
+        self.order.arrange(self.service.select(self.view, unread=self.unread_only), keep or KEEP_CURRENT)
 
     def _show_papers(self, ids: Sequence[str], keep: str | None) -> None:
         self.paper_list.empty_message = self.empty_message()
@@ -276,7 +276,8 @@ class MainScreen(PaperScreen, ExportActions):
 
     @on(PapersArranged)
     def _papers_arranged(self, message: PapersArranged) -> None:
-        self._show_papers(message.ids, message.keep)
+        keep = self.paper_list.current if message.keep is KEEP_CURRENT else message.keep
+        self._show_papers(message.ids, keep if isinstance(keep, str) else None)
 
     @on(CacheReading.Opened)
     def _cache_opened(self, message: CacheReading.Opened) -> None:

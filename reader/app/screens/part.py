@@ -65,11 +65,20 @@ class Redraw(Message):
         self.sidebar, self.chart, self.papers, self.cards, self.marks, self.keep = sidebar, chart, papers, cards, marks, keep
 
 
+class KeepCurrent:
+    """Keep the cursor on the paper it is on when the papers are shown, not when they were asked
+    for: between the two, the cursor may be put on another (the detail view closed on it)."""
+
+
+KEEP_CURRENT = KeepCurrent()
+Keep = str | KeepCurrent | None  # a paper to keep the cursor on, the one it is on when shown, or none (the top)
+
+
 class PapersArranged(Message):
     """A part arranged the papers the list is to show, in their order (the view's sorted, a
     filter's answer, a meaning query's best first): the screen shows them, the cursor on `keep`."""
 
-    def __init__(self, ids: Sequence[str], keep: str | None):
+    def __init__(self, ids: Sequence[str], keep: Keep):
         super().__init__()
         self.ids, self.keep = ids, keep
 
@@ -86,7 +95,7 @@ class ScreenPart(Generic[H]):
         the `Redraw` named."""
         self.screen.post_message(Redraw(**panes))
 
-    def show_papers(self, ids: Sequence[str], keep: str | None) -> None:
+    def show_papers(self, ids: Sequence[str], keep: Keep) -> None:
         """Have the screen show these papers in this order (`PapersArranged`, handled after what runs now)."""
         self.screen.post_message(PapersArranged(ids, keep))
 
