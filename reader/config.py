@@ -251,10 +251,6 @@ def read_config_file(path: Path) -> tuple[dict[str, tuple[Any, int]], list[Confi
     """Setting name -> (raw value, line) from the TOML file ({} when there is none), its problems
     (a file that cannot be read or is not TOML has no values) and its unknown settings, left out.
     The file is the user's own: it is only ever read."""
-    import tomllib
-
-    from reader.toml_file import flatten, toml_error, toml_key_lines, toml_limit_problem
-
     try:
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
@@ -262,6 +258,11 @@ def read_config_file(path: Path) -> tuple[dict[str, tuple[Any, int]], list[Confi
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
         return {}, [ConfigProblem(f"cannot read the config file {path}: {reason}", file=path)], []
+    # Only a file to parse needs the TOML parser (~4 ms of every command's start without one).
+    import tomllib
+
+    from reader.toml_file import flatten, toml_error, toml_key_lines, toml_limit_problem
+
     too_deep = toml_limit_problem(text)
     if too_deep:
         return {}, [ConfigProblem(f"{path}, line {too_deep[0]}: {too_deep[1]}", file=path, line=too_deep[0])], []

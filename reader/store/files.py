@@ -18,8 +18,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tinydb.storages import Storage
-
 from reader import safe_files
 from reader.errors import StoreError, StoreLockedError
 from reader.store.schema import ShapeError
@@ -213,28 +211,16 @@ def move_aside(path: Path) -> Path:
     return aside
 
 
-class AtomicJSONStorage(Storage):
-    """A TinyDB storage whose every write is atomic (see module docstring) and whose every read
-    is checked by `check` (schema.py), which raises ShapeError when the file has the wrong shape."""
-
-    def __init__(self, path: str | Path, check: Callable[[dict], object] | None = None):
-        self.path = Path(path)
-        self._check = check
-
-    def read(self) -> dict[str, dict[str, Any]] | None:
-        data = read_json(self.path)
-        if data is not None and self._check is not None:
-            try:
-                self._check(data)
-            except ShapeError as error:
-                raise CorruptFileError(self.path, str(error)) from None
-        return data
-
-    def write(self, data: dict[str, dict[str, Any]]) -> None:
-        write_json_atomic(self.path, data)
-
-    def close(self) -> None:
-        pass
+def read_checked(path: Path, check: Callable[[dict], object] | None) -> dict[str, dict[str, Any]] | None:
+    """read_json, its document also checked by `check` (schema.py), which raises ShapeError
+    when the file has the wrong shape: then CorruptFileError."""
+    data = read_json(path)
+    if data is not None and check is not None:
+        try:
+            check(data)
+        except ShapeError as error:
+            raise CorruptFileError(path, str(error)) from None
+    return data
 
 
 @contextmanager

@@ -12,13 +12,14 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tinydb import Query, TinyDB
-
-from reader.store.files import AtomicJSONStorage, CorruptFileError, move_aside
+from reader.store.files import CorruptFileError, move_aside, read_checked
 from reader.store.schema import check_sync
 from reader.store.user_state import now_iso
 
 if TYPE_CHECKING:
+    from tinydb import TinyDB
+    from tinydb.queries import QueryInstance
+
     from reader.store.user_doc import Topic
 
 Span = tuple[str, str]
@@ -68,22 +69,40 @@ class SyncFile:
         self._warn = warn
 
     def _db(self) -> TinyDB:
+        # tinydb is imported only here: every store checks sync.json when it opens (a `reader
+        # star` too), which needs no more than the file read (see check).
+        from tinydb import TinyDB
+
+        from reader.store.tinydb_storage import AtomicJSONStorage
+
         return TinyDB(self.path, storage=AtomicJSONStorage, check=check_sync)
+
+    @staticmethod
+    def _where(field: str, value: object) -> QueryInstance:
+        from tinydb import Query
+
+        return Query()[field] == value
 
     def _read(self, table: str) -> list[dict[str, Any]]:
         try:
             return list(self._db().table(table).all())
         except CorruptFileError as error:
-            self._warn(f"{error}: moved to {move_aside(self.path).name} (it is rebuilt at the next sync)")
+            self._move_aside(error)
             return []
+
+    def _move_aside(self, error: CorruptFileError) -> None:
+        self._warn(f"{error}: moved to {move_aside(self.path).name} (it is rebuilt at the next sync)")
 
     def check(self) -> None:
         """Read it once: a damaged sync.json is moved aside at once."""
-        self._read("topics")
+        try:
+            read_checked(self.path, check_sync)
+        except CorruptFileError as error:
+            self._move_aside(error)
 
     def forget_topic(self, name: str) -> None:
         """Drop a removed topic's state (the caller holds the store's lock)."""
-        self._db().table("topics").remove(Query().name == name)
+        self._db().table("topics").remove(self._where("name", name))
 
     def sync_states(self) -> dict[str, TopicSyncState]:
         """Every topic's sync state by name (topics never synced have none)."""
@@ -102,7 +121,7 @@ class SyncFile:
     def _upsert_topic_state(self, topic: str, fields: dict[str, Any]) -> None:
         self._read("topics")  # repair before writing
         with self._locked("saving sync state"):
-            self._db().table("topics").upsert({"name": topic, **fields}, Query().name == topic)
+            self._db().table("topics").upsert({"name": topic, **fields}, self._where("name", topic))
 
     def record_progress(self, topic: str, query: str, spans: list[Span], fetched_day: str, arxiv_total: int | None) -> None:
         """What a sync has fetched whole so far (after the papers themselves are saved): an
@@ -138,7 +157,7 @@ class SyncFile:
     def cache_total(self, window: str, count: int) -> None:
         self._read("totals")  # repair before writing
         with self._locked("saving arXiv totals"):
-            self._db().table("totals").upsert({"window": window, "count": count, "fetched": now_iso()}, Query().window == window)
+            self._db().table("totals").upsert({"window": window, "count": count, "fetched": now_iso()}, self._where("window", window))
 
     def not_on_arxiv(self) -> dict[str, str]:
         """Ids `reader import` asked arXiv for and it had no paper under, each with the day it
