@@ -144,6 +144,7 @@ class _HashOf(str):
         return hash(self.like)  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow  # ~18 s: a million ids checked
 def test_the_id_table_checks_packed_ids_as_bytes_without_decoding_them(monkeypatch):
     """The search index's row maps look up every id of a partition at a start: the answers are
     checked against a packed column's bytes (decoding a million ids took ~0.25 s), and an id
