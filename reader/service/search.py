@@ -109,6 +109,15 @@ class CacheSearch:
                 self.ready = False
         raise SearchNotReady("the search index is still being built: try again in a moment")
 
+    def counts_at_least(self, nodes: list[Node]) -> list[int]:
+        """A lower bound of each query's document_counts (see SearchIndex.counts_at_least)."""
+        if self.ready:
+            try:
+                return self.index.counts_at_least(nodes)
+            except SearchIndexError:
+                self.ready = False
+        raise SearchNotReady("the search index is still being built: try again in a moment")
+
     def paper_count(self) -> int:
         if self.ready:
             try:
@@ -226,6 +235,9 @@ class MemorySearch:
 
     def document_counts(self, nodes: list[Node]) -> list[int]:
         return [len(self._block.matching(node)) for node in nodes]
+
+    def counts_at_least(self, nodes: list[Node]) -> list[int]:
+        return self.document_counts(nodes)
 
     def paper_count(self) -> int:
         return len(self._block.ids)
