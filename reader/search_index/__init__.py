@@ -313,8 +313,7 @@ class SearchIndex:
             return [sum(counts) for counts in zip(*parts)] if nodes else []
 
     def counts_at_least(self, nodes: Sequence[Node]) -> list[int]:
-        """A lower bound of each query's document_counts, at a quarter of the cost: one
-        partition's count (likeness counts its common terms no further, core/similar.py)."""
+        """Lower bounds of document_counts at a quarter of the cost: one partition's (core/similar.py)."""
         with self._in_use():
             return self._read(0, lambda db: [Matcher(db).count(node) for node in nodes])
 
