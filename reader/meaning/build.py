@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reader.errors import StoreError, StoreLockedError
-from reader.meaning import place
 from reader.meaning.model import FIT_SAMPLE, MIN_PAPERS, Model, fit
 from reader.meaning.quantized import Quantized, quantize, row_type
 from reader.meaning.vectors import BUILDING_NOTE, DIRECTORY, FORMAT, LOCK, MeaningVectors, Status, files, too_small_note
@@ -29,13 +28,12 @@ from reader.store.files import file_lock, write_atomic
 if TYPE_CHECKING:
     import numpy as np
 
+    from reader.meaning.place import Progress
     from reader.store import Store
 
 WRITE_ROWS = 65_536  # vectors written at a time (34 MB)
 DRIFT = 0.10  # new papers with this much more unknown words than the fit's sample: fit again
 BUILD_WAIT = 3600.0  # seconds a sync's update waits for another process's build (a first one at 1,000,000 papers)
-
-Progress = place.Progress
 
 
 def update(
@@ -114,6 +112,8 @@ def _build_lock(data_dir: Path, wait: float) -> Iterator[None]:
 
 
 def _build(store: Store, cached: list[str], fingerprint: str, when: str, progress: Progress | None) -> None:
+    from reader.meaning import place  # (its worker processes' imports: never a query's, which only reads the index)
+
     ids = sorted(cached)
     sample = ids if len(ids) <= FIT_SAMPLE else sorted(random.Random(0).sample(ids, FIT_SAMPLE))
     if progress is not None:
@@ -128,6 +128,7 @@ def _fold_in(
 ) -> bool | None:
     """Add the arrived papers' vectors (and drop those of papers no longer cached); None when
     their words have drifted from the model's (a fit is due)."""
+    from reader.meaning import place
 
     done, vectors, unknown = place.place(index.model, store, arrived, progress, "placing new papers in meaning")
     if len(done) >= 1_000 and unknown > index.model.unknown_share + DRIFT:
