@@ -44,7 +44,7 @@ def cache(tmp_path_factory) -> Store:
     store = Store(data_dir)
     store.add_topic(TOPIC, "cat:cs.LG")
     store.set_setting("examples_added", True)
-    papers = real_papers(240)
+    papers = real_papers(150)
     store.save_papers(papers + copies(papers), TOPIC)
     SearchIndex.open(data_dir).refresh(store)
     # Replaced with other words: the index's rows of the old words stay behind the new ones.
@@ -115,7 +115,7 @@ def test_vectors_are_stored_as_16_bit_codes_and_a_scale_and_scanned_as_read(cach
     assert index is not None and index.meta["format"] == vectors.FORMAT == 3 and isinstance(index.vectors, Quantized)
     stored = np.load(vectors.files(index.directory, index.meta["stamp"])[1])
     assert stored.dtype == row_type(index.model.dimensions) and stored.shape == (len(index.ids),)
-    papers = real_papers(240)[20:60]
+    papers = real_papers(150)[20:60]
     placed, _ = index.model.embed([f"{p.title} {p.title} {p.abstract}" for p in papers])
     read = np.stack([index.vector(p.id) for p in papers])
     assert np.abs(read - placed).max() < 3e-4  # (placed in float16, as the workers send them: float16's rounding, not the codes')
