@@ -12,7 +12,6 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from rich.markup import escape
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
@@ -139,7 +138,7 @@ class ListFilter(ScreenPart[FilterHost]):
         if answer.worker.is_cancelled:
             return
         if answer.problem is not None:
-            self.screen.filter_box.border_subtitle = escape(answer.problem)  # may quote the query or a path: text, never markup
+            self.screen.filter_box.note = answer.problem
         elif answer.about is not None and answer.found is not None:
             self._apply_about(answer.text, answer.about, answer.found, answer.keep)
         else:
@@ -153,7 +152,7 @@ class ListFilter(ScreenPart[FilterHost]):
         ids = about.take(text, found)
         keep = keep if again and keep in ids else (ids[0] if ids else None)
         screen.post_message(ListFilter.Matched(ids, keep, best_first=True))  # never re-sorted
-        screen.filter_box.border_subtitle = about.subtitle()
+        screen.filter_box.note = about.subtitle()
 
     def apply(self, text: str, query: Node | None, ids: Sequence[str] | None, keep: str | None) -> None:
         screen = self.screen
@@ -163,10 +162,10 @@ class ListFilter(ScreenPart[FilterHost]):
         self.text, self.query = text, query
         box = screen.filter_box
         if ids is None:
-            box.border_subtitle = ""
+            box.note = ""
             self.redraw(papers=True, keep=keep)
             return
         screen.post_message(ListFilter.Matched(ids, keep))
         note = "" if screen.loaded else " (search index not ready: scanned the cache)"
         operators = operator_note(text)  # `quantum and monte` searches the word "and": said, query kept
-        box.border_subtitle = f"{plural(len(ids), 'match', 'matches', thousands=True)}{note}" + (f" · {operators}" if operators else "")
+        box.note = f"{plural(len(ids), 'match', 'matches', thousands=True)}{note}" + (f" · {operators}" if operators else "")
