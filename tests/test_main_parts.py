@@ -4,14 +4,15 @@ the part it belongs to. Driven with Pilot: each message is seen posted and its e
 
 from __future__ import annotations
 
+import pytest
 from textual.message import Message
 
 from reader.app.screens.list_filter import ListFilter
-from reader.app.screens.part import SyncWanted, TopicRemoved, TriageStale
+from reader.app.screens.part import OutsideTaken, SyncWanted, TopicRemoved, TriageStale
 from reader.service import FOR_YOU, View
 from reader.store import Store
 from tests.helpers.app import choose, make_app, ready
-from tests.helpers.pilot import filter_by
+from tests.helpers.pilot import filter_by, reader_cli, until
 
 
 class Posted:
@@ -45,6 +46,23 @@ async def test_a_topic_deleted_from_the_sidebar_is_forgotten_by_for_you(store, d
         assert [t.name for t in Store(data_dir).topics()] == ["Other"]
         assert [message.name for message in posted.of(TopicRemoved)] == ["Agents"]
         assert app.main.triage.for_you_topic is None and app.main.triage.last_topic is None
+
+
+@pytest.mark.slow
+async def test_a_topic_another_process_removed_is_forgotten_by_for_you(store, data_dir):
+    posted = Posted(TopicRemoved, OutsideTaken)
+    app = make_app(store)
+    async with app.run_test(size=(120, 40), message_hook=posted) as pilot:
+        await ready(pilot)
+        await choose(pilot, View.of_topic("Agents"))
+        await choose(pilot, FOR_YOU)
+        await pilot.press("f")
+        await ready(pilot)
+        assert app.main.triage.for_you_topic == "Agents"
+        await reader_cli(data_dir, "topics", "remove", "Agents")
+        await until(pilot, lambda: app.main.triage.for_you_topic is None)
+        assert [message.name for message in posted.of(TopicRemoved)] == ["Agents"] and posted.of(OutsideTaken)
+        assert app.main.triage.last_topic is None and app.main.view == FOR_YOU
 
 
 async def test_a_topic_added_asks_for_its_sync_which_runs(store, data_dir):
