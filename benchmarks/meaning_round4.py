@@ -1,6 +1,7 @@
 """Search by meaning, fourth round: the candidates docs/ranking.md listed as not yet measured, on
 the evaluation of benchmarks/meaning.py (the same 4,180 papers in one cache; the known-item
-queries and the three held-out sets). `python -m benchmarks.meaning_round4 [--sif] [--snowball]`.
+queries and the three held-out sets). `python -m benchmarks.meaning_round4 [--sif] [--snowball]
+[--misses] [--cost PAPERS]`.
 
 Each changes one thing in what `reader find` ranks (reader/meaning/find.py, expand.py) and is
 compared with today's answer in the same run:
@@ -14,7 +15,9 @@ compared with today's answer in the same run:
 - with --sif, SIF weighing of the cache's PPMI word vectors (a/(a + p(w)), the papers' first
   principal component removed) as the meaning side;
 - with --snowball, the LSA model learned on Snowball's English stems rather than SQLite's Porter
-  stems (the words rank keeps the search index's)."""
+  stems (the words rank keeps the search index's);
+- with --misses, where each known item today's answer misses ranks in each list;
+- with --cost, what BM25 adds to a query at scale (its candidates read from the shards)."""
 
 from __future__ import annotations
 
@@ -87,6 +90,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sif", action="store_true", help="only SIF-weighed PPMI word vectors as the meaning side")
     parser.add_argument("--snowball", action="store_true", help="only LSA learned on Snowball stems")
+    parser.add_argument("--misses", action="store_true", help="only where today's missed known items rank in each list")
     parser.add_argument("--cost", type=int, metavar="PAPERS", help="only what BM25 adds to a query on a cache of PAPERS papers")
     args = parser.parse_args()
     if args.cost:
@@ -120,7 +124,29 @@ def main() -> None:
         if args.sif:
             compare_sif(index, terms, real, sets)
             return
+        if args.misses:
+            misses(index, terms, sets["known item"])
+            return
         compare_words(index, terms, real.papers, sets)
+
+
+def misses(index, terms, asked: list[tuple[str, str]]) -> None:
+    """Where each known item today's `reader find` leaves out of its first 10 ranks in the fused
+    answer, in meaning's first 200 and in the words rank's first 200 (-: not there)."""
+    found = Counter()
+    for pid, text in asked:
+        fused = [hit.id for hit in find.about(index, terms, text, limit=find.DEPTH).hits]
+        if pid in fused[:TOP]:
+            continue
+        near = [p for p, _ in index.nearest(index.embed(text), find.DEPTH)]
+        words = [like.id for like in expand.words_of(terms, text, limit=find.DEPTH).papers]
+        at = [str(ranked.index(pid) + 1) if pid in ranked else "-" for ranked in (fused, near, words)]
+        found["missed"] += 1
+        found["in neither list"] += at[1] == at[2] == "-"
+        found["not in the words rank"] += at[2] == "-"
+        found["fused 11-20"] += at[0] != "-" and int(at[0]) <= 20
+        print(f"{pid} fused {at[0]}, meaning {at[1]}, words {at[2]}: {text[:60]}")
+    print(f"{len(asked)} queries: " + ", ".join(f"{name} {n}" for name, n in found.items()))
 
 
 def compare_words(index, terms, real: list, sets: dict) -> None:
