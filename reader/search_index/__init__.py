@@ -239,6 +239,7 @@ class SearchIndex:
                 if part in new and not self.paths[part].exists():
                     done += partition.build_new(self.paths[part], stale)
                 done += partition.update(self._db(part), stale, gone)
+                partition.give_back_space(self._db(part))
             except (sqlite3.DatabaseError, KeyError) as error:
                 if not partition.damaged(error):
                     raise SearchIndexError(f"search index {self.paths[part].name}: {error}") from None
