@@ -199,9 +199,8 @@ class SearchIndex:
     def refresh(self, store: Store, shards: Iterable[str] | None = None, *, offload: bool = False, builders: Builders | None = None) -> int:
         """Index the shards that changed since they were indexed (`shards`: only these; None:
         all, and forget shards that are gone). Returns how many papers were (re)indexed.
-        `offload`: any sizeable work runs in child processes, so that this process's other
-        threads (an app's event loop) never wait for the parsing to let go of the GIL;
-        `builders`: the processes kept for that (a sync's), else some are started for it."""
+        `offload`: any sizeable work runs in child processes (`builders`: a sync's, kept), so that
+        this process's other threads (an app's event loop) never wait for the parsing's GIL."""
         with self._in_use():
             return self._refresh(store, shards, offload, builders)
 
