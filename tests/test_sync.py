@@ -353,3 +353,23 @@ async def test_a_sync_feeds_its_batches_to_search_index_processes_started_once(f
     finally:
         kept.close()
         scratch.close()
+
+
+async def test_a_sync_whose_search_index_processes_cannot_start_indexes_in_its_own(fake_arxiv, store, small_pages, monkeypatch):
+    import sys
+
+    from reader.search_index import SearchIndex, processes
+    from reader.sync import search_keeper
+
+    monkeypatch.setattr(search_keeper, "BATCH_SHARDS", 2)
+    monkeypatch.setattr(processes, "OFFLOAD_BYTES", 0)
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python")  # every child's start fails
+    fake_arxiv.queries[QUERY] = recent_papers(600, per_day=5)
+    (result,) = (await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])).topics
+    monkeypatch.undo()
+    index = SearchIndex.open(store.data_dir)
+    try:
+        assert result.error is None and index.refresh(store) == 0
+        assert index.paper_count() == len(stored(store)) > 0
+    finally:
+        index.close()
