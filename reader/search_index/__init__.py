@@ -47,7 +47,7 @@ from reader.packed_ids import ROW_TYPE, IdRows, IdTable, gather
 from reader.search_index import partition
 from reader.search_index.match import Matcher
 from reader.search_index.newest import first_row, head_then_rest, newest_first, partition_rows
-from reader.search_index.processes import build_in_processes, bytes_of, worth_processes
+from reader.search_index.processes import Builders, build_in_processes, bytes_of, worth_processes
 from reader.search_index.ranked import matched_positions, pick
 from reader.search_index.rowmap import RowMap
 from reader.search_index.rows import Card
@@ -200,15 +200,15 @@ class SearchIndex:
                 raise SearchIndexError(f"cannot write {self.paths[part]}: {error.strerror}") from None
         raise AssertionError("unreachable")
 
-    def refresh(self, store: Store, shards: Iterable[str] | None = None, *, offload: bool = False) -> int:
+    def refresh(self, store: Store, shards: Iterable[str] | None = None, *, offload: bool = False, builders: Builders | None = None) -> int:
         """Index the shards that changed since they were indexed (`shards`: only these; None:
         all, and forget shards that are gone). Returns how many papers were (re)indexed.
-        `offload`: any sizeable work runs in child processes, so that this process's other
-        threads (an app's event loop) never wait for the parsing to let go of the GIL."""
+        `offload`: any sizeable work runs in child processes (`builders`: a sync's, kept), so that
+        this process's other threads (an app's event loop) never wait for the parsing's GIL."""
         with self._in_use():
-            return self._refresh(store, shards, offload)
+            return self._refresh(store, shards, offload, builders)
 
-    def _refresh(self, store: Store, shards: Iterable[str] | None, offload: bool) -> int:
+    def _refresh(self, store: Store, shards: Iterable[str] | None, offload: bool, builders: Builders | None) -> int:
         if any(not path.exists() for path in self.paths):
             shards = None  # a partition not built yet is built with all of its shards
         names = store.shards() if shards is None else list(shards)
@@ -231,7 +231,10 @@ class SearchIndex:
         sizes = {part: bytes_of(stale.values()) for part, (stale, _) in work.items()}
         if worth_processes(list(sizes.values()), offload):
             jobs = [(sizes[part], self.paths[part], stale) for part, (stale, _) in work.items() if stale]
-            build_in_processes(jobs, self._lock, self._children, lambda: self._closed)
+            if builders is not None:
+                builders.run(jobs)
+            else:
+                build_in_processes(jobs, self._lock, self._children, lambda: self._closed)
             self._check_open()  # a child that `close` ended left work not to be done here
         done = 0
         for part, (stale, gone) in work.items():  # what the processes did is skipped as fresh
@@ -239,6 +242,7 @@ class SearchIndex:
                 if part in new and not self.paths[part].exists():
                     done += partition.build_new(self.paths[part], stale)
                 done += partition.update(self._db(part), stale, gone)
+                partition.give_back_space(self._db(part))
             except (sqlite3.DatabaseError, KeyError) as error:
                 if not partition.damaged(error):
                     raise SearchIndexError(f"search index {self.paths[part].name}: {error}") from None
