@@ -198,8 +198,8 @@ def test_a_build_in_worker_processes_stores_what_one_process_does(tmp_path, monk
 
 
 class _Counted:
-    """A TermIndex of made-up counts: `counts_at_least` gives a random lower bound of each, and
-    every term counted in full is remembered."""
+    """A TermIndex of made-up counts: `at_least`, a random lower bound of each; every term counted
+    in full is remembered."""
 
     def __init__(self, counts: dict[str, int], seed: int):
         self.counts, self.random, self.in_full = counts, random.Random(seed), []
@@ -207,12 +207,11 @@ class _Counted:
     def _term(self, node) -> str:
         return " ".join(node.parts[0].words)
 
-    def document_counts(self, nodes):
+    def document_counts(self, nodes, *, at_least=False):
+        if at_least:
+            return [self.random.randint(0, self.counts[self._term(node)]) for node in nodes]
         self.in_full += [self._term(node) for node in nodes]
         return [self.counts[self._term(node)] for node in nodes]
-
-    def counts_at_least(self, nodes):
-        return [self.random.randint(0, self.counts[self._term(node)]) for node in nodes]
 
     def paper_count(self):
         return 1_000
@@ -240,9 +239,9 @@ def test_likeness_counts_a_papers_common_terms_in_full_no_more(cache):
     in_full: list[int] = []
     real = index.document_counts
 
-    def counted(nodes):
-        in_full.append(len(nodes))
-        return real(nodes)
+    def counted(nodes, *, at_least=False):
+        in_full.append(0 if at_least else len(nodes))
+        return real(nodes, at_least=at_least)
 
     index.document_counts = counted  # type: ignore[method-assign]
     try:

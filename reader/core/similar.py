@@ -51,11 +51,11 @@ class TermIndex(Protocol):
 
     def matching_among(self, node: Node, ids: Collection[str]) -> set[str]: ...
 
-    def document_counts(self, nodes: list[Node]) -> list[int]: ...
-
-    def counts_at_least(self, nodes: list[Node]) -> list[int]: ...
+    def document_counts(self, nodes: list[Node], *, at_least: bool = False) -> list[int]: ...
 
     def paper_count(self) -> int: ...
+
+    def best_weighed(self, weighed: Sequence[tuple[float, str, Node]], *, limit: int, leave_out: Collection[str] = ()) -> list[Like]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,14 +120,14 @@ def _best_first(
     """The candidates some other paper holds, with their weights (`weight` of a term and its
     papers' count, the fewer the heavier), best first, ties by term. A common term's papers are
     counted in full only when it could come next: every term is counted first where that is
-    cheap and a lower bound (the index's `counts_at_least`: at 1,000,000 papers, counting a
+    cheap and a lower bound (the index's `document_counts(at_least=True)`: at 1,000,000 papers, counting a
     paper's hundred words in full was half of `reader similar`), which bounds its weight from
     above; the heaviest bounds are counted in full, a few at a time, until the next term's
     weight is known to lead. The same terms and weights as counting every one in full. (A few
     candidates, a query's words say, are counted in full at once: they would be anyway.)"""
     nodes = {term: text_node(term) for term in candidates}
     bounded = bounded and len(candidates) > COUNTED_AT_ONCE
-    first = index.counts_at_least(list(nodes.values())) if bounded else index.document_counts(list(nodes.values()))
+    first = index.document_counts(list(nodes.values()), at_least=bounded)
     heap: list[tuple[float, str, bool]] = [  # (-weight or -its bound, term, whether counted in full)
         (-weight(term, n), term, not bounded) for term, n in zip(candidates, first) if bounded or n - indexed >= 1
     ]
@@ -222,18 +222,22 @@ def best_likes(held: Sequence[tuple[float, str, AbstractSet[str]]], *, limit: in
     best = sorted(((float(scores[i]), papers[i]) for i in above), key=lambda item: (-item[0], item[1]))
     best += [(float(cut), pid) for pid in tied]
     return [
-        Like(
-            pid,
-            round(min(score, 1.0), 4),
-            tuple(
-                reason
-                for _, reason in sorted(
-                    ((share, reason) for share, reason, holders in held if pid in holders), key=lambda r: (-r[0], r[1])
-                )[:REASONS]
-            ),
-        )
+        Like(pid, round(min(score, 1.0), 4), reasons_of([(share, reason) for share, reason, holders in held if pid in holders]))
         for score, pid in best
     ]
+
+
+def reasons_of(held: Sequence[tuple[float, str]]) -> tuple[str, ...]:
+    """The REASONS weightiest of a paper's (share, reason), ties by reason."""
+    return tuple(reason for _, reason in sorted(held, key=lambda r: (-r[0], r[1]))[:REASONS])
+
+
+def weighed_by_sets(
+    index: TermIndex, weighed: Sequence[tuple[float, str, Node]], *, limit: int, leave_out: Collection[str] = ()
+) -> list[Like]:
+    """`TermIndex.best_weighed` from each query's set of ids (`matching`), for an index that has
+    no quicker way: `best_likes` of them."""
+    return best_likes([(share, reason, index.matching(node)) for share, reason, node in weighed], limit=limit, leave_out=leave_out)
 
 
 def _matched(

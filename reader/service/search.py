@@ -16,6 +16,7 @@ from itertools import compress
 
 from reader.core.query import Node, search_text, text_terms
 from reader.core.scan import SearchBlock
+from reader.core.similar import Like, weighed_by_sets
 from reader.errors import ReaderError
 from reader.fulltext.text_index import stored_words
 from reader.models import Paper
@@ -99,24 +100,24 @@ class CacheSearch:
                 self.ready = False
         return self._scan(query) & set(ids)
 
-    def document_counts(self, nodes: list[Node]) -> list[int]:
+    def document_counts(self, nodes: list[Node], *, at_least: bool = False) -> list[int]:
         """How many cached papers match each query (see SearchIndex.document_counts): from the
         index only. SearchNotReady until it is built (a scan per term would take seconds)."""
         if self.ready:
             try:
-                return self.index.document_counts(nodes)
+                return self.index.document_counts(nodes, at_least=at_least)
             except SearchIndexError:
                 self.ready = False
         raise SearchNotReady("the search index is still being built: try again in a moment")
 
-    def counts_at_least(self, nodes: list[Node]) -> list[int]:
-        """A lower bound of each query's document_counts (see SearchIndex.counts_at_least)."""
+    def best_weighed(self, weighed: Sequence[tuple[float, str, Node]], *, limit: int, leave_out: Collection[str] = ()) -> list[Like]:
+        """The papers whose weighed queries' shares sum highest (see SearchIndex.best_weighed)."""
         if self.ready:
             try:
-                return self.index.counts_at_least(nodes)
+                return self.index.best_weighed(weighed, limit=limit, leave_out=leave_out)
             except SearchIndexError:
                 self.ready = False
-        raise SearchNotReady("the search index is still being built: try again in a moment")
+        return weighed_by_sets(self, weighed, limit=limit, leave_out=leave_out)
 
     def paper_count(self) -> int:
         if self.ready:
@@ -233,11 +234,11 @@ class MemorySearch:
     def matching_among(self, query: Node, ids: Collection[str]) -> set[str]:
         return self._block.matching(query) & set(ids)
 
-    def document_counts(self, nodes: list[Node]) -> list[int]:
-        return [len(self._block.matching(node)) for node in nodes]
+    def document_counts(self, nodes: list[Node], *, at_least: bool = False) -> list[int]:
+        return [len(self._block.matching(node)) for node in nodes]  # (exact: lower bounds too)
 
-    def counts_at_least(self, nodes: list[Node]) -> list[int]:
-        return self.document_counts(nodes)
+    def best_weighed(self, weighed: Sequence[tuple[float, str, Node]], *, limit: int, leave_out: Collection[str] = ()) -> list[Like]:
+        return weighed_by_sets(self, weighed, limit=limit, leave_out=leave_out)
 
     def paper_count(self) -> int:
         return len(self._block.ids)
