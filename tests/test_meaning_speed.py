@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import random
 import shutil
 from contextlib import contextmanager
 from functools import partial
@@ -15,6 +16,7 @@ import numpy as np
 import pytest
 
 from reader.core import similar
+from reader.core.terms import terms
 from reader.meaning import build, find, place
 from reader.meaning.vectors import DIRECTORY, LOCK, MeaningVectors
 from reader.store.files import file_lock
@@ -193,3 +195,60 @@ def test_a_build_in_worker_processes_stores_what_one_process_does(tmp_path, monk
     assert np.array_equal(vectors, alone[1])  # each paper's vector is its own words' alone: bit for bit
     assert np.array_equal(model.components, alone[2].components) and model.unknown_share == alone[2].unknown_share
     assert list(multiprocessing.active_children()) == started  # the workers ended with the build
+
+
+class _Counted:
+    """A TermIndex of made-up counts: `at_least`, a random lower bound of each; every term counted
+    in full is remembered."""
+
+    def __init__(self, counts: dict[str, int], seed: int):
+        self.counts, self.random, self.in_full = counts, random.Random(seed), []
+
+    def _term(self, node) -> str:
+        return " ".join(node.parts[0].words)
+
+    def document_counts(self, nodes, *, at_least=False):
+        if at_least:
+            return [self.random.randint(0, self.counts[self._term(node)]) for node in nodes]
+        self.in_full += [self._term(node) for node in nodes]
+        return [self.counts[self._term(node)] for node in nodes]
+
+    def paper_count(self):
+        return 1_000
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_distinctive_terms_counting_common_terms_in_part_choose_what_counting_all_in_full_does(seed):
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(60)]
+    text = " " + " ".join(rng.choice(words) for _ in range(150)) + " "  # repeated words, and their pairs
+    counts = {term: rng.choice([1, 2, 3, 50, 50, 400, 900]) for term in set(terms(text))}  # ties; 1: no other paper (left out)
+    plain = similar.distinctive_terms(_Counted(counts, seed), text, indexed=True, bounded=False)
+    bounded = _Counted(counts, seed)
+    assert similar.distinctive_terms(bounded, text, indexed=True) == plain
+    assert len(bounded.in_full) < len(counts)
+
+
+def test_likeness_counts_a_papers_common_terms_in_full_no_more(cache):
+    from reader.search_index import SearchIndex
+    from reader.store import Store
+
+    store = Store(cache)
+    index = SearchIndex.open(cache)
+    index.refresh(store)
+    in_full: list[int] = []
+    real = index.document_counts
+
+    def counted(nodes, *, at_least=False):
+        in_full.append(0 if at_least else len(nodes))
+        return real(nodes, at_least=at_least)
+
+    index.document_counts = counted  # type: ignore[method-assign]
+    try:
+        paper = store.load_papers()[PAPERS[0]]
+        plain = similar.like_paper(index, paper, limit=TOP, bounded=False)
+        every_term, in_full[:] = sum(in_full), []
+        assert similar.like_paper(index, paper, limit=TOP) == plain
+    finally:
+        index.close()
+    assert sum(in_full) < every_term  # (at 400 papers a partition's counts bound the weights loosely)

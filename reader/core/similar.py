@@ -10,16 +10,18 @@ template crowd out a short paper's subject: the template's many common words out
 or two rare ones. Here a common word is at most one of a few terms, and weighs least.
 
 Work grows with the best papers, not with the cache nor with a common term's papers: the index
-counts each term's papers and lists those of the rarest chosen terms; a commoner term's papers are
+counts each term's papers (a common term's in part, enough to know it is not among the rarest:
+`_best_first`) and lists those of the rarest chosen terms; a commoner term's papers are
 listed only among them, once enough of them outscore any paper that holds commoner terms alone
 (`_matched`: the answer is the same as listing every term's papers). No paper's features are read."""
 
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from collections import Counter
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Protocol
@@ -38,6 +40,7 @@ REASONS = 3
 # What a score is made of: the share of the distinctive terms' weight, of the authors and of the
 # categories (they break ties between papers sharing the same terms more than they lead).
 TEXT_SHARE, AUTHOR_SHARE, CATEGORY_SHARE = 0.9, 0.07, 0.03
+COUNTED_AT_ONCE = 8  # terms whose weights' bounds lead, counted in full together (one question of the index)
 MARGIN = 1e-9  # a score must pass the commoner terms' best by this much to be sure of its place (sums round)
 
 
@@ -48,7 +51,7 @@ class TermIndex(Protocol):
 
     def matching_among(self, node: Node, ids: Collection[str]) -> set[str]: ...
 
-    def document_counts(self, nodes: list[Node]) -> list[int]: ...
+    def document_counts(self, nodes: list[Node], *, at_least: bool = False) -> list[int]: ...
 
     def paper_count(self) -> int: ...
 
@@ -80,7 +83,7 @@ def text_node(term: str) -> Node:
 
 
 def distinctive_terms(
-    index: TermIndex, words: str, *, indexed: bool, count: int = DISTINCTIVE, phrases: bool = True
+    index: TermIndex, words: str, *, indexed: bool, count: int = DISTINCTIVE, phrases: bool = True, bounded: bool = True
 ) -> list[tuple[str, float]]:
     """The `count` terms of `words` (folded, as word_string gives them) weighing most, with
     their weights: (1 + log count) times the square of their IDF (what the term adds to a TF-IDF
@@ -88,34 +91,64 @@ def distinctive_terms(
     paper's own, which the index counts too). Terms never repeat each other (see Distinct).
     Phrases are counted only where they hold one of the rarest words (a phrase of two common
     words is rarely a subject, and counting a phrase costs the index several words'), and not at
-    all without `phrases`."""
+    all without `phrases`. Without `bounded`, every term's papers are counted in full (the same
+    answer, slower: tests compare them)."""
     counts = Counter(terms(words))
     papers = index.paper_count()
 
-    def weighed(candidates: list[str]) -> list[tuple[str, float]]:
-        found = index.document_counts([text_node(term) for term in candidates])
-        return [
-            (term, (1 + math.log(counts[term])) * (math.log((1 + papers) / (1 + n)) + 1) ** 2)
-            for term, n in zip(candidates, found)
-            if n - indexed >= 1
-        ]
+    def weight(term: str, n: int) -> float:
+        return (1 + math.log(counts[term])) * (math.log((1 + papers) / (1 + n)) + 1) ** 2
 
-    singles = sorted(weighed(sorted(term for term in counts if " " not in term)), key=lambda item: (-item[1], item[0]))
-    rarest = {term for term, _ in singles[:PHRASE_WORDS]} if phrases else set()
-    pairs = weighed(sorted(term for term in counts if " " in term and rarest.intersection(term.split())))
+    singles = _best_first(index, sorted(term for term in counts if " " not in term), weight, indexed, bounded)
+    rarest_singles = list(itertools.islice(singles, PHRASE_WORDS))
+    rarest = {term for term, _ in rarest_singles} if phrases else set()
+    pairs = _best_first(
+        index, sorted(term for term in counts if " " in term and rarest.intersection(term.split())), weight, indexed, bounded
+    )
     distinct, chosen = Distinct(), []
-    for term, weight in sorted(singles + pairs, key=lambda item: (-item[1], item[0])):
+    for term, weight_of in heapq.merge(itertools.chain(rarest_singles, singles), pairs, key=lambda item: (-item[1], item[0])):
         if distinct.add(term):
-            chosen.append((term, weight))
+            chosen.append((term, weight_of))
             if len(chosen) == count:
                 break
     return chosen
 
 
+def _best_first(
+    index: TermIndex, candidates: list[str], weight: Callable[[str, int], float], indexed: bool, bounded: bool
+) -> Iterator[tuple[str, float]]:
+    """The candidates some other paper holds, with their weights (`weight` of a term and its
+    papers' count, the fewer the heavier), best first, ties by term. A common term's papers are
+    counted in full only when it could come next: every term is counted first where that is
+    cheap and a lower bound (the index's `document_counts(at_least=True)`: at 1,000,000 papers, counting a
+    paper's hundred words in full was half of `reader similar`), which bounds its weight from
+    above; the heaviest bounds are counted in full, a few at a time, until the next term's
+    weight is known to lead. The same terms and weights as counting every one in full. (A few
+    candidates, a query's words say, are counted in full at once: they would be anyway.)"""
+    nodes = {term: text_node(term) for term in candidates}
+    bounded = bounded and len(candidates) > COUNTED_AT_ONCE
+    first = index.document_counts(list(nodes.values()), at_least=bounded)
+    heap: list[tuple[float, str, bool]] = [  # (-weight or -its bound, term, whether counted in full)
+        (-weight(term, n), term, not bounded) for term, n in zip(candidates, first) if bounded or n - indexed >= 1
+    ]
+    heapq.heapify(heap)
+    while heap:
+        if heap[0][2]:
+            negated, term, _ = heapq.heappop(heap)
+            yield term, -negated
+            continue
+        leading: list[str] = []
+        while heap and not heap[0][2] and len(leading) < COUNTED_AT_ONCE:
+            leading.append(heapq.heappop(heap)[1])
+        for term, n in zip(leading, index.document_counts([nodes[term] for term in leading])):
+            if n - indexed >= 1:
+                heapq.heappush(heap, (-weight(term, n), term, True))
+
+
 def like_paper(index: TermIndex, paper: Paper, *, limit: int, leave_out: Collection[str] = (), bounded: bool = True) -> Likeness:
     """The papers most like a cached paper (never itself, nor those in `leave_out`). Without
     `bounded`, every term's papers are listed whole (the same answer, slower: tests compare them)."""
-    chosen = distinctive_terms(index, word_string(paper.title) + word_string(paper.abstract), indexed=True)
+    chosen = distinctive_terms(index, word_string(paper.title) + word_string(paper.abstract), indexed=True, bounded=bounded)
     shared: list[tuple[str, float, Node]] = []  # (reason, its share of the score, the query of the papers that have it)
     authors = [a.name for a in paper.authors[:AUTHORS_ASKED] if word_string(a.name).split()]
     for name in authors:
@@ -128,7 +161,7 @@ def like_paper(index: TermIndex, paper: Paper, *, limit: int, leave_out: Collect
 
 def like_text(index: TermIndex, text: str, *, limit: int, leave_out: Collection[str] = (), bounded: bool = True) -> Likeness:
     """The papers most like a piece of text (a draft's abstract, say); `bounded` as like_paper's."""
-    chosen = distinctive_terms(index, word_string(text), indexed=False)
+    chosen = distinctive_terms(index, word_string(text), indexed=False, bounded=bounded)
     return _ranked(index, chosen, [], limit=limit, leave_out=set(leave_out), bounded=bounded)
 
 

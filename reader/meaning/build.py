@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reader.errors import StoreError, StoreLockedError
-from reader.meaning.model import FIT_SAMPLE, MIN_PAPERS, Model, fit
+from reader.meaning.model import FIT_SAMPLE, MIN_PAPERS, Model, fit_tokens
 from reader.meaning.quantized import Quantized, quantize, row_type
 from reader.meaning.vectors import BUILDING_NOTE, DIRECTORY, FORMAT, LOCK, MeaningVectors, Status, files, too_small_note
 from reader.packed_ids import PackedIds, gather
@@ -118,7 +118,7 @@ def _build(store: Store, cached: list[str], fingerprint: str, when: str, progres
     sample = ids if len(ids) <= FIT_SAMPLE else sorted(random.Random(0).sample(ids, FIT_SAMPLE))
     if progress is not None:
         progress("learning meaning from a sample of papers", 0, len(sample))
-    model = fit([text for _, text in place.texts(store, sample)], when)
+    model = fit_tokens(place.tokens(store, sample), when)
     done, vectors, _ = place.place(model, store, ids, progress, "placing papers in meaning")
     _save(store.data_dir / DIRECTORY, model, done, [vectors], fingerprint, when)
 

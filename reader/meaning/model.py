@@ -18,6 +18,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from reader.core.stem import stem_string
@@ -49,54 +50,59 @@ def paper_text(title: str, abstract: str) -> str:
 
 
 UNKNOWN = -1  # the code of a token the vocabulary does not hold
+_DROPPED = -2  # the code of a word that is no token (a stop word, a number)
 
 
 class Words:
     """The tokens of texts: their stemmed, folded words without stop words and bare numbers.
     Each folded word's token (or None: a stop word, a number) is remembered, and its column in a
     vocabulary, so a word a build meets a million times is stemmed and filtered once; made for
-    one build (or one text: `tokens`), then dropped."""
+    one build (or one text: `tokens`), then dropped. Texts are taken a batch at a time: the
+    words a batch meets for the first time are stemmed together, in one call of the stemmer
+    (one a text was most of a build's time: nearly every paper holds some word never met)."""
 
     def __init__(self, stop: frozenset[str]):
         self.stop = stop
         self._token: dict[str, str | None] = {}
-        self._code: dict[str, int | None] = {}
+        self._code: dict[str, int] = {}
         self._column: dict[str, int] | None = None
 
     def tokens(self, text: str) -> list[str]:
         """The tokens of `text`, in order."""
-        words = word_string(text).split()
-        try:
-            found = list(map(self._token.__getitem__, words))
-        except KeyError:
-            self._learn(words)
-            found = list(map(self._token.__getitem__, words))
-        return [token for token in found if token is not None]
+        return self.tokens_of([text])[0]
 
-    def codes(self, text: str, column: dict[str, int]) -> list[int]:
-        """The columns of `text`'s tokens in order (UNKNOWN for a token not in `column`)."""
+    def tokens_of(self, texts: Iterable[str]) -> list[list[str]]:
+        """The tokens of each text, in order."""
+        token = self._token.__getitem__
+        return [[found for found in map(token, words) if found is not None] for words in self._split(texts)]
+
+    def codes_of(self, texts: Iterable[str], column: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+        """The columns of the texts' tokens (UNKNOWN for a token not in `column`), one after the
+        other, and the text each is of (its place in `texts`)."""
+        import numpy as np
+
         if column is not self._column:
             self._column, self._code = column, {}
-        words = word_string(text).split()
-        try:
-            found = list(map(self._code.__getitem__, words))
-        except KeyError:
-            self._learn(words)
-            token = self._token
-            for word in words:
-                if word not in self._code:
-                    stem = token[word]
-                    self._code[word] = None if stem is None else column.get(stem, UNKNOWN)
-            found = list(map(self._code.__getitem__, words))
-        return [code for code in found if code is not None]
+        split = self._split(texts)
+        code = self._code
+        token = self._token
+        for word in set().union(*split).difference(code):
+            stem = token[word]
+            code[word] = _DROPPED if stem is None else column.get(stem, UNKNOWN)
+        codes = np.fromiter(map(code.__getitem__, chain.from_iterable(split)), dtype=np.int64)
+        texts_of = np.repeat(np.arange(len(split), dtype=np.int64), [len(words) for words in split])
+        kept = codes != _DROPPED
+        return codes[kept], texts_of[kept]
 
-    def _learn(self, words: list[str]) -> None:
-        new = [word for word in dict.fromkeys(words) if word not in self._token]
-        if not new:
-            return
-        stop = self.stop
-        for word, stem in zip(new, stem_string(" ".join(new)).split(" "), strict=True):
-            self._token[word] = None if stem in stop or stem.isdigit() or len(stem) <= 1 else stem
+    def _split(self, texts: Iterable[str]) -> list[list[str]]:
+        """Each text's folded words, every one of them known from then on."""
+        split = [word_string(text).split() for text in texts]
+        new = list(set().union(*split).difference(self._token))
+        if new:
+            stop = self.stop
+            for word, stem in zip(new, stem_string(" ".join(new)).split(" "), strict=True):
+                self._token[word] = None if stem in stop or stem.isdigit() or len(stem) <= 1 else stem
+        return split
 
 
 def tokens(text: str, stop: frozenset[str]) -> list[str]:
@@ -216,30 +222,30 @@ class Model:
 def _weights(texts: Iterable[str], column: dict[str, int], idf: np.ndarray, words: Words) -> tuple[csr_matrix, int, int]:
     """The texts' TF-IDF rows (L2-normalised), how many of their words the vocabulary does not
     hold and how many words they have."""
+    texts = list(texts)
+    codes, texts_of = words.codes_of(texts, column)
+    return _tf_idf(codes, texts_of, len(texts), len(column), idf)
+
+
+def _tf_idf(codes: np.ndarray, texts_of: np.ndarray, count: int, size: int, idf: np.ndarray) -> tuple[csr_matrix, int, int]:
+    """_weights' rows of `count` texts from their tokens' columns (`codes`, UNKNOWN where the
+    vocabulary of `size` stems holds none) and the text each is of, in order."""
     import numpy as np
     from scipy.sparse import csr_matrix
 
-    # Every text's columns in one array, counted per (text, column) by numpy: a Python loop per
-    # word was a build's largest cost after stemming.
-    lengths: list[int] = []
-    codes: list[int] = []
-    for text in texts:
-        found = words.codes(text, column)
-        codes.extend(found)
-        lengths.append(len(found))
-    size = len(column)
-    flat = np.asarray(codes, dtype=np.int64)
-    known = flat >= 0
-    keys = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)[known] * size + flat[known]
+    # Counted per (text, column) by numpy: a Python loop per word was a build's largest cost
+    # after stemming.
+    known = codes >= 0
+    keys = texts_of[known] * size + codes[known]
     cells, counts = np.unique(keys, return_counts=True)
     rows_of, columns = np.divmod(cells, size) if size else (cells, cells)
-    indptr = np.searchsorted(rows_of, np.arange(len(lengths) + 1))
+    indptr = np.searchsorted(rows_of, np.arange(count + 1))
     data = (1.0 + np.log(counts.astype(np.float32))) * idf[columns]
-    rows = csr_matrix((data.astype(np.float32), columns, indptr), shape=(len(lengths), size))
+    rows = csr_matrix((data.astype(np.float32), columns, indptr), shape=(count, size))
     norms = np.sqrt(rows.multiply(rows).sum(axis=1)).A1
     norms[norms == 0] = 1.0
     rows = csr_matrix(rows.multiply(1.0 / norms[:, None]))
-    total = len(flat)
+    total = len(codes)
     return rows, total - int(known.sum()), total
 
 
@@ -254,24 +260,33 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
 
 def fit(texts: Sequence[str], built: str, *, dimensions: int = DIMENSIONS, seed: int = 0) -> Model:
     """Learn the model from `texts` (a sample of the cache's papers, paper_text's form)."""
+    return fit_tokens(Words(stop_stems()).tokens_of(texts), built, dimensions=dimensions, seed=seed)
+
+
+def fit_tokens(texts: Sequence[Sequence[str]], built: str, *, dimensions: int = DIMENSIONS, seed: int = 0) -> Model:
+    """fit's model from the texts' tokens (Words' of stop_stems(): a build's workers make them)."""
     import numpy as np
     from sklearn.decomposition import TruncatedSVD
+    from threadpoolctl import threadpool_limits
 
-    stop = stop_stems()
-    words = Words(stop)
     documents: dict[str, int] = {}
     for text in texts:
-        for word in set(words.tokens(text)):
+        for word in set(text):
             documents[word] = documents.get(word, 0) + 1
     most = MAX_SHARE * len(texts)
     vocabulary = sorted(word for word, count in documents.items() if MIN_DOCUMENTS <= count <= most)
     idf = np.array([math.log((1 + len(texts)) / (1 + documents[word])) + 1.0 for word in vocabulary], dtype=np.float32)
     column = {word: i for i, word in enumerate(vocabulary)}
-    rows, unknown, total = _weights(texts, column, idf, words)
+    codes = np.fromiter((column.get(word, UNKNOWN) for text in texts for word in text), dtype=np.int64)
+    texts_of = np.repeat(np.arange(len(texts), dtype=np.int64), [len(text) for text in texts])
+    rows, unknown, total = _tf_idf(codes, texts_of, len(texts), len(column), idf)
     # Directions must be far fewer than papers: as many as papers reproduce the words themselves
     # (a paper is near only those sharing its words); a sixteenth generalises on the tests' fields
     # and gives the 256 measured best at 4,000 real papers.
     dimensions = max(1, min(dimensions, len(texts) // PAPERS_PER_DIMENSION, len(vocabulary) - 1))
     svd = TruncatedSVD(n_components=dimensions, algorithm="randomized", n_iter=5, random_state=seed)
-    svd.fit(rows)
-    return Model(vocabulary, idf, svd.components_.astype(np.float32), built, len(texts), unknown / total if total else 0.0, stop)
+    # One BLAS thread: on a machine whose cores are busy, a second thread spins waiting for its
+    # share (measured: more CPU for no less time), and the fit is the same whatever the machine.
+    with threadpool_limits(limits=1, user_api="blas"):
+        svd.fit(rows)
+    return Model(vocabulary, idf, svd.components_.astype(np.float32), built, len(texts), unknown / total if total else 0.0, stop_stems())

@@ -1,7 +1,7 @@
 """Reading the papers' texts and placing them in meaning: the bulk of a build (build.py), done on
 every core. Reading a shard's JSON, folding and stemming its words and weighing them are Python
 holding the GIL (threads would take turns), so a build of many papers hands whole shards to
-worker processes, which send back the sample's texts or the papers' float16 vectors. A build of
+worker processes, which send back the sample's tokens (a fit's) or the papers' float16 vectors. A build of
 fewer papers, and each fold-in of a sync's arrivals, is done in the calling process (a worker's
 start costs ~0.5 s of CPU).
 
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from reader.errors import StoreError
-from reader.meaning.model import Model, Words, paper_text
+from reader.meaning.model import Model, Words, paper_text, stop_stems
 from reader.store.data_dir import shard_of
 
 if TYPE_CHECKING:
@@ -90,6 +90,8 @@ def _start_worker(data_dir: str, parent: int, model: Model | None) -> None:
     _worker["store"] = Store(Path(data_dir), check_user_files=False)
     if model is not None:
         _worker["model"], _worker["column"], _worker["words"] = model, model.column(), Words(model.stop)
+    else:  # (a fit's sample: tokens, words as the fit takes them)
+        _worker["words"] = Words(stop_stems())
 
     def watch() -> None:  # a worker outlives no build: a parent killed (a sync cancelled) leaves none
         while os.getppid() == parent:
@@ -99,8 +101,13 @@ def _start_worker(data_dir: str, parent: int, model: Model | None) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def _read_task(task: Task) -> list[tuple[str, str]]:
-    return list(_read(_worker["store"], task))
+def _tokens(words: Words, batch: list[tuple[str, str]]) -> list[str]:
+    """The batch's tokens, each paper's as one string (a worker sends one object a paper)."""
+    return [" ".join(found) for found in words.tokens_of([text for _, text in batch])]
+
+
+def _tokens_task(task: Task) -> list[str]:
+    return _tokens(_worker["words"], list(_read(_worker["store"], task)))
 
 
 def _place_task(task: Task) -> tuple[list[str], bytes, int, int]:
@@ -145,13 +152,17 @@ def _handed_out(pool: ProcessPoolExecutor, function: Callable[[Task], R], tasks:
             signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
-def texts(store: Store, ids: list[str]) -> list[tuple[str, str]]:
-    """(id, paper_text) of these papers, a shard at a time."""
+def tokens(store: Store, ids: list[str]) -> list[list[str]]:
+    """The tokens of these papers (Words' of stop_stems(): what fit_tokens takes), read a
+    shard at a time (papers whose record is lost left out)."""
     tasks = _tasks(ids)
     with _workers(store, len(ids), None) as pool:
         if pool is None:
-            return [item for task in tasks for item in _read(store, task)]
-        return [item for found in _handed_out(pool, _read_task, tasks) for item in found]
+            words = Words(stop_stems())
+            found: Iterable[list[str]] = (_tokens(words, list(_read(store, task))) for task in tasks)
+        else:
+            found = _handed_out(pool, _tokens_task, tasks)
+        return [paper.split() for batch in found for paper in batch]
 
 
 def place(model: Model, store: Store, ids: list[str], progress: Progress | None, what: str) -> tuple[list[str], np.ndarray, float]:

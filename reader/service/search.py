@@ -100,12 +100,12 @@ class CacheSearch:
                 self.ready = False
         return self._scan(query) & set(ids)
 
-    def document_counts(self, nodes: list[Node]) -> list[int]:
+    def document_counts(self, nodes: list[Node], *, at_least: bool = False) -> list[int]:
         """How many cached papers match each query (see SearchIndex.document_counts): from the
         index only. SearchNotReady until it is built (a scan per term would take seconds)."""
         if self.ready:
             try:
-                return self.index.document_counts(nodes)
+                return self.index.document_counts(nodes, at_least=at_least)
             except SearchIndexError:
                 self.ready = False
         raise SearchNotReady("the search index is still being built: try again in a moment")
@@ -234,8 +234,8 @@ class MemorySearch:
     def matching_among(self, query: Node, ids: Collection[str]) -> set[str]:
         return self._block.matching(query) & set(ids)
 
-    def document_counts(self, nodes: list[Node]) -> list[int]:
-        return [len(self._block.matching(node)) for node in nodes]
+    def document_counts(self, nodes: list[Node], *, at_least: bool = False) -> list[int]:
+        return [len(self._block.matching(node)) for node in nodes]  # (exact: lower bounds too)
 
     def best_weighed(self, weighed: Sequence[tuple[float, str, Node]], *, limit: int, leave_out: Collection[str] = ()) -> list[Like]:
         return weighed_by_sets(self, weighed, limit=limit, leave_out=leave_out)
