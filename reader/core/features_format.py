@@ -236,6 +236,20 @@ def _weights(counts: Any) -> Any:
     return np.log(counts.astype(np.float32)) + np.float32(1)
 
 
+@dataclass(frozen=True, slots=True)
+class RowLayout:
+    """Where a features file's rows lie, as its header and row offsets say: what a RowReader
+    needs beside the ids, kept for every shard in one file (core/rows_total.py) so that a first
+    ranking opens ~1,000 features files without reading their headers (a million ids as JSON)."""
+
+    identity: tuple[int, int, int, int]  # the file read (FileSource.identity): another one since is read again
+    stamp: tuple[int, int]  # the shard's, as the file says it was made from
+    indptr: Any  # each row's first entry (int64), then the entries
+    indices_at: int  # where the rows' columns start
+    counts_at: int  # where their counts start
+    widths: tuple[int, int]  # bytes a column, bytes a count
+
+
 class RowReader:
     """Some rows of a features file, read without reading the file whole: its header (the ids)
     and row offsets first, then only the rows asked for. A ranking from candidates reads a few
@@ -243,10 +257,10 @@ class RowReader:
     so it is not checked here: every offset, column and count read is (a damaged file gives
     wrong counts at worst, never a crash); None when the file is not this shard's as it is now."""
 
-    def __init__(self, file: Any, ids: list[str], indptr: Any, indices_at: int, counts_at: int, widths: tuple[int, int]):
-        self.ids = ids
-        self._file, self._indptr, self._indices_at, self._counts_at = file, indptr, indices_at, counts_at
-        self._column_bytes, self._count_bytes = widths
+    def __init__(self, file: Any, ids: Sequence[str], layout: RowLayout):
+        self.ids, self.layout = ids, layout
+        self._file, self._indptr, self._indices_at, self._counts_at = file, layout.indptr, layout.indices_at, layout.counts_at
+        self._column_bytes, self._count_bytes = layout.widths
 
     @classmethod
     def open(cls, path: Path, stamp: tuple[int, int]) -> RowReader | None:
@@ -255,7 +269,8 @@ class RowReader:
 
         file = open_regular(path, FILE_BYTES)
         try:
-            size = os.fstat(file.fileno()).st_size
+            info = os.fstat(file.fileno())
+            size = info.st_size
             head = file.read(len(MAGIC) + _LENGTH.size)
             if not head.startswith((MAGIC, OLD_MAGIC)) or len(head) != len(MAGIC) + _LENGTH.size:
                 raise ValueError("not a features file")
@@ -290,7 +305,18 @@ class RowReader:
             file.close()
             raise
         indices_at = start + 8 * (papers + 1)
-        return cls(file, ids, indptr, indices_at, indices_at + widths[0] * entries, widths)
+        return cls(file, ids, RowLayout(_identity(info), stamp, indptr, indices_at, indices_at + widths[0] * entries, widths))
+
+    @classmethod
+    def resume(cls, path: Path, layout: RowLayout, ids: Sequence[str]) -> RowReader | None:
+        """A reader of the file whose header gave `layout` and `ids` (kept since:
+        core/rows_total.py), the header not read again. OSError when the file cannot be opened,
+        None when it is another file now (written again since, or replaced)."""
+        file = open_regular(path, FILE_BYTES)
+        if _identity(os.fstat(file.fileno())) != layout.identity or len(ids) + 1 != len(layout.indptr):
+            file.close()
+            return None
+        return cls(file, ids, layout)
 
     def close(self) -> None:
         self._file.close()
@@ -300,6 +326,21 @@ class RowReader:
         weighs them; None when what is read is out of shape."""
         import numpy as np
         from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
+
+        found = self.entries(positions)
+        if found is None:
+            return None
+        lengths, columns, weights = found
+        indptr = np.zeros(len(positions) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        return sparse.csr_matrix((weights, columns, indptr), shape=(len(positions), COLUMNS))
+
+    def entries(self, positions: Sequence[int]) -> tuple[list[int], Any, Any] | None:
+        """The rows at `positions` (in that order) as their lengths, their columns (int32) and
+        their weights (float32, as `featurize` weighs them), one after the other: many files'
+        rows are made one matrix at once (a matrix a file took ~0.1 ms each). None when what
+        is read is out of shape."""
+        import numpy as np
 
         fd, column_bytes, count_bytes = self._file.fileno(), self._column_bytes, self._count_bytes
         lengths = [int(self._indptr[i + 1] - self._indptr[i]) for i in positions]
@@ -327,6 +368,4 @@ class RowReader:
             return None
         if total and (columns.min() < 0 or columns.max() >= COLUMNS or values.min() < 1):
             return None
-        indptr = np.zeros(len(positions) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=indptr[1:])
-        return sparse.csr_matrix((_weights(values), columns.astype(np.int32), indptr), shape=(len(positions), COLUMNS))
+        return lengths, columns.astype(np.int32), _weights(values)

@@ -29,6 +29,7 @@ skips shards another one brought up to date while it waited.
 
 from __future__ import annotations
 
+import heapq
 import sqlite3
 import threading
 import zlib
@@ -38,6 +39,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -298,7 +300,8 @@ class SearchIndex:
 
         with self._in_use():
             parts = list(self._readers().map(best, range(PARTITIONS)))
-        return [[pid for _, pid in sorted(found for part in parts for found in part[g])[:share]] for g in range(len(groups))]
+        # (each partition's list is sorted: merged, not sorted again, which took ~0.25 s at 1,000,000 papers)
+        return [[pid for _, pid in islice(heapq.merge(*(part[g] for part in parts)), share)] for g in range(len(groups))]
 
     def best_weighed(self, weighed: Sequence[tuple[float, str, Node]], *, limit: int, leave_out: Collection[str] = ()) -> list[Like]:
         """`best_likes` over `matching`'s sets, from each partition's best rows (weighed.py), asked at once."""

@@ -5,9 +5,11 @@ The whole-cache ranking (ranking_corpus.RankingCorpus) reads every shard's featu
 - its document counts, saved beside its features by whoever saved those (core/shard_counts.py):
   summed, they give the IDF the whole-cache ranking computes, to the paper (read from their
   running total, papers/total.counts, while it names every shard as it is: core/counts_total.py);
-- its features file's header and row offsets (features_format.RowReader), then the rows of the
-  marked papers, of the background (the unmarked papers whose ids hash lowest: the same papers
-  the whole-cache ranking trains on) and of the candidates.
+- its features file's header and row offsets (features_format.RowReader), kept for every shard
+  in papers/total.rows while each file is the one they were read from (core/rows_total.py:
+  else its header is read, and the file written again); then the rows of the marked papers, of
+  the background (the unmarked papers whose ids hash lowest: the same papers the whole-cache
+  ranking trains on) and of the candidates.
 The candidates are at most CANDIDATES papers sharing the stars' distinctive words, phrases
 and authors (weighed as the model's TF-IDF weighs them): each star's in turn, those holding the
 most weight of its heaviest terms, asked only while few enough papers hold them together
@@ -25,7 +27,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import zip_longest
 from typing import Any
@@ -36,6 +38,7 @@ from reader.core.features import COLUMNS, PACK, Corpus, FeatureBlock, Row, colum
 from reader.core.features_format import RowReader
 from reader.core.query import Node
 from reader.core.query import term as query_term
+from reader.core.rows_total import ShardRows
 from reader.core.similar import text_node
 from reader.core.text import word_string
 from reader.meaning import like
@@ -43,7 +46,19 @@ from reader.meaning.kept import KeptVectors
 from reader.models import Paper
 from reader.search_index import SearchIndex
 from reader.store import Store
-from reader.store.shard_features import Stamp, counts_path, features_path, read_total, save_counts, save_total, shard_features, shard_stamp
+from reader.store.data_dir import shard_of
+from reader.store.shard_features import (
+    Stamp,
+    counts_path,
+    features_path,
+    read_rows,
+    read_total,
+    save_counts,
+    save_rows,
+    save_total,
+    shard_features,
+    shard_stamp,
+)
 
 log = logging.getLogger("reader.features")
 
@@ -57,24 +72,37 @@ READERS = 2  # threads opening shards (JSON headers: the GIL is held most of the
 
 class _Shard:
     """One shard as a first ranking reads it: its ids, counts and some of its rows (from its
-    features file, or from a block read whole when its counts were missing)."""
+    features file, or from a block read whole when its counts were missing). Its ids are a list
+    when its header or block was read, else its entry in papers/total.rows (`kept`)."""
 
     def __init__(
         self,
-        ids: list[str],
+        ids: Sequence[str],
         counts: shard_counts.ShardCounts | None,
         stamp: Stamp,
         reader: RowReader | None = None,
         block: FeatureBlock | None = None,
+        kept: ShardRows | None = None,
     ):
-        # (counts: None when the counts total is current, which holds them summed)
-        self.ids, self.counts, self.stamp, self._reader, self._block = ids, counts, stamp, reader, block
+        # (counts: None when the counts total is current, which holds them summed; kept: its
+        # entry in papers/total.rows, None when it has none)
+        self.ids, self.counts, self.stamp, self._reader, self._block, self.kept = ids, counts, stamp, reader, block, kept
 
-    def rows(self, positions: list[int]) -> Any | None:
+    def positions(self, wanted: set[str], here: list[str]) -> list[tuple[int, str]]:
+        """(row, id) of the wanted papers it holds (`here`: those of them whose shard it is), by row."""
+        if isinstance(self.ids, ShardRows):
+            return self.ids.positions(here)
+        return [(i, pid) for i, pid in enumerate(self.ids) if pid in wanted]
+
+    def entries(self, positions: list[int]) -> tuple[list[int], Any, Any] | None:
+        """The rows at `positions` as RowReader.entries gives them."""
+        import numpy as np
+
         if self._block is not None:
-            return self._block.matrix[positions]
+            rows = self._block.matrix[positions]
+            return np.diff(rows.indptr).tolist(), rows.indices.astype(np.int32), rows.data
         assert self._reader is not None
-        return self._reader.rows(positions)
+        return self._reader.entries(positions)
 
     def close(self) -> None:
         if self._reader is not None:
@@ -104,10 +132,10 @@ def rank_from_candidates(
     names, shards, total = opened
     try:
         marked = {*stars, *hidden, *read}
-        ids = [pid for shard in shards for pid in shard.ids]
         kept = None if total is None else total.background(ranking.BACKGROUND, marked)
         background = set(kept) if kept is not None else None
         if total is None or background is None:
+            ids = [pid for shard in shards for pid in shard.ids]
             keys = sample_keys_of(ids)  # in one go: a call per shard cost ~0.5 s more at 1,000,000 papers
             background = _background(ids, keys, marked)
         if total is None:
@@ -118,7 +146,7 @@ def rank_from_candidates(
         papers, documents = total.papers, total.documents
         idf = np.log((1 + papers) / (1 + documents)) + 1
         candidates = _candidates(index, list(stars.values()), idf, documents, leave_out=marked, among=None if among is None else set(among))
-        block = _read_rows(shards, ids, marked | candidates | background, stars)
+        block = _read_rows(names, shards, marked | candidates | background, stars)
     finally:
         for shard in shards:
             shard.close()
@@ -145,30 +173,25 @@ def rank_from_candidates(
 def _open(store: Store) -> tuple[list[str], list[_Shard], CountsTotal | None] | None:
     """Every shard opened (names, shards) and the counts total when it is current; else each
     shard's counts read. None (closing what was opened) when too many lack their counts or
-    features, which only the whole-cache ranking then reads and saves."""
+    features, which only the whole-cache ranking then reads and saves. A features file is
+    opened at its rows by its entry in papers/total.rows, else by its header (the entries then
+    saved again, with the headers read)."""
     names = store.shards()
     stamps = {name: shard_stamp(store, name) for name in names}  # before reading: a shard changed meanwhile reads as stale
     total = read_total(store)
     if total is not None and not total.is_of(stamps):
         total = None
+    entries = read_rows(store)
 
     def opened(shard: str) -> tuple[str, _Shard | None]:
-        stamp = stamps[shard]
-        try:
-            reader = RowReader.open(features_path(store, shard), stamp)
-        except OSError:
-            reader = None
-        if reader is not None and total is not None:
-            return shard, _Shard(reader.ids, None, stamp, reader=reader)
-        counts = shard_counts.read(counts_path(store, shard), stamp) if reader is not None else None
-        if reader is not None and counts is not None:
-            return shard, _Shard(reader.ids, counts, stamp, reader=reader)
-        if reader is not None:
-            reader.close()
-        return shard, None
+        return shard, _opened(store, shard, stamps[shard], entries.get(shard), counted=total is not None)
 
+    # A file opened by its entry costs an open and a stat: threads only for the headers to read.
+    kept = [name for name in names if (entry := entries.get(name)) is not None and entry.layout.stamp == stamps[name]]
+    found = dict(map(opened, kept))  # (by its header still, when its file is another now)
     with ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="reader-features") as pool:
-        found = dict(pool.map(opened, names))
+        found.update(pool.map(opened, [name for name in names if name not in found]))
+    found = {name: found[name] for name in names}
     missing = [name for name, shard in found.items() if shard is None]
     if len(missing) > MISSING_MOST * len(names):
         for shard in found.values():
@@ -176,13 +199,43 @@ def _open(store: Store) -> tuple[list[str], list[_Shard], CountsTotal | None] | 
                 shard.close()
         log.info("For you: %d of %d shards have no document counts saved yet: every paper's features are read", len(missing), len(names))
         return None
+    now = {name: shard.kept for name, shard in found.items() if shard is not None and shard.kept is not None}
+    if now.keys() != entries.keys() or any(now[name] is not entries[name] for name in now):
+        save_rows(store, now)  # (only the shards there are, each as its file is now)
     for name in missing:  # read whole (or counted), their counts saved for the next ranking
         stamp = stamps[name]
         block = shard_features(store, name, stamp)  # (saves counts it finds missing, not damaged ones)
         if shard_counts.read(counts_path(store, name), stamp) is None:
             save_counts(store, name, block, stamp)
         found[name] = _Shard(block.ids, shard_counts.ShardCounts.of_block(block), stamp, block=block)
-    return names, [shard for name in names if (shard := found[name]) is not None], total
+    return names, [shard for name in names if (shard := found[name]) is not None], total  # (every name has its shard now)
+
+
+def _opened(store: Store, shard: str, stamp: Stamp, entry: ShardRows | None, *, counted: bool) -> _Shard | None:
+    """The shard opened at its features rows, with its counts unless `counted` (the counts total
+    holds them); None when its features or counts are not this shard's as it is now."""
+    reader, kept = _reader(store, shard, stamp, entry)
+    if reader is None:
+        return None
+    counts = None if counted else shard_counts.read(counts_path(store, shard), stamp)
+    if counted or counts is not None:
+        return _Shard(reader.ids, counts, stamp, reader=reader, kept=kept)
+    reader.close()
+    return None
+
+
+def _reader(store: Store, shard: str, stamp: Stamp, entry: ShardRows | None) -> tuple[RowReader | None, ShardRows | None]:
+    """The shard's features file opened at its rows (by its entry while it holds, else by its
+    header; None when neither is this shard's as it is now), and its entry as it is now."""
+    try:
+        if entry is not None and entry.layout.stamp == stamp:
+            reader = RowReader.resume(features_path(store, shard), entry.layout, entry)
+            if reader is not None:
+                return reader, entry
+        reader = RowReader.open(features_path(store, shard), stamp)
+    except OSError:
+        return None, None
+    return reader, None if reader is None else ShardRows.of(reader)
 
 
 def _candidates(
@@ -244,32 +297,37 @@ def _background(ids: list[str], keys: Any, marked: set[str]) -> set[str]:
     return set([pid for pid in map(ids.__getitem__, lowest.tolist()) if pid not in marked][: ranking.BACKGROUND])
 
 
-def _read_rows(shards: list[_Shard], ids: list[str], wanted: set[str], stars: dict[str, Paper]) -> FeatureBlock | None:
+def _read_rows(names: list[str], shards: list[_Shard], wanted: set[str], stars: dict[str, Paper]) -> FeatureBlock | None:
     """The wanted papers' rows as one block (in the shards' order); None when a file reads out
     of shape. Only the stars' rows keep their words (a reason names the terms the model learned
     from theirs; the command reads the others' records for their reasons)."""
     import numpy as np
     from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
 
-    starts = np.cumsum([0] + [len(shard.ids) for shard in shards]).tolist()
+    by_shard: dict[str, list[str]] = {}
+    for pid in wanted:
+        by_shard.setdefault(shard_of(pid), []).append(pid)
 
-    def rows(s: int) -> tuple[list[int], Any] | None:
-        positions = [i for i, pid in enumerate(shards[s].ids) if pid in wanted]
-        if not positions:
+    def rows(s: int) -> tuple[list[str], tuple[list[int], Any, Any]] | None:
+        taken = shards[s].positions(wanted, by_shard.get(names[s], []))
+        if not taken:
             return None
-        matrix = shards[s].rows(positions)
-        if matrix is None:
+        entries = shards[s].entries([i for i, _ in taken])
+        if entries is None:
             raise ValueError("a features file out of shape")
-        return [starts[s] + i for i in positions], matrix
+        return [pid for _, pid in taken], entries
 
     try:
         with ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="reader-features") as pool:
             found = [item for item in pool.map(rows, range(len(shards))) if item is not None]
     except ValueError:
         return None
-    at = [i for taken, _ in found for i in taken]
-    chosen = [ids[i] for i in at]
-    matrix = sparse.vstack([matrix for _, matrix in found], format="csr") if found else sparse.csr_matrix((0, COLUMNS), dtype=np.float32)
+    chosen = [pid for taken, _ in found for pid in taken]
+    indptr = np.zeros(len(chosen) + 1, dtype=np.int64)
+    np.cumsum([length for _, (lengths, _, _) in found for length in lengths], out=indptr[1:])
+    columns = np.concatenate([np.zeros(0, np.int32)] + [columns for _, (_, columns, _) in found])
+    weights = np.concatenate([np.zeros(0, np.float32)] + [weights for _, (_, _, weights) in found])
+    matrix = sparse.csr_matrix((weights, columns, indptr), shape=(len(chosen), COLUMNS))
     matrix.indices = matrix.indices.astype(np.int32)
     texts = [row_of_paper(stars[pid]) if pid in stars else Row(pid, "") for pid in chosen]
     packed = tuple(pack_rows(texts[start : start + PACK]) for start in range(0, len(texts), PACK))

@@ -14,7 +14,7 @@ import pickle
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
-from reader.core import counts_total, features_format, ranking, shard_counts
+from reader.core import counts_total, features_format, ranking, rows_total, shard_counts
 from reader.core.counts_total import CountsTotal
 from reader.core.features import FeatureBlock, extended
 from reader.core.query import has_every_field
@@ -62,6 +62,43 @@ def save_total(store: Store, total: CountsTotal) -> None:
             write_atomic(total_path(store), payload, durable=False)
         except FileWriteError:
             pass  # summed again from the shards' counts by the next first ranking
+
+
+def rows_path(store: Store) -> Path:
+    """Where every shard's features rows are said to lie (core/rows_total.py)."""
+    return store.data_dir / "papers" / "total.rows"
+
+
+def read_rows(store: Store) -> dict[str, rows_total.ShardRows]:
+    """Every shard's entry kept (none when the file is missing or damaged: headers are read)."""
+    try:
+        return rows_total.decode(read_regular(rows_path(store), rows_total.FILE_BYTES)) or {}
+    except OSError:
+        return {}
+
+
+def save_rows(store: Store, entries: dict[str, rows_total.ShardRows]) -> None:
+    """Written without flushing, as the counts total is (derived and checked)."""
+    payload = rows_total.encode(entries)
+    if payload is not None:
+        try:
+            write_atomic(rows_path(store), payload, durable=False)
+        except FileWriteError:
+            pass  # the headers are read by the next first ranking, which writes it again
+
+
+def rows_of(store: Store, shard: str, stamp: Stamp) -> rows_total.ShardRows | None:
+    """The entry of the shard's features file as saved from the shard as `stamp` says (its header read)."""
+    try:
+        reader = features_format.RowReader.open(features_path(store, shard), stamp)
+    except OSError:
+        return None
+    if reader is None:
+        return None
+    try:
+        return rows_total.ShardRows.of(reader)
+    finally:
+        reader.close()
 
 
 def save_counts(store: Store, shard: str, block: FeatureBlock, stamp: Stamp) -> None:
@@ -136,6 +173,7 @@ class FeatureKeeper:
         self._jobs: list[Future] = []
         self._total: CountsTotal | None = None  # the counts total as the shards written so far leave it
         self._total_read = self._total_changed = False
+        self._row_entries: dict[str, rows_total.ShardRows | None] = {}  # the entries of the shards written since the last wait
         self._first = not store.shards()  # a sync into an empty data directory: its total starts empty
         self._worker = ThreadPoolExecutor(
             max_workers=1, thread_name_prefix="reader-features"
@@ -172,6 +210,15 @@ class FeatureKeeper:
         again if it is large)."""
         if self._total is not None and self._total_changed:
             save_total(self.store, self._total)
+        if self._row_entries:
+            entries = read_rows(self.store)
+            for shard, entry in self._row_entries.items():
+                if entry is None:
+                    entries.pop(shard, None)
+                else:
+                    entries[shard] = entry
+            save_rows(self.store, entries)
+            self._row_entries = {}
         self._total, self._total_read, self._total_changed = None, False, False  # read again by the next batch
         self._counted, self._apart_failed = 0, False
         if self._apart is not None:
@@ -221,6 +268,7 @@ class FeatureKeeper:
         block = extended(old, set(docs) - fresh, rows) if old is not None else ranking.featurize(rows)
         features_child.write_features(path, block, after)
         save_counts(self.store, shard, block, after)
+        self._row_entries[shard] = rows_of(self.store, shard, after)
         if self._total_kept() is not None:
             self._count_in_total(shard, before, features_child.Counted.of(old, after, block))
 
@@ -239,5 +287,6 @@ class FeatureKeeper:
             return False
         if counted is None:
             return False
+        self._row_entries[shard] = rows_of(self.store, shard, after)
         self._count_in_total(shard, before, counted)
         return True

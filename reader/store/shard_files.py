@@ -41,11 +41,11 @@ from reader.store.schema import SCHEMA_VERSION, ShapeError, check_search_texts, 
 SHARD_SLICE = 200  # records encoded by one call when a shard is written
 
 # papers/: a shard's records (what shard_of names them), and beside them reader's other files:
-# search texts, features, document counts (and their total), a damaged file moved aside, a write's temporary file.
+# search texts, features, document counts (their total, and where every shard's features rows lie), a damaged file moved aside, a write's temporary file.
 PLAIN, PACKED = ".json", ".json.zlib"  # a shard's two names: this month's, a past month's (compressed)
 _SHARD_FILE = re.compile(r"(?P<shard>\d{4}\.\d+)\.json(?:\.zlib)?")
 _SHARD_OTHERS = re.compile(
-    rf"\d{{4}}\.\d+\.(?:search\.json|stems\.json|features|counts|json(?:\.zlib)?\.damaged-[\d-]+)|total\.counts|{LEFTOVER.pattern}"
+    rf"\d{{4}}\.\d+\.(?:search\.json|stems\.json|features|counts|json(?:\.zlib)?\.damaged-[\d-]+)|total\.(?:counts|rows)|{LEFTOVER.pattern}"
 )
 
 
