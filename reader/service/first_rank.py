@@ -25,14 +25,14 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from itertools import zip_longest
 from typing import Any
 
 from reader.core import ranking, shard_counts
 from reader.core.counts_total import CountsTotal
-from reader.core.features import COLUMNS, PACK, Corpus, FeatureBlock, Row, column_of, named_terms, pack_rows, row_of_paper, sample_keys_of
+from reader.core.features import COLUMNS, Corpus, FeatureBlock, Row, column_of, named_terms, row_of_paper, sample_keys_of
 from reader.core.features_format import RowReader
 from reader.core.query import Node
 from reader.core.query import term as query_term
@@ -43,7 +43,17 @@ from reader.meaning.kept import KeptVectors
 from reader.models import Paper
 from reader.search_index import SearchIndex
 from reader.store import Store
-from reader.store.shard_features import Stamp, counts_path, features_path, read_total, save_counts, save_total, shard_features, shard_stamp
+from reader.store.shard_features import (
+    Stamp,
+    counts_path,
+    features_path,
+    read_total,
+    record_rows,
+    save_counts,
+    save_total,
+    shard_features,
+    shard_stamp,
+)
 
 log = logging.getLogger("reader.features")
 
@@ -118,7 +128,7 @@ def rank_from_candidates(
         papers, documents = total.papers, total.documents
         idf = np.log((1 + papers) / (1 + documents)) + 1
         candidates = _candidates(index, list(stars.values()), idf, documents, leave_out=marked, among=None if among is None else set(among))
-        block = _read_rows(shards, ids, marked | candidates | background, stars)
+        block = _read_rows(shards, ids, marked | candidates | background)
     finally:
         for shard in shards:
             shard.close()
@@ -126,7 +136,15 @@ def rank_from_candidates(
         log.info("For you: a features file read out of shape: every paper's are read")
         return None
     read_in = time.monotonic() - started
-    corpus = Corpus([block], documents=(papers, documents))
+    from_records = record_rows(store)
+
+    def texts(asked: Sequence[str]) -> dict[str, Row]:
+        """The stars' rows from their records, read already; any other's read when asked."""
+        return {pid: row_of_paper(stars[pid]) for pid in asked if pid in stars} | dict(
+            from_records([pid for pid in asked if pid not in stars])
+        )
+
+    corpus = Corpus([block], documents=(papers, documents), texts=texts)
     ranked = None if among is None else candidates  # (the background is ranked too, unless a topic is asked for)
     result = ranking.rank(corpus, starred=starred, read=read, hidden=hidden, candidates=ranked)
     if isinstance(result, ranking.Ranking):
@@ -244,10 +262,9 @@ def _background(ids: list[str], keys: Any, marked: set[str]) -> set[str]:
     return set([pid for pid in map(ids.__getitem__, lowest.tolist()) if pid not in marked][: ranking.BACKGROUND])
 
 
-def _read_rows(shards: list[_Shard], ids: list[str], wanted: set[str], stars: dict[str, Paper]) -> FeatureBlock | None:
+def _read_rows(shards: list[_Shard], ids: list[str], wanted: set[str]) -> FeatureBlock | None:
     """The wanted papers' rows as one block (in the shards' order); None when a file reads out
-    of shape. Only the stars' rows keep their words (a reason names the terms the model learned
-    from theirs; the command reads the others' records for their reasons)."""
+    of shape."""
     import numpy as np
     from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
 
@@ -271,6 +288,4 @@ def _read_rows(shards: list[_Shard], ids: list[str], wanted: set[str], stars: di
     chosen = [ids[i] for i in at]
     matrix = sparse.vstack([matrix for _, matrix in found], format="csr") if found else sparse.csr_matrix((0, COLUMNS), dtype=np.float32)
     matrix.indices = matrix.indices.astype(np.int32)
-    texts = [row_of_paper(stars[pid]) if pid in stars else Row(pid, "") for pid in chosen]
-    packed = tuple(pack_rows(texts[start : start + PACK]) for start in range(0, len(texts), PACK))
-    return FeatureBlock(chosen, matrix, sample_keys_of(chosen), packed)
+    return FeatureBlock(chosen, matrix, sample_keys_of(chosen))
