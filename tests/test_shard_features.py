@@ -317,78 +317,45 @@ def test_a_counting_process_that_cannot_start_leaves_the_counting_to_the_thread(
         assert saved is not None and sorted(saved.ids) == sorted(p.id for p in store.load_papers([shard]).values())
 
 
-OLD_PACKS = [zlib.compress(b'[["words of an older build", [], []]]'), b"not even zlib"]
-
-
 def as_version_3(raw: bytes) -> bytes:
-    """The file as builds before this one wrote it: packs of rows (PACK papers' words each) after
-    the counts, which this build passes over."""
+    """The file as the build before this one wrote it: made by the featurizer before (blake2b's
+    keys), with packs of rows (16 papers' words each) after the counts."""
     header = header_of(raw)
     start = len(features_format.MAGIC) + 8 + len(json.dumps(header).encode())
-    packs = [OLD_PACKS[i % 2] for i in range(-(-len(header["ids"]) // features_format.PACK))]
-    header["packed"] = sum(map(len, packs))
+    packs = [zlib.compress(b'[["words of an older build", [], []]]')] * -(-len(header["ids"]) // 16)
+    header.update(packed=sum(map(len, packs)), featurizer=1)
     new = json.dumps(header).encode()
     lengths = np.array([len(pack) for pack in packs], dtype="<u4").tobytes()
-    body = b"".join((features_format.OLD_MAGICS[0], struct.pack("<Q", len(new)), new, raw[start:-4], lengths, *packs))
+    body = b"".join((b"reader features 3\n", struct.pack("<Q", len(new)), new, raw[start:-4], lengths, *packs))
     return body + struct.pack("<I", zlib.crc32(body))
 
 
-def as_version_2(raw: bytes) -> bytes:
-    """The file as builds before narrower entries wrote it: int32 columns, uint16 counts."""
-    raw = as_version_3(raw)
-    header = header_of(raw)
-    start = len(features_format.MAGIC) + 8 + len(json.dumps(header).encode())
-    papers, entries, width = len(header["ids"]), header["entries"], header.pop("count_bytes")
-    offsets_end = start + 8 * (papers + 1)
-    columns_end = offsets_end + features_format.COLUMN_BYTES * entries
-    columns = features_format.columns_of(raw[offsets_end:columns_end], features_format.COLUMN_BYTES)
-    counts = np.frombuffer(raw, dtype="u1" if width == 1 else "<u2", count=entries, offset=columns_end)
-    new = json.dumps(header).encode()
-    body = b"".join(
-        (
-            features_format.OLD_MAGICS[1],
-            struct.pack("<Q", len(new)),
-            new,
-            raw[start:offsets_end],
-            columns.astype("<i4").tobytes(),
-            counts.astype("<u2").tobytes(),
-            raw[columns_end + width * entries : -4],
-        )
-    )
-    return body + struct.pack("<I", zlib.crc32(body))
-
-
-def test_entries_take_four_bytes_and_an_older_builds_file_reads_the_same(store, tmp_path):
+def test_entries_take_four_bytes_and_rows_read_alone_equal_the_block(store, tmp_path):
     shard = store.shards()[0]
     stamp = saved_features.shard_stamp(store, shard)
     block = saved_features.shard_features(store, shard, stamp)
     raw = features_format.encode(block, stamp) or b""
-    older, oldest = as_version_3(raw), as_version_2(raw)
-    entries = header_of(raw)["entries"]
-    # 6 bytes an entry in version 2, 4 since (the header names the counts' width)
-    assert entries > 100 and len(oldest) - len(older) == 2 * entries - len(', "count_bytes": 1')
-    for version in (raw, older, oldest):
-        again = features_format.decode(version, stamp)
-        assert again is not None and again.ids == block.ids
-        for name in ("data", "indices", "indptr"):
-            assert np.array_equal(getattr(again.matrix, name), getattr(block.matrix, name))
-        path = tmp_path / f"{len(version)}.features"
-        path.write_bytes(version)
-        reader = features_format.RowReader.open(path, stamp)
-        assert reader is not None
-        try:
-            for positions in ([2, 0], list(range(len(block.ids)))):  # a few rows read alone, many read whole
-                rows = reader.rows(positions)
-                assert rows is not None and (rows != block.matrix[positions]).nnz == 0
-        finally:
-            reader.close()
+    header = header_of(raw)
+    assert header["entries"] > 100 and header["count_bytes"] == 1  # 3 bytes a column, 1 a count
+    path = tmp_path / "shard.features"
+    path.write_bytes(raw)
+    reader = features_format.RowReader.open(path, stamp)
+    assert reader is not None
+    try:
+        for positions in ([2, 0], list(range(len(block.ids)))):  # a few rows read alone, many read whole
+            rows = reader.rows(positions)
+            assert rows is not None and (rows != block.matrix[positions]).nnz == 0
+    finally:
+        reader.close()
 
 
-@pytest.mark.parametrize("older", [as_version_2, as_version_3])
-def test_a_file_an_older_build_wrote_ranks_the_same_its_packs_passed_over(store, monkeypatch, older):
+def test_a_file_an_older_build_wrote_is_counted_again_in_this_version(store, monkeypatch, tmp_path):
     first = ranking_of(store)
     for path in feature_files(store):
-        path.write_bytes(older(path.read_bytes()))
+        path.write_bytes(as_version_3(path.read_bytes()))
+    older = feature_files(store)[0]
+    assert features_format.RowReader.open(older, saved_features.shard_stamp(store, older.name.removesuffix(".features"))) is None
     counted = counted_shards(monkeypatch)
-    assert ranking_of(store) == first  # reasons included: from the records, not the packs
-    assert counted == []
+    assert ranking_of(store) == first
+    assert len(counted) == len(feature_files(store)) == 3
+    assert all(path.read_bytes().startswith(b"reader features 4\n") for path in feature_files(store))

@@ -14,7 +14,6 @@ a worker thread. numpy and scipy are imported inside functions, never at start-u
 
 from __future__ import annotations
 
-import hashlib
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -26,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from reader.core.query import FIELD_MARK
 from reader.core.terms import is_stop, terms
 from reader.core.text import fold, word_string
+from reader.core.word_keys import block_word_keys, mixed, word_key
 
 if TYPE_CHECKING:
     from reader.models import Paper
@@ -33,7 +33,9 @@ if TYPE_CHECKING:
 BITS = 22
 COLUMNS = 1 << BITS
 KEPT_TEXTS = 256  # rows of papers kept by a corpus once read (the stars' and the last shown)
-FEATURIZER = 1  # bump when `featurize` counts a row differently: saved features (features_format.py) then expire
+# Bump when `featurize` counts a row differently: saved features (features_format.py) then expire.
+# 2: words keyed by core/word_keys.py (in numpy, a block at once) where blake2b keyed each alone.
+FEATURIZER = 2
 _MASK = (1 << 64) - 1
 _PAIR = 0x9E3779B97F4A7C15  # combines two word hashes into a phrase's (odd: no information lost)
 _SPREAD = 0xD6E8FEB86659FD93  # multiplicative hashing: the top bits of key * _SPREAD pick the column
@@ -81,22 +83,18 @@ def rows_of_search_texts(texts: Mapping[str, str], papers: Mapping[str, Paper] |
 
 
 class _Hashes(dict):
-    """Stable 64-bit hashes of words and names (Python's own `hash` changes from run to run, and
-    the ranking must not); 0 for stop words, which count for nothing."""
+    """Keys of words and names (core/word_keys.py), kept as they are asked one at a time (a
+    block's words are keyed together); 0 for stop words, which count for nothing."""
 
     def __missing__(self, word: str) -> int:
         if len(self) > 2_000_000:  # a vocabulary this large is mostly one-off words: start again
             self.clear()
-        value = 0 if is_stop(word) else _stable_hash(word)
+        value = 0 if is_stop(word) else word_key(word)
         self[word] = value
         return value
 
 
 _HASHES = _Hashes()
-
-
-def _stable_hash(text: str) -> int:
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
 
 
 def _author_key(name: str) -> str:
@@ -133,18 +131,13 @@ def featurize(rows: Sequence[Row]) -> FeatureBlock:
     import numpy as np
     from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
 
-    hashes, lengths, named, named_rows = array("Q"), array("q"), array("Q"), array("q")
+    words, kept, owner = _word_keys(rows)
+    named, named_rows = array("Q"), array("q")
     get = _HASHES.__getitem__
     for i, row in enumerate(rows):
-        before = len(hashes)
-        hashes.extend(map(get, row.words.split()))
-        lengths.append(len(hashes) - before)
         for key in [*map(_author_key, row.authors), *map(_category_key, row.categories)]:
             named.append(get(key))
             named_rows.append(i)
-    words = np.frombuffer(hashes, dtype=np.uint64) if hashes else np.zeros(0, np.uint64)
-    owner = np.repeat(np.arange(len(rows), dtype=np.int64), np.frombuffer(lengths, dtype=np.int64) if lengths else 0)
-    kept = words != 0
     # Phrases: two adjacent kept words of one paper (a stop word between them breaks the phrase).
     pairs = kept[:-1] & kept[1:] & (owner[:-1] == owner[1:])
     with np.errstate(over="ignore"):  # the hashes multiply modulo 2**64 on purpose
@@ -161,6 +154,25 @@ def featurize(rows: Sequence[Row]) -> FeatureBlock:
     matrix.data = np.log(matrix.data) + np.float32(1)
     matrix.indices = matrix.indices.copy()
     return FeatureBlock([row.id for row in rows], matrix, sample_keys_of([row.id for row in rows]))
+
+
+def _word_keys(rows: Sequence[Row]) -> tuple[Any, Any, Any]:
+    """Each word of the rows in order: its key, whether it counts (not a stop word), its row. All
+    at once in numpy; one at a time (through the cache of keys) when a row holds other than ASCII
+    words and single spaces, which `row_of_paper` never leaves."""
+    import numpy as np
+
+    keyed = block_word_keys([row.words for row in rows])
+    if keyed is not None:
+        return keyed
+    hashes, lengths = array("Q"), array("q")
+    for row in rows:
+        before = len(hashes)
+        hashes.extend(map(_HASHES.__getitem__, row.words.split()))
+        lengths.append(len(hashes) - before)
+    words = np.frombuffer(hashes, dtype=np.uint64) if hashes else np.zeros(0, np.uint64)
+    owner = np.repeat(np.arange(len(rows), dtype=np.int64), np.frombuffer(lengths, dtype=np.int64) if lengths else 0)
+    return words, words != 0, owner
 
 
 def extended(old: FeatureBlock, keep: Collection[str], rows: Sequence[Row]) -> FeatureBlock:
@@ -191,17 +203,8 @@ def sample_keys_of(ids: Sequence[str]) -> Any:
     keys = np.full(len(ids), _SAMPLE_SEED, np.uint64)
     with np.errstate(over="ignore"):  # multiplying modulo 2**64 on purpose
         for column in words.T:
-            keys = _mixed(keys ^ column)
+            keys = mixed(keys ^ column)
     return keys
-
-
-def _mixed(keys: Any) -> Any:
-    """splitmix64's finalizer: every bit of the input moves about half the output's."""
-    import numpy as np
-
-    keys = (keys ^ (keys >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    keys = (keys ^ (keys >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return keys ^ (keys >> np.uint64(31))
 
 
 class Corpus:

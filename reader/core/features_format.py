@@ -9,11 +9,10 @@ stored as integers and weighed as `featurize` weighs them.
 
 Layout: MAGIC, the header's length (8 bytes), a JSON header, the rows' offsets (int64), their
 columns (3 bytes each, little-endian: a column is under 2**BITS), their counts (one byte each, two
-when one passes 255: the header's `count_bytes`), and a CRC-32 of all before it. Older versions,
-which builds before this one write, are read too, their packs of rows (the papers' words, kept
-to name reasons: 42% of a version 3 file, now read from the records) passed over: version 3
-(OLD_MAGICS[0]) as this one, then the packs' lengths (uint32) and the packs; version 2 with
-int32 columns and uint16 counts."""
+when one passes 255: the header's `count_bytes`), and a CRC-32 of all before it. Version 3 kept
+the papers' words after the counts, packed to name reasons (42% of its bytes, a copy of the
+records, from which a ranking now reads them); its files, as version 2's, were made by the
+featurizer before this one: they are counted again and written in this version."""
 
 from __future__ import annotations
 
@@ -29,8 +28,6 @@ from reader.core.features import BITS, COLUMNS, FEATURIZER, FeatureBlock, sample
 from reader.safe_files import open_regular
 
 MAGIC = b"reader features 4\n"
-OLD_MAGICS = (b"reader features 3\n", b"reader features 2\n")  # the same length
-PACK = 16  # the papers a pack of rows held in the older versions
 COLUMN_BYTES = 3
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
@@ -105,7 +102,7 @@ def _decode(raw: bytes, stamp: tuple[int, int]) -> FeatureBlock | None:  # noqa:
     import numpy as np
     from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
 
-    if not raw.startswith((MAGIC, *OLD_MAGICS)) or len(raw) < len(MAGIC) + _LENGTH.size + _CRC.size:
+    if not raw.startswith(MAGIC) or len(raw) < len(MAGIC) + _LENGTH.size + _CRC.size:
         return None
     body, (crc,) = raw[: -_CRC.size], _CRC.unpack(raw[-_CRC.size :])
     if zlib.crc32(body) != crc:
@@ -122,12 +119,11 @@ def _decode(raw: bytes, stamp: tuple[int, int]) -> FeatureBlock | None:  # noqa:
         return None
     if type(entries) is not int or entries < 0:
         return None
-    layout = _layout(raw[: len(MAGIC)], header, len(ids))
-    if layout is None:
+    count_bytes = _count_bytes(header)
+    if count_bytes is None:
         return None
-    column_bytes, count_bytes, packs_bytes = layout
-    papers, offset = len(ids), start + header_length
-    if len(body) != offset + 8 * (papers + 1) + (column_bytes + count_bytes) * entries + packs_bytes:
+    column_bytes, papers, offset = COLUMN_BYTES, len(ids), start + header_length
+    if len(body) != offset + 8 * (papers + 1) + (column_bytes + count_bytes) * entries:
         return None
 
     def take(dtype: str, count: int) -> Any:
@@ -137,7 +133,7 @@ def _decode(raw: bytes, stamp: tuple[int, int]) -> FeatureBlock | None:  # noqa:
         return array
 
     indptr = take("<i8", papers + 1)
-    indices = columns_of(take("u1", column_bytes * entries), column_bytes)
+    indices = columns_of(take("u1", column_bytes * entries))
     counts = take(_COUNT_TYPES[count_bytes], entries)
     if indptr[0] != 0 or indptr[-1] != entries or np.any(np.diff(indptr) < 0):
         return None
@@ -156,30 +152,19 @@ def _decode(raw: bytes, stamp: tuple[int, int]) -> FeatureBlock | None:  # noqa:
 _COUNT_TYPES = {1: "u1", 2: "<u2"}
 
 
-def _layout(magic: bytes, header: dict, papers: int) -> tuple[int, int, int] | None:
-    """The bytes of a column and of a count in a file of this version, and those of its packs of
-    rows after them (passed over); None when out of shape."""
-    packs_bytes = 0
-    if magic in OLD_MAGICS:
-        packed = header.get("packed")
-        if type(packed) is not int or packed < 0:
-            return None
-        packs_bytes = 4 * -(-papers // PACK) + packed
-    if magic == OLD_MAGICS[1]:
-        return 4, 2, packs_bytes
+def _count_bytes(header: dict) -> int | None:
+    """The bytes of a count, None when out of shape."""
     count_bytes = header.get("count_bytes")
-    return (COLUMN_BYTES, count_bytes, packs_bytes) if type(count_bytes) is int and count_bytes in _COUNT_TYPES else None
+    return count_bytes if type(count_bytes) is int and count_bytes in _COUNT_TYPES else None
 
 
-def columns_of(raw: Any, column_bytes: int) -> Any:
-    """Columns kept in `column_bytes` little-endian bytes each (bytes, or a uint8 array), as int32
+def columns_of(raw: Any) -> Any:
+    """Columns kept in COLUMN_BYTES little-endian bytes each (bytes, or a uint8 array), as int32
     (a copy: never a view of a file's bytes)."""
     import numpy as np
 
-    if column_bytes == 4:
-        return np.frombuffer(raw, dtype="<i4").astype(np.int32)
-    wide = np.zeros((len(raw) // column_bytes, 4), dtype=np.uint8)
-    wide[:, :column_bytes] = np.frombuffer(raw, dtype=np.uint8).reshape(-1, column_bytes)
+    wide = np.zeros((len(raw) // COLUMN_BYTES, 4), dtype=np.uint8)
+    wide[:, :COLUMN_BYTES] = np.frombuffer(raw, dtype=np.uint8).reshape(-1, COLUMN_BYTES)
     return wide.view("<i4").ravel().astype(np.int32, copy=False)
 
 
@@ -211,7 +196,7 @@ class RowReader:
         try:
             size = os.fstat(file.fileno()).st_size
             head = file.read(len(MAGIC) + _LENGTH.size)
-            if not head.startswith((MAGIC, *OLD_MAGICS)) or len(head) != len(MAGIC) + _LENGTH.size:
+            if not head.startswith(MAGIC) or len(head) != len(MAGIC) + _LENGTH.size:
                 raise ValueError("not a features file")
             (header_length,) = _LENGTH.unpack_from(head, len(MAGIC))
             if header_length > size:
@@ -224,12 +209,12 @@ class RowReader:
             ids, entries = header.get("ids"), header.get("entries")
             if type(ids) is not list or not all(type(pid) is str for pid in ids) or type(entries) is not int:
                 raise ValueError("a header out of shape")
-            layout = _layout(head[: len(MAGIC)], header, len(ids))
-            if layout is None:
+            count_bytes = _count_bytes(header)
+            if count_bytes is None:
                 raise ValueError("a header out of shape")
-            widths, packs_bytes = (layout[0], layout[1]), layout[2]
+            widths = (COLUMN_BYTES, count_bytes)
             papers, start, entry_bytes = len(ids), len(head) + header_length, sum(widths)
-            if entries < 0 or size != start + 8 * (papers + 1) + entry_bytes * entries + packs_bytes + _CRC.size:
+            if entries < 0 or size != start + 8 * (papers + 1) + entry_bytes * entries + _CRC.size:
                 raise ValueError("a size out of shape")
             indptr = np.frombuffer(file.read(8 * (papers + 1)), dtype="<i8")
             if len(indptr) != papers + 1 or indptr[0] != 0 or indptr[-1] != entries or np.any(np.diff(indptr) < 0):
@@ -262,7 +247,7 @@ class RowReader:
             if len(every_column) != column_bytes * entries or len(every_count) != entries:
                 return None
             spans = np.concatenate([np.arange(self._indptr[i], self._indptr[i + 1]) for i in positions] or [np.zeros(0, np.int64)])
-            columns, values = columns_of(every_column, column_bytes)[spans], every_count[spans]
+            columns, values = columns_of(every_column)[spans], every_count[spans]
         else:
             indices, counts = [], []
             for i, length in zip(positions, lengths):
@@ -272,7 +257,7 @@ class RowReader:
             joined = b"".join(indices)
             if len(joined) != column_bytes * total:
                 return None
-            columns = columns_of(joined, column_bytes)
+            columns = columns_of(joined)
             values = np.frombuffer(b"".join(counts), dtype=_COUNT_TYPES[count_bytes])
         if len(columns) != total or len(values) != total:
             return None
