@@ -97,12 +97,30 @@ class _Hashes(dict):
 _HASHES = _Hashes()
 
 
+class _NameKeys(dict):
+    """Keys of names as written (an author's, a category's), kept: a name's folding took as long
+    as keying the words of its paper, and names recur."""
+
+    def __init__(self, key_text: Callable[[str], str]):
+        super().__init__()
+        self._key_text = key_text
+
+    def __missing__(self, name: str) -> int:
+        if len(self) > 1_000_000:
+            self.clear()
+        value = self[name] = _HASHES[self._key_text(name)]
+        return value
+
+
 def _author_key(name: str) -> str:
     return "au:" + word_string(name).strip()  # no word holds a colon: names never meet words
 
 
 def _category_key(category: str) -> str:
     return "cat:" + fold(category)
+
+
+_AUTHOR_KEYS, _CATEGORY_KEYS = _NameKeys(_author_key), _NameKeys(_category_key)
 
 
 def _phrase_key(first: int, second: int) -> int:
@@ -133,11 +151,10 @@ def featurize(rows: Sequence[Row]) -> FeatureBlock:
 
     words, kept, owner = _word_keys(rows)
     named, named_rows = array("Q"), array("q")
-    get = _HASHES.__getitem__
+    authors, categories = _AUTHOR_KEYS.__getitem__, _CATEGORY_KEYS.__getitem__
     for i, row in enumerate(rows):
-        for key in [*map(_author_key, row.authors), *map(_category_key, row.categories)]:
-            named.append(get(key))
-            named_rows.append(i)
+        named.extend([*map(authors, row.authors), *map(categories, row.categories)])
+        named_rows.extend([i] * (len(row.authors) + len(row.categories)))
     # Phrases: two adjacent kept words of one paper (a stop word between them breaks the phrase).
     pairs = kept[:-1] & kept[1:] & (owner[:-1] == owner[1:])
     with np.errstate(over="ignore"):  # the hashes multiply modulo 2**64 on purpose
@@ -357,6 +374,6 @@ def named_terms(row: Row) -> Iterator[tuple[str, int, int, tuple[str, ...]]]:
         key = _phrase_key(_HASHES[words[0]], _HASHES[words[1]]) if len(words) == 2 else _HASHES[term]
         yield term, key, count, words
     for name in row.authors:
-        yield name, _HASHES[_author_key(name)], 1, ()
+        yield name, _AUTHOR_KEYS[name], 1, ()
     for category in row.categories:
-        yield category, _HASHES[_category_key(category)], 1, ()
+        yield category, _CATEGORY_KEYS[category], 1, ()
