@@ -268,8 +268,13 @@ def test_a_sync_leaves_every_shard_it_writes_with_its_features(data_dir, monkeyp
         assert documents is not None and documents.papers == len(counted.ids)
         assert documents.columns.tolist() == expected.columns.tolist() and documents.counts.tolist() == expected.counts.tolist()
     counting = counted_shards(monkeypatch)
-    result = RankingCorpus(store).rank(starred=set(sorted(store.index().ids)[:4]), read=set(), hidden=set())
+    starred = set(sorted(store.index().ids)[:4])
+    result = RankingCorpus(store).rank(starred=starred, read=set(), hidden=set())
     assert isinstance(result, Ranking) and counting == []
+    # The same ranking and reasons as counting every record in memory.
+    expected = ranking.rank(Corpus.of_rows([features.row_of_paper(p) for p in store.load_papers().values()]), starred=starred)
+    assert isinstance(expected, Ranking) and result.ids == expected.ids
+    assert [s.because for s in result.top(10)] == [s.because for s in expected.top(10)] and any(s.because for s in result.top(10))
 
 
 def test_a_large_syncs_features_are_counted_in_a_process_of_their_own(data_dir, monkeypatch):

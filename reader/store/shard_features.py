@@ -90,7 +90,9 @@ def shard_features(store: Store, shard: str, stamp: Stamp) -> FeatureBlock:
 
 def record_rows(store: Store) -> Texts:
     """The ranking's rows of some papers, from their records (read only for the papers asked:
-    the few whose reasons a ranking names, and the stars)."""
+    the few whose reasons a ranking names, and the stars). Each of the app's best 100 is most
+    often in a shard of its own, decompressed whole: ~5 ms of CPU a paper at 100,000 papers (a
+    corpus keeps the rows read for its next ranking)."""
     return lambda ids: {pid: ranking.row_of_paper(paper) for pid, paper in store.papers_by_id(ids).items()}
 
 
