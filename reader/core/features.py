@@ -164,12 +164,18 @@ def featurize(rows: Sequence[Row]) -> FeatureBlock:
     owners = np.concatenate(
         [owner[kept], owner[:-1][pairs], np.frombuffer(named_rows, dtype=np.int64) if named_rows else np.zeros(0, np.int64)]
     )
-    counts = np.ones(len(keys), dtype=np.float32)
-    matrix = sparse.csr_matrix((counts, (owners, columns.astype(np.int32))), shape=(len(rows), COLUMNS))
-    matrix.sum_duplicates()  # repeated terms: one entry holding the count
-    # Copies: the summed entries are views into the arrays of every occurrence, twice as large.
-    matrix.data = np.log(matrix.data) + np.float32(1)
-    matrix.indices = matrix.indices.copy()
+    # Each (row, column) once with its count, rows then columns ascending: one sort of both as
+    # one number (SciPy's conversion from pairs and its per-row sort took twice as long).
+    entries = np.sort((owners << BITS) | columns.astype(np.int64))
+    first = np.ones(len(entries), dtype=bool)
+    np.not_equal(entries[1:], entries[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    distinct = entries[starts]
+    counts = np.diff(np.append(starts, len(entries))).astype(np.float32)
+    indptr = np.zeros(len(rows) + 1, dtype=np.int32)
+    np.cumsum(np.bincount(distinct >> BITS, minlength=len(rows)), out=indptr[1:])
+    weights = np.log(counts) + np.float32(1)
+    matrix = sparse.csr_matrix((weights, (distinct & (COLUMNS - 1)).astype(np.int32), indptr), shape=(len(rows), COLUMNS))
     return FeatureBlock([row.id for row in rows], matrix, sample_keys_of([row.id for row in rows]))
 
 
