@@ -6,8 +6,8 @@ topic folder a collector filed each under) plus the real API responses of tests/
 (true primary categories), in one cache.
 - known item by paraphrase: each query of meaning-queries.tsv was written from one paper's
   abstract with every content word of its title removed or replaced; the share whose paper is
-  in the top 10 (and on meaning-queries-heldout.tsv and meaning-queries-heldout2.tsv, written before
-  tuning, for other papers);
+  in the top 10 (and on meaning-queries-heldout.tsv, meaning-queries-heldout2.tsv and
+  meaning-queries-heldout3.tsv, written before tuning, for other papers);
 - more like this by label: for every 8th labelled paper, the share of its 10 nearest holding one
   of its labels (topic folders; primary category for the fixtures' papers).
 Each candidate answers both on the same cache: today's words (`reader similar`'s likeness over
@@ -40,6 +40,7 @@ PAPERS = DATA / "meaning-papers.jsonl.gz"
 QUERIES = DATA / "meaning-queries.tsv"
 HELD_OUT = DATA / "meaning-queries-heldout.tsv"  # written before tuning; each change is checked on them too
 HELD_OUT_2 = DATA / "meaning-queries-heldout2.tsv"  # written before the third round's tuning, for other papers again
+HELD_OUT_3 = DATA / "meaning-queries-heldout3.tsv"  # written before the fourth round's tuning, for other papers again
 TOP = 10
 
 
@@ -223,15 +224,15 @@ def query_cost(store, asked: list[tuple[str, str]]) -> None:
 
 def quality() -> list[dict]:
     real = real_papers()
-    asked, held, held_2 = queries(), queries(HELD_OUT), queries(HELD_OUT_2)
+    asked, held, held_2, held_3 = queries(), queries(HELD_OUT), queries(HELD_OUT_2), queries(HELD_OUT_3)
     by_id = {p.id: p for p in real.papers}
-    missing = [pid for pid, _ in asked + held + held_2 if pid not in by_id]
+    missing = [pid for pid, _ in asked + held + held_2 + held_3 if pid not in by_id]
     if missing:
         raise SystemExit(f"queries name papers not in the set: {missing[:5]}")
     from reader.meaning.model import stop_stems, tokens
 
     stop = stop_stems()
-    worded = [pid for pid, text in asked + held + held_2 if set(tokens(text, stop)) & set(tokens(by_id[pid].title, stop))]
+    worded = [pid for pid, text in asked + held + held_2 + held_3 if set(tokens(text, stop)) & set(tokens(by_id[pid].title, stop))]
     if worded:
         raise SystemExit(f"queries sharing a content word with their paper's title: {worded}")
     probes = [p for p in real.papers[::8] if real.labels.get(p.id)]
@@ -243,6 +244,7 @@ def quality() -> list[dict]:
             hits = sum(pid in ranker(text)[:TOP] for pid, text in asked)
             held_hits = sum(pid in ranker(text)[:TOP] for pid, text in held)
             held_2_hits = sum(pid in ranker(text)[:TOP] for pid, text in held_2)
+            held_3_hits = sum(pid in ranker(text)[:TOP] for pid, text in held_3)
             agree = []
             for paper in probes:
                 near = neighbours(paper)[:TOP]
@@ -253,6 +255,7 @@ def quality() -> list[dict]:
                     "known_item_top10": hits / len(asked),
                     "held_out_top10": held_hits / len(held),
                     "held_out_2_top10": held_2_hits / len(held_2),
+                    "held_out_3_top10": held_3_hits / len(held_3),
                     "label_agreement": sum(agree) / len(agree) if any(agree) else None,
                     "seconds": time.perf_counter() - started,
                 }
@@ -260,15 +263,16 @@ def quality() -> list[dict]:
             print(json.dumps(rows[-1]), file=sys.stderr)
         query_cost(store, asked + held)
     print(
-        f"{len(real.papers):,} papers, {len(asked)} paraphrase queries, {len(held)} and {len(held_2)} held out,"
+        f"{len(real.papers):,} papers, {len(asked)} paraphrase queries, {len(held)}, {len(held_2)} and {len(held_3)} held out,"
         f" {len(probes)} papers asked for their 10 nearest"
     )
-    print("| candidate | known item in top 10 | held out | held out, second set | same label among 10 nearest |")
-    print("|---|---|---|---|---|")
+    print("| candidate | known item in top 10 | held out | second set | third set | same label among 10 nearest |")
+    print("|---|---|---|---|---|---|")
     for row in rows:
         agreement = "" if row["label_agreement"] is None else f"{row['label_agreement']:.1%}"
         print(
-            f"| {row['candidate']} | {row['known_item_top10']:.0%} | {row['held_out_top10']:.0%} | {row['held_out_2_top10']:.0%} | {agreement} |"
+            f"| {row['candidate']} | {row['known_item_top10']:.0%} | {row['held_out_top10']:.0%} | {row['held_out_2_top10']:.0%}"
+            f" | {row['held_out_3_top10']:.0%} | {agreement} |"
         )
     return rows
 

@@ -30,6 +30,7 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=100_000)
     parser.add_argument("--data", type=Path, help="a data directory with its meaning index built (used as it is; its first topic is asked)")
     parser.add_argument("--rounds", type=int, default=3, help="times each query is asked")
+    parser.add_argument("--about-only", action="store_true", help="the ~ queries alone (no m)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         if args.data is not None:
@@ -61,13 +62,15 @@ def main() -> None:
             for query in QUERIES:
                 for name, view in (("all papers", ALL), ("one topic", View.of_topic(topic))):
                     timed(name, lambda query=query, view=view: service.meaning.about(query, view))
-        for pid in asked:
+        for pid in [] if args.about_only else asked:
             timed("m", lambda pid=pid: service.meaning.similar(pid, limit=50, leave_out=set()))
         rss = _rss_mb()
         service.close()
     print(f"{len(store.index_order().ids):,} papers; this process's RSS after the queries {rss[0]:.0f} MB, peak {rss[1]:.0f} MB")
     print(f"  ~ query, the first (opens the meaning index): {first:.3f} s")
     for name, values in timings.items():
+        if not values:
+            continue
         walls, cpus = [wall for wall, _ in values], [cpu for _, cpu in values]
         what = "m (likeness fused with meaning, 50 papers)" if name == "m" else f"~ query, {name}"
         print(f"  {what}: median {statistics.median(walls):.3f} s (CPU {statistics.median(cpus):.3f} s), worst {max(walls):.3f} s")

@@ -137,6 +137,21 @@ async def test_enter_on_a_query_that_does_not_parse_keeps_the_keyboard_in_the_fi
         assert app.focused is app.main.paper_list and app.main.filter_text == "(ti:agent)"
 
 
+async def test_enter_on_a_query_error_quoting_brackets_says_them_as_typed(store):
+    # The box's note is its subtitle's one source, always shown as text: Enter's own saying of
+    # the error (before the filter's answer) quotes what was typed, brackets and all.
+    app = make_app(store)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(pilot)
+        box = app.main.query_one(FilterBox)
+        await pilot.press("slash", *"([b]agents")
+        await ready(pilot)  # the filter's answer: the same error, said
+        box.border_subtitle = ""
+        await pilot.press("enter")  # said again by the box itself, at once
+        assert app.focused is box
+        assert "column&#160;1:&#160;&#x27;([b]agents&#x27;)" in app.export_screenshot()
+
+
 @pytest.mark.slow
 async def test_texts_name_the_key_bound_now(store, tmp_path):
     keymap(tmp_path, '"app.hide" = "s"\n"app.sync" = "ctrl+r"\n"app.unread_only" = "U"\n')

@@ -11,7 +11,7 @@ from pathlib import Path
 from reader.meaning.model import stop_stems, tokens
 
 DATA = Path(__file__).resolve().parent.parent / "benchmarks" / "data"
-SETS = ("meaning-queries.tsv", "meaning-queries-heldout.tsv", "meaning-queries-heldout2.tsv")
+SETS = ("meaning-queries.tsv", "meaning-queries-heldout.tsv", "meaning-queries-heldout2.tsv", "meaning-queries-heldout3.tsv")
 
 
 def asked(name: str) -> dict[str, str]:

@@ -253,6 +253,33 @@ def test_an_index_of_the_format_before_stems_is_rebuilt_with_them(data_dir, monk
     reopened.close()
 
 
+def test_an_index_rebuilt_in_place_gives_its_old_pages_back(data_dir, monkeypatch, tmp_path):
+    """A partition of another format is rebuilt in its file: the old rows' pages, left free,
+    are given back (the file no larger than a first build's), not kept in the file."""
+    current = partition.FORMAT
+    monkeypatch.setattr(partition, "FORMAT", current - 1)
+    monkeypatch.setattr(partition, "_SCHEMA", partition._SCHEMA.replace(f"user_version = {current}", f"user_version = {current - 1}"))
+    store, index = filled(data_dir)
+    index.close()
+    for path in index.paths:  # an older format's rows, larger than the new ones
+        with sqlite3.connect(path) as db:
+            db.execute("UPDATE cards SET title = title || hex(randomblob(3000))")
+    monkeypatch.undo()
+    monkeypatch.setattr(partition, "FREE_PAGES", 0)  # (the test's partitions are small)
+    reopened = SearchIndex.open(data_dir)
+    reopened.refresh(store)
+    first = SearchIndex(tmp_path / "first")
+    first.refresh(store)
+    for rebuilt, built in zip(reopened.paths, first.paths):
+        with sqlite3.connect(rebuilt) as db:
+            assert db.execute("PRAGMA user_version").fetchone()[0] == partition.FORMAT
+            assert db.execute("PRAGMA freelist_count").fetchone()[0] == 0
+        assert rebuilt.stat().st_size <= built.stat().st_size
+    assert ids(reopened, "ti:testing ANDNOT ti:wild") == ids(first, "ti:testing ANDNOT ti:wild")
+    reopened.close()
+    first.close()
+
+
 def test_notes_are_searched_like_the_scan_searches_them(data_dir):
     store, index = filled(data_dir)
     papers = store.load_papers()

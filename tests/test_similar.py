@@ -240,3 +240,30 @@ async def test_m_in_the_detail_view_and_enter_in_like_then_esc_back_each_step(ca
         await pilot.press("escape")
         await pilot.pause()
         assert app.screen is detail and detail.paper_id == TARGET
+
+
+async def test_likes_list_draws_the_catalog_its_screen_binds_down(cache):
+    # As on the main screen, the screen holds the catalog its list draws: a new one set on the
+    # screen reaches the list, whose cards are drawn again with its marks.
+    from reader.app.screens.similar import SimilarScreen
+    from reader.core.catalog import Catalog
+    from tests.helpers.app import ready
+
+    app = _app_on(cache)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _loaded(pilot)
+        await pilot.press("m")
+        await ready(pilot)
+        like = app.screen
+        assert isinstance(like, SimilarScreen)
+        plist = like.paper_list
+        assert plist.catalog is like.catalog is app.service.catalog
+
+        def first_card() -> str:
+            return "\n".join(plist.render_line(row).text for row in range(plist.card_height))
+
+        assert plist.ids and "★" not in first_card()
+        marked = Catalog(like.catalog.index, starred=[plist.ids[0]])
+        like.catalog = marked
+        await pilot.pause()
+        assert plist.catalog is marked and "★" in first_card()

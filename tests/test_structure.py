@@ -847,6 +847,15 @@ def _base_name(base: ast.expr) -> str:
 
 
 def _private_host_members(part: ast.ClassDef) -> Iterator[tuple[int, str]]:
+    for line, member in _host_members(part):
+        if member.startswith("_") and not member.startswith("__"):
+            yield line, member
+
+
+def _host_members(part: ast.ClassDef) -> Iterator[tuple[int, str]]:
+    """Each member of its screen a part names: `self.screen.x`, or `screen.x` where `screen` was
+    bound to `self.screen`."""
+
     def is_host(node: ast.expr, aliases: set[str]) -> bool:
         self_screen = isinstance(node, ast.Attribute) and node.attr == "screen" and isinstance(node.value, ast.Name)
         return (self_screen and node.value.id == "self") or (isinstance(node, ast.Name) and node.id in aliases)  # type: ignore[union-attr]
@@ -865,12 +874,7 @@ def _private_host_members(part: ast.ClassDef) -> Iterator[tuple[int, str]]:
                     )
                     aliases |= {name.id for name, value in pairs if isinstance(name, ast.Name) and is_host(value, set())}
         for node in ast.walk(function):
-            if (
-                isinstance(node, ast.Attribute)
-                and node.attr.startswith("_")
-                and not node.attr.startswith("__")
-                and is_host(node.value, aliases)
-            ):
+            if isinstance(node, ast.Attribute) and is_host(node.value, aliases):
                 yield node.lineno, node.attr
 
 
@@ -906,4 +910,87 @@ def test_a_part_calling_a_private_method_of_its_screen_is_reported(tmp_path):
         "reader/app/screens/sync.py:3: reader.app.screens.sync.Sync reaches the host's _refresh_everything",
         "reader/app/screens/sync.py:5: reader.app.screens.sync.Sync reaches the host's _say",
         "reader/app/screens/sync.py:13: reader.app.screens.sync.Other reaches the host's _worker",
+    ]
+
+
+# --- no part reaches a sibling part through its screen ------------------------------------------------
+
+
+def sibling_parts_reached(root: Path) -> list[str]:
+    """Where a part of a screen names another part on its screen (`self.screen.triage`, where the
+    screen, or a part, made `self.triage = Triage(self)`): what a part did that another follows goes
+    up as a message, which the screen (owning its parts) hands on."""
+    trees = {
+        module: (path, ast.parse(path.read_bytes(), str(path)))
+        for module, path in modules(root).items()
+        if _within(module, ("reader.app",))
+    }
+    parts = {
+        node.name
+        for _, tree in trees.values()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef) and any(_base_name(base) == "ScreenPart" for base in node.bases)
+    }
+    held = {  # the attribute names parts are held under
+        target.attr
+        for _, tree in trees.values()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and _base_name(node.value.func) in parts
+        for target in node.targets
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
+    }
+    problems = []
+    for module, (path, tree) in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name in parts:
+                for line, reached in _host_members(node):
+                    if reached in held:
+                        problems.append(
+                            f"{path.relative_to(root).as_posix()}:{line}: {module}.{node.name} reaches the screen's part {reached}"
+                        )
+    return _by_place(problems)
+
+
+def test_no_part_reaches_a_sibling_part_through_its_screen():
+    problems = sibling_parts_reached(ROOT)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_part_calling_a_sibling_part_through_its_screen_is_reported(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "reader/__init__.py": "",
+            "reader/app/screens/main.py": (
+                "class MainScreen(Screen):\n"
+                "    def __init__(self):\n"
+                "        self.triage = Triage(self)\n"
+                "        self.sync = sync.Sync(self)\n"
+                "        self.loaded = False\n"
+                "\n"
+                "    def x(self):\n"
+                "        self.triage.read()\n"  # the screen holds its parts: it dispatches
+            ),
+            "reader/app/screens/sync.py": (
+                "class Sync(ScreenPart[SyncHost]):\n"
+                "    def done(self):\n"
+                "        self.screen.triage.read()\n"
+                "        screen = self.screen\n"
+                "        if screen.loaded:\n"  # the screen's state: fine
+                "            screen.sync.start([])\n"  # itself, through the screen: reported too
+                "        self.screen.post_message(TriageStale())\n"
+            ),
+            "reader/app/screens/triage.py": (
+                "class Triage(ScreenPart[TriageHost]):\n"
+                "    def __init__(self, screen):\n"
+                "        self.words = Words(screen)\n"  # not a part: not a name to keep off
+                "\n"
+                "    def ranked(self):\n"
+                "        return self.screen.words, self.screen.order\n"
+            ),
+        },
+    )
+    assert sibling_parts_reached(root) == [
+        "reader/app/screens/sync.py:3: reader.app.screens.sync.Sync reaches the screen's part triage",
+        "reader/app/screens/sync.py:6: reader.app.screens.sync.Sync reaches the screen's part sync",
     ]

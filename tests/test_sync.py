@@ -297,3 +297,79 @@ async def test_a_search_index_that_cannot_be_kept_during_a_sync_leaves_the_sync_
     fake_arxiv.queries[QUERY] = recent_papers(300, per_day=5)
     (result,) = (await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])).topics
     assert result.error is None and len(stored(store)) == 300
+
+
+def _index_rows(index) -> set[tuple]:
+    """Every indexed paper's row as its partition holds it (id, shard, fingerprint, date key)."""
+    from reader.search_index import PARTITIONS
+
+    rows: set[tuple] = set()
+    for part in range(PARTITIONS):
+        rows |= set(index._read(part, lambda db: db.execute("SELECT id, shard, fingerprint, date FROM papers").fetchall()))
+    return rows
+
+
+async def test_a_sync_feeds_its_batches_to_search_index_processes_started_once(fake_arxiv, store, small_pages, monkeypatch, tmp_path):
+    import os
+    import subprocess
+
+    from reader.core.query import parse
+    from reader.search_index import SearchIndex, processes
+    from reader.sync import search_keeper
+
+    monkeypatch.setattr(search_keeper, "BATCH_SHARDS", 2)
+    monkeypatch.setattr(processes, "OFFLOAD_BYTES", 0)  # every batch, however small, goes to child processes
+    started: list[list[str]] = []
+    real_popen = subprocess.Popen
+
+    def popen(argv, *args, **kwargs):
+        if "reader.search_index.build" in argv:
+            started.append(argv)
+        return real_popen(argv, *args, **kwargs)
+
+    refreshes = []
+    real_refresh = SearchIndex.refresh
+
+    def refresh(self, store, shards=None, **kwargs):
+        refreshes.append(sorted(shards or []))
+        return real_refresh(self, store, shards, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", popen)
+    monkeypatch.setattr(SearchIndex, "refresh", refresh)
+    fake_arxiv.queries[QUERY] = recent_papers(900, per_day=5)
+    (result,) = (await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])).topics
+    monkeypatch.setattr(subprocess, "Popen", real_popen)
+    monkeypatch.setattr(SearchIndex, "refresh", real_refresh)
+    assert result.error is None and len(refreshes) >= 2  # batches while it fetched, and the rest at its end
+    assert 0 < len(started) <= (os.cpu_count() or 1)  # one process a core for all of them
+    kept, scratch = SearchIndex.open(store.data_dir), SearchIndex(tmp_path / "scratch")
+    try:
+        cached = stored(store)
+        assert scratch.refresh(store) == len(cached) > 500 and kept.refresh(store) == 0
+        assert _index_rows(kept) == _index_rows(scratch) and {row[0] for row in _index_rows(kept)} == set(cached)
+        for query in ("id:" + next(iter(cached)), "learning", '"reinforcement learning"', "cat:cs.LG ANDNOT reward"):
+            assert kept.matching(parse(query)) == scratch.matching(parse(query))
+        assert kept.cards(cached) == scratch.cards(cached)
+    finally:
+        kept.close()
+        scratch.close()
+
+
+async def test_a_sync_whose_search_index_processes_cannot_start_indexes_in_its_own(fake_arxiv, store, small_pages, monkeypatch):
+    import sys
+
+    from reader.search_index import SearchIndex, processes
+    from reader.sync import search_keeper
+
+    monkeypatch.setattr(search_keeper, "BATCH_SHARDS", 2)
+    monkeypatch.setattr(processes, "OFFLOAD_BYTES", 0)
+    monkeypatch.setattr(sys, "executable", "/nonexistent/python")  # every child's start fails
+    fake_arxiv.queries[QUERY] = recent_papers(600, per_day=5)
+    (result,) = (await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])).topics
+    monkeypatch.undo()
+    index = SearchIndex.open(store.data_dir)
+    try:
+        assert result.error is None and index.refresh(store) == 0
+        assert index.paper_count() == len(stored(store)) > 0
+    finally:
+        index.close()

@@ -52,6 +52,8 @@ class TermIndex(Protocol):
 
     def paper_count(self) -> int: ...
 
+    def best_weighed(self, weighed: Sequence[tuple[float, str, Node]], *, limit: int, leave_out: Collection[str] = ()) -> list[Like]: ...
+
 
 @dataclass(frozen=True, slots=True)
 class Like:
@@ -187,18 +189,22 @@ def best_likes(held: Sequence[tuple[float, str, AbstractSet[str]]], *, limit: in
     best = sorted(((float(scores[i]), papers[i]) for i in above), key=lambda item: (-item[0], item[1]))
     best += [(float(cut), pid) for pid in tied]
     return [
-        Like(
-            pid,
-            round(min(score, 1.0), 4),
-            tuple(
-                reason
-                for _, reason in sorted(
-                    ((share, reason) for share, reason, holders in held if pid in holders), key=lambda r: (-r[0], r[1])
-                )[:REASONS]
-            ),
-        )
+        Like(pid, round(min(score, 1.0), 4), reasons_of([(share, reason) for share, reason, holders in held if pid in holders]))
         for score, pid in best
     ]
+
+
+def reasons_of(held: Sequence[tuple[float, str]]) -> tuple[str, ...]:
+    """The REASONS weightiest of a paper's (share, reason), ties by reason."""
+    return tuple(reason for _, reason in sorted(held, key=lambda r: (-r[0], r[1]))[:REASONS])
+
+
+def weighed_by_sets(
+    index: TermIndex, weighed: Sequence[tuple[float, str, Node]], *, limit: int, leave_out: Collection[str] = ()
+) -> list[Like]:
+    """`TermIndex.best_weighed` from each query's set of ids (`matching`), for an index that has
+    no quicker way: `best_likes` of them."""
+    return best_likes([(share, reason, index.matching(node)) for share, reason, node in weighed], limit=limit, leave_out=leave_out)
 
 
 def _matched(

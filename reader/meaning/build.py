@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reader.errors import StoreError, StoreLockedError
-from reader.meaning import place
 from reader.meaning.model import FIT_SAMPLE, MIN_PAPERS, Model, fit
+from reader.meaning.quantized import Quantized, quantize, row_type
 from reader.meaning.vectors import BUILDING_NOTE, DIRECTORY, FORMAT, LOCK, MeaningVectors, Status, files, too_small_note
 from reader.packed_ids import PackedIds, gather
 from reader.store.files import file_lock, write_atomic
@@ -28,13 +28,12 @@ from reader.store.files import file_lock, write_atomic
 if TYPE_CHECKING:
     import numpy as np
 
+    from reader.meaning.place import Progress
     from reader.store import Store
 
-WRITE_ROWS = 65_536  # vectors written at a time (16 MB)
+WRITE_ROWS = 65_536  # vectors written at a time (34 MB)
 DRIFT = 0.10  # new papers with this much more unknown words than the fit's sample: fit again
 BUILD_WAIT = 3600.0  # seconds a sync's update waits for another process's build (a first one at 1,000,000 papers)
-
-Progress = place.Progress
 
 
 def update(
@@ -113,6 +112,8 @@ def _build_lock(data_dir: Path, wait: float) -> Iterator[None]:
 
 
 def _build(store: Store, cached: list[str], fingerprint: str, when: str, progress: Progress | None) -> None:
+    from reader.meaning import place  # (its worker processes' imports: never a query's, which only reads the index)
+
     ids = sorted(cached)
     sample = ids if len(ids) <= FIT_SAMPLE else sorted(random.Random(0).sample(ids, FIT_SAMPLE))
     if progress is not None:
@@ -127,27 +128,32 @@ def _fold_in(
 ) -> bool | None:
     """Add the arrived papers' vectors (and drop those of papers no longer cached); None when
     their words have drifted from the model's (a fit is due)."""
-    import numpy as np
+    from reader.meaning import place
 
     done, vectors, unknown = place.place(index.model, store, arrived, progress, "placing new papers in meaning")
     if len(done) >= 1_000 and unknown > index.model.unknown_share + DRIFT:
         return None
     kept = [row for row, pid in enumerate(index.ids) if pid in present]
     ids = gather(index.ids, kept) + done
-    kept_vectors = (
-        np.asarray(index.vectors[kept]) if len(kept) < len(index.ids) else index.vectors
-    )  # (all kept: read from the map as written)
+    kept_vectors = index.vectors[kept] if len(kept) < len(index.ids) else index.vectors  # (all kept: read from the map as written)
     _save(index.directory, index.model, ids, [kept_vectors, vectors], fingerprint, index.meta["built"], updated=when)
     return True
 
 
 def _save(
-    directory: Path, model: Model, ids: list[str], vectors: list[np.ndarray], fingerprint: str, built: str, *, updated: str | None = None
+    directory: Path,
+    model: Model,
+    ids: list[str],
+    vectors: Sequence[np.ndarray | Quantized],
+    fingerprint: str,
+    built: str,
+    *,
+    updated: str | None = None,
 ) -> None:
     """Write a build's files under a new stamp, then the meta naming it (the build is whole from
     that moment), then sweep away every other build's files and what a killed write left.
-    `vectors`: float16 parts, rows one after the other, written as they are (at 1,000,000 papers
-    each copy of them is 512 MB)."""
+    `vectors`: parts, rows one after the other (float16 or float32, or stored rows: written as
+    they are coded), written a block at a time (at 1,000,000 papers they are 516 MB)."""
     import numpy as np
 
     order = _id_order(ids)
@@ -206,31 +212,38 @@ def _id_order(ids: list[str]) -> np.ndarray | None:
     return np.argsort(keys, kind="stable")
 
 
-def _npy_parts(parts: list[np.ndarray], dimensions: int, order: np.ndarray | None) -> Iterator[bytes | memoryview]:
-    """An .npy file of the parts' rows (float16), one part after the other, or taken in `order`
-    (rows of the parts as one): its header, then a block of rows at a time."""
+def _coded(rows: np.ndarray | Quantized) -> tuple[np.ndarray, np.ndarray]:
+    """Rows' codes and scales: those of rows stored so (kept bit for bit), or of vectors."""
+    return (rows.codes, rows.scales) if isinstance(rows, Quantized) else quantize(rows)
+
+
+def _npy_parts(parts: Sequence[np.ndarray | Quantized], dimensions: int, order: np.ndarray | None) -> Iterator[bytes | memoryview]:
+    """An .npy file of the parts' rows (codes and scales, quantized.py), one part after the other,
+    or taken in `order` (rows of the parts as one): its header, then a block of rows at a time."""
     import numpy as np
 
     header = io.BytesIO()
     rows = sum(len(part) for part in parts)
-    descr = np.lib.format.dtype_to_descr(np.dtype(np.float16))
-    np.lib.format.write_array_header_1_0(header, {"descr": descr, "fortran_order": False, "shape": (rows, dimensions)})
+    stored = row_type(dimensions)
+    np.lib.format.write_array_header_1_0(header, {"descr": np.lib.format.dtype_to_descr(stored), "fortran_order": False, "shape": (rows,)})
     yield header.getvalue()
     if order is None:
         for part in parts:
             for start in range(0, len(part), WRITE_ROWS):
-                yield np.ascontiguousarray(part[start : start + WRITE_ROWS], dtype=np.float16).data.cast("B")
+                block = np.empty(min(WRITE_ROWS, len(part) - start), dtype=stored)
+                block["codes"], block["scale"] = _coded(part[start : start + WRITE_ROWS])
+                yield block.data.cast("B")
         return
     firsts = np.cumsum([0] + [len(part) for part in parts])
     for start in range(0, rows, WRITE_ROWS):
         wanted = order[start : start + WRITE_ROWS]
-        block = np.empty((len(wanted), dimensions), dtype=np.float16)
+        block = np.empty(len(wanted), dtype=stored)
         which = np.searchsorted(firsts, wanted, side="right") - 1
         for i, part in enumerate(parts):
             places = np.flatnonzero(which == i)
             local = wanted[places] - firsts[i]
             ascending = np.argsort(local)  # a part's rows read in file order (a mapped file's pages once)
-            block[places[ascending]] = part[local[ascending]]
+            block["codes"][places[ascending]], block["scale"][places[ascending]] = _coded(part[local[ascending]])
         yield block.data.cast("B")
 
 

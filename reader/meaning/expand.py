@@ -21,7 +21,7 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING
 
 from reader.core.query import And, Node, Or
-from reader.core.similar import TEXT_SHARE, Likeness, TermIndex, best_likes, distinctive_terms, text_node
+from reader.core.similar import TEXT_SHARE, Likeness, TermIndex, distinctive_terms, text_node
 from reader.core.text import word_string
 
 if TYPE_CHECKING:
@@ -44,15 +44,11 @@ def words_of(terms: TermIndex, text: str, *, limit: int, leave_out: Collection[s
     rare = [term for term, _ in chosen[:RARE_WORDS]]
     any_rare: Node | None = Or(tuple(text_node(term) for term in rare)) if len(rare) > 1 else text_node(rare[0]) if rare else None
     total = sum(weight for _, weight in chosen)
-    held = [
-        (
-            TEXT_SHARE * weight / total,
-            term,
-            terms.matching(text_node(term) if term in rare or any_rare is None else And((text_node(term), any_rare))),
-        )
+    weighed = [
+        (TEXT_SHARE * weight / total, term, text_node(term) if term in rare or any_rare is None else And((text_node(term), any_rare)))
         for term, weight in chosen
     ]
-    return Likeness(tuple(term for term, _ in chosen), best_likes(held, limit=limit, leave_out=leave_out))
+    return Likeness(tuple(term for term, _ in chosen), terms.best_weighed(weighed, limit=limit, leave_out=leave_out))
 
 
 def feedback(index: MeaningVectors, query: np.ndarray, first: list[str], candidates: Collection[str]) -> list[tuple[str, float]]:

@@ -85,7 +85,7 @@ def about(
     shared = {like.id: like.because for like in words.papers}
     exact = _exact(terms, text) - set(leave_out)
     if among is not None:
-        exact &= set(among)
+        exact &= among if isinstance(among, (set, frozenset)) else set(among)  # (a topic's set as it is: no copy of every id)
     if index is None:
         fused = fuse([word_hits], first=exact)
         return About([Hit(pid, score, None, (), shared.get(pid, ()), pid in exact) for pid, score in fused[:limit]], "words", note)

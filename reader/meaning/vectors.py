@@ -1,8 +1,9 @@
 """The meaning vectors beside the cache (`meaning/` in the data directory), derived from the shards.
 
 One build's files carry its stamp in their names: `model-STAMP.npz` (the fitted model: its
-vocabulary as one string, IDF, directions as float16), `vectors-STAMP.npy` (one float16 unit
-vector per paper, memory-mapped when read) and `ids-STAMP.txt` (the papers in row order, one a
+vocabulary as one string, IDF, directions as float16), `vectors-STAMP.npy` (one unit vector per
+paper as 16-bit codes and a scale: quantized.py; memory-mapped when read; float16 in format 2,
+still read, written anew by the next update) and `ids-STAMP.txt` (the papers in row order, one a
 line, read as packed ids: no string object per paper until one is asked for). `meta.json`,
 written last, names the stamp and the row count: the files of a build killed half-way are never
 named, so the index read is always one build's whole set (the previous one until the new one is
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from reader.errors import StoreError, StoreLockedError
 from reader.meaning.model import MIN_PAPERS, Model
+from reader.meaning.quantized import Quantized, row_type
 from reader.packed_ids import PackedIds
 from reader.store.files import file_lock
 
@@ -35,9 +37,10 @@ if TYPE_CHECKING:
 
     from reader.store import Store
 
-FORMAT = 2  # 2: files named by their build's stamp, ids one a line, the vocabulary one string
+FORMAT = 3  # 3: vectors as codes and scales (quantized.py); 2: float16; both: files named by their build's stamp, ids one a line
+READ_FORMATS = (2, FORMAT)
 DIRECTORY = "meaning"
-BLOCK = 16_384  # vectors compared with a query at a time (float16 made float32 a block at a time)
+BLOCK = 16_384  # vectors compared with a query at a time
 THREADS = 2  # the blocks compared at once
 SEARCHED = 64  # rows found by a search of the ids before a table of them is made
 
@@ -74,11 +77,14 @@ def _consistent(meta: dict, ids: PackedIds, vectors: np.ndarray, model: Model) -
     import numpy as np
 
     rows, words = len(ids), len(model.vocabulary)
+    stored = (
+        vectors.shape == (rows,) and vectors.dtype == row_type(model.dimensions)
+        if meta["format"] == FORMAT
+        else vectors.shape == (rows, model.dimensions) and vectors.dtype == np.float16
+    )
     return (
         meta.get("rows") == rows
-        and vectors.ndim == 2
-        and vectors.shape == (rows, model.dimensions)
-        and vectors.dtype == np.float16
+        and stored
         and model.components.ndim == 2
         and model.components.shape[1] == words
         and model.idf.shape == (words,)
@@ -99,12 +105,14 @@ def _packed(blob: bytes) -> PackedIds | None:
 class MeaningVectors:
     """The stored vectors and model, read-only; `update` makes a new one."""
 
-    def __init__(self, directory: Path, model: Model, ids: PackedIds, vectors: np.ndarray, meta: dict, mapping: mmap.mmap | None = None):
+    def __init__(
+        self, directory: Path, model: Model, ids: PackedIds, vectors: np.ndarray | Quantized, meta: dict, mapping: mmap.mmap | None = None
+    ):
         self.directory = directory
         self._mapping = mapping  # the vectors file's, when `vectors` is read through it
         self.model = model
         self.ids = ids
-        self.vectors = vectors
+        self.vectors = vectors  # row order; float32 where asked (np.asarray, astype)
         self.meta = meta
         self._rows: dict[str, int] | None = None
         self._searched = 0  # rows found by searching the ids' bytes, before a table is made
@@ -117,7 +125,7 @@ class MeaningVectors:
         directory = data_dir / DIRECTORY
         try:
             meta = json.loads((directory / "meta.json").read_text(encoding="utf-8"))
-            if not isinstance(meta, dict) or meta.get("format") != FORMAT or not _STAMP.fullmatch(str(meta.get("stamp"))):
+            if not isinstance(meta, dict) or meta.get("format") not in READ_FORMATS or not _STAMP.fullmatch(str(meta.get("stamp"))):
                 return None
             model_file, vectors_file, ids_file = files(directory, meta["stamp"])
             ids = _packed(ids_file.read_bytes())
@@ -138,7 +146,9 @@ class MeaningVectors:
             whole = ids is not None and _consistent(meta, ids, vectors, model)
         except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError, zipfile.BadZipFile):
             return None
-        return cls(directory, model, ids, vectors, meta, mapping) if whole and ids is not None else None
+        if not whole or ids is None:
+            return None
+        return cls(directory, model, ids, Quantized.of(vectors) if meta["format"] == FORMAT else vectors, meta, mapping)
 
     def row(self, paper_id: str) -> int | None:
         """The paper's row (None: it has no vector). Ids stored in order are found by a binary
@@ -183,13 +193,18 @@ class MeaningVectors:
 
     def scores(self, query: np.ndarray) -> np.ndarray:
         """Cosine of every stored paper with the unit vector `query` (float32, row order): blocks
-        made float32 and compared in two threads (numpy lets go of the GIL for both)."""
+        compared in two threads (numpy lets go of the GIL), summed in float32 as read (an older
+        index's float16 rows too: no block made float32 first)."""
         import numpy as np
 
         out = np.empty(len(self.ids), dtype=np.float32)
+        vectors = self.vectors
 
         def compare(start: int) -> None:
-            out[start : start + BLOCK] = self.vectors[start : start + BLOCK].astype(np.float32) @ query
+            block = vectors[start : start + BLOCK]
+            out[start : start + BLOCK] = (
+                block.dot(query) if isinstance(block, Quantized) else np.einsum("ij,j->i", block, query, dtype=np.float32)
+            )
 
         starts = range(0, len(self.ids), BLOCK)
         if len(starts) < 2:

@@ -34,12 +34,12 @@ import threading
 import zlib
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from reader.core.query import Node, Term, text_terms
 from reader.errors import ReaderError
@@ -47,11 +47,12 @@ from reader.packed_ids import ROW_TYPE, IdRows, IdTable, gather
 from reader.search_index import partition
 from reader.search_index.match import Matcher
 from reader.search_index.newest import first_row, head_then_rest, newest_first, partition_rows
-from reader.search_index.processes import build_in_processes, bytes_of, worth_processes
+from reader.search_index.processes import Builders, build_in_processes, bytes_of, worth_processes
 from reader.search_index.ranked import matched_positions, pick
 from reader.search_index.rowmap import RowMap
 from reader.search_index.rows import Card
 from reader.search_index.sharing import most_shared
+from reader.search_index.weighed import best_weighed, merged
 from reader.store import Store
 from reader.store.data_dir import shard_of
 
@@ -60,9 +61,12 @@ if TYPE_CHECKING:
 
     import numpy as np  # For you's filters import it (ranked.py); others never do
 
+    from reader.core.similar import Like
+
 __all__ = ["PARTITIONS", "Card", "SearchIndex", "SearchIndexError"]
 
 PARTITIONS = 4
+T = TypeVar("T")
 # How long `close` waits for a running query or refresh to notice it was interrupted.
 CLOSE_WAIT_SECONDS = 5.0
 
@@ -196,15 +200,15 @@ class SearchIndex:
                 raise SearchIndexError(f"cannot write {self.paths[part]}: {error.strerror}") from None
         raise AssertionError("unreachable")
 
-    def refresh(self, store: Store, shards: Iterable[str] | None = None, *, offload: bool = False) -> int:
+    def refresh(self, store: Store, shards: Iterable[str] | None = None, *, offload: bool = False, builders: Builders | None = None) -> int:
         """Index the shards that changed since they were indexed (`shards`: only these; None:
         all, and forget shards that are gone). Returns how many papers were (re)indexed.
-        `offload`: any sizeable work runs in child processes, so that this process's other
-        threads (an app's event loop) never wait for the parsing to let go of the GIL."""
+        `offload`: any sizeable work runs in child processes (`builders`: a sync's, kept), so that
+        this process's other threads (an app's event loop) never wait for the parsing's GIL."""
         with self._in_use():
-            return self._refresh(store, shards, offload)
+            return self._refresh(store, shards, offload, builders)
 
-    def _refresh(self, store: Store, shards: Iterable[str] | None, offload: bool) -> int:
+    def _refresh(self, store: Store, shards: Iterable[str] | None, offload: bool, builders: Builders | None) -> int:
         if any(not path.exists() for path in self.paths):
             shards = None  # a partition not built yet is built with all of its shards
         names = store.shards() if shards is None else list(shards)
@@ -227,7 +231,10 @@ class SearchIndex:
         sizes = {part: bytes_of(stale.values()) for part, (stale, _) in work.items()}
         if worth_processes(list(sizes.values()), offload):
             jobs = [(sizes[part], self.paths[part], stale) for part, (stale, _) in work.items() if stale]
-            build_in_processes(jobs, self._lock, self._children, lambda: self._closed)
+            if builders is not None:
+                builders.run(jobs)
+            else:
+                build_in_processes(jobs, self._lock, self._children, lambda: self._closed)
             self._check_open()  # a child that `close` ended left work not to be done here
         done = 0
         for part, (stale, gone) in work.items():  # what the processes did is skipped as fresh
@@ -235,6 +242,7 @@ class SearchIndex:
                 if part in new and not self.paths[part].exists():
                     done += partition.build_new(self.paths[part], stale)
                 done += partition.update(self._db(part), stale, gone)
+                partition.give_back_space(self._db(part))
             except (sqlite3.DatabaseError, KeyError) as error:
                 if not partition.damaged(error):
                     raise SearchIndexError(f"search index {self.paths[part].name}: {error}") from None
@@ -263,14 +271,14 @@ class SearchIndex:
     # --- reading -------------------------------------------------------------------------------
 
     def matching(self, node: Node) -> set[str]:
-        """Ids of the indexed papers that satisfy the query. The partitions are asked at once,
-        from threads of their own: SQLite lets go of the GIL while it reads."""
-        found: set[str] = set()
+        """Ids of the indexed papers that satisfy the query (the partitions asked at once)."""
         texts = self._texts(node)
+        return set().union(*self._each(lambda part, db: Matcher(db, texts).ids(node)))
+
+    def _each(self, reading: Callable[[int, sqlite3.Connection], T]) -> list[T]:
+        """`reading(part, db)` of every partition, from threads of their own: SQLite lets go of the GIL while it reads."""
         with self._in_use():
-            for ids in self._readers().map(lambda part: self._read(part, lambda db: Matcher(db, texts).ids(node)), range(PARTITIONS)):
-                found.update(ids)
-        return found
+            return list(self._readers().map(lambda part: self._read(part, partial(reading, part)), range(PARTITIONS)))
 
     def most_shared(
         self, groups: Sequence[Sequence[tuple[Node, float]]], share: int, among: Iterable[str] | None = None
@@ -292,6 +300,11 @@ class SearchIndex:
             parts = list(self._readers().map(best, range(PARTITIONS)))
         return [[pid for _, pid in sorted(found for part in parts for found in part[g])[:share]] for g in range(len(groups))]
 
+    def best_weighed(self, weighed: Sequence[tuple[float, str, Node]], *, limit: int, leave_out: Collection[str] = ()) -> list[Like]:
+        """`best_likes` over `matching`'s sets, from each partition's best rows (weighed.py), asked at once."""
+        left = {part: [pid for pid in leave_out if partition_of(shard_of(pid)) == part] for part in range(PARTITIONS)}
+        return merged(self._each(lambda part, db: best_weighed(db, weighed, limit, left[part])), weighed, limit)
+
     def matching_among(self, node: Node, ids: Iterable[str]) -> set[str]:
         """`matching(node) & ids`, with work that grows with `ids`, not with the papers a common
         word matches (likeness asks it of its few best candidates, core/similar.py)."""
@@ -308,9 +321,8 @@ class SearchIndex:
     def document_counts(self, nodes: Sequence[Node]) -> list[int]:
         """How many indexed papers match each query (about: a replaced paper's old row counts
         until its partition is rebuilt), for weighing terms by how rare they are."""
-        with self._in_use():
-            parts = self._readers().map(lambda part: self._read(part, lambda db: [Matcher(db).count(n) for n in nodes]), range(PARTITIONS))
-            return [sum(counts) for counts in zip(*parts)] if nodes else []
+        parts = self._each(lambda part, db: [Matcher(db).count(n) for n in nodes])
+        return [sum(counts) for counts in zip(*parts)] if nodes else []
 
     def paper_count(self) -> int:
         """How many papers the index holds."""
@@ -325,13 +337,9 @@ class SearchIndex:
         bytes a match, no string). `ranked`: `order` is a ranking's, not the catalog's: its
         matches are marked with numpy (ranked.py), not sorted."""
         texts = self._texts(node)
-        with self._in_use():
-            found = list(
-                self._readers().map(
-                    lambda part: self._read(part, lambda db: self._positions(part, db, node, order, position, ranked, texts)),
-                    range(PARTITIONS),
-                )
-            )
+        found: list[Any] = self._each(
+            lambda part, db: self._positions(part, db, node, order, position, ranked, texts)
+        )  # (lists, or arrays when ranked)
         if ranked:
             return IdRows(order, pick(len(order), found), position.get)
         positions: list[int] = []
@@ -366,12 +374,7 @@ class SearchIndex:
     def map_rows(self, order: Sequence[str], position: IdTable, *, ranked: bool = False) -> None:
         """Read now what `ordered` needs for this order (in a worker thread, after a refresh),
         so that the next filter does not."""
-        with self._in_use():
-            list(
-                self._readers().map(
-                    lambda part: self._read(part, lambda db: self._positions(part, db, None, order, position, ranked)), range(PARTITIONS)
-                )
-            )
+        self._each(lambda part, db: self._positions(part, db, None, order, position, ranked))
 
     def _texts(self, node: Node) -> dict[Term, set[str]]:
         """The papers whose stored full text holds each of the query's `text:` terms (searched in

@@ -42,6 +42,11 @@ LARGE_UPDATE = 2000  # papers
 # the cache's (each build process grew to ~1 GB at 1,000,000 papers).
 INSERTED_TOGETHER = 5000
 
+# The papers table's secondary indexes: `update` finds a shard's rows by the first, newest.py
+# walks the second. A first build creates them after its rows are in (one sort each, not a
+# B-tree insert per row).
+_INDEXES = "CREATE INDEX papers_shard ON papers(shard);\nCREATE INDEX papers_date ON papers(date)"
+_INDEX_NAMES = ("papers_shard", "papers_date")
 _SCHEMA = f"""
 CREATE TABLE shards(name TEXT PRIMARY KEY, stamp TEXT NOT NULL);
 CREATE TABLE papers(
@@ -52,8 +57,7 @@ CREATE TABLE cards(
     published TEXT NOT NULL, title TEXT NOT NULL, abstract BLOB NOT NULL, authors TEXT NOT NULL,
     author_count INTEGER NOT NULL, affiliations TEXT NOT NULL, affiliation_count INTEGER NOT NULL,
     updated TEXT NOT NULL);
-CREATE INDEX papers_shard ON papers(shard);
-CREATE INDEX papers_date ON papers(date);
+{_INDEXES};
 CREATE TABLE notes(id TEXT PRIMARY KEY, note TEXT NOT NULL);
 CREATE TABLE meta(key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 {abstracts.SCHEMA};
@@ -98,7 +102,11 @@ def build_new(path: Path, shards: Mapping[str, Path]) -> int:
             db.execute("PRAGMA journal_mode = OFF")
             db.execute("PRAGMA synchronous = OFF")
             prepare(db)
-            done = update(db, shards)
+            for name in _INDEX_NAMES:
+                db.execute(f"DROP INDEX {name}")
+            done = update(db, shards, fresh=True)
+            for statement in _INDEXES.split(";\n"):
+                db.execute(statement)
             db.execute("PRAGMA journal_mode = WAL")
         finally:
             db.close()
@@ -190,13 +198,15 @@ def _file_docs(path: Path) -> list[dict]:
     return list(docs.values())
 
 
-def update(db: sqlite3.Connection, shards: Mapping[str, Path], gone: Iterable[str] = ()) -> int:
+def update(db: sqlite3.Connection, shards: Mapping[str, Path], gone: Iterable[str] = (), *, fresh: bool = False) -> int:
     """Bring `shards` (name -> file) up to date and forget `gone` shards, in one transaction.
     Returns how many papers were (re)indexed. ShardFiles whose stamp has not changed since are
-    skipped (another process may have done the work while we waited for the lock)."""
+    skipped (another process may have done the work while we waited for the lock). `fresh`:
+    the partition holds no papers (a first build, its shard index not made yet): none is
+    looked up."""
     db.execute("BEGIN IMMEDIATE")
     try:
-        done = _update(db, shards, gone)
+        done = _update(db, shards, gone, fresh)
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
@@ -210,7 +220,7 @@ def _in_wal(db: sqlite3.Connection) -> bool:
     return db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-def _update(db: sqlite3.Connection, shards: Mapping[str, Path], gone: Iterable[str]) -> int:
+def _update(db: sqlite3.Connection, shards: Mapping[str, Path], gone: Iterable[str], fresh: bool = False) -> int:
     known = indexed_stamps(db)
     meta = dict(db.execute("SELECT key, value FROM meta"))
     next_num, stale, live = meta["next_num"], meta["stale"], meta["live"]
@@ -225,7 +235,11 @@ def _update(db: sqlite3.Connection, shards: Mapping[str, Path], gone: Iterable[s
         stamp = stamp_of(path)  # taken before reading: a write after it is caught next time
         if stamp is None or stamp == known.get(shard):
             continue
-        old = {pid: (num, fp) for num, pid, fp in db.execute("SELECT num, id, fingerprint FROM papers WHERE shard = ?", (shard,))}
+        old = (
+            {}
+            if fresh
+            else {pid: (num, fp) for num, pid, fp in db.execute("SELECT num, id, fingerprint FROM papers WHERE shard = ?", (shard,))}
+        )
         current: dict[str, Row] = {}
         for doc in _shard_docs(path):
             try:
@@ -286,6 +300,24 @@ def needs_compacting(db: sqlite3.Connection) -> bool:
     """Stale rows outnumber live ones (and are many): time to rebuild the partition."""
     meta = dict(db.execute("SELECT key, value FROM meta"))
     return meta["stale"] > max(meta["live"], 10_000)
+
+
+# Free pages past this share of a partition's file (and this many) are given back by VACUUM.
+FREE_SHARE, FREE_PAGES = 0.25, 2_500
+
+
+def give_back_space(db: sqlite3.Connection) -> None:
+    """Rewrite the file when most of it is free pages: a partition rebuilt in place (another
+    format, compacted) keeps its old pages as free ones (~90 MB of ~410 at 1,000,000 papers
+    when format 4 replaced 3), and SQLite never shrinks a file by itself."""
+    free = db.execute("PRAGMA freelist_count").fetchone()[0]
+    if free > FREE_PAGES and free > FREE_SHARE * db.execute("PRAGMA page_count").fetchone()[0]:
+        try:
+            db.execute("VACUUM")
+            if _in_wal(db):  # (the rewrite went through the log: as large as the file)
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.OperationalError:
+            pass  # another connection writes or reads on: the next refresh tries again
 
 
 def reset(db: sqlite3.Connection) -> None:

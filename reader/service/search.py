@@ -16,6 +16,7 @@ from itertools import compress
 
 from reader.core.query import Node, search_text, text_terms
 from reader.core.scan import SearchBlock
+from reader.core.similar import Like, weighed_by_sets
 from reader.errors import ReaderError
 from reader.fulltext.text_index import stored_words
 from reader.models import Paper
@@ -108,6 +109,15 @@ class CacheSearch:
             except SearchIndexError:
                 self.ready = False
         raise SearchNotReady("the search index is still being built: try again in a moment")
+
+    def best_weighed(self, weighed: Sequence[tuple[float, str, Node]], *, limit: int, leave_out: Collection[str] = ()) -> list[Like]:
+        """The papers whose weighed queries' shares sum highest (see SearchIndex.best_weighed)."""
+        if self.ready:
+            try:
+                return self.index.best_weighed(weighed, limit=limit, leave_out=leave_out)
+            except SearchIndexError:
+                self.ready = False
+        return weighed_by_sets(self, weighed, limit=limit, leave_out=leave_out)
 
     def paper_count(self) -> int:
         if self.ready:
@@ -226,6 +236,9 @@ class MemorySearch:
 
     def document_counts(self, nodes: list[Node]) -> list[int]:
         return [len(self._block.matching(node)) for node in nodes]
+
+    def best_weighed(self, weighed: Sequence[tuple[float, str, Node]], *, limit: int, leave_out: Collection[str] = ()) -> list[Like]:
+        return weighed_by_sets(self, weighed, limit=limit, leave_out=leave_out)
 
     def paper_count(self) -> int:
         return len(self._block.ids)

@@ -11,30 +11,27 @@ from typing import TYPE_CHECKING, Any, Protocol
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from reader.app.screens.dialogs import AddPaperDialog
-from reader.app.screens.part import ScreenHost, ScreenPart
+from reader.app.screens.part import PaperAdded, ScreenHost, ScreenPart
 from reader.service import LibraryService
 
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from reader.app.screens.detail_opening import DetailOpening
-    from reader.app.screens.sync import Sync
     from reader.app.widgets.paper_list import PaperList
     from reader.arxiv.options import ClientOptions
 
 
 class AddingHost(ScreenHost, Protocol):
-    """What adding a paper uses of its screen: the service, the arXiv it syncs from, the reading
-    of the cache after a change, and the detail view."""
+    """What adding a paper uses of its screen: the service, the arXiv it syncs from, and the
+    reading of the cache after a change (its worker, waited on before the paper is shown)."""
 
     service: LibraryService
     client_options: ClientOptions | None  # tests' loopback arXiv; None: the settings'
-    sync: Sync
-    details: DetailOpening
 
     @property
     def paper_list(self) -> PaperList: ...
     def open_cache(self) -> Worker[None]: ...
+    def reload_cache(self, changed_ids: list[str]) -> Worker[Any]: ...
     def call_later(self, callback: Callable[..., object], *args: Any, **kwargs: Any) -> bool: ...
 
 
@@ -60,7 +57,7 @@ class PaperAdding(ScreenPart[AddingHost]):
             service.leave_demo()
             reading = screen.open_cache()
         elif fetched:
-            reading = screen.sync.reload([paper_id])
+            reading = screen.reload_cache([paper_id])
         if reading is not None:
             try:
                 await reading.wait()
@@ -74,4 +71,4 @@ class PaperAdding(ScreenPart[AddingHost]):
         screen = self.screen
         screen.app.notify(f"Added arXiv:{paper_id} to the cache." if fetched else f"arXiv:{paper_id} is in the cache already.")
         ids = screen.paper_list.ids
-        screen.details.open(paper_id, ids if paper_id in ids else [paper_id])
+        screen.post_message(PaperAdded(paper_id, ids if paper_id in ids else [paper_id]))

@@ -6,25 +6,21 @@ the messages below, which the screen hands to `opened`, `counted` and `search_pr
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from reader.app.keys import key
 from reader.app.memory import give_back_freed, keep_loaded
-from reader.app.screens.part import ScreenHost, ScreenPart
+from reader.app.screens.part import OutsideTaken, ScreenHost, ScreenPart, SyncWanted, TopicRemoved, TriageStale
 from reader.core.catalog import Catalog
 from reader.core.texmath import warm as warm_math
 from reader.errors import ReaderError
-from reader.service import ALL, RISING, LibraryService, View
+from reader.service import ALL, LibraryService, View
 from reader.service.outside import OutsideUpdate
 
 if TYPE_CHECKING:
-    from reader.app.screens.catchup import ListOrder
-    from reader.app.screens.detail_opening import DetailOpening
-    from reader.app.screens.sync import Sync
-    from reader.app.screens.triage import Triage
     from reader.app.widgets.paper_list import PaperList
     from reader.cache_index import CacheIndex
 
@@ -32,8 +28,9 @@ FIRST_PAINT_WAIT = 2.0  # seconds the opening worker waits for the first cards t
 
 
 class ReadingHost(ScreenHost, Protocol):
-    """What reading the cache uses of its screen: the view and the panes it redraws, the parts
-    whose state follows the cache (sync, triage, the detail view)."""
+    """What reading the cache uses of its screen: the view and the panes it redraws, and the
+    cache read again after papers arrived elsewhere. The parts whose state follows the cache
+    (sync, triage, the detail view) follow the messages it posts."""
 
     service: LibraryService
     view: View
@@ -41,13 +38,10 @@ class ReadingHost(ScreenHost, Protocol):
     loaded: bool
     syncing: bool
     status_text: str
-    sync: Sync
-    triage: Triage
-    details: DetailOpening
-    order: ListOrder
 
     @property
     def paper_list(self) -> PaperList: ...
+    def reload_cache(self, changed_ids: list[str]) -> Worker[Any]: ...
 
 
 class CacheReading(ScreenPart[ReadingHost]):
@@ -101,7 +95,7 @@ class CacheReading(ScreenPart[ReadingHost]):
             service.momentum(view)
         screen.post_message(CacheReading.Counted(catalog, counts, version))
         self.prepare_search(None)
-        screen.triage.read(visit=True)
+        screen.post_message(TriageStale(visit=True))
         if screen.paper_list.math == "unicode":
             warm_math()  # here, after the first paint, not in the fetch of the first cards with math
 
@@ -113,7 +107,7 @@ class CacheReading(ScreenPart[ReadingHost]):
         if (notice := screen.service.notice()) is not None:
             screen.status_text = f"{notice} · {key(screen.app, 'app.sync')} syncs your topics" if screen.service.is_demo else notice
         if message.sync_due:
-            screen.sync.sync_all()
+            screen.post_message(SyncWanted())
 
     def counted(self, message: CacheReading.Counted) -> None:
         catalog = message.catalog
@@ -137,8 +131,6 @@ class CacheReading(ScreenPart[ReadingHost]):
     def search_prepared(self, message: CacheReading.SearchPrepared) -> None:
         screen = self.screen
         screen.loaded = screen.service.search_ready
-        if screen.loaded and screen.order.owed:  # shown newest first while the index was being built
-            self.redraw(papers=True)
         self.show_warnings(message.warnings)
         keep_loaded()
 
@@ -171,25 +163,18 @@ class CacheReading(ScreenPart[ReadingHost]):
             return  # out of date: the files are read again at the next look
         self.show_warnings(update.warnings)
         if service.is_demo and "index.json" in update.changed:
-            screen.sync.reload([])  # papers synced elsewhere: the cache takes the demo's place
+            screen.reload_cache([])  # papers synced elsewhere: the cache takes the demo's place
         for name in set(topics) - {topic.name for topic in service.topics}:
-            screen.triage.topic_removed(name)
+            screen.post_message(TopicRemoved(name))
         if "index.json" in update.changed:
             screen.paper_list.forget_cards()  # papers synced elsewhere: their cards are fetched again
         if (gone := self._view_gone()) is not None:
             screen.status_text = f"The {screen.view.kind} {gone!r} shown was removed by another process: All papers shown instead."
             screen.view = ALL
-        self.redraw_all(keep=keep)
+        self.redraw(sidebar=True, chart=True, papers=True, marks=True, keep=keep)  # marks: For you's re-ranking follows
         if update.cache is not None:
             keep_loaded()  # the new index and counts: out of the collector's full passes
-        screen.triage.marks_touched()
-        if screen.view == RISING:
-            screen.triage.rank_topics()
-        detail = screen.details.opened
-        if detail is not None and detail.is_current:
-            detail.marks_changed()
-            if update.library_state is not None or update.cache is not None:
-                detail.load_paper(detail.paper_id)  # its note and tags (not while the note is typed)
+        screen.post_message(OutsideTaken(papers_or_library=update.library_state is not None or update.cache is not None))
 
     def _view_gone(self) -> str | None:
         """The name of the view's topic, watch or tag, if there is no longer one of that name."""

@@ -27,6 +27,7 @@ class CatchUpHost(ScreenHost, Protocol):
     service: LibraryService
     view: View
     unread_only: bool
+    loaded: bool
 
     @property
     def paper_list(self) -> PaperList: ...
@@ -57,10 +58,6 @@ class ListOrder(ScreenPart[CatchUpHost]):
             return ""
         return f"Sorted by {SORT_NAMES[sort]} · {key(self.screen.app, 'app.sort')} changes"
 
-    def drop_pending(self) -> None:
-        """Another list took the screen (a meaning query's): a sort still running is not shown."""
-        self._shown += 1
-
     def cycle(self) -> None:
         """The view's next order, remembered for it."""
         service, view = self.screen.service, self.screen.view
@@ -71,13 +68,14 @@ class ListOrder(ScreenPart[CatchUpHost]):
         self.redraw(papers=True)
         self.screen.app.notify(f"Sorted by {SORT_NAMES[chosen]}", timeout=3)
 
-    def arrange(self, ids: Sequence[str], keep: Keep) -> None:
+    def arrange(self, ids: Sequence[str], keep: Keep, *, best_first: bool = False) -> None:
         """Show `ids` (in the view's own order, as selected) in the order chosen for the view:
-        at once when it is the view's own, else once a worker has sorted them."""
+        at once when it is the view's own, else once a worker has sorted them. `best_first`: a
+        meaning query's answer, shown as ranked (a sort still running is not shown)."""
         self._shown += 1
         service, view = self.screen.service, self.screen.view
         sort = service.list_order.sort_of(view)
-        if sort == service.list_order.default_sort(view):
+        if best_first or sort == service.list_order.default_sort(view):
             self.show_papers(ids, keep)
             return
         self.in_thread(self._sort, ids, keep, view, sort, self._shown, group="sort", exclusive=True)
@@ -93,6 +91,11 @@ class ListOrder(ScreenPart[CatchUpHost]):
             return
         if not get_current_worker().is_cancelled:
             self.screen.post_message(ListOrder.Sorted(arranged, keep, shown))
+
+    def search_prepared(self) -> None:
+        """The search index is ready: a list shown newest first while it was built is sorted now."""
+        if self.screen.loaded and self.owed:
+            self.redraw(papers=True)
 
     def take_sorted(self, result: ListOrder.Sorted) -> None:
         if result.shown != self._shown:

@@ -93,10 +93,14 @@ class DetailOpening(ScreenPart[DetailHost]):
         if (current := paper_list.current) is not None:
             self.highlighted(current)
 
-    @property
-    def opened(self) -> DetailScreen | None:
-        """The detail view, if it was ever opened."""
-        return self._detail
+    def changed_elsewhere(self, papers_or_library: bool) -> None:
+        """Another process changed the marks (or, `papers_or_library`, the papers or their notes and
+        tags): the detail view shown follows."""
+        detail = self._detail
+        if detail is not None and detail.is_current:
+            detail.marks_changed()
+            if papers_or_library:
+                detail.load_paper(detail.paper_id)  # its note and tags (not while the note is typed)
 
     @property
     def detail_screen(self) -> DetailScreen:

@@ -2,7 +2,9 @@
 reader/core/query.py), or with `~` lists those most about a text (about.py). One filter runs at a
 time, in a worker: each key typed starts a new one, which cancels the last. Its answer comes back
 as a message the screen hands to `take`; an answer a newer filter or a cleared box replaced is
-dropped."""
+dropped. The papers it matched go up as `Matched`, which the screen hands to the list's order
+(sorted as the view is, or a meaning query's best first). The meaning query's part is the
+filter's own (`about`)."""
 
 from __future__ import annotations
 
@@ -10,11 +12,10 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from rich.markup import escape
 from textual.message import Message
 from textual.worker import Worker, get_current_worker
 
-from reader.app.screens.about import meaning_text
+from reader.app.screens.about import AboutQuery, meaning_text
 from reader.app.screens.part import ScreenHost, ScreenPart
 from reader.core.query import Node, operator_note, parse
 from reader.core.text import plural
@@ -24,26 +25,25 @@ from reader.service import LibraryService, View
 from reader.service.search import SearchNotReady
 
 if TYPE_CHECKING:
-    from reader.app.screens.about import AboutQuery
-    from reader.app.screens.catchup import ListOrder
     from reader.app.widgets.filter_box import FilterBox
+    from reader.app.widgets.paper_list import PaperList
 
 FILTER_DELAY = 0.15  # seconds of typing quiet before a filter runs
 
 
 class FilterHost(ScreenHost, Protocol):
-    """What the filter uses of its screen: the view it narrows, the list it shows in, the
-    meaning query's part and the list's order."""
+    """What the filter uses of its screen: the view it narrows, the box it is typed in and the
+    list it shows in."""
 
     service: LibraryService
     view: View
     unread_only: bool
     loaded: bool
-    about: AboutQuery
-    order: ListOrder
 
     @property
     def filter_box(self) -> FilterBox: ...
+    @property
+    def paper_list(self) -> PaperList: ...
 
 
 class ListFilter(ScreenPart[FilterHost]):
@@ -70,8 +70,17 @@ class ListFilter(ScreenPart[FilterHost]):
             self.text, self.keep, self.query, self.ids = text, keep, query, ids
             self.about, self.found, self.problem = about, found, problem
 
+    class Matched(Message):
+        """The papers a filter matched, in the view's own order, for the list's order to show
+        (`best_first`: a meaning query's, shown as ranked), the cursor on `keep`."""
+
+        def __init__(self, ids: Sequence[str], keep: str | None, *, best_first: bool = False):
+            super().__init__()
+            self.ids, self.keep, self.best_first = ids, keep, best_first
+
     def __init__(self, screen: FilterHost):
         super().__init__(screen)
+        self.about = AboutQuery(screen)  # `~TEXT`: typed here, answered in this filter's worker
         self.text = ""  # as typed
         self.query: Node | None = None  # the filter shown (None: none, or a meaning query)
         self._running: Worker[None] | None = None  # the last filter started
@@ -129,34 +138,34 @@ class ListFilter(ScreenPart[FilterHost]):
         if answer.worker.is_cancelled:
             return
         if answer.problem is not None:
-            self.screen.filter_box.border_subtitle = escape(answer.problem)  # may quote the query or a path: text, never markup
+            self.screen.filter_box.note = answer.problem
         elif answer.about is not None and answer.found is not None:
             self._apply_about(answer.text, answer.about, answer.found, answer.keep)
         else:
             self.apply(answer.text, answer.query, answer.ids, answer.keep)
 
     def _apply_about(self, typed: str, text: str, found: About, keep: str | None) -> None:
-        screen, about = self.screen, self.screen.about
+        screen, about = self.screen, self.about
         # The same query again (a mark, the unread toggle) keeps the cursor; a new one starts on the best.
         again = about.active and typed == self.text
         self.text, self.query = typed, None
         ids = about.take(text, found)
-        screen.order.drop_pending()
-        self.show_papers(ids, keep if again and keep in ids else (ids[0] if ids else None))  # best first: never re-sorted
-        screen.filter_box.border_subtitle = about.subtitle()
+        keep = keep if again and keep in ids else (ids[0] if ids else None)
+        screen.post_message(ListFilter.Matched(ids, keep, best_first=True))  # never re-sorted
+        screen.filter_box.note = about.subtitle()
 
     def apply(self, text: str, query: Node | None, ids: Sequence[str] | None, keep: str | None) -> None:
         screen = self.screen
-        if screen.about.active:  # the list as it was before the meaning query, cursor included
-            before = screen.about.clear()
+        if self.about.active:  # the list as it was before the meaning query, cursor included
+            before = self.about.clear()
             keep = keep if ids is not None else before
         self.text, self.query = text, query
         box = screen.filter_box
         if ids is None:
-            box.border_subtitle = ""
+            box.note = ""
             self.redraw(papers=True, keep=keep)
             return
-        screen.order.arrange(ids, keep)
+        screen.post_message(ListFilter.Matched(ids, keep))
         note = "" if screen.loaded else " (search index not ready: scanned the cache)"
         operators = operator_note(text)  # `quantum and monte` searches the word "and": said, query kept
-        box.border_subtitle = f"{plural(len(ids), 'match', 'matches', thousands=True)}{note}" + (f" · {operators}" if operators else "")
+        box.note = f"{plural(len(ids), 'match', 'matches', thousands=True)}{note}" + (f" · {operators}" if operators else "")

@@ -4,12 +4,14 @@ It owns the view's state (`view`, `unread_only`, `syncing`, `status_text`, the l
 the `chart_data`) as reactive vars bound down to its widgets; widgets post messages up. Disk work
 runs in thread workers through the library service; its parts (part.py) keep the state and logic
 of their concerns, say what they changed with `Redraw` (and the papers they arranged for the list
-with `PapersArranged`), and their workers' results come back as messages this screen handles, each
-handed to the part it belongs to (the table in docs/architecture.md)."""
+with `PapersArranged`), and their workers' results, and what a part did that another follows,
+come back as messages this screen hands to the part they belong to (main_messages.py; the table
+in docs/architecture.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -27,7 +29,7 @@ from reader.app.screens.detail_opening import DetailOpening
 from reader.app.screens.export import ExportActions
 from reader.app.screens.list_filter import FILTER_DELAY, ListFilter
 from reader.app.screens.main_bindings import MAIN_BINDINGS
-from reader.app.screens.paper_record import ListPaperRead
+from reader.app.screens.main_messages import PartMessages
 from reader.app.screens.part import KEEP_CURRENT, PapersArranged, Redraw
 from reader.app.screens.sidebar_names import SidebarNames
 from reader.app.screens.sync import Sync
@@ -44,13 +46,13 @@ from reader.app.widgets.status import StatusLine
 from reader.cache_index import CacheIndex
 from reader.core.catalog import Catalog
 from reader.core.text import plural
-from reader.service import ALL, RISING, STARRED, LibraryService, View
+from reader.service import ALL, FOR_YOU, RISING, STARRED, LibraryService, View
 
 
-class MainScreen(PaperScreen, ExportActions):
+class MainScreen(PaperScreen, ExportActions, PartMessages):
     """Draws the panes and holds the view. Its parts keep the state and logic of their concerns
     (`triage`, `sync`, `sidebar_names`, `details`, `list_filter`, `reading`...: see part.py); the
-    screen hands them their keys and messages."""
+    screen hands them their keys, and their messages (main_messages.py)."""
 
     BINDINGS = MAIN_BINDINGS
     HORIZONTAL_BREAKPOINTS = [(0, "-very-narrow"), (70, "-narrow"), (100, "-wide")]
@@ -79,7 +81,6 @@ class MainScreen(PaperScreen, ExportActions):
         self.details = DetailOpening(self)
         self.order = ListOrder(self)
         self.catchup = CatchUp(self)
-        self.about = AboutQuery(self)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -137,6 +138,11 @@ class MainScreen(PaperScreen, ExportActions):
         return self.triage.annotate(paper_id) + self.about.reason(paper_id)
 
     @property
+    def about(self) -> AboutQuery:
+        """The meaning query (`~TEXT`), the filter's own part."""
+        return self.list_filter.about
+
+    @property
     def filter_text(self) -> str:
         return self.list_filter.text
 
@@ -149,6 +155,10 @@ class MainScreen(PaperScreen, ExportActions):
         """Read the cache in a worker (returned), as at the start."""
         return self.reading.open()
 
+    def reload_cache(self, changed_ids: list[str]) -> Worker[Any]:
+        """Read the cache again in a worker (returned), after papers were synced or added."""
+        return self.sync.reload(changed_ids)
+
     def prepare_search(self, changed: list[str] | None, index: CacheIndex | None = None) -> None:
         self.reading.prepare_search(changed, index)
 
@@ -160,16 +170,25 @@ class MainScreen(PaperScreen, ExportActions):
         self.refresh_list(keep=keep)
 
     def refresh_sidebar(self) -> None:
-        self.sidebar_entries = tuple(self.panes.sidebar_entries())
+        self.sidebar_entries = tuple(self.panes.sidebar_entries(for_you=self.triage.sidebar_detail()))
 
     def refresh_chart(self) -> None:
-        self.chart_data = self.panes.chart_data()
+        topic, triage = self.view.topic, self.triage
+        self.chart_data = self.panes.chart_data(
+            for_you=triage.headline() if self.view == FOR_YOU else "",
+            rising_unsynced=triage.rising_unsynced,
+            rising_title=triage.rising_title(topic) if topic else "",
+        )
 
     def sidebar_label(self, view: View) -> str:
         return self.panes.label(view)
 
     def empty_message(self) -> str:
-        return self.panes.empty_message()
+        about, list_filter = self.about, self.list_filter
+        return self.panes.empty_message(
+            filtered=list_filter.text if list_filter.query is not None else None,
+            about=about.empty_message() if about.active else None,
+        )
 
     def refresh_list(self, *, keep: str | None = None) -> None:
         """Recompute which papers the list shows (view, unread only, filter), keeping the cursor."""
@@ -255,10 +274,6 @@ class MainScreen(PaperScreen, ExportActions):
     def _filter_done(self) -> None:
         self.paper_list.focus()
 
-    @on(OutsideWatch.Changed)
-    def _outside_changed(self, message: OutsideWatch.Changed) -> None:
-        self.reading.take_outside(message.update)
-
     # --- what the parts changed, and what their workers found: each to the part it belongs to ----------
 
     @on(Redraw)
@@ -286,78 +301,10 @@ class MainScreen(PaperScreen, ExportActions):
         self.reading.opened(message)
         self.call_after_refresh(message.painted.set)  # once the panes the part asked for are drawn
 
-    @on(CacheReading.Counted)
-    def _cache_counted(self, message: CacheReading.Counted) -> None:
-        self.reading.counted(message)
-
-    @on(CacheReading.SearchPrepared)
-    def _search_prepared(self, message: CacheReading.SearchPrepared) -> None:
-        self.reading.search_prepared(message)
-
-    @on(ListFilter.Answered)
-    def _filter_answered(self, message: ListFilter.Answered) -> None:
-        self.list_filter.take(message)
-
-    @on(ListOrder.Sorted)
-    def _list_sorted(self, message: ListOrder.Sorted) -> None:
-        self.order.take_sorted(message)
-
-    @on(CatchUp.UnreadFound)
-    def _unread_found(self, message: CatchUp.UnreadFound) -> None:
-        self.catchup.ask(message.unread)
-
-    @on(ListPaperRead)
-    def _paper_read_for_detail(self, message: ListPaperRead) -> None:
-        self.details.show(message)
-
-    @on(Sync.CacheRead)
-    def _cache_read_after_sync(self, message: Sync.CacheRead) -> None:
-        self.sync.take_update(message.update, message.changed_ids)
-
-    @on(Sync.PapersArrived)
-    def _papers_arrived(self) -> None:
-        self.sync.leave_demo()
-
-    @on(Sync.OtherSyncEnded)
-    def _other_sync_ended(self) -> None:
-        self.sync.other_sync_ended()
-
-    @on(Triage.SetsRead)
-    def _triage_read(self, message: Triage.SetsRead) -> None:
-        self.triage.take_sets(message.sets)
-
-    @on(Triage.Ranked)
-    def _ranked(self, message: Triage.Ranked) -> None:
-        self.triage.take_ranking(message.ranking, message.version, message.left)
-
-    @on(Triage.RankingFailed)
-    def _ranking_failed(self, message: Triage.RankingFailed) -> None:
-        self.triage.ranking_failed(message.problem)
-
     @on(Triage.RisingRanked)
     def _rising_ranked(self, message: Triage.RisingRanked) -> None:
         self.rising_table.show(message.trends)
         self.triage.take_rising(message.trends)
-
-    @on(Triage.RisingTermsFound)
-    def _rising_terms_found(self, message: Triage.RisingTermsFound) -> None:
-        self.triage.take_rising_terms(message.topic, message.terms)
-
-    @on(SidebarNames.TopicDeleted)
-    def _topic_deleted(self, message: SidebarNames.TopicDeleted) -> None:
-        self.sidebar_names.topic_deleted(message.name, message.update)
-
-    @on(SidebarNames.WatchRemoved)
-    def _watch_removed(self, message: SidebarNames.WatchRemoved) -> None:
-        self.sidebar_names.watch_removed(message.name)
-
-    @on(SidebarNames.TagRenamed)
-    def _tag_renamed(self, message: SidebarNames.TagRenamed) -> None:
-        self.sidebar_names.tag_renamed(message.old, message.new, message.merged)
-
-    @on(SidebarNames.TagDeleted)
-    def _tag_deleted(self, message: SidebarNames.TagDeleted) -> None:
-        self.sidebar_names.tag_deleted(message.name, message.count)
 
     # --- actions -------------------------------------------------------------------------------------
 

@@ -6,18 +6,23 @@ what a part changed goes up as a message (`Redraw`: the panes to draw again), ne
 the screen's drawing. Their workers and timers run on the screen (they end with it, and a worker
 group is the screen's, as with `@work`). A part's worker hands its result back as a message (one
 of the part's own, `Triage.SetsRead`) posted to the screen, whose handler gives it to the part on
-the UI's thread."""
+the UI's thread. A part never names a sibling part: what it did that another follows goes up as
+a message (`TopicRemoved`, `SyncWanted`, `TriageStale`...), which the screen, owning its parts,
+hands on."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Sequence
 from functools import partial
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from textual.app import App
 from textual.message import Message
 from textual.timer import Timer
 from textual.worker import Worker
+
+if TYPE_CHECKING:
+    from reader.store import Topic
 
 
 class ScreenHost(Protocol):
@@ -81,6 +86,51 @@ class PapersArranged(Message):
     def __init__(self, ids: Sequence[str], keep: Keep):
         super().__init__()
         self.ids, self.keep = ids, keep
+
+
+class TopicRemoved(Message):
+    """A topic is gone (deleted from the sidebar, or by another process): the parts that keep its
+    name forget it (For you no longer narrows to it)."""
+
+    def __init__(self, name: str):
+        super().__init__()
+        self.name = name
+
+
+class SyncWanted(Message):
+    """A sync is due: of `topics` (None: every topic), at the opening or for a topic just added."""
+
+    def __init__(self, topics: list[Topic] | None = None):
+        super().__init__()
+        self.topics = topics
+
+
+class TriageStale(Message):
+    """What New, Updated and the watches hold may have changed (the cache opened, or read again
+    after a sync; a watch added or removed): read again, `visit` recorded (once, at the opening)."""
+
+    def __init__(self, *, visit: bool = False):
+        super().__init__()
+        self.visit = visit
+
+
+class PaperAdded(Message):
+    """A paper added (or in the cache already), the cache read with it: shown in the detail view,
+    `[` and `]` moving through `ids`."""
+
+    def __init__(self, paper_id: str, ids: Sequence[str]):
+        super().__init__()
+        self.paper_id, self.ids = paper_id, ids
+
+
+class OutsideTaken(Message):
+    """What another process changed was taken in: the parts showing what it may have changed
+    follow (Rising ranked again if shown, the detail view's marks, and its note and tags when
+    `papers_or_library` changed)."""
+
+    def __init__(self, *, papers_or_library: bool):
+        super().__init__()
+        self.papers_or_library = papers_or_library
 
 
 H = TypeVar("H", bound=ScreenHost)

@@ -3,38 +3,35 @@ it removes something (papers, stars and read marks always stay) and runs in a wo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from textual.message import Message
 
 from reader.app.keys import key
 from reader.app.screens.dialogs import AddTopicDialog, ConfirmDialog, TextDialog
-from reader.app.screens.part import ScreenHost, ScreenPart
+from reader.app.screens.part import ScreenHost, ScreenPart, SyncWanted, TopicRemoved, TriageStale
 from reader.core.names import tag_name
 from reader.core.text import plural
 from reader.errors import ReaderError
 from reader.service import ALL, CacheUpdate, LibraryService, View
 from reader.store import Topic, Watch
 
-if TYPE_CHECKING:
-    from reader.app.screens.sync import Sync
-    from reader.app.screens.triage import Triage
-
 
 class SidebarNamesHost(ScreenHost, Protocol):
-    """What the topics, watches and tags use of their screen: the view, the sync (of a topic
-    just added) and the triage (a watch's papers)."""
+    """What the topics, watches and tags use of their screen: the view, and whether a sync runs
+    (a topic just added is synced at once, else with it)."""
 
     service: LibraryService
     view: View
-    sync: Sync
-    triage: Triage
+    syncing: bool
 
 
 class SidebarNames(ScreenPart[SidebarNamesHost]):
     """Adding, renaming and deleting topics, watches and tags. What the workers (and the service's
     writer thread) did comes back as the messages below; the screen's handlers hand each to the
-    method of the same name (`topic_deleted`, `watch_removed`, `tag_renamed`, `tag_deleted`)."""
+    method of the same name (`topic_deleted`, `watch_removed`, `tag_renamed`, `tag_deleted`).
+    What the other parts follow goes up as `SyncWanted` (a topic added), `TopicRemoved` and
+    `TriageStale` (a watch added or removed)."""
 
     class TopicDeleted(Message):
         def __init__(self, name: str, update: CacheUpdate):
@@ -76,10 +73,10 @@ class SidebarNames(ScreenPart[SidebarNamesHost]):
         self.screen.view = View.of_topic(topic.name)
         self.redraw_all()
         found = f"Added '{topic.name}': {plural(filled, 'cached paper', thousands=True)} match{'es' if filled == 1 else ''} it."
-        syncing = self.screen.sync.running
+        syncing = self.screen.syncing
         self.screen.app.notify(found if syncing else f"{found} Syncing it now.")
         if not syncing:
-            self.screen.sync.start([topic])
+            self.screen.post_message(SyncWanted([topic]))
 
     def _delete_topic(self, name: str) -> None:
         try:
@@ -91,7 +88,7 @@ class SidebarNames(ScreenPart[SidebarNamesHost]):
 
     def topic_deleted(self, name: str, update: CacheUpdate) -> None:
         self.screen.service.apply_update(update)
-        self.screen.triage.topic_removed(name)
+        self.screen.post_message(TopicRemoved(name))
         self.screen.view = ALL
         self.redraw_all()
         self.screen.app.notify(f"Deleted '{name}'. Its papers, stars and read marks stay in the cache.")
@@ -125,7 +122,7 @@ class SidebarNames(ScreenPart[SidebarNamesHost]):
 
     def _watch_changed(self, message: str, view: View) -> None:
         self.screen.app.notify(message)
-        self.screen.triage.reload()
+        self.screen.post_message(TriageStale())
         self.screen.view = view
 
     # --- tags ----------------------------------------------------------------------------------------

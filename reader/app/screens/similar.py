@@ -12,6 +12,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
+from textual.reactive import var
 from textual.widgets import Static
 
 from reader.app.paper_actions import PAPER_BINDINGS, PaperScreen
@@ -19,6 +20,8 @@ from reader.app.screens.detail import DetailScreen
 from reader.app.screens.paper_record import ListPaperRead, PaperRecord
 from reader.app.widgets.footer import KeyFooter
 from reader.app.widgets.paper_list import PaperList
+from reader.cache_index import CacheIndex
+from reader.core.catalog import Catalog
 from reader.core.similar import Like, Likeness
 from reader.core.text import plural, word_string
 from reader.errors import ReaderError
@@ -41,21 +44,29 @@ class LikesFound(Message):
 
 
 class SimilarScreen(PaperScreen):
+    """Holds the papers and marks its list draws (`catalog`, bound down to the list as on the main
+    screen); the likes found come back as `LikesFound`."""
+
     BINDINGS = [
         Binding("escape,q", "close", "Back", id="similar.close"),
         Binding("question_mark", "app.help", "Help", id="similar.help"),
         *PAPER_BINDINGS,
     ]
 
+    catalog: var[Catalog] = var(lambda: Catalog(CacheIndex()), init=False)  # the papers and marks the list draws (the service's)
+
     def __init__(self, service: LibraryService, paper_id: str):
         super().__init__(service)
+        self.set_reactive(SimilarScreen.catalog, service.catalog)
         self.paper_id = paper_id
         self.likes: dict[str, Like] = {}
 
     def compose(self) -> ComposeResult:
         yield Static(id="like-title")
         yield Static(id="like-about")
-        yield PaperList(self.service.catalog, self.service.cards, math=self.service.settings.math, id="like-papers")
+        yield PaperList(self.catalog, self.service.cards, math=self.service.settings.math, id="like-papers").data_bind(
+            SimilarScreen.catalog
+        )
         yield KeyFooter()
 
     @property
@@ -67,7 +78,7 @@ class SimilarScreen(PaperScreen):
         self.paper_list.empty_message = "Finding the papers most like this one…"
         self.query_one("#like-title", Static).update(Text("Like: …"))
         self.paper_list.focus()
-        self.find(set(self.service.catalog.hidden))
+        self.find(set(self.catalog.hidden))
 
     @work(thread=True, exclusive=True, group="similar")
     def find(self, hidden: set[str]) -> None:
@@ -104,7 +115,7 @@ class SimilarScreen(PaperScreen):
     def _because(self, paper_id: str) -> tuple[tuple[str, str], ...]:
         """A card's last line: its score, what it shares (authors as the card writes them) and the
         paper's words nearest it in meaning."""
-        if paper_id in self.service.catalog.hidden:
+        if paper_id in self.catalog.hidden:
             return (("✕ hidden: left out of your views from now on · x brings it back", "paper-list--updated"),)
         like = self.likes.get(paper_id)
         if like is None:

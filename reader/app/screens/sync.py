@@ -11,7 +11,7 @@ from textual.worker import get_current_worker
 
 from reader.app.keys import key
 from reader.app.memory import collect_before_reload, keep_loaded
-from reader.app.screens.part import ScreenHost, ScreenPart
+from reader.app.screens.part import ScreenHost, ScreenPart, TriageStale
 from reader.core.text import plural
 from reader.errors import ReaderError, StoreLockedError
 from reader.service import CacheUpdate, LibraryService
@@ -19,7 +19,6 @@ from reader.service import CacheUpdate, LibraryService
 if TYPE_CHECKING:
     from textual.worker import Worker
 
-    from reader.app.screens.triage import Triage
     from reader.app.widgets.paper_list import PaperList
     from reader.arxiv.options import ClientOptions
     from reader.cache_index import CacheIndex
@@ -34,7 +33,6 @@ class SyncHost(ScreenHost, Protocol):
 
     service: LibraryService
     client_options: ClientOptions | None  # tests' loopback arXiv; None: the settings'
-    triage: Triage
     syncing: bool
     status_text: str
 
@@ -72,10 +70,6 @@ class Sync(ScreenPart[SyncHost]):
     def __init__(self, screen: SyncHost):
         super().__init__(screen)
         self._offline_told = False  # "arXiv cannot be reached" is notified once
-
-    @property
-    def running(self) -> bool:
-        return self.screen.syncing
 
     def sync_all(self) -> None:
         topics = self.screen.service.topics
@@ -178,7 +172,7 @@ class Sync(ScreenPart[SyncHost]):
         # The new papers' cards and words first, so the list never shows a paper it cannot draw.
         screen.prepare_search(changed_ids, update.index)  # the order the list shows next
         screen.post_message(Sync.CacheRead(update, changed_ids))
-        screen.triage.read()
+        screen.post_message(TriageStale())  # new and watched papers among those the sync brought
 
     def leave_demo(self) -> None:
         """The same service, its papers the cache's now: read as at the start (every screen,

@@ -111,6 +111,11 @@ class Triage(ScreenPart[TriageHost]):
             self.for_you_topic = None
             self.start_ranking()
 
+    def changed_elsewhere(self) -> None:
+        """Another process changed the cache or the marks: Rising, if shown, is ranked again."""
+        if self.screen.view == RISING:
+            self.rank_topics()
+
     def marks_touched(self) -> None:
         if self.screen.view == FOR_YOU and self.ranked_version != self.screen.service.catalog.marks_version:
             # Retrain once the marking pauses, so a run of stars costs one ranking.
@@ -124,7 +129,7 @@ class Triage(ScreenPart[TriageHost]):
 
     # --- new, updated, watched ---------------------------------------------------------------------
 
-    def read(self, *, visit: bool = False) -> None:
+    def _read(self, visit: bool = False) -> None:
         """In a worker, once the search index is current: new, updated and watched papers."""
         try:
             triage = self.screen.service.triage.read(visit=visit)
@@ -133,8 +138,8 @@ class Triage(ScreenPart[TriageHost]):
             return
         self.screen.post_message(Triage.SetsRead(triage))
 
-    def reload(self) -> Worker:
-        return self.in_thread(self.read, group="triage", exclusive=True)
+    def reload(self, *, visit: bool = False) -> Worker:
+        return self.in_thread(self._read, visit, group="triage", exclusive=True)
 
     def take_sets(self, triage: TriageSets) -> None:
         screen = self.screen

@@ -1,11 +1,12 @@
 """What the main screen's panes say of the view shown: the sidebar's entries with their counts,
 the chart's title and headline (or its bars), and what an empty list says to do. Nothing here
 reads the disk: the counts are the catalog's in memory, a view's first chart is counted in the
-chart's worker."""
+chart's worker. What the other parts say in them (For you's line and header, Rising's terms, the
+filter's) the screen hands in."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from reader.app.keys import key
 from reader.app.screens.part import ScreenHost, ScreenPart
@@ -15,38 +16,30 @@ from reader.core.ranking import NeedsStars
 from reader.core.text import plural
 from reader.service import ALL, FOR_YOU, HIDDEN, NEW, RISING, STARRED, UPDATED, LibraryService, View
 
-if TYPE_CHECKING:
-    from reader.app.screens.about import AboutQuery
-    from reader.app.screens.list_filter import ListFilter
-    from reader.app.screens.triage import Triage
-
 VIEW_LABELS = {"starred": "Starred", "foryou": "For you", "new": "New", "updated": "Updated", "rising": "Rising", "hidden": "Hidden"}
 
 
 class PanesHost(ScreenHost, Protocol):
-    """What the panes' texts use of their screen: the view as it is shown, and the parts whose
-    state they say (the triage's For you and Rising, the filter, the meaning query)."""
+    """What the panes' texts use of their screen: the view as it is shown."""
 
     service: LibraryService
     view: View
     unread_only: bool
-    triage: Triage
-    list_filter: ListFilter
-    about: AboutQuery
 
 
 class ViewPanes(ScreenPart[PanesHost]):
     """The sidebar's entries, the chart, the empty list's message, for the view shown."""
 
-    def sidebar_entries(self) -> list[SidebarEntry]:
+    def sidebar_entries(self, for_you: str) -> list[SidebarEntry]:
+        """`for_you`: what the triage says under For you."""
         screen = self.screen
         catalog, service, triage = screen.service.catalog, screen.service, screen.service.triage.sets
         if not catalog.counted_already:  # while the opening worker counts
-            return self._uncounted_entries()
+            return self._uncounted_entries(for_you)
         entries = [
             SidebarEntry(ALL, self.label(ALL), *catalog.counts()),
             SidebarEntry(STARRED, "Starred", *catalog.counts(starred=True)),
-            SidebarEntry(FOR_YOU, "For you", detail=screen.triage.sidebar_detail()),
+            SidebarEntry(FOR_YOU, "For you", detail=for_you),
             SidebarEntry(NEW, "New", *service.count(triage.new), detail=None if triage.new else "nothing new"),
             SidebarEntry(UPDATED, "Updated", *service.count(triage.updated), detail=None if triage.updated else "no new versions"),
             SidebarEntry(RISING, "Rising", detail="topic momentum"),
@@ -69,14 +62,14 @@ class ViewPanes(ScreenPart[PanesHost]):
             entries += [SidebarEntry.heading("Not interested"), SidebarEntry(HIDDEN, "Hidden", *hidden)]
         return entries
 
-    def _uncounted_entries(self) -> list[SidebarEntry]:
+    def _uncounted_entries(self, for_you: str) -> list[SidebarEntry]:
         """The sidebar's views before the papers are counted (the same lines: nothing moves when
         the counts come)."""
         counting = "counting…"
         entries = [
             SidebarEntry(ALL, self.label(ALL), detail=counting),
             SidebarEntry(STARRED, "Starred", detail=counting),
-            SidebarEntry(FOR_YOU, "For you", detail=self.screen.triage.sidebar_detail()),
+            SidebarEntry(FOR_YOU, "For you", detail=for_you),
             SidebarEntry(NEW, "New", detail=counting),
             SidebarEntry(UPDATED, "Updated", detail=counting),
             SidebarEntry(RISING, "Rising", detail="topic momentum"),
@@ -92,14 +85,16 @@ class ViewPanes(ScreenPart[PanesHost]):
             return "All papers (demo)" if self.screen.service.is_demo else "All papers"
         return VIEW_LABELS.get(view.kind, view.name or view.kind)
 
-    def chart_data(self) -> ChartData:
-        """What the chart shows for the view (a first count of a topic's weeks: made in the chart's worker)."""
+    def chart_data(self, *, for_you: str, rising_unsynced: bool, rising_title: str) -> ChartData:
+        """What the chart shows for the view (a first count of a topic's weeks: made in the chart's
+        worker), with what the triage says: For you's header, whether a Rising figure is missing,
+        the terms rising in the view's topic."""
         screen, service = self.screen, self.screen.service
         view, app = screen.view, screen.app
         if view == STARRED:
             return ChartData(None, "Starred", plural(service.catalog.counts(starred=True)[0], "starred paper", thousands=True))
         elif view == FOR_YOU:
-            return ChartData(None, "For you", screen.triage.headline())
+            return ChartData(None, "For you", for_you)
         elif view == NEW:
             return ChartData(None, "New", "Papers that arrived since your last visit (a topic's first sync is not new)")
         elif view == UPDATED:
@@ -118,26 +113,24 @@ class ViewPanes(ScreenPart[PanesHost]):
                 f"Papers you are not interested in: left out of every other view · {key(app, 'app.hide')} shows one again",
             )
         elif view == RISING:
-            missing = f" · — means not synced ({key(app, 'app.sync')} syncs)" if screen.triage.rising_unsynced else ""
+            missing = f" · — means not synced ({key(app, 'app.sync')} syncs)" if rising_unsynced else ""
             return ChartData(None, "Rising", f"Topics by their last four weeks against the four before · Enter opens one{missing}")
         elif not service.charted_already(view) and not service.catalog.counted_already:  # the opening worker counts
             return ChartData(None, view.topic or self.label(ALL), COUNTING)
         elif not service.charted_already(view):  # a first count of the view's weeks: in the chart's worker
-            return ChartData(None, view.topic or self.label(ALL), COUNTING, lambda: service.chart(view), self._rising_title(view))
+            return ChartData(None, view.topic or self.label(ALL), COUNTING, lambda: service.chart(view), rising_title)
         momentum, title, headline = service.chart(view)
-        return ChartData(momentum, title + self._rising_title(view), headline)
+        return ChartData(momentum, title + rising_title, headline)
 
-    def _rising_title(self, view: View) -> str:
-        return self.screen.triage.rising_title(view.topic) if view.topic else ""
-
-    def empty_message(self) -> str:  # noqa: C901 (one message per kind of empty view)
-        """Say what is empty and what to do about it."""
+    def empty_message(self, *, filtered: str | None, about: str | None) -> str:  # noqa: C901 (one message per kind of empty view)
+        """Say what is empty and what to do about it (`filtered`: the filter typed, when one narrows
+        the view; `about`: what a meaning query's empty answer says)."""
         screen, app = self.screen, self.screen.app
         view = screen.view
-        if screen.about.active:
-            return screen.about.empty_message()
-        if screen.list_filter.query is not None:
-            return f"No papers match {screen.list_filter.text} — {key(app, 'app.clear_filter')} clears the filter"
+        if about is not None:
+            return about
+        if filtered is not None:
+            return f"No papers match {filtered} — {key(app, 'app.clear_filter')} clears the filter"
         if view == FOR_YOU:
             return self._for_you_empty()
         if screen.unread_only:

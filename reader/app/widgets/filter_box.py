@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 from textual.binding import Binding
+from textual.markup import escape
 from textual.message import Message
+from textual.reactive import var
 from textual.widgets import Input
 
 from reader.app.keys import key
@@ -21,6 +23,11 @@ class FilterBox(Input):
 
     BINDINGS = [Binding("escape", "clear", "Clear filter", id="filter.clear")]
 
+    # What the box says under it (its subtitle), as plain text: the filter's answer (set by the
+    # main screen's filter part) or why Enter cannot keep the query. A query's error may quote
+    # what was typed: shown as typed, never read as markup. Said again when set again.
+    note: var[str] = var("", always_update=True)
+
     class Cleared(Message):
         """Esc: the filter is gone and the box hidden."""
 
@@ -32,6 +39,9 @@ class FilterBox(Input):
         self.display = False
         # Tab moves between the sidebar and the list; the box is reached with / only.
         self.can_focus = False
+
+    def watch_note(self, note: str) -> None:
+        self.border_subtitle = escape(note)
 
     def open(self) -> None:
         self.placeholder = (
@@ -50,7 +60,7 @@ class FilterBox(Input):
 
     def action_clear(self) -> None:
         self.value = ""
-        self.border_subtitle = ""
+        self.note = ""
         self.can_focus = False
         self.display = False
         self.post_message(self.Cleared())
@@ -60,7 +70,7 @@ class FilterBox(Input):
             try:
                 parse(text, implicit_and=True)
             except QueryError as error:
-                self.border_subtitle = error.describe()
+                self.note = error.describe()
                 self.app.bell()
                 return
         self.close()
