@@ -1,6 +1,6 @@
 """Papers as term counts for the "For you" ranking (core/ranking.py).
 
-Turning text into counts is the slow part of ranking (a Python step per word), so it is done
+Turning text into counts is the slow part of ranking (every word folded, keyed, counted), so it is done
 once per paper, block by block (`featurize`, e.g. one cache shard at a time), and kept; a
 `Corpus` of blocks weighs them by IDF once, again only when blocks change. Counts live in 2**22
 hashed columns: no vocabulary to grow or store, at the price of rare collisions that add a
@@ -8,7 +8,7 @@ little noise to scores (the ranking's reasons are checked against real terms). T
 words are not kept with their counts: a ranking names reasons for the few papers it shows, from
 their records (a corpus's `texts`).
 
-Plain data in and out, with no shared state beyond a cache of word hashes, so it can all run in
+Plain data in and out, with no shared state beyond caches of word and name keys, so it can all run in
 a worker thread. numpy and scipy are imported inside functions, never at start-up.
 """
 
