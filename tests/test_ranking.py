@@ -140,7 +140,9 @@ def test_same_input_same_order_whatever_the_blocks(themes):
     marks = {"starred": ids(agents[:4] + proteins[:2]), "hidden": ids(proteins[5:7]), "read": ids(agents[10:14])}
     first = ranked(Corpus.of_rows(rows, block_size=7), **marks)
     again = ranked(Corpus.of_rows(rows, block_size=7), **marks)
-    reordered = ranked(Corpus([featurize(rows[40:]), featurize(rows[:20][::-1]), featurize(rows[20:40][::-1])]), **marks)
+    blocks = [featurize(rows[40:]), featurize(rows[:20][::-1]), featurize(rows[20:40][::-1])]
+    by_id = {row.id: row for row in rows}
+    reordered = ranked(Corpus(blocks, texts=lambda asked: {pid: by_id[pid] for pid in asked}), **marks)
     assert first.ids == again.ids == reordered.ids
     assert first.scores == again.scores
     assert first.scores == pytest.approx(reordered.scores, abs=1e-9)
@@ -198,5 +200,6 @@ def test_stop_words_never_count(themes):
 
 def test_every_row_reads_back_as_it_was_counted(themes):
     rows = [row_of_paper(p) for p in themes[0] + themes[1]]
-    corpus = Corpus.of_rows(rows, block_size=23)  # blocks of several packs, the last ones short
-    assert [corpus.row(i) for i in reversed(range(len(rows)))] == rows[::-1]
+    corpus = Corpus.of_rows(rows, block_size=23)
+    texts = corpus.texts_of([row.id for row in rows[::-1]] + ["2611.99999"])
+    assert [texts[row.id] for row in rows] == rows and texts["2611.99999"] == Row("2611.99999", "")

@@ -5,13 +5,14 @@ or none at all: the headers are read, with the same answer, and the file written
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 
 import numpy as np
 import pytest
 
-from reader.core import rows_total
+from reader.core import features, rows_total
 from reader.core.features_format import RowLayout, RowReader
 from reader.core.ranking import Ranking
 from reader.service import first_rank
@@ -158,3 +159,18 @@ def test_a_rank_imports_neither_the_library_service_nor_the_demo_set():
     probe = "import sys, reader.service.first_rank; print(sorted({'reader.service.library', 'reader.service.demo'} & set(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_entries_kept_under_another_featurizer_are_not_resumed(monkeypatch):
+    """After a change of how words are keyed (FEATURIZER), a features file still of the old one
+    must be opened by its header, whose check has it counted again: no entry kept before is read."""
+    layout = RowLayout((1, 2, 3, 4), (5, 6), np.array([0, 2], dtype=np.int64), 100, 106, (3, 1))
+    raw = rows_total.encode({"2401.00": rows_total.ShardRows(layout, b"\n2401.00001\n")})
+    assert raw is not None and rows_total.decode(raw) is not None
+    monkeypatch.setattr(features, "FEATURIZER", features.FEATURIZER + 1)
+    try:
+        importlib.reload(rows_total)
+        assert rows_total.decode(raw) is None
+    finally:
+        monkeypatch.undo()
+        importlib.reload(rows_total)

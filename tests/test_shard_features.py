@@ -12,7 +12,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from reader.core import features, features_format, shard_counts
+from reader.core import features, features_format, ranking, shard_counts
+from reader.core.features import Corpus
 from reader.core.ranking import Ranking
 from reader.service.ranking_corpus import RankingCorpus
 from reader.store import Store
@@ -73,36 +74,31 @@ def test_the_read_back_block_equals_the_counted_one_to_the_bit(store):
     stamp = saved_features.shard_stamp(store, shard)
     block = saved_features.shard_features(store, shard, stamp)
     again = features_format.decode(features_format.encode(block, stamp) or b"", stamp)
-    assert again is not None and again.ids == block.ids and again.packed_rows == block.packed_rows
+    assert again is not None and again.ids == block.ids
     for name in ("data", "indices", "indptr"):
         assert getattr(again.matrix, name).dtype == getattr(block.matrix, name).dtype
         assert np.array_equal(getattr(again.matrix, name), getattr(block.matrix, name))
     assert np.array_equal(again.sample_keys, block.sample_keys)
 
 
-def test_a_block_read_from_its_file_leaves_its_packs_there_and_reads_them_back_from_that_file_only(store):
-    RankingCorpus(store).corpus()  # every shard's features saved
-    path = feature_files(store)[0]
-    shard = path.name.removesuffix(".features")
-    stamp = saved_features.shard_stamp(store, shard)
-    in_memory = features_format.decode(path.read_bytes(), stamp)
-    left = saved_features.shard_features(store, shard, stamp)
-    assert in_memory is not None and isinstance(in_memory.packed_rows, tuple)
-    assert isinstance(left.packed_rows, features_format.FilePacks) and len(left.packed_rows) == len(in_memory.packed_rows) > 1
-    assert tuple(left.packed_rows) == in_memory.packed_rows and left.packed_rows[-1] == in_memory.packed_rows[-1]
-    assert left.packed_rows[1:] == in_memory.packed_rows[1:]
-    assert [left.rows_of_pack(i) for i in range(len(left.packed_rows))] == [
-        in_memory.rows_of_pack(i) for i in range(len(in_memory.packed_rows))
-    ]
-    assert all(row.words for row in left.rows_of_pack(0))
-    # The file written again as the cache writes it (the same bytes, a new file put in its place):
-    # its packs are not read into the old block.
-    again = path.with_name(path.name + ".new")
-    again.write_bytes(path.read_bytes())
-    os.replace(again, path)
-    assert left.packed_rows[0] == b"" and [row.words for row in left.rows_of_pack(0)] == [""] * features.PACK
-    path.unlink()
-    assert left.packed_rows[0] == b""  # gone: no reasons, no error
+def test_a_features_file_holds_no_words_and_the_reasons_come_from_the_records(store):
+    """The file is the header, the rows' offsets, 4 bytes an entry and the checksum: the words
+    of the papers (42% of a file when they were kept to name reasons) are read from the records
+    of the papers a ranking names, and give the reasons counting in memory gives."""
+    ids, scores, reasons = ranking_of(store)
+    for path in feature_files(store):
+        raw = path.read_bytes()
+        header = header_of(raw)
+        head = len(features_format.MAGIC) + 8 + len(json.dumps(header).encode())
+        entry_bytes = features_format.COLUMN_BYTES + header["count_bytes"]
+        assert raw.startswith(b"reader features 4\n") and "packed" not in header
+        assert len(raw) == head + 8 * (len(header["ids"]) + 1) + entry_bytes * header["entries"] + 4
+        assert b"agent" not in raw and b"protein" not in raw  # the themes' words
+    in_memory = Corpus.of_rows([features.row_of_paper(p) for p in store.load_papers().values()])
+    expected = ranking.rank(in_memory, **marks(store))
+    assert isinstance(expected, Ranking)
+    assert (ids, scores) == (expected.ids, expected.scores)
+    assert reasons == [scored.because for scored in expected.top(10)] and all(reasons)
 
 
 def header_of(raw: bytes) -> dict:
@@ -162,15 +158,12 @@ def test_columns_and_counts_out_of_range_are_refused(store):
     stamp = saved_features.shard_stamp(store, path.name.removesuffix(".features"))
     assert features_format.decode(raw, stamp) is not None
     header = header_of(raw)
-    packs = -(-len(header["ids"]) // features.PACK)
     width, count_bytes = features_format.COLUMN_BYTES, header["count_bytes"]
-    tail = header["packed"] + 4 * packs + count_bytes * header["entries"]  # bytes after the columns: counts, packs
+    tail = count_bytes * header["entries"]  # bytes after the columns: the counts
     last_column = tail + width
     assert features_format.decode(with_array_changed(raw, last_column, struct.pack("<I", features.COLUMNS)[:width]), stamp) is None
     assert features_format.decode(with_array_changed(raw, last_column, b"\xff" * width), stamp) is None
-    assert features_format.decode(with_array_changed(raw, header["packed"] + 4 * packs + count_bytes, bytes(count_bytes)), stamp) is None
-    first_pack = header["packed"] + 4 * packs
-    assert features_format.decode(with_array_changed(raw, first_pack, struct.pack("<I", 0)), stamp) is None
+    assert features_format.decode(with_array_changed(raw, count_bytes, bytes(count_bytes)), stamp) is None
     second_column = tail + width * header["entries"] - width  # a row's columns rise: a repeated one is refused
     first_column = raw[len(raw) - 4 - second_column - width : len(raw) - 4 - second_column]
     assert features_format.decode(with_array_changed(raw, second_column, first_column), stamp) is None
@@ -200,34 +193,8 @@ def test_a_header_nested_too_deep_is_refused(store):
     assert features_format.decode(body + struct.pack("<I", zlib.crc32(body)), saved_features.shard_stamp(store, shard)) is None
 
 
-BAD_PACKS = {
-    "not zlib": b"rows",
-    "not JSON": zlib.compress(b"[[\\"),
-    "too few rows": zlib.compress(b"[]"),
-    "rows of the wrong shape": zlib.compress(json.dumps([[1, 2, 3]] * features.PACK).encode()),
-    "unpacking without end": zlib.compress(b"[" + b" " * (features.MAX_PACK_TEXT + 1) + b"]"),
-}
-
-
-@pytest.mark.parametrize("bad", sorted(BAD_PACKS))
-def test_a_crafted_pack_of_rows_costs_its_papers_their_reasons_not_the_ranking(store, bad):
-    ids, scores, _ = ranking_of(store)
-    for path in feature_files(store):
-        shard = path.name.removesuffix(".features")
-        stamp = saved_features.shard_stamp(store, shard)
-        block = features_format.decode(path.read_bytes(), stamp)
-        assert block is not None
-        crafted = replace(block, packed_rows=(BAD_PACKS[bad], *block.packed_rows[1:]))
-        path.write_bytes(features_format.encode(crafted, stamp) or b"")
-    result = RankingCorpus(store).rank(**marks(store))
-    assert isinstance(result, Ranking) and (result.ids, result.scores) == (ids, scores)
-    first_packs = {pid for path in feature_files(store) for pid in header_of(path.read_bytes())["ids"][: features.PACK]}
-    assert all(scored.because == () for scored in result.top(None) if scored.id in first_packs)
-
-
 def test_features_counted_from_the_records_rank_as_those_from_saved_search_texts(store):
     # With no search texts saved, the records are read and only the counted words folded.
-    from reader.core.text import word_string
     from reader.service.search_texts import shard_texts
 
     from_records = ranking_of(store)
@@ -238,10 +205,9 @@ def test_features_counted_from_the_records_rank_as_those_from_saved_search_texts
         shard_texts(store, shard)  # saved, as a search of the cache would leave them
     assert list((store.data_dir / "papers").glob("*.search.json"))
     from_texts = ranking_of(store)
-    assert from_texts[:2] == from_records[:2]  # ids and scores
-    # The same reasons; an author's name as written from the records, folded from a search text.
+    # The same ranking and reasons (read from the records either way: an author's name as written).
+    assert from_texts == from_records
     assert any(reason != reason.lower() for reasons in from_records[2] for reason in reasons)
-    assert [[word_string(r).strip() for r in reasons] for reasons in from_records[2]] == [list(reasons) for reasons in from_texts[2]]
 
 
 @pytest.mark.parametrize("apart", [False, True], ids=["in-thread", "in-a-process"])
@@ -296,18 +262,19 @@ def test_a_sync_leaves_every_shard_it_writes_with_its_features(data_dir, monkeyp
         rows = dict(zip(saved.ids, range(len(saved.ids))))
         for i, pid in enumerate(counted.ids):
             assert (saved.matrix[rows[pid]] != counted.matrix[i]).nnz == 0
-            assert (
-                saved.rows_of_pack(rows[pid] // features.PACK)[rows[pid] % features.PACK]
-                == counted.rows_of_pack(i // features.PACK)[i % features.PACK]
-            )
         # Its document counts beside it, as counting the shard gives them (a first ranking sums them).
         documents = shard_counts.read(saved_features.counts_path(store, shard), saved_features.shard_stamp(store, shard))
         expected = shard_counts.ShardCounts.of_block(counted)
         assert documents is not None and documents.papers == len(counted.ids)
         assert documents.columns.tolist() == expected.columns.tolist() and documents.counts.tolist() == expected.counts.tolist()
     counting = counted_shards(monkeypatch)
-    result = RankingCorpus(store).rank(starred=set(sorted(store.index().ids)[:4]), read=set(), hidden=set())
+    starred = set(sorted(store.index().ids)[:4])
+    result = RankingCorpus(store).rank(starred=starred, read=set(), hidden=set())
     assert isinstance(result, Ranking) and counting == []
+    # The same ranking and reasons as counting every record in memory.
+    expected = ranking.rank(Corpus.of_rows([features.row_of_paper(p) for p in store.load_papers().values()]), starred=starred)
+    assert isinstance(expected, Ranking) and result.ids == expected.ids
+    assert [s.because for s in result.top(10)] == [s.because for s in expected.top(10)] and any(s.because for s in result.top(10))
 
 
 def test_a_large_syncs_features_are_counted_in_a_process_of_their_own(data_dir, monkeypatch):
@@ -355,59 +322,45 @@ def test_a_counting_process_that_cannot_start_leaves_the_counting_to_the_thread(
         assert saved is not None and sorted(saved.ids) == sorted(p.id for p in store.load_papers([shard]).values())
 
 
-def as_version_2(raw: bytes) -> bytes:
-    """The file as builds before narrower entries wrote it: int32 columns, uint16 counts."""
+def as_version_3(raw: bytes) -> bytes:
+    """The file as the build before this one wrote it: made by the featurizer before (blake2b's
+    keys), with packs of rows (16 papers' words each) after the counts."""
     header = header_of(raw)
     start = len(features_format.MAGIC) + 8 + len(json.dumps(header).encode())
-    papers, entries, width = len(header["ids"]), header["entries"], header.pop("count_bytes")
-    offsets_end = start + 8 * (papers + 1)
-    columns_end = offsets_end + features_format.COLUMN_BYTES * entries
-    columns = features_format.columns_of(raw[offsets_end:columns_end], features_format.COLUMN_BYTES)
-    counts = np.frombuffer(raw, dtype="u1" if width == 1 else "<u2", count=entries, offset=columns_end)
+    packs = [zlib.compress(b'[["words of an older build", [], []]]')] * -(-len(header["ids"]) // 16)
+    header.update(packed=sum(map(len, packs)), featurizer=1)
     new = json.dumps(header).encode()
-    body = b"".join(
-        (
-            features_format.OLD_MAGIC,
-            struct.pack("<Q", len(new)),
-            new,
-            raw[start:offsets_end],
-            columns.astype("<i4").tobytes(),
-            counts.astype("<u2").tobytes(),
-            raw[columns_end + width * entries : -4],
-        )
-    )
+    lengths = np.array([len(pack) for pack in packs], dtype="<u4").tobytes()
+    body = b"".join((b"reader features 3\n", struct.pack("<Q", len(new)), new, raw[start:-4], lengths, *packs))
     return body + struct.pack("<I", zlib.crc32(body))
 
 
-def test_entries_take_four_bytes_and_an_older_builds_file_reads_the_same(store, tmp_path):
+def test_entries_take_four_bytes_and_rows_read_alone_equal_the_block(store, tmp_path):
     shard = store.shards()[0]
     stamp = saved_features.shard_stamp(store, shard)
     block = saved_features.shard_features(store, shard, stamp)
     raw = features_format.encode(block, stamp) or b""
-    old = as_version_2(raw)
-    entries = header_of(raw)["entries"]
-    # 6 bytes an entry before, 4 now (the header names the counts' width)
-    assert entries > 100 and len(old) - len(raw) == 2 * entries - len(', "count_bytes": 1')
-    for version in (raw, old):
-        again = features_format.decode(version, stamp)
-        assert again is not None and again.ids == block.ids
-        for name in ("data", "indices", "indptr"):
-            assert np.array_equal(getattr(again.matrix, name), getattr(block.matrix, name))
-        path = tmp_path / f"{len(version)}.features"
-        path.write_bytes(version)
-        reader = features_format.RowReader.open(path, stamp)
-        assert reader is not None
-        try:
-            for positions in ([2, 0], list(range(len(block.ids)))):  # a few rows read alone, many read whole
-                rows = reader.rows(positions)
-                assert rows is not None and (rows != block.matrix[positions]).nnz == 0
-        finally:
-            reader.close()
+    header = header_of(raw)
+    assert header["entries"] > 100 and header["count_bytes"] == 1  # 3 bytes a column, 1 a count
+    path = tmp_path / "shard.features"
+    path.write_bytes(raw)
+    reader = features_format.RowReader.open(path, stamp)
+    assert reader is not None
+    try:
+        for positions in ([2, 0], list(range(len(block.ids)))):  # a few rows read alone, many read whole
+            rows = reader.rows(positions)
+            assert rows is not None and (rows != block.matrix[positions]).nnz == 0
+    finally:
+        reader.close()
 
 
-def test_a_file_an_older_build_wrote_is_written_again_in_this_version_and_reads_the_same(store):
+def test_a_file_an_older_build_wrote_is_counted_again_in_this_version(store, monkeypatch, tmp_path):
     first = ranking_of(store)
-    path = feature_files(store)[0]
-    path.write_bytes(as_version_2(path.read_bytes()))
-    assert ranking_of(store) == first  # reasons included: its packs read from the file written again
-    assert path.read_bytes().startswith(features_format.MAGIC)
+    for path in feature_files(store):
+        path.write_bytes(as_version_3(path.read_bytes()))
+    older = feature_files(store)[0]
+    assert features_format.RowReader.open(older, saved_features.shard_stamp(store, older.name.removesuffix(".features"))) is None
+    counted = counted_shards(monkeypatch)
+    assert ranking_of(store) == first
+    assert len(counted) == len(feature_files(store)) == 3
+    assert all(path.read_bytes().startswith(b"reader features 4\n") for path in feature_files(store))

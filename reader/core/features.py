@@ -1,23 +1,22 @@
 """Papers as term counts for the "For you" ranking (core/ranking.py).
 
-Turning text into counts is the slow part of ranking (a Python step per word), so it is done
+Turning text into counts is the slow part of ranking (every word folded, keyed, counted), so it is done
 once per paper, block by block (`featurize`, e.g. one cache shard at a time), and kept; a
 `Corpus` of blocks weighs them by IDF once, again only when blocks change. Counts live in 2**22
 hashed columns: no vocabulary to grow or store, at the price of rare collisions that add a
-little noise to scores (the ranking's reasons are checked against real terms).
+little noise to scores (the ranking's reasons are checked against real terms). The papers'
+words are not kept with their counts: a ranking names reasons for the few papers it shows, from
+their records (a corpus's `texts`).
 
-Plain data in and out, with no shared state beyond a cache of word hashes, so it can all run in
+Plain data in and out, with no shared state beyond caches of word and name keys, so it can all run in
 a worker thread. numpy and scipy are imported inside functions, never at start-up.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import zlib
 from array import array
 from bisect import bisect_right
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from threading import Lock
@@ -26,16 +25,17 @@ from typing import TYPE_CHECKING, Any
 from reader.core.query import FIELD_MARK
 from reader.core.terms import is_stop, terms
 from reader.core.text import fold, word_string
+from reader.core.word_keys import block_word_keys, mixed, word_key
 
 if TYPE_CHECKING:
     from reader.models import Paper
 
 BITS = 22
 COLUMNS = 1 << BITS
-PACK = 16  # rows compressed together: a reason unpacks its paper's 16, not its shard's thousand
-MAX_PACK_TEXT = 16 << 20  # bytes of a pack's rows unpacked: far beyond PACK abstracts, so more is not ours
-UNPACKED = 128  # packs kept unpacked by a corpus (the ones last read)
-FEATURIZER = 1  # bump when `featurize` counts a row differently: saved features (features_format.py) then expire
+KEPT_TEXTS = 256  # rows of papers kept by a corpus once read (the stars' and the last shown)
+# Bump when `featurize` counts a row differently: saved features (features_format.py) then expire.
+# 2: words keyed by core/word_keys.py (in numpy, a block at once) where blake2b keyed each alone.
+FEATURIZER = 2
 _MASK = (1 << 64) - 1
 _PAIR = 0x9E3779B97F4A7C15  # combines two word hashes into a phrase's (odd: no information lost)
 _SPREAD = 0xD6E8FEB86659FD93  # multiplicative hashing: the top bits of key * _SPREAD pick the column
@@ -83,13 +83,13 @@ def rows_of_search_texts(texts: Mapping[str, str], papers: Mapping[str, Paper] |
 
 
 class _Hashes(dict):
-    """Stable 64-bit hashes of words and names (Python's own `hash` changes from run to run, and
-    the ranking must not); 0 for stop words, which count for nothing."""
+    """Keys of words and names (core/word_keys.py), kept as they are asked one at a time (a
+    block's words are keyed together); 0 for stop words, which count for nothing."""
 
     def __missing__(self, word: str) -> int:
         if len(self) > 2_000_000:  # a vocabulary this large is mostly one-off words: start again
             self.clear()
-        value = 0 if is_stop(word) else _stable_hash(word)
+        value = 0 if is_stop(word) else word_key(word)
         self[word] = value
         return value
 
@@ -97,8 +97,19 @@ class _Hashes(dict):
 _HASHES = _Hashes()
 
 
-def _stable_hash(text: str) -> int:
-    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "little")
+class _NameKeys(dict):
+    """Keys of names as written (an author's, a category's), kept: a name's folding took as long
+    as keying the words of its paper, and names recur."""
+
+    def __init__(self, key_text: Callable[[str], str]):
+        super().__init__()
+        self._key_text = key_text
+
+    def __missing__(self, name: str) -> int:
+        if len(self) > 1_000_000:
+            self.clear()
+        value = self[name] = _HASHES[self._key_text(name)]
+        return value
 
 
 def _author_key(name: str) -> str:
@@ -107,6 +118,9 @@ def _author_key(name: str) -> str:
 
 def _category_key(category: str) -> str:
     return "cat:" + fold(category)
+
+
+_AUTHOR_KEYS, _CATEGORY_KEYS = _NameKeys(_author_key), _NameKeys(_category_key)
 
 
 def _phrase_key(first: int, second: int) -> int:
@@ -125,23 +139,9 @@ class FeatureBlock:
     ids: list[str]
     matrix: Any  # scipy.sparse.csr_matrix, float32
     sample_keys: Any  # numpy uint64 per paper: the order in which papers join the background
-    # The rows PACK at a time as compressed JSON, read back only to name reasons (in memory, or
-    # left in the features file: features_format.FilePacks).
-    packed_rows: Sequence[bytes]
 
-    def rows_of_pack(self, pack: int) -> list[Row]:
-        """Rows pack * PACK onwards (PACK of them, fewer in the last pack). A pack that does not
-        read back as rows (from a damaged or crafted features file) gives rows without text:
-        those papers keep their scores and have no reasons."""
-        ids = self.ids[pack * PACK : (pack + 1) * PACK]
-        try:
-            unpacked = json.loads(zlib.decompressobj().decompress(self.packed_rows[pack], MAX_PACK_TEXT))
-            rows = [Row(pid, words, tuple(authors), tuple(cats)) for pid, (words, authors, cats) in zip(ids, unpacked, strict=True)]
-        except (zlib.error, ValueError, TypeError, RecursionError):
-            rows = []
-        if rows and all(type(row.words) is str and all(type(name) is str for name in row.authors + row.categories) for row in rows):
-            return rows
-        return [Row(pid, "") for pid in ids]
+
+Texts = Callable[[Sequence[str]], Mapping[str, Row]]  # rows of the papers asked for (those it has)
 
 
 def featurize(rows: Sequence[Row]) -> FeatureBlock:
@@ -149,18 +149,12 @@ def featurize(rows: Sequence[Row]) -> FeatureBlock:
     import numpy as np
     from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
 
-    hashes, lengths, named, named_rows = array("Q"), array("q"), array("Q"), array("q")
-    get = _HASHES.__getitem__
+    words, kept, owner = _word_keys(rows)
+    named, named_rows = array("Q"), array("q")
+    authors, categories = _AUTHOR_KEYS.__getitem__, _CATEGORY_KEYS.__getitem__
     for i, row in enumerate(rows):
-        before = len(hashes)
-        hashes.extend(map(get, row.words.split()))
-        lengths.append(len(hashes) - before)
-        for key in [*map(_author_key, row.authors), *map(_category_key, row.categories)]:
-            named.append(get(key))
-            named_rows.append(i)
-    words = np.frombuffer(hashes, dtype=np.uint64) if hashes else np.zeros(0, np.uint64)
-    owner = np.repeat(np.arange(len(rows), dtype=np.int64), np.frombuffer(lengths, dtype=np.int64) if lengths else 0)
-    kept = words != 0
+        named.extend([*map(authors, row.authors), *map(categories, row.categories)])
+        named_rows.extend([i] * (len(row.authors) + len(row.categories)))
     # Phrases: two adjacent kept words of one paper (a stop word between them breaks the phrase).
     pairs = kept[:-1] & kept[1:] & (owner[:-1] == owner[1:])
     with np.errstate(over="ignore"):  # the hashes multiply modulo 2**64 on purpose
@@ -170,46 +164,52 @@ def featurize(rows: Sequence[Row]) -> FeatureBlock:
     owners = np.concatenate(
         [owner[kept], owner[:-1][pairs], np.frombuffer(named_rows, dtype=np.int64) if named_rows else np.zeros(0, np.int64)]
     )
-    counts = np.ones(len(keys), dtype=np.float32)
-    matrix = sparse.csr_matrix((counts, (owners, columns.astype(np.int32))), shape=(len(rows), COLUMNS))
-    matrix.sum_duplicates()  # repeated terms: one entry holding the count
-    # Copies: the summed entries are views into the arrays of every occurrence, twice as large.
-    matrix.data = np.log(matrix.data) + np.float32(1)
-    matrix.indices = matrix.indices.copy()
-    sample_keys = sample_keys_of([row.id for row in rows])
-    # Compressed, the texts take about a third of their size (real abstracts; repeated ones less),
-    # PACK rows at a time as well as all at once: zlib looks back 32 KB, about 25 abstracts.
-    packed = tuple(pack_rows(rows[start : start + PACK]) for start in range(0, len(rows), PACK))
-    return FeatureBlock([row.id for row in rows], matrix, sample_keys, packed)
+    # Each (row, column) once with its count, rows then columns ascending: one sort of both as
+    # one number (SciPy's conversion from pairs and its per-row sort took twice as long).
+    entries = np.sort((owners << BITS) | columns.astype(np.int64))
+    first = np.ones(len(entries), dtype=bool)
+    np.not_equal(entries[1:], entries[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    distinct = entries[starts]
+    counts = np.diff(np.append(starts, len(entries))).astype(np.float32)
+    indptr = np.zeros(len(rows) + 1, dtype=np.int32)
+    np.cumsum(np.bincount(distinct >> BITS, minlength=len(rows)), out=indptr[1:])
+    weights = np.log(counts) + np.float32(1)
+    matrix = sparse.csr_matrix((weights, (distinct & (COLUMNS - 1)).astype(np.int32), indptr), shape=(len(rows), COLUMNS))
+    return FeatureBlock([row.id for row in rows], matrix, sample_keys_of([row.id for row in rows]))
+
+
+def _word_keys(rows: Sequence[Row]) -> tuple[Any, Any, Any]:
+    """Each word of the rows in order: its key, whether it counts (not a stop word), its row. All
+    at once in numpy; one at a time (through the cache of keys) when a row holds other than ASCII
+    words and single spaces, which `row_of_paper` never leaves."""
+    import numpy as np
+
+    keyed = block_word_keys([row.words for row in rows])
+    if keyed is not None:
+        return keyed
+    hashes, lengths = array("Q"), array("q")
+    for row in rows:
+        before = len(hashes)
+        hashes.extend(map(_HASHES.__getitem__, row.words.split()))
+        lengths.append(len(hashes) - before)
+    words = np.frombuffer(hashes, dtype=np.uint64) if hashes else np.zeros(0, np.uint64)
+    owner = np.repeat(np.arange(len(rows), dtype=np.int64), np.frombuffer(lengths, dtype=np.int64) if lengths else 0)
+    return words, words != 0, owner
 
 
 def extended(old: FeatureBlock, keep: Collection[str], rows: Sequence[Row]) -> FeatureBlock:
     """`old`'s rows of the papers in `keep` (in their order), then `rows` counted: a shard's
-    block after a save, counting only the papers written. Packs of kept rows that lead the block
-    whole stay as they are; the rest are packed again."""
+    block after a save, counting only the papers written."""
     import numpy as np
     from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
 
     new = featurize(rows)
     positions = [i for i, pid in enumerate(old.ids) if pid in keep]
-    whole = 0  # leading packs of `old` kept whole
-    while (whole + 1) * PACK <= len(positions) and positions[(whole + 1) * PACK - 1] == (whole + 1) * PACK - 1:
-        whole += 1
-    unpacked: dict[int, list[Row]] = {}
-    for i in positions[whole * PACK :]:
-        if i // PACK not in unpacked:
-            unpacked[i // PACK] = old.rows_of_pack(i // PACK)
-    rest = [unpacked[i // PACK][i % PACK] for i in positions[whole * PACK :]] + list(rows)
-    packed = tuple(old.packed_rows[:whole]) + tuple(pack_rows(rest[start : start + PACK]) for start in range(0, len(rest), PACK))
     matrix = sparse.vstack([old.matrix[positions], new.matrix], format="csr")
     matrix.indices = matrix.indices.astype(np.int32)
     ids = [old.ids[i] for i in positions] + new.ids
-    return FeatureBlock(ids, matrix, np.concatenate([old.sample_keys[positions], new.sample_keys]), packed)
-
-
-def pack_rows(rows: Sequence[Row]) -> bytes:
-    """Rows compressed as a block keeps them (PACK at a time), read back by `rows_of_pack`."""
-    return zlib.compress(json.dumps([[row.words, row.authors, row.categories] for row in rows]).encode(), 1)
+    return FeatureBlock(ids, matrix, np.concatenate([old.sample_keys[positions], new.sample_keys]))
 
 
 def sample_keys_of(ids: Sequence[str]) -> Any:
@@ -226,26 +226,19 @@ def sample_keys_of(ids: Sequence[str]) -> Any:
     keys = np.full(len(ids), _SAMPLE_SEED, np.uint64)
     with np.errstate(over="ignore"):  # multiplying modulo 2**64 on purpose
         for column in words.T:
-            keys = _mixed(keys ^ column)
+            keys = mixed(keys ^ column)
     return keys
-
-
-def _mixed(keys: Any) -> Any:
-    """splitmix64's finalizer: every bit of the input moves about half the output's."""
-    import numpy as np
-
-    keys = (keys ^ (keys >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    keys = (keys ^ (keys >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return keys ^ (keys >> np.uint64(31))
 
 
 class Corpus:
     """Feature blocks with IDF weights and row norms: build it again when blocks change (a sync),
     not when marks do. Rows are numbered through the blocks in the order given."""
 
-    def __init__(self, blocks: Iterable[FeatureBlock], documents: tuple[int, Any] | None = None):
+    def __init__(self, blocks: Iterable[FeatureBlock], documents: tuple[int, Any] | None = None, texts: Texts | None = None):
         """`documents`: the whole cache's papers and papers holding each column, when the blocks
-        are only some of its papers (a first ranking from candidates); else counted here."""
+        are only some of its papers (a first ranking from candidates); else counted here.
+        `texts`: where the rows of the papers a ranking names reasons for are read (their
+        records): without it, or for a paper it lacks, no reasons."""
         import numpy as np
 
         self.blocks = [block for block in blocks if block.ids]
@@ -261,13 +254,16 @@ class Corpus:
         np.sqrt(norms, out=norms)
         norms[norms == 0] = 1  # a paper without terms scores by the intercept alone
         self.norms = norms
+        self._texts = texts
         self._lock = Lock()
-        self._unpacked: dict[tuple[int, int], list[Row]] = {}  # (block, pack) -> rows: the last read back
+        self._kept: dict[str, Row] = {}  # the rows last read, KEPT_TEXTS at most
         self._term_keys: dict[int, set[int]] = {}  # row -> keys of its terms, for starred rows
 
     @classmethod
     def of_rows(cls, rows: Sequence[Row], block_size: int = 1000) -> Corpus:
-        return cls(featurize(rows[start : start + block_size]) for start in range(0, len(rows), block_size))
+        by_id = {row.id: row for row in rows}
+        blocks = (featurize(rows[start : start + block_size]) for start in range(0, len(rows), block_size))
+        return cls(blocks, texts=lambda ids: {pid: by_id[pid] for pid in ids if pid in by_id})
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -313,28 +309,34 @@ class Corpus:
         raw = np.concatenate([block.matrix @ weights for block in self.blocks] or [np.zeros(0)])
         return raw / self.norms
 
-    def row(self, i: int) -> Row:
-        b = bisect_right(self._starts, i) - 1
-        pack, at = divmod(i - self._starts[b], PACK)
+    def texts_of(self, ids: Sequence[str]) -> dict[str, Row]:
+        """The rows (words, authors, categories) of these papers, read together from `texts`
+        when not kept from an earlier call; a paper without one gets a row without words."""
         with self._lock:
-            rows = self._unpacked.get((b, pack))
-        if rows is None:
-            rows = self.blocks[b].rows_of_pack(pack)
+            found = {pid: row for pid in ids if (row := self._kept.get(pid)) is not None}
+        missing = [pid for pid in dict.fromkeys(ids) if pid not in found]
+        if missing:
+            read = dict(self._texts(missing)) if self._texts is not None else {}
+            fresh = {pid: read.get(pid) or Row(pid, "") for pid in missing}
+            found.update(fresh)
             with self._lock:
-                if len(self._unpacked) >= UNPACKED:
-                    del self._unpacked[next(iter(self._unpacked))]
-                self._unpacked[b, pack] = rows
-        return rows[at]
+                self._kept.update(fresh)
+                for pid in list(self._kept)[: max(len(self._kept) - KEPT_TEXTS, 0)]:
+                    del self._kept[pid]
+        return found
 
-    def term_keys(self, i: int) -> set[int]:
-        """Keys of a row's terms, kept: the starred rows' are asked for at every ranking."""
+    def term_keys(self, rows: Sequence[int]) -> set[int]:
+        """Keys of the terms of these rows, kept: the starred rows' are asked for at every ranking."""
         with self._lock:
-            keys = self._term_keys.get(i)
-        if keys is None:
-            keys = {key for _, key, _, _ in named_terms(self.row(i))}
+            known = {i: keys for i in rows if (keys := self._term_keys.get(i)) is not None}
+        missing = [i for i in rows if i not in known]
+        if missing:
+            texts = self.texts_of([self.ids[i] for i in missing])
+            for i in missing:
+                known[i] = {key for _, key, _, _ in named_terms(texts[self.ids[i]])}
             with self._lock:
-                self._term_keys[i] = keys
-        return keys
+                self._term_keys.update((i, known[i]) for i in missing)
+        return set().union(*known.values())
 
 
 COUNTED_TOGETHER = 1 << 24  # column entries counted by one bincount (its int64 copy: 128 MB)
@@ -378,6 +380,6 @@ def named_terms(row: Row) -> Iterator[tuple[str, int, int, tuple[str, ...]]]:
         key = _phrase_key(_HASHES[words[0]], _HASHES[words[1]]) if len(words) == 2 else _HASHES[term]
         yield term, key, count, words
     for name in row.authors:
-        yield name, _HASHES[_author_key(name)], 1, ()
+        yield name, _AUTHOR_KEYS[name], 1, ()
     for category in row.categories:
-        yield category, _HASHES[_category_key(category)], 1, ()
+        yield category, _CATEGORY_KEYS[category], 1, ()

@@ -4,17 +4,15 @@ counting every word again.
 
 The file is derived and may be damaged or written by someone else, so `decode` trusts nothing:
 any surprise (a wrong length, checksum, count or column, another version) gives None, and the
-caller counts the terms again. The packs of rows are unpacked only to name reasons, and checked
-then (FeatureBlock.rows_of_pack); a block `read` from its file leaves them there (FilePacks). A
-block read back equals the one written, to the bit: counts are stored as integers and weighed as
-`featurize` weighs them.
+caller counts the terms again. A block read back equals the one written, to the bit: counts are
+stored as integers and weighed as `featurize` weighs them.
 
 Layout: MAGIC, the header's length (8 bytes), a JSON header, the rows' offsets (int64), their
 columns (3 bytes each, little-endian: a column is under 2**BITS), their counts (one byte each, two
-when one passes 255: the header's `count_bytes`), the lengths of the packs of rows (uint32), the
-packs, and a CRC-32 of all before it. Version 2 (OLD_MAGIC), which builds before this one write,
-is read too: int32 columns, uint16 counts (its rows took 6 bytes an entry, 1.26 GB of features
-at 1,000,000 papers; 4 now)."""
+when one passes 255: the header's `count_bytes`), and a CRC-32 of all before it. Version 3 kept
+the papers' words after the counts, packed to name reasons (42% of its bytes, a copy of the
+records, from which a ranking now reads them); its files, as version 2's, were made by the
+featurizer before this one: they are counted again and written in this version."""
 
 from __future__ import annotations
 
@@ -25,13 +23,12 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, overload
+from typing import Any
 
-from reader.core.features import BITS, COLUMNS, FEATURIZER, PACK, FeatureBlock, sample_keys_of
+from reader.core.features import BITS, COLUMNS, FEATURIZER, FeatureBlock, sample_keys_of
 from reader.safe_files import open_regular
 
-MAGIC = b"reader features 3\n"
-OLD_MAGIC = b"reader features 2\n"  # the same length
+MAGIC = b"reader features 4\n"
 COLUMN_BYTES = 3
 _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
@@ -59,11 +56,9 @@ def encode(block: FeatureBlock, stamp: tuple[int, int]) -> bytes | None:
             "stamp": list(stamp),
             "ids": block.ids,
             "entries": int(matrix.nnz),
-            "packed": sum(map(len, block.packed_rows)),
             "count_bytes": counts.itemsize,
         }
     ).encode()
-    pack_lengths = np.array([len(pack) for pack in block.packed_rows], dtype="<u4")
     body = b"".join(
         (
             MAGIC,
@@ -72,83 +67,43 @@ def encode(block: FeatureBlock, stamp: tuple[int, int]) -> bytes | None:
             matrix.indptr.astype("<i8").tobytes(),
             matrix.indices.astype("<u4").view("u1").reshape(-1, 4)[:, :COLUMN_BYTES].tobytes(),
             counts.tobytes(),
-            pack_lengths.tobytes(),
-            *block.packed_rows,
         )
     )
     return body + _CRC.pack(zlib.crc32(body))
 
 
-def decode(raw: bytes, stamp: tuple[int, int], source: FileSource | None = None) -> FeatureBlock | None:
+def decode(raw: bytes, stamp: tuple[int, int]) -> FeatureBlock | None:
     """The block `raw` holds when it was made by this featurizer from the shard as it is now
-    (`stamp`), else None. `source`: the file `raw` was read from (see `read`); the block's packs
-    are then left there and read back when asked for, else kept in memory."""
+    (`stamp`), else None."""
     try:
-        return _decode(raw, stamp, source)
+        return _decode(raw, stamp)
     except (ValueError, TypeError, KeyError, struct.error, RecursionError):
         return None
 
 
 def read(path: Path, stamp: tuple[int, int]) -> FeatureBlock | None:
-    """`decode` of the file at `path` (OSError when it cannot be read), its packs left in it: a
-    ranking of 1,000,000 papers held 0.5 GB of them, read back for the few papers whose reasons
-    it names (the allocation alone made a first ranking ~2 s slower)."""
+    """`decode` of the file at `path` (OSError when it cannot be read)."""
     with open_regular(path, FILE_BYTES) as file:  # not a pipe, nor a device: read without end
-        raw = file.read()
-        source = FileSource(path, _identity(os.fstat(file.fileno())))
-    return decode(raw, stamp, source)
+        return decode(file.read(), stamp)
 
 
-@dataclass(frozen=True, slots=True)
-class FileSource:
-    path: Path
-    identity: tuple[int, int, int, int]  # (device, inode, size, modification time): the file read, not one written since
+def saved(path: Path, stamp: tuple[int, int] | None) -> FeatureBlock | None:
+    """The features saved at `path` from the shard as `stamp` says it was, if any (None when
+    `stamp` is: the shard was new), unreadable files included: what a count after a save
+    extends."""
+    if stamp is None:
+        return None
+    try:
+        return read(path, stamp)
+    except OSError:
+        return None
 
 
-def _identity(info: os.stat_result) -> tuple[int, int, int, int]:
-    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
-
-
-class FilePacks(Sequence[bytes]):
-    """A block's packs left in the features file it was decoded from (checked then, with the
-    whole file), each read back when asked for. A file replaced since (a sync saved the shard's
-    features again) gives empty packs: their papers keep their scores and have no reasons."""
-
-    __slots__ = ("_ends", "_source", "older_version")
-
-    def __init__(self, source: FileSource, ends: list[int], older_version: bool = False):
-        self._source, self._ends = source, ends  # where each pack starts, then where the last ends
-        self.older_version = older_version  # the file is of version 2: its keeper writes it again
-
-    def __len__(self) -> int:
-        return len(self._ends) - 1
-
-    @overload
-    def __getitem__(self, i: int) -> bytes: ...
-    @overload
-    def __getitem__(self, i: slice) -> tuple[bytes, ...]: ...
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return tuple(self[j] for j in range(*i.indices(len(self))))
-        if not -len(self) <= i < len(self):
-            raise IndexError("pack index out of range")
-        i %= len(self)
-        try:
-            with open_regular(self._source.path, FILE_BYTES) as file:
-                if _identity(os.fstat(file.fileno())) != self._source.identity:
-                    return b""
-                file.seek(self._ends[i])
-                return file.read(self._ends[i + 1] - self._ends[i])
-        except OSError:
-            return b""
-
-
-def _decode(raw: bytes, stamp: tuple[int, int], source: FileSource | None) -> FeatureBlock | None:  # noqa: C901 (a hostile file: one check per field of the format, in its order)
+def _decode(raw: bytes, stamp: tuple[int, int]) -> FeatureBlock | None:  # noqa: C901 (a hostile file: one check per field of the format, in its order)
     import numpy as np
     from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
 
-    if not raw.startswith((MAGIC, OLD_MAGIC)) or len(raw) < len(MAGIC) + _LENGTH.size + _CRC.size:
+    if not raw.startswith(MAGIC) or len(raw) < len(MAGIC) + _LENGTH.size + _CRC.size:
         return None
     body, (crc,) = raw[: -_CRC.size], _CRC.unpack(raw[-_CRC.size :])
     if zlib.crc32(body) != crc:
@@ -160,18 +115,16 @@ def _decode(raw: bytes, stamp: tuple[int, int], source: FileSource | None) -> Fe
         return None
     if header.get("stamp") != list(stamp):
         return None
-    ids, entries, packed = header.get("ids"), header.get("entries"), header.get("packed")
+    ids, entries = header.get("ids"), header.get("entries")
     if type(ids) is not list or not all(type(pid) is str for pid in ids) or len(set(ids)) != len(ids):
         return None
-    if type(entries) is not int or type(packed) is not int or entries < 0 or packed < 0:
+    if type(entries) is not int or entries < 0:
         return None
-    widths = _widths(raw[: len(MAGIC)], header)
-    if widths is None:
+    count_bytes = _count_bytes(header)
+    if count_bytes is None:
         return None
-    column_bytes, count_bytes = widths
-    papers, offset = len(ids), start + header_length
-    packs = -(-papers // PACK)
-    if len(body) != offset + 8 * (papers + 1) + (column_bytes + count_bytes) * entries + 4 * packs + packed:
+    column_bytes, papers, offset = COLUMN_BYTES, len(ids), start + header_length
+    if len(body) != offset + 8 * (papers + 1) + (column_bytes + count_bytes) * entries:
         return None
 
     def take(dtype: str, count: int) -> Any:
@@ -181,17 +134,8 @@ def _decode(raw: bytes, stamp: tuple[int, int], source: FileSource | None) -> Fe
         return array
 
     indptr = take("<i8", papers + 1)
-    indices = columns_of(take("u1", column_bytes * entries), column_bytes)
+    indices = columns_of(take("u1", column_bytes * entries))
     counts = take(_COUNT_TYPES[count_bytes], entries)
-    pack_lengths = take("<u4", packs).astype(np.int64)
-    if packs and (pack_lengths.min() < 1 or pack_lengths.sum() != packed):
-        return None
-    ends = (offset + np.cumsum(pack_lengths)).tolist()
-    packed_rows: Sequence[bytes]
-    if source is None:
-        packed_rows = tuple(body[begin:end] for begin, end in zip([offset, *ends], ends))
-    else:
-        packed_rows = FilePacks(source, [offset, *ends], raw.startswith(OLD_MAGIC))
     if indptr[0] != 0 or indptr[-1] != entries or np.any(np.diff(indptr) < 0):
         return None
     if entries and (indices.min() < 0 or indices.max() >= COLUMNS or counts.min() < 1):
@@ -201,31 +145,27 @@ def _decode(raw: bytes, stamp: tuple[int, int], source: FileSource | None) -> Fe
     follows[indptr[:-1][indptr[:-1] < entries]] = False
     if np.any(np.diff(indices)[follows[1:]] <= 0):
         return None
-    # Copies, not views of `raw`: a view would keep the whole file (its packs too) in memory.
+    # Copies, not views of `raw`: a view would keep the whole file in memory.
     matrix = sparse.csr_matrix((_weights(counts), indices.astype(np.int32), indptr.copy()), shape=(papers, COLUMNS))
-    return FeatureBlock(ids, matrix, sample_keys_of(ids), packed_rows)
+    return FeatureBlock(ids, matrix, sample_keys_of(ids))
 
 
 _COUNT_TYPES = {1: "u1", 2: "<u2"}
 
 
-def _widths(magic: bytes, header: dict) -> tuple[int, int] | None:
-    """The bytes of a column and of a count in a file of this version, None when out of shape."""
-    if magic == OLD_MAGIC:
-        return 4, 2
+def _count_bytes(header: dict) -> int | None:
+    """The bytes of a count, None when out of shape."""
     count_bytes = header.get("count_bytes")
-    return (COLUMN_BYTES, count_bytes) if type(count_bytes) is int and count_bytes in _COUNT_TYPES else None
+    return count_bytes if type(count_bytes) is int and count_bytes in _COUNT_TYPES else None
 
 
-def columns_of(raw: Any, column_bytes: int) -> Any:
-    """Columns kept in `column_bytes` little-endian bytes each (bytes, or a uint8 array), as int32
+def columns_of(raw: Any) -> Any:
+    """Columns kept in COLUMN_BYTES little-endian bytes each (bytes, or a uint8 array), as int32
     (a copy: never a view of a file's bytes)."""
     import numpy as np
 
-    if column_bytes == 4:
-        return np.frombuffer(raw, dtype="<i4").astype(np.int32)
-    wide = np.zeros((len(raw) // column_bytes, 4), dtype=np.uint8)
-    wide[:, :column_bytes] = np.frombuffer(raw, dtype=np.uint8).reshape(-1, column_bytes)
+    wide = np.zeros((len(raw) // COLUMN_BYTES, 4), dtype=np.uint8)
+    wide[:, :COLUMN_BYTES] = np.frombuffer(raw, dtype=np.uint8).reshape(-1, COLUMN_BYTES)
     return wide.view("<i4").ravel().astype(np.int32, copy=False)
 
 
@@ -234,6 +174,11 @@ def _weights(counts: Any) -> Any:
     import numpy as np
 
     return np.log(counts.astype(np.float32)) + np.float32(1)
+
+
+def _identity(info: os.stat_result) -> tuple[int, int, int, int]:
+    """(device, inode, size, modification time): the file read, not one written since."""
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,7 +217,7 @@ class RowReader:
             info = os.fstat(file.fileno())
             size = info.st_size
             head = file.read(len(MAGIC) + _LENGTH.size)
-            if not head.startswith((MAGIC, OLD_MAGIC)) or len(head) != len(MAGIC) + _LENGTH.size:
+            if not head.startswith(MAGIC) or len(head) != len(MAGIC) + _LENGTH.size:
                 raise ValueError("not a features file")
             (header_length,) = _LENGTH.unpack_from(head, len(MAGIC))
             if header_length > size:
@@ -282,18 +227,15 @@ class RowReader:
                 raise ValueError("another featurizer")
             if header.get("stamp") != list(stamp):
                 raise ValueError("stale")
-            ids, entries, packed = header.get("ids"), header.get("entries"), header.get("packed")
-            if type(ids) is not list or not all(type(pid) is str for pid in ids) or type(entries) is not int or type(packed) is not int:
+            ids, entries = header.get("ids"), header.get("entries")
+            if type(ids) is not list or not all(type(pid) is str for pid in ids) or type(entries) is not int:
                 raise ValueError("a header out of shape")
-            widths = _widths(head[: len(MAGIC)], header)
-            if widths is None:
+            count_bytes = _count_bytes(header)
+            if count_bytes is None:
                 raise ValueError("a header out of shape")
+            widths = (COLUMN_BYTES, count_bytes)
             papers, start, entry_bytes = len(ids), len(head) + header_length, sum(widths)
-            if (
-                entries < 0
-                or packed < 0
-                or size != start + 8 * (papers + 1) + entry_bytes * entries + 4 * -(-papers // PACK) + packed + _CRC.size
-            ):
+            if entries < 0 or size != start + 8 * (papers + 1) + entry_bytes * entries + _CRC.size:
                 raise ValueError("a size out of shape")
             indptr = np.frombuffer(file.read(8 * (papers + 1)), dtype="<i8")
             if len(indptr) != papers + 1 or indptr[0] != 0 or indptr[-1] != entries or np.any(np.diff(indptr) < 0):
@@ -352,7 +294,7 @@ class RowReader:
             if len(every_column) != column_bytes * entries or len(every_count) != entries:
                 return None
             spans = np.concatenate([np.arange(self._indptr[i], self._indptr[i + 1]) for i in positions] or [np.zeros(0, np.int64)])
-            columns, values = columns_of(every_column, column_bytes)[spans], every_count[spans]
+            columns, values = columns_of(every_column)[spans], every_count[spans]
         else:
             indices, counts = [], []
             for i, length in zip(positions, lengths):
@@ -362,7 +304,7 @@ class RowReader:
             joined = b"".join(indices)
             if len(joined) != column_bytes * total:
                 return None
-            columns = columns_of(joined, column_bytes)
+            columns = columns_of(joined)
             values = np.frombuffer(b"".join(counts), dtype=_COUNT_TYPES[count_bytes])
         if len(columns) != total or len(values) != total:
             return None

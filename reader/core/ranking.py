@@ -108,7 +108,8 @@ class Ranking:
     def top(self, limit: int | None = None) -> list[Scored]:
         """The best `limit` papers (every one when None) with their reasons. A paper's reasons
         take a few hundred microseconds: ask for the papers you show."""
-        return [Scored(pid, score, tuple(self.because(pid))) for pid, score in zip(self.ids[:limit], self.scores[:limit])]
+        texts = self._corpus.texts_of(self.ids[:limit])  # their records read together
+        return [Scored(pid, score, tuple(self.explain(texts[pid]))) for pid, score in zip(self.ids[:limit], self.scores[:limit])]
 
     def score_of(self, paper_id: str) -> float | None:
         if self._score_of is None:
@@ -116,8 +117,9 @@ class Ranking:
         return self._score_of.get(paper_id)
 
     def because(self, paper_id: str) -> list[str]:
-        i = self._corpus.position.get(paper_id)
-        return [] if i is None else self.explain(self._corpus.row(i))
+        if paper_id not in self._corpus.position:
+            return []
+        return self.explain(self._corpus.texts_of([paper_id])[paper_id])
 
     def explain(self, row: Row) -> list[str]:
         """The (at most) three terms of `row` adding most to its score. Only terms of the starred
@@ -144,7 +146,7 @@ class Ranking:
 
     def _learned_keys(self) -> set[int]:
         if self._learned is None:
-            self._learned = set().union(*map(self._corpus.term_keys, self._stars))
+            self._learned = self._corpus.term_keys(self._stars)
         return self._learned
 
 

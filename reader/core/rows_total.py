@@ -21,9 +21,12 @@ import zlib
 from collections.abc import Iterable, Sequence
 from typing import overload
 
+from reader.core.features import BITS, FEATURIZER
 from reader.core.features_format import RowLayout, RowReader
 
-MAGIC = b"reader rows total 1\n"
+# The featurizer in the magic: after a change of how words are keyed every entry is stale (a
+# features file still of the old featurizer would otherwise be resumed without its header's check).
+MAGIC = f"reader rows total 1 featurizer {FEATURIZER} bits {BITS}\n".encode()
 _COUNT = struct.Struct("<I")
 _HEAD = struct.Struct("<16s4q2q3qBBq")  # name, identity, stamp, papers, columns at, counts at, widths, id bytes
 _CRC = struct.Struct("<I")

@@ -34,7 +34,7 @@ from typing import Any
 
 from reader.core import ranking, shard_counts
 from reader.core.counts_total import CountsTotal
-from reader.core.features import COLUMNS, PACK, Corpus, FeatureBlock, Row, column_of, named_terms, pack_rows, row_of_paper, sample_keys_of
+from reader.core.features import COLUMNS, Corpus, FeatureBlock, Row, column_of, named_terms, row_of_paper, sample_keys_of
 from reader.core.features_format import RowReader
 from reader.core.query import Node
 from reader.core.query import term as query_term
@@ -53,6 +53,7 @@ from reader.store.shard_features import (
     features_path,
     read_rows,
     read_total,
+    record_rows,
     save_counts,
     save_rows,
     save_total,
@@ -146,7 +147,7 @@ def rank_from_candidates(
         papers, documents = total.papers, total.documents
         idf = np.log((1 + papers) / (1 + documents)) + 1
         candidates = _candidates(index, list(stars.values()), idf, documents, leave_out=marked, among=None if among is None else set(among))
-        block = _read_rows(names, shards, marked | candidates | background, stars)
+        block = _read_rows(names, shards, marked | candidates | background)
     finally:
         for shard in shards:
             shard.close()
@@ -154,7 +155,15 @@ def rank_from_candidates(
         log.info("For you: a features file read out of shape: every paper's are read")
         return None
     read_in = time.monotonic() - started
-    corpus = Corpus([block], documents=(papers, documents))
+    from_records = record_rows(store)
+
+    def texts(asked: Sequence[str]) -> dict[str, Row]:
+        """The stars' rows from their records, read already; any other's read when asked."""
+        return {pid: row_of_paper(stars[pid]) for pid in asked if pid in stars} | dict(
+            from_records([pid for pid in asked if pid not in stars])
+        )
+
+    corpus = Corpus([block], documents=(papers, documents), texts=texts)
     ranked = None if among is None else candidates  # (the background is ranked too, unless a topic is asked for)
     result = ranking.rank(corpus, starred=starred, read=read, hidden=hidden, candidates=ranked)
     if isinstance(result, ranking.Ranking):
@@ -297,10 +306,9 @@ def _background(ids: list[str], keys: Any, marked: set[str]) -> set[str]:
     return set([pid for pid in map(ids.__getitem__, lowest.tolist()) if pid not in marked][: ranking.BACKGROUND])
 
 
-def _read_rows(names: list[str], shards: list[_Shard], wanted: set[str], stars: dict[str, Paper]) -> FeatureBlock | None:
+def _read_rows(names: list[str], shards: list[_Shard], wanted: set[str]) -> FeatureBlock | None:
     """The wanted papers' rows as one block (in the shards' order); None when a file reads out
-    of shape. Only the stars' rows keep their words (a reason names the terms the model learned
-    from theirs; the command reads the others' records for their reasons)."""
+    of shape."""
     import numpy as np
     from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
 
@@ -329,6 +337,4 @@ def _read_rows(names: list[str], shards: list[_Shard], wanted: set[str], stars: 
     weights = np.concatenate([np.zeros(0, np.float32)] + [weights for _, (_, _, weights) in found])
     matrix = sparse.csr_matrix((weights, columns, indptr), shape=(len(chosen), COLUMNS))
     matrix.indices = matrix.indices.astype(np.int32)
-    texts = [row_of_paper(stars[pid]) if pid in stars else Row(pid, "") for pid in chosen]
-    packed = tuple(pack_rows(texts[start : start + PACK]) for start in range(0, len(texts), PACK))
-    return FeatureBlock(chosen, matrix, sample_keys_of(chosen), packed)
+    return FeatureBlock(chosen, matrix, sample_keys_of(chosen))

@@ -12,7 +12,7 @@ from reader.logs import log
 from reader.meaning import like
 from reader.meaning.kept import KeptVectors
 from reader.store import Store
-from reader.store.shard_features import Stamp, shard_features, shard_stamp
+from reader.store.shard_features import Stamp, record_rows, shard_features, shard_stamp
 
 READERS = 2  # threads reading shards' features
 
@@ -50,7 +50,7 @@ class RankingCorpus:
         changed = changed or blocks.keys() != self._blocks.keys()
         self._blocks = blocks
         if changed or self._corpus is None:
-            self._corpus = Corpus(block for _, block in blocks.values())
+            self._corpus = Corpus((block for _, block in blocks.values()), texts=record_rows(self.store))
         return self._corpus
 
     def rank(

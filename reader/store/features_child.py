@@ -17,7 +17,7 @@ from typing import Any
 
 from reader.core import features_format, ranking, shard_counts
 from reader.core.features import FeatureBlock, extended, row_of_texts
-from reader.safe_files import FileWriteError, read_regular, write_atomic
+from reader.safe_files import FileWriteError, write_atomic
 
 Stamp = tuple[int, int]  # a shard file's modification time (ns) and size
 
@@ -90,12 +90,7 @@ def count_apart(path: Path, counts: Path, kept: list[str], texts: list[tuple], b
     before it (`before`) and the texts of the papers written (id, title, abstract, author
     names, categories), as FeatureKeeper._count makes them; None, with nothing written, when
     some papers `kept` in the shard are in no features file (their records are needed)."""
-    old = None
-    if before is not None:
-        try:
-            old = features_format.decode(read_regular(path, features_format.FILE_BYTES), before)
-        except OSError:
-            old = None
+    old = features_format.saved(path, before)
     if kept and (old is None or not set(kept) <= set(old.ids)):
         return None
     rows = [row_of_texts(*text) for text in texts]
