@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks import ROOT, add_against, as_installed
+from benchmarks import ROOT, add_against, as_installed, loopback_arxiv
 from benchmarks.million import HORIZON_WEEKS, QUERY, TODAY, TOPIC
 
 # The command as `reader` runs it, without the meaning vectors' update it would leave running.
@@ -87,33 +87,23 @@ def main() -> None:
     as_installed()
     work = args.work or Path(tempfile.mkdtemp(prefix="reader-sync-pairs-", dir="/tmp"))
     checkouts = {"new": ROOT, **({"old": args.against.resolve()} if args.against else {})}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.million", "--serve", "--papers", str(args.papers)],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert server.stdin is not None and server.stdout is not None
     runs: list[dict] = []
     try:
-        api_url = json.loads(server.stdout.readline())["api_url"]
-        for pair in range(args.pairs):
-            order = sorted(checkouts) if pair % 2 else sorted(checkouts, reverse=True)  # old first, then new first
-            for name in order:
-                figures = sync_once(checkouts[name], api_url, work / name)
-                figures.update(name=name, pair=pair, papers_per_s_wall=args.papers / figures["wall_s"])
-                runs.append(figures)
-                print(
-                    f"{name}: {figures['wall_s']:.1f} s wall ({figures['papers_per_s_wall']:,.0f} papers/s), "
-                    f"{figures['cpu_s']:.1f} s CPU ({args.papers / figures['cpu_s'] * 2:,.0f} papers/s on two busy cores), "
-                    f"{figures['own_cpu_s']:.1f} s of it in the command's own process (one GIL); "
-                    f"load {os.getloadavg()[0]:.1f}; {figures['summary']}",
-                    flush=True,
-                )
+        with loopback_arxiv("benchmarks.million", "--papers", str(args.papers)) as server:
+            for pair in range(args.pairs):
+                order = sorted(checkouts) if pair % 2 else sorted(checkouts, reverse=True)  # old first, then new first
+                for name in order:
+                    figures = sync_once(checkouts[name], server.api_url, work / name)
+                    figures.update(name=name, pair=pair, papers_per_s_wall=args.papers / figures["wall_s"])
+                    runs.append(figures)
+                    print(
+                        f"{name}: {figures['wall_s']:.1f} s wall ({figures['papers_per_s_wall']:,.0f} papers/s), "
+                        f"{figures['cpu_s']:.1f} s CPU ({args.papers / figures['cpu_s'] * 2:,.0f} papers/s on two busy cores), "
+                        f"{figures['own_cpu_s']:.1f} s of it in the command's own process (one GIL); "
+                        f"load {os.getloadavg()[0]:.1f}; {figures['summary']}",
+                        flush=True,
+                    )
     finally:
-        server.stdin.close()
-        server.wait(timeout=60)
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(runs))
