@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,12 @@ from tests.helpers.timing import TIME_FACTOR, scale_time_limits
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "arxiv"  # recorded arXiv responses (CC0), see SOURCES.md
 TOOLS = ROOT / "tests" / "tools"
+
+# Bytecode is written even where PYTHONDONTWRITEBYTECODE is set (it is in some shells here): else
+# every worker rewrites and compiles every test module again at collection (about 9 of its 13 s of
+# CPU), and every child process a test starts compiles the modules of reader it imports again.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def fixture_bytes(name: str) -> bytes:
