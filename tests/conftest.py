@@ -125,6 +125,7 @@ from tests.helpers.app import papers as papers  # noqa: E402, F401
 from tests.helpers.app import store as store  # noqa: E402, F401
 from tests.helpers.app import store as two_topics  # noqa: E402, F401
 from tests.helpers.export_cli import cached as cached  # noqa: E402, F401
+from tests.helpers.export_cli import cached_once as cached_once  # noqa: E402, F401
 from tests.helpers.fulltext import texts_env as texts_env  # noqa: E402, F401
 from tests.helpers.import_library import arxiv as arxiv  # noqa: E402, F401
 from tests.helpers.import_library import library as library  # noqa: E402, F401
