@@ -106,7 +106,7 @@ def test_a_drawing_no_longer_wanted_is_stopped_with_its_child(tmp_path):
     with pytest.raises(PageRefused) as refused:
         render_page(heavy, 1, 400, 500, cancelled=lambda: True)
     assert str(refused.value) == "stopped"
-    assert children() == before  # killed and waited for, not left drawing
+    assert children() - before == set()  # killed and waited for, not left drawing (another test's child may end meanwhile)
 
 
 PEAK_SCRIPT = """
