@@ -54,6 +54,19 @@ def field_papers(count: int):
     return synthetic_papers(count, TODAY, days=DAYS, max_authors=8)
 
 
+def field_env(work: Path) -> dict[str, str]:
+    """The commands' environment: the field's day and horizon, no delay or retry, config and logs under `work`."""
+    return {
+        **os.environ,
+        "READER_TODAY": TODAY.isoformat(),
+        "READER_ARXIV_DELAY": "0",
+        "READER_ARXIV_RETRIES": "0",
+        "READER_SYNC_WEEKS": str(HORIZON_WEEKS),
+        "READER_CONFIG_DIR": str(work / "config"),
+        "READER_LOG_DIR": str(work / "logs"),
+    }
+
+
 def serve(count: int) -> None:
     """The loopback arXiv of `count` field papers (`loopback_arxiv`'s child)."""
     from tests.arxiv_server import FakeArxiv
@@ -210,15 +223,7 @@ def main() -> None:
         return
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="reader-million-", dir="/tmp"))
     data = work / "data"
-    env = {
-        **os.environ,
-        "READER_TODAY": TODAY.isoformat(),
-        "READER_ARXIV_DELAY": "0",
-        "READER_ARXIV_RETRIES": "0",
-        "READER_SYNC_WEEKS": str(HORIZON_WEEKS),
-        "READER_CONFIG_DIR": str(work / "config"),
-        "READER_LOG_DIR": str(work / "logs"),
-    }
+    env = field_env(work)
     cli = [sys.executable, "-m", "reader", "--data-dir", str(data)]
     figures: dict = {"papers": args.papers}
     try:

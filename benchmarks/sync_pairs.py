@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from benchmarks import ROOT, add_against, as_installed, loopback_arxiv
-from benchmarks.million import HORIZON_WEEKS, QUERY, TODAY, TOPIC
+from benchmarks.million import QUERY, TOPIC, field_env
 
 # The command as `reader` runs it, without the meaning vectors' update it would leave running.
 DRIVER = """
@@ -55,17 +55,7 @@ def python_of(checkout: Path) -> str:
 def sync_once(checkout: Path, api_url: str, work: Path) -> dict:
     data = work / "data"
     shutil.rmtree(work, ignore_errors=True)
-    env = {
-        **os.environ,
-        "READER_TODAY": TODAY.isoformat(),
-        "READER_ARXIV_DELAY": "0",
-        "READER_ARXIV_RETRIES": "0",
-        "READER_SYNC_WEEKS": str(HORIZON_WEEKS),
-        "READER_CONFIG_DIR": str(work / "config"),
-        "READER_LOG_DIR": str(work / "logs"),
-        "READER_ARXIV_API_URL": api_url,
-        "READER_ARXIV_RSS_URL": api_url,
-    }
+    env = {**field_env(work), "READER_ARXIV_API_URL": api_url, "READER_ARXIV_RSS_URL": api_url}
     cli = [python_of(checkout), "-c", DRIVER, "--data-dir", str(data)]
     subprocess.run([*cli, "topics", "add", TOPIC, QUERY], cwd=checkout, env=env, check=True, capture_output=True)
     cpu, started = children_cpu(), time.perf_counter()
