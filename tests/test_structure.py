@@ -31,8 +31,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("reader", "benchmarks")
 APP_AND_CLI = ("reader.app", "reader.commands", "reader.cli")
@@ -64,25 +62,20 @@ def modules(root: Path) -> dict[str, Path]:
 
 
 def parsed(path: Path) -> ast.Module:
-    """The syntax tree of the file at `path`, parsed once per content: each rule walks the whole
-    tree of modules, and parsing them all again for each rule was most of this file's time."""
-    stat = path.stat()
-    return _parsed(path, stat.st_mtime_ns, stat.st_size)
-
-
-@functools.cache
-def _parsed(path: Path, mtime_ns: int, size: int) -> ast.Module:
     return ast.parse(path.read_bytes(), str(path))
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _parsed_forgotten_after_this_file():
-    """The trees are kept while this file's tests run, not for the rest of the worker's session."""
-    yield
-    _parsed.cache_clear()
-
-
 def imports(root: Path) -> list[Import]:
+    """Every import statement of the packages under `root`, read once per state of their files:
+    six rules ask for all of them, and parsing the whole tree again for each was most of this
+    file's time."""
+    known = modules(root)
+    stamps = tuple((path, path.stat().st_mtime_ns, path.stat().st_size) for path in known.values())
+    return list(_imports(root, stamps))
+
+
+@functools.cache
+def _imports(root: Path, stamps: tuple[tuple[Path, int, int], ...]) -> tuple[Import, ...]:
     known = modules(root)
     found = []
     for importer, path in known.items():
@@ -99,7 +92,7 @@ def imports(root: Path) -> list[Import]:
                 submodule = f"{module}.{alias.name}"
                 target = submodule if submodule in known else module
                 found.append(Import(importer, where, module, alias.name, target, type_checking))
-    return found
+    return tuple(found)
 
 
 def _import_statements(node: ast.AST, *, type_checking: bool) -> Iterator[tuple[ast.Import | ast.ImportFrom, bool]]:
