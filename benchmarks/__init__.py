@@ -4,7 +4,12 @@ installed copy runs: see `as_installed`."""
 from __future__ import annotations
 
 import compileall
+import json
 import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
@@ -63,3 +68,43 @@ def alternated_wall(argv: list[str], env: dict[str, str], runs: int, against: Pa
             samples[root].append((wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime))
     timings = [Timing(statistics.median(w for w, _ in samples[root]), statistics.median(c for _, c in samples[root])) for root in roots]
     return timings[0], timings[1] if against is not None else None
+
+
+class LoopbackArxiv(NamedTuple):
+    """A loopback arXiv serving in a child process (`loopback_arxiv`)."""
+
+    api_url: str
+    process: subprocess.Popen
+
+    def requests(self) -> int:
+        """Its count of search requests so far."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write("requests\n")
+        self.process.stdin.flush()
+        return int(self.process.stdout.readline())
+
+
+@contextmanager
+def loopback_arxiv(module: str, *args: str) -> Iterator[LoopbackArxiv]:
+    """`python -m MODULE --serve ARGS...` from this checkout: a loopback arXiv in a process of its
+    own (its CPU stays out of the process measured), which `serve_until_closed` runs there; it stops
+    when the block ends."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", module, "--serve", *args], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        yield LoopbackArxiv(json.loads(process.stdout.readline())["api_url"], process)
+    finally:
+        process.stdin.close()
+        process.wait(timeout=60)
+
+
+def serve_until_closed(fake) -> None:
+    """The child's side of `loopback_arxiv`, `fake` (a started tests.arxiv_server.FakeArxiv) its
+    server: prints its address, then answers each line on stdin with its count of search requests
+    so far, until stdin closes."""
+    print(json.dumps({"api_url": fake.api_url}), flush=True)
+    for _ in sys.stdin:
+        print(len(fake.search_requests()), flush=True)
+    fake.stop()

@@ -32,7 +32,7 @@ import time
 from datetime import date
 from pathlib import Path
 
-from benchmarks import as_installed
+from benchmarks import as_installed, loopback_arxiv, serve_until_closed
 
 ROOT = Path(__file__).resolve().parent.parent
 TODAY = date(2026, 12, 2)
@@ -54,9 +54,21 @@ def field_papers(count: int):
     return synthetic_papers(count, TODAY, days=DAYS, max_authors=8)
 
 
+def field_env(work: Path) -> dict[str, str]:
+    """The commands' environment: the field's day and horizon, no delay or retry, config and logs under `work`."""
+    return {
+        **os.environ,
+        "READER_TODAY": TODAY.isoformat(),
+        "READER_ARXIV_DELAY": "0",
+        "READER_ARXIV_RETRIES": "0",
+        "READER_SYNC_WEEKS": str(HORIZON_WEEKS),
+        "READER_CONFIG_DIR": str(work / "config"),
+        "READER_LOG_DIR": str(work / "logs"),
+    }
+
+
 def serve(count: int) -> None:
-    """The loopback arXiv: prints its URL, then answers each line on stdin with its count of
-    search requests so far, until stdin closes."""
+    """The loopback arXiv of `count` field papers (`loopback_arxiv`'s child)."""
     from tests.arxiv_server import FakeArxiv
 
     fake = FakeArxiv().start()
@@ -64,10 +76,7 @@ def serve(count: int) -> None:
     # Newest first, as arXiv sorts by submittedDate: the made papers' times wrap within some days.
     fake.queries[QUERY] = sorted(field_papers(count), key=lambda p: p.published, reverse=True)
     fake.matching(f"({QUERY}) AND submittedDate:[202601010000 TO 202601010000]")  # minute keys made before timing
-    print(json.dumps({"api_url": fake.api_url}), flush=True)
-    for _ in sys.stdin:
-        print(len(fake.search_requests()), flush=True)
-    fake.stop()
+    serve_until_closed(fake)
 
 
 # --- the process tree ------------------------------------------------------------------------
@@ -214,39 +223,17 @@ def main() -> None:
         return
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="reader-million-", dir="/tmp"))
     data = work / "data"
-    env = {
-        **os.environ,
-        "READER_TODAY": TODAY.isoformat(),
-        "READER_ARXIV_DELAY": "0",
-        "READER_ARXIV_RETRIES": "0",
-        "READER_SYNC_WEEKS": str(HORIZON_WEEKS),
-        "READER_CONFIG_DIR": str(work / "config"),
-        "READER_LOG_DIR": str(work / "logs"),
-    }
+    env = field_env(work)
     cli = [sys.executable, "-m", "reader", "--data-dir", str(data)]
     figures: dict = {"papers": args.papers}
     try:
         started = time.perf_counter()
-        server = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.million", "--serve", "--papers", str(args.papers)],
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert server.stdin is not None and server.stdout is not None
-        try:
-            api_url = json.loads(server.stdout.readline())["api_url"]
+        with loopback_arxiv("benchmarks.million", "--papers", str(args.papers)) as server:
             figures["server_start_s"] = time.perf_counter() - started
             timed([*cli, "topics", "add", TOPIC, QUERY], env)
-            sync_env = {**env, "READER_ARXIV_API_URL": api_url, "READER_ARXIV_RSS_URL": api_url}
+            sync_env = {**env, "READER_ARXIV_API_URL": server.api_url, "READER_ARXIV_RSS_URL": server.api_url}
             figures["sync_s"], _ = timed([*cli, "sync", "--topic", TOPIC], sync_env)
-            server.stdin.write("requests\n")
-            server.stdin.flush()
-            figures["requests"] = int(server.stdout.readline())
-        finally:
-            server.stdin.close()
-            server.wait(timeout=60)
+            figures["requests"] = server.requests()
         _, listed = timed([*cli, "topics", "list", "--json"], env)
         topic = next(t for t in json.loads(listed.stdout) if t["name"] == TOPIC)
         figures["cached"] = topic["cached"]

@@ -25,8 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks import ROOT, add_against, as_installed
-from benchmarks.million import HORIZON_WEEKS, QUERY, TODAY, TOPIC
+from benchmarks import ROOT, add_against, as_installed, loopback_arxiv
+from benchmarks.million import QUERY, TOPIC, field_env
 
 # The command as `reader` runs it, without the meaning vectors' update it would leave running.
 DRIVER = """
@@ -55,17 +55,7 @@ def python_of(checkout: Path) -> str:
 def sync_once(checkout: Path, api_url: str, work: Path) -> dict:
     data = work / "data"
     shutil.rmtree(work, ignore_errors=True)
-    env = {
-        **os.environ,
-        "READER_TODAY": TODAY.isoformat(),
-        "READER_ARXIV_DELAY": "0",
-        "READER_ARXIV_RETRIES": "0",
-        "READER_SYNC_WEEKS": str(HORIZON_WEEKS),
-        "READER_CONFIG_DIR": str(work / "config"),
-        "READER_LOG_DIR": str(work / "logs"),
-        "READER_ARXIV_API_URL": api_url,
-        "READER_ARXIV_RSS_URL": api_url,
-    }
+    env = {**field_env(work), "READER_ARXIV_API_URL": api_url, "READER_ARXIV_RSS_URL": api_url}
     cli = [python_of(checkout), "-c", DRIVER, "--data-dir", str(data)]
     subprocess.run([*cli, "topics", "add", TOPIC, QUERY], cwd=checkout, env=env, check=True, capture_output=True)
     cpu, started = children_cpu(), time.perf_counter()
@@ -87,33 +77,23 @@ def main() -> None:
     as_installed()
     work = args.work or Path(tempfile.mkdtemp(prefix="reader-sync-pairs-", dir="/tmp"))
     checkouts = {"new": ROOT, **({"old": args.against.resolve()} if args.against else {})}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.million", "--serve", "--papers", str(args.papers)],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert server.stdin is not None and server.stdout is not None
     runs: list[dict] = []
     try:
-        api_url = json.loads(server.stdout.readline())["api_url"]
-        for pair in range(args.pairs):
-            order = sorted(checkouts) if pair % 2 else sorted(checkouts, reverse=True)  # old first, then new first
-            for name in order:
-                figures = sync_once(checkouts[name], api_url, work / name)
-                figures.update(name=name, pair=pair, papers_per_s_wall=args.papers / figures["wall_s"])
-                runs.append(figures)
-                print(
-                    f"{name}: {figures['wall_s']:.1f} s wall ({figures['papers_per_s_wall']:,.0f} papers/s), "
-                    f"{figures['cpu_s']:.1f} s CPU ({args.papers / figures['cpu_s'] * 2:,.0f} papers/s on two busy cores), "
-                    f"{figures['own_cpu_s']:.1f} s of it in the command's own process (one GIL); "
-                    f"load {os.getloadavg()[0]:.1f}; {figures['summary']}",
-                    flush=True,
-                )
+        with loopback_arxiv("benchmarks.million", "--papers", str(args.papers)) as server:
+            for pair in range(args.pairs):
+                order = sorted(checkouts) if pair % 2 else sorted(checkouts, reverse=True)  # old first, then new first
+                for name in order:
+                    figures = sync_once(checkouts[name], server.api_url, work / name)
+                    figures.update(name=name, pair=pair, papers_per_s_wall=args.papers / figures["wall_s"])
+                    runs.append(figures)
+                    print(
+                        f"{name}: {figures['wall_s']:.1f} s wall ({figures['papers_per_s_wall']:,.0f} papers/s), "
+                        f"{figures['cpu_s']:.1f} s CPU ({args.papers / figures['cpu_s'] * 2:,.0f} papers/s on two busy cores), "
+                        f"{figures['own_cpu_s']:.1f} s of it in the command's own process (one GIL); "
+                        f"load {os.getloadavg()[0]:.1f}; {figures['summary']}",
+                        flush=True,
+                    )
     finally:
-        server.stdin.close()
-        server.wait(timeout=60)
         if not args.work:
             shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(runs))

@@ -10,14 +10,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
 import sys
 import tempfile
 import time
 from datetime import date
 from pathlib import Path
 
-from benchmarks import as_installed
+from benchmarks import as_installed, loopback_arxiv, serve_until_closed
 from benchmarks.loopwatch import LoopWatch
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,16 +26,14 @@ HORIZON_WEEKS = 60  # the synthetic papers span the year before TODAY
 
 
 def serve(count: int, cap: int) -> None:
-    """The loopback arXiv, until killed."""
+    """The loopback arXiv (`loopback_arxiv`'s child)."""
     from benchmarks.cache import synthetic_papers
     from tests.arxiv_server import FakeArxiv
 
     fake = FakeArxiv().start()
     fake.cap = cap
     fake.queries[QUERY] = sorted(synthetic_papers(count, TODAY), key=lambda p: p.published, reverse=True)
-    print(json.dumps({"api_url": fake.api_url}), flush=True)
-    while True:
-        time.sleep(60)
+    serve_until_closed(fake)
 
 
 async def sync(api_url: str, data_dir: Path) -> dict:
@@ -81,19 +78,9 @@ def main() -> None:
 
     if args.cap != sync_module.ARXIV_RESULT_CAP:
         sync_module.ARXIV_RESULT_CAP = args.cap
-    server = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.windowed_sync", "--serve", "--papers", str(args.papers), "--cap", str(args.cap)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        api_url = json.loads(server.stdout.readline())["api_url"]  # type: ignore[union-attr]
-        with tempfile.TemporaryDirectory(prefix="reader-windowed-") as work:
-            figures = asyncio.run(sync(api_url, Path(work) / "data"))
-    finally:
-        server.kill()
-        server.wait()
+    served = loopback_arxiv("benchmarks.windowed_sync", "--papers", str(args.papers), "--cap", str(args.cap))
+    with served as server, tempfile.TemporaryDirectory(prefix="reader-windowed-") as work:
+        figures = asyncio.run(sync(server.api_url, Path(work) / "data"))
     floor = -(-args.papers // sync_module.BULK_PAGE_SIZE)
     print(f"windowed first sync of one topic: {args.papers:,} papers, result cap {args.cap:,}, delay 0")
     print(

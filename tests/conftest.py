@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,12 @@ from tests.helpers.timing import TIME_FACTOR, scale_time_limits
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "arxiv"  # recorded arXiv responses (CC0), see SOURCES.md
 TOOLS = ROOT / "tests" / "tools"
+
+# Bytecode is written even where PYTHONDONTWRITEBYTECODE is set (it is in some shells here): else
+# every worker rewrites and compiles every test module again at collection (about 9 of its 13 s of
+# CPU), and every child process a test starts compiles the modules of reader it imports again.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def fixture_bytes(name: str) -> bytes:
@@ -38,15 +46,31 @@ def data_dir(tmp_path: Path) -> Path:
     return tmp_path / "data"
 
 
+def built_once_per_run(tmp_path_factory, name: str, build) -> Path:
+    """A data directory `build(data_dir)` makes, made once for the whole run: under xdist the
+    first worker to ask builds it in the run's shared temporary directory while the others wait
+    on a lock, then every worker reads the same one. Nothing may write to it: tests take copies."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        data_dir = tmp_path_factory.mktemp(name) / "data"
+        build(data_dir)
+        return data_dir
+    shared = tmp_path_factory.getbasetemp().parent / name  # the run's directory, above each worker's
+    shared.mkdir(exist_ok=True)
+    with open(shared / "building.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (shared / "built").exists():
+            build(shared / "data")
+            (shared / "built").touch()
+    return shared / "data"
+
+
 @pytest.fixture(scope="session")
 def learned_cache(tmp_path_factory) -> Path:
     """A data directory of 400 real papers with their meaning index built (tests/helpers/meaning.py):
-    built once, a few seconds; a test takes a copy (`learned_data_dir`), never this one."""
+    built once per run, a few seconds; a test takes a copy (`learned_data_dir`), never this one."""
     from tests.helpers.meaning import meaning_store
 
-    data_dir = tmp_path_factory.mktemp("learned") / "data"
-    meaning_store(data_dir)
-    return data_dir
+    return built_once_per_run(tmp_path_factory, "learned", meaning_store)
 
 
 @pytest.fixture
@@ -118,6 +142,7 @@ from tests.helpers.app import papers as papers  # noqa: E402, F401
 from tests.helpers.app import store as store  # noqa: E402, F401
 from tests.helpers.app import store as two_topics  # noqa: E402, F401
 from tests.helpers.export_cli import cached as cached  # noqa: E402, F401
+from tests.helpers.export_cli import cached_once as cached_once  # noqa: E402, F401
 from tests.helpers.fulltext import texts_env as texts_env  # noqa: E402, F401
 from tests.helpers.import_library import arxiv as arxiv  # noqa: E402, F401
 from tests.helpers.import_library import library as library  # noqa: E402, F401

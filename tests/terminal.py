@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from tests.helpers.timing import scaled
+
 # Runs first in the command's new session: makes the pseudo-terminal the session's controlling
 # terminal, as a terminal emulator does (fish, for one, will not start interactively without it).
 TAKE_TERMINAL = "import fcntl, os, sys, termios; fcntl.ioctl(0, termios.TIOCSCTTY, 0); os.execvp(sys.argv[1], sys.argv[1:])"
@@ -36,8 +38,8 @@ def run_in_terminal(
 ) -> TerminalRun:
     """Run `argv` with a terminal of `size` (columns, lines) as stdin, stdout and stderr. For each
     (text, key) in `keys`, once `text` has appeared in the output (after the previous one), type `key`
-    (or call it: another terminal's command, say). The deadline only stops a hung command; tests
-    assert on the output, never on timing."""
+    (or call it: another terminal's command, say). The deadline (stretched by
+    READER_TEST_TIME_FACTOR) only stops a hung command; tests assert on the output, never on timing."""
     main_fd, child_fd = os.openpty()
     fcntl.ioctl(child_fd, termios.TIOCSWINSZ, struct.pack("HHHH", size[1], size[0], 0, 0))
     process = subprocess.Popen(
@@ -53,7 +55,7 @@ def run_in_terminal(
     chunks: list[bytes] = []
     pending = list(keys)
     searched = 0
-    end = time.monotonic() + deadline
+    end = time.monotonic() + scaled(deadline)
     try:
         while time.monotonic() < end:
             ready, _, _ = select.select([main_fd], [], [], 0.2)

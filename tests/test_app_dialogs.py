@@ -15,6 +15,7 @@ from reader.app.screens.dialogs import AddTopicDialog
 from reader.app.screens.export import ExportDialog
 from reader.service import View
 from tests.helpers.app import make_app, ready, settings
+from tests.helpers.timing import scaled
 from tests.sample_papers import sample_papers
 
 
@@ -84,7 +85,9 @@ def dialog_error(app) -> str:
 
 def reader_cli(data_dir, *args: str) -> None:
     """`reader ARGS` in a process of its own, as another terminal would run it."""
-    subprocess.run([sys.executable, "-m", "reader", "--data-dir", str(data_dir), *args], check=True, capture_output=True, timeout=60)
+    subprocess.run(
+        [sys.executable, "-m", "reader", "--data-dir", str(data_dir), *args], check=True, capture_output=True, timeout=scaled(60)
+    )
 
 
 @pytest.mark.slow

@@ -15,6 +15,7 @@ from reader.errors import StoreError
 from reader.service import ALL
 from reader.store import Store
 from tests.helpers.app import make_app, open_paper, ready
+from tests.helpers.timing import scaled
 from tests.sample_papers import sample_papers
 
 
@@ -298,7 +299,7 @@ async def test_a_note_that_fails_to_save_after_the_view_moved_on_is_told(store, 
         written = threading.Event()
 
         def refuse(paper_id, text):
-            written.wait(5)  # until the view has moved on
+            written.wait(scaled(5))  # until the view has moved on
             raise StoreError("the disk is full")
 
         monkeypatch.setattr(app.service.store, "set_note", refuse)
@@ -338,9 +339,9 @@ def test_a_saved_note_is_on_the_cards_while_the_search_index_is_busy(store, pape
     service = LibraryService(store, Settings.from_env())
     service.open()
     busy, indexed = threading.Event(), threading.Event()
-    service.search.update_notes = lambda: (busy.set(), indexed.wait(10))
+    service.search.update_notes = lambda: (busy.set(), indexed.wait(scaled(10)))
     service.set_note(papers[0].id, "first note")
-    assert busy.wait(10)  # saved, its words not indexed yet
+    assert busy.wait(scaled(10))  # saved, its words not indexed yet
     assert Store(data_dir).note(papers[0].id) == "first note"
     assert service.has_note(papers[0].id) and service.note(papers[0].id) == "first note"
     indexed.set()

@@ -18,6 +18,7 @@ from reader.service import ALL, View
 from reader.store import Store
 from tests.helpers.app import card_text, choose, make_app, open_paper, ready
 from tests.helpers.pilot import reader_cli, until
+from tests.helpers.timing import scaled
 from tests.sample_papers import sample_papers
 from tests.terminal import run_in_terminal
 
@@ -115,7 +116,7 @@ async def test_papers_synced_elsewhere_replace_the_demo_set(demo_store, data_dir
 def test_in_a_real_terminal_a_topic_added_and_a_star_from_another_terminal_show(store, papers, data_dir):
     def other_terminal(*args: str):
         argv = [sys.executable, "-m", "reader", "--data-dir", str(data_dir), *args]
-        return lambda: subprocess.run(argv, check=True, capture_output=True, timeout=60)
+        return lambda: subprocess.run(argv, check=True, capture_output=True, timeout=scaled(60))
 
     run = run_in_terminal(
         [sys.executable, "-m", "reader", "--data-dir", str(data_dir)],

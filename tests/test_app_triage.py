@@ -17,6 +17,7 @@ from reader.app.widgets.rising import RisingTable
 from reader.service import ALL, FOR_YOU, HIDDEN, NEW, RISING, UPDATED, View
 from reader.store import Store
 from tests.helpers.app import card_text, choose, make_app, ready
+from tests.helpers.timing import scaled
 from tests.themes import theme_papers
 
 
@@ -100,7 +101,7 @@ async def test_for_you_says_it_is_ranking_until_the_first_ranking_arrives(three_
     rank = app.service.rank_for_you
 
     def slow_rank(marks):
-        ranking_may_end.wait(10)  # as the first ranking of a large cache takes seconds
+        ranking_may_end.wait(scaled(10))  # as the first ranking of a large cache takes seconds
         return rank(marks)
 
     app.service.rank_for_you = slow_rank

@@ -15,6 +15,7 @@ from reader.core.citekeys import unique_keys
 from reader.core.latex import escape_text
 from reader.models import Author
 from tests.helpers.bibtex import BIBCHECK, fixture_papers, nasty_papers, paper
+from tests.helpers.timing import scaled
 
 
 def test_keys_are_scholar_style_unique_and_stable():
@@ -123,7 +124,7 @@ def test_real_tool_chains_accept_the_export(tmp_path, which):
         ["bash", str(BIBCHECK), "--strict", "--no-biber", "--python", sys.executable, str(bib)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
         check=False,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
@@ -136,7 +137,7 @@ def _bbl(tmp_path, text: str, style: str = "plain") -> str:
     """What real bibtex makes of a .bib file: the .bbl, after checking it reported no error."""
     (tmp_path / "refs.bib").write_text(text, encoding="utf-8")
     (tmp_path / "doc.aux").write_text(f"\\relax\n\\citation{{*}}\n\\bibstyle{{{style}}}\n\\bibdata{{refs}}\n")
-    result = subprocess.run(["bibtex", "doc"], cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run(["bibtex", "doc"], cwd=tmp_path, capture_output=True, text=True, timeout=scaled(60), check=False)
     assert result.returncode == 0, result.stdout
     return (tmp_path / "doc.bbl").read_text("utf-8")
 

@@ -20,6 +20,7 @@ from reader.core.latex_math import harmless_math
 from reader.core.tex_decode import decode_tex
 from reader.models import Author
 from tests.helpers.bibtex import BIBCHECK, paper
+from tests.helpers.timing import scaled
 
 HOSTILE_TITLES = [
     r"Math $\input{/etc/passwd}$ here",
@@ -162,7 +163,7 @@ def test_compiling_the_export_touches_no_file_outside_its_folder(tmp_path: Path,
     env = {**os.environ, "TEXMFVAR": str(tmp_path / "texmf-var")}
 
     def run(*cmd: str) -> subprocess.CompletedProcess:
-        return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, check=False)
+        return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=scaled(120), check=False)
 
     latex = ("pdflatex", "-recorder", "-no-shell-escape", "-interaction=nonstopmode", "doc.tex")
     run(*latex)
@@ -205,7 +206,7 @@ def test_hostile_export_passes_bibcheck_strictly(tmp_path: Path, unicode: bool):
         + (["--no-latex"] if unicode else []),  # UTF-8 text is for xelatex/lualatex, tested below
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
         check=False,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
@@ -227,7 +228,7 @@ def test_the_utf8_export_under_lualatex_touches_no_file_outside_its_folder(tmp_p
     env = {**os.environ, "TEXMFVAR": str(tmp_path / "texmf-var")}
 
     def run(*cmd: str) -> subprocess.CompletedProcess:
-        return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180, check=False)
+        return subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=scaled(180), check=False)
 
     latex = ("lualatex", "-recorder", "-no-shell-escape", "-interaction=nonstopmode", "doc.tex")
     run(*latex)

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from reader.fulltext.limits import stopped_for_cpu
+from tests.helpers.timing import scaled
 
 resource = pytest.importorskip("resource")
 
@@ -27,7 +28,7 @@ while True:
 @pytest.mark.parametrize("memory", [None, 1 << 30])
 def test_a_child_past_its_cpu_limit_is_stopped_and_told_so(memory):
     before = resource.getrlimit(resource.RLIMIT_AS)[0]
-    child = subprocess.run([sys.executable, "-c", SPIN.format(memory=memory)], capture_output=True, text=True, timeout=120)
+    child = subprocess.run([sys.executable, "-c", SPIN.format(memory=memory)], capture_output=True, text=True, timeout=scaled(120))
     cpu, address_space = map(int, child.stdout.split())
     assert cpu == 1
     assert address_space == (before if memory is None else min(memory, before) if before != resource.RLIM_INFINITY else memory)

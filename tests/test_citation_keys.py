@@ -15,6 +15,7 @@ from reader.models import Author
 from reader.store import Store
 from tests.conftest import run
 from tests.corpus import TODAY, recent_papers, stamp
+from tests.helpers.timing import scaled
 
 QUERY = "ti:graph AND cat:cs.LG"
 FORMATS = ("bibtex", "ris", "csl-json")
@@ -140,7 +141,7 @@ def test_a_star_still_rewrites_only_user_json(capsys, graph_synced, data_dir):
 def _export_at_once(data_dir: Path, ids: list[str], target: Path, barrier) -> None:
     from reader.cli import main
 
-    barrier.wait(30)
+    barrier.wait(scaled(30))
     raise SystemExit(main(["--data-dir", str(data_dir), "export", *ids, "-o", str(target)]))
 
 

@@ -15,6 +15,7 @@ from reader.fulltext.document import HEADING, PARAGRAPH, REFERENCE, Block, Docum
 from reader.fulltext.store import TextStore
 from reader.store import Store
 from tests.conftest import ROOT, run
+from tests.helpers.timing import scaled
 
 CITED = "2302.04761"  # Toolformer: the fixture page's reference [2]
 
@@ -107,7 +108,7 @@ def test_cited_by_starts_without_the_library_service_and_shows_titles_as_the_sha
         "print(sorted(name for name in ('reader.service', 'logging.handlers', 'secrets') if name in sys.modules))\n"
         "sys.exit(code)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=scaled(120))
     assert done.returncode == 0, done.stderr
     *rows, imported = done.stdout.splitlines()
     assert [(row["id"], row["title"]) for row in json.loads("\n".join(rows))] == [(second.id, "A title changed by a sync")]

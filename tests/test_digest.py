@@ -15,6 +15,27 @@ from tests.helpers.cli import QUERY
 from tests.helpers.digest import HOSTILE_TITLE
 
 
+def synced_as_agents(capsys, arxiv_env, papers):
+    """`papers` served for the query and synced into the topic "Agents" (the demo topic removed)."""
+    arxiv_env.queries[QUERY] = papers
+    run(capsys, "topics", "remove", "RL for LLM Agents")
+    run(capsys, "topics", "add", "Agents", QUERY)
+    assert run(capsys, "sync", "--topic", "Agents")[0] == 0
+    return papers
+
+
+def html_digest(capsys, tmp_path):
+    """The HTML digest of "Agents" since 2026-11-30, written to a file: its text, and its document
+    as a strict HTML5 parser reads it (any parse error raises)."""
+    import html5lib
+
+    target = tmp_path / "digest.html"
+    code, _, err = run(capsys, "digest", "--since", "2026-11-30", "--topic", "Agents", "--format", "html", "-o", str(target))
+    assert code == 0, err
+    text = target.read_text("utf-8")
+    return text, html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(text)
+
+
 @pytest.fixture
 def synced_with_hostile(capsys, arxiv_env):  # noqa: F811
     papers = recent_papers(30)
@@ -24,22 +45,11 @@ def synced_with_hostile(capsys, arxiv_env):  # noqa: F811
         doi="10.1000/a(b)c",
         authors=(Author("<b>Mallory</b>"), Author("Eve ![x](https://evil.example/t.png)")),
     )
-    arxiv_env.queries[QUERY] = papers
-    run(capsys, "topics", "remove", "RL for LLM Agents")
-    run(capsys, "topics", "add", "Agents", QUERY)
-    assert run(capsys, "sync", "--topic", "Agents")[0] == 0
-    return papers
+    return synced_as_agents(capsys, arxiv_env, papers)
 
 
 def test_html_digest_is_well_formed_self_contained_and_links_only_to_arxiv(capsys, synced_with_hostile, tmp_path):
-    import html5lib
-
-    target = tmp_path / "digest.html"
-    code, _, err = run(capsys, "digest", "--since", "2026-11-30", "--topic", "Agents", "--format", "html", "-o", str(target))
-    assert code == 0, err
-    text = target.read_text("utf-8")
-    parser = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False)
-    document = parser.parse(text)  # strict: any parse error raises
+    text, document = html_digest(capsys, tmp_path)
     assert not list(document.iter("script")) and not list(document.iter("img")) and not list(document.iter("link"))
     assert all("src" not in element.attrib for element in document.iter())
     assert "url(" not in text and "@import" not in text
@@ -62,21 +72,11 @@ def synced_with_hebrew(capsys, arxiv_env):  # noqa: F811
     papers[0] = dataclasses.replace(
         papers[0], title="מודלים גדולים: a study", authors=(Author("דוד כהן"), Author("Ada Lovelace"), Author("محمد علي"))
     )
-    arxiv_env.queries[QUERY] = papers
-    run(capsys, "topics", "remove", "RL for LLM Agents")
-    run(capsys, "topics", "add", "Agents", QUERY)
-    assert run(capsys, "sync", "--topic", "Agents")[0] == 0
-    return papers
+    return synced_as_agents(capsys, arxiv_env, papers)
 
 
 def test_html_digest_isolates_each_name_and_title_in_any_script(capsys, synced_with_hebrew, tmp_path):
-    import html5lib
-
-    target = tmp_path / "digest.html"
-    code, _, err = run(capsys, "digest", "--since", "2026-11-30", "--topic", "Agents", "--format", "html", "-o", str(target))
-    assert code == 0, err
-    text = target.read_text("utf-8")
-    document = html5lib.HTMLParser(strict=True, namespaceHTMLElements=False).parse(text)  # valid HTML5
+    text, document = html_digest(capsys, tmp_path)
     hebrew = synced_with_hebrew[0]
     item = next(li for li in document.iter("li") if hebrew.id in "".join(li.itertext()))
     title, meta = item.findall("div")

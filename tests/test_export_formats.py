@@ -16,6 +16,7 @@ from reader.core import bibfile, csljson, ris
 from reader.models import Author
 from tests.helpers.bibtex import BIBCHECK, fixture_papers, nasty_papers, paper
 from tests.helpers.export import SCHEMA
+from tests.helpers.timing import scaled
 
 HOSTILE = paper(
     id="2609.00099",
@@ -152,7 +153,7 @@ def test_an_updated_file_passes_real_tool_chains(tmp_path):
         ["bash", str(BIBCHECK), "--strict", "--no-biber", "--python", sys.executable, str(bib)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=scaled(300),
         check=False,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]

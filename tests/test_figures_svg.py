@@ -23,6 +23,7 @@ from reader.fulltext.picture import ImageNotDrawnNow, ImageRefused, open_image
 from reader.fulltext.svgdraw import draw_svg
 from tests.conftest import ROOT
 from tests.helpers.figures import BLUE, RED, two_bars_svg
+from tests.helpers.timing import scaled
 
 SVG_HEAD = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="40" height="40">'
 URL = "2301.00001v1/x1.svg"
@@ -64,7 +65,9 @@ def test_a_reference_to_a_file_hidden_from_a_pattern_is_refused_by_the_parent_an
         draw_svg(drawing)
     assert "\n" not in str(refused.value)
     # the child, asked directly (as if the parent's check were skipped), refuses it the same way
-    child = subprocess.run([sys.executable, "-m", "reader.fulltext.svgdraw"], input=drawing, capture_output=True, cwd=ROOT, timeout=60)
+    child = subprocess.run(
+        [sys.executable, "-m", "reader.fulltext.svgdraw"], input=drawing, capture_output=True, cwd=ROOT, timeout=scaled(60)
+    )
     header, _, png = child.stdout.partition(b"\n")
     assert child.returncode == 0 and png == b""
     assert json.loads(header)["error"] == str(refused.value)

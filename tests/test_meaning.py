@@ -21,6 +21,7 @@ from reader.models import Author, Paper
 from reader.store import Store
 from tests.conftest import run
 from tests.corpus import TODAY, recent_papers, stamp
+from tests.helpers.timing import scaled
 
 FIELDS = {
     "agents": [
@@ -336,7 +337,7 @@ def test_a_sync_that_brings_papers_leaves_the_vectors_current(capsys, arxiv_env,
     # The command ends once the papers, features and search index are written; the vectors
     # follow in a process of its own (a first sync of 100,000 papers waited 417 s for them).
     assert "brought up to date in the background" in err
-    assert later.started.pop().wait(timeout=120) == 0
+    assert later.started.pop().wait(timeout=scaled(120)) == 0
     index = vectors.MeaningVectors.open(data_dir)
     assert index is not None and len(index.ids) == 240
 
@@ -356,7 +357,7 @@ def test_reader_sync_never_waits_for_a_build_another_process_is_at(capsys, arxiv
         updater = later.started.pop()
         assert updater.poll() is None  # waiting for the other build, in a process of its own
         assert vectors.MeaningVectors.open(data_dir) is None
-    assert updater.wait(timeout=120) == 0  # then it folds the papers in
+    assert updater.wait(timeout=scaled(120)) == 0  # then it folds the papers in
     index = vectors.MeaningVectors.open(data_dir)
     assert index is not None and len(index.ids) == 240
 

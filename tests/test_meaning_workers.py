@@ -17,6 +17,7 @@ from reader.errors import StoreError
 from reader.meaning import build, place
 from reader.meaning.vectors import MeaningVectors
 from tests.helpers.meaning import meaning_store
+from tests.helpers.timing import scaled
 
 
 def test_a_worker_killed_mid_build_is_a_store_error_and_nothing_is_written(tmp_path, monkeypatch):
@@ -70,7 +71,12 @@ def test_ctrl_c_during_a_build_is_answered_by_reader_alone(tmp_path):
         )
     )
     done = subprocess.run(
-        [sys.executable, str(script), str(data)], capture_output=True, text=True, timeout=300, start_new_session=True, cwd=os.getcwd()
+        [sys.executable, str(script), str(data)],
+        capture_output=True,
+        text=True,
+        timeout=scaled(300),
+        start_new_session=True,
+        cwd=os.getcwd(),
     )
     assert done.returncode == 130, done.stderr
     assert "reader: interrupted" in done.stderr

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.timing import scaled
+
 pytestmark = pytest.mark.slow  # a benchmark at scale, in tmux
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +43,7 @@ def test_million_benchmark_runs_at_2000_papers(tmp_path):
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=scaled(600),
     )
     assert done.returncode == 0, done.stderr[-3000:]
     figures = json.loads(done.stdout.strip().splitlines()[-1])
@@ -58,7 +60,7 @@ def test_million_benchmark_runs_at_2000_papers(tmp_path):
         assert measure in table
     # The same cache measured with two checkouts in turn (this one twice here, the commands only).
     argv = [sys.executable, "-m", "benchmarks.million_pairs", str(tmp_path / "data"), "--against", str(ROOT), "--rounds", "1", "--no-app"]
-    paired = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    paired = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=scaled(300))
     assert paired.returncode == 0, paired.stderr[-3000:]
     for measure in ("star CPU s", "unstar wall s", "list --query (nothing) wall s", "list --query (of the) CPU s"):
         assert f"{measure:34} new: median" in paired.stdout and f"{measure:34} old: median" in paired.stdout

@@ -22,6 +22,7 @@ from tests.conftest import ROOT
 from tests.fulltext_pages import HTML, PAPER_HTML, PAPER_PDF, PDF
 from tests.helpers.app import full_text_app, open_paper, ready
 from tests.helpers.pilot import until
+from tests.helpers.timing import scaled
 from tests.terminal import run_in_terminal
 
 ARTICLE = ROOT / "tests" / "fixtures" / "pdfpapers" / "article.pdf"  # pdflatex's, three pages
@@ -105,7 +106,7 @@ def test_a_drawing_no_longer_wanted_is_stopped_with_its_child(tmp_path):
     with pytest.raises(PageRefused) as refused:
         render_page(heavy, 1, 400, 500, cancelled=lambda: True)
     assert str(refused.value) == "stopped"
-    assert children() == before  # killed and waited for, not left drawing
+    assert children() - before == set()  # killed and waited for, not left drawing (another test's child may end meanwhile)
 
 
 PEAK_SCRIPT = """
@@ -140,7 +141,7 @@ def test_hostile_pdfs_are_drawn_small_or_refused_within_300_mb(tmp_path):
         text=True,
         cwd=ROOT,
         env=dict(os.environ),
-        timeout=300,
+        timeout=scaled(300),
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)

@@ -22,6 +22,7 @@ from reader.store import Store
 from tests.conftest import ROOT, run
 from tests.corpus import recent_papers
 from tests.fulltext_pages import HTML, PAPER_HTML, PDF
+from tests.helpers.timing import scaled
 
 PAPERS = ROOT / "tests" / "fixtures" / "pdfpapers"
 STYLES = ("article", "revtex", "elsarticle")
@@ -237,7 +238,7 @@ def test_ar5iv_html_is_read_before_the_pdf_and_the_text_says_so(capsys, pdf_pape
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed (the committed PDFs are tested)")
 def test_the_fixtures_remade_by_pdflatex_read_the_same(tmp_path):
-    made = subprocess.run(["sh", str(PAPERS / "make.sh"), str(tmp_path)], capture_output=True, text=True, timeout=300)
+    made = subprocess.run(["sh", str(PAPERS / "make.sh"), str(tmp_path)], capture_output=True, text=True, timeout=scaled(300))
     if made.returncode != 0:
         pytest.skip(f"a TeX package is missing (REVTeX, elsarticle?): {made.stderr.strip()[-200:]}")
     for style in STYLES:

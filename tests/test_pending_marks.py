@@ -23,6 +23,7 @@ from reader.store.files import file_lock
 from reader.store.user_doc import Marks
 from tests.helpers.app import card_text, make_app, ready
 from tests.helpers.pilot import reader_cli, until
+from tests.helpers.timing import scaled
 from tests.terminal import run_in_terminal
 
 FAILED = "Not saved yet: "
@@ -100,7 +101,10 @@ async def test_q_quits_at_once_while_another_process_holds_the_lock_and_the_star
         assert quit_in < 5, quit_in  # (QUIT_SECONDS is 2: generous for a loaded machine)
         assert on_disk(data_dir) == set() and len(journals(data_dir)) == 1
     listed = subprocess.run(
-        [sys.executable, "-m", "reader", "--data-dir", str(data_dir), "list", "--starred"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "reader", "--data-dir", str(data_dir), "list", "--starred"],
+        capture_output=True,
+        text=True,
+        timeout=scaled(60),
     )
     assert listed.returncode == 0 and papers[0].id in listed.stdout, listed.stderr
     assert "saved now: 1 mark kept when reader last quit (the data directory could not be written then)" in listed.stderr

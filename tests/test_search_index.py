@@ -27,6 +27,7 @@ from reader.search_index import PARTITIONS, SearchIndex, SearchIndexError, parti
 from reader.search_index.rows import prose
 from reader.store import Store
 from reader.store.data_dir import shard_of
+from tests.helpers.timing import scaled
 from tests.sample_papers import sample_papers
 from tests.search_index_corpus import (
     fixture_papers,
@@ -355,7 +356,7 @@ def test_closing_while_other_threads_query_and_refresh_stops_them_cleanly(data_d
     started.wait()
     index.close()
     for thread in threads:
-        thread.join(timeout=30)
+        thread.join(timeout=scaled(30))
     assert not any(thread.is_alive() for thread in threads)
     assert len(outcomes) == 2 and all("closed" in outcome or "interrupted" in outcome for outcome in outcomes)
     with pytest.raises(SearchIndexError, match="closed"):

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from reader.store import Store
+from tests.helpers.timing import scaled
 from tests.themes import theme_papers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,7 +31,9 @@ def test_reader_star_imports_nothing_marking_does_not_need(data_dir, tmp_path):
         "print(json.dumps([code, sorted(sys.modules)]))\n"
     )
     env = {**os.environ, "READER_CONFIG_DIR": str(tmp_path / "config"), "READER_LOG_DIR": str(tmp_path / "logs")}
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=scaled(60), check=False
+    )
     assert done.returncode == 0, done.stderr
     code, modules = json.loads(done.stdout.splitlines()[-1])
     assert code == 0 and Store(data_dir).marks().starred == {paper.id}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.conftest import ROOT
+from tests.helpers.timing import time_factor
 
 pytest_plugins = ["pytester"]
 
@@ -43,3 +44,10 @@ def test_the_factor_stretches_each_limit_and_pytest_timeout_obeys_it(pytester, m
     result.stdout.fnmatch_lines(["limit test_hangs 1.0", "limit test_own_limit 120.0", "limit test_no_limit 0"])
     result.stdout.fnmatch_lines(["*Timeout (>1.0s) from pytest-timeout*"])
     result.assert_outcomes(passed=2, failed=1)
+
+
+def test_the_factor_is_the_machines_load_per_core_unless_it_is_given():
+    assert time_factor({}, load=8.0, cores=2) == 4.0  # a second heavy job: four runnable a core
+    assert time_factor({}, load=0.5, cores=2) == 1.0  # a quiet machine: the limits as written
+    assert time_factor({"READER_TEST_TIME_FACTOR": "3"}, load=8.0, cores=2) == 3.0
+    assert time_factor({"READER_TEST_TIME_FACTOR": ""}, load=3.0, cores=0) == 3.0

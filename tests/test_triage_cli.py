@@ -13,22 +13,13 @@ from reader.core.terms import terms
 from reader.store import Store
 from tests.conftest import run
 from tests.corpus import TODAY, recent_papers, record_synced
-from tests.themes import rising_papers, theme_papers
+from tests.helpers.first_rank import themes_cache
+from tests.themes import rising_papers
 
 
 @pytest.fixture
 def cache(data_dir, monkeypatch):
-    monkeypatch.setenv("READER_TODAY", TODAY.isoformat())
-    store = Store(data_dir)
-    store.set_setting("examples_added", True)
-    papers = theme_papers(20)
-    for name, members in [("Agents", papers["agents"]), ("Proteins", papers["proteins"]), ("Language", rising_papers())]:
-        store.add_topic(name, f"ti:{name.lower()}")
-        store.save_papers(members, name)
-        # Synced whole for the last 20 weeks: the momentum figures count only what a sync covered.
-        covered = [(day_start(TODAY - timedelta(weeks=20)), day_end(TODAY))]
-        store.sync_file.record_progress(name, f"ti:{name.lower()}", covered, TODAY.isoformat(), None)
-    return store, papers["agents"], papers["proteins"]
+    return themes_cache(data_dir, monkeypatch, 20, covered_weeks=20)
 
 
 @pytest.mark.slow

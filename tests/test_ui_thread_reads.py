@@ -9,6 +9,7 @@ from reader.app.screens.tags import TagDialog
 from reader.core.catalog import Catalog
 from reader.service import LibraryService, View
 from tests.helpers.app import card_text, choose, make_app, ready
+from tests.helpers.timing import scaled
 
 
 def record_threads(monkeypatch, reads: list[tuple[type, str]]) -> dict[str, list[bool]]:
@@ -66,7 +67,7 @@ async def test_a_card_not_fetched_yet_is_drawn_as_its_id_until_it_arrives(store,
     cards = LibraryService.cards
 
     def held(self, ids):
-        arrived.wait(10)
+        arrived.wait(scaled(10))
         return cards(self, ids)
 
     app = make_app(store)

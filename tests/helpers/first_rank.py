@@ -1,9 +1,12 @@
-"""A cache of three themes for the first ranking's tests (tests/test_first_rank.py,
-tests/test_counts_total.py), and a ranking from candidates of it."""
+"""A cache of three themes for the ranking's tests (tests/test_first_rank.py,
+tests/test_counts_total.py, tests/test_triage_cli.py), and a ranking from candidates of it."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from reader.core import ranking
+from reader.core.coverage import day_end, day_start
 from reader.core.ranking import NeedsStars, Ranking
 from reader.search_index import SearchIndex
 from reader.service import first_rank
@@ -13,19 +16,31 @@ from tests.corpus import TODAY
 from tests.themes import rising_papers, theme_papers
 
 
+def themes_cache(data_dir, monkeypatch, per_theme: int, *, covered_weeks: int | None = None):
+    """(store, agents, proteins): the themes "agents" and "proteins" of `per_theme` papers each and
+    a rising "language" theme, each in a topic of its name, on the suite's day. With `covered_weeks`,
+    each topic synced whole for that many weeks up to today (the momentum figures count only what
+    a sync covered)."""
+    monkeypatch.setenv("READER_TODAY", TODAY.isoformat())
+    store = Store(data_dir)
+    store.set_setting("examples_added", True)
+    papers = theme_papers(per_theme)
+    for name, members in [("Agents", papers["agents"]), ("Proteins", papers["proteins"]), ("Language", rising_papers())]:
+        query = f"ti:{name.lower()}"
+        store.add_topic(name, query)
+        store.save_papers(members, name)
+        if covered_weeks is not None:
+            covered = [(day_start(TODAY - timedelta(weeks=covered_weeks)), day_end(TODAY))]
+            store.sync_file.record_progress(name, query, covered, TODAY.isoformat(), None)
+    return store, papers["agents"], papers["proteins"]
+
+
 def three_themes(data_dir, monkeypatch):
     """Three themes in three topics, a background and a bound on the candidates far below the
     cache (at their real sizes a cache this small would be read whole)."""
-    monkeypatch.setenv("READER_TODAY", TODAY.isoformat())
     monkeypatch.setattr(ranking, "BACKGROUND", 12)
     monkeypatch.setattr(first_rank, "CANDIDATES", 60)  # the starred theme's unread papers (54), and a few more
-    store = Store(data_dir)
-    store.set_setting("examples_added", True)
-    papers = theme_papers(60)
-    for name, members in [("Agents", papers["agents"]), ("Proteins", papers["proteins"]), ("Language", rising_papers())]:
-        store.add_topic(name, f"ti:{name.lower()}")
-        store.save_papers(members, name)
-    return store, papers["agents"], papers["proteins"]
+    return themes_cache(data_dir, monkeypatch, 60)
 
 
 def ranked(store: Store, **marks) -> Ranking | NeedsStars | None:

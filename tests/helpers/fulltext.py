@@ -12,6 +12,7 @@ from reader.store import Store
 from tests.conftest import ROOT
 from tests.corpus import recent_papers
 from tests.fulltext_pages import HTML, PAPER_HTML, PAPER_PDF, PDF
+from tests.helpers.timing import scaled
 
 
 def three_cached(arxiv_env, monkeypatch, data_dir) -> list:
@@ -46,6 +47,8 @@ def peak_rss_of_reader_text(paper_id: str) -> tuple[int, str, int]:
         "print('RSS', int(peak) // 1024, file=sys.stderr)\n"
         "sys.exit(code)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env=dict(os.environ), timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, env=dict(os.environ), timeout=scaled(120)
+    )
     rss_line = done.stderr.splitlines()[-1]
     return done.returncode, done.stderr, int(rss_line.split()[1])

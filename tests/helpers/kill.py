@@ -11,6 +11,7 @@ from pathlib import Path
 
 from reader.store import Store
 from reader.store.firstrun import ensure_example_topics
+from tests.helpers.timing import scaled
 from tests.sample_papers import sample_papers
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +34,7 @@ def kill_after(script: str, args: list[str], seconds: float) -> list[str]:
     first = child.stdout.readline()  # "" if it died first: then nothing was acknowledged
     time.sleep(seconds)
     child.send_signal(signal.SIGKILL)
-    out, _ = child.communicate(timeout=30)
+    out, _ = child.communicate(timeout=scaled(30))
     return (first + out).split()
 
 

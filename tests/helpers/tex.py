@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.timing import scaled
+
 TEX_MISSING = shutil.which("pdflatex") is None or shutil.which("bibtex") is None
 
 
@@ -41,7 +43,7 @@ def _run(folder: Path, *command: str) -> subprocess.CompletedProcess:
         cwd=folder,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=scaled(180),
         check=False,
         env={"PATH": "/usr/bin:/bin", "HOME": str(folder), "TEXMFVAR": str(folder / "texmf-var")},
     )

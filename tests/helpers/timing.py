@@ -1,16 +1,28 @@
 """How long a test may wait before it counts as hung: one factor for a loaded machine.
 
-READER_TEST_TIME_FACTOR (default 1) multiplies pytest-timeout's limit for every test (the one in
+READER_TEST_TIME_FACTOR multiplies pytest-timeout's limit for every test (the one in
 pyproject.toml or a test's own `timeout` mark) and the deadlines tests wait on (HANG): a machine
-shared with another heavy job gets more time, never a different suite."""
+shared with another heavy job gets more time, never a different suite. Unset, the factor is the
+machine's load per core when the worker starts, at least 1: the packaging test's wheel build ran
+past its 300 s at a load of 15 a core, and nobody had said so."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 import pytest
 
-TIME_FACTOR = float(os.environ.get("READER_TEST_TIME_FACTOR") or 1)
+
+def time_factor(environ: Mapping[str, str], load: float, cores: int) -> float:
+    """READER_TEST_TIME_FACTOR when set, else `load` (the last minute's) per core, at least 1."""
+    given = environ.get("READER_TEST_TIME_FACTOR")
+    if given:
+        return float(given)
+    return max(1.0, load / max(1, cores))
+
+
+TIME_FACTOR = time_factor(os.environ, os.getloadavg()[0], os.cpu_count() or 1)
 
 
 def scaled(seconds: float) -> float:
