@@ -106,3 +106,21 @@ async def test_a_filters_matches_go_to_the_lists_order(store):
         by_title = app.service.list_order.sorted(app.main.view, matched.ids, "title")
         assert list(app.main.paper_list.ids) == list(by_title)  # the filter's matches, in the view's chosen order
         assert "Sorted by title" in str(app.main.paper_list.border_title)
+
+
+async def test_the_openings_visit_is_recorded_when_another_triage_read_is_asked_at_once(store, data_dir):
+    """A watch added (or a sync's reload) just as the opening asks for its read: the read replaced
+    before it began still records the visit, once."""
+    app = make_app(store)
+    asked: list[TriageStale] = []
+
+    def another_read_at_once(message: Message) -> None:
+        if isinstance(message, TriageStale) and message.visit and not asked:
+            asked.append(message)
+            app.main.post_message(TriageStale())  # queued behind the opening's, taken before its worker starts
+
+    async with app.run_test(size=(120, 40), message_hook=another_read_at_once) as pilot:
+        await ready(pilot)
+        assert asked
+        visits = Store(data_dir).user_state.file.read().visits
+        assert "app" in visits and visits["app"][0] is None  # the opening's visit recorded, once (a first visit)
