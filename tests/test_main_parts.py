@@ -8,7 +8,7 @@ import pytest
 from textual.message import Message
 
 from reader.app.screens.list_filter import ListFilter
-from reader.app.screens.part import OutsideTaken, SyncWanted, TopicRemoved, TriageStale
+from reader.app.screens.part import OutsideTaken, PapersArranged, SyncWanted, TopicRemoved, TriageStale
 from reader.service import FOR_YOU, View
 from reader.store import Store
 from tests.helpers.app import choose, make_app, ready
@@ -124,3 +124,26 @@ async def test_the_openings_visit_is_recorded_when_another_triage_read_is_asked_
         assert asked
         visits = Store(data_dir).user_state.file.read().visits
         assert "app" in visits and visits["app"][0] is None  # the opening's visit recorded, once (a first visit)
+
+
+async def test_a_filters_matches_for_a_view_left_meanwhile_are_never_shown(store):
+    """The view changed between a filter's answer and its matches' arrival: the list never shows
+    the other view's matches (the filter runs again for the view chosen)."""
+    app = make_app(store)
+    other = View.of_topic("Other")
+    shown: list[tuple[View, list[str]]] = []
+
+    def hook(message: Message) -> None:
+        if isinstance(message, ListFilter.Answered) and message.ids and app.main.view != other:
+            app.main.call_later(setattr, app.main, "view", other)  # queued between the answer and its matches
+        elif isinstance(message, PapersArranged) and app.main.view == other:
+            shown.append((app.main.view, list(message.ids)))
+
+    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
+        await ready(pilot)
+        app.main.list_filter.run("agents", None)  # its worker is replaced by the view's own filter
+        await ready(pilot)
+        assert app.main.view == other and shown
+        in_other = set(app.service.select(other, unread=False))
+        assert all(set(ids) <= in_other for _, ids in shown), "the view left's matches were shown"
+        assert set(app.main.paper_list.ids) <= in_other
