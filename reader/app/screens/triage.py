@@ -143,7 +143,8 @@ class Triage(ScreenPart[TriageHost]):
         except ReaderError as error:
             self.screen.app.notify(f"Cannot read new and watched papers: {error}", severity="error")  # thread-safe
             return
-        self.screen.post_message(Triage.SetsRead(triage))
+        if not get_current_worker().is_cancelled:  # a newer read replaced it: its answer, maybe first, stands
+            self.screen.post_message(Triage.SetsRead(triage))
 
     def reload(self, *, visit: bool = False) -> Worker:
         if visit:
