@@ -4,15 +4,18 @@ the part it belongs to. Driven with Pilot: each message is seen posted and its e
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from textual.message import Message
 
 from reader.app.screens.list_filter import ListFilter
-from reader.app.screens.part import OutsideTaken, SyncWanted, TopicRemoved, TriageStale
+from reader.app.screens.part import OutsideTaken, PapersArranged, SyncWanted, TopicRemoved, TriageStale
+from reader.app.screens.triage import Triage
 from reader.service import FOR_YOU, View
 from reader.store import Store
 from tests.helpers.app import choose, make_app, ready
-from tests.helpers.pilot import filter_by, reader_cli, until
+from tests.helpers.pilot import HANG, filter_by, reader_cli, until
 
 
 class Posted:
@@ -106,3 +109,72 @@ async def test_a_filters_matches_go_to_the_lists_order(store):
         by_title = app.service.list_order.sorted(app.main.view, matched.ids, "title")
         assert list(app.main.paper_list.ids) == list(by_title)  # the filter's matches, in the view's chosen order
         assert "Sorted by title" in str(app.main.paper_list.border_title)
+
+
+async def test_the_openings_visit_is_recorded_when_another_triage_read_is_asked_at_once(store, data_dir):
+    """A watch added (or a sync's reload) just as the opening asks for its read: the read replaced
+    before it began still records the visit, once."""
+    app = make_app(store)
+    asked: list[TriageStale] = []
+
+    def another_read_at_once(message: Message) -> None:
+        if isinstance(message, TriageStale) and message.visit and not asked:
+            asked.append(message)
+            app.main.post_message(TriageStale())  # queued behind the opening's, taken before its worker starts
+
+    async with app.run_test(size=(120, 40), message_hook=another_read_at_once) as pilot:
+        await ready(pilot)
+        assert asked
+        visits = Store(data_dir).user_state.file.read().visits
+        assert "app" in visits and visits["app"][0] is None  # the opening's visit recorded, once (a first visit)
+
+
+async def test_a_filters_matches_for_a_view_left_meanwhile_are_never_shown(store):
+    """The view changed between a filter's answer and its matches' arrival: the list never shows
+    the other view's matches (the filter runs again for the view chosen)."""
+    app = make_app(store)
+    other = View.of_topic("Other")
+    shown: list[tuple[View, list[str]]] = []
+
+    def hook(message: Message) -> None:
+        if isinstance(message, ListFilter.Answered) and message.ids and app.main.view != other:
+            app.main.call_later(setattr, app.main, "view", other)  # queued between the answer and its matches
+        elif isinstance(message, PapersArranged) and app.main.view == other:
+            shown.append((app.main.view, list(message.ids)))
+
+    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
+        await ready(pilot)
+        app.main.list_filter.run("agents", None)  # its worker is replaced by the view's own filter
+        await ready(pilot)
+        assert app.main.view == other and shown
+        in_other = set(app.service.select(other, unread=False))
+        assert all(set(ids) <= in_other for _, ids in shown), "the view left's matches were shown"
+        assert set(app.main.paper_list.ids) <= in_other
+
+
+async def test_a_triage_read_replaced_meanwhile_never_overwrites_the_newer_one(store):
+    """The opening's read, slow, is replaced by the read a watch added asks for: the older answer,
+    arriving last, does not take the watch's papers away."""
+    app = make_app(store)
+    real_read = app.service.triage.read
+    opening_read, newer_taken = threading.Event(), threading.Event()
+
+    def read(*, visit: bool = False):
+        sets = real_read(visit=visit)
+        if visit:  # the opening's: read before the watch is added, answered after the newer read's
+            opening_read.set()
+            newer_taken.wait(HANG)
+        return sets
+
+    def hook(message: Message) -> None:
+        if isinstance(message, Triage.SetsRead) and "Mine" in message.sets.watched:
+            newer_taken.set()
+
+    app.service.triage.read = read  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40), message_hook=hook) as pilot:
+        await until(pilot, opening_read.is_set)
+        await pilot.press("w", *"Mine", "tab", *"ti:agents", "enter")
+        await until(pilot, newer_taken.is_set)
+        await ready(pilot)
+        assert "Mine" in app.service.triage.sets.watched
+        assert app.main.view == View.of_watch("Mine") and app.main.paper_list.ids

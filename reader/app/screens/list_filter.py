@@ -84,9 +84,13 @@ class ListFilter(ScreenPart[FilterHost]):
         self.text = ""  # as typed
         self.query: Node | None = None  # the filter shown (None: none, or a meaning query)
         self._running: Worker[None] | None = None  # the last filter started
+        # The matches last posted, until a newer filter starts (typed, or the view or the unread
+        # toggle changed) or the box is cleared: one that arrives after is out of date.
+        self.matched: ListFilter.Matched | None = None
 
     def run(self, text: str, keep: str | None, delay: float = 0) -> Worker[None]:
         """The filter `text` in a worker (returned), after `delay` seconds of quiet."""
+        self.matched = None
         self._running = self.in_thread(self._answer, text, keep, delay, group="filter", exclusive=True)
         return self._running
 
@@ -151,7 +155,7 @@ class ListFilter(ScreenPart[FilterHost]):
         self.text, self.query = typed, None
         ids = about.take(text, found)
         keep = keep if again and keep in ids else (ids[0] if ids else None)
-        screen.post_message(ListFilter.Matched(ids, keep, best_first=True))  # never re-sorted
+        self._post_matched(ListFilter.Matched(ids, keep, best_first=True))  # never re-sorted
         screen.filter_box.note = about.subtitle()
 
     def apply(self, text: str, query: Node | None, ids: Sequence[str] | None, keep: str | None) -> None:
@@ -162,10 +166,15 @@ class ListFilter(ScreenPart[FilterHost]):
         self.text, self.query = text, query
         box = screen.filter_box
         if ids is None:
+            self.matched = None
             box.note = ""
             self.redraw(papers=True, keep=keep)
             return
-        screen.post_message(ListFilter.Matched(ids, keep))
+        self._post_matched(ListFilter.Matched(ids, keep))
         note = "" if screen.loaded else " (search index not ready: scanned the cache)"
         operators = operator_note(text)  # `quantum and monte` searches the word "and": said, query kept
         box.note = f"{plural(len(ids), 'match', 'matches', thousands=True)}{note}" + (f" · {operators}" if operators else "")
+
+    def _post_matched(self, matched: ListFilter.Matched) -> None:
+        self.matched = matched
+        self.screen.post_message(matched)

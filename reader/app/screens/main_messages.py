@@ -50,6 +50,8 @@ class PartMessages(Screen):
 
     @on(ListFilter.Matched)
     def _filter_matched(self, message: ListFilter.Matched) -> None:
+        if message is not self.list_filter.matched:
+            return  # a newer filter started (the view changed) or the box was cleared meanwhile
         self.order.arrange(message.ids, message.keep, best_first=message.best_first)
 
     @on(ListOrder.Sorted)

@@ -3,6 +3,7 @@ in a worker (again once marking pauses), Rising, and the notes a card carries on
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING, Protocol
 
 from textual.message import Message
@@ -91,6 +92,10 @@ class Triage(ScreenPart[TriageHost]):
         # at 100,000 papers, so a mark is not kept waiting for it (see sidebar_detail).
         self._ranked_left: tuple[int, int] = (-1, 0)
         self._recount_timer: Timer | None = None
+        # The opening's visit, recorded by the first read that runs: an exclusive read replaced
+        # before its thread began never runs, and a visit recorded twice would empty New.
+        self._visit_owed = False
+        self._visit_lock = threading.Lock()
 
     def view_shown(self, view: View) -> None:
         """What the triage needs when the view changes: a visit, rising terms, a ranking."""
@@ -129,17 +134,23 @@ class Triage(ScreenPart[TriageHost]):
 
     # --- new, updated, watched ---------------------------------------------------------------------
 
-    def _read(self, visit: bool = False) -> None:
+    def _read(self) -> None:
         """In a worker, once the search index is current: new, updated and watched papers."""
+        with self._visit_lock:
+            visit, self._visit_owed = self._visit_owed, False
         try:
             triage = self.screen.service.triage.read(visit=visit)
         except ReaderError as error:
             self.screen.app.notify(f"Cannot read new and watched papers: {error}", severity="error")  # thread-safe
             return
-        self.screen.post_message(Triage.SetsRead(triage))
+        if not get_current_worker().is_cancelled:  # a newer read replaced it: its answer, maybe first, stands
+            self.screen.post_message(Triage.SetsRead(triage))
 
     def reload(self, *, visit: bool = False) -> Worker:
-        return self.in_thread(self._read, visit, group="triage", exclusive=True)
+        if visit:
+            with self._visit_lock:
+                self._visit_owed = True
+        return self.in_thread(self._read, group="triage", exclusive=True)
 
     def take_sets(self, triage: TriageSets) -> None:
         screen = self.screen
