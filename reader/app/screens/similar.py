@@ -101,6 +101,7 @@ class SimilarScreen(PaperScreen):
 
     def _found(self, paper: Paper, likeness: Likeness) -> None:
         self.likes = {like.id: like for like in likeness.papers}
+        self.catalog = self.service.catalog  # the service's now (the demo may have given way to the cache since)
         self.query_one("#like-title", Static).update(Text(f"Like: {paper.title}"))  # feed text: never markup
         meaning = " and by meaning" if any(like.meaning for like in likeness.papers) else ""
         about = (
