@@ -561,3 +561,16 @@ def test_a_first_build_killed_midway_keeps_the_finished_partitions(data_dir, mon
     assert {path: path.stat().st_mtime_ns for path in built} == finished  # the finished ones untouched
     assert not list(data_dir.glob("search/*.new-*"))  # the dead process's half partition removed
     assert ids(again, "ti:the OR abs:the") == scan({p.id: p for p in papers}, "ti:the OR abs:the")
+
+
+def test_a_sync_s_kept_build_processes_write_nothing_on_its_output(tmp_path, monkeypatch, capfd):
+    """The served builds' stderr is not the sync's: in the app's sync child that is the pipe of
+    its JSON messages, which a build process would write into (and hold open)."""
+    monkeypatch.setenv("PYTHONVERBOSE", "1")  # (a child that says anything on its stderr: each import)
+    builders = processes.Builders()
+    try:
+        builders.run([(1, tmp_path / "part0.sqlite3", {})])
+    finally:
+        builders.close()
+    assert (tmp_path / "part0.sqlite3").exists()  # the job was done by a child
+    assert capfd.readouterr().err == ""
