@@ -174,3 +174,16 @@ def test_entries_kept_under_another_featurizer_are_not_resumed(monkeypatch):
     finally:
         monkeypatch.undo()
         importlib.reload(rows_total)
+
+
+def test_a_file_system_s_inode_numbers_past_63_bits_are_kept_and_never_a_traceback(data_dir):
+    """Device and inode numbers are unsigned (a network or FUSE file system's may use all 64 bits);
+    a number no field can hold leaves no file written, as a long shard name does."""
+    layout = RowLayout((2**64 - 1, 2**63 + 5, 3, -4), (5, 6), np.array([0, 3], dtype=np.int64), 100, 103, (3, 1))
+    raw = rows_total.encode({"2401.00": rows_total.ShardRows(layout, b"\n2401.00012\n")})
+    back = rows_total.decode(raw or b"")
+    assert back is not None and back["2401.00"].layout.identity == (2**64 - 1, 2**63 + 5, 3, -4)
+    store = Store(data_dir)
+    beyond = RowLayout((1, 2, 2**63, 4), (5, 6), np.array([0, 3], dtype=np.int64), 100, 103, (3, 1))
+    saved.save_rows(store, {"2401.00": rows_total.ShardRows(beyond, b"\n2401.00012\n")})
+    assert not saved.rows_path(store).exists() and saved.read_rows(store) == {}

@@ -562,3 +562,47 @@ def test_a_first_build_killed_midway_keeps_the_finished_partitions(data_dir, mon
     assert {path: path.stat().st_mtime_ns for path in built} == finished  # the finished ones untouched
     assert not list(data_dir.glob("search/*.new-*"))  # the dead process's half partition removed
     assert ids(again, "ti:the OR abs:the") == scan({p.id: p for p in papers}, "ti:the OR abs:the")
+
+
+def test_a_sync_s_kept_build_processes_write_nothing_on_its_output(tmp_path, monkeypatch, capfd):
+    """The served builds' stderr is not the sync's: in the app's sync child that is the pipe of
+    its JSON messages, which a build process would write into (and hold open)."""
+    monkeypatch.setenv("PYTHONVERBOSE", "1")  # (a child that says anything on its stderr: each import)
+    builders = processes.Builders()
+    try:
+        builders.run([(1, tmp_path / "part0.sqlite3", {})])
+    finally:
+        builders.close()
+    assert (tmp_path / "part0.sqlite3").exists()  # the job was done by a child
+    assert capfd.readouterr().err == ""
+
+
+def test_space_given_back_while_a_reader_reads_is_not_kept_in_the_write_ahead_log(data_dir, monkeypatch):
+    """A VACUUM's log is as large as the partition; when a reader keeps its TRUNCATE checkpoint
+    from emptying it, the log is cut back at the next checkpoint, not kept while the index is open."""
+    monkeypatch.setattr(partition, "FREE_PAGES", 0)
+    monkeypatch.setattr(partition, "WAL_KEPT_BYTES", 4096)
+    store, index = filled(data_dir)
+    index.close()
+    path = index.paths[0]
+    db = partition.connect(path)
+    db.execute("CREATE TABLE filler(x)")
+    db.execute(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO filler SELECT randomblob(4000) FROM n"
+    )
+    db.execute("DROP TABLE filler")  # ~4 MB of free pages
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    reader = sqlite3.connect(path, isolation_level=None)
+    reader.execute("BEGIN")
+    reader.execute("SELECT count(*) FROM papers").fetchone()
+    db.execute("PRAGMA busy_timeout = 50")  # (the reader is not waited for)
+    partition.give_back_space(db)
+    assert db.execute("PRAGMA freelist_count").fetchone()[0] == 0
+    log = path.with_name(path.name + "-wal")
+    assert log.stat().st_size > 16 * 4096  # the rewrite (the live pages), still in the log
+    reader.execute("COMMIT")
+    db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    db.execute("CREATE TABLE scratch(x)")  # the next write starts the log again
+    assert log.stat().st_size < 16 * 4096
+    reader.close()
+    db.close()

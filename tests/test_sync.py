@@ -373,3 +373,49 @@ async def test_a_sync_whose_search_index_processes_cannot_start_indexes_in_its_o
         assert index.paper_count() == len(stored(store)) > 0
     finally:
         index.close()
+
+
+def _served_builds() -> list[int]:
+    """This process's children that are kept search-index builds (Linux: /proc)."""
+    import os
+    from pathlib import Path
+
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == os.getpid() and b"reader.search_index.build" in argv and b"--serve" in argv:
+            found.append(int(entry.name))
+    return found
+
+
+async def test_a_sync_that_fails_after_its_topics_leaves_no_search_index_process(fake_arxiv, store, monkeypatch):
+    """The announcements' batches start the kept build processes too: a sync that fails (or is
+    cancelled) after them ends them, as one that succeeds does."""
+    import asyncio
+    from pathlib import Path
+
+    from reader.search_index import processes
+    from reader.sync import search_keeper
+
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("reads /proc")
+    monkeypatch.setattr(search_keeper, "BATCH_SHARDS", 1)
+    monkeypatch.setattr(processes, "OFFLOAD_BYTES", 0)  # every batch goes to the processes
+
+    async def refresh_versions(self, categories):  # a batch of shards saved, then a failure
+        newer = [dataclasses.replace(paper, version=paper.version + 1) for paper in self.store.load_papers().values()]
+        await asyncio.to_thread(self.store.save_papers, newer, None, on_shard=self.on_shard)
+        batch = self.search._job
+        assert batch is not None
+        await asyncio.to_thread(batch.result)  # (indexed by the processes, which stay for the next batch)
+        raise RuntimeError("the announcements failed")
+
+    monkeypatch.setattr(sync_module.Syncer, "refresh_versions", refresh_versions)
+    fake_arxiv.queries[QUERY] = recent_papers(60, per_day=5)
+    with pytest.raises(RuntimeError):
+        await run_sync(store, fake_arxiv, [Topic("RL", QUERY)])
+    assert _served_builds() == []

@@ -263,20 +263,6 @@ class RowReader:
     def close(self) -> None:
         self._file.close()
 
-    def rows(self, positions: Sequence[int]) -> Any | None:
-        """The rows at `positions` (in that order) as a float32 csr_matrix weighed as `featurize`
-        weighs them; None when what is read is out of shape."""
-        import numpy as np
-        from scipy import sparse  # type: ignore[import-untyped, unused-ignore]
-
-        found = self.entries(positions)
-        if found is None:
-            return None
-        lengths, columns, weights = found
-        indptr = np.zeros(len(positions) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=indptr[1:])
-        return sparse.csr_matrix((weights, columns, indptr), shape=(len(positions), COLUMNS))
-
     def entries(self, positions: Sequence[int]) -> tuple[list[int], Any, Any] | None:
         """The rows at `positions` (in that order) as their lengths, their columns (int32) and
         their weights (float32, as `featurize` weighs them), one after the other: many files'

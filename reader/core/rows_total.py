@@ -28,7 +28,9 @@ from reader.core.features_format import RowLayout, RowReader
 # features file still of the old featurizer would otherwise be resumed without its header's check).
 MAGIC = f"reader rows total 1 featurizer {FEATURIZER} bits {BITS}\n".encode()
 _COUNT = struct.Struct("<I")
-_HEAD = struct.Struct("<16s4q2q3qBBq")  # name, identity, stamp, papers, columns at, counts at, widths, id bytes
+_HEAD = struct.Struct(
+    "<16s2Q2q2q3qBBq"
+)  # name, identity (device and inode unsigned), stamp, papers, columns at, counts at, widths, id bytes
 _CRC = struct.Struct("<I")
 FILE_BYTES = 1 << 30  # the most it is read (~20 MB at 1,000,000 papers)
 
@@ -78,14 +80,14 @@ class ShardRows(Sequence[str]):
 
 
 def encode(entries: dict[str, ShardRows]) -> bytes | None:
-    """None when a shard's name is too long to keep (then the headers are read, as before)."""
+    """None when a shard's name or a number is too long to keep (then the headers are read, as before)."""
     if any(len(name.encode()) > 16 for name in entries):
         return None
     heads, bodies = [MAGIC, _COUNT.pack(len(entries))], []
     for name, entry in entries.items():
         layout = entry.layout
-        heads.append(
-            _HEAD.pack(
+        try:
+            head = _HEAD.pack(
                 name.encode(),
                 *layout.identity,
                 *layout.stamp,
@@ -95,7 +97,9 @@ def encode(entries: dict[str, ShardRows]) -> bytes | None:
                 *layout.widths,
                 len(entry.joined),
             )
-        )
+        except struct.error:  # a number out of its field's range (a file system's own inode numbers, say)
+            return None
+        heads.append(head)
         bodies += [layout.indptr.astype("<i8").tobytes(), entry.joined]
     body = b"".join(heads + bodies)
     return body + _CRC.pack(zlib.crc32(body))

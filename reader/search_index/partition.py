@@ -35,6 +35,9 @@ from reader.store.shard_files import merged, twin_of
 
 FORMAT = 4  # bump when rows.py or the schema changes: every partition is then rebuilt
 BUSY_SECONDS = 60.0  # another process's first build of a partition may hold the write lock
+# The write-ahead log is cut back to this once checkpointed: a log grown as large as the partition
+# (a VACUUM, a large update) whose TRUNCATE checkpoint met a reader is not kept while the index is open.
+WAL_KEPT_BYTES = 64 * 1024 * 1024
 BUILD_HASH_BYTES = 128 * 1024 * 1024  # FTS5 keeps this much in memory before writing a segment
 Stamp = str
 LARGE_UPDATE = 2000  # papers
@@ -86,6 +89,7 @@ def connect(path: Path) -> sqlite3.Connection:
     db = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = NORMAL")  # in WAL: never damaged by a crash, may forget the last write
+    db.execute(f"PRAGMA journal_size_limit = {WAL_KEPT_BYTES}")
     return db
 
 

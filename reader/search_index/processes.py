@@ -95,7 +95,9 @@ class Builders:
         try:
             while len(self._running) < len(split):
                 argv = [sys.executable, "-m", "reader.search_index.build", "--serve"]
-                self._running.append(subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True))
+                # (stderr not the sync's: the app's sync child sends its stderr into its JSON messages)
+                child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                self._running.append(child)
             asked = self._running[: len(split)]
             for child, share in zip(asked, split):
                 assert child.stdin is not None

@@ -101,10 +101,12 @@ class Syncer:
     async def run(self, topics: list[Topic]) -> SyncReport:
         """Sync the topics one after the other. StoreLockedError when another sync is running."""
         with self.store.sync_lock():
-            report = await self._run(topics)
-            # Once, at the end: index.json written whole when the saves appended to its log.
-            await asyncio.to_thread(self.store.settle_index)
-            await asyncio.to_thread(self.search.wait)  # the announcements' newer versions
+            try:
+                report = await self._run(topics)
+                # Once, at the end: index.json written whole when the saves appended to its log.
+                await asyncio.to_thread(self.store.settle_index)
+            finally:  # (failed or cancelled too: it ends the index's build processes)
+                await asyncio.to_thread(self.search.wait)  # the announcements' newer versions
             return report
 
     def on_shard(self, shard: str, docs: dict[str, dict], papers: list[Paper], before: os.stat_result | None) -> None:
