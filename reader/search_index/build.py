@@ -50,6 +50,7 @@ def serve() -> int:
             answer = DONE
         except Exception:  # told to the caller, which does the job itself (and reports what fails)
             answer = FAILED
+        gc.collect()  # once a job: kept for a whole sync, a cycle left by a failed job would pile up
         try:
             print(answer, flush=True)
         except BrokenPipeError:  # the sync died before reading it: nobody to answer
