@@ -10,12 +10,11 @@ import pytest
 from reader.core import counts_total, shard_counts
 from reader.core.features import sample_keys_of
 from reader.core.ranking import Ranking
-from reader.service import first_rank
 from reader.service.ranking_corpus import RankingCorpus
 from reader.store import Store
 from reader.store import shard_features as saved
 from tests.helpers.first_rank import ranked as _ranked
-from tests.helpers.first_rank import three_themes
+from tests.helpers.first_rank import synced_after_a_rank, three_themes
 from tests.themes import rising_papers, theme_papers
 
 
@@ -68,17 +67,7 @@ def test_the_first_rank_keeps_the_total_and_the_next_reads_no_shards_counts(cach
 def test_a_sync_keeps_the_total_current_and_the_ranking_equal_to_the_whole_caches(cache, monkeypatch, apart):
     """`apart`: a large sync's counting, done by a process of its own, keeps the total alike."""
     store, agents, proteins = cache
-    if apart:
-        monkeypatch.setattr(saved, "PROCESS_AFTER", 1)
-    monkeypatch.setattr(first_rank, "CANDIDATES", 200)  # every paper sharing a term: the counts alone are tested here
-    marks = {"starred": {p.id for p in agents[:5]}, "read": set(), "hidden": {proteins[1].id}}
-    RankingCorpus(store).corpus()
-    _ranked(store, **marks)
-    keeper = saved.FeatureKeeper(store)
-    more = theme_papers(20, seed=11)
-    store.save_papers(more["agents"] + more["proteins"], "Agents", on_shard=keeper.on_shard)
-    store.save_papers(proteins[2:6], "Proteins", on_shard=keeper.on_shard)  # papers a shard held, saved again
-    keeper.wait()
+    marks = synced_after_a_rank(store, agents, proteins, monkeypatch, apart=apart)
     assert_sums_every_shard(store)
     fast = _ranked(store, **marks)
     whole = RankingCorpus(store).rank(**marks)

@@ -15,13 +15,11 @@ import pytest
 from reader.core import features, rows_total
 from reader.core.features_format import RowLayout, RowReader
 from reader.core.ranking import Ranking
-from reader.service import first_rank
 from reader.service.ranking_corpus import RankingCorpus
 from reader.store import Store
 from reader.store import shard_features as saved
 from tests.helpers.first_rank import ranked as _ranked
-from tests.helpers.first_rank import three_themes
-from tests.themes import theme_papers
+from tests.helpers.first_rank import synced_after_a_rank, three_themes
 
 
 @pytest.fixture
@@ -115,17 +113,7 @@ def test_a_damaged_file_is_read_as_none_and_written_again(cache, headers_read):
 def test_a_sync_keeps_where_the_rows_lie_and_the_first_rank_after_it_reads_no_header(cache, monkeypatch, headers_read, apart):
     """`apart`: a large sync's counting, done by a process of its own, keeps them alike."""
     store, agents, proteins = cache
-    if apart:
-        monkeypatch.setattr(saved, "PROCESS_AFTER", 1)
-    monkeypatch.setattr(first_rank, "CANDIDATES", 200)  # every paper sharing a term
-    marks = {"starred": {p.id for p in agents[:5]}, "read": set(), "hidden": {proteins[1].id}}
-    RankingCorpus(store).corpus()
-    _ranked(store, **marks)
-    keeper = saved.FeatureKeeper(store)
-    more = theme_papers(20, seed=11)
-    store.save_papers(more["agents"] + more["proteins"], "Agents", on_shard=keeper.on_shard)
-    store.save_papers(proteins[2:6], "Proteins", on_shard=keeper.on_shard)  # papers a shard held, saved again
-    keeper.wait()
+    marks = synced_after_a_rank(store, agents, proteins, monkeypatch, apart=apart)
     assert_names_every_shard_as_it_is(store)
     headers_read.clear()
     fast = _ranked(store, **marks)

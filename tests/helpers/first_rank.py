@@ -1,5 +1,5 @@
 """A cache of three themes for the ranking's tests (tests/test_first_rank.py,
-tests/test_counts_total.py, tests/test_triage_cli.py), and a ranking from candidates of it."""
+tests/test_counts_total.py, tests/test_rows_total.py, tests/test_triage_cli.py), and a ranking from candidates of it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from reader.core.ranking import NeedsStars, Ranking
 from reader.search_index import SearchIndex
 from reader.service import first_rank
 from reader.service.first_rank import rank_from_candidates
-from reader.store import Store
+from reader.service.ranking_corpus import RankingCorpus
+from reader.store import Store, shard_features
 from tests.corpus import TODAY
 from tests.themes import rising_papers, theme_papers
 
@@ -41,6 +42,24 @@ def three_themes(data_dir, monkeypatch):
     monkeypatch.setattr(ranking, "BACKGROUND", 12)
     monkeypatch.setattr(first_rank, "CANDIDATES", 60)  # the starred theme's unread papers (54), and a few more
     return themes_cache(data_dir, monkeypatch, 60)
+
+
+def synced_after_a_rank(store: Store, agents, proteins, monkeypatch, *, apart: bool) -> dict:
+    """A first rank from candidates (its marks returned), then a sync's saves told to a FeatureKeeper:
+    new papers of both themes, and papers a shard held saved again. `apart`: the keeper counts in a
+    process of its own, as a large sync's does."""
+    if apart:
+        monkeypatch.setattr(shard_features, "PROCESS_AFTER", 1)
+    monkeypatch.setattr(first_rank, "CANDIDATES", 200)  # every paper sharing a term
+    marks = {"starred": {p.id for p in agents[:5]}, "read": set(), "hidden": {proteins[1].id}}
+    RankingCorpus(store).corpus()
+    ranked(store, **marks)
+    keeper = shard_features.FeatureKeeper(store)
+    more = theme_papers(20, seed=11)
+    store.save_papers(more["agents"] + more["proteins"], "Agents", on_shard=keeper.on_shard)
+    store.save_papers(proteins[2:6], "Proteins", on_shard=keeper.on_shard)
+    keeper.wait()
+    return marks
 
 
 def ranked(store: Store, **marks) -> Ranking | NeedsStars | None:
