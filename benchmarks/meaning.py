@@ -93,6 +93,16 @@ def queries(path: Path = QUERIES) -> list[tuple[str, str]]:
     return rows
 
 
+def query_sets() -> dict[str, list[tuple[str, str]]]:
+    """The known-item queries and each held-out set, by the name the variants' tables give them."""
+    return {
+        "known item": queries(QUERIES),
+        "held out": queries(HELD_OUT),
+        "held out, second set": queries(HELD_OUT_2),
+        "held out, third set": queries(HELD_OUT_3),
+    }
+
+
 def make_store(data_dir: Path, papers: list[Paper]):
     from reader.store import Store
 

@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks.meaning import HELD_OUT, HELD_OUT_2, HELD_OUT_3, QUERIES, TOP, make_store, queries, real_papers
+from benchmarks.meaning import QUERIES, TOP, make_store, queries, query_sets, real_papers
 from benchmarks.meaning_variants import Ppmi, about_with, evaluate, replaced
 from reader.core.similar import distinctive_terms, text_node
 from reader.core.stem import stem_string
@@ -97,12 +97,7 @@ def main() -> None:
         cost(args.cost)
         return
     real = real_papers()
-    sets = {
-        "known item": queries(QUERIES),
-        "held out": queries(HELD_OUT),
-        "second set": queries(HELD_OUT_2),
-        "third set": queries(HELD_OUT_3),
-    }
+    sets = query_sets()
     with tempfile.TemporaryDirectory() as folder:
         store = make_store(Path(folder), real.papers)
         terms = SearchIndex.open(store.data_dir)

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from benchmarks.meaning import HELD_OUT, HELD_OUT_2, HELD_OUT_3, QUERIES, TOP, make_store, queries, real_papers
+from benchmarks.meaning import TOP, make_store, query_sets, real_papers
 from reader.core.query import Or
 from reader.core.similar import TEXT_SHARE, distinctive_terms, text_node
 from reader.core.stem import stem_string
@@ -261,12 +261,7 @@ def main() -> None:
     parser.add_argument("--ppmi", action="store_true", help="only the word vectors by positive PMI (see above)")
     args = parser.parse_args()
     real = real_papers()
-    sets = {
-        "known item": queries(QUERIES),
-        "held out": queries(HELD_OUT),
-        "held out, second set": queries(HELD_OUT_2),
-        "held out, third set": queries(HELD_OUT_3),
-    }
+    sets = query_sets()
     with tempfile.TemporaryDirectory() as folder:
         store = make_store(Path(folder), real.papers)
         terms = SearchIndex.open(store.data_dir)
